@@ -1,0 +1,121 @@
+/*
+ * wasmgraph.h: run models compiled by `wasmgraph compile` (module ABI v1) on wasmtime.
+ *
+ * A compiled model is one import-free WebAssembly module. This library loads it,
+ * checks its exports and metadata (the `wasmgraph` custom section), instantiates it
+ * and runs it. Inputs and outputs live in the module's linear memory: the host writes
+ * input bytes where wg_session_input() points and reads outputs where
+ * wg_session_output() points, with no extra copy.
+ *
+ *     wg_runtime *rt; wg_model *m; wg_session *s;
+ *     if (wg_runtime_new(NULL, &rt)) return 1;
+ *     if (wg_model_load(rt, "lenet.wasm", &m)) { puts(wg_last_error(rt)); ... }
+ *     if (wg_session_new(m, &s)) ...
+ *     memcpy(wg_session_input(s, 0), pixels, wg_model_input(m, 0)->bytes);
+ *     if (wg_session_run(s)) { puts(wg_last_error(rt)); ... }
+ *     const float *logits = wg_session_output(s, 0);
+ *     wg_session_free(s); wg_model_free(m); wg_runtime_free(rt);
+ *
+ * Every function that can fail returns wg_status (WG_OK is 0); wg_last_error() then
+ * holds a message naming the file, export, tensor or trap. Nothing aborts the process.
+ * Objects are owned by the caller of the _new or _load call that made them and are
+ * freed in reverse order: sessions, then models, then the runtime.
+ */
+#ifndef WASMGRAPH_H
+#define WASMGRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WG_ABI_VERSION 1
+#define WG_VERSION "0.1.0"
+
+typedef enum wg_status {
+    WG_OK = 0,
+    WG_ERR_IO,          /* a file is missing, unreadable or could not be written */
+    WG_ERR_FORMAT,      /* bytes that are not what they claim (ONNX, wasm, .pb, .npy) */
+    WG_ERR_UNSUPPORTED, /* an operator, attribute or dtype the compiler does not handle */
+    WG_ERR_INVALID,     /* a model or argument that breaks a rule (shape, name, size) */
+    WG_ERR_ABI,         /* a wasm module that does not follow the wasmgraph ABI */
+    WG_ERR_TRAP,        /* the module trapped or returned a nonzero status */
+    WG_ERR_LIMIT,       /* a memory cap or time limit was hit */
+    WG_ERR_NOMEM,       /* an allocation failed */
+    WG_ERR_TOOL,        /* clang / wasm-ld failed or could not be started */
+    WG_ERR_ENGINE,      /* wasmtime refused the module or failed internally */
+    WG_STATUS_COUNT
+} wg_status;
+
+/* Element types use ONNX's TensorProto.DataType numbers. */
+typedef enum wg_dtype {
+    WG_DT_UNDEFINED = 0,
+    WG_DT_FLOAT = 1,
+    WG_DT_UINT8 = 2,
+    WG_DT_INT8 = 3,
+    WG_DT_UINT16 = 4,
+    WG_DT_INT16 = 5,
+    WG_DT_INT32 = 6,
+    WG_DT_INT64 = 7,
+    WG_DT_STRING = 8,
+    WG_DT_BOOL = 9,
+    WG_DT_FLOAT16 = 10,
+    WG_DT_DOUBLE = 11,
+    WG_DT_UINT32 = 12,
+    WG_DT_UINT64 = 13,
+} wg_dtype;
+
+#define WG_MAX_RANK 8
+
+typedef struct wg_tensor_info {
+    const char *name;
+    wg_dtype dtype;
+    int rank;
+    int64_t dims[WG_MAX_RANK];
+    size_t bytes;
+} wg_tensor_info;
+
+typedef struct wg_runtime wg_runtime;
+typedef struct wg_model wg_model;
+typedef struct wg_session wg_session;
+
+typedef struct wg_runtime_options {
+    size_t memory_limit_bytes; /* 0: no cap beyond what the module declares */
+    uint64_t time_limit_ms;    /* 0: no limit on one wg_session_run */
+} wg_runtime_options;
+
+/* Returns a static string for a status ("ok", "i/o error", ...). */
+const char *wg_status_str(wg_status st);
+
+wg_status wg_runtime_new(const wg_runtime_options *opts, wg_runtime **out);
+void wg_runtime_free(wg_runtime *rt);
+/* The detail of the last failure on this runtime; "" when none. Owned by rt. */
+const char *wg_last_error(const wg_runtime *rt);
+
+/* Loads, validates and compiles a module file. */
+wg_status wg_model_load(wg_runtime *rt, const char *path, wg_model **out);
+/* Same, from bytes the caller keeps ownership of. */
+wg_status wg_model_load_bytes(wg_runtime *rt, const uint8_t *bytes, size_t len, const char *name,
+                              wg_model **out);
+void wg_model_free(wg_model *m);
+size_t wg_model_num_inputs(const wg_model *m);
+size_t wg_model_num_outputs(const wg_model *m);
+const wg_tensor_info *wg_model_input(const wg_model *m, size_t i);
+const wg_tensor_info *wg_model_output(const wg_model *m, size_t i);
+/* The raw JSON text of the module's `wasmgraph` custom section. Owned by m. */
+const char *wg_model_metadata_json(const wg_model *m);
+
+/* One instance of the module. */
+wg_status wg_session_new(wg_model *m, wg_session **out);
+void wg_session_free(wg_session *s);
+/* Where input/output i lives in linear memory; NULL when i is out of range. */
+void *wg_session_input(wg_session *s, size_t i);
+const void *wg_session_output(wg_session *s, size_t i);
+wg_status wg_session_run(wg_session *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,91 @@
+/* f32-conv2d-gemm.c: convolutions lowered to GEMM: direct 1x1 and im2col + GEMM. */
+#include "wgk_conv.h"
+
+static void run_gemm(const wgk_conv2d_args *a, const float *wg, const float *b, int K,
+                     int ldb, size_t out_off)
+{
+    const int mg = a->M / a->groups, hw = a->OH * a->OW;
+    wgk_gemm_args g = {
+        .M = mg, .N = hw, .K = K,
+        .a = wg, .a_panel = K * WGK_GEMM_MR, .a_k = WGK_GEMM_MR, .a_m = 1,
+        .b = b, .ldb = ldb,
+        .c = a->y + out_off, .ldc = hw,
+        .bias = a->bias ? a->bias + (out_off / (size_t)hw) % (size_t)a->M : NULL,
+        .bias_m = 1, .bias_n = 0,
+        .res = a->res ? a->res + out_off : NULL, .ldr = hw,
+        .alpha = 1.0f, .beta = 1.0f, .min = a->min, .max = a->max,
+    };
+    a->gemm(&g);
+}
+
+void wgk_f32_conv2d_1x1(const wgk_conv2d_args *a)
+{
+    const int cg = a->C / a->groups, mg = a->M / a->groups, hw = a->H * a->W;
+    const size_t wsize = wgk_pack_a_size((size_t)mg, (size_t)cg);
+    for (int n = 0; n < a->N; n++)
+        for (int g = 0; g < a->groups; g++) {
+            const float *x = a->x + ((size_t)n * a->C + (size_t)g * cg) * hw;
+            run_gemm(a, a->w + g * wsize, x, cg, hw, ((size_t)n * a->M + (size_t)g * mg) * hw);
+        }
+}
+
+/* First output index o in [0, count) with o*stride + off >= 0, and the end of the run
+ * with o*stride + off < limit: the outputs whose input index is inside the image. */
+static void valid_range(int count, int stride, int off, int limit, int *lo, int *hi)
+{
+    int l = off >= 0 ? 0 : (-off + stride - 1) / stride;
+    int h = limit - off <= 0 ? 0 : (limit - off + stride - 1) / stride;
+    if (h > count)
+        h = count;
+    if (l > h)
+        l = h;
+    *lo = l;
+    *hi = h;
+}
+
+/* cols[(c*KH + kh)*KW + kw][oh*OW + ow] = x[c][oh*SH - PT + kh*DH][ow*SW - PL + kw*DW], 0 outside. */
+static void im2col(const wgk_conv2d_args *a, const float *x, int cg, float *cols)
+{
+    const int OH = a->OH, OW = a->OW;
+    for (int c = 0; c < cg; c++)
+        for (int kh = 0; kh < a->KH; kh++)
+            for (int kw = 0; kw < a->KW; kw++) {
+                float *row = cols + (((size_t)c * a->KH + kh) * a->KW + kw) * OH * OW;
+                const int offw = kw * a->DW - a->PL;
+                int lo, hi;
+                valid_range(OW, a->SW, offw, a->W, &lo, &hi);
+                for (int oh = 0; oh < OH; oh++) {
+                    float *out = row + (size_t)oh * OW;
+                    const int ih = oh * a->SH - a->PT + kh * a->DH;
+                    if (ih < 0 || ih >= a->H) {
+                        for (int ow = 0; ow < OW; ow++)
+                            out[ow] = 0.0f;
+                        continue;
+                    }
+                    const float *in = x + ((size_t)c * a->H + ih) * a->W + offw;
+                    for (int ow = 0; ow < lo; ow++)
+                        out[ow] = 0.0f;
+                    if (a->SW == 1)
+                        for (int ow = lo; ow < hi; ow++)
+                            out[ow] = in[ow];
+                    else
+                        for (int ow = lo; ow < hi; ow++)
+                            out[ow] = in[ow * a->SW];
+                    for (int ow = hi; ow < OW; ow++)
+                        out[ow] = 0.0f;
+                }
+            }
+}
+
+void wgk_f32_conv2d_im2col(const wgk_conv2d_args *a)
+{
+    const int cg = a->C / a->groups, mg = a->M / a->groups, hw = a->OH * a->OW;
+    const int K = cg * a->KH * a->KW;
+    const size_t wsize = wgk_pack_a_size((size_t)mg, (size_t)K);
+    for (int n = 0; n < a->N; n++)
+        for (int g = 0; g < a->groups; g++) {
+            const float *x = a->x + ((size_t)n * a->C + (size_t)g * cg) * a->H * a->W;
+            im2col(a, x, cg, a->scratch);
+            run_gemm(a, a->w + g * wsize, a->scratch, K, hw, ((size_t)n * a->M + (size_t)g * mg) * hw);
+        }
+}

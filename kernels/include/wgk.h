@@ -1,0 +1,22 @@
+/*
+ * wgk.h: the kernel library that every compiled module links (prefix wgk_).
+ *
+ * Kernels are plain C compiled for wasm32 by clang-19, with SIMD128 paths under
+ * `#ifdef __wasm_simd128__` and relaxed-SIMD paths under `__wasm_relaxed_simd__`; the
+ * same sources build the scalar variant (--no-simd). The generated graph code calls
+ * them with constant shapes and addresses. Each family has a scalar reference used by
+ * the kernel tests (kernels/tests/).
+ */
+#ifndef WGK_H
+#define WGK_H
+
+#include "wgk_base.h"
+#include "wgk_math.h"
+#include "wgk_eltwise.h"
+#include "wgk_data.h"
+#include "wgk_conv.h"
+#include "wgk_pool.h"
+#include "wgk_gemm.h"
+#include "wgk_norm.h"
+
+#endif

@@ -1,0 +1,51 @@
+/*
+ * wgk_data.h: data movement kernels: strided copy, transpose, concat rows, pad, gather,
+ * dtype conversion. Element sizes are in bytes; dims, strides and pads in elements.
+ * Dtype numbers are ONNX's (1 float32, 2 uint8, 3 int8, 4 uint16, 5 int16, 6 int32,
+ * 7 int64, 9 bool, 10 float16, 11 float64, 12 uint32, 13 uint64).
+ *
+ *     // y = transpose(x, perm = {0, 2, 3, 1}) of an NCHW float tensor 1x3x4x5
+ *     wgk_transpose(y, x, 4, 4, (const int32_t[]){1, 3, 4, 5}, (const int32_t[]){0, 2, 3, 1});
+ */
+#ifndef WGK_DATA_H
+#define WGK_DATA_H
+
+#include "wgk_base.h"
+
+#define WGK_MAX_RANK 8
+/* Nonzero status of a kernel that checks indices; wg_run returns it. */
+#define WGK_ERR_INDEX 2
+
+/* y (contiguous, dims[rank]) = x read with element strides xs[rank]. */
+void wgk_copy_strided(void *WGK_RESTRICT y, const void *WGK_RESTRICT x, size_t esize, int rank,
+                      const int32_t *dims, const int32_t *xs);
+/* y = x transposed: y dim d is x dim perm[d]. */
+void wgk_transpose(void *WGK_RESTRICT y, const void *WGK_RESTRICT x, size_t esize, int rank,
+                   const int32_t *x_dims, const int32_t *perm);
+/* rows rows of row_bytes bytes from x (row pitch xs bytes) to y (row pitch ys bytes):
+ * one Concat input is rows = product of dims before the axis, row_bytes = its slab. */
+void wgk_copy_rows(void *WGK_RESTRICT y, size_t ys, const void *WGK_RESTRICT x, size_t xs,
+                   size_t rows, size_t row_bytes);
+
+enum { WGK_PAD_CONSTANT = 0, WGK_PAD_REFLECT = 1, WGK_PAD_EDGE = 2 };
+/* y has dims x_dims[d] + begin[d] + end[d]; pads may be negative (cropping). value points
+ * to one element (esize bytes) used by WGK_PAD_CONSTANT. Reflect needs pads < dim. */
+void wgk_pad(void *WGK_RESTRICT y, const void *WGK_RESTRICT x, size_t esize, int rank,
+             const int32_t *x_dims, const int32_t *begin, const int32_t *end, int mode,
+             const void *value);
+
+/* y[o][j][i] = x[o][idx[j]][i] for o < outer, j < n_idx; x has axis_dim rows of
+ * inner_bytes per outer step. Indices are int32 (idx_size 4) or int64 (8); negative ones
+ * count from the end. Returns 0, or WGK_ERR_INDEX (after zero-filling the slab) when an
+ * index is out of range. */
+int wgk_gather(void *WGK_RESTRICT y, const void *WGK_RESTRICT x, const void *idx, int idx_size,
+               size_t n_idx, size_t outer, size_t axis_dim, size_t inner_bytes);
+
+/* Converts n elements between any two numeric dtypes above. Float to integer truncates
+ * toward zero and saturates (NaN gives 0); to bool is x != 0. */
+void wgk_cast(void *WGK_RESTRICT y, int y_dtype, const void *WGK_RESTRICT x, int x_dtype,
+              size_t n);
+float wgk_f16_to_f32(uint16_t h);
+uint16_t wgk_f32_to_f16(float f); /* round to nearest even */
+
+#endif

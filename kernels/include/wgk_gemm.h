@@ -1,0 +1,54 @@
+/*
+ * wgk_gemm.h: single-precision matrix multiply with a fused epilogue.
+ *
+ *   C(m,n) = clamp(alpha * sum_k A(m,k) B(k,n) + beta * bias(m,n) + res(m,n), min, max)
+ *
+ * A is addressed through three strides so one kernel reads a packed panel layout
+ * (wgk_pack.h: constant weights packed at compile time), a row-major matrix or a
+ * transposed one:  A(m,k) = a[(m/MR)*a_panel + k*a_k + (m%MR)*a_m]   (MR = WGK_GEMM_MR)
+ *   packed:      a_panel = K*MR,   a_k = MR,  a_m = 1
+ *   row-major:   a_panel = MR*lda, a_k = 1,   a_m = lda
+ *   transposed:  a_panel = MR,     a_k = lda, a_m = 1     (a stored K x M)
+ * Rows m >= M are never read (the kernel repeats row M-1 and drops the result).
+ * B is row-major K x N with leading dimension ldb (contiguous in n, the SIMD axis).
+ * bias(m,n) = bias[m*bias_m + n*bias_n] (per-row: 1,0; per-column: 0,1), may be NULL.
+ * res(m,n) = res[m*ldr + n], may be NULL. No activation: min = -INFINITY, max = INFINITY.
+ *
+ * Example (1x1 convolution, NCHW, weights packed): M = Cout, K = Cin, N = H*W,
+ *   a = packed W, b = x, ldb = N, c = y, ldc = N, bias per row.
+ */
+#ifndef WGK_GEMM_H
+#define WGK_GEMM_H
+
+#include "wgk_base.h"
+#include "wgk_pack.h"
+
+typedef struct wgk_gemm_args {
+    int M, N, K;
+    const float *a;
+    int a_panel, a_k, a_m;
+    const float *b;
+    int ldb;
+    float *c;
+    int ldc;
+    const float *bias;
+    int bias_m, bias_n;
+    const float *res;
+    int ldr;
+    float alpha, beta;
+    float min, max;
+} wgk_gemm_args;
+
+typedef void (*wgk_gemm_fn)(const wgk_gemm_args *g);
+
+/* SIMD128 register-blocked kernel (MR x 8 tiles, N blocked for cache); only in -msimd128
+ * builds. Codegen picks the kernel (wgc_target.simd); conv kernels take it as a pointer. */
+void wgk_f32_gemm_4x8__wasmsimd(const wgk_gemm_args *g);
+/* Portable scalar kernel, same contract (the --no-simd build and the reference). */
+void wgk_f32_gemm_4x4__scalar(const wgk_gemm_args *g);
+
+/* dst[c*rows + r] = src[r*cols + c]: dst (cols x rows) is the transpose of src (rows x cols).
+ * Used to give a non-constant transposed B its row-major layout at run time. */
+void wgk_f32_transpose2d(const float *src, float *dst, int rows, int cols);
+
+#endif

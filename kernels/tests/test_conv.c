@@ -1,0 +1,189 @@
+/*
+ * test_conv.c: the convolution kernels against a naive 7-loop convolution: 1x1 direct
+ * GEMM, im2col + GEMM (both GEMM kernels of the build) and depthwise, over odd channel
+ * counts, output sizes below and above the GEMM tile, strides 1-3, asymmetric pads,
+ * dilation, groups, depthwise with multiplier, bias/residual/relu/clip epilogues.
+ * rtol 1e-4, atol 1e-5 (atol grows with sqrt of the reduction length).
+ */
+#include "wgk_conv.h"
+#include "wgkt.h"
+
+#define CAP (1 << 20)
+static float X[CAP], Wt[CAP], WP[CAP], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
+static uint32_t seed = 777;
+
+static void fill(float *p, int n)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = wgkt_rand(&seed);
+}
+
+typedef struct shape {
+    int N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, groups;
+} shape;
+
+static void reference(const wgk_conv2d_args *a)
+{
+    const int cg = a->C / a->groups, mg = a->M / a->groups;
+    for (int n = 0; n < a->N; n++)
+        for (int m = 0; m < a->M; m++)
+            for (int oh = 0; oh < a->OH; oh++)
+                for (int ow = 0; ow < a->OW; ow++) {
+                    double s = a->bias ? a->bias[m] : 0.0;
+                    int g = m / mg;
+                    for (int c = 0; c < cg; c++)
+                        for (int kh = 0; kh < a->KH; kh++)
+                            for (int kw = 0; kw < a->KW; kw++) {
+                                int ih = oh * a->SH - a->PT + kh * a->DH;
+                                int iw = ow * a->SW - a->PL + kw * a->DW;
+                                if (ih < 0 || ih >= a->H || iw < 0 || iw >= a->W)
+                                    continue;
+                                s += (double)a->x[((n * a->C + g * cg + c) * a->H + ih) * a->W + iw] *
+                                     Wt[((m * cg + c) * a->KH + kh) * a->KW + kw];
+                            }
+                    size_t o = (((size_t)n * a->M + m) * a->OH + oh) * a->OW + ow;
+                    float v = (float)s + (a->res ? a->res[o] : 0.0f);
+                    v = v < a->min ? a->min : v;
+                    Want[o] = v > a->max ? a->max : v;
+                }
+}
+
+/* kind: 0 = 1x1 direct, 1 = im2col, 2 = depthwise. epi: 0 none, 1 bias, 2 bias+res+relu, 3 res+clip */
+static void check(const shape *s, int kind, int epi, wgk_gemm_fn gemm, const char *name)
+{
+    wgk_conv2d_args a = {
+        .N = s->N, .C = s->C, .H = s->H, .W = s->W, .M = s->M, .KH = s->KH, .KW = s->KW,
+        .SH = s->SH, .SW = s->SW, .DH = s->DH, .DW = s->DW, .PT = s->PT, .PL = s->PL,
+        .groups = s->groups, .gemm = gemm, .min = -INFINITY, .max = INFINITY,
+    };
+    a.OH = (s->H + s->PT + s->PB - ((s->KH - 1) * s->DH + 1)) / s->SH + 1;
+    a.OW = (s->W + s->PL + s->PR - ((s->KW - 1) * s->DW + 1)) / s->SW + 1;
+    const int cg = s->C / s->groups, K = cg * s->KH * s->KW;
+    const int ysize = s->N * s->M * a.OH * a.OW;
+    fill(X, s->N * s->C * s->H * s->W);
+    fill(Wt, s->M * K);
+    fill(Bias, s->M);
+    fill(Res, ysize);
+    for (int i = 0; i < ysize + 8; i++)
+        Y[i] = 1000.0f;
+    a.x = X;
+    a.bias = epi == 1 || epi == 2 ? Bias : NULL;
+    a.res = epi >= 2 ? Res : NULL;
+    if (epi == 2)
+        a.min = 0.0f;
+    if (epi == 3) {
+        a.min = -0.25f;
+        a.max = 0.5f;
+    }
+    a.y = Y;
+    a.scratch = Scratch;
+    WGKT_CHECK(wgk_conv2d_im2col_scratch(s->C, s->groups, s->KH, s->KW, a.OH, a.OW) <= CAP,
+               "scratch fits the test buffer");
+    reference(&a);
+    if (kind == 2) {
+        a.w = Wt;
+        wgk_f32_dwconv2d(&a);
+    } else {
+        wgk_pack_conv(Wt, (size_t)s->M, (size_t)K, (size_t)s->groups, WP);
+        a.w = WP;
+        if (kind == 0)
+            wgk_f32_conv2d_1x1(&a);
+        else
+            wgk_f32_conv2d_im2col(&a);
+    }
+    float atol = 1e-5f;
+    for (int k = 1; k * k < K; k++)
+        atol = 1e-5f * (float)(k + 1);
+    int bad = 0;
+    for (int i = 0; i < ysize && !bad; i++)
+        if (!wgkt_close(Y[i], Want[i], 1e-4f, atol)) {
+            bad = 1;
+            WGKT_CHECK_CLOSE(Y[i], Want[i], 1e-4f, atol, name);
+            wgkt_log("  at index ");
+            wgkt_log_int(i);
+            wgkt_log(" C=");
+            wgkt_log_int(s->C);
+            wgkt_log(" H=");
+            wgkt_log_int(s->H);
+            wgkt_log(" W=");
+            wgkt_log_int(s->W);
+            wgkt_log(" M=");
+            wgkt_log_int(s->M);
+            wgkt_log(" K=");
+            wgkt_log_int(s->KH);
+            wgkt_log("x");
+            wgkt_log_int(s->KW);
+            wgkt_log(" groups=");
+            wgkt_log_int(s->groups);
+            wgkt_log(" epi=");
+            wgkt_log_int(epi);
+            wgkt_log("\n");
+        }
+    WGKT_CHECK(!bad, name);
+    WGKT_CHECK(Y[ysize] == 1000.0f, "conv wrote past its output");
+}
+
+static void check_gemm_convs(wgk_gemm_fn gemm, const char *name)
+{
+    /* N  C  H  W  M KH KW SH SW DH DW PT PL PB PR groups */
+    static const shape one[] = {
+        {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 3, 5, 7, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {2, 8, 4, 4, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 6, 3, 11, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3},
+        {1, 37, 9, 9, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+    };
+    static const shape gen[] = {
+        {1, 1, 5, 5, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {1, 3, 11, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {2, 4, 8, 8, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+        {1, 3, 16, 16, 7, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1},
+        {1, 5, 9, 10, 6, 3, 2, 1, 3, 2, 1, 0, 2, 1, 0, 1},
+        {1, 4, 7, 7, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2},
+        {1, 6, 6, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
+        {1, 8, 9, 9, 4, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+        {1, 3, 4, 4, 2, 5, 5, 1, 1, 1, 1, 2, 1, 0, 2, 1},
+        {1, 2, 1, 9, 3, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1},
+        {1, 16, 14, 14, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {1, 3, 6, 6, 4, 2, 2, 3, 3, 1, 1, 0, 0, 1, 1, 1},
+    };
+    int v = 0;
+    for (unsigned i = 0; i < sizeof one / sizeof *one; i++)
+        for (int epi = 0; epi < 4; epi++)
+            check(&one[i], 0, epi, gemm, name), v++;
+    for (unsigned i = 0; i < sizeof gen / sizeof *gen; i++)
+        for (int epi = 0; epi < 4; epi++)
+            check(&gen[i], 1, epi, gemm, name), v++;
+    /* 1x1 shapes through im2col too */
+    for (unsigned i = 0; i < sizeof one / sizeof *one; i++)
+        check(&one[i], 1, 2, gemm, name);
+}
+
+static void check_depthwise(void)
+{
+    /* N  C  H  W  M KH KW SH SW DH DW PT PL PB PR groups */
+    static const shape dw[] = {
+        {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 3, 7, 9, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
+        {2, 5, 12, 13, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5},
+        {1, 4, 10, 17, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},
+        {1, 2, 9, 9, 2, 5, 5, 1, 1, 2, 2, 4, 4, 4, 4, 2},
+        {1, 3, 8, 11, 3, 3, 5, 2, 3, 1, 1, 0, 2, 1, 0, 3},
+        {1, 2, 3, 3, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 2},
+        {1, 8, 14, 14, 8, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 8},
+    };
+    for (unsigned i = 0; i < sizeof dw / sizeof *dw; i++)
+        for (int epi = 0; epi < 4; epi++)
+            check(&dw[i], 2, epi, NULL, "dwconv2d");
+}
+
+static void run(void)
+{
+    check_gemm_convs(wgk_f32_gemm_4x4__scalar, "conv2d (gemm 4x4 scalar)");
+#ifdef __wasm_simd128__
+    check_gemm_convs(wgk_f32_gemm_4x8__wasmsimd, "conv2d (gemm 4x8 wasmsimd)");
+#endif
+    check_depthwise();
+}
+
+WGKT_MAIN("conv", run)

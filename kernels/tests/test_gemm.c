@@ -1,0 +1,162 @@
+/*
+ * test_gemm.c: the GEMM kernels against a naive triple loop, over shapes below and above
+ * the register tile (M around MR=4, N around 4/8 and the cache block, K = 1 and odd),
+ * the three A layouts (packed, row-major, transposed), every bias mode, residual,
+ * alpha/beta and clamping. Also the 2-D transpose. rtol 1e-4, atol 1e-5 (atol scaled by
+ * sqrt(K) for long sums of [-1,1) products).
+ */
+#include "wgk_gemm.h"
+#include "wgkt.h"
+
+#define CAP (1 << 18)
+static float A[CAP], AP[CAP], B[CAP], C[CAP], R[CAP], BIAS[CAP], WANT[CAP];
+static uint32_t seed = 12345;
+
+static void fill(float *p, int n)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = wgkt_rand(&seed);
+}
+
+static float clampf(float v, float lo, float hi)
+{
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+}
+
+/* layout: 0 packed, 1 row-major (lda = K + 3), 2 transposed (lda = M + 1).
+ * bias mode: 0 none, 1 per row, 2 per column, 3 full [M,N]. */
+static void check_one(wgk_gemm_fn fn, const char *name, int M, int N, int K, int layout,
+                      int bias_mode, int use_res, float alpha, float beta, float lo, float hi)
+{
+    const int lda = layout == 1 ? K + 3 : M + 1, ldb = N + 2, ldc = N + 1;
+    fill(A, layout == 1 ? M * lda : K * lda);
+    fill(B, K * ldb);
+    fill(BIAS, M * N);
+    fill(R, M * ldc);
+    for (int i = 0; i < M * ldc; i++)
+        C[i] = 1000.0f; /* sentinel: padding columns must stay untouched */
+    wgk_gemm_args g = {.M = M, .N = N, .K = K, .b = B, .ldb = ldb, .c = C, .ldc = ldc,
+                       .alpha = alpha, .beta = beta, .min = lo, .max = hi};
+    if (layout == 0) {
+        wgk_pack_a(A, (size_t)(K + 3), (size_t)M, (size_t)K, AP);
+        g.a = AP;
+        g.a_panel = K * WGK_GEMM_MR;
+        g.a_k = WGK_GEMM_MR;
+        g.a_m = 1;
+    } else if (layout == 1) {
+        g.a = A;
+        g.a_panel = WGK_GEMM_MR * lda;
+        g.a_k = 1;
+        g.a_m = lda;
+    } else {
+        g.a = A;
+        g.a_panel = WGK_GEMM_MR;
+        g.a_k = lda;
+        g.a_m = 1;
+    }
+    if (bias_mode) {
+        g.bias = BIAS;
+        g.bias_m = bias_mode == 1 ? 1 : bias_mode == 2 ? 0 : N;
+        g.bias_n = bias_mode == 1 ? 0 : 1;
+    }
+    if (use_res) {
+        g.res = R;
+        g.ldr = ldc;
+    }
+    for (int m = 0; m < M; m++)
+        for (int n = 0; n < N; n++) {
+            double s = 0;
+            for (int k = 0; k < K; k++) {
+                float av = layout == 2 ? A[k * lda + m] : A[m * (K + 3) + k];
+                s += (double)av * B[k * ldb + n];
+            }
+            float v = alpha * (float)s;
+            if (bias_mode)
+                v += beta * BIAS[m * g.bias_m + n * g.bias_n];
+            if (use_res)
+                v += R[m * ldc + n];
+            WANT[m * ldc + n] = clampf(v, lo, hi);
+        }
+    fn(&g);
+    int bad = 0;
+    float atol = 1e-5f;
+    for (int k = 1; k * k < K; k++)
+        atol = 1e-5f * (float)(k + 1);
+    for (int m = 0; m < M && bad < 3; m++) {
+        for (int n = 0; n < N; n++)
+            if (!wgkt_close(C[m * ldc + n], WANT[m * ldc + n], 1e-4f, atol)) {
+                bad++;
+                WGKT_CHECK_CLOSE(C[m * ldc + n], WANT[m * ldc + n], 1e-4f, atol, name);
+                wgkt_log("  at M=");
+                wgkt_log_int(M);
+                wgkt_log(" N=");
+                wgkt_log_int(N);
+                wgkt_log(" K=");
+                wgkt_log_int(K);
+                wgkt_log(" layout=");
+                wgkt_log_int(layout);
+                wgkt_log(" bias=");
+                wgkt_log_int(bias_mode);
+                wgkt_log(" m=");
+                wgkt_log_int(m);
+                wgkt_log(" n=");
+                wgkt_log_int(n);
+                wgkt_log("\n");
+                break;
+            }
+        WGKT_CHECK(C[m * ldc + N] == 1000.0f, "gemm wrote past N (ldc padding)");
+    }
+    WGKT_CHECK(bad == 0, name);
+}
+
+static void check_kernel(wgk_gemm_fn fn, const char *name)
+{
+    static const int ms[] = {1, 3, 4, 5, 8, 9};
+    static const int ns[] = {1, 3, 4, 5, 8, 9, 15, 16, 17, 40};
+    static const int ks[] = {1, 2, 7, 33};
+    int variant = 0;
+    for (unsigned i = 0; i < sizeof ms / sizeof *ms; i++)
+        for (unsigned j = 0; j < sizeof ns / sizeof *ns; j++)
+            for (unsigned k = 0; k < sizeof ks / sizeof *ks; k++) {
+                variant++;
+                check_one(fn, name, ms[i], ns[j], ks[k], variant % 3, variant % 4, variant % 5 == 0,
+                          1.0f, 1.0f, -INFINITY, INFINITY);
+            }
+    /* alpha/beta, relu, clip */
+    check_one(fn, name, 7, 19, 5, 0, 2, 1, 0.5f, 2.0f, 0.0f, INFINITY);
+    check_one(fn, name, 6, 13, 9, 1, 3, 0, -1.5f, 0.25f, -0.5f, 0.75f);
+    check_one(fn, name, 13, 70, 64, 2, 1, 1, 1.0f, 1.0f, 0.0f, 6.0f);
+    /* more columns than one cache block (K * block > 131072) */
+    check_one(fn, name, 6, 500, 300, 0, 1, 1, 1.0f, 1.0f, -INFINITY, INFINITY);
+    /* GEMV shape (fully connected layer, batch 1) */
+    check_one(fn, name, 1, 100, 257, 1, 2, 0, 1.0f, 1.0f, -INFINITY, INFINITY);
+}
+
+static void check_transpose(void)
+{
+    static const int rs[] = {1, 3, 8, 9, 17};
+    static const int cs[] = {1, 5, 8, 16, 23};
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 5; j++) {
+            int rows = rs[i], cols = cs[j];
+            fill(A, rows * cols);
+            wgk_f32_transpose2d(A, C, rows, cols);
+            int ok = 1;
+            for (int r = 0; r < rows; r++)
+                for (int c = 0; c < cols; c++)
+                    ok &= C[c * rows + r] == A[r * cols + c];
+            WGKT_CHECK(ok, "transpose2d");
+        }
+}
+
+static void run(void)
+{
+    check_kernel(wgk_f32_gemm_4x4__scalar, "gemm 4x4 scalar");
+#ifdef __wasm_simd128__
+    check_kernel(wgk_f32_gemm_4x8__wasmsimd, "gemm 4x8 wasmsimd");
+#endif
+    check_transpose();
+}
+
+WGKT_MAIN("gemm", run)

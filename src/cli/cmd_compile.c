@@ -1,0 +1,103 @@
+/* cmd_compile.c: `wasmgraph compile MODEL.onnx -o MODEL.wasm [options]`. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../compile/compile.h"
+#include "cli.h"
+
+static const char usage[] =
+    "usage: wasmgraph compile MODEL.onnx -o MODEL.wasm [-O0|-O1|-O2|-O3] [--no-simd]\n"
+    "                         [--relaxed-simd] [--shape NAME=1x3x224x224]... [--emit-c DIR] [--quiet]\n";
+
+/* Parses "1x3x224x224" into s; false on anything else. */
+static bool parse_dims(const char *text, wgc_shape *s)
+{
+    s->rank = 0;
+    if (!*text)
+        return true; /* "NAME=" is a scalar */
+    const char *p = text;
+    while (*p) {
+        if (s->rank == WG_MAX_RANK)
+            return false;
+        char *end;
+        errno = 0;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || errno || v < 0 || v > ((long long)1 << 40))
+            return false;
+        s->dims[s->rank++] = v;
+        if (*end == 'x' || *end == 'X' || *end == ',')
+            end++;
+        else if (*end)
+            return false;
+        p = end;
+    }
+    return true;
+}
+
+int wg_cmd_compile(int argc, char **argv)
+{
+    wgc_options opt = {.opt_level = 2, .simd = true};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-o") && i + 1 < argc) {
+            opt.output_path = argv[++i];
+        } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
+            opt.opt_level = a[2] - '0';
+        } else if (!strcmp(a, "--no-simd")) {
+            opt.simd = false;
+        } else if (!strcmp(a, "--relaxed-simd")) {
+            opt.relaxed_simd = true;
+        } else if (!strcmp(a, "--emit-c") && i + 1 < argc) {
+            opt.emit_c_dir = argv[++i];
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            opt.quiet = true;
+        } else if (!strcmp(a, "--shape") && i + 1 < argc) {
+            char *spec = argv[++i];
+            char *eq = strrchr(spec, '=');
+            if (!eq || eq == spec || opt.n_shapes == WGC_MAX_SHAPE_OVERRIDES) {
+                fprintf(stderr, "wasmgraph: error: --shape wants NAME=DIMS (e.g. data=1x3x224x224), got '%s'\n", spec);
+                return 2;
+            }
+            wgc_shape_override *o = &opt.shapes[opt.n_shapes];
+            if (!parse_dims(eq + 1, &o->shape)) {
+                fprintf(stderr, "wasmgraph: error: --shape %s: dims must look like 1x3x224x224\n", spec);
+                return 2;
+            }
+            *eq = 0;
+            o->name = spec;
+            opt.n_shapes++;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "wasmgraph: error: unknown option '%s'\n%s", a, usage);
+            return 2;
+        } else if (!opt.model_path) {
+            opt.model_path = a;
+        } else {
+            fprintf(stderr, "wasmgraph: error: unexpected argument '%s'\n%s", a, usage);
+            return 2;
+        }
+    }
+    if (!opt.model_path || !opt.output_path) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    if (opt.relaxed_simd && !opt.simd) {
+        fprintf(stderr, "wasmgraph: error: --relaxed-simd needs SIMD; drop --no-simd\n");
+        return 2;
+    }
+    char err[1200];
+    wgc_summary s;
+    wg_status st = wgc_compile(&opt, &s, err, sizeof err);
+    if (st) {
+        fprintf(stderr, "wasmgraph: error: %s\n", err);
+        return 1;
+    }
+    if (!opt.quiet)
+        printf("compiled %s -> %s: %d nodes (%d folded or fused), weights %.2f MiB, arena %.2f MiB, "
+               "memory %.2f MiB, module %.2f MiB, %.2f s\n",
+               opt.model_path, opt.output_path, s.nodes, s.folded, (double)s.weight_bytes / 1048576.0,
+               (double)s.arena_bytes / 1048576.0, (double)s.memory_bytes / 1048576.0,
+               (double)s.module_bytes / 1048576.0, s.seconds);
+    return 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * codegen.h: from a planned graph to a module file.
+ *
+ *   wgc_generate_c     the C source of the module (kernel calls, exports) + weights blob
+ *   wgc_build_module   clang-19 + wasm-ld-19 on that source, then wgc_finish_module
+ *   wgc_finish_module  appends the weights data segment and the `wasmgraph` metadata
+ *                      section to the linked module (see wasm_module.c)
+ */
+#ifndef WGC_CODEGEN_H
+#define WGC_CODEGEN_H
+
+#include "../compile/options.h"
+#include "emitter.h"
+
+/* Memory layout of a module (byte addresses). */
+typedef struct wgc_layout {
+    uint32_t weights_base;  /* weights segment start (fixed, WGC_WEIGHTS_BASE) */
+    uint32_t arena_base;    /* arena start, after the weights */
+    uint32_t global_base;   /* where wasm-ld places the kernels' static data */
+    uint32_t memory_bytes;  /* initial = maximum memory */
+    uint64_t weight_bytes, arena_bytes;
+} wgc_layout;
+
+#define WGC_WEIGHTS_BASE 1024u
+#define WGC_STACK_BYTES (1u << 20)
+#define WGC_STATIC_DATA_BUDGET (256u << 10)
+
+/* Runs every live node's emit hook and assembles the module's C source into *src
+ * (malloc'ed, caller frees). Fills e (weights) and *layout. */
+wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *opt, wgc_emitter *e,
+                         wgc_layout *layout, char **src);
+
+/* The JSON for the `wasmgraph` custom section (malloc'ed). */
+char *wgc_metadata_json(const wgc_graph *g, const wgc_options *opt, const wgc_layout *layout);
+
+/* Compiles src and links it with the kernel library into the module file opt->output_path,
+ * adding weights and metadata; writes atomically (temporary file, then rename). */
+wg_status wgc_build_module(wgc_graph *g, const wgc_options *opt, const char *src,
+                           const wgc_emitter *e, const wgc_layout *layout);
+
+/* Given the bytes of a linked module, returns a new module with an active data segment
+ * holding `weights` at address `base` and a custom section `wasmgraph` with `json`. */
+wg_status wgc_finish_module(wgc_graph *g, const uint8_t *wasm, size_t len, const uint8_t *weights,
+                            size_t weight_len, uint32_t base, const char *json, uint8_t **out,
+                            size_t *out_len);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * emit.h: what op emitters use to write the body of wg_run().
+ *
+ * The generated C file includes kernels/include/wgk.h and defines two address
+ * macros, A(offset) for the arena (inputs, outputs, intermediates, scratch) and
+ * W(offset) for the weights segment; both give a `void *`. wgc_ptr() returns the
+ * expression for a tensor ("A(4096)"), placing a constant tensor's bytes in the
+ * weights segment the first time it is asked for. wgc_weight() adds bytes that an op
+ * packed itself (a transposed or blocked filter, folded bias).
+ *
+ * Strings returned by wgc_ptr/wgc_scratch stay valid for the next 16 calls: use them
+ * directly in one wgc_emit() call.
+ */
+#ifndef WGC_EMIT_H
+#define WGC_EMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../ir/ir.h"
+
+typedef struct wgc_emitter wgc_emitter;
+
+/* Compile options that change the code (read-only for emitters). */
+typedef struct wgc_target {
+    bool simd;         /* SIMD128 kernels available */
+    bool relaxed_simd; /* relaxed SIMD (fused multiply-add) */
+    int opt_level;     /* 0..3 */
+} wgc_target;
+
+const wgc_target *wgc_emit_target(const wgc_emitter *e);
+/* Appends formatted C to the body of wg_run (indentation is added by the emitter). */
+void wgc_emit(wgc_emitter *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Address expression of tensor t (an index into g->tensors). */
+const char *wgc_ptr(wgc_emitter *e, wgc_graph *g, int t);
+/* Address expression of this node's scratch area (size from the op's scratch hook). */
+const char *wgc_scratch(wgc_emitter *e);
+/* Copies bytes into the weights segment (64-byte aligned) and sets *expr to its address
+ * expression. Returns WG_ERR_NOMEM on allocation failure. */
+wg_status wgc_weight(wgc_emitter *e, const void *data, size_t bytes, const char **expr);
+/* Formats a float so that C reads back the same bits ("1.5f", "-INFINITY", "NAN"). */
+const char *wgc_float(wgc_emitter *e, float v);
+
+#endif

@@ -1,0 +1,148 @@
+/* emitter.c: the buffers behind emit.h (C text of wg_run and the weights segment). */
+#include "emitter.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+wg_status wgc_emitter_init(wgc_emitter *e, wgc_graph *g, const wgc_plan *plan, const wgc_target *t)
+{
+    memset(e, 0, sizeof *e);
+    e->target = *t;
+    e->g = g;
+    e->plan = plan;
+    e->node = -1;
+    e->weight_off = malloc(sizeof(int64_t) * (size_t)(g->n_tensors + 1));
+    if (!e->weight_off)
+        return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < g->n_tensors; i++)
+        e->weight_off[i] = -1;
+    return WG_OK;
+}
+
+void wgc_emitter_free(wgc_emitter *e)
+{
+    free(e->body);
+    free(e->weights);
+    free(e->weight_off);
+    memset(e, 0, sizeof *e);
+}
+
+const wgc_target *wgc_emit_target(const wgc_emitter *e)
+{
+    return &e->target;
+}
+
+static bool reserve(char **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return true;
+    size_t nc = *cap ? *cap : 4096;
+    while (nc < need)
+        nc *= 2;
+    char *nb = realloc(*buf, nc);
+    if (!nb)
+        return false;
+    *buf = nb;
+    *cap = nc;
+    return true;
+}
+
+void wgc_emit(wgc_emitter *e, const char *fmt, ...)
+{
+    if (e->failed)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !reserve(&e->body, &e->cap, e->len + (size_t)n + 8)) {
+        e->failed = true;
+        return;
+    }
+    memcpy(e->body + e->len, "    ", 4);
+    e->len += 4;
+    va_start(ap, fmt);
+    vsnprintf(e->body + e->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    e->len += (size_t)n;
+}
+
+static char *ring_next(wgc_emitter *e)
+{
+    char *s = e->ring[e->ring_i];
+    e->ring_i = (e->ring_i + 1) % 16;
+    return s;
+}
+
+static int64_t weight_add(wgc_emitter *e, const void *data, size_t bytes)
+{
+    size_t off = (e->wlen + 63) & ~(size_t)63;
+    if (!reserve((char **)&e->weights, &e->wcap, off + bytes + 64)) {
+        e->failed = true;
+        return -1;
+    }
+    memset(e->weights + e->wlen, 0, off - e->wlen);
+    if (bytes)
+        memcpy(e->weights + off, data, bytes);
+    e->wlen = off + bytes;
+    return (int64_t)off;
+}
+
+const char *wgc_ptr(wgc_emitter *e, wgc_graph *g, int t)
+{
+    char *s = ring_next(e);
+    const wgc_tensor *x = &g->tensors[t];
+    if (x->data) {
+        if (e->weight_off[t] < 0)
+            e->weight_off[t] = weight_add(e, x->data, (size_t)(wgc_numel(&x->shape) * (int64_t)wg_dtype_size(x->dtype)));
+        snprintf(s, 96, "W(%lld)", (long long)e->weight_off[t]);
+    } else if (x->addr >= 0) {
+        snprintf(s, 96, "A(%lld)", (long long)x->addr);
+    } else {
+        e->failed = true; /* planner bug: caught by wgc_generate */
+        snprintf(s, 96, "0 /* unplanned tensor %s */", x->name);
+    }
+    return s;
+}
+
+const char *wgc_scratch(wgc_emitter *e)
+{
+    char *s = ring_next(e);
+    int64_t off = e->node >= 0 ? e->plan->scratch_offset[e->node] : -1;
+    if (off < 0) {
+        e->failed = true;
+        snprintf(s, 96, "0 /* node has no scratch */");
+    } else {
+        snprintf(s, 96, "A(%lld)", (long long)off);
+    }
+    return s;
+}
+
+wg_status wgc_weight(wgc_emitter *e, const void *data, size_t bytes, const char **expr)
+{
+    int64_t off = weight_add(e, data, bytes);
+    if (off < 0)
+        return WG_ERR_NOMEM;
+    char *s = ring_next(e);
+    snprintf(s, 96, "W(%lld)", (long long)off);
+    *expr = s;
+    return WG_OK;
+}
+
+const char *wgc_float(wgc_emitter *e, float v)
+{
+    char *s = ring_next(e);
+    if (isnan(v))
+        snprintf(s, 96, "__builtin_nanf(\"\")");
+    else if (isinf(v))
+        snprintf(s, 96, v > 0 ? "__builtin_inff()" : "(-__builtin_inff())");
+    else {
+        /* %.9g round-trips a float; C needs a '.' or exponent before the f suffix. */
+        snprintf(s, 96, "%.9g", (double)v);
+        strcat(s, strpbrk(s, ".eE") ? "f" : ".0f");
+    }
+    return s;
+}

@@ -1,0 +1,26 @@
+/* emitter.h: the emitter's state, private to src/codegen (ops see only emit.h). */
+#ifndef WGC_EMITTER_H
+#define WGC_EMITTER_H
+
+#include "../plan/plan.h"
+#include "emit.h"
+
+struct wgc_emitter {
+    wgc_target target;
+    wgc_graph *g;
+    const wgc_plan *plan;
+    int node;             /* node being emitted, for wgc_scratch */
+    char *body;           /* C statements of wg_run */
+    size_t len, cap;
+    uint8_t *weights;     /* the weights segment, in final packed layout */
+    size_t wlen, wcap;
+    int64_t *weight_off;  /* per tensor: offset in weights, -1 until placed */
+    bool failed;          /* an allocation failed: the result is unusable */
+    char ring[16][96];
+    int ring_i;
+};
+
+wg_status wgc_emitter_init(wgc_emitter *e, wgc_graph *g, const wgc_plan *plan, const wgc_target *t);
+void wgc_emitter_free(wgc_emitter *e);
+
+#endif

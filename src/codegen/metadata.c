@@ -1,0 +1,100 @@
+/* metadata.c: the JSON carried by the module's `wasmgraph` custom section (DESIGN.md, ABI v1). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen.h"
+
+typedef struct sbuf {
+    char *s;
+    size_t len, cap;
+    bool failed;
+} sbuf;
+
+static void add(sbuf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 1024;
+        while (nc < b->len + n + 1)
+            nc *= 2;
+        char *ns = realloc(b->s, nc);
+        if (!ns) {
+            b->failed = true;
+            return;
+        }
+        b->s = ns;
+        b->cap = nc;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+static void addf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void addf(sbuf *b, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+static void add_string(sbuf *b, const char *s)
+{
+    add(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            char esc[2] = {'\\', (char)*p};
+            add(b, esc, 2);
+        } else if (*p < 0x20) {
+            addf(b, "\\u%04x", *p);
+        } else {
+            add(b, (const char *)p, 1);
+        }
+    }
+    add(b, "\"", 1);
+}
+
+static void add_tensors(sbuf *b, const wgc_graph *g, const int *ts, int n)
+{
+    add(b, "[", 1);
+    for (int k = 0; k < n; k++) {
+        const wgc_tensor *x = &g->tensors[ts[k]];
+        add(b, k ? ",{\"name\":" : "{\"name\":", k ? 10 : 9);
+        add_string(b, x->name);
+        addf(b, ",\"dtype\":\"%s\",\"shape\":[", wg_dtype_name(x->dtype));
+        for (int d = 0; d < x->shape.rank; d++)
+            addf(b, d ? ",%lld" : "%lld", (long long)x->shape.dims[d]);
+        addf(b, "],\"bytes\":%lld}", (long long)(wgc_numel(&x->shape) * (int64_t)wg_dtype_size(x->dtype)));
+    }
+    add(b, "]", 1);
+}
+
+char *wgc_metadata_json(const wgc_graph *g, const wgc_options *opt, const wgc_layout *layout)
+{
+    sbuf b = {0};
+    addf(&b, "{\"abi\":%d,\"name\":", WG_ABI_VERSION);
+    add_string(&b, g->name && g->name[0] ? g->name : "model");
+    add(&b, ",\"producer\":", 12);
+    add_string(&b, g->producer);
+    addf(&b, ",\"opset\":%d,\"inputs\":", g->opset);
+    add_tensors(&b, g, g->inputs, g->n_inputs);
+    add(&b, ",\"outputs\":", 11);
+    add_tensors(&b, g, g->outputs, g->n_outputs);
+    addf(&b, ",\"options\":{\"simd\":%s,\"relaxed_simd\":%s,\"opt_level\":%d}", opt->simd ? "true" : "false",
+         opt->relaxed_simd ? "true" : "false", opt->opt_level);
+    addf(&b, ",\"arena_bytes\":%llu,\"weight_bytes\":%llu,\"memory_bytes\":%u",
+         (unsigned long long)layout->arena_bytes, (unsigned long long)layout->weight_bytes,
+         layout->memory_bytes);
+    add(&b, ",\"compiler\":\"wasmgraph " WG_VERSION "\"}", strlen(",\"compiler\":\"wasmgraph " WG_VERSION "\"}"));
+    if (b.failed) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}

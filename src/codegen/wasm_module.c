@@ -1,0 +1,142 @@
+/*
+ * wasm_module.c: adds the weights data segment and the metadata section to a module that
+ * wasm-ld linked.
+ *
+ * Weights go in as one more active segment of the data section, at a fixed address
+ * below the arena; the bytes are copied once from the packer's buffer into the file,
+ * so the module starts with its weights already in their final layout (no C array
+ * literal, no initialisation code). When a DataCount section is present, its count
+ * is raised by one. The `wasmgraph` custom section goes last.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/pb.h"
+#include "codegen.h"
+
+static size_t leb_size(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static uint8_t *put_leb(uint8_t *p, uint64_t v)
+{
+    do {
+        uint8_t b = v & 0x7f;
+        v >>= 7;
+        *p++ = b | (v ? 0x80 : 0);
+    } while (v);
+    return p;
+}
+
+static bool read_leb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    return wg_pb_varint(p, end, v); /* same unsigned LEB128 encoding */
+}
+
+wg_status wgc_finish_module(wgc_graph *g, const uint8_t *wasm, size_t len, const uint8_t *weights,
+                            size_t weight_len, uint32_t base, const char *json, uint8_t **out,
+                            size_t *out_len)
+{
+    if (len < 8 || memcmp(wasm, "\0asm\1\0\0\0", 8))
+        return wgc_error(g, NULL, WG_ERR_TOOL, "wasm-ld produced something that is not a wasm module");
+    /* Our segment: flags 0 (active, memory 0), i32.const base, end, size, bytes. */
+    uint8_t seg_head[16], *sp = seg_head;
+    *sp++ = 0x00;
+    *sp++ = 0x41; /* i32.const */
+    int32_t sbase = (int32_t)base;
+    for (;;) { /* signed LEB128 */
+        uint8_t b = sbase & 0x7f;
+        sbase >>= 7;
+        bool done = (sbase == 0 && !(b & 0x40)) || (sbase == -1 && (b & 0x40));
+        *sp++ = b | (done ? 0 : 0x80);
+        if (done)
+            break;
+    }
+    *sp++ = 0x0b;
+    sp = put_leb(sp, weight_len);
+    size_t seg_len = (size_t)(sp - seg_head) + weight_len;
+    size_t json_len = strlen(json);
+    static const char name[] = "wasmgraph";
+    size_t custom_payload = 1 + (sizeof name - 1) + json_len;
+    size_t cap = len + seg_len + 64 + custom_payload + 16;
+    uint8_t *o = malloc(cap), *op = o;
+    if (!o)
+        return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing the module (%zu bytes)", cap);
+    memcpy(op, wasm, 8);
+    op += 8;
+    const uint8_t *p = wasm + 8, *end = wasm + len;
+    bool data_done = false;
+    while (p < end) {
+        uint8_t id = *p++;
+        uint64_t size;
+        if (!read_leb(&p, end, &size) || size > (uint64_t)(end - p))
+            goto bad;
+        const uint8_t *body = p, *body_end = p + size;
+        p = body_end;
+        if (id == 12) { /* DataCount */
+            uint64_t count;
+            const uint8_t *q = body;
+            if (!read_leb(&q, body_end, &count))
+                goto bad;
+            *op++ = 12;
+            op = put_leb(op, leb_size(count + 1));
+            op = put_leb(op, count + 1);
+            continue;
+        }
+        if (id == 11) {
+            uint64_t count;
+            const uint8_t *q = body;
+            if (!read_leb(&q, body_end, &count))
+                goto bad;
+            size_t rest = (size_t)(body_end - q);
+            size_t new_size = leb_size(count + 1) + rest + seg_len;
+            *op++ = 11;
+            op = put_leb(op, new_size);
+            op = put_leb(op, count + 1);
+            memcpy(op, q, rest);
+            op += rest;
+            memcpy(op, seg_head, (size_t)(sp - seg_head));
+            op += sp - seg_head;
+            if (weight_len)
+                memcpy(op, weights, weight_len);
+            op += weight_len;
+            data_done = true;
+            continue;
+        }
+        *op++ = id;
+        op = put_leb(op, size);
+        memcpy(op, body, size);
+        op += size;
+    }
+    if (!data_done) {
+        /* wasm-ld writes no data section when the kernels have no static data: add one
+         * (it belongs after the code section, which is the last known section here). */
+        *op++ = 11;
+        op = put_leb(op, leb_size(1) + seg_len);
+        op = put_leb(op, 1);
+        memcpy(op, seg_head, (size_t)(sp - seg_head));
+        op += sp - seg_head;
+        if (weight_len)
+            memcpy(op, weights, weight_len);
+        op += weight_len;
+    }
+    *op++ = 0;
+    op = put_leb(op, custom_payload);
+    *op++ = (uint8_t)(sizeof name - 1);
+    memcpy(op, name, sizeof name - 1);
+    op += sizeof name - 1;
+    memcpy(op, json, json_len);
+    op += json_len;
+    *out = o;
+    *out_len = (size_t)(op - o);
+    return WG_OK;
+bad:
+    free(o);
+    return wgc_error(g, NULL, WG_ERR_TOOL, "wasm-ld produced a malformed module");
+}

@@ -1,0 +1,22 @@
+/* dtype.h: element types (ONNX numbering, see wg_dtype in wasmgraph.h), sizes, names, fp16. */
+#ifndef WG_DTYPE_H
+#define WG_DTYPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wasmgraph.h"
+
+/* Bytes per element; 0 for UNDEFINED, STRING and unknown numbers. */
+size_t wg_dtype_size(int dt);
+/* "float32", "int64", ...; "unknown" for numbers ONNX does not define. */
+const char *wg_dtype_name(int dt);
+/* The reverse of wg_dtype_name, also accepting "float"; WG_DT_UNDEFINED when unknown. */
+int wg_dtype_from_name(const char *name);
+bool wg_dtype_is_float(int dt);
+
+float wg_f16_to_f32(uint16_t h);
+uint16_t wg_f32_to_f16(float f); /* round to nearest even */
+
+#endif

@@ -1,0 +1,99 @@
+/* compile.c: the pipeline: read -> passes -> plan -> generate C -> clang/wasm-ld -> module. */
+#include "compile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../codegen/codegen.h"
+#include "../onnx/onnx_reader.h"
+#include "../passes/passes.h"
+#include "../plan/plan.h"
+
+/* The passes, in order. Folding happens inside infer (see passes/infer.c for why). */
+static const struct {
+    const char *name;
+    wgc_pass_fn run;
+} pipeline[] = {
+    {"lower-fp16", wgc_pass_lower_fp16},
+    {"infer", wgc_pass_infer},
+    {"remove-identity", wgc_pass_remove_identity},
+    {"remove-dead", wgc_pass_remove_dead},
+    {"fold-batchnorm", wgc_pass_fold_batchnorm},
+    {"fuse-epilogue", wgc_pass_fuse_epilogue},
+    {"remove-dead", wgc_pass_remove_dead},
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+wg_status wgc_compile_graph(const wgc_options *opt, wgc_graph **out, char *err, size_t errlen)
+{
+    wgc_graph *g = NULL;
+    *out = NULL;
+    wg_status st = wgc_onnx_load(opt->model_path, &g, err, errlen);
+    if (st)
+        return st;
+    for (size_t i = 0; i < sizeof pipeline / sizeof pipeline[0]; i++) {
+        st = pipeline[i].run(g, opt);
+        if (st) {
+            snprintf(err, errlen, "%s: %s", opt->model_path, g->err);
+            wgc_graph_free(g);
+            return st;
+        }
+    }
+    *out = g;
+    return WG_OK;
+}
+
+wg_status wgc_compile(const wgc_options *opt, wgc_summary *summary, char *err, size_t errlen)
+{
+    double t0 = now();
+    wgc_graph *g = NULL;
+    wgc_plan plan = {0};
+    wgc_emitter e;
+    wgc_layout layout = {0};
+    char *src = NULL;
+    bool have_emitter = false;
+    memset(summary, 0, sizeof *summary);
+    wg_status st = wgc_compile_graph(opt, &g, err, errlen);
+    if (st)
+        return st;
+    if ((st = wgc_plan_memory(g, &plan)))
+        goto fail;
+    wgc_target target = {opt->simd || opt->relaxed_simd, opt->relaxed_simd, opt->opt_level};
+    if ((st = wgc_emitter_init(&e, g, &plan, &target)))
+        goto fail;
+    have_emitter = true;
+    if ((st = wgc_generate_c(g, &plan, opt, &e, &layout, &src)))
+        goto fail;
+    if ((st = wgc_build_module(g, opt, src, &e, &layout)))
+        goto fail;
+    for (int i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].dead)
+            summary->folded++;
+        else
+            summary->nodes++;
+    summary->arena_bytes = layout.arena_bytes;
+    summary->weight_bytes = layout.weight_bytes;
+    summary->memory_bytes = layout.memory_bytes;
+    struct stat sb;
+    if (stat(opt->output_path, &sb) == 0)
+        summary->module_bytes = (uint64_t)sb.st_size;
+    summary->seconds = now() - t0;
+fail:
+    if (st)
+        snprintf(err, errlen, "%s: %s", opt->model_path, g->err);
+    free(src);
+    if (have_emitter)
+        wgc_emitter_free(&e);
+    wgc_plan_free(&plan);
+    wgc_graph_free(g);
+    return st;
+}

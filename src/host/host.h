@@ -1,0 +1,64 @@
+/*
+ * host.h: the host library's private types (runtime, model, session) shared by
+ * runtime.c, model.c and session.c. Nothing outside src/host includes this.
+ *
+ * Threading: a runtime may be used from several threads only if each thread uses its
+ * own sessions and the caller serialises calls that can fail (they write rt->err).
+ */
+#ifndef WGH_HOST_H
+#define WGH_HOST_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <wasmtime.h>
+
+#include "inspect.h"
+#include "wasmgraph.h"
+
+struct wg_runtime {
+    wasm_engine_t *engine;
+    wg_runtime_options opts;
+    char err[1024];
+    /* Time limit: a watchdog thread bumps the engine epoch every tick_ms while at least
+     * one run is active; a run's deadline is deadline_ticks epochs after it starts. */
+    bool has_watchdog;
+    pthread_t watchdog;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int active_runs;
+    bool stop;
+    uint64_t tick_ms, deadline_ticks;
+};
+
+struct wg_model {
+    wg_runtime *rt;
+    char *name;             /* file path or caller's name, for messages */
+    wgh_module_info info;
+    wasmtime_module_t *module;
+};
+
+struct wg_session {
+    wg_model *m;
+    wasmtime_store_t *store;
+    wasmtime_context_t *ctx;
+    wasmtime_instance_t instance;
+    wasmtime_memory_t memory;
+    wasmtime_func_t run;
+    uint32_t *in_off, *out_off;
+};
+
+/* Formats a message into rt->err and returns st. */
+wg_status wgh_error(wg_runtime *rt, wg_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Takes a wasmtime error (deleting it) into rt->err as "<prefix>: <message>". */
+wg_status wgh_wasmtime_error(wg_runtime *rt, wg_status st, wasmtime_error_t *e, const char *prefix);
+/* Turns a trap (deleting it) into a status: an epoch interrupt is WG_ERR_LIMIT, others
+ * WG_ERR_TRAP; the message names model, function, trap code and wasmtime's text. */
+wg_status wgh_trap_error(wg_runtime *rt, wasm_trap_t *trap, const char *model, const char *func);
+
+/* Brackets one call into wasm when a time limit is set: arms/disarms the watchdog and
+ * sets the store's deadline. */
+void wgh_run_begin(wg_runtime *rt, wasmtime_context_t *ctx);
+void wgh_run_end(wg_runtime *rt);
+
+#endif

@@ -1,0 +1,335 @@
+/* inspect.c: see inspect.h. */
+#include "inspect.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/dtype.h"
+#include "../common/json.h"
+#include "wasm_scan.h"
+
+static wg_status fail(char *err, size_t errlen, wg_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+wg_status wgh_read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen)
+{
+    wg_status st = WG_OK;
+    uint8_t *buf = NULL;
+    FILE *f = fopen(path, "rb");
+    *out = NULL;
+    *len = 0;
+    if (!f)
+        return fail(err, errlen, WG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (fseek(f, 0, SEEK_END)) {
+        st = fail(err, errlen, WG_ERR_IO, "%s: cannot seek: %s", path, strerror(errno));
+        goto fail;
+    }
+    long size = ftell(f);
+    if (size < 0) {
+        st = fail(err, errlen, WG_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+        goto fail;
+    }
+    if (size == 0) {
+        st = fail(err, errlen, WG_ERR_FORMAT, "%s: the file is empty", path);
+        goto fail;
+    }
+    rewind(f);
+    buf = malloc((size_t)size);
+    if (!buf) {
+        st = fail(err, errlen, WG_ERR_NOMEM, "%s: out of memory reading %ld bytes", path, size);
+        goto fail;
+    }
+    if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
+        st = fail(err, errlen, WG_ERR_IO, "%s: short read", path);
+        goto fail;
+    }
+    fclose(f);
+    *out = buf;
+    *len = (size_t)size;
+    return WG_OK;
+fail:
+    free(buf);
+    fclose(f);
+    return st;
+}
+
+static char *dup_or_empty(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    char *d = malloc(n + 1);
+    if (d) {
+        if (n)
+            memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+static void free_tensors(wg_tensor_info *t, size_t n)
+{
+    for (size_t i = 0; t && i < n; i++)
+        free((char *)t[i].name);
+    free(t);
+}
+
+void wgh_meta_free(wgh_meta *m)
+{
+    free(m->json);
+    free(m->name);
+    free(m->producer);
+    free(m->compiler);
+    free_tensors(m->inputs, m->n_inputs);
+    free_tensors(m->outputs, m->n_outputs);
+    memset(m, 0, sizeof *m);
+}
+
+/* Reads an optional integer member; -1 when absent. */
+static bool opt_int(const wg_json *j, const char *key, int64_t *out)
+{
+    const wg_json *v = wg_json_get(j, key);
+    *out = -1;
+    return !v || wg_json_int(v, out);
+}
+
+static wg_status parse_tensors(const wg_json *arr, const char *what, wg_tensor_info **out,
+                               size_t *n_out, char *err, size_t errlen)
+{
+    if (!arr || arr->type != WG_JSON_ARRAY)
+        return fail(err, errlen, WG_ERR_FORMAT, "metadata: \"%s\" is missing or not an array", what);
+    if (arr->n > WGH_MAX_TENSORS)
+        return fail(err, errlen, WG_ERR_FORMAT, "metadata: %zu %s (at most %d)", arr->n, what,
+                    WGH_MAX_TENSORS);
+    wg_tensor_info *t = calloc(arr->n ? arr->n : 1, sizeof *t);
+    if (!t)
+        return fail(err, errlen, WG_ERR_NOMEM, "out of memory");
+    *out = t;
+    *n_out = arr->n;
+    for (size_t i = 0; i < arr->n; i++) {
+        const wg_json *e = &arr->items[i];
+        const char *name = wg_json_str(wg_json_get(e, "name"));
+        const char *dtype = wg_json_str(wg_json_get(e, "dtype"));
+        const wg_json *shape = wg_json_get(e, "shape");
+        int64_t bytes;
+        if (!name || !*name)
+            return fail(err, errlen, WG_ERR_FORMAT, "metadata: %s[%zu] has no name", what, i);
+        if (!(t[i].name = dup_or_empty(name)))
+            return fail(err, errlen, WG_ERR_NOMEM, "out of memory");
+        for (size_t k = 0; k < i; k++)
+            if (!strcmp(t[k].name, name))
+                return fail(err, errlen, WG_ERR_FORMAT, "metadata: two %s are called '%s'", what,
+                            name);
+        t[i].dtype = dtype ? (wg_dtype)wg_dtype_from_name(dtype) : WG_DT_UNDEFINED;
+        size_t esize = wg_dtype_size(t[i].dtype);
+        if (!esize)
+            return fail(err, errlen, WG_ERR_FORMAT, "metadata: %s '%s' has dtype '%s'", what, name,
+                        dtype ? dtype : "(none)");
+        if (!shape || shape->type != WG_JSON_ARRAY || shape->n > WG_MAX_RANK)
+            return fail(err, errlen, WG_ERR_FORMAT,
+                        "metadata: %s '%s' has no shape array of rank <= %d", what, name,
+                        WG_MAX_RANK);
+        t[i].rank = (int)shape->n;
+        /* Sizes fit wasm32 memory: every product stays below 2^32. */
+        uint64_t numel = 1;
+        for (size_t d = 0; d < shape->n; d++) {
+            int64_t v;
+            if (!wg_json_int(&shape->items[d], &v) || v < 0 || v > INT32_MAX)
+                return fail(err, errlen, WG_ERR_FORMAT,
+                            "metadata: %s '%s' dimension %zu is not an integer in [0, 2^31)", what,
+                            name, d);
+            t[i].dims[d] = v;
+            numel *= (uint64_t)v;
+            if (numel > UINT32_MAX)
+                return fail(err, errlen, WG_ERR_FORMAT,
+                            "metadata: %s '%s' has more than 2^32 elements", what, name);
+        }
+        uint64_t expect = numel * esize;
+        if (!wg_json_int(wg_json_get(e, "bytes"), &bytes) || bytes < 0 || (uint64_t)bytes != expect)
+            return fail(err, errlen, WG_ERR_FORMAT,
+                        "metadata: %s '%s' says bytes %lld but %llu elements of %s make %llu", what,
+                        name, (long long)bytes, (unsigned long long)numel, dtype,
+                        (unsigned long long)expect);
+        t[i].bytes = (size_t)expect;
+    }
+    return WG_OK;
+}
+
+wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err, size_t errlen)
+{
+    wg_status st = WG_OK;
+    char jerr[200];
+    memset(out, 0, sizeof *out);
+    wg_json *j = wg_json_parse(text, len, jerr, sizeof jerr);
+    if (!j) {
+        st = fail(err, errlen, WG_ERR_FORMAT, "metadata (`wasmgraph` section): %s", jerr);
+        goto fail;
+    }
+    if (j->type != WG_JSON_OBJECT) {
+        st = fail(err, errlen, WG_ERR_FORMAT, "metadata (`wasmgraph` section) is not a JSON object");
+        goto fail;
+    }
+    if (!wg_json_int(wg_json_get(j, "abi"), &out->abi)) {
+        st = fail(err, errlen, WG_ERR_ABI, "metadata has no integer \"abi\" version");
+        goto fail;
+    }
+    if (out->abi != WG_ABI_VERSION) {
+        st = fail(err, errlen, WG_ERR_ABI, "module ABI version %lld, this host supports %d",
+                  (long long)out->abi, WG_ABI_VERSION);
+        goto fail;
+    }
+    if (!(out->json = malloc(len + 1))) {
+        st = fail(err, errlen, WG_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    memcpy(out->json, text, len);
+    out->json[len] = 0;
+    out->name = dup_or_empty(wg_json_str(wg_json_get(j, "name")));
+    out->producer = dup_or_empty(wg_json_str(wg_json_get(j, "producer")));
+    out->compiler = dup_or_empty(wg_json_str(wg_json_get(j, "compiler")));
+    if (!out->name || !out->producer || !out->compiler) {
+        st = fail(err, errlen, WG_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    if (!opt_int(j, "opset", &out->opset) || !opt_int(j, "arena_bytes", &out->arena_bytes) ||
+        !opt_int(j, "weight_bytes", &out->weight_bytes) ||
+        !opt_int(j, "memory_bytes", &out->memory_bytes)) {
+        st = fail(err, errlen, WG_ERR_FORMAT,
+                  "metadata: opset, arena_bytes, weight_bytes and memory_bytes must be integers");
+        goto fail;
+    }
+    const wg_json *opts = wg_json_get(j, "options");
+    out->opt_level = -1;
+    if (opts) {
+        out->has_options = true;
+        const wg_json *simd = wg_json_get(opts, "simd"), *rsimd = wg_json_get(opts, "relaxed_simd");
+        if (opts->type != WG_JSON_OBJECT || (simd && !wg_json_bool(simd, &out->simd)) ||
+            (rsimd && !wg_json_bool(rsimd, &out->relaxed_simd)) ||
+            !opt_int(opts, "opt_level", &out->opt_level)) {
+            st = fail(err, errlen, WG_ERR_FORMAT,
+                      "metadata: \"options\" must be an object with booleans simd, relaxed_simd "
+                      "and an integer opt_level");
+            goto fail;
+        }
+    }
+    st = parse_tensors(wg_json_get(j, "inputs"), "inputs", &out->inputs, &out->n_inputs, err, errlen);
+    if (st)
+        goto fail;
+    st = parse_tensors(wg_json_get(j, "outputs"), "outputs", &out->outputs, &out->n_outputs, err,
+                       errlen);
+    if (st)
+        goto fail;
+    if (!out->n_outputs) {
+        st = fail(err, errlen, WG_ERR_FORMAT, "metadata: the model has no outputs");
+        goto fail;
+    }
+    wg_json_free(j);
+    return WG_OK;
+fail:
+    wg_json_free(j);
+    wgh_meta_free(out);
+    return st;
+}
+
+/* Checks that export name is a function of type (i32 x n_params) -> i32. */
+static wg_status check_func_export(const wgh_wasm *w, const char *name, uint32_t n_params,
+                                   char *err, size_t errlen)
+{
+    const wgh_export *e = wgh_wasm_export(w, name);
+    if (!e)
+        return fail(err, errlen, WG_ERR_ABI, "not a wasmgraph module: no export `%s`", name);
+    if (e->kind != WGH_EXT_FUNC)
+        return fail(err, errlen, WG_ERR_ABI, "export `%s` is a %s, expected a function", name,
+                    wgh_kind_name(e->kind));
+    const wgh_functype *t = wgh_wasm_func_type(w, e->index);
+    if (!t)
+        return fail(err, errlen, WG_ERR_FORMAT, "export `%s` names function %u, which has no type",
+                    name, e->index);
+    bool ok = t->n_params == n_params && t->n_results == 1 && t->results[0] == 0x7f;
+    for (uint32_t k = 0; ok && k < n_params; k++)
+        ok = t->params[k] == 0x7f;
+    if (!ok) {
+        char got[128];
+        return fail(err, errlen, WG_ERR_ABI, "export `%s` has type %s, expected %s", name,
+                    wgh_functype_str(t, got, sizeof got), n_params ? "(i32) -> (i32)" : "() -> (i32)");
+    }
+    return WG_OK;
+}
+
+wg_status wgh_inspect(const uint8_t *bytes, size_t len, uint64_t memory_limit,
+                      wgh_module_info *out, char *err, size_t errlen)
+{
+    wgh_wasm w;
+    memset(out, 0, sizeof *out);
+    wg_status st = wgh_wasm_scan(bytes, len, &w, err, errlen);
+    if (st)
+        return st;
+    if (!w.meta) {
+        st = fail(err, errlen, WG_ERR_ABI, "not a wasmgraph module: no `wasmgraph` custom section");
+        goto fail;
+    }
+    if (w.n_meta_sections > 1) {
+        st = fail(err, errlen, WG_ERR_ABI, "%d `wasmgraph` custom sections, expected one",
+                  w.n_meta_sections);
+        goto fail;
+    }
+    st = wgh_meta_parse((const char *)w.meta, w.meta_len, &out->meta, err, errlen);
+    if (st)
+        goto fail;
+    if (w.n_imports) {
+        st = fail(err, errlen, WG_ERR_ABI,
+                  "the module imports %s (a %s)%s; wasmgraph modules must have no imports",
+                  w.first_import, wgh_kind_name(w.first_import_kind),
+                  w.n_imports > 1 ? " and more" : "");
+        goto fail;
+    }
+    const wgh_export *mem = wgh_wasm_export(&w, "memory");
+    if (!mem) {
+        st = fail(err, errlen, WG_ERR_ABI, "not a wasmgraph module: no export `memory`");
+        goto fail;
+    }
+    if (mem->kind != WGH_EXT_MEMORY || !w.has_memory || mem->index != 0) {
+        st = fail(err, errlen, WG_ERR_ABI, "export `memory` is a %s, expected the module's memory",
+                  wgh_kind_name(mem->kind));
+        goto fail;
+    }
+    if (w.memory64 || w.memory_shared) {
+        st = fail(err, errlen, WG_ERR_ABI, "the module's memory is %s; ABI v1 needs a plain 32-bit memory",
+                  w.memory64 ? "64-bit" : "shared");
+        goto fail;
+    }
+    if ((st = check_func_export(&w, "wg_abi_version", 0, err, errlen)) ||
+        (st = check_func_export(&w, "wg_input_ptr", 1, err, errlen)) ||
+        (st = check_func_export(&w, "wg_output_ptr", 1, err, errlen)) ||
+        (st = check_func_export(&w, "wg_run", 0, err, errlen)))
+        goto fail;
+    if (memory_limit && w.memory_min_bytes > memory_limit) {
+        st = fail(err, errlen, WG_ERR_LIMIT,
+                  "the module needs %llu bytes of memory, more than the limit of %llu bytes",
+                  (unsigned long long)w.memory_min_bytes, (unsigned long long)memory_limit);
+        goto fail;
+    }
+    out->memory_min_bytes = w.memory_min_bytes;
+    out->memory_has_max = w.memory_has_max;
+    out->memory_max_bytes = w.memory_max_bytes;
+    out->file_bytes = len;
+    wgh_wasm_free(&w);
+    return WG_OK;
+fail:
+    wgh_wasm_free(&w);
+    wgh_meta_free(&out->meta);
+    return st;
+}
+
+void wgh_module_info_free(wgh_module_info *info)
+{
+    wgh_meta_free(&info->meta);
+    memset(info, 0, sizeof *info);
+}

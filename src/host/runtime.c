@@ -1,0 +1,206 @@
+/* runtime.c: the wasmtime engine, the per-runtime error buffer, the time-limit watchdog,
+ * and turning wasmtime errors and traps into statuses and messages. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_condattr_setclock */
+#endif
+#include "host.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+wg_status wgh_error(wg_runtime *rt, wg_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rt->err, sizeof rt->err, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+/* Copies a wasm byte vector's text (first line only) into buf. */
+static void first_line(const wasm_byte_vec_t *v, char *buf, size_t len)
+{
+    size_t n = 0;
+    while (n < v->size && n + 1 < len && v->data[n] && v->data[n] != '\n') {
+        buf[n] = v->data[n];
+        n++;
+    }
+    buf[n] = 0;
+}
+
+wg_status wgh_wasmtime_error(wg_runtime *rt, wg_status st, wasmtime_error_t *e, const char *prefix)
+{
+    wasm_byte_vec_t msg;
+    char text[600];
+    wasmtime_error_message(e, &msg);
+    first_line(&msg, text, sizeof text);
+    wasm_byte_vec_delete(&msg);
+    wasmtime_error_delete(e);
+    return wgh_error(rt, st, "%s: %s", prefix, text);
+}
+
+static const char *trap_code_name(wasmtime_trap_code_t code)
+{
+    switch (code) {
+    case WASMTIME_TRAP_CODE_STACK_OVERFLOW: return "stack overflow";
+    case WASMTIME_TRAP_CODE_MEMORY_OUT_OF_BOUNDS: return "out of bounds memory access";
+    case WASMTIME_TRAP_CODE_HEAP_MISALIGNED: return "misaligned memory access";
+    case WASMTIME_TRAP_CODE_TABLE_OUT_OF_BOUNDS: return "out of bounds table access";
+    case WASMTIME_TRAP_CODE_INDIRECT_CALL_TO_NULL: return "indirect call to null";
+    case WASMTIME_TRAP_CODE_BAD_SIGNATURE: return "indirect call signature mismatch";
+    case WASMTIME_TRAP_CODE_INTEGER_OVERFLOW: return "integer overflow";
+    case WASMTIME_TRAP_CODE_INTEGER_DIVISION_BY_ZERO: return "integer division by zero";
+    case WASMTIME_TRAP_CODE_BAD_CONVERSION_TO_INTEGER: return "invalid conversion to integer";
+    case WASMTIME_TRAP_CODE_UNREACHABLE_CODE_REACHED: return "unreachable executed";
+    case WASMTIME_TRAP_CODE_INTERRUPT: return "interrupted";
+    case WASMTIME_TRAP_CODE_OUT_OF_FUEL: return "out of fuel";
+    default: return "trap";
+    }
+}
+
+wg_status wgh_trap_error(wg_runtime *rt, wasm_trap_t *trap, const char *model, const char *func)
+{
+    wasmtime_trap_code_t code;
+    bool has_code = wasmtime_trap_code(trap, &code);
+    wasm_message_t msg;
+    char text[600];
+    wasm_trap_message(trap, &msg);
+    first_line(&msg, text, sizeof text);
+    wasm_byte_vec_delete(&msg);
+    wasm_trap_delete(trap);
+    if (has_code && code == WASMTIME_TRAP_CODE_INTERRUPT && rt->opts.time_limit_ms)
+        return wgh_error(rt, WG_ERR_LIMIT, "%s: %s: run exceeded the time limit of %llu ms", model,
+                         func, (unsigned long long)rt->opts.time_limit_ms);
+    return wgh_error(rt, WG_ERR_TRAP, "%s: %s trapped: %s (%s)", model, func,
+                     has_code ? trap_code_name(code) : "trap", text);
+}
+
+static void *watchdog_main(void *arg)
+{
+    wg_runtime *rt = arg;
+    pthread_mutex_lock(&rt->mu);
+    while (!rt->stop) {
+        if (!rt->active_runs) {
+            pthread_cond_wait(&rt->cv, &rt->mu);
+            continue;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t ns = (uint64_t)ts.tv_nsec + rt->tick_ms * 1000000u;
+        ts.tv_sec += (time_t)(ns / 1000000000u);
+        ts.tv_nsec = (long)(ns % 1000000000u);
+        int rc = pthread_cond_timedwait(&rt->cv, &rt->mu, &ts);
+        if (rc == ETIMEDOUT && rt->active_runs)
+            wasmtime_engine_increment_epoch(rt->engine);
+    }
+    pthread_mutex_unlock(&rt->mu);
+    return NULL;
+}
+
+/* Starts the watchdog; false when a pthread call fails (then nothing is left to clean). */
+static bool watchdog_start(wg_runtime *rt)
+{
+    pthread_condattr_t ca;
+    if (pthread_condattr_init(&ca))
+        return false;
+    bool ok = !pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) && !pthread_cond_init(&rt->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (!ok)
+        return false;
+    if (pthread_mutex_init(&rt->mu, NULL)) {
+        pthread_cond_destroy(&rt->cv);
+        return false;
+    }
+    if (pthread_create(&rt->watchdog, NULL, watchdog_main, rt)) {
+        pthread_mutex_destroy(&rt->mu);
+        pthread_cond_destroy(&rt->cv);
+        return false;
+    }
+    rt->has_watchdog = true;
+    return true;
+}
+
+void wgh_run_begin(wg_runtime *rt, wasmtime_context_t *ctx)
+{
+    if (!rt->has_watchdog)
+        return;
+    pthread_mutex_lock(&rt->mu);
+    wasmtime_context_set_epoch_deadline(ctx, rt->deadline_ticks);
+    rt->active_runs++;
+    pthread_cond_signal(&rt->cv);
+    pthread_mutex_unlock(&rt->mu);
+}
+
+void wgh_run_end(wg_runtime *rt)
+{
+    if (!rt->has_watchdog)
+        return;
+    pthread_mutex_lock(&rt->mu);
+    rt->active_runs--;
+    pthread_mutex_unlock(&rt->mu);
+}
+
+wg_status wg_runtime_new(const wg_runtime_options *opts, wg_runtime **out)
+{
+    wg_runtime *rt = calloc(1, sizeof *rt);
+    *out = NULL;
+    if (!rt)
+        return WG_ERR_NOMEM;
+    if (opts)
+        rt->opts = *opts;
+    wasm_config_t *cfg = wasm_config_new();
+    if (!cfg)
+        goto nomem;
+    wasmtime_config_strategy_set(cfg, WASMTIME_STRATEGY_CRANELIFT);
+    wasmtime_config_cranelift_opt_level_set(cfg, WASMTIME_OPT_LEVEL_SPEED);
+    wasmtime_config_wasm_simd_set(cfg, true);
+    wasmtime_config_wasm_relaxed_simd_set(cfg, true);
+    /* Epoch checks cost a little on every loop back-edge: only with a time limit. */
+    wasmtime_config_epoch_interruption_set(cfg, rt->opts.time_limit_ms > 0);
+    rt->engine = wasm_engine_new_with_config(cfg); /* takes cfg */
+    if (!rt->engine)
+        goto nomem;
+    if (rt->opts.time_limit_ms) {
+        /* Ticks of about a twentieth of the limit (1..50 ms): the run stops between
+         * limit and limit + one tick after it starts. */
+        uint64_t tick = rt->opts.time_limit_ms / 20;
+        rt->tick_ms = tick < 1 ? 1 : tick > 50 ? 50 : tick;
+        rt->deadline_ticks = (rt->opts.time_limit_ms + rt->tick_ms - 1) / rt->tick_ms + 1;
+        if (!watchdog_start(rt)) {
+            wasm_engine_delete(rt->engine);
+            free(rt);
+            return WG_ERR_ENGINE;
+        }
+    }
+    *out = rt;
+    return WG_OK;
+nomem:
+    free(rt);
+    return WG_ERR_NOMEM;
+}
+
+void wg_runtime_free(wg_runtime *rt)
+{
+    if (!rt)
+        return;
+    if (rt->has_watchdog) {
+        pthread_mutex_lock(&rt->mu);
+        rt->stop = true;
+        pthread_cond_signal(&rt->cv);
+        pthread_mutex_unlock(&rt->mu);
+        pthread_join(rt->watchdog, NULL);
+        pthread_mutex_destroy(&rt->mu);
+        pthread_cond_destroy(&rt->cv);
+    }
+    wasm_engine_delete(rt->engine);
+    free(rt);
+}
+
+const char *wg_last_error(const wg_runtime *rt)
+{
+    return rt ? rt->err : "no runtime";
+}

@@ -1,0 +1,176 @@
+/* session.c: one instance of a model: its store, exports and tensor addresses. */
+#include "host.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Looks up a function export (its type was checked by inspect.c before compiling). */
+static wg_status get_func(wg_session *s, const char *name, wasmtime_func_t *out)
+{
+    wasmtime_extern_t ext;
+    if (!wasmtime_instance_export_get(s->ctx, &s->instance, name, strlen(name), &ext))
+        return wgh_error(s->m->rt, WG_ERR_ABI, "%s: no export `%s`", s->m->name, name);
+    if (ext.kind != WASMTIME_EXTERN_FUNC) {
+        wasmtime_extern_delete(&ext);
+        return wgh_error(s->m->rt, WG_ERR_ABI, "%s: export `%s` is not a function", s->m->name, name);
+    }
+    *out = ext.of.func;
+    return WG_OK;
+}
+
+/* Calls an export with 0 or 1 i32 argument, giving its i32 result. */
+static wg_status call_i32(wg_session *s, const wasmtime_func_t *f, const char *fname, bool has_arg,
+                          int32_t arg, int32_t *result)
+{
+    wg_runtime *rt = s->m->rt;
+    wasmtime_val_t a = {.kind = WASMTIME_I32, .of.i32 = arg}, r;
+    wasm_trap_t *trap = NULL;
+    wgh_run_begin(rt, s->ctx);
+    wasmtime_error_t *e = wasmtime_func_call(s->ctx, f, &a, has_arg ? 1 : 0, &r, 1, &trap);
+    wgh_run_end(rt);
+    if (e) {
+        char prefix[600];
+        snprintf(prefix, sizeof prefix, "%s: calling %s failed", s->m->name, fname);
+        return wgh_wasmtime_error(rt, WG_ERR_ENGINE, e, prefix);
+    }
+    if (trap)
+        return wgh_trap_error(rt, trap, s->m->name, fname);
+    if (r.kind != WASMTIME_I32)
+        return wgh_error(rt, WG_ERR_ABI, "%s: %s did not return an i32", s->m->name, fname);
+    *result = r.of.i32;
+    return WG_OK;
+}
+
+/* Gets the address of tensor i (input or output) and checks it lies inside memory. */
+static wg_status tensor_addr(wg_session *s, const char *fname, size_t i, const wg_tensor_info *t,
+                             uint32_t *out)
+{
+    wasmtime_func_t f;
+    int32_t ptr;
+    wg_status st = get_func(s, fname, &f);
+    if (!st)
+        st = call_i32(s, &f, fname, true, (int32_t)i, &ptr);
+    if (st)
+        return st;
+    uint64_t mem = wasmtime_memory_data_size(s->ctx, &s->memory);
+    uint64_t p = (uint32_t)ptr;
+    if (p + t->bytes > mem)
+        return wgh_error(s->m->rt, WG_ERR_ABI,
+                         "%s: %s(%zu) = %llu, so tensor '%s' (%zu bytes) would end at byte %llu, "
+                         "past the end of memory (%llu bytes): the metadata does not match the "
+                         "module",
+                         s->m->name, fname, i, (unsigned long long)p, t->name, t->bytes,
+                         (unsigned long long)(p + t->bytes), (unsigned long long)mem);
+    *out = (uint32_t)p;
+    return WG_OK;
+}
+
+wg_status wg_session_new(wg_model *m, wg_session **out)
+{
+    wg_runtime *rt = m->rt;
+    wg_status st;
+    wasm_trap_t *trap = NULL;
+    wasmtime_extern_t ext;
+    wasmtime_func_t f;
+    int32_t version;
+    *out = NULL;
+    wg_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return wgh_error(rt, WG_ERR_NOMEM, "%s: out of memory", m->name);
+    s->m = m;
+    s->in_off = calloc(m->info.meta.n_inputs + 1, sizeof *s->in_off);
+    s->out_off = calloc(m->info.meta.n_outputs + 1, sizeof *s->out_off);
+    s->store = wasmtime_store_new(rt->engine, NULL, NULL);
+    if (!s->in_off || !s->out_off || !s->store) {
+        st = wgh_error(rt, WG_ERR_NOMEM, "%s: out of memory creating a session", m->name);
+        goto fail;
+    }
+    s->ctx = wasmtime_store_context(s->store);
+    if (rt->opts.memory_limit_bytes)
+        wasmtime_store_limiter(s->store, (int64_t)rt->opts.memory_limit_bytes, -1, -1, -1, -1);
+    /* With epoch interruption on, a store starts with deadline 0 (trap at once): give calls
+     * outside wg_session_run plenty of room; the watchdog only ticks during calls. */
+    if (rt->has_watchdog)
+        wasmtime_context_set_epoch_deadline(s->ctx, UINT64_C(1) << 40);
+    wgh_run_begin(rt, s->ctx);
+    wasmtime_error_t *e = wasmtime_instance_new(s->ctx, m->module, NULL, 0, &s->instance, &trap);
+    wgh_run_end(rt);
+    if (e) {
+        char prefix[600];
+        snprintf(prefix, sizeof prefix, "%s: cannot instantiate", m->name);
+        st = wgh_wasmtime_error(rt, rt->opts.memory_limit_bytes ? WG_ERR_LIMIT : WG_ERR_ENGINE, e,
+                                prefix);
+        goto fail;
+    }
+    if (trap) {
+        st = wgh_trap_error(rt, trap, m->name, "instantiation");
+        goto fail;
+    }
+    if (!wasmtime_instance_export_get(s->ctx, &s->instance, "memory", 6, &ext) ||
+        ext.kind != WASMTIME_EXTERN_MEMORY) {
+        st = wgh_error(rt, WG_ERR_ABI, "%s: no memory export `memory`", m->name);
+        goto fail;
+    }
+    s->memory = ext.of.memory;
+    if ((st = get_func(s, "wg_abi_version", &f)) ||
+        (st = call_i32(s, &f, "wg_abi_version", false, 0, &version)))
+        goto fail;
+    if (version != m->info.meta.abi) {
+        st = wgh_error(rt, WG_ERR_ABI,
+                       "%s: wg_abi_version() returns %d but the metadata says ABI %lld", m->name,
+                       version, (long long)m->info.meta.abi);
+        goto fail;
+    }
+    for (size_t i = 0; i < m->info.meta.n_inputs; i++)
+        if ((st = tensor_addr(s, "wg_input_ptr", i, &m->info.meta.inputs[i], &s->in_off[i])))
+            goto fail;
+    for (size_t i = 0; i < m->info.meta.n_outputs; i++)
+        if ((st = tensor_addr(s, "wg_output_ptr", i, &m->info.meta.outputs[i], &s->out_off[i])))
+            goto fail;
+    if ((st = get_func(s, "wg_run", &s->run)))
+        goto fail;
+    rt->err[0] = 0;
+    *out = s;
+    return WG_OK;
+fail:
+    wg_session_free(s);
+    return st;
+}
+
+void wg_session_free(wg_session *s)
+{
+    if (!s)
+        return;
+    if (s->store)
+        wasmtime_store_delete(s->store);
+    free(s->in_off);
+    free(s->out_off);
+    free(s);
+}
+
+void *wg_session_input(wg_session *s, size_t i)
+{
+    if (i >= s->m->info.meta.n_inputs)
+        return NULL;
+    /* Fetched every time: the data pointer would move if the memory ever grew. */
+    return wasmtime_memory_data(s->ctx, &s->memory) + s->in_off[i];
+}
+
+const void *wg_session_output(wg_session *s, size_t i)
+{
+    if (i >= s->m->info.meta.n_outputs)
+        return NULL;
+    return wasmtime_memory_data(s->ctx, &s->memory) + s->out_off[i];
+}
+
+wg_status wg_session_run(wg_session *s)
+{
+    int32_t status;
+    wg_status st = call_i32(s, &s->run, "wg_run", false, 0, &status);
+    if (st)
+        return st;
+    if (status)
+        return wgh_error(s->m->rt, WG_ERR_TRAP, "%s: wg_run returned status %d", s->m->name, status);
+    return WG_OK;
+}

@@ -1,0 +1,365 @@
+/* graph.c: construction, lookup and teardown of the IR graph (see ir.h). */
+#include "ir.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+wgc_graph *wgc_graph_new(void)
+{
+    return calloc(1, sizeof(wgc_graph));
+}
+
+static void value_free(wgc_value *v)
+{
+    if (v) {
+        free(v->data);
+        free(v);
+    }
+}
+
+static void attr_free(wgc_attr *a)
+{
+    free(a->name);
+    free(a->s);
+    free(a->floats);
+    free(a->ints);
+    value_free(a->t);
+}
+
+void wgc_graph_free(wgc_graph *g)
+{
+    if (!g)
+        return;
+    for (int i = 0; i < g->n_tensors; i++) {
+        free(g->tensors[i].name);
+        if (g->tensors[i].owns_data)
+            free(g->tensors[i].data);
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        wgc_node *n = &g->nodes[i];
+        free(n->name);
+        free(n->op_type);
+        free(n->domain);
+        free(n->inputs);
+        free(n->outputs);
+        for (int a = 0; a < n->n_attrs; a++)
+            attr_free(&n->attrs[a]);
+        free(n->attrs);
+    }
+    free(g->tensors);
+    free(g->nodes);
+    free(g->inputs);
+    free(g->outputs);
+    free(g->name);
+    free(g->producer);
+    if (g->map)
+        munmap(g->map, g->map_len);
+    free(g);
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+int wgc_tensor_find(const wgc_graph *g, const char *name)
+{
+    /* Linear search is fine for a few thousand tensors; the reader keeps its own hash. */
+    for (int i = 0; i < g->n_tensors; i++)
+        if (!strcmp(g->tensors[i].name, name))
+            return i;
+    return -1;
+}
+
+int wgc_tensor_add(wgc_graph *g, const char *name)
+{
+    if (g->n_tensors == g->cap_tensors) {
+        int nc = g->cap_tensors ? g->cap_tensors * 2 : 64;
+        wgc_tensor *nt = realloc(g->tensors, (size_t)nc * sizeof *nt);
+        if (!nt)
+            return -1;
+        g->tensors = nt;
+        g->cap_tensors = nc;
+    }
+    wgc_tensor *t = &g->tensors[g->n_tensors];
+    memset(t, 0, sizeof *t);
+    t->name = dup_str(name);
+    if (!t->name)
+        return -1;
+    t->producer = -1;
+    t->addr = -1;
+    return g->n_tensors++;
+}
+
+int wgc_tensor_get(wgc_graph *g, const char *name)
+{
+    int t = wgc_tensor_find(g, name);
+    return t >= 0 ? t : wgc_tensor_add(g, name);
+}
+
+void wgc_tensor_set_const(wgc_graph *g, int t, int dtype, const wgc_shape *shape, void *data)
+{
+    wgc_tensor *x = &g->tensors[t];
+    if (x->owns_data && x->data != data)
+        free(x->data);
+    x->data = data;
+    x->owns_data = true;
+    x->dtype = dtype;
+    x->shape = *shape;
+    x->has_shape = true;
+}
+
+int wgc_node_add(wgc_graph *g, const char *name, const char *op_type, const char *domain,
+                 const int *inputs, int n_inputs, const int *outputs, int n_outputs)
+{
+    if (g->n_nodes == g->cap_nodes) {
+        int nc = g->cap_nodes ? g->cap_nodes * 2 : 64;
+        wgc_node *nn = realloc(g->nodes, (size_t)nc * sizeof *nn);
+        if (!nn)
+            return -1;
+        g->nodes = nn;
+        g->cap_nodes = nc;
+    }
+    wgc_node *n = &g->nodes[g->n_nodes];
+    memset(n, 0, sizeof *n);
+    n->residual = -1;
+    n->act_min = -INFINITY;
+    n->act_max = INFINITY;
+    n->name = dup_str(name);
+    n->op_type = dup_str(op_type);
+    n->domain = dup_str(domain ? domain : "");
+    n->inputs = malloc(sizeof(int) * (size_t)(n_inputs ? n_inputs : 1));
+    n->outputs = malloc(sizeof(int) * (size_t)(n_outputs ? n_outputs : 1));
+    if (!n->name || !n->op_type || !n->domain || !n->inputs || !n->outputs) {
+        free(n->name);
+        free(n->op_type);
+        free(n->domain);
+        free(n->inputs);
+        free(n->outputs);
+        return -1;
+    }
+    if (n_inputs)
+        memcpy(n->inputs, inputs, sizeof(int) * (size_t)n_inputs);
+    if (n_outputs)
+        memcpy(n->outputs, outputs, sizeof(int) * (size_t)n_outputs);
+    n->n_inputs = n_inputs;
+    n->n_outputs = n_outputs;
+    n->op = wgc_op_lookup(n->domain, op_type);
+    n->opset = g->opset;
+    return g->n_nodes++;
+}
+
+wgc_attr *wgc_attr_add(wgc_graph *g, int node, const char *name, int type)
+{
+    wgc_node *n = &g->nodes[node];
+    wgc_attr *na = realloc(n->attrs, (size_t)(n->n_attrs + 1) * sizeof *na);
+    if (!na)
+        return NULL;
+    n->attrs = na;
+    wgc_attr *a = &na[n->n_attrs];
+    memset(a, 0, sizeof *a);
+    a->name = dup_str(name);
+    if (!a->name)
+        return NULL;
+    a->type = type;
+    n->n_attrs++;
+    return a;
+}
+
+const wgc_attr *wgc_attr_find(const wgc_node *n, const char *name)
+{
+    for (int i = 0; i < n->n_attrs; i++)
+        if (!strcmp(n->attrs[i].name, name))
+            return &n->attrs[i];
+    return NULL;
+}
+
+int64_t wgc_attr_int(const wgc_node *n, const char *name, int64_t dflt)
+{
+    const wgc_attr *a = wgc_attr_find(n, name);
+    return a && a->type == WGC_ATTR_INT ? a->i : dflt;
+}
+
+float wgc_attr_float(const wgc_node *n, const char *name, float dflt)
+{
+    const wgc_attr *a = wgc_attr_find(n, name);
+    if (!a)
+        return dflt;
+    if (a->type == WGC_ATTR_FLOAT)
+        return a->f;
+    if (a->type == WGC_ATTR_INT)
+        return (float)a->i;
+    return dflt;
+}
+
+const char *wgc_attr_str(const wgc_node *n, const char *name, const char *dflt)
+{
+    const wgc_attr *a = wgc_attr_find(n, name);
+    return a && a->type == WGC_ATTR_STRING && a->s ? a->s : dflt;
+}
+
+const int64_t *wgc_attr_ints(const wgc_node *n, const char *name, size_t *count)
+{
+    const wgc_attr *a = wgc_attr_find(n, name);
+    if (!a || a->type != WGC_ATTR_INTS) {
+        *count = 0;
+        return NULL;
+    }
+    *count = a->n;
+    return a->ints;
+}
+
+const float *wgc_attr_floats(const wgc_node *n, const char *name, size_t *count)
+{
+    const wgc_attr *a = wgc_attr_find(n, name);
+    if (!a || a->type != WGC_ATTR_FLOATS) {
+        *count = 0;
+        return NULL;
+    }
+    *count = a->n;
+    return a->floats;
+}
+
+wgc_tensor *wgc_in(wgc_graph *g, const wgc_node *n, int i)
+{
+    if (i < 0 || i >= n->n_inputs || n->inputs[i] < 0)
+        return NULL;
+    return &g->tensors[n->inputs[i]];
+}
+
+wgc_tensor *wgc_out(wgc_graph *g, const wgc_node *n, int i)
+{
+    if (i < 0 || i >= n->n_outputs || n->outputs[i] < 0)
+        return NULL;
+    return &g->tensors[n->outputs[i]];
+}
+
+wg_status wgc_error(wgc_graph *g, const wgc_node *n, wg_status st, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (n)
+        snprintf(g->err, sizeof g->err, "node '%s' (%s): %s", n->name, n->op_type, msg);
+    else
+        snprintf(g->err, sizeof g->err, "%s", msg);
+    return st;
+}
+
+int64_t wgc_numel(const wgc_shape *s)
+{
+    int64_t n = 1;
+    for (int i = 0; i < s->rank; i++)
+        n *= s->dims[i];
+    return n;
+}
+
+bool wgc_numel_checked(const wgc_shape *s, int64_t *out)
+{
+    const int64_t limit = (int64_t)1 << 40;
+    int64_t n = 1;
+    if (s->rank < 0 || s->rank > WG_MAX_RANK)
+        return false;
+    for (int i = 0; i < s->rank; i++) {
+        int64_t d = s->dims[i];
+        if (d < 0)
+            return false;
+        if (d && n > limit / d)
+            return false;
+        n *= d;
+    }
+    *out = n;
+    return true;
+}
+
+const char *wgc_shape_str(const wgc_shape *s, char *buf, size_t len)
+{
+    if (!len)
+        return buf;
+    if (s->rank == 0) {
+        snprintf(buf, len, "scalar");
+        return buf;
+    }
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < s->rank && used < len; i++) {
+        int w = snprintf(buf + used, len - used, i ? "x%lld" : "%lld", (long long)s->dims[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    return buf;
+}
+
+bool wgc_broadcast(const wgc_shape *a, const wgc_shape *b, wgc_shape *out)
+{
+    int r = a->rank > b->rank ? a->rank : b->rank;
+    wgc_shape o = {.rank = r};
+    for (int i = 0; i < r; i++) {
+        int ia = i - (r - a->rank), ib = i - (r - b->rank);
+        int64_t da = ia >= 0 ? a->dims[ia] : 1;
+        int64_t db = ib >= 0 ? b->dims[ib] : 1;
+        if (da == db || db == 1)
+            o.dims[i] = da;
+        else if (da == 1)
+            o.dims[i] = db;
+        else
+            return false;
+    }
+    *out = o;
+    return true;
+}
+
+bool wgc_shape_eq(const wgc_shape *a, const wgc_shape *b)
+{
+    if (a->rank != b->rank)
+        return false;
+    for (int i = 0; i < a->rank; i++)
+        if (a->dims[i] != b->dims[i])
+            return false;
+    return true;
+}
+
+void wgc_graph_count_uses(wgc_graph *g)
+{
+    for (int t = 0; t < g->n_tensors; t++)
+        g->tensors[t].n_uses = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const wgc_node *n = &g->nodes[i];
+        if (n->dead)
+            continue;
+        for (int k = 0; k < n->n_inputs; k++)
+            if (n->inputs[k] >= 0)
+                g->tensors[n->inputs[k]].n_uses++;
+        if (n->residual >= 0)
+            g->tensors[n->residual].n_uses++;
+    }
+    for (int k = 0; k < g->n_outputs; k++)
+        g->tensors[g->outputs[k]].n_uses++;
+}
+
+int64_t wgc_const_int(const wgc_tensor *t, int64_t i)
+{
+    const void *d = t->data;
+    switch (t->dtype) {
+    case WG_DT_INT64: return ((const int64_t *)d)[i];
+    case WG_DT_INT32: return ((const int32_t *)d)[i];
+    case WG_DT_INT16: return ((const int16_t *)d)[i];
+    case WG_DT_INT8: return ((const int8_t *)d)[i];
+    case WG_DT_UINT8: return ((const uint8_t *)d)[i];
+    case WG_DT_UINT16: return ((const uint16_t *)d)[i];
+    case WG_DT_UINT32: return ((const uint32_t *)d)[i];
+    case WG_DT_UINT64: return (int64_t)((const uint64_t *)d)[i];
+    case WG_DT_BOOL: return ((const uint8_t *)d)[i] != 0;
+    default: return 0;
+    }
+}

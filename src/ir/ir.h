@@ -1,0 +1,172 @@
+/*
+ * ir.h: the compiler's graph: tensors, nodes, attributes.
+ *
+ * Tensors and nodes live in two growable arrays of the graph and refer to each other
+ * by index (never by pointer: the arrays move when they grow). A tensor is a graph
+ * input, an intermediate value, or a constant (data != NULL). Shape inference gives
+ * every tensor a dtype and a concrete shape; constant folding turns a node whose inputs
+ * are all constant into constant outputs and marks the node dead.
+ *
+ * Every failure is reported through wgc_error(), which formats the message into g->err
+ * with the node's name and op type, and returns the status to propagate.
+ */
+#ifndef WGC_IR_H
+#define WGC_IR_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/dtype.h"
+#include "wasmgraph.h"
+
+typedef enum wgc_op {
+#define WG_OP(e, name, stem) WGC_OP_##e,
+#include "ops.def"
+#undef WG_OP
+    WGC_OP_COUNT, /* also "unknown": an op type we do not support */
+} wgc_op;
+
+/* The ONNX op type name of op, or NULL for WGC_OP_COUNT. */
+const char *wgc_op_name(wgc_op op);
+/* The op for an ONNX (domain, op_type); WGC_OP_COUNT when unsupported. */
+wgc_op wgc_op_lookup(const char *domain, const char *op_type);
+
+typedef struct wgc_shape {
+    int rank;
+    int64_t dims[WG_MAX_RANK];
+} wgc_shape;
+
+typedef struct wgc_tensor {
+    char *name;
+    int dtype;          /* wg_dtype; WG_DT_UNDEFINED until known */
+    wgc_shape shape;
+    bool has_shape;     /* false until shape inference sets it */
+    bool is_input;      /* a graph input (not an initializer) */
+    bool is_output;     /* a graph output */
+    void *data;         /* constant value, dense row-major little-endian; NULL if not constant */
+    bool owns_data;     /* data was malloc'ed by us; else it points into the mapped model */
+    int producer;       /* index of the node that writes it, -1 for inputs and constants */
+    int n_uses;         /* live nodes reading it (wgc_graph_count_uses) */
+    int64_t addr;       /* byte address in module memory (memory plan), -1 when none */
+} wgc_tensor;
+
+/* ONNX AttributeProto.AttributeType numbers. */
+enum {
+    WGC_ATTR_FLOAT = 1, WGC_ATTR_INT = 2, WGC_ATTR_STRING = 3, WGC_ATTR_TENSOR = 4,
+    WGC_ATTR_GRAPH = 5, WGC_ATTR_FLOATS = 6, WGC_ATTR_INTS = 7, WGC_ATTR_STRINGS = 8,
+    WGC_ATTR_TENSORS = 9, WGC_ATTR_GRAPHS = 10,
+};
+
+/* A constant tensor value held by an attribute (Constant's `value`, ConstantOfShape's `value`). */
+typedef struct wgc_value {
+    int dtype;
+    wgc_shape shape;
+    void *data; /* owned, malloc'ed, numel * dtype size bytes */
+} wgc_value;
+
+typedef struct wgc_attr {
+    char *name;
+    int type;       /* WGC_ATTR_* */
+    float f;
+    int64_t i;
+    char *s;        /* STRING: owned, NUL-terminated copy (s_len bytes before the NUL) */
+    size_t s_len;
+    float *floats;  /* FLOATS, owned */
+    int64_t *ints;  /* INTS, owned */
+    size_t n;       /* element count of floats/ints */
+    wgc_value *t;   /* TENSOR, owned */
+} wgc_attr;
+
+/* Activation fused into a producer's epilogue (set by passes, read by emitters). */
+typedef enum wgc_act { WGC_ACT_NONE = 0, WGC_ACT_RELU, WGC_ACT_CLIP } wgc_act;
+
+typedef struct wgc_node {
+    wgc_op op;
+    char *name;       /* never NULL: the reader names anonymous nodes "<op_type>_<index>" */
+    char *op_type;
+    char *domain;     /* "" for the default ONNX domain */
+    int opset;        /* opset version of the node's domain */
+    int *inputs;      /* tensor indices; -1 for an omitted optional input */
+    int n_inputs;
+    int *outputs;     /* tensor indices; -1 for an omitted optional output */
+    int n_outputs;
+    wgc_attr *attrs;
+    int n_attrs;
+    bool dead;        /* removed by a pass or folded; skipped everywhere after */
+    /* Epilogue fusion: y = act(op(x) [+ residual]), act_min/max bound CLIP. */
+    wgc_act act;
+    float act_min, act_max;
+    int residual;     /* tensor index added before the activation, -1 for none */
+} wgc_node;
+
+typedef struct wgc_graph {
+    wgc_tensor *tensors;
+    int n_tensors, cap_tensors;
+    wgc_node *nodes;   /* in topological order once the reader returns */
+    int n_nodes, cap_nodes;
+    int *inputs;       /* graph inputs (tensor indices), initializers excluded */
+    int n_inputs;
+    int *outputs;
+    int n_outputs;
+    char *name;
+    char *producer;
+    int64_t ir_version;
+    int opset;         /* default-domain opset */
+    void *map;         /* the mapped model file, kept while constants point into it */
+    size_t map_len;
+    char err[1024];    /* last error message */
+} wgc_graph;
+
+wgc_graph *wgc_graph_new(void);
+void wgc_graph_free(wgc_graph *g);
+
+/* Index of the tensor called name, or -1. */
+int wgc_tensor_find(const wgc_graph *g, const char *name);
+/* Index of a new tensor called name (copied), or -1 when out of memory. */
+int wgc_tensor_add(wgc_graph *g, const char *name);
+/* Index of the existing tensor or a new one; -1 when out of memory. */
+int wgc_tensor_get(wgc_graph *g, const char *name);
+/* Makes tensor t a constant owning data (malloc'ed; taken over even on failure). */
+void wgc_tensor_set_const(wgc_graph *g, int t, int dtype, const wgc_shape *shape, void *data);
+
+/* Appends a node (name/op_type/domain copied); returns its index or -1. Inputs and
+ * outputs are given as tensor indices; the arrays are copied. */
+int wgc_node_add(wgc_graph *g, const char *name, const char *op_type, const char *domain,
+                 const int *inputs, int n_inputs, const int *outputs, int n_outputs);
+/* Adds an attribute to node n; returns it (zeroed apart from name and type) or NULL. */
+wgc_attr *wgc_attr_add(wgc_graph *g, int n, const char *name, int type);
+
+const wgc_attr *wgc_attr_find(const wgc_node *n, const char *name);
+int64_t wgc_attr_int(const wgc_node *n, const char *name, int64_t dflt);
+float wgc_attr_float(const wgc_node *n, const char *name, float dflt);
+const char *wgc_attr_str(const wgc_node *n, const char *name, const char *dflt);
+/* INTS attribute: its values and count, or NULL/0 when absent. */
+const int64_t *wgc_attr_ints(const wgc_node *n, const char *name, size_t *count);
+const float *wgc_attr_floats(const wgc_node *n, const char *name, size_t *count);
+
+/* Convenience accessors. Input/output i of node n as a tensor, or NULL when omitted. */
+wgc_tensor *wgc_in(wgc_graph *g, const wgc_node *n, int i);
+wgc_tensor *wgc_out(wgc_graph *g, const wgc_node *n, int i);
+
+/* Writes "node 'NAME' (OpType): <message>" (or just the message when n is NULL) into
+ * g->err and returns st. */
+wg_status wgc_error(wgc_graph *g, const wgc_node *n, wg_status st, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Shapes. */
+int64_t wgc_numel(const wgc_shape *s);
+/* Product of dims with overflow check; false when it exceeds 2^40 elements or a dim < 0. */
+bool wgc_numel_checked(const wgc_shape *s, int64_t *out);
+/* "1x3x224x224" (scalar: "scalar") into buf. */
+const char *wgc_shape_str(const wgc_shape *s, char *buf, size_t len);
+/* Numpy-style broadcast of a and b into out; false when incompatible. */
+bool wgc_broadcast(const wgc_shape *a, const wgc_shape *b, wgc_shape *out);
+bool wgc_shape_eq(const wgc_shape *a, const wgc_shape *b);
+/* Sets n_uses of every tensor from the live nodes and graph outputs. */
+void wgc_graph_count_uses(wgc_graph *g);
+/* Reads element i of a constant integer tensor (any integer dtype) as int64. */
+int64_t wgc_const_int(const wgc_tensor *t, int64_t i);
+
+#endif

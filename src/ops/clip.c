@@ -1,0 +1,122 @@
+/*
+ * clip.c: Clip. Opset < 11 takes min/max attributes; opset >= 11 takes optional min and
+ * max inputs, which must be constant (scalars) for us: the bounds are compiled into the
+ * call. Float32 runs in the module; other dtypes fold when the input is constant.
+ */
+#include <float.h>
+#include <math.h>
+
+#include "elem.h"
+#include "lower.h"
+
+static wg_status clip_infer(wgc_graph *g, wgc_node *n)
+{
+    wg_status st = wgc_check_arity(g, n, 1, n->opset >= 11 ? 3 : 1, 1, 1);
+    if (!st)
+        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    for (int i = 1; i < n->n_inputs; i++) {
+        const wgc_tensor *b = wgc_in(g, n, i);
+        if (!b)
+            continue;
+        if ((st = wgc_check_input(g, n, i, NULL)))
+            return st;
+        if (b->dtype != x->dtype || wgc_numel(&b->shape) != 1)
+            return wgc_error(g, n, WG_ERR_INVALID,
+                             "%s bound '%s' must be a scalar of the input dtype %s",
+                             i == 1 ? "min" : "max", b->name, wg_dtype_name(x->dtype));
+    }
+    wgc_set_output(g, n, 0, x->dtype, &x->shape);
+    return WG_OK;
+}
+
+/* The bounds as doubles; WG_ERR_UNSUPPORTED when a bound input is not constant. */
+static wg_status clip_bounds(wgc_graph *g, const wgc_node *n, double *lo, double *hi)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    bool fl = wg_dtype_is_float(x->dtype);
+    *lo = fl ? -INFINITY : -1e300;
+    *hi = fl ? INFINITY : 1e300;
+    if (n->opset < 11) {
+        *lo = wgc_attr_float(n, "min", -FLT_MAX);
+        *hi = wgc_attr_float(n, "max", FLT_MAX);
+        return WG_OK;
+    }
+    for (int i = 1; i < n->n_inputs; i++) {
+        const wgc_tensor *b = wgc_in(g, n, i);
+        if (!b)
+            continue;
+        if (!b->data)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                             "%s bound '%s' is computed at run time; only constant bounds are "
+                             "supported",
+                             i == 1 ? "min" : "max", b->name);
+        double v = wgc_elem_get_f(b->data, b->dtype, 0);
+        if (fl || (x->dtype != WG_DT_INT64 && x->dtype != WG_DT_UINT64))
+            *(i == 1 ? lo : hi) = v;
+        else
+            *(i == 1 ? lo : hi) = (double)wgc_elem_get_i(b->data, b->dtype, 0);
+    }
+    return WG_OK;
+}
+
+static wg_status clip_fold(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    if (!x->data || n->act != WGC_ACT_NONE)
+        return WG_ERR_UNSUPPORTED;
+    double lo, hi;
+    if (clip_bounds(g, n, &lo, &hi))
+        return WG_ERR_UNSUPPORTED;
+    wgc_tensor *y = wgc_out(g, n, 0);
+    void *data = wgc_elem_alloc(g, n, y->dtype, &y->shape);
+    if (!data)
+        return WG_ERR_NOMEM;
+    int64_t count = wgc_numel(&y->shape);
+    bool fl = wg_dtype_is_float(x->dtype);
+    for (int64_t i = 0; i < count; i++) {
+        if (fl) {
+            double v = wgc_elem_get_f(x->data, x->dtype, i);
+            v = v < lo ? lo : v;
+            v = v > hi ? hi : v; /* NaN stays NaN */
+            wgc_elem_set_f(data, y->dtype, i, v);
+        } else {
+            /* Integer bounds compare exactly as int64 (doubles would round big int64s). */
+            int64_t v = wgc_elem_get_i(x->data, x->dtype, i);
+            if ((double)v < lo)
+                v = (int64_t)lo;
+            if ((double)v > hi)
+                v = (int64_t)hi;
+            wgc_elem_set_i(data, y->dtype, i, v);
+        }
+    }
+    wgc_tensor_set_const(g, n->outputs[0], y->dtype, &y->shape, data);
+    return WG_OK;
+}
+
+static wg_status clip_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    wgc_tensor *y = wgc_out(g, n, 0);
+    if (y->dtype != WG_DT_FLOAT)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                         "dtype %s at run time (only float32; other dtypes fold when constant)",
+                         wg_dtype_name(y->dtype));
+    double lo, hi;
+    wg_status st = clip_bounds(g, n, &lo, &hi);
+    if (!st)
+        st = wgc_check_i32_numel(g, n, y);
+    if (st)
+        return st;
+    size_t count = (size_t)wgc_numel(&y->shape);
+    if (count == 0)
+        return WG_OK;
+    const char *px = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
+    wgc_emit(e, "wgk_f32_clip(%s, %s, %zu, %s, %s);", py, px, count, wgc_float(e, (float)lo),
+             wgc_float(e, (float)hi));
+    wgc_emit_fused_act(e, g, n, n->outputs[0]);
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_clip = {clip_infer, clip_fold, clip_emit, NULL};

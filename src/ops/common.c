@@ -1,0 +1,59 @@
+/* common.c: checks and helpers shared by the operator files (declared in ops/op.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "op.h"
+
+wg_status wgc_check_arity(wgc_graph *g, const wgc_node *n, int min_in, int max_in, int min_out,
+                          int max_out)
+{
+    if (n->n_inputs < min_in || n->n_inputs > max_in)
+        return wgc_error(g, n, WG_ERR_INVALID, "has %d inputs, expected %d..%d", n->n_inputs,
+                         min_in, max_in);
+    if (n->n_outputs < min_out || n->n_outputs > max_out)
+        return wgc_error(g, n, WG_ERR_INVALID, "has %d outputs, expected %d..%d", n->n_outputs,
+                         min_out, max_out);
+    for (int i = 0; i < min_in; i++)
+        if (n->inputs[i] < 0)
+            return wgc_error(g, n, WG_ERR_INVALID, "required input %d is missing", i);
+    for (int i = 0; i < min_out; i++)
+        if (n->outputs[i] < 0)
+            return wgc_error(g, n, WG_ERR_INVALID, "required output %d is missing", i);
+    return WG_OK;
+}
+
+wg_status wgc_check_input(wgc_graph *g, const wgc_node *n, int i, const int *dtypes)
+{
+    if (i >= n->n_inputs || n->inputs[i] < 0)
+        return wgc_error(g, n, WG_ERR_INVALID, "input %d is missing", i);
+    const wgc_tensor *t = &g->tensors[n->inputs[i]];
+    if (!t->has_shape)
+        return wgc_error(g, n, WG_ERR_INVALID, "input %d '%s' has no known shape", i, t->name);
+    if (!dtypes)
+        return WG_OK;
+    for (const int *d = dtypes; *d; d++)
+        if (*d == t->dtype)
+            return WG_OK;
+    char list[256];
+    size_t len = 0;
+    list[0] = '\0';
+    for (const int *d = dtypes; *d && len + 1 < sizeof list; d++) {
+        int w = snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
+                         wg_dtype_name(*d));
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+    return wgc_error(g, n, WG_ERR_UNSUPPORTED, "input %d '%s' has dtype %s; supported: %s", i,
+                     t->name, wg_dtype_name(t->dtype), list);
+}
+
+void wgc_set_output(wgc_graph *g, const wgc_node *n, int i, int dtype, const wgc_shape *s)
+{
+    if (i >= n->n_outputs || n->outputs[i] < 0)
+        return;
+    wgc_tensor *t = &g->tensors[n->outputs[i]];
+    t->dtype = dtype;
+    t->shape = *s;
+    t->has_shape = true;
+}

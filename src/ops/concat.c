@@ -1,0 +1,107 @@
+/* concat.c: Concat along `axis` (negative counts from the end). */
+#include <string.h>
+
+#include "elem.h"
+#include "lower.h"
+
+static wg_status concat_infer(wgc_graph *g, wgc_node *n)
+{
+    wg_status st = wgc_check_arity(g, n, 1, 1 << 20, 1, 1);
+    if (st)
+        return st;
+    const wgc_attr *a = wgc_attr_find(n, "axis");
+    if (!a)
+        return wgc_error(g, n, WG_ERR_INVALID, "has no axis attribute");
+    wgc_shape y = {0};
+    int dtype = 0, axis = 0;
+    for (int i = 0; i < n->n_inputs; i++) {
+        if ((st = wgc_check_input(g, n, i, wgc_numeric_dtypes)))
+            return st;
+        const wgc_tensor *t = wgc_in(g, n, i);
+        if (i == 0) {
+            dtype = t->dtype;
+            y = t->shape;
+            if (!wgc_norm_axis(a->i, y.rank, &axis))
+                return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d",
+                                 (long long)a->i, y.rank);
+            continue;
+        }
+        bool ok = t->dtype == dtype && t->shape.rank == y.rank;
+        for (int d = 0; ok && d < y.rank; d++)
+            ok = d == axis || t->shape.dims[d] == y.dims[d];
+        if (!ok) {
+            char s1[96], s2[96];
+            return wgc_error(g, n, WG_ERR_INVALID,
+                             "input %d (%s %s) does not match input 0 (%s %s) off axis %d", i,
+                             wg_dtype_name(t->dtype), wgc_shape_str(&t->shape, s1, sizeof s1),
+                             wg_dtype_name(dtype),
+                             wgc_shape_str(&wgc_in(g, n, 0)->shape, s2, sizeof s2), axis);
+        }
+        y.dims[axis] += t->shape.dims[axis];
+    }
+    wgc_set_output(g, n, 0, dtype, &y);
+    return WG_OK;
+}
+
+/* outer = product of dims before the axis; each input contributes a slab of
+ * dims[axis] * inner elements per outer step. */
+static void concat_geometry(const wgc_shape *y, int axis, int64_t *outer, int64_t *inner)
+{
+    *outer = 1;
+    *inner = 1;
+    for (int d = 0; d < axis; d++)
+        *outer *= y->dims[d];
+    for (int d = axis + 1; d < y->rank; d++)
+        *inner *= y->dims[d];
+}
+
+static wg_status concat_fold(wgc_graph *g, wgc_node *n)
+{
+    if (!wgc_inputs_const(g, n))
+        return WG_ERR_UNSUPPORTED;
+    wgc_tensor *y = wgc_out(g, n, 0);
+    int axis;
+    wgc_norm_axis(wgc_attr_int(n, "axis", 0), y->shape.rank, &axis);
+    int64_t outer, inner;
+    concat_geometry(&y->shape, axis, &outer, &inner);
+    size_t es = wg_dtype_size(y->dtype);
+    size_t yrow = (size_t)(y->shape.dims[axis] * inner) * es;
+    char *data = wgc_elem_alloc(g, n, y->dtype, &y->shape);
+    if (!data)
+        return WG_ERR_NOMEM;
+    size_t at = 0;
+    for (int i = 0; i < n->n_inputs; i++) {
+        const wgc_tensor *t = wgc_in(g, n, i);
+        size_t row = (size_t)(t->shape.dims[axis] * inner) * es;
+        for (int64_t o = 0; o < outer && row; o++)
+            memcpy(data + (size_t)o * yrow + at, (const char *)t->data + (size_t)o * row, row);
+        at += row;
+    }
+    wgc_tensor_set_const(g, n->outputs[0], y->dtype, &y->shape, data);
+    return WG_OK;
+}
+
+static wg_status concat_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    wgc_tensor *y = wgc_out(g, n, 0);
+    int axis;
+    wgc_norm_axis(wgc_attr_int(n, "axis", 0), y->shape.rank, &axis);
+    int64_t outer, inner;
+    concat_geometry(&y->shape, axis, &outer, &inner);
+    size_t es = wg_dtype_size(y->dtype);
+    size_t yrow = (size_t)(y->shape.dims[axis] * inner) * es;
+    size_t at = 0;
+    for (int i = 0; i < n->n_inputs; i++) {
+        const wgc_tensor *t = wgc_in(g, n, i);
+        size_t row = (size_t)(t->shape.dims[axis] * inner) * es;
+        if (row && outer) {
+            const char *px = wgc_ptr(e, g, n->inputs[i]), *py = wgc_ptr(e, g, n->outputs[0]);
+            wgc_emit(e, "wgk_copy_rows((char *)%s + %zu, %zu, %s, %zu, %lld, %zu);", py, at, yrow,
+                     px, row, (long long)outer, row);
+        }
+        at += row;
+    }
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_concat = {concat_infer, concat_fold, concat_emit, NULL};

@@ -1,0 +1,50 @@
+/*
+ * dropout.c: Dropout at inference: output = input. The optional mask output is all true
+ * (nothing dropped), so it becomes a bool constant as soon as its shape is known.
+ * training_mode (opset 12 input) must be absent or a constant false.
+ */
+#include <string.h>
+
+#include "elem.h"
+#include "lower.h"
+
+static wg_status dropout_infer(wgc_graph *g, wgc_node *n)
+{
+    wg_status st = wgc_check_arity(g, n, 1, 3, 1, 2);
+    if (!st)
+        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
+    if (st)
+        return st;
+    const wgc_tensor *tm = wgc_in(g, n, 2);
+    if (tm && (!tm->data || wgc_elem_get_i(tm->data, tm->dtype, 0) != 0))
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                         "training_mode '%s' must be a constant false (inference only)", tm->name);
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_set_output(g, n, 0, x->dtype, &x->shape);
+    wgc_tensor *mask = wgc_out(g, n, 1);
+    if (mask && !mask->data) {
+        wgc_set_output(g, n, 1, WG_DT_BOOL, &x->shape);
+        void *ones = wgc_elem_alloc(g, n, WG_DT_BOOL, &x->shape);
+        if (!ones)
+            return WG_ERR_NOMEM;
+        memset(ones, 1, (size_t)wgc_numel(&x->shape));
+        wgc_tensor_set_const(g, n->outputs[1], WG_DT_BOOL, &x->shape, ones);
+    }
+    return WG_OK;
+}
+
+static wg_status dropout_fold(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    if (!x->data)
+        return WG_ERR_UNSUPPORTED;
+    return wgc_fold_copy(g, n, 0, x->data);
+}
+
+static wg_status dropout_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    wgc_emit_copy(e, g, n->inputs[0], n->outputs[0]);
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_dropout = {dropout_infer, dropout_fold, dropout_emit, NULL};

@@ -1,0 +1,106 @@
+/* gather.c: Gather along `axis`: data of any dtype, int32/int64 indices (negative ones count
+ * from the end). Constant indices are range-checked at compile time. */
+#include <string.h>
+
+#include "elem.h"
+#include "lower.h"
+
+static void gather_geometry(const wgc_shape *x, int axis, int64_t *outer, int64_t *inner)
+{
+    *outer = 1;
+    *inner = 1;
+    for (int d = 0; d < axis; d++)
+        *outer *= x->dims[d];
+    for (int d = axis + 1; d < x->rank; d++)
+        *inner *= x->dims[d];
+}
+
+static wg_status gather_infer(wgc_graph *g, wgc_node *n)
+{
+    static const int idx_types[] = {WG_DT_INT64, WG_DT_INT32, 0};
+    wg_status st = wgc_check_arity(g, n, 2, 2, 1, 1);
+    if (!st)
+        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
+    if (!st)
+        st = wgc_check_input(g, n, 1, idx_types);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
+    int64_t a = wgc_attr_int(n, "axis", 0);
+    int axis;
+    if (!wgc_norm_axis(a, x->shape.rank, &axis))
+        return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d",
+                         (long long)a, x->shape.rank);
+    if (x->shape.rank - 1 + ix->shape.rank > WG_MAX_RANK)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "output rank %d exceeds %d",
+                         x->shape.rank - 1 + ix->shape.rank, WG_MAX_RANK);
+    int64_t dim = x->shape.dims[axis];
+    if (ix->data) {
+        int64_t m = wgc_numel(&ix->shape);
+        for (int64_t i = 0; i < m; i++) {
+            int64_t v = wgc_const_int(ix, i);
+            if (v < -dim || v >= dim)
+                return wgc_error(g, n, WG_ERR_INVALID,
+                                 "index %lld (element %lld of '%s') is out of range for axis "
+                                 "%d of size %lld",
+                                 (long long)v, (long long)i, ix->name, axis, (long long)dim);
+        }
+    }
+    wgc_shape y = {0};
+    for (int d = 0; d < axis; d++)
+        y.dims[y.rank++] = x->shape.dims[d];
+    for (int d = 0; d < ix->shape.rank; d++)
+        y.dims[y.rank++] = ix->shape.dims[d];
+    for (int d = axis + 1; d < x->shape.rank; d++)
+        y.dims[y.rank++] = x->shape.dims[d];
+    wgc_set_output(g, n, 0, x->dtype, &y);
+    return WG_OK;
+}
+
+static wg_status gather_fold(wgc_graph *g, wgc_node *n)
+{
+    if (!wgc_inputs_const(g, n))
+        return WG_ERR_UNSUPPORTED;
+    const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
+    wgc_tensor *y = wgc_out(g, n, 0);
+    int axis;
+    wgc_norm_axis(wgc_attr_int(n, "axis", 0), x->shape.rank, &axis);
+    int64_t outer, inner, dim = x->shape.dims[axis], m = wgc_numel(&ix->shape);
+    gather_geometry(&x->shape, axis, &outer, &inner);
+    size_t slab = (size_t)inner * wg_dtype_size(x->dtype);
+    char *data = wgc_elem_alloc(g, n, y->dtype, &y->shape);
+    if (!data)
+        return WG_ERR_NOMEM;
+    char *p = data;
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t j = 0; j < m; j++) {
+            int64_t v = wgc_const_int(ix, j); /* range-checked by infer */
+            if (v < 0)
+                v += dim;
+            memcpy(p, (const char *)x->data + (size_t)(o * dim + v) * slab, slab);
+            p += slab;
+        }
+    wgc_tensor_set_const(g, n->outputs[0], y->dtype, &y->shape, data);
+    return WG_OK;
+}
+
+static wg_status gather_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
+    wgc_tensor *y = wgc_out(g, n, 0);
+    if (wgc_numel(&y->shape) == 0)
+        return WG_OK;
+    int axis;
+    wgc_norm_axis(wgc_attr_int(n, "axis", 0), x->shape.rank, &axis);
+    int64_t outer, inner;
+    gather_geometry(&x->shape, axis, &outer, &inner);
+    const char *px = wgc_ptr(e, g, n->inputs[0]), *pi = wgc_ptr(e, g, n->inputs[1]),
+               *py = wgc_ptr(e, g, n->outputs[0]);
+    wgc_emit(e, "if (wgk_gather(%s, %s, %s, %zu, %lld, %lld, %lld, %zu)) return WGK_ERR_INDEX;",
+             py, px, pi, wg_dtype_size(ix->dtype), (long long)wgc_numel(&ix->shape),
+             (long long)outer, (long long)x->shape.dims[axis],
+             (size_t)inner * wg_dtype_size(x->dtype));
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_gather = {gather_infer, gather_fold, gather_emit, NULL};

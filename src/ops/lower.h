@@ -1,0 +1,39 @@
+/*
+ * lower.h: helpers shared by the emitters of the elementwise and data-movement ops.
+ */
+#ifndef WGC_OPS_LOWER_H
+#define WGC_OPS_LOWER_H
+
+#include <stdint.h>
+
+#include "op.h"
+
+/* Formats v[n] as a C compound literal "(const int32_t[]){1, 3, 224, 224}" into buf.
+ * Rank-0 lists become "(const int32_t[]){1}". */
+const char *wgc_i32_list(char *buf, size_t cap, const int64_t *v, int n);
+
+/* Broadcast plan of y = a op b: collapses the output dims into as few as possible and
+ * gives the element strides of a and b along each (0 where broadcast). Returns the
+ * collapsed rank (>= 1). */
+int wgc_bcast_plan(const wgc_shape *a, const wgc_shape *b, const wgc_shape *y, int64_t *dims,
+                   int64_t *sa, int64_t *sb);
+
+/* Checks that tensor t fits the 32-bit kernel interface (fewer than 2^31 elements). */
+wg_status wgc_check_i32_numel(wgc_graph *g, const wgc_node *n, const wgc_tensor *t);
+
+/* Emits memcpy(out, in, bytes of out) unless the planner gave both the same address. */
+void wgc_emit_copy(wgc_emitter *e, wgc_graph *g, int in_t, int out_t);
+
+/* Emits the activation a pass fused into node n (n->act) over tensor t, in place. */
+void wgc_emit_fused_act(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int t);
+
+/* The dtype list of every dtype the folder handles (for wgc_check_input). */
+extern const int wgc_numeric_dtypes[];
+
+/* Makes output i of n a constant copy of bytes (dtype and shape already inferred). */
+wg_status wgc_fold_copy(wgc_graph *g, const wgc_node *n, int i, const void *bytes);
+
+/* True when every present input of n is constant. */
+bool wgc_inputs_const(wgc_graph *g, const wgc_node *n);
+
+#endif

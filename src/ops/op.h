@@ -1,0 +1,41 @@
+/*
+ * op.h: the hooks every operator implements (one operator, or one family, per file).
+ *
+ *   infer  check attributes, input count, dtypes and shapes; set every output's dtype
+ *          and shape. Anything unsupported is an error naming the node (wgc_error with
+ *          WG_ERR_UNSUPPORTED); never a guess.
+ *   fold   optional: when every input is constant, compute the outputs on the host and
+ *          make them constants (wgc_tensor_set_const). Return WG_ERR_UNSUPPORTED to
+ *          decline (the node then runs in the module).
+ *   emit   write the C statements that run the node inside wg_run(), calling kernels
+ *          from kernels/ (see codegen/emit.h for tensor addresses and packed weights).
+ *   scratch optional: bytes of temporary arena the emitted code needs (im2col, ...).
+ *
+ * See docs/adding-an-op.md for the checklist.
+ */
+#ifndef WGC_OP_H
+#define WGC_OP_H
+
+#include "../codegen/emit.h"
+#include "../ir/ir.h"
+
+typedef struct wgc_op_def {
+    wg_status (*infer)(wgc_graph *g, wgc_node *n);
+    wg_status (*fold)(wgc_graph *g, wgc_node *n);
+    wg_status (*emit)(wgc_emitter *e, wgc_graph *g, wgc_node *n);
+    size_t (*scratch)(const wgc_graph *g, const wgc_node *n);
+} wgc_op_def;
+
+/* The hooks of op (never NULL for op < WGC_OP_COUNT). */
+const wgc_op_def *wgc_op_hooks(wgc_op op);
+
+/* Shared checks used by many ops. Each returns WG_OK or a wgc_error. */
+wg_status wgc_check_arity(wgc_graph *g, const wgc_node *n, int min_in, int max_in, int min_out,
+                          int max_out);
+/* Input i must be present, have a known shape, and have one of the listed dtypes
+ * (terminated by 0). */
+wg_status wgc_check_input(wgc_graph *g, const wgc_node *n, int i, const int *dtypes);
+/* Sets output i's dtype and shape. */
+void wgc_set_output(wgc_graph *g, const wgc_node *n, int i, int dtype, const wgc_shape *s);
+
+#endif

@@ -1,0 +1,43 @@
+/* registry.c: the op enum's name table and hook table, generated from ir/ops.def. */
+#include <string.h>
+
+#include "op.h"
+
+#define WG_OP(e, name, stem) extern const wgc_op_def wgc_op_##stem;
+#include "../ir/ops.def"
+#undef WG_OP
+
+static const char *const op_names[] = {
+#define WG_OP(e, name, stem) [WGC_OP_##e] = name,
+#include "../ir/ops.def"
+#undef WG_OP
+};
+
+static const wgc_op_def *const op_hooks[] = {
+#define WG_OP(e, name, stem) [WGC_OP_##e] = &wgc_op_##stem,
+#include "../ir/ops.def"
+#undef WG_OP
+};
+
+_Static_assert(sizeof op_names / sizeof op_names[0] == WGC_OP_COUNT, "ops.def and the name table disagree");
+_Static_assert(sizeof op_hooks / sizeof op_hooks[0] == WGC_OP_COUNT, "ops.def and the hook table disagree");
+
+const char *wgc_op_name(wgc_op op)
+{
+    return op < WGC_OP_COUNT ? op_names[op] : NULL;
+}
+
+wgc_op wgc_op_lookup(const char *domain, const char *op_type)
+{
+    if (domain && domain[0] && strcmp(domain, "ai.onnx") != 0)
+        return WGC_OP_COUNT;
+    for (int i = 0; i < WGC_OP_COUNT; i++)
+        if (!strcmp(op_names[i], op_type))
+            return (wgc_op)i;
+    return WGC_OP_COUNT;
+}
+
+const wgc_op_def *wgc_op_hooks(wgc_op op)
+{
+    return op < WGC_OP_COUNT ? op_hooks[op] : NULL;
+}

@@ -1,0 +1,96 @@
+/* transpose.c: Transpose by `perm` (default: reverse the dims). */
+#include <string.h>
+
+#include "elem.h"
+#include "lower.h"
+
+/* perm[rank] from the attribute, checked to be a permutation. */
+static wg_status read_perm(wgc_graph *g, const wgc_node *n, int rank, int64_t *perm)
+{
+    size_t cnt;
+    const int64_t *p = wgc_attr_ints(n, "perm", &cnt);
+    if (!p) {
+        for (int d = 0; d < rank; d++)
+            perm[d] = rank - 1 - d;
+        return WG_OK;
+    }
+    if ((int)cnt != rank)
+        return wgc_error(g, n, WG_ERR_INVALID, "perm has %zu entries for rank %d", cnt, rank);
+    bool seen[WG_MAX_RANK] = {false};
+    for (int d = 0; d < rank; d++) {
+        if (p[d] < 0 || p[d] >= rank || seen[p[d]])
+            return wgc_error(g, n, WG_ERR_INVALID, "perm is not a permutation (entry %d = %lld)",
+                             d, (long long)p[d]);
+        seen[p[d]] = true;
+        perm[d] = p[d];
+    }
+    return WG_OK;
+}
+
+static wg_status transpose_infer(wgc_graph *g, wgc_node *n)
+{
+    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
+    if (!st)
+        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int64_t perm[WG_MAX_RANK];
+    if ((st = read_perm(g, n, x->shape.rank, perm)))
+        return st;
+    wgc_shape y = {.rank = x->shape.rank};
+    for (int d = 0; d < y.rank; d++)
+        y.dims[d] = x->shape.dims[perm[d]];
+    wgc_set_output(g, n, 0, x->dtype, &y);
+    return WG_OK;
+}
+
+static wg_status transpose_fold(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    if (!x->data)
+        return WG_ERR_UNSUPPORTED;
+    wgc_tensor *y = wgc_out(g, n, 0);
+    int64_t perm[WG_MAX_RANK], xs[WG_MAX_RANK], idx[WG_MAX_RANK] = {0};
+    wg_status st = read_perm(g, n, x->shape.rank, perm);
+    if (st)
+        return st;
+    void *data = wgc_elem_alloc(g, n, y->dtype, &y->shape);
+    if (!data)
+        return WG_ERR_NOMEM;
+    wgc_shape_strides(&x->shape, xs);
+    size_t es = wg_dtype_size(x->dtype);
+    int64_t i = 0;
+    if (wgc_numel(&y->shape) > 0) {
+        do {
+            int64_t off = 0;
+            for (int d = 0; d < y->shape.rank; d++)
+                off += idx[d] * xs[perm[d]];
+            memcpy((char *)data + i * (int64_t)es, (const char *)x->data + off * (int64_t)es, es);
+            i++;
+        } while (wgc_index_next(&y->shape, idx));
+    }
+    wgc_tensor_set_const(g, n->outputs[0], y->dtype, &y->shape, data);
+    return WG_OK;
+}
+
+static wg_status transpose_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int64_t perm[WG_MAX_RANK];
+    wg_status st = read_perm(g, n, x->shape.rank, perm);
+    if (!st)
+        st = wgc_check_i32_numel(g, n, x);
+    if (st)
+        return st;
+    if (wgc_numel(&x->shape) == 0)
+        return WG_OK;
+    char ld[160], lp[160];
+    const char *px = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
+    wgc_emit(e, "wgk_transpose(%s, %s, %zu, %d, %s, %s);", py, px, wg_dtype_size(x->dtype),
+             x->shape.rank, wgc_i32_list(ld, sizeof ld, x->shape.dims, x->shape.rank),
+             wgc_i32_list(lp, sizeof lp, perm, x->shape.rank));
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_transpose = {transpose_infer, transpose_fold, transpose_emit, NULL};

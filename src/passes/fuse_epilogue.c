@@ -1,0 +1,97 @@
+/*
+ * fuse_epilogue.c: Conv -> [Add residual] -> [Relu | Clip] becomes one Conv whose kernel
+ * applies y = act(conv(x) + b + residual) while the output tile is still in registers.
+ *
+ * Conditions: each intermediate result is read only by the next node and is not a graph
+ * output; the residual has exactly the Conv output's shape and dtype, and is produced
+ * before the Conv runs (moving its read earlier must not read an unwritten tensor).
+ */
+#include <math.h>
+
+#include "passes.h"
+
+/* The single live consumer of tensor t, or NULL. */
+static wgc_node *only_consumer(wgc_graph *g, int t)
+{
+    if (g->tensors[t].n_uses != 1 || g->tensors[t].is_output)
+        return NULL;
+    for (int i = 0; i < g->n_nodes; i++) {
+        wgc_node *n = &g->nodes[i];
+        if (n->dead)
+            continue;
+        for (int k = 0; k < n->n_inputs; k++)
+            if (n->inputs[k] == t)
+                return n;
+    }
+    return NULL;
+}
+
+static bool clip_bounds(wgc_graph *g, const wgc_node *c, float *lo, float *hi)
+{
+    *lo = -INFINITY;
+    *hi = INFINITY;
+    if (c->opset < 11) {
+        *lo = wgc_attr_float(c, "min", -INFINITY);
+        *hi = wgc_attr_float(c, "max", INFINITY);
+        return true;
+    }
+    for (int k = 1; k <= 2; k++) {
+        const wgc_tensor *b = wgc_in(g, c, k);
+        if (!b)
+            continue;
+        if (!b->data || b->dtype != WG_DT_FLOAT || wgc_numel(&b->shape) != 1)
+            return false;
+        *(k == 1 ? lo : hi) = *(const float *)b->data;
+    }
+    return true;
+}
+
+static void take_output(wgc_graph *g, wgc_node *into, wgc_node *from)
+{
+    into->outputs[0] = from->outputs[0];
+    g->tensors[from->outputs[0]].producer = (int)(into - g->nodes);
+    from->dead = true;
+    wgc_graph_count_uses(g);
+}
+
+wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_options *opt)
+{
+    (void)opt;
+    wgc_graph_count_uses(g);
+    for (int i = 0; i < g->n_nodes; i++) {
+        wgc_node *cv = &g->nodes[i];
+        if (cv->dead || cv->op != WGC_OP_CONV || cv->n_outputs != 1)
+            continue;
+        const wgc_tensor *y = wgc_out(g, cv, 0);
+        if (!y || y->dtype != WG_DT_FLOAT)
+            continue;
+        wgc_node *next = only_consumer(g, cv->outputs[0]);
+        if (next && next->op == WGC_OP_ADD && cv->residual < 0 && next->n_inputs == 2) {
+            int other = next->inputs[0] == cv->outputs[0] ? next->inputs[1] : next->inputs[0];
+            const wgc_tensor *r = &g->tensors[other];
+            if (other != cv->outputs[0] && r->dtype == WG_DT_FLOAT && wgc_shape_eq(&r->shape, &y->shape) &&
+                r->producer < i && wgc_shape_eq(&wgc_out(g, next, 0)->shape, &y->shape)) {
+                cv->residual = other;
+                take_output(g, cv, next);
+                next = only_consumer(g, cv->outputs[0]);
+            }
+        }
+        if (!next)
+            continue;
+        if (next->op == WGC_OP_RELU) {
+            cv->act = WGC_ACT_RELU;
+            cv->act_min = 0;
+            cv->act_max = INFINITY;
+            take_output(g, cv, next);
+        } else if (next->op == WGC_OP_CLIP) {
+            float lo, hi;
+            if (!clip_bounds(g, next, &lo, &hi))
+                continue;
+            cv->act = WGC_ACT_CLIP;
+            cv->act_min = lo;
+            cv->act_max = hi;
+            take_output(g, cv, next);
+        }
+    }
+    return WG_OK;
+}

@@ -1,0 +1,125 @@
+/*
+ * infer.c: shape inference with constant folding, in one walk over the sorted nodes.
+ *
+ * The two cannot be separate passes: Reshape's output shape is the *value* of its shape
+ * input, which is often computed by a Shape -> Gather -> Concat subgraph that only folding
+ * turns into a constant. So each node is first inferred, then folded when its inputs are
+ * constant (Shape only needs its input's shape).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../ops/op.h"
+#include "passes.h"
+
+static wg_status apply_input_shapes(wgc_graph *g, const wgc_options *opt)
+{
+    char a[128], b[128];
+    for (int k = 0; k < opt->n_shapes; k++) {
+        const wgc_shape_override *o = &opt->shapes[k];
+        int t = wgc_tensor_find(g, o->name);
+        bool is_input = false;
+        for (int i = 0; i < g->n_inputs; i++)
+            is_input |= g->inputs[i] == t;
+        if (t < 0 || !is_input)
+            return wgc_error(g, NULL, WG_ERR_INVALID, "--shape names '%s', which is not a graph input",
+                             o->name);
+        wgc_tensor *x = &g->tensors[t];
+        if (x->shape.rank && x->shape.rank != o->shape.rank)
+            return wgc_error(g, NULL, WG_ERR_INVALID,
+                             "--shape %s=%s has rank %d, but the model declares rank %d",
+                             o->name, wgc_shape_str(&o->shape, a, sizeof a), o->shape.rank,
+                             x->shape.rank);
+        for (int d = 0; d < x->shape.rank; d++)
+            if (x->shape.dims[d] >= 0 && x->shape.dims[d] != o->shape.dims[d])
+                return wgc_error(g, NULL, WG_ERR_INVALID,
+                                 "--shape %s=%s conflicts with the model's fixed shape %s", o->name,
+                                 wgc_shape_str(&o->shape, a, sizeof a),
+                                 wgc_shape_str(&x->shape, b, sizeof b));
+        x->shape = o->shape;
+        x->has_shape = true;
+    }
+    for (int i = 0; i < g->n_inputs; i++) {
+        wgc_tensor *x = &g->tensors[g->inputs[i]];
+        for (int d = 0; d < x->shape.rank; d++)
+            if (x->shape.dims[d] < 0)
+                return wgc_error(g, NULL, WG_ERR_INVALID,
+                                 "graph input '%s' has a dynamic dimension %d; fix it with "
+                                 "--shape %s=<dims, e.g. 1x3x224x224>",
+                                 x->name, d, x->name);
+        if (!x->has_shape)
+            return wgc_error(g, NULL, WG_ERR_INVALID,
+                             "graph input '%s' declares no shape; give one with --shape %s=<dims>",
+                             x->name, x->name);
+        int64_t n;
+        if (!wgc_numel_checked(&x->shape, &n))
+            return wgc_error(g, NULL, WG_ERR_INVALID, "graph input '%s' has an invalid shape %s",
+                             x->name, wgc_shape_str(&x->shape, a, sizeof a));
+        if (!wg_dtype_size(x->dtype) || x->dtype == WG_DT_STRING)
+            return wgc_error(g, NULL, WG_ERR_UNSUPPORTED, "graph input '%s' has dtype %s",
+                             x->name, wg_dtype_name(x->dtype));
+    }
+    return WG_OK;
+}
+
+static bool inputs_constant(const wgc_graph *g, const wgc_node *n)
+{
+    for (int k = 0; k < n->n_inputs; k++)
+        if (n->inputs[k] >= 0 && !g->tensors[n->inputs[k]].data)
+            return false;
+    return true;
+}
+
+wg_status wgc_pass_infer(wgc_graph *g, const wgc_options *opt)
+{
+    wg_status st = apply_input_shapes(g, opt);
+    if (st)
+        return st;
+    char buf[128];
+    for (int i = 0; i < g->n_nodes; i++) {
+        wgc_node *n = &g->nodes[i];
+        if (n->dead)
+            continue;
+        if (n->op == WGC_OP_COUNT) {
+            if (n->domain[0])
+                return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                                 "unsupported operator '%s' from domain '%s'", n->op_type, n->domain);
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "unsupported operator '%s'", n->op_type);
+        }
+        for (int k = 0; k < n->n_inputs; k++) {
+            const wgc_tensor *x = wgc_in(g, n, k);
+            if (x && (!x->has_shape || !x->dtype))
+                return wgc_error(g, n, WG_ERR_INVALID, "input '%s' has no known shape", x->name);
+        }
+        const wgc_op_def *op = wgc_op_hooks(n->op);
+        st = op->infer(g, n);
+        if (st)
+            return st;
+        for (int k = 0; k < n->n_outputs; k++) {
+            wgc_tensor *y = wgc_out(g, n, k);
+            int64_t count;
+            if (!y)
+                continue;
+            if (!y->has_shape || !y->dtype)
+                return wgc_error(g, n, WG_ERR_INVALID, "output '%s' got no shape", y->name);
+            if (!wgc_numel_checked(&y->shape, &count))
+                return wgc_error(g, n, WG_ERR_INVALID, "output '%s' has an invalid shape %s",
+                                 y->name, wgc_shape_str(&y->shape, buf, sizeof buf));
+        }
+        if (op->fold && (n->op == WGC_OP_SHAPE || inputs_constant(g, n))) {
+            st = op->fold(g, n);
+            if (st == WG_OK)
+                n->dead = true;
+            else if (st == WG_ERR_UNSUPPORTED)
+                g->err[0] = 0; /* declined: the node runs in the module */
+            else
+                return st;
+        }
+    }
+    for (int k = 0; k < g->n_outputs; k++) {
+        const wgc_tensor *y = &g->tensors[g->outputs[k]];
+        if (!y->has_shape)
+            return wgc_error(g, NULL, WG_ERR_INVALID, "graph output '%s' has no known shape", y->name);
+    }
+    return WG_OK;
+}

@@ -1,0 +1,30 @@
+/*
+ * passes.h: graph passes. Each pass is a free function with the same signature, run in
+ * order by the pipeline list in compile/compile.c; each returns WG_OK or a wgc_error.
+ */
+#ifndef WGC_PASSES_H
+#define WGC_PASSES_H
+
+#include "../compile/options.h"
+#include "../ir/ir.h"
+
+typedef wg_status (*wgc_pass_fn)(wgc_graph *g, const wgc_options *opt);
+
+/* Float16 graphs compute in float32: constants widened, casts at the graph edges. */
+wg_status wgc_pass_lower_fp16(wgc_graph *g, const wgc_options *opt);
+/* Applies --shape, then infers every tensor's dtype and shape, folding constant nodes. */
+wg_status wgc_pass_infer(wgc_graph *g, const wgc_options *opt);
+/* Identity and Dropout (inference) forward their input: consumers read it directly. */
+wg_status wgc_pass_remove_identity(wgc_graph *g, const wgc_options *opt);
+/* BatchNormalization after a Conv/Gemm with constant weights is folded into them. */
+wg_status wgc_pass_fold_batchnorm(wgc_graph *g, const wgc_options *opt);
+/* Relu/Clip (and a residual Add before them) move into the producing Conv's epilogue. */
+wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_options *opt);
+/* Nodes whose outputs nobody reads are removed. */
+wg_status wgc_pass_remove_dead(wgc_graph *g, const wgc_options *opt);
+
+/* Helper: replaces every read of tensor `from` (node inputs, residuals, graph outputs
+ * excluded) by tensor `to`. */
+void wgc_replace_uses(wgc_graph *g, int from, int to);
+
+#endif

@@ -1,0 +1,27 @@
+/* remove_dead.c: removes nodes none of whose outputs is read (iterating to a fixed point). */
+#include "passes.h"
+
+wg_status wgc_pass_remove_dead(wgc_graph *g, const wgc_options *opt)
+{
+    (void)opt;
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        wgc_graph_count_uses(g);
+        for (int i = g->n_nodes - 1; i >= 0; i--) {
+            wgc_node *n = &g->nodes[i];
+            if (n->dead)
+                continue;
+            bool used = false;
+            for (int k = 0; k < n->n_outputs; k++)
+                if (n->outputs[k] >= 0 && g->tensors[n->outputs[k]].n_uses > 0)
+                    used = true;
+            if (!used) {
+                n->dead = true;
+                changed = true;
+            }
+        }
+    }
+    wgc_graph_count_uses(g);
+    return WG_OK;
+}

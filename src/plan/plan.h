@@ -1,0 +1,25 @@
+/*
+ * plan.h: the memory planner. Every tensor the module writes gets a byte offset in one
+ * arena; tensors whose lifetimes do not overlap share bytes. Graph inputs and outputs
+ * get slots of their own that are never reused (the host writes inputs before wg_run
+ * and reads outputs after it). A node's scratch area is a tensor alive only during it.
+ */
+#ifndef WGC_PLAN_H
+#define WGC_PLAN_H
+
+#include "../ir/ir.h"
+
+#define WGC_ALIGN 64
+
+typedef struct wgc_plan {
+    int64_t arena_bytes;
+    int64_t *scratch_offset; /* per node, -1 when the node needs none; owned */
+    int64_t *scratch_bytes;  /* per node; owned */
+} wgc_plan;
+
+/* Sets tensors[].addr (arena offsets) for every tensor a live node reads or writes that
+ * is not a constant. */
+wg_status wgc_plan_memory(wgc_graph *g, wgc_plan *plan);
+void wgc_plan_free(wgc_plan *plan);
+
+#endif
