@@ -32,6 +32,7 @@ OBJ          := $(SRC:%.c=$(BUILD)/obj/%.o)
 LIB_OBJ      := $(filter-out $(BUILD)/obj/src/cli/main.o,$(OBJ))
 BIN          := $(BUILD)/bin/wasmgraph
 
+TOOLS        := $(BUILD)/tests/compare_tensors $(BUILD)/bin/fashion_demo
 UNIT_SRC     := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN     := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
@@ -47,7 +48,7 @@ KLIBS        := $(foreach v,$(VARIANTS),$(foreach o,$(OLEVELS),$(KERNEL_LIB)/lib
 
 .PHONY: all setup demo demo-resnet50 test test-unit test-kernels test-models test-errors \
         clean bench fuzz conformance
-all: $(BIN) $(KLIBS)
+all: $(BIN) $(KLIBS) $(TOOLS)
 
 $(BUILD)/obj/%.o: %.c $(wildcard include/*.h) $(shell find src -name '*.h' -o -name '*.def')
 	@mkdir -p $(@D)
@@ -57,6 +58,14 @@ $(BUILD)/obj/%.o: %.c $(wildcard include/*.h) $(shell find src -name '*.h' -o -n
 $(BIN): $(OBJ) $(WASMTIME_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) $(OBJ) $(LDLIBS) -o $@
+
+$(BUILD)/tests/compare_tensors: tests/tools/compare_tensors.c $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(LIB_OBJ) $(LDLIBS) -o $@
+
+$(BUILD)/bin/fashion_demo: examples/fashion_demo.c $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(LIB_OBJ) $(LDLIBS) -o $@
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) tests/test.h
 	@mkdir -p $(@D)

@@ -1,12 +1,35 @@
-/* cli.h: the subcommands of `wasmgraph`; each takes argv starting at its own name and
- * returns the process exit code (0 ok, 1 error, 2 usage). */
+/*
+ * cli.h: the `wasmgraph` subcommands and the helpers they share.
+ *
+ * Each command takes argv starting at the subcommand name (argv[0] = "run") and returns
+ * the process exit code: 0 success, 1 failure (one line `wasmgraph: error: ...` on
+ * stderr), 2 usage error (the message and a usage line on stderr).
+ */
 #ifndef WG_CLI_H
 #define WG_CLI_H
 
-int wg_cmd_compile(int argc, char **argv);
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+int wg_cmd_compile(int argc, char **argv); /* cmd_compile.c (the lead's) */
 int wg_cmd_info(int argc, char **argv);
 int wg_cmd_run(int argc, char **argv);
 int wg_cmd_bench(int argc, char **argv);
 int wg_cmd_classify(int argc, char **argv);
+
+/* cli_util.c */
+/* Prints `wasmgraph: error: <message>` and returns 1. */
+int wg_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints `wasmgraph: error: <message>` and `usage: <usage>`, returns 2. */
+int wg_cli_usage(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A decimal integer in [min, max], the whole string; false otherwise. */
+bool wg_cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Element i of data (dtype) as a double; NaN for dtypes it cannot read. */
+double wg_cli_elem(int dtype, const void *data, size_t i);
+/* "[1,3,224,224]" into buf. */
+const char *wg_cli_shape_str(const int64_t *dims, int rank, char *buf, size_t len);
+/* Monotonic time in milliseconds. */
+double wg_cli_now_ms(void);
 
 #endif

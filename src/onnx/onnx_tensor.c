@@ -200,9 +200,11 @@ static wg_status read_fields(const wgc_onnx_ctx *c, const uint8_t *buf, size_t l
     return WG_OK;
 }
 
-/* Converts the typed repeated field that carries this dtype into dense data. */
-static wg_status from_typed(const wgc_onnx_ctx *c, const fields *fl, const char *tname,
-                            int64_t numel, size_t esize, void *dst)
+/* Converts the typed repeated field that carries this dtype into dense data, in a buffer
+ * allocated only once the value count matches the shape (so a bogus shape cannot make
+ * us allocate more than the file holds). */
+static wg_status from_typed(const wgc_onnx_ctx *c, const fields *fl, const char *what,
+                            const char *tname, int64_t numel, size_t esize, void **out)
 {
     size_t have = 0;
     const char *field = "";
@@ -228,6 +230,11 @@ static wg_status from_typed(const wgc_onnx_ctx *c, const fields *fl, const char 
                              "bytes (%lld elements), got %llu bytes (%zu values in %s)",
                              tname, wg_dtype_name(dt), (unsigned long long)numel * esize,
                              (long long)numel, (unsigned long long)have * esize, have, field);
+    void *dst = wgc_onnx_alloc_aligned((size_t)numel * esize);
+    if (!dst)
+        return wgc_onnx_fail(c, WG_ERR_NOMEM, "%s '%s': out of memory for %llu bytes", what, tname,
+                             (unsigned long long)numel * esize);
+    *out = dst;
     for (size_t i = 0; i < have; i++) {
         switch (dt) {
         case WG_DT_FLOAT: ((float *)dst)[i] = fl->f32.v[i]; break;
@@ -374,14 +381,8 @@ wg_status wgc_onnx_tensor_decode(const wgc_onnx_ctx *c, const uint8_t *buf, size
             if (bytes)
                 memcpy(data, fl.raw, (size_t)bytes);
         }
-    } else {
-        if (!(data = wgc_onnx_alloc_aligned((size_t)bytes))) {
-            st = wgc_onnx_fail(c, WG_ERR_NOMEM, "%s '%s': out of memory for %llu bytes", what, tname,
-                               (unsigned long long)bytes);
-            goto fail;
-        }
-        if ((st = from_typed(c, &fl, tname, (int64_t)numel, esize, data)))
-            goto fail;
+    } else if ((st = from_typed(c, &fl, what, tname, (int64_t)numel, esize, &data))) {
+        goto fail;
     }
     out->name = name;
     out->dtype = (int)fl.dtype;

@@ -66,7 +66,9 @@ wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_options *opt)
         if (!y || y->dtype != WG_DT_FLOAT)
             continue;
         wgc_node *next = only_consumer(g, cv->outputs[0]);
-        if (next && next->op == WGC_OP_ADD && cv->residual < 0 && next->n_inputs == 2) {
+        /* Sum of two tensors (Caffe2 exports' residual) is the same as Add. */
+        if (next && (next->op == WGC_OP_ADD || next->op == WGC_OP_SUM) && cv->residual < 0 &&
+            next->n_inputs == 2) {
             int other = next->inputs[0] == cv->outputs[0] ? next->inputs[1] : next->inputs[0];
             const wgc_tensor *r = &g->tensors[other];
             if (other != cv->outputs[0] && r->dtype == WG_DT_FLOAT && wgc_shape_eq(&r->shape, &y->shape) &&

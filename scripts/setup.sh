@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Installs everything wasmgraph's build, tests and benchmarks need, from package
+# registries only. Idempotent: each step checks first (stamp files keyed by the
+# pinned versions and the files that pin them), so a second run takes seconds.
+#
+#   scripts/setup.sh [--no-apt] [--no-wasmtime] [--no-node] [--no-python]
+#
+# Steps: Debian packages -> wasmtime C API (cargo, into $WASMGRAPH_CACHE)
+#        -> npm packages (tools/node_modules) -> Python venv ($WASMGRAPH_CACHE/venv)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export WASMGRAPH_ROOT=$ROOT
+# shellcheck source=scripts/env.sh
+. "$ROOT/scripts/env.sh"
+
+do_apt=1 do_wasmtime=1 do_node=1 do_python=1
+for arg in "$@"; do
+    case "$arg" in
+        --no-apt) do_apt=0 ;;
+        --no-wasmtime) do_wasmtime=0 ;;
+        --no-node) do_node=0 ;;
+        --no-python) do_python=0 ;;
+        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+        *) echo "setup: unknown option '$arg'" >&2; exit 2 ;;
+    esac
+done
+
+APT_PACKAGES="clang-19 lld-19 llvm-19 wabt libstb-dev libonnx-testdata dataset-fashion-mnist libclang-rt-19-dev"
+
+say() { printf 'setup: %s\n' "$*"; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+# Hash of the named files plus any extra words: the key a stamp file holds.
+stamp_key() {
+    local words=$1; shift
+    { printf '%s\n' "$words"; cat "$@"; } | sha256sum | cut -d' ' -f1
+}
+stamp_ok() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"
+    elif command -v sudo >/dev/null 2>&1; then sudo "$@"
+    else die "need root for: $*"
+    fi
+}
+
+step_apt() {
+    local missing="" p
+    for p in $APT_PACKAGES; do
+        if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
+            missing="$missing $p"
+        fi
+    done
+    if [ -z "$missing" ]; then say "apt: all present"; return; fi
+    say "apt: installing$missing"
+    as_root apt-get update -q
+    # shellcheck disable=SC2086
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
+}
+
+step_wasmtime() {
+    local capi=$ROOT/scripts/wasmtime-capi stamp=$WASMTIME_PREFIX/.wg-stamp key
+    key=$(stamp_key "wasmtime $WASMTIME_VERSION" "$capi/Cargo.toml" "$capi/build.rs" "$capi/lib.rs")
+    if [ -f "$WASMTIME_LIB" ] && [ -f "$WASMTIME_INCLUDE/wasmtime.h" ]; then
+        # a build made before stamps existed counts as current
+        if [ ! -f "$stamp" ] || stamp_ok "$stamp" "$key"; then
+            echo "$key" > "$stamp"
+            say "wasmtime $WASMTIME_VERSION: present ($WASMTIME_LIB)"
+            return
+        fi
+        say "wasmtime: wrapper crate changed, rebuilding"
+    fi
+    command -v cargo >/dev/null 2>&1 || die "cargo not found (looked in PATH and ~/.cargo/bin)"
+    local locked=""
+    [ -f "$capi/Cargo.lock" ] && locked=--locked
+    mkdir -p "$WASMTIME_PREFIX"
+    say "wasmtime $WASMTIME_VERSION: building the C API with cargo (several minutes, log: $WASMTIME_PREFIX/build.log)"
+    if ! WG_WASMTIME_PREFIX=$WASMTIME_PREFIX cargo build --release $locked \
+            --manifest-path "$capi/Cargo.toml" --target-dir "$WASMTIME_PREFIX/target" \
+            > "$WASMTIME_PREFIX/build.log" 2>&1; then
+        tail -30 "$WASMTIME_PREFIX/build.log" >&2
+        die "wasmtime C API build failed (full log: $WASMTIME_PREFIX/build.log)"
+    fi
+    [ -f "$WASMTIME_LIB" ] || die "cargo succeeded but $WASMTIME_LIB is missing"
+    [ -f "$WASMTIME_INCLUDE/wasmtime.h" ] || die "cargo succeeded but $WASMTIME_INCLUDE/wasmtime.h is missing"
+    echo "$key" > "$stamp"
+    say "wasmtime: built $WASMTIME_LIB"
+}
+
+step_node() {
+    local tools=$ROOT/tools stamp=$ROOT/tools/node_modules/.wg-stamp key
+    command -v npm >/dev/null 2>&1 || die "npm not found"
+    key=$(stamp_key "node $(node --version)" "$tools/package.json" "$tools/package-lock.json")
+    if stamp_ok "$stamp" "$key" && [ -d "$tools/node_modules/onnxruntime-node" ]; then
+        say "npm: present (tools/node_modules)"
+        return
+    fi
+    say "npm: installing tools/package.json"
+    # --ignore-scripts: onnxruntime-node's install script fetches GPU libraries from a
+    # host outside the package registry; the CPU binary it needs is in the package.
+    (cd "$tools" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    echo "$key" > "$stamp"
+}
+
+step_python() {
+    local req=$ROOT/tools/requirements.txt stamp=$WG_VENV/.wg-stamp key py=${WG_BASE_PYTHON:-python3}
+    command -v "$py" >/dev/null 2>&1 || die "$py not found"
+    key=$(stamp_key "python $("$py" --version 2>&1)" "$req")
+    if stamp_ok "$stamp" "$key" && [ -x "$WG_PYTHON" ]; then
+        say "python: present ($WG_VENV)"
+        return
+    fi
+    say "python: installing tools/requirements.txt into $WG_VENV"
+    if [ ! -x "$WG_PYTHON" ] || ! "$WG_PYTHON" -c 'import sys' 2>/dev/null; then
+        rm -rf "$WG_VENV"
+        "$py" -m venv "$WG_VENV" || die "'$py -m venv' failed (Debian: apt-get install python3-venv)"
+    fi
+    "$WG_PYTHON" -m pip install -q --disable-pip-version-check -r "$req"
+    "$WG_PYTHON" -c 'import onnx, numpy' || die "onnx/numpy do not import in $WG_VENV"
+    echo "$key" > "$stamp"
+}
+
+start=$(date +%s)
+[ "$do_apt" = 1 ] && step_apt
+[ "$do_wasmtime" = 1 ] && step_wasmtime
+[ "$do_node" = 1 ] && step_node
+[ "$do_python" = 1 ] && step_python
+say "done in $(( $(date +%s) - start )) s"

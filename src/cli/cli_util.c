@@ -1,0 +1,90 @@
+/* cli_util.c: small helpers shared by the subcommands (see cli.h). */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#endif
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/dtype.h"
+
+int wg_cli_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("wasmgraph: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
+}
+
+int wg_cli_usage(const char *usage, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("wasmgraph: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nusage: %s\n", usage);
+    va_end(ap);
+    return 2;
+}
+
+bool wg_cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+double wg_cli_elem(int dtype, const void *data, size_t i)
+{
+    switch (dtype) {
+    case WG_DT_FLOAT: { float v; memcpy(&v, (const char *)data + i * 4, 4); return v; }
+    case WG_DT_DOUBLE: { double v; memcpy(&v, (const char *)data + i * 8, 8); return v; }
+    case WG_DT_FLOAT16: {
+        uint16_t v;
+        memcpy(&v, (const char *)data + i * 2, 2);
+        return wg_f16_to_f32(v);
+    }
+    case WG_DT_INT8: return ((const int8_t *)data)[i];
+    case WG_DT_UINT8: return ((const uint8_t *)data)[i];
+    case WG_DT_BOOL: return ((const uint8_t *)data)[i] != 0;
+    case WG_DT_INT16: { int16_t v; memcpy(&v, (const char *)data + i * 2, 2); return v; }
+    case WG_DT_UINT16: { uint16_t v; memcpy(&v, (const char *)data + i * 2, 2); return v; }
+    case WG_DT_INT32: { int32_t v; memcpy(&v, (const char *)data + i * 4, 4); return v; }
+    case WG_DT_UINT32: { uint32_t v; memcpy(&v, (const char *)data + i * 4, 4); return v; }
+    case WG_DT_INT64: { int64_t v; memcpy(&v, (const char *)data + i * 8, 8); return (double)v; }
+    case WG_DT_UINT64: { uint64_t v; memcpy(&v, (const char *)data + i * 8, 8); return (double)v; }
+    default: return NAN;
+    }
+}
+
+const char *wg_cli_shape_str(const int64_t *dims, int rank, char *buf, size_t len)
+{
+    size_t n = (size_t)snprintf(buf, len, "[");
+    for (int i = 0; i < rank && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%lld", i ? "," : "", (long long)dims[i]);
+    if (n < len)
+        snprintf(buf + n, len - n, "]");
+    return buf;
+}
+
+double wg_cli_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}

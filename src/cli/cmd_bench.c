@@ -1,0 +1,152 @@
+/* cmd_bench.c: `wasmgraph bench`: load+compile time, instantiate time, first run, and
+ * the latency of warm runs on deterministic pseudo-random inputs. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "common/dtype.h"
+#include "common/json.h"
+#include "wasmgraph.h"
+
+static const char usage[] = "wasmgraph bench MODEL.wasm [--warmup 3] [--iters 20] [--json]";
+
+/* xorshift64*: the same inputs on every run and machine. */
+static uint64_t next_rand(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * UINT64_C(2685821657736338717);
+}
+
+/* Floats uniform in [-1, 1); integers in [0, 10); bools 0/1. */
+static void fill_random(const wg_tensor_info *t, void *dst, uint64_t *seed)
+{
+    size_t n = t->bytes / wg_dtype_size(t->dtype);
+    uint8_t *p = dst;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = next_rand(seed);
+        double u = (double)(r >> 11) / 9007199254740992.0 * 2 - 1;
+        switch (t->dtype) {
+        case WG_DT_FLOAT: { float v = (float)u; memcpy(p + i * 4, &v, 4); break; }
+        case WG_DT_DOUBLE: memcpy(p + i * 8, &u, 8); break;
+        case WG_DT_FLOAT16: { uint16_t v = wg_f32_to_f16((float)u); memcpy(p + i * 2, &v, 2); break; }
+        case WG_DT_BOOL: p[i] = (uint8_t)(r >> 63); break;
+        default: {
+            /* Small non-negative integers, little-endian, in the element's width. */
+            size_t w = wg_dtype_size(t->dtype);
+            memset(p + i * w, 0, w);
+            p[i * w] = (uint8_t)((r >> 32) % 10);
+        }
+        }
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int wg_cmd_bench(int argc, char **argv)
+{
+    const char *model = NULL;
+    uint64_t warmup = 3, iters = 20;
+    bool json = false;
+    int rc = 1;
+    wg_runtime *rt = NULL;
+    wg_model *m = NULL;
+    wg_session *s = NULL;
+    double *lat = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--json")) {
+            json = true;
+        } else if (!strcmp(a, "--warmup") || !strcmp(a, "--iters")) {
+            bool w = !strcmp(a, "--warmup");
+            if (i + 1 >= argc || !wg_cli_parse_u64(argv[i + 1], w ? 0 : 1, 1000000, w ? &warmup : &iters))
+                return wg_cli_usage(usage, "%s needs an integer (%s)", a, w ? ">= 0" : ">= 1");
+            i++;
+        } else if (a[0] == '-' && a[1]) {
+            return wg_cli_usage(usage, "unknown option '%s'", a);
+        } else if (model) {
+            return wg_cli_usage(usage, "unexpected argument '%s'", a);
+        } else {
+            model = a;
+        }
+    }
+    if (!model)
+        return wg_cli_usage(usage, "no model given");
+    wg_status st = wg_runtime_new(NULL, &rt);
+    if (st)
+        return wg_cli_fail("cannot start the wasm engine: %s", wg_status_str(st));
+    double t0 = wg_cli_now_ms();
+    if (wg_model_load(rt, model, &m)) {
+        rc = wg_cli_fail("%s", wg_last_error(rt));
+        goto done;
+    }
+    double t1 = wg_cli_now_ms();
+    if (wg_session_new(m, &s)) {
+        rc = wg_cli_fail("%s", wg_last_error(rt));
+        goto done;
+    }
+    double t2 = wg_cli_now_ms();
+    uint64_t seed = UINT64_C(0x9e3779b97f4a7c15);
+    for (size_t j = 0; j < wg_model_num_inputs(m); j++)
+        fill_random(wg_model_input(m, j), wg_session_input(s, j), &seed);
+    if (wg_session_run(s)) {
+        rc = wg_cli_fail("%s", wg_last_error(rt));
+        goto done;
+    }
+    double first = wg_cli_now_ms() - t2;
+    for (uint64_t k = 0; k < warmup; k++)
+        if (wg_session_run(s)) {
+            rc = wg_cli_fail("%s", wg_last_error(rt));
+            goto done;
+        }
+    if (!(lat = malloc(iters * sizeof *lat))) {
+        rc = wg_cli_fail("out of memory");
+        goto done;
+    }
+    double sum = 0;
+    for (uint64_t k = 0; k < iters; k++) {
+        double a = wg_cli_now_ms();
+        if (wg_session_run(s)) {
+            rc = wg_cli_fail("%s", wg_last_error(rt));
+            goto done;
+        }
+        lat[k] = wg_cli_now_ms() - a;
+        sum += lat[k];
+    }
+    qsort(lat, iters, sizeof *lat, cmp_double);
+    double median = iters % 2 ? lat[iters / 2] : (lat[iters / 2 - 1] + lat[iters / 2]) / 2;
+    double mean = sum / (double)iters;
+    if (json) {
+        printf("{\"model\":");
+        wg_json_write_string(stdout, model);
+        printf(",\"load_ms\":%.3f,\"instantiate_ms\":%.3f,\"first_run_ms\":%.3f,\"warmup\":%llu,"
+               "\"iters\":%llu,\"median_ms\":%.3f,\"min_ms\":%.3f,\"mean_ms\":%.3f,\"max_ms\":%.3f}\n",
+               t1 - t0, t2 - t1, first, (unsigned long long)warmup, (unsigned long long)iters, median,
+               lat[0], mean, lat[iters - 1]);
+    } else {
+        printf("model:        %s\n", model);
+        printf("load+compile: %10.3f ms\n", t1 - t0);
+        printf("instantiate:  %10.3f ms\n", t2 - t1);
+        printf("first run:    %10.3f ms\n", first);
+        printf("warm runs:    %llu (after %llu warm-up)\n", (unsigned long long)iters,
+               (unsigned long long)warmup);
+        printf("  median      %10.3f ms\n", median);
+        printf("  min         %10.3f ms\n", lat[0]);
+        printf("  mean        %10.3f ms\n", mean);
+        printf("  max         %10.3f ms\n", lat[iters - 1]);
+    }
+    rc = 0;
+done:
+    free(lat);
+    wg_session_free(s);
+    wg_model_free(m);
+    wg_runtime_free(rt);
+    return rc;
+}

@@ -1,0 +1,87 @@
+/* cmd_info.c: `wasmgraph info MODEL.wasm [--json]`: a module's metadata, read without
+ * compiling the module (the same checks wg_model_load makes before compiling). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "common/dtype.h"
+#include "host/inspect.h"
+
+static const char usage[] = "wasmgraph info MODEL.wasm [--json]";
+
+static void print_tensors(const char *what, const wg_tensor_info *t, size_t n)
+{
+    printf("%s:\n", what);
+    for (size_t i = 0; i < n; i++) {
+        char shape[160];
+        printf("  %-20s %-8s %-20s %zu bytes\n", t[i].name, wg_dtype_name(t[i].dtype),
+               wg_cli_shape_str(t[i].dims, t[i].rank, shape, sizeof shape), t[i].bytes);
+    }
+}
+
+static void print_bytes(const char *what, int64_t v)
+{
+    if (v < 0)
+        printf("%-10s (not recorded)\n", what);
+    else
+        printf("%-10s %lld bytes (%.2f MiB)\n", what, (long long)v, (double)v / (1 << 20));
+}
+
+int wg_cmd_info(int argc, char **argv)
+{
+    const char *path = NULL;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = true;
+        else if (argv[i][0] == '-' && argv[i][1])
+            return wg_cli_usage(usage, "unknown option '%s'", argv[i]);
+        else if (path)
+            return wg_cli_usage(usage, "more than one model given ('%s', '%s')", path, argv[i]);
+        else
+            path = argv[i];
+    }
+    if (!path)
+        return wg_cli_usage(usage, "no model given");
+
+    uint8_t *bytes;
+    size_t len;
+    char err[1024];
+    wgh_module_info info;
+    if (wgh_read_file(path, &bytes, &len, err, sizeof err))
+        return wg_cli_fail("%s", err);
+    wg_status st = wgh_inspect(bytes, len, 0, &info, err, sizeof err);
+    free(bytes);
+    if (st)
+        return wg_cli_fail("%s: %s", path, err);
+    const wgh_meta *m = &info.meta;
+    if (json) {
+        printf("%s\n", m->json);
+        wgh_module_info_free(&info);
+        return 0;
+    }
+    printf("%-10s %s\n", "model:", *m->name ? m->name : "(unnamed)");
+    printf("%-10s %s (%zu bytes)\n", "file:", path, info.file_bytes);
+    printf("%-10s %s\n", "producer:", *m->producer ? m->producer : "(unknown)");
+    if (m->opset >= 0)
+        printf("%-10s %lld\n", "opset:", (long long)m->opset);
+    printf("%-10s %s\n", "compiler:", *m->compiler ? m->compiler : "(unknown)");
+    printf("%-10s ABI %lld", "module:", (long long)m->abi);
+    if (m->has_options) {
+        printf(", %s", m->relaxed_simd ? "relaxed SIMD" : m->simd ? "SIMD128" : "scalar (no SIMD)");
+        if (m->opt_level >= 0)
+            printf(", -O%lld", (long long)m->opt_level);
+    }
+    printf("\n");
+    print_tensors("inputs", m->inputs, m->n_inputs);
+    print_tensors("outputs", m->outputs, m->n_outputs);
+    print_bytes("arena:", m->arena_bytes);
+    print_bytes("weights:", m->weight_bytes);
+    print_bytes("memory:", m->memory_bytes >= 0 ? m->memory_bytes : (int64_t)info.memory_min_bytes);
+    if (m->memory_bytes >= 0 && (uint64_t)m->memory_bytes != info.memory_min_bytes)
+        printf("%-10s the module declares %llu bytes of initial memory\n", "",
+               (unsigned long long)info.memory_min_bytes);
+    wgh_module_info_free(&info);
+    return 0;
+}

@@ -1,0 +1,152 @@
+/*
+ * pad.c: Pad. Before opset 11 pads come from the `pads` attribute (`paddings` in opset 1)
+ * with a float `value`; from 11 from a constant pads input, an optional constant
+ * constant_value input and (opset 18) an optional constant axes input. Modes: constant,
+ * reflect, edge ('wrap' is unsupported). Negative pads crop.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "axes.h"
+#include "elem.h"
+#include "lower.h"
+
+typedef struct pad_spec {
+    int mode; /* WGK_PAD_* numbering: 0 constant, 1 reflect, 2 edge */
+    int64_t begin[WG_MAX_RANK], end[WG_MAX_RANK];
+} pad_spec;
+
+static wg_status read_pads(wgc_graph *g, const wgc_node *n, pad_spec *p)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int rank = x->shape.rank;
+    const char *mode = wgc_attr_str(n, "mode", "constant");
+    if (!strcmp(mode, "constant"))
+        p->mode = 0;
+    else if (!strcmp(mode, "reflect"))
+        p->mode = 1;
+    else if (!strcmp(mode, "edge"))
+        p->mode = 2;
+    else
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "mode '%s' (supported: constant, reflect, "
+                         "edge)", mode);
+    int64_t raw[2 * WG_MAX_RANK];
+    int64_t cnt;
+    int axes[WG_MAX_RANK], n_axes = -1;
+    if (n->opset >= 11) {
+        static const int i64[] = {WG_DT_INT64, 0};
+        wg_status st = wgc_check_input(g, n, 1, i64);
+        if (st)
+            return st;
+        const wgc_tensor *pt = wgc_in(g, n, 1);
+        if (!pt->data)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                             "pads input '%s' is computed at run time; only constant pads are "
+                             "supported",
+                             pt->name);
+        cnt = wgc_numel(&pt->shape);
+        if (cnt > 2 * WG_MAX_RANK)
+            return wgc_error(g, n, WG_ERR_INVALID, "%lld pads", (long long)cnt);
+        for (int64_t i = 0; i < cnt; i++)
+            raw[i] = wgc_const_int(pt, i);
+        if ((st = wgc_read_axes(g, n, n->opset >= 18 ? 3 : -1, rank, axes, &n_axes)))
+            return st;
+    } else {
+        size_t c;
+        const int64_t *v = wgc_attr_ints(n, n->opset < 2 ? "paddings" : "pads", &c);
+        if (!v)
+            return wgc_error(g, n, WG_ERR_INVALID, "has no pads attribute");
+        if (c > 2 * WG_MAX_RANK)
+            return wgc_error(g, n, WG_ERR_INVALID, "%zu pads", c);
+        cnt = (int64_t)c;
+        memcpy(raw, v, c * sizeof *v);
+    }
+    if (n_axes < 0) {
+        n_axes = rank;
+        for (int d = 0; d < rank; d++)
+            axes[d] = d;
+    }
+    if (cnt != 2 * n_axes)
+        return wgc_error(g, n, WG_ERR_INVALID, "has %lld pads for %d axes (need %d)",
+                         (long long)cnt, n_axes, 2 * n_axes);
+    memset(p->begin, 0, sizeof p->begin);
+    memset(p->end, 0, sizeof p->end);
+    for (int i = 0; i < n_axes; i++) {
+        p->begin[axes[i]] = raw[i];
+        p->end[axes[i]] = raw[i + n_axes];
+    }
+    for (int d = 0; d < rank; d++) {
+        int64_t dim = x->shape.dims[d];
+        if (dim + p->begin[d] + p->end[d] < 0)
+            return wgc_error(g, n, WG_ERR_INVALID, "pads %lld,%lld crop more than dim %d (%lld)",
+                             (long long)p->begin[d], (long long)p->end[d], d, (long long)dim);
+        if (p->mode == 1 && (p->begin[d] > dim - 1 || p->end[d] > dim - 1) &&
+            (p->begin[d] > 0 || p->end[d] > 0))
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                             "reflect pads %lld,%lld on dim %d of size %lld (must be < size)",
+                             (long long)p->begin[d], (long long)p->end[d], d, (long long)dim);
+        if (p->mode == 2 && dim == 0 && (p->begin[d] > 0 || p->end[d] > 0))
+            return wgc_error(g, n, WG_ERR_INVALID, "edge padding of the empty dim %d", d);
+    }
+    return WG_OK;
+}
+
+static wg_status pad_infer(wgc_graph *g, wgc_node *n)
+{
+    wg_status st = wgc_check_arity(g, n, 1, n->opset >= 18 ? 4 : n->opset >= 11 ? 3 : 1, 1, 1);
+    if (!st)
+        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const wgc_tensor *cv = wgc_in(g, n, 2);
+    if (cv && (!cv->has_shape || cv->dtype != x->dtype || wgc_numel(&cv->shape) != 1))
+        return wgc_error(g, n, WG_ERR_INVALID,
+                         "constant_value '%s' must be one element of the input dtype %s",
+                         cv->name, wg_dtype_name(x->dtype));
+    pad_spec p;
+    if ((st = read_pads(g, n, &p)))
+        return st;
+    wgc_shape y = x->shape;
+    for (int d = 0; d < y.rank; d++)
+        y.dims[d] += p.begin[d] + p.end[d];
+    wgc_set_output(g, n, 0, x->dtype, &y);
+    return WG_OK;
+}
+
+static wg_status pad_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *cv = wgc_in(g, n, 2);
+    wgc_tensor *y = wgc_out(g, n, 0);
+    pad_spec p;
+    wg_status st = read_pads(g, n, &p);
+    if (!st)
+        st = wgc_check_i32_numel(g, n, y);
+    if (st)
+        return st;
+    if (wgc_numel(&y->shape) == 0)
+        return WG_OK;
+    /* The fill value as one element of the data dtype, placed in the weights. */
+    char value[8] = {0};
+    if (cv) {
+        if (!cv->data)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                             "constant_value '%s' is computed at run time", cv->name);
+        memcpy(value, cv->data, wg_dtype_size(x->dtype));
+    } else {
+        wgc_elem_set_f(value, x->dtype, 0, wgc_attr_float(n, "value", 0.0f));
+    }
+    const char *vexpr;
+    if ((st = wgc_weight(e, value, wg_dtype_size(x->dtype), &vexpr)))
+        return wgc_error(g, n, st, "out of memory for the pad value");
+    char vbuf[64], ld[160], lb[160], le[160];
+    snprintf(vbuf, sizeof vbuf, "%s", vexpr);
+    const char *px = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
+    wgc_emit(e, "wgk_pad(%s, %s, %zu, %d, %s, %s, %s, %d, %s);", py, px, wg_dtype_size(x->dtype),
+             x->shape.rank, wgc_i32_list(ld, sizeof ld, x->shape.dims, x->shape.rank),
+             wgc_i32_list(lb, sizeof lb, p.begin, x->shape.rank),
+             wgc_i32_list(le, sizeof le, p.end, x->shape.rank), p.mode, vbuf);
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_pad = {pad_infer, NULL, pad_emit, NULL};

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Error tests: every kind of bad input gets a clear message and a nonzero exit code,
+# never a crash (a signal gives exit >= 128, which fails the test), and leaves no output file.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+[ -f scripts/env.sh ] && source scripts/env.sh
+PY=${WG_PYTHON:-$HOME/.cache/wasmgraph/venv/bin/python}
+W=$BUILD/bin/wasmgraph
+SHARED=${WG_SHARED:-../shared}
+T=$BUILD/error-tests
+rm -rf "$T"; mkdir -p "$T"
+pass=0 fail=0
+
+# expect NAME EXIT_CODE MESSAGE_FRAGMENT CMD...
+expect() {
+    local name=$1 code=$2 frag=$3; shift 3
+    local out rc
+    out=$("$@" 2>&1); rc=$?
+    if [ "$rc" -eq "$code" ] && grep -qiF -- "$frag" <<< "$out"; then
+        echo "ok   $name"; pass=$((pass + 1))
+    else
+        echo "FAIL $name: exit $rc (want $code), output: $out (want '$frag')"; fail=$((fail + 1))
+    fi
+}
+
+"$PY" tests/errors/make_bad_models.py "$T"
+SQ=$SHARED/data/squeezenet1.1-caffe2/squeezenet1.1_bgr_fp32_from_fp16.onnx
+: > "$T/empty.onnx"
+head -c 100000 "$SQ" > "$T/truncated.onnx"
+head -c 5000 /dev/urandom > "$T/random.onnx"
+
+expect "missing model file" 1 "no such file" "$W" compile "$T/nope.onnx" -o "$T/x.wasm"
+expect "empty model file" 1 "empty" "$W" compile "$T/empty.onnx" -o "$T/x.wasm"
+expect "truncated model" 1 "truncated.onnx" "$W" compile "$T/truncated.onnx" -o "$T/x.wasm"
+expect "random bytes as model" 1 "random.onnx" "$W" compile "$T/random.onnx" -o "$T/x.wasm"
+expect "unsupported operator names op and node" 1 "node 'the_hardmax' (Hardmax): unsupported operator 'Hardmax'" \
+    "$W" compile "$T/unsupported_op.onnx" -o "$T/x.wasm"
+expect "custom domain op" 1 "com.example" "$W" compile "$T/custom_domain.onnx" -o "$T/x.wasm"
+expect "dangling node input" 1 "nowhere" "$W" compile "$T/dangling_input.onnx" -o "$T/x.wasm"
+expect "dynamic dim needs --shape" 1 "--shape x=" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm"
+expect "--shape fixes dynamic dim" 0 "compiled" "$W" compile "$T/dynamic.onnx" -o "$T/dyn.wasm" --shape x=2x4
+expect "--shape of unknown input" 1 "not a graph input" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --shape z=1x4
+expect "unsupported attribute (3-D conv)" 1 "node 'conv3d' (Conv)" "$W" compile "$T/conv3d.onnx" -o "$T/x.wasm"
+expect "initializer size mismatch" 1 "'b'" "$W" compile "$T/short_initializer.onnx" -o "$T/x.wasm"
+expect "bad option" 2 "unknown option" "$W" compile "$SQ" -o "$T/x.wasm" --frobnicate
+if ls "$T"/x.wasm* > /dev/null 2>&1; then echo "FAIL failed compiles left an output file"; fail=$((fail + 1)); else echo "ok   no output file after failed compiles"; pass=$((pass + 1)); fi
+
+# Modules.
+MN=$SHARED/data/mnist
+"$W" compile "$MN/mnist-8.onnx" -o "$T/mnist.wasm" -q
+head -c 3000 "$T/mnist.wasm" > "$T/truncated.wasm"
+printf '\0asm\1\0\0\0' > "$T/empty-module.wasm"
+printf 'hello world' > "$T/text.wasm"
+expect "missing module" 1 "no such file" "$W" run "$T/nope.wasm"
+expect "truncated module" 1 "truncated.wasm" "$W" run "$T/truncated.wasm" --input "$MN/test_data_set_0/input_0.pb"
+expect "not a wasm file" 1 "not a WebAssembly module" "$W" info "$T/text.wasm"
+expect "valid wasm without our exports" 1 "wasmgraph" "$W" run "$T/empty-module.wasm"
+expect "input of the wrong size" 1 "Input3" "$W" run "$T/mnist.wasm" --input "$SHARED/data/squeezenet1.1-caffe2/test_data_fp32/test_data_set_0/input_0.pb"
+expect "input of the wrong dtype" 1 "float16" "$W" run "$T/mnist.wasm" --input "Input3=$SHARED/data/squeezenet1.1-caffe2/test_data_fp16/test_data_set_0/input_0.pb"
+expect "missing input file" 1 "no such file" "$W" run "$T/mnist.wasm" --input "Input3=$T/nope.pb"
+head -n 5 "$SHARED/data/labels/synset.txt" > "$T/short-labels.txt"
+expect "labels file shorter than classes" 1 "5 labels" "$W" classify "$T/mnist.wasm" -i "$MN/digits/3_1020.png" -l "$T/short-labels.txt"
+expect "missing image" 1 "nope.png" "$W" classify "$T/mnist.wasm" -i "$T/nope.png" -l "$SHARED/data/labels/synset.txt"
+expect "unknown command" 2 "unknown command" "$W" frobnicate
+
+echo "errors: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,49 @@
+"""Writes small ONNX models that must be refused cleanly: make_bad_models.py OUTDIR."""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def save(model, path):
+    with open(path, "wb") as f:
+        f.write(model.SerializeToString())
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
+    # An operator wasmgraph does not implement (a real ONNX op).
+    g = helper.make_graph([helper.make_node("Hardmax", ["x"], ["y"], name="the_hardmax")], "g", [x], [y])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/unsupported_op.onnx")
+    # A custom-domain op.
+    g = helper.make_graph([helper.make_node("Frobnicate", ["x"], ["y"], name="custom", domain="com.example")],
+                          "g", [x], [y])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.example", 1)]),
+         f"{out}/custom_domain.onnx")
+    # A node reading a tensor nobody produces.
+    g = helper.make_graph([helper.make_node("Relu", ["nowhere"], ["y"], name="orphan")], "g", [x], [y])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/dangling_input.onnx")
+    # A dynamic batch dimension without --shape.
+    xd = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "g", [xd], [y])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/dynamic.onnx")
+    # Unsupported attribute value: Conv on 3-D (5-D tensor) input.
+    x5 = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4, 4])
+    y5 = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    w = numpy_helper.from_array(np.ones((1, 1, 1, 1, 1), np.float32), "w")
+    g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="conv3d")], "g", [x5], [y5], [w])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/conv3d.onnx")
+    # Initializer whose data does not match its shape.
+    bad = numpy_helper.from_array(np.ones((2,), np.float32), "b")
+    bad.dims[:] = [3]
+    g = helper.make_graph([helper.make_node("Add", ["x", "b"], ["y"], name="add")], "g", [x], [y], [bad])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/short_initializer.onnx")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Model tests: each model is compiled, run on wasmtime through `wasmgraph run`, and its
+# outputs compared with ONNX's expected outputs or onnxruntime-node's. Tolerances are
+# fp32 rtol 1e-4 / atol 1e-5 unless a case says why it needs more.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+[ -f scripts/env.sh ] && source scripts/env.sh
+PY=${WG_PYTHON:-$HOME/.cache/wasmgraph/venv/bin/python}
+W=$BUILD/bin/wasmgraph
+CMP=$BUILD/tests/compare_tensors
+SHARED=${WG_SHARED:-../shared}
+OUT=$BUILD/model-tests
+mkdir -p "$OUT"
+pass=0 fail=0
+
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+# run_and_compare NAME MODULE INPUT_DIR EXPECTED_DIR RTOL ATOL
+# Runs MODULE on INPUT_DIR/input_*.pb and compares every output_<i>.pb with EXPECTED_DIR's.
+run_and_compare() {
+    local name=$1 module=$2 indir=$3 want=$4 rtol=$5 atol=$6 args=() f
+    local got=$OUT/$name.out
+    rm -rf "$got"
+    for f in "$indir"/input_*.pb; do args+=(--input "$f"); done
+    if ! "$W" run "$module" "${args[@]}" --output-dir "$got" > "$OUT/$name.run.log" 2>&1; then
+        cat "$OUT/$name.run.log"; bad "$name (run failed)"; return
+    fi
+    for f in "$want"/output_*.pb; do
+        if ! "$CMP" "$got/$(basename "$f")" "$f" --rtol "$rtol" --atol "$atol"; then
+            bad "$name ($(basename "$f"))"; return
+        fi
+    done
+    ok "$name"
+}
+
+compile() { # compile MODEL OUT.wasm [args...]
+    local model=$1 out=$2; shift 2
+    if ! "$W" compile "$model" -o "$out" "$@"; then bad "compile $(basename "$model") $*"; return 1; fi
+}
+
+# 1. ONNX's light model-zoo graphs (weights from ConstantOfShape), deterministic input.
+for m in "$SHARED"/models/onnx-light/light_*.onnx; do
+    [ -f "$m" ] || continue
+    n=$(basename "$m" .onnx)
+    mkdir -p "$OUT/$n.in" "$OUT/$n.want"
+    "$PY" tests/models/arange_input.py "$m" "$OUT/$n.in" || { bad "$n input"; continue; }
+    cp "${m%.onnx}_output_0.pb" "$OUT/$n.want/output_0.pb"
+    compile "$m" "$OUT/$n.wasm" -q || continue
+    run_and_compare "$n" "$OUT/$n.wasm" "$OUT/$n.in" "$OUT/$n.want" 1e-4 1e-5
+done
+
+# 2. SqueezeNet 1.1, pretrained, fp32 and fp16 (computed in fp32 by wasmgraph).
+SQ=$SHARED/data/squeezenet1.1-caffe2
+if compile "$SQ/squeezenet1.1_bgr_fp32_from_fp16.onnx" "$OUT/squeezenet-fp32.wasm" -q; then
+    for s in 0 1; do
+        run_and_compare "squeezenet-fp32-set$s" "$OUT/squeezenet-fp32.wasm" "$SQ/test_data_fp32/test_data_set_$s" \
+            "$SQ/test_data_fp32/test_data_set_$s" 1e-4 1e-5
+    done
+fi
+# The fp16 reference was computed in float16; we compute in float32 and round the output
+# to float16, so the two may differ by a few float16 ulps (2^-11 relative) of the probabilities.
+if compile "$SQ/SqueezeNet_fp16.onnx" "$OUT/squeezenet-fp16.wasm" -q; then
+    for s in 0 1; do
+        run_and_compare "squeezenet-fp16-set$s" "$OUT/squeezenet-fp16.wasm" "$SQ/test_data_fp16/test_data_set_$s" \
+            "$SQ/test_data_fp16/test_data_set_$s" 5e-3 2e-3
+    done
+fi
+if compile "$SQ/squeezenet1.1_bgr_fp32_from_fp16.onnx" "$OUT/squeezenet-fp32-scalar.wasm" -q --no-simd; then
+    run_and_compare "squeezenet-fp32-no-simd" "$OUT/squeezenet-fp32-scalar.wasm" "$SQ/test_data_fp32/test_data_set_1" \
+        "$SQ/test_data_fp32/test_data_set_1" 1e-4 1e-5
+fi
+
+# classify: top-1 per image as the data README lists (BGR, raw 0..255).
+classify_expect() { # MODULE IMAGE EXPECTED_IDX... (any of them on top)
+    local module=$1 img=$2; shift 2
+    local out top
+    out=$("$W" classify "$module" -i "$SHARED/data/images/$img" -l "$SHARED/data/labels/synset.csv" --bgr --crop --top 3 2>&1)
+    top=$(echo "$out" | awk '$1 == "1" {print $3; exit}')
+    for want in "$@"; do
+        if [ "$top" = "$want" ]; then ok "classify $img -> $top"; return; fi
+    done
+    echo "$out"; bad "classify $img: top-1 '$top', expected $*"
+}
+if [ -f "$OUT/squeezenet-fp32.wasm" ]; then
+    classify_expect "$OUT/squeezenet-fp32.wasm" cat.png 281 282
+    classify_expect "$OUT/squeezenet-fp32.wasm" dog_207.png 207
+    classify_expect "$OUT/squeezenet-fp32.wasm" zebra_340.png 340
+    classify_expect "$OUT/squeezenet-fp32.wasm" fish.png 0
+    classify_expect "$OUT/squeezenet-fp32.wasm" hummingbird.jpg 94
+    out=$("$W" classify "$OUT/squeezenet-fp32.wasm" -i "$SHARED/data/images/cat.png" -l "$SHARED/data/labels/synset.txt" --bgr --crop 2>&1)
+    if echo "$out" | tail -1 | grep -Eq "^input image belongs to the class '(tabby|tiger cat)"; then ok "classify with synset.txt"; else echo "$out"; bad "classify with synset.txt"; fi
+fi
+if [ -f "$OUT/squeezenet-fp16.wasm" ]; then
+    classify_expect "$OUT/squeezenet-fp16.wasm" cat.png 281 282
+fi
+
+# 3. MNIST (CNTK export): test sets and the ten digit images (raw 0..255 grayscale).
+MN=$SHARED/data/mnist
+if compile "$MN/mnist-8.onnx" "$OUT/mnist.wasm" -q; then
+    for s in 0 1 2; do
+        run_and_compare "mnist-set$s" "$OUT/mnist.wasm" "$MN/test_data_set_$s" "$MN/test_data_set_$s" 1e-4 1e-4
+    done
+    right=0
+    printf '%s\n' 0 1 2 3 4 5 6 7 8 9 > "$OUT/digits.txt"
+    for img in "$MN"/digits/*.png; do
+        d=$(basename "$img" | cut -c1)
+        top=$("$W" classify "$OUT/mnist.wasm" -i "$img" -l "$OUT/digits.txt" --top 1 2>&1 | awk '$1 == "1" {print $3; exit}')
+        [ "$top" = "$d" ] && right=$((right + 1)) || echo "digit $d classified as '$top'"
+    done
+    if [ "$right" -eq 10 ]; then ok "mnist digits 10/10"; else bad "mnist digits $right/10"; fi
+fi
+
+# 4. ResNet-50 v2 (zoo architecture, seeded random weights) against onnxruntime-node,
+#    SIMD and scalar builds.
+R=$OUT/resnet50v2
+mkdir -p "$R"
+if [ ! -s "$R/resnet50v2.onnx" ] || [ tools/make_resnet50v2.py -nt "$R/resnet50v2.onnx" ]; then
+    "$PY" tools/make_resnet50v2.py "$R/resnet50v2.onnx" --seed 0 > "$R/gen.log" 2>&1 || bad "generate resnet50v2"
+fi
+if [ -s "$R/resnet50v2.onnx" ]; then
+    "$PY" tools/make_input.py data 1x3x224x224 float32 1 "$R/in/input_0.pb" > /dev/null 2>&1 || mkdir -p "$R/in"
+    [ -s "$R/in/input_0.pb" ] || { mkdir -p "$R/in"; "$PY" tools/make_input.py data 1x3x224x224 float32 1 "$R/in/input_0.pb"; }
+    if [ ! -s "$R/want/output_0.pb" ] || [ "$R/resnet50v2.onnx" -nt "$R/want/output_0.pb" ]; then
+        node tools/ort_run.js "$R/resnet50v2.onnx" "$R/want" --input "data=$R/in/input_0.pb" --quiet || bad "onnxruntime reference"
+    fi
+    if compile "$R/resnet50v2.onnx" "$R/resnet50v2.wasm" -O3; then
+        run_and_compare "resnet50v2-simd" "$R/resnet50v2.wasm" "$R/in" "$R/want" 1e-4 1e-5
+    fi
+    if compile "$R/resnet50v2.onnx" "$R/resnet50v2-scalar.wasm" -O3 --no-simd -q; then
+        run_and_compare "resnet50v2-no-simd" "$R/resnet50v2-scalar.wasm" "$R/in" "$R/want" 1e-4 1e-5
+    fi
+fi
+
+# 5. Portability: the scalar SqueezeNet module through Debian's wasm2c and the C compiler.
+if [ -f "$OUT/squeezenet-fp32-scalar.wasm" ]; then
+    if tests/models/wasm2c_check.sh "$OUT/squeezenet-fp32-scalar.wasm" "$SQ/test_data_fp32/test_data_set_1" "$OUT/wasm2c" > "$OUT/wasm2c.log" 2>&1; then
+        ok "squeezenet --no-simd through wasm2c"
+    else
+        tail -20 "$OUT/wasm2c.log"; bad "squeezenet --no-simd through wasm2c"
+    fi
+fi
+
+echo "models: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

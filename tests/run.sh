@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# tests/run.sh [SUITE...]: runs the test suites and sums their results.
+#   unit     C unit tests (build/tests/test_*): reader, tensor files, folding, planner, host
+#   kernels  every kernel against its scalar reference, as wasm on wasmtime (SIMD and scalar)
+#   models   whole models compiled and compared with ONNX's or onnxruntime's outputs
+#   errors   bad input of every kind: message and exit code
+# Every suite prints "SUITE: N passed, M failed"; the last line is the total.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export BUILD=${BUILD:-build}
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=(unit kernels models errors)
+logdir=$BUILD/test-logs
+mkdir -p "$logdir"
+total_pass=0 total_fail=0
+
+count() { # sums "X: N passed, M failed" lines of a log
+    local p f
+    p=$(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$1" | awk '{s+=$1} END {print s+0}')
+    f=$(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$1" | awk '{s+=$3} END {print s+0}')
+    echo "$p $f"
+}
+
+run_suite() {
+    local name=$1; shift
+    local log=$logdir/$name.log
+    echo "== $name"
+    "$@" > "$log" 2>&1
+    local rc=$?
+    grep -E '(passed, [0-9]+ failed|^FAIL|MISMATCH|error)' "$log" | tail -40
+    read -r p f < <(count "$log")
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        echo "$name: exited with status $rc (log: $log)"; f=1
+        tail -20 "$log"
+    fi
+    total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+}
+
+unit_tests() {
+    local rc=0
+    for t in "$BUILD"/tests/test_*; do
+        [ -x "$t" ] || continue
+        "$t" || rc=1
+    done
+    return $rc
+}
+
+for s in "${suites[@]}"; do
+    case $s in
+    unit) run_suite unit unit_tests ;;
+    kernels) run_suite kernels tests/kernels/build.sh "$BUILD/kernel-tests" ;;
+    models) run_suite models tests/models.sh ;;
+    errors) run_suite errors tests/errors.sh ;;
+    *) echo "unknown suite $s"; exit 2 ;;
+    esac
+done
+echo
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

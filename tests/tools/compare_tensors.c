@@ -1,0 +1,91 @@
+/*
+ * compare_tensors: `compare_tensors GOT.pb WANT.pb [--rtol R] [--atol A]`
+ *
+ * Compares two TensorProto files element by element with numpy's allclose rule,
+ * |got - want| <= atol + rtol * |want|, for float32/float16/float64; integer and bool
+ * tensors must match exactly. Shapes and dtypes must match (float16 vs float32 is
+ * allowed: a float16 model's output can be checked against either). Prints one line
+ * with the largest errors; exit 0 when close, 1 when not, 2 on bad input.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx/tensor_file.h"
+
+static double load(const wgc_value *v, int64_t i)
+{
+    switch (v->dtype) {
+    case WG_DT_FLOAT: return ((const float *)v->data)[i];
+    case WG_DT_FLOAT16: return wg_f16_to_f32(((const uint16_t *)v->data)[i]);
+    case WG_DT_DOUBLE: return ((const double *)v->data)[i];
+    case WG_DT_INT64: return (double)((const int64_t *)v->data)[i];
+    case WG_DT_INT32: return ((const int32_t *)v->data)[i];
+    case WG_DT_INT16: return ((const int16_t *)v->data)[i];
+    case WG_DT_INT8: return ((const int8_t *)v->data)[i];
+    case WG_DT_UINT8: case WG_DT_BOOL: return ((const uint8_t *)v->data)[i];
+    case WG_DT_UINT16: return ((const uint16_t *)v->data)[i];
+    case WG_DT_UINT32: return ((const uint32_t *)v->data)[i];
+    case WG_DT_UINT64: return (double)((const uint64_t *)v->data)[i];
+    default: return NAN;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    double rtol = 1e-4, atol = 1e-5;
+    const char *paths[2] = {0};
+    int np = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--rtol") && i + 1 < argc)
+            rtol = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--atol") && i + 1 < argc)
+            atol = atof(argv[++i]);
+        else if (np < 2)
+            paths[np++] = argv[i];
+    }
+    if (np != 2) {
+        fprintf(stderr, "usage: compare_tensors GOT.pb WANT.pb [--rtol R] [--atol A]\n");
+        return 2;
+    }
+    wgc_value v[2] = {0};
+    char err[600];
+    int rc = 2;
+    for (int k = 0; k < 2; k++)
+        if (wg_tensor_file_read_pb(paths[k], &v[k], NULL, err, sizeof err)) {
+            fprintf(stderr, "compare_tensors: %s\n", err);
+            goto done;
+        }
+    bool floats = wg_dtype_is_float(v[0].dtype) && wg_dtype_is_float(v[1].dtype);
+    if (!wgc_shape_eq(&v[0].shape, &v[1].shape) || (!floats && v[0].dtype != v[1].dtype)) {
+        char a[128], b[128];
+        printf("MISMATCH shape/dtype: got %s %s, want %s %s\n", wg_dtype_name(v[0].dtype),
+               wgc_shape_str(&v[0].shape, a, sizeof a), wg_dtype_name(v[1].dtype),
+               wgc_shape_str(&v[1].shape, b, sizeof b));
+        rc = 1;
+        goto done;
+    }
+    int64_t n = wgc_numel(&v[0].shape), bad = 0, worst = -1;
+    double max_abs = 0, max_rel = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double g = load(&v[0], i), w = load(&v[1], i);
+        double d = fabs(g - w);
+        bool ok = floats ? (d <= atol + rtol * fabs(w) || (isnan(g) && isnan(w)) || g == w) : g == w;
+        if (d > max_abs || isnan(d))
+            max_abs = d, worst = i;
+        if (w != 0 && d / fabs(w) > max_rel)
+            max_rel = d / fabs(w);
+        bad += !ok;
+    }
+    printf("%s: %lld elements, %lld outside rtol %g atol %g, max abs err %.3g, max rel err %.3g",
+           bad ? "MISMATCH" : "ok", (long long)n, (long long)bad, rtol, atol, max_abs, max_rel);
+    if (worst >= 0)
+        printf(" (worst at %lld: got %.9g want %.9g)", (long long)worst, load(&v[0], worst), load(&v[1], worst));
+    printf("\n");
+    rc = bad ? 1 : 0;
+done:
+    free(v[0].data);
+    free(v[1].data);
+    return rc;
+}
