@@ -1,8 +1,9 @@
 /*
  * f32-dwconv2d.c: depthwise 2-D convolution (C/groups == 1, M/groups output channels per
  * input channel). Each output row is accumulated tap by tap over the run of outputs whose
- * input lies inside the image (no padding branches in the inner loop), then the epilogue
- * adds bias and residual and clamps. SIMD128 along the row when the stride is 1.
+ * input lies inside the image (no padding branches in the inner loop). The row starts as
+ * bias + residual (so y may share memory with the residual) and is clamped at the end.
+ * SIMD128 along the row when the stride is 1.
  */
 #include "wgk_conv.h"
 
@@ -37,20 +38,16 @@ static void axpy_row(float *out, const float *in, float w, int lo, int hi, int s
         out[o] += w * in[o * stride];
 }
 
-static void epilogue_row(float *out, const float *res, float bias, float lo, float hi, int n)
+static void clamp_row(float *out, float lo, float hi, int n)
 {
     int o = 0;
 #ifdef __wasm_simd128__
-    const v128_t bv = wasm_f32x4_splat(bias), lv = wasm_f32x4_splat(lo), hv = wasm_f32x4_splat(hi);
-    for (; o + 4 <= n; o += 4) {
-        v128_t v = wasm_f32x4_add(wasm_v128_load(out + o), bv);
-        if (res)
-            v = wasm_f32x4_add(v, wasm_v128_load(res + o));
-        wasm_v128_store(out + o, wasm_f32x4_pmin(wasm_f32x4_pmax(v, lv), hv));
-    }
+    const v128_t lv = wasm_f32x4_splat(lo), hv = wasm_f32x4_splat(hi);
+    for (; o + 4 <= n; o += 4)
+        wasm_v128_store(out + o, wasm_f32x4_pmin(wasm_f32x4_pmax(wasm_v128_load(out + o), lv), hv));
 #endif
     for (; o < n; o++) {
-        float v = out[o] + bias + (res ? res[o] : 0.0f);
+        float v = out[o];
         v = v < lo ? lo : v;
         out[o] = v > hi ? hi : v;
     }
@@ -69,8 +66,9 @@ void wgk_f32_dwconv2d(const wgk_conv2d_args *a)
             const float bias = a->bias ? a->bias[m] : 0.0f;
             for (int oh = 0; oh < OH; oh++) {
                 float *out = y + (size_t)oh * OW;
+                const float *res = a->res ? a->res + plane + (size_t)oh * OW : NULL;
                 for (int ow = 0; ow < OW; ow++)
-                    out[ow] = 0.0f;
+                    out[ow] = bias + (res ? res[ow] : 0.0f);
                 for (int kh = 0; kh < a->KH; kh++) {
                     const int ih = oh * a->SH - a->PT + kh * a->DH;
                     if (ih < 0 || ih >= a->H)
@@ -82,8 +80,8 @@ void wgk_f32_dwconv2d(const wgk_conv2d_args *a)
                         axpy_row(out, x + (size_t)ih * a->W + off, w[kh * a->KW + kw], lo, hi, a->SW);
                     }
                 }
-                epilogue_row(out, a->res ? a->res + plane + (size_t)oh * OW : NULL, bias, a->min,
-                             a->max, OW);
+                if (a->min > -__builtin_inff() || a->max < __builtin_inff())
+                    clamp_row(out, a->min, a->max, OW);
             }
         }
 }

@@ -139,6 +139,8 @@ bool wg_pb_append_f32s(wg_pb_f32s *a, const wg_pb_field *f)
     }
     if (f->wire != WG_PB_LEN || f->len % 4)
         return false;
+    if (!f->len)
+        return true;
     size_t k = f->len / 4;
     if (!grow((void **)&a->v, &a->cap, a->n + k, sizeof *a->v))
         return false;
@@ -157,6 +159,8 @@ bool wg_pb_append_f64s(wg_pb_f64s *a, const wg_pb_field *f)
     }
     if (f->wire != WG_PB_LEN || f->len % 8)
         return false;
+    if (!f->len)
+        return true;
     size_t k = f->len / 8;
     if (!grow((void **)&a->v, &a->cap, a->n + k, sizeof *a->v))
         return false;

@@ -100,13 +100,17 @@ static bool opt_int(const wg_json *j, const char *key, int64_t *out)
     return !v || wg_json_int(v, out);
 }
 
-static wg_status parse_tensors(const wg_json *arr, const char *what, wg_tensor_info **out,
+/* what is "input" or "output"; the JSON key is its plural. */
+static wg_status parse_tensors(const wg_json *j, const char *what, wg_tensor_info **out,
                                size_t *n_out, char *err, size_t errlen)
 {
+    char key[16];
+    snprintf(key, sizeof key, "%ss", what);
+    const wg_json *arr = wg_json_get(j, key);
     if (!arr || arr->type != WG_JSON_ARRAY)
-        return fail(err, errlen, WG_ERR_FORMAT, "metadata: \"%s\" is missing or not an array", what);
+        return fail(err, errlen, WG_ERR_FORMAT, "metadata: \"%s\" is missing or not an array", key);
     if (arr->n > WGH_MAX_TENSORS)
-        return fail(err, errlen, WG_ERR_FORMAT, "metadata: %zu %s (at most %d)", arr->n, what,
+        return fail(err, errlen, WG_ERR_FORMAT, "metadata: %zu %s (at most %d)", arr->n, key,
                     WGH_MAX_TENSORS);
     wg_tensor_info *t = calloc(arr->n ? arr->n : 1, sizeof *t);
     if (!t)
@@ -125,7 +129,7 @@ static wg_status parse_tensors(const wg_json *arr, const char *what, wg_tensor_i
             return fail(err, errlen, WG_ERR_NOMEM, "out of memory");
         for (size_t k = 0; k < i; k++)
             if (!strcmp(t[k].name, name))
-                return fail(err, errlen, WG_ERR_FORMAT, "metadata: two %s are called '%s'", what,
+                return fail(err, errlen, WG_ERR_FORMAT, "metadata: two %s are called '%s'", key,
                             name);
         t[i].dtype = dtype ? (wg_dtype)wg_dtype_from_name(dtype) : WG_DT_UNDEFINED;
         size_t esize = wg_dtype_size(t[i].dtype);
@@ -219,11 +223,10 @@ wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err,
             goto fail;
         }
     }
-    st = parse_tensors(wg_json_get(j, "inputs"), "inputs", &out->inputs, &out->n_inputs, err, errlen);
+    st = parse_tensors(j, "input", &out->inputs, &out->n_inputs, err, errlen);
     if (st)
         goto fail;
-    st = parse_tensors(wg_json_get(j, "outputs"), "outputs", &out->outputs, &out->n_outputs, err,
-                       errlen);
+    st = parse_tensors(j, "output", &out->outputs, &out->n_outputs, err, errlen);
     if (st)
         goto fail;
     if (!out->n_outputs) {

@@ -270,8 +270,12 @@ static wg_status read_attr_fields(reader *rd, const uint8_t *buf, size_t len, at
         case 4: a->has_s = true; a->s = (slice){f.data, f.len}; break;
         case 5: a->has_t = true; a->t = (slice){f.data, f.len}; break;
         case 6: a->has_g = true; break;
-        case 7: ok = wg_pb_append_f32s(&a->floats, &f); break;
-        case 8: ok = wg_pb_append_varints(&a->ints, &f); break;
+        case 7: /* an empty packed blob adds nothing (pb.c would memcpy from NULL) */
+            ok = (f.wire == WG_PB_LEN && !f.len) || wg_pb_append_f32s(&a->floats, &f);
+            break;
+        case 8:
+            ok = (f.wire == WG_PB_LEN && !f.len) || wg_pb_append_varints(&a->ints, &f);
+            break;
         case 9:
             if (a->n_strings++ == 0)
                 a->s0 = (slice){f.data, f.len};

@@ -116,6 +116,12 @@ static wg_status read_ext_entry(const wgc_onnx_ctx *c, const uint8_t *buf, size_
     return WG_OK;
 }
 
+/* An empty packed field adds nothing (and pb.c's appenders would memcpy from NULL). */
+static bool empty_packed(const wg_pb_field *f)
+{
+    return f->wire == WG_PB_LEN && f->len == 0;
+}
+
 /* Pass 1: collect the fields. */
 static wg_status read_fields(const wgc_onnx_ctx *c, const uint8_t *buf, size_t len,
                              const char *what, fields *fl, char **name)
@@ -136,7 +142,7 @@ static wg_status read_fields(const wgc_onnx_ctx *c, const uint8_t *buf, size_t l
                                                         : &fl->u64;
             if (f.wire != WG_PB_VARINT && f.wire != WG_PB_LEN)
                 return wgc_onnx_wire_fail(c, &r, &f, what);
-            ok = wg_pb_append_varints(a, &f);
+            ok = empty_packed(&f) || wg_pb_append_varints(a, &f);
             break;
         }
         case TP_DATA_TYPE:
@@ -151,12 +157,12 @@ static wg_status read_fields(const wgc_onnx_ctx *c, const uint8_t *buf, size_t l
         case TP_FLOAT_DATA:
             if (f.wire != WG_PB_I32 && f.wire != WG_PB_LEN)
                 return wgc_onnx_wire_fail(c, &r, &f, what);
-            ok = wg_pb_append_f32s(&fl->f32, &f);
+            ok = empty_packed(&f) || wg_pb_append_f32s(&fl->f32, &f);
             break;
         case TP_DOUBLE_DATA:
             if (f.wire != WG_PB_I64 && f.wire != WG_PB_LEN)
                 return wgc_onnx_wire_fail(c, &r, &f, what);
-            ok = wg_pb_append_f64s(&fl->f64, &f);
+            ok = empty_packed(&f) || wg_pb_append_f64s(&fl->f64, &f);
             break;
         case TP_SEGMENT:
             fl->has_segment = true;

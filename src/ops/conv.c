@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "../../kernels/include/wgk_pack.h"
+#include "epilogue.h"
 #include "window.h"
 
 enum { CONV_DW, CONV_1X1, CONV_IM2COL };
@@ -132,13 +133,8 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         }
     }
     const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
-    float lo = -INFINITY, hi = INFINITY;
-    if (n->act == WGC_ACT_RELU)
-        lo = 0.0f;
-    else if (n->act == WGC_ACT_CLIP) {
-        lo = n->act_min;
-        hi = n->act_max;
-    }
+    float lo, hi;
+    wgc_act_range(n, &lo, &hi);
     static const char *names[] = {"wgk_f32_dwconv2d", "wgk_f32_conv2d_1x1", "wgk_f32_conv2d_im2col"};
     const char *gemm = wgc_emit_target(e)->simd ? "wgk_f32_gemm_4x8__wasmsimd" : "wgk_f32_gemm_4x4__scalar";
     const wgc_window *wn = &c.win;

@@ -910,7 +910,8 @@ TEST(fp16_initializers_raw_and_int32_data)
         return;
     const wgc_tensor *a = &gr->tensors[wgc_tensor_find(gr, "H")];
     const wgc_tensor *b = &gr->tensors[wgc_tensor_find(gr, "H32")];
-    CHECK(a->dtype == WG_DT_FLOAT16 && wg_f16_to_f32(((uint16_t *)a->data)[1]) == -2.5f, "raw fp16");
+    CHECK(a->dtype == WG_DT_FLOAT16 && wg_f16_to_f32(((uint16_t *)a->data)[1]) == -2.5f,
+          "raw fp16");
     CHECK(b->dtype == WG_DT_FLOAT16 && memcmp(b->data, h, sizeof h) == 0, "int32_data fp16");
     wgc_graph_free(gr);
 }

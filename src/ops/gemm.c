@@ -1,0 +1,147 @@
+/*
+ * gemm.c: Gemm, Y = alpha * A' * B' + beta * C (A' = transA ? A^T : A, likewise B), float32,
+ * C optional and broadcast to [M, N]. A constant B is stored row-major [K][N] at compile
+ * time (transposed here when transB); a non-constant transposed B is transposed into
+ * scratch at run time. A's transposition is absorbed by the kernel's strides.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "epilogue.h"
+#include "gemm_call.h"
+
+static const int f32_only[] = {WG_DT_FLOAT, 0};
+
+typedef struct gemm_geom {
+    int64_t M, N, K;
+    int ta, tb;
+} gemm_geom;
+
+static wg_status resolve(wgc_graph *g, const wgc_node *n, gemm_geom *q)
+{
+    wg_status st = wgc_check_arity(g, n, 2, 3, 1, 1);
+    for (int i = 0; !st && i < 2; i++)
+        st = wgc_check_input(g, n, i, f32_only);
+    if (!st && n->n_inputs > 2 && n->inputs[2] >= 0)
+        st = wgc_check_input(g, n, 2, f32_only);
+    if (st)
+        return st;
+    const wgc_tensor *a = wgc_in(g, n, 0), *b = wgc_in(g, n, 1), *c = wgc_in(g, n, 2);
+    if (a->shape.rank != 2 || b->shape.rank != 2)
+        return wgc_error(g, n, WG_ERR_INVALID, "A '%s' and B '%s' must be 2-D (ranks %d and %d)",
+                         a->name, b->name, a->shape.rank, b->shape.rank);
+    q->ta = wgc_attr_int(n, "transA", 0) != 0;
+    q->tb = wgc_attr_int(n, "transB", 0) != 0;
+    q->M = a->shape.dims[q->ta ? 1 : 0];
+    q->K = a->shape.dims[q->ta ? 0 : 1];
+    int64_t kb = b->shape.dims[q->tb ? 1 : 0];
+    q->N = b->shape.dims[q->tb ? 0 : 1];
+    if (kb != q->K)
+        return wgc_error(g, n, WG_ERR_INVALID, "inner dimensions differ: A gives K = %lld, B gives %lld",
+                         (long long)q->K, (long long)kb);
+    if (c) {
+        int r = c->shape.rank;
+        int64_t cm = r >= 2 ? c->shape.dims[r - 2] : 1, cn = r >= 1 ? c->shape.dims[r - 1] : 1;
+        if (r > 2 || (cm != 1 && cm != q->M) || (cn != 1 && cn != q->N)) {
+            char buf[64];
+            return wgc_error(g, n, WG_ERR_INVALID, "C '%s' (%s) does not broadcast to [%lld, %lld]",
+                             c->name, wgc_shape_str(&c->shape, buf, sizeof buf), (long long)q->M,
+                             (long long)q->N);
+        }
+    }
+    const int64_t lim = (int64_t)1 << 31;
+    if (q->M * q->K >= lim || q->K * q->N >= lim || q->M * q->N >= lim)
+        return wgc_error(g, n, WG_ERR_LIMIT, "Gemm is too large for the 32-bit kernels");
+    return WG_OK;
+}
+
+static wg_status gemm_infer(wgc_graph *g, wgc_node *n)
+{
+    gemm_geom q;
+    wg_status st = resolve(g, n, &q);
+    if (st)
+        return st;
+    wgc_shape y = {.rank = 2, .dims = {q.M, q.N}};
+    wgc_set_output(g, n, 0, WG_DT_FLOAT, &y);
+    return WG_OK;
+}
+
+static size_t gemm_scratch(const wgc_graph *g, const wgc_node *n)
+{
+    gemm_geom q;
+    if (resolve((wgc_graph *)g, n, &q) || !q.tb || g->tensors[n->inputs[1]].data)
+        return 0;
+    return (size_t)(q.K * q.N) * sizeof(float);
+}
+
+static wg_status gemm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    gemm_geom q;
+    float *bt = NULL;
+    wg_status st = resolve(g, n, &q);
+    if (st)
+        return st;
+    if (q.M * q.N == 0)
+        return WG_OK;
+    const wgc_tensor *b = wgc_in(g, n, 1), *c = wgc_in(g, n, 2);
+    char bexpr[128];
+    if (b->data && q.tb) {
+        bt = malloc(sizeof(float) * (size_t)(q.K * q.N > 0 ? q.K * q.N : 1));
+        if (!bt) {
+            st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory transposing '%s'", b->name);
+            goto fail;
+        }
+        const float *src = b->data; /* [N][K] */
+        for (int64_t k = 0; k < q.K; k++)
+            for (int64_t j = 0; j < q.N; j++)
+                bt[k * q.N + j] = src[j * q.K + k];
+        const char *w;
+        if ((st = wgc_weight(e, bt, sizeof(float) * (size_t)(q.K * q.N), &w))) {
+            st = wgc_error(g, n, st, "out of memory");
+            goto fail;
+        }
+        snprintf(bexpr, sizeof bexpr, "%s", w);
+    } else if (q.tb) {
+        snprintf(bexpr, sizeof bexpr, "%s", wgc_scratch(e));
+        wgc_emit(e, "wgk_f32_transpose2d(%s, %s, %lld, %lld);\n", wgc_ptr(e, g, n->inputs[1]), bexpr,
+                 (long long)q.N, (long long)q.K);
+    } else {
+        snprintf(bexpr, sizeof bexpr, "%s", wgc_ptr(e, g, n->inputs[1]));
+    }
+    char aexpr[128], cexpr[128], yexpr[128], rexpr[128];
+    snprintf(aexpr, sizeof aexpr, "%s", wgc_ptr(e, g, n->inputs[0]));
+    snprintf(yexpr, sizeof yexpr, "%s", wgc_ptr(e, g, n->outputs[0]));
+    wgc_gemm_call call = {
+        .M = q.M, .N = q.N, .K = q.K, .a = aexpr, .b = bexpr, .ldb = q.N, .c = yexpr, .ldc = q.N,
+        .alpha = wgc_attr_float(n, "alpha", 1.0f), .beta = wgc_attr_float(n, "beta", 1.0f),
+    };
+    if (q.ta) { /* A stored [K][M] */
+        call.a_panel = WGK_GEMM_MR;
+        call.a_k = q.M;
+        call.a_m = 1;
+    } else {
+        call.a_panel = WGK_GEMM_MR * q.K;
+        call.a_k = 1;
+        call.a_m = q.K;
+    }
+    if (c && call.beta != 0.0f) {
+        int r = c->shape.rank;
+        int64_t cm = r >= 2 ? c->shape.dims[r - 2] : 1, cn = r >= 1 ? c->shape.dims[r - 1] : 1;
+        snprintf(cexpr, sizeof cexpr, "%s", wgc_ptr(e, g, n->inputs[2]));
+        call.bias = cexpr;
+        call.bias_n = cn == 1 ? 0 : 1;
+        call.bias_m = cm == 1 ? 0 : cn;
+    }
+    if (n->residual >= 0) {
+        snprintf(rexpr, sizeof rexpr, "%s", wgc_ptr(e, g, n->residual));
+        call.res = rexpr;
+        call.ldr = q.N;
+    }
+    wgc_act_range(n, &call.min, &call.max);
+    wgc_emit_gemm(e, &call);
+fail:
+    free(bt);
+    return st;
+}
+
+const wgc_op_def wgc_op_gemm = {gemm_infer, NULL, gemm_emit, gemm_scratch};

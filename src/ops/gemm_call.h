@@ -1,0 +1,45 @@
+/*
+ * gemm_call.h: emits one call of the GEMM kernel (kernels/include/wgk_gemm.h) for Gemm and
+ * MatMul. Pointer fields are C expressions (from wgc_ptr / wgc_weight, possibly with an
+ * offset); NULL means "none".
+ */
+#ifndef WGC_OPS_GEMM_CALL_H
+#define WGC_OPS_GEMM_CALL_H
+
+#include <stdint.h>
+
+#include "../../kernels/include/wgk_pack.h"
+#include "op.h"
+
+typedef struct wgc_gemm_call {
+    int64_t M, N, K;
+    const char *a;
+    int64_t a_panel, a_k, a_m;
+    const char *b;
+    int64_t ldb;
+    const char *c;
+    int64_t ldc;
+    const char *bias;
+    int64_t bias_m, bias_n;
+    const char *res;
+    int64_t ldr;
+    float alpha, beta, min, max;
+} wgc_gemm_call;
+
+static inline void wgc_emit_gemm(wgc_emitter *e, const wgc_gemm_call *c)
+{
+    const char *fn = wgc_emit_target(e)->simd ? "wgk_f32_gemm_4x8__wasmsimd" : "wgk_f32_gemm_4x4__scalar";
+    wgc_emit(e,
+             "%s(&(const wgk_gemm_args){.M = %lld, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, "
+             ".a_k = %lld, .a_m = %lld,\n",
+             fn, (long long)c->M, (long long)c->N, (long long)c->K, c->a, (long long)c->a_panel,
+             (long long)c->a_k, (long long)c->a_m);
+    wgc_emit(e, "    .b = %s, .ldb = %lld, .c = %s, .ldc = %lld, .bias = %s, .bias_m = %lld, .bias_n = %lld,\n",
+             c->b, (long long)c->ldb, c->c, (long long)c->ldc, c->bias ? c->bias : "0",
+             (long long)c->bias_m, (long long)c->bias_n);
+    wgc_emit(e, "    .res = %s, .ldr = %lld, .alpha = %s, .beta = %s, .min = %s, .max = %s});\n",
+             c->res ? c->res : "0", (long long)c->ldr, wgc_float(e, c->alpha), wgc_float(e, c->beta),
+             wgc_float(e, c->min), wgc_float(e, c->max));
+}
+
+#endif

@@ -1,0 +1,47 @@
+/* global_pool.c: GlobalAveragePool and GlobalMaxPool over NCHW... of any spatial rank >= 1. */
+#include "epilogue.h"
+#include "lower.h"
+
+static const int f32_only[] = {WG_DT_FLOAT, 0};
+
+static wg_status gp_infer(wgc_graph *g, wgc_node *n)
+{
+    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
+    if (!st)
+        st = wgc_check_input(g, n, 0, f32_only);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    if (x->shape.rank < 3)
+        return wgc_error(g, n, WG_ERR_INVALID, "input '%s' has rank %d, expected N x C x spatial...",
+                         x->name, x->shape.rank);
+    if (wgc_numel(&x->shape) >= ((int64_t)1 << 31))
+        return wgc_error(g, n, WG_ERR_LIMIT, "input '%s' has 2^31 or more elements", x->name);
+    wgc_shape y = x->shape;
+    for (int i = 2; i < y.rank; i++)
+        y.dims[i] = 1;
+    wgc_set_output(g, n, 0, WG_DT_FLOAT, &y);
+    return WG_OK;
+}
+
+static wg_status gp_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    wg_status st = wgc_no_residual(g, n);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const int64_t outer = x->shape.dims[0] * x->shape.dims[1];
+    if (outer == 0)
+        return WG_OK;
+    const int64_t inner = wgc_numel(&x->shape) / outer;
+    if (inner == 0)
+        return wgc_error(g, n, WG_ERR_INVALID, "input '%s' has an empty spatial extent", x->name);
+    wgc_emit(e, "%s(%s, %s, %lld, %lld);\n",
+             n->op == WGC_OP_GLOBAL_MAX_POOL ? "wgk_f32_global_maxpool" : "wgk_f32_global_avgpool",
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]), (long long)outer,
+             (long long)inner);
+    wgc_emit_fused_act(e, g, n, n->outputs[0]);
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_global_pool = {gp_infer, NULL, gp_emit, NULL};

@@ -1,0 +1,160 @@
+/*
+ * matmul.c: MatMul with numpy semantics, float32: 1-D operands (a vector A gains a leading
+ * 1, a vector B a trailing 1, both removed from the result) and broadcast batch dims.
+ * Every matrix product runs on the GEMM kernel; when B has no batch dims the batches of A
+ * are stacked into one tall product. Otherwise the emitted code loops over per-batch
+ * offsets computed here.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "elem.h"
+#include "epilogue.h"
+#include "gemm_call.h"
+
+static const int f32_only[] = {WG_DT_FLOAT, 0};
+
+typedef struct mm_geom {
+    int64_t M, N, K;
+    wgc_shape a, b;     /* operands promoted to rank >= 2 */
+    wgc_shape batch;    /* broadcast batch shape */
+    wgc_shape y;        /* result shape (vector dims removed) */
+} mm_geom;
+
+static wg_status resolve(wgc_graph *g, const wgc_node *n, mm_geom *q)
+{
+    wg_status st = wgc_check_arity(g, n, 2, 2, 1, 1);
+    for (int i = 0; !st && i < 2; i++)
+        st = wgc_check_input(g, n, i, f32_only);
+    if (st)
+        return st;
+    const wgc_tensor *a = wgc_in(g, n, 0), *b = wgc_in(g, n, 1);
+    if (a->shape.rank < 1 || b->shape.rank < 1)
+        return wgc_error(g, n, WG_ERR_INVALID, "MatMul of a scalar ('%s' rank %d, '%s' rank %d)",
+                         a->name, a->shape.rank, b->name, b->shape.rank);
+    q->a = a->shape;
+    q->b = b->shape;
+    if (q->a.rank == 1) {
+        q->a.rank = 2;
+        q->a.dims[1] = q->a.dims[0];
+        q->a.dims[0] = 1;
+    }
+    if (q->b.rank == 1) {
+        q->b.rank = 2;
+        q->b.dims[1] = 1;
+    }
+    q->M = q->a.dims[q->a.rank - 2];
+    q->K = q->a.dims[q->a.rank - 1];
+    q->N = q->b.dims[q->b.rank - 1];
+    if (q->b.dims[q->b.rank - 2] != q->K) {
+        char sa[64], sb[64];
+        return wgc_error(g, n, WG_ERR_INVALID, "inner dimensions differ: '%s' %s x '%s' %s", a->name,
+                         wgc_shape_str(&a->shape, sa, sizeof sa), b->name,
+                         wgc_shape_str(&b->shape, sb, sizeof sb));
+    }
+    wgc_shape ba = {.rank = q->a.rank - 2}, bb = {.rank = q->b.rank - 2};
+    for (int i = 0; i < ba.rank; i++)
+        ba.dims[i] = q->a.dims[i];
+    for (int i = 0; i < bb.rank; i++)
+        bb.dims[i] = q->b.dims[i];
+    if (!wgc_broadcast(&ba, &bb, &q->batch)) {
+        char sa[64], sb[64];
+        return wgc_error(g, n, WG_ERR_INVALID, "batch dims of '%s' %s and '%s' %s do not broadcast",
+                         a->name, wgc_shape_str(&a->shape, sa, sizeof sa), b->name,
+                         wgc_shape_str(&b->shape, sb, sizeof sb));
+    }
+    q->y = q->batch;
+    if (a->shape.rank > 1)
+        q->y.dims[q->y.rank++] = q->M;
+    if (b->shape.rank > 1)
+        q->y.dims[q->y.rank++] = q->N;
+    const int64_t lim = (int64_t)1 << 31;
+    if (wgc_numel(&a->shape) >= lim || wgc_numel(&b->shape) >= lim || wgc_numel(&q->y) >= lim)
+        return wgc_error(g, n, WG_ERR_LIMIT, "MatMul is too large for the 32-bit kernels");
+    return WG_OK;
+}
+
+static wg_status mm_infer(wgc_graph *g, wgc_node *n)
+{
+    mm_geom q;
+    wg_status st = resolve(g, n, &q);
+    if (st)
+        return st;
+    wgc_set_output(g, n, 0, WG_DT_FLOAT, &q.y);
+    return WG_OK;
+}
+
+static wg_status mm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    mm_geom q;
+    int32_t *offs = NULL;
+    char *list = NULL;
+    wg_status st = resolve(g, n, &q);
+    if (st)
+        return st;
+    const int64_t nb = wgc_numel(&q.batch);
+    if (nb * q.M * q.N == 0)
+        return WG_OK;
+    char aexpr[160], bexpr[160], yexpr[160], rexpr[160];
+    const char *pa = wgc_ptr(e, g, n->inputs[0]), *pb = wgc_ptr(e, g, n->inputs[1]);
+    const char *py = wgc_ptr(e, g, n->outputs[0]);
+    const char *pr = n->residual >= 0 ? wgc_ptr(e, g, n->residual) : NULL;
+    wgc_gemm_call call = {
+        .M = q.M, .N = q.N, .K = q.K, .a = aexpr, .a_panel = WGK_GEMM_MR * q.K, .a_k = 1,
+        .a_m = q.K, .b = bexpr, .ldb = q.N, .c = yexpr, .ldc = q.N, .ldr = q.N,
+        .alpha = 1.0f, .beta = 1.0f,
+    };
+    wgc_act_range(n, &call.min, &call.max);
+    if (q.b.rank == 2) {
+        /* B is one matrix: A's batches are consecutive rows of one [nb*M, K] product. */
+        call.M = nb * q.M;
+        snprintf(aexpr, sizeof aexpr, "%s", pa);
+        snprintf(bexpr, sizeof bexpr, "%s", pb);
+        snprintf(yexpr, sizeof yexpr, "%s", py);
+        if (pr) {
+            snprintf(rexpr, sizeof rexpr, "%s", pr);
+            call.res = rexpr;
+        }
+        wgc_emit_gemm(e, &call);
+        return WG_OK;
+    }
+    /* Per-batch element offsets of A and B (broadcast), as two constant arrays. */
+    offs = malloc(sizeof(int32_t) * 2 * (size_t)nb);
+    list = malloc((size_t)nb * 2 * 24 + 64);
+    if (!offs || !list) {
+        st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    wgc_shape ba = {.rank = q.a.rank - 2}, bb = {.rank = q.b.rank - 2};
+    for (int i = 0; i < ba.rank; i++)
+        ba.dims[i] = q.a.dims[i];
+    for (int i = 0; i < bb.rank; i++)
+        bb.dims[i] = q.b.dims[i];
+    int64_t idx[WG_MAX_RANK] = {0};
+    for (int64_t i = 0; i < nb; i++) {
+        offs[2 * i] = (int32_t)(wgc_bcast_offset(&ba, &q.batch, idx) * q.M * q.K);
+        offs[2 * i + 1] = (int32_t)(wgc_bcast_offset(&bb, &q.batch, idx) * q.K * q.N);
+        wgc_index_next(&q.batch, idx);
+    }
+    size_t len = 0;
+    for (int64_t i = 0; i < 2 * nb; i++)
+        len += (size_t)sprintf(list + len, "%s%d", i ? ", " : "", (int)offs[i]);
+    wgc_emit(e, "{\n");
+    wgc_emit(e, "    static const int32_t offs[] = {%s};\n", list);
+    wgc_emit(e, "    for (int i = 0; i < %lld; i++)\n", (long long)nb);
+    snprintf(aexpr, sizeof aexpr, "(const float *)%s + offs[2 * i]", pa);
+    snprintf(bexpr, sizeof bexpr, "(const float *)%s + offs[2 * i + 1]", pb);
+    snprintf(yexpr, sizeof yexpr, "(float *)%s + i * %lld", py, (long long)(q.M * q.N));
+    if (pr) {
+        snprintf(rexpr, sizeof rexpr, "(const float *)%s + i * %lld", pr, (long long)(q.M * q.N));
+        call.res = rexpr;
+    }
+    wgc_emit_gemm(e, &call);
+    wgc_emit(e, "}\n");
+fail:
+    free(offs);
+    free(list);
+    return st;
+}
+
+const wgc_op_def wgc_op_matmul = {mm_infer, NULL, mm_emit, NULL};

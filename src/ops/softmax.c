@@ -1,0 +1,72 @@
+/*
+ * softmax.c: Softmax, float32. Opset < 13: the input is seen as 2-D, flattened at `axis`
+ * (default 1), and normalised over the second part; opset >= 13: normalised along the
+ * one axis `axis` (default -1). Both become the kernel's [outer][n][inner] view.
+ */
+#include "epilogue.h"
+#include "lower.h"
+
+static const int f32_only[] = {WG_DT_FLOAT, 0};
+
+/* The [outer][n][inner] view of the input. */
+static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *len, int64_t *inner)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const int rank = x->shape.rank;
+    const bool legacy = n->opset < 13;
+    int64_t axis = wgc_attr_int(n, "axis", legacy ? 1 : -1);
+    /* Opset < 13 allows axis == rank (everything in the outer part). */
+    if (axis < -rank || axis > rank || (!legacy && axis == rank) || (rank == 0 && !legacy))
+        return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d",
+                         (long long)axis, rank);
+    if (axis < 0)
+        axis += rank;
+    *outer = 1;
+    *len = 1;
+    *inner = 1;
+    for (int i = 0; i < rank; i++) {
+        int64_t d = x->shape.dims[i];
+        if (i < axis)
+            *outer *= d;
+        else if (legacy || i == axis)
+            *len *= d;
+        else
+            *inner *= d;
+    }
+    return WG_OK;
+}
+
+static wg_status softmax_infer(wgc_graph *g, wgc_node *n)
+{
+    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
+    if (!st)
+        st = wgc_check_input(g, n, 0, f32_only);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int64_t o, l, i;
+    if ((st = view(g, n, &o, &l, &i)))
+        return st;
+    if (wgc_numel(&x->shape) >= ((int64_t)1 << 31))
+        return wgc_error(g, n, WG_ERR_LIMIT, "input '%s' has 2^31 or more elements", x->name);
+    wgc_set_output(g, n, 0, WG_DT_FLOAT, &x->shape);
+    return WG_OK;
+}
+
+static wg_status softmax_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    int64_t outer, len, inner;
+    wg_status st = wgc_no_residual(g, n);
+    if (!st)
+        st = view(g, n, &outer, &len, &inner);
+    if (st)
+        return st;
+    if (outer * len * inner == 0)
+        return WG_OK;
+    wgc_emit(e, "wgk_f32_softmax(%s, %s, %lld, %lld, %lld);\n", wgc_ptr(e, g, n->inputs[0]),
+             wgc_ptr(e, g, n->outputs[0]), (long long)outer, (long long)len, (long long)inner);
+    wgc_emit_fused_act(e, g, n, n->outputs[0]);
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_softmax = {softmax_infer, NULL, softmax_emit, NULL};
