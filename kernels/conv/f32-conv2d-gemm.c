@@ -1,13 +1,17 @@
 /* f32-conv2d-gemm.c: convolutions lowered to GEMM: direct 1x1 and im2col + GEMM. */
 #include "wgk_conv.h"
 
-static void run_gemm(const wgk_conv2d_args *a, const float *wg, const float *b, int K,
-                     int ldb, size_t out_off)
+/* Y[m, hw] = W_g[m, k] x B[k, hw] + epilogue, for group g of the image at out_off. */
+static void run_gemm(const wgk_conv2d_args *a, int g_index, const float *b, int K, int ldb,
+                     size_t out_off)
 {
     const int mg = a->M / a->groups, hw = a->OH * a->OW;
+    const int rm = a->w_rowmajor;
+    const float *wg = rm ? a->w + (size_t)g_index * mg * K
+                         : a->w + (size_t)g_index * wgk_pack_a_size((size_t)mg, (size_t)K);
     wgk_gemm_args g = {
         .M = mg, .N = hw, .K = K,
-        .a = wg, .a_panel = K * WGK_GEMM_MR, .a_k = WGK_GEMM_MR, .a_m = 1,
+        .a = wg, .a_panel = K * WGK_GEMM_MR, .a_k = rm ? 1 : WGK_GEMM_MR, .a_m = rm ? K : 1,
         .b = b, .ldb = ldb,
         .c = a->y + out_off, .ldc = hw,
         .bias = a->bias ? a->bias + (out_off / (size_t)hw) % (size_t)a->M : NULL,
@@ -21,11 +25,10 @@ static void run_gemm(const wgk_conv2d_args *a, const float *wg, const float *b, 
 void wgk_f32_conv2d_1x1(const wgk_conv2d_args *a)
 {
     const int cg = a->C / a->groups, mg = a->M / a->groups, hw = a->H * a->W;
-    const size_t wsize = wgk_pack_a_size((size_t)mg, (size_t)cg);
     for (int n = 0; n < a->N; n++)
         for (int g = 0; g < a->groups; g++) {
             const float *x = a->x + ((size_t)n * a->C + (size_t)g * cg) * hw;
-            run_gemm(a, a->w + g * wsize, x, cg, hw, ((size_t)n * a->M + (size_t)g * mg) * hw);
+            run_gemm(a, g, x, cg, hw, ((size_t)n * a->M + (size_t)g * mg) * hw);
         }
 }
 
@@ -81,11 +84,10 @@ void wgk_f32_conv2d_im2col(const wgk_conv2d_args *a)
 {
     const int cg = a->C / a->groups, mg = a->M / a->groups, hw = a->OH * a->OW;
     const int K = cg * a->KH * a->KW;
-    const size_t wsize = wgk_pack_a_size((size_t)mg, (size_t)K);
     for (int n = 0; n < a->N; n++)
         for (int g = 0; g < a->groups; g++) {
             const float *x = a->x + ((size_t)n * a->C + (size_t)g * cg) * a->H * a->W;
             im2col(a, x, cg, a->scratch);
-            run_gemm(a, a->w + g * wsize, a->scratch, K, hw, ((size_t)n * a->M + (size_t)g * mg) * hw);
+            run_gemm(a, g, a->scratch, K, hw, ((size_t)n * a->M + (size_t)g * mg) * hw);
         }
 }

@@ -9,7 +9,8 @@
  *                          (wgk_conv2d_im2col_scratch floats), then the same GEMM.
  *   wgk_f32_dwconv2d       depthwise (one input channel per group, any multiplier):
  *                          direct loops, SIMD along the output row when stride is 1.
- * The GEMM kernels take w packed by wgk_pack_conv (wgk_pack.h, done at compile time) and
+ * The GEMM kernels take w packed by wgk_pack_conv (wgk_pack.h, done at compile time; or
+ * in ONNX layout with w_rowmajor = 1 when the weight is computed at run time) and
  * the GEMM function in `gemm` (wgk_f32_gemm_4x8__wasmsimd or wgk_f32_gemm_4x4__scalar).
  * The depthwise kernel takes w in ONNX layout [M][1][KH][KW].
  */
@@ -35,6 +36,8 @@ typedef struct wgk_conv2d_args {
     float *scratch;    /* im2col only */
     float min, max;    /* no activation: -INFINITY, INFINITY; relu: 0, INFINITY */
     wgk_gemm_fn gemm;  /* GEMM kernels only */
+    int w_rowmajor;    /* GEMM kernels: 1 when w is in ONNX layout (a weight that is not
+                        * constant at compile time), 0 when packed by wgk_pack_conv */
 } wgk_conv2d_args;
 
 /* Floats of scratch wgk_f32_conv2d_im2col needs: (C/groups)*KH*KW * OH*OW. */

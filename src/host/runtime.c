@@ -62,21 +62,89 @@ static const char *trap_code_name(wasmtime_trap_code_t code)
     }
 }
 
+/* Condenses wasmtime's trap text, which looks like
+ *     error while executing at wasm backtrace:
+ *         0:     0xb3 - oob.wasm!wg_run
+ *         ...
+ *     Caused by:
+ *         0: memory fault at wasm address 0xfffffff0 in linear memory of size 0x20000
+ *         1: wasm trap: out of bounds memory access
+ * into "memory fault at ...; at oob.wasm!wg_run": the causes (minus the "wasm trap:" line,
+ * which the trap code already names) and the innermost frame. */
+static void describe_trap(const wasm_byte_vec_t *v, char *buf, size_t len)
+{
+    char frame[200] = "", causes[600] = "", first[300] = "";
+    size_t nc = 0;
+    bool in_causes = false, want_frame = false;
+    size_t pos = 0;
+    while (pos < v->size) {
+        size_t end = pos;
+        while (end < v->size && v->data[end] != '\n' && v->data[end])
+            end++;
+        const char *l = v->data + pos;
+        size_t n = end - pos;
+        pos = end + 1;
+        while (n && (*l == ' ' || *l == '\t')) {
+            l++;
+            n--;
+        }
+        if (!n)
+            continue;
+        if (!first[0])
+            snprintf(first, sizeof first, "%.*s", (int)n, l);
+        if (n >= 10 && !memcmp(l, "Caused by:", 10)) {
+            in_causes = true;
+            continue;
+        }
+        if (n >= 15 && !memcmp(l + n - 15, "wasm backtrace:", 15)) {
+            want_frame = true;
+            continue;
+        }
+        if (want_frame) { /* "0:     0xb3 - oob.wasm!wg_run" */
+            const char *dash = memchr(l, '-', n);
+            if (dash && dash + 2 <= l + n)
+                snprintf(frame, sizeof frame, "%.*s", (int)(l + n - dash - 2), dash + 2);
+            want_frame = false;
+        }
+        if (!in_causes)
+            continue;
+        /* Drop the "N: " numbering of a multi-line cause list. */
+        size_t k = 0;
+        while (k < n && l[k] >= '0' && l[k] <= '9')
+            k++;
+        if (k && k + 1 < n && l[k] == ':' && l[k + 1] == ' ') {
+            l += k + 2;
+            n -= k + 2;
+        }
+        if (n >= 10 && !memcmp(l, "wasm trap:", 10))
+            continue;
+        if (nc < sizeof causes)
+            nc += (size_t)snprintf(causes + nc, sizeof causes - nc, "%s%.*s", nc ? "; " : "", (int)n, l);
+    }
+    if (!causes[0] && !frame[0] && strncmp(first, "error while executing", 21))
+        snprintf(causes, sizeof causes, "%s", first);
+    snprintf(buf, len, "%s%s%s", causes, causes[0] && frame[0] ? "; " : "", frame[0] ? "at " : "");
+    size_t m = strlen(buf);
+    if (frame[0] && m < len)
+        snprintf(buf + m, len - m, "%s", frame);
+}
+
 wg_status wgh_trap_error(wg_runtime *rt, wasm_trap_t *trap, const char *model, const char *func)
 {
     wasmtime_trap_code_t code;
     bool has_code = wasmtime_trap_code(trap, &code);
     wasm_message_t msg;
-    char text[600];
+    char text[700];
     wasm_trap_message(trap, &msg);
-    first_line(&msg, text, sizeof text);
+    describe_trap(&msg, text, sizeof text);
     wasm_byte_vec_delete(&msg);
     wasm_trap_delete(trap);
     if (has_code && code == WASMTIME_TRAP_CODE_INTERRUPT && rt->opts.time_limit_ms)
         return wgh_error(rt, WG_ERR_LIMIT, "%s: %s: run exceeded the time limit of %llu ms", model,
                          func, (unsigned long long)rt->opts.time_limit_ms);
-    return wgh_error(rt, WG_ERR_TRAP, "%s: %s trapped: %s (%s)", model, func,
-                     has_code ? trap_code_name(code) : "trap", text);
+    return wgh_error(rt, WG_ERR_TRAP, "%s: %s trapped: %s%s%s%s", model, func,
+                     has_code ? trap_code_name(code) : "trap", text[0] ? " (" : "", text,
+                     text[0] ? ")" : "");
 }
 
 static void *watchdog_main(void *arg)

@@ -249,7 +249,7 @@ TEST(traps_and_status)
     CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
     expect_run(rt, "unreachable", WG_ERR_TRAP, "wg_run trapped: unreachable executed");
     expect_run(rt, "oob", WG_ERR_TRAP, "wg_run trapped: out of bounds memory access");
-    expect_run(rt, "recurse", WG_ERR_TRAP, "wg_run trapped");
+    expect_run(rt, "recurse", WG_ERR_TRAP, "wg_run trapped: stack overflow");
     expect_run(rt, "status3", WG_ERR_TRAP, "wg_run returned status 3");
     /* The runtime is still fine after traps. */
     CHECK(run_add_one(rt), "add_one after traps");

@@ -1,0 +1,89 @@
+/*
+ * fuzz_onnx.c: libFuzzer target for the compiler front half. Each input is written to
+ * a model file in a private temporary folder and compiled with wgc_compile_graph (reader,
+ * shape inference, folding, passes; no code generation). Any status is fine; only a
+ * crash, a sanitizer report, a leak or a hang is a finding.
+ *
+ * The folder holds nothing but the model, so external-data locations the fuzzer invents
+ * can only reach the model file itself (or fail to open).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* mkdtemp */
+#endif
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compile/compile.h"
+
+static char model_path[256];
+
+static void remove_folder(void)
+{
+    unlink(model_path);
+    char *slash = strrchr(model_path, '/');
+    if (slash) {
+        *slash = 0;
+        rmdir(model_path);
+    }
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    /* /dev/shm keeps the per-input write off the disk when it exists. */
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/wgfuzz-onnx-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+    if (!mkdtemp(dir)) {
+        perror("fuzz_onnx: mkdtemp");
+        abort();
+    }
+    snprintf(model_path, sizeof model_path, "%s/model.onnx", dir);
+    atexit(remove_folder);
+    return 0;
+}
+
+static int write_model(const uint8_t *data, size_t size)
+{
+    FILE *f = fopen(model_path, "wb");
+    if (!f)
+        return -1;
+    size_t n = size ? fwrite(data, 1, size, f) : 0;
+    int rc = fclose(f);
+    return n == size && rc == 0 ? 0 : -1;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (write_model(data, size) != 0) {
+        perror("fuzz_onnx: cannot write the model file");
+        abort();
+    }
+    wgc_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.model_path = model_path;
+    opt.output_path = "/dev/null";
+    opt.opt_level = 2;
+    opt.simd = true;
+    opt.quiet = true;
+    wgc_graph *g = NULL;
+    char err[1024];
+    err[0] = 0;
+    wg_status st = wgc_compile_graph(&opt, &g, err, sizeof err);
+    /* A failure must come with a message, and must not leave a graph behind. */
+    if (st != WG_OK && (err[0] == 0 || g != NULL)) {
+        fprintf(stderr, "fuzz_onnx: status %d with %s\n", (int)st,
+                g ? "a graph returned" : "an empty message");
+        abort();
+    }
+    if (st == WG_OK && g == NULL) {
+        fprintf(stderr, "fuzz_onnx: WG_OK without a graph\n");
+        abort();
+    }
+    wgc_graph_free(g);
+    return 0;
+}
