@@ -2,7 +2,8 @@
  * test_conv.c: the convolution kernels against a naive 7-loop convolution: 1x1 direct
  * GEMM, im2col + GEMM (both GEMM kernels of the build) and depthwise, over odd channel
  * counts, output sizes below and above the GEMM tile, strides 1-3, asymmetric pads,
- * dilation, groups, depthwise with multiplier, bias/residual/relu/clip epilogues.
+ * dilation, groups, depthwise with multiplier, bias/residual/relu/clip epilogues, packed
+ * and ONNX-layout (run-time) weights.
  * rtol 1e-4, atol 1e-5 (atol grows with sqrt of the reduction length).
  */
 #include "wgk_conv.h"
@@ -11,6 +12,7 @@
 #define CAP (1 << 20)
 static float X[CAP], Wt[CAP], WP[CAP], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
 static uint32_t seed = 777;
+static int rowmajor; /* GEMM kernels read W in ONNX layout instead of packed */
 
 static void fill(float *p, int n)
 {
@@ -85,7 +87,8 @@ static void check(const shape *s, int kind, int epi, wgk_gemm_fn gemm, const cha
         wgk_f32_dwconv2d(&a);
     } else {
         wgk_pack_conv(Wt, (size_t)s->M, (size_t)K, (size_t)s->groups, WP);
-        a.w = WP;
+        a.w = rowmajor ? Wt : WP;
+        a.w_rowmajor = rowmajor;
         if (kind == 0)
             wgk_f32_conv2d_1x1(&a);
         else
@@ -147,13 +150,12 @@ static void check_gemm_convs(wgk_gemm_fn gemm, const char *name)
         {1, 16, 14, 14, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
         {1, 3, 6, 6, 4, 2, 2, 3, 3, 1, 1, 0, 0, 1, 1, 1},
     };
-    int v = 0;
     for (unsigned i = 0; i < sizeof one / sizeof *one; i++)
         for (int epi = 0; epi < 4; epi++)
-            check(&one[i], 0, epi, gemm, name), v++;
+            check(&one[i], 0, epi, gemm, name);
     for (unsigned i = 0; i < sizeof gen / sizeof *gen; i++)
         for (int epi = 0; epi < 4; epi++)
-            check(&gen[i], 1, epi, gemm, name), v++;
+            check(&gen[i], 1, epi, gemm, name);
     /* 1x1 shapes through im2col too */
     for (unsigned i = 0; i < sizeof one / sizeof *one; i++)
         check(&one[i], 1, 2, gemm, name);
@@ -184,6 +186,11 @@ static void run(void)
     check_gemm_convs(wgk_f32_gemm_4x8__wasmsimd, "conv2d (gemm 4x8 wasmsimd)");
 #endif
     check_depthwise();
+    rowmajor = 1;
+    check_gemm_convs(wgk_f32_gemm_4x4__scalar, "conv2d, ONNX-layout weight (gemm 4x4 scalar)");
+#ifdef __wasm_simd128__
+    check_gemm_convs(wgk_f32_gemm_4x8__wasmsimd, "conv2d, ONNX-layout weight (gemm 4x8 wasmsimd)");
+#endif
 }
 
 WGKT_MAIN("conv", run)

@@ -65,7 +65,8 @@ static void add_tensors(sbuf *b, const wgc_graph *g, const int *ts, int n)
     add(b, "[", 1);
     for (int k = 0; k < n; k++) {
         const wgc_tensor *x = &g->tensors[ts[k]];
-        add(b, k ? ",{\"name\":" : "{\"name\":", k ? 10 : 9);
+        const char *open = k ? ",{\"name\":" : "{\"name\":";
+        add(b, open, strlen(open));
         add_string(b, x->name);
         addf(b, ",\"dtype\":\"%s\",\"shape\":[", wg_dtype_name(x->dtype));
         for (int d = 0; d < x->shape.rank; d++)
@@ -80,11 +81,11 @@ char *wgc_metadata_json(const wgc_graph *g, const wgc_options *opt, const wgc_la
     sbuf b = {0};
     addf(&b, "{\"abi\":%d,\"name\":", WG_ABI_VERSION);
     add_string(&b, g->name && g->name[0] ? g->name : "model");
-    add(&b, ",\"producer\":", 12);
+    add(&b, ",\"producer\":", strlen(",\"producer\":"));
     add_string(&b, g->producer);
     addf(&b, ",\"opset\":%d,\"inputs\":", g->opset);
     add_tensors(&b, g, g->inputs, g->n_inputs);
-    add(&b, ",\"outputs\":", 11);
+    add(&b, ",\"outputs\":", strlen(",\"outputs\":"));
     add_tensors(&b, g, g->outputs, g->n_outputs);
     addf(&b, ",\"options\":{\"simd\":%s,\"relaxed_simd\":%s,\"opt_level\":%d}", opt->simd ? "true" : "false",
          opt->relaxed_simd ? "true" : "false", opt->opt_level);

@@ -119,7 +119,7 @@ void wgc_emit_binary(wgc_emitter *e, wgc_graph *g, const char *kernel, const cha
         return;
     int r = wgc_bcast_plan(&g->tensors[a].shape, &g->tensors[b].shape, &ty->shape, dims, sa, sb);
     const char *pa = wgc_ptr(e, g, a), *pb = wgc_ptr(e, g, b), *py = wgc_ptr(e, g, y);
-    wgc_emit(e, "%s(%s, %s, %s, %s, %d, %s, %s, %s);", kernel, op, py, pa, pb, r,
+    wgc_emit(e, "%s(%s, %s, %s, %s, %d, %s, %s, %s);\n", kernel, op, py, pa, pb, r,
              wgc_i32_list(ld, sizeof ld, dims, r), wgc_i32_list(la, sizeof la, sa, r),
              wgc_i32_list(lb, sizeof lb, sb, r));
 }

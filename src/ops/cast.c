@@ -56,7 +56,7 @@ static wg_status cast_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (count == 0)
         return WG_OK;
     const char *px = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
-    wgc_emit(e, "wgk_cast(%s, %d, %s, %d, %zu);", py, y->dtype, px, x->dtype, count);
+    wgc_emit(e, "wgk_cast(%s, %d, %s, %d, %zu);\n", py, y->dtype, px, x->dtype, count);
     return WG_OK;
 }
 

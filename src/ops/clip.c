@@ -113,7 +113,7 @@ static wg_status clip_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (count == 0)
         return WG_OK;
     const char *px = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
-    wgc_emit(e, "wgk_f32_clip(%s, %s, %zu, %s, %s);", py, px, count, wgc_float(e, (float)lo),
+    wgc_emit(e, "wgk_f32_clip(%s, %s, %zu, %s, %s);\n", py, px, count, wgc_float(e, (float)lo),
              wgc_float(e, (float)hi));
     wgc_emit_fused_act(e, g, n, n->outputs[0]);
     return WG_OK;

@@ -96,7 +96,7 @@ static wg_status concat_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         size_t row = (size_t)(t->shape.dims[axis] * inner) * es;
         if (row && outer) {
             const char *px = wgc_ptr(e, g, n->inputs[i]), *py = wgc_ptr(e, g, n->outputs[0]);
-            wgc_emit(e, "wgk_copy_rows((char *)%s + %zu, %zu, %s, %zu, %lld, %zu);", py, at, yrow,
+            wgc_emit(e, "wgk_copy_rows((char *)%s + %zu, %zu, %s, %zu, %lld, %zu);\n", py, at, yrow,
                      px, row, (long long)outer, row);
         }
         at += row;

@@ -7,7 +7,8 @@
  *   1x1, stride 1, no padding                              wgk_f32_conv2d_1x1, packed weights
  *   anything else                                          wgk_f32_conv2d_im2col, packed
  *                                                          weights, im2col scratch
- * Weights are packed here at compile time (wgk_pack_conv), never at run time.
+ * Constant weights are packed here at compile time (wgk_pack_conv), never at run time; a
+ * weight computed at run time is read in its ONNX layout (w_rowmajor).
  */
 #include <stdlib.h>
 
@@ -110,13 +111,10 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     const wgc_tensor *w = wgc_in(g, n, 1);
-    if (!w->data) {
-        st = wgc_error(g, n, WG_ERR_UNSUPPORTED, "Conv with a non-constant weight '%s' is not supported",
-                       w->name);
-        goto fail;
-    }
     const char *wexpr;
-    if (c.kind == CONV_DW) {
+    /* A weight computed at run time is read in ONNX layout (slower GEMM access). */
+    const bool rowmajor = !w->data && c.kind != CONV_DW;
+    if (c.kind == CONV_DW || !w->data) {
         wexpr = wgc_ptr(e, g, n->inputs[1]);
     } else {
         size_t kg = (size_t)(c.C / c.groups * c.KH * c.KW);
@@ -149,9 +147,9 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wgc_emit(e, "    .x = %s, .w = %s, .bias = %s, .res = %s, .y = %s,\n", wgc_ptr(e, g, n->inputs[0]),
              wexpr, has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
              n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]));
-    wgc_emit(e, "    .scratch = %s, .min = %s, .max = %s, .gemm = %s});\n",
+    wgc_emit(e, "    .scratch = %s, .min = %s, .max = %s, .gemm = %s, .w_rowmajor = %d});\n",
              c.kind == CONV_IM2COL ? wgc_scratch(e) : "0", wgc_float(e, lo), wgc_float(e, hi),
-             c.kind == CONV_DW ? "0" : gemm);
+             c.kind == CONV_DW ? "0" : gemm, rowmajor);
 fail:
     free(packed);
     return st;

@@ -96,7 +96,7 @@ static wg_status gather_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     gather_geometry(&x->shape, axis, &outer, &inner);
     const char *px = wgc_ptr(e, g, n->inputs[0]), *pi = wgc_ptr(e, g, n->inputs[1]),
                *py = wgc_ptr(e, g, n->outputs[0]);
-    wgc_emit(e, "if (wgk_gather(%s, %s, %s, %zu, %lld, %lld, %lld, %zu)) return WGK_ERR_INDEX;",
+    wgc_emit(e, "if (wgk_gather(%s, %s, %s, %zu, %lld, %lld, %lld, %zu)) return WGK_ERR_INDEX;\n",
              py, px, pi, wg_dtype_size(ix->dtype), (long long)wgc_numel(&ix->shape),
              (long long)outer, (long long)x->shape.dims[axis],
              (size_t)inner * wg_dtype_size(x->dtype));

@@ -81,7 +81,7 @@ void wgc_emit_copy(wgc_emitter *e, wgc_graph *g, int in_t, int out_t)
         return;
     const char *pi = wgc_ptr(e, g, in_t), *po = wgc_ptr(e, g, out_t);
     if (strcmp(pi, po) != 0)
-        wgc_emit(e, "memcpy(%s, %s, %zu);", po, pi, bytes);
+        wgc_emit(e, "memcpy(%s, %s, %zu);\n", po, pi, bytes);
 }
 
 void wgc_emit_fused_act(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int t)
@@ -91,9 +91,9 @@ void wgc_emit_fused_act(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int t)
     const char *p = wgc_ptr(e, g, t);
     size_t count = (size_t)wgc_numel(&g->tensors[t].shape);
     if (n->act == WGC_ACT_RELU)
-        wgc_emit(e, "wgk_f32_relu(%s, %s, %zu);", p, p, count);
+        wgc_emit(e, "wgk_f32_relu(%s, %s, %zu);\n", p, p, count);
     else
-        wgc_emit(e, "wgk_f32_clip(%s, %s, %zu, %s, %s);", p, p, count, wgc_float(e, n->act_min),
+        wgc_emit(e, "wgk_f32_clip(%s, %s, %zu, %s, %s);\n", p, p, count, wgc_float(e, n->act_min),
                  wgc_float(e, n->act_max));
 }
 

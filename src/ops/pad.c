@@ -142,7 +142,7 @@ static wg_status pad_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     char vbuf[64], ld[160], lb[160], le[160];
     snprintf(vbuf, sizeof vbuf, "%s", vexpr);
     const char *px = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
-    wgc_emit(e, "wgk_pad(%s, %s, %zu, %d, %s, %s, %s, %d, %s);", py, px, wg_dtype_size(x->dtype),
+    wgc_emit(e, "wgk_pad(%s, %s, %zu, %d, %s, %s, %s, %d, %s);\n", py, px, wg_dtype_size(x->dtype),
              x->shape.rank, wgc_i32_list(ld, sizeof ld, x->shape.dims, x->shape.rank),
              wgc_i32_list(lb, sizeof lb, p.begin, x->shape.rank),
              wgc_i32_list(le, sizeof le, p.end, x->shape.rank), p.mode, vbuf);

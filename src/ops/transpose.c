@@ -87,7 +87,7 @@ static wg_status transpose_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return WG_OK;
     char ld[160], lp[160];
     const char *px = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
-    wgc_emit(e, "wgk_transpose(%s, %s, %zu, %d, %s, %s);", py, px, wg_dtype_size(x->dtype),
+    wgc_emit(e, "wgk_transpose(%s, %s, %zu, %d, %s, %s);\n", py, px, wg_dtype_size(x->dtype),
              x->shape.rank, wgc_i32_list(ld, sizeof ld, x->shape.dims, x->shape.rank),
              wgc_i32_list(lp, sizeof lp, perm, x->shape.rank));
     return WG_OK;

@@ -69,13 +69,13 @@ static wg_status unary_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return WG_OK;
     const char *px = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
     switch (n->op) {
-    case WGC_OP_RELU: wgc_emit(e, "wgk_f32_relu(%s, %s, %zu);", py, px, count); break;
+    case WGC_OP_RELU: wgc_emit(e, "wgk_f32_relu(%s, %s, %zu);\n", py, px, count); break;
     case WGC_OP_LEAKY_RELU:
-        wgc_emit(e, "wgk_f32_leaky_relu(%s, %s, %zu, %s);", py, px, count,
+        wgc_emit(e, "wgk_f32_leaky_relu(%s, %s, %zu, %s);\n", py, px, count,
                  wgc_float(e, wgc_attr_float(n, "alpha", 0.01f)));
         break;
-    case WGC_OP_SIGMOID: wgc_emit(e, "wgk_f32_sigmoid(%s, %s, %zu);", py, px, count); break;
-    default: wgc_emit(e, "wgk_f32_tanh(%s, %s, %zu);", py, px, count); break;
+    case WGC_OP_SIGMOID: wgc_emit(e, "wgk_f32_sigmoid(%s, %s, %zu);\n", py, px, count); break;
+    default: wgc_emit(e, "wgk_f32_tanh(%s, %s, %zu);\n", py, px, count); break;
     }
     wgc_emit_fused_act(e, g, n, n->outputs[0]);
     return WG_OK;

@@ -60,14 +60,16 @@ wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_options *opt)
     wgc_graph_count_uses(g);
     for (int i = 0; i < g->n_nodes; i++) {
         wgc_node *cv = &g->nodes[i];
-        if (cv->dead || cv->op != WGC_OP_CONV || cv->n_outputs != 1)
+        /* Conv takes a residual and an activation; Gemm (its kernel clamps) an activation. */
+        if (cv->dead || (cv->op != WGC_OP_CONV && cv->op != WGC_OP_GEMM) || cv->n_outputs != 1 ||
+            cv->act != WGC_ACT_NONE)
             continue;
         const wgc_tensor *y = wgc_out(g, cv, 0);
         if (!y || y->dtype != WG_DT_FLOAT)
             continue;
         wgc_node *next = only_consumer(g, cv->outputs[0]);
         /* Sum of two tensors (Caffe2 exports' residual) is the same as Add. */
-        if (next && (next->op == WGC_OP_ADD || next->op == WGC_OP_SUM) && cv->residual < 0 &&
+        if (next && cv->op == WGC_OP_CONV && (next->op == WGC_OP_ADD || next->op == WGC_OP_SUM) && cv->residual < 0 &&
             next->n_inputs == 2) {
             int other = next->inputs[0] == cv->outputs[0] ? next->inputs[1] : next->inputs[0];
             const wgc_tensor *r = &g->tensors[other];

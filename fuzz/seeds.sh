@@ -1,0 +1,59 @@
+#!/bin/sh
+# seeds.sh OUTDIR: gathers seed corpora for the fuzz targets into OUTDIR/fuzz_onnx/ and
+# OUTDIR/fuzz_module/. Nothing here is committed; the corpora are build products.
+#   fuzz_onnx:   model.onnx of ONNX's node tests (the package libonnx-testdata), the small
+#                models in /work/shared, the malformed corpus when it has been generated.
+#   fuzz_module: modules compiled by build/bin/wasmgraph from a few tiny node tests (when
+#                the compiler works), the host test fixtures (tests/host/build_fixtures.sh)
+#                and a few hand-made wasm headers.
+# Files over MAX_BYTES (default 256 KiB, the fuzzers' -max_len) are skipped.
+set -u
+OUT=${1:?usage: seeds.sh OUTDIR}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-build}
+MAX_BYTES=${MAX_BYTES:-262144}
+TESTDATA=${TESTDATA:-/usr/share/libonnx-testdata/data}
+SHARED=${SHARED:-/work/shared}
+ONNX_OUT=$OUT/fuzz_onnx
+MOD_OUT=$OUT/fuzz_module
+mkdir -p "$ONNX_OUT" "$MOD_OUT"
+
+small() { [ -f "$1" ] && [ "$(wc -c < "$1")" -le "$MAX_BYTES" ]; }
+
+# copy SRC NAME DIR: copies SRC to DIR/NAME when it is small enough
+copy() { if small "$1"; then cp "$1" "$2/$3"; fi; }
+
+for d in "$TESTDATA"/node/*/ "$TESTDATA"/simple/*/ "$TESTDATA"/pytorch-operator/*/; do
+    [ -f "$d/model.onnx" ] && copy "$d/model.onnx" "$ONNX_OUT" "$(basename "$d").onnx"
+done
+find "$SHARED/models" "$SHARED/data" -name '*.onnx' 2>/dev/null | while read -r f; do
+    copy "$f" "$ONNX_OUT" "shared-$(basename "$f")"
+done
+if [ -d "$ROOT/$BUILD/malformed" ]; then
+    for f in "$ROOT/$BUILD"/malformed/*.onnx; do
+        [ -f "$f" ] && copy "$f" "$ONNX_OUT" "malformed-$(basename "$f")"
+    done
+fi
+
+# Modules: compile a few tiny node tests when the compiler is there and works.
+WG=$ROOT/$BUILD/bin/wasmgraph
+if [ -x "$WG" ]; then
+    for t in test_add test_relu test_matmul_2d test_conv_with_strides_padding test_softmax_axis_1 \
+             test_gemm_default_single_elem_vector_bias test_maxpool_2d_default test_concat_2d_axis_0 \
+             test_reshape_reduced_dims test_transpose_default test_sigmoid test_flatten_axis1; do
+        m=$TESTDATA/node/$t/model.onnx
+        [ -f "$m" ] || continue
+        "$WG" compile "$m" -o "$MOD_OUT/$t.wasm" >/dev/null 2>&1 || rm -f "$MOD_OUT/$t.wasm"
+    done
+fi
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+if sh "$ROOT/tests/host/build_fixtures.sh" "$TMP/fixtures" >/dev/null 2>&1; then
+    for f in "$TMP"/fixtures/*.wasm; do copy "$f" "$MOD_OUT" "fixture-$(basename "$f")"; done
+fi
+# Hand-made: an empty module, a header with a bad version, a lone custom section.
+printf '\000asm\001\000\000\000' > "$MOD_OUT/empty.wasm"
+printf '\000asm\002\000\000\000' > "$MOD_OUT/bad_version.wasm"
+printf '\000asm\001\000\000\000\000\015\011wasmgraph{}' > "$MOD_OUT/custom_only.wasm"
+
+echo "seeds: $(ls "$ONNX_OUT" | wc -l) onnx files in $ONNX_OUT, $(ls "$MOD_OUT" | wc -l) modules in $MOD_OUT"
