@@ -70,8 +70,18 @@ wg_status wgc_finish_module(wgc_graph *g, const uint8_t *wasm, size_t len, const
         return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing the module (%zu bytes)", cap);
     memcpy(op, wasm, 8);
     op += 8;
+    /* Does wasm-ld's output have a data section of its own? If not, ours goes right after
+     * the code section: custom sections such as "name" must follow it (wasm2c checks). */
+    bool has_data = false;
+    for (const uint8_t *q = wasm + 8; q < wasm + len;) {
+        uint8_t id = *q++;
+        uint64_t size;
+        if (!read_leb(&q, wasm + len, &size) || size > (uint64_t)(wasm + len - q))
+            goto bad;
+        has_data |= id == 11;
+        q += size;
+    }
     const uint8_t *p = wasm + 8, *end = wasm + len;
-    bool data_done = false;
     while (p < end) {
         uint8_t id = *p++;
         uint64_t size;
@@ -89,15 +99,14 @@ wg_status wgc_finish_module(wgc_graph *g, const uint8_t *wasm, size_t len, const
             op = put_leb(op, count + 1);
             continue;
         }
-        if (id == 11) {
+        if (id == 11) { /* Data: append our segment to wasm-ld's */
             uint64_t count;
             const uint8_t *q = body;
             if (!read_leb(&q, body_end, &count))
                 goto bad;
             size_t rest = (size_t)(body_end - q);
-            size_t new_size = leb_size(count + 1) + rest + seg_len;
             *op++ = 11;
-            op = put_leb(op, new_size);
+            op = put_leb(op, leb_size(count + 1) + rest + seg_len);
             op = put_leb(op, count + 1);
             memcpy(op, q, rest);
             op += rest;
@@ -106,25 +115,22 @@ wg_status wgc_finish_module(wgc_graph *g, const uint8_t *wasm, size_t len, const
             if (weight_len)
                 memcpy(op, weights, weight_len);
             op += weight_len;
-            data_done = true;
             continue;
         }
         *op++ = id;
         op = put_leb(op, size);
         memcpy(op, body, size);
         op += size;
-    }
-    if (!data_done) {
-        /* wasm-ld writes no data section when the kernels have no static data: add one
-         * (it belongs after the code section, which is the last known section here). */
-        *op++ = 11;
-        op = put_leb(op, leb_size(1) + seg_len);
-        op = put_leb(op, 1);
-        memcpy(op, seg_head, (size_t)(sp - seg_head));
-        op += sp - seg_head;
-        if (weight_len)
-            memcpy(op, weights, weight_len);
-        op += weight_len;
+        if (id == 10 && !has_data) { /* Code: a data section of our own follows */
+            *op++ = 11;
+            op = put_leb(op, leb_size(1) + seg_len);
+            op = put_leb(op, 1);
+            memcpy(op, seg_head, (size_t)(sp - seg_head));
+            op += sp - seg_head;
+            if (weight_len)
+                memcpy(op, weights, weight_len);
+            op += weight_len;
+        }
     }
     *op++ = 0;
     op = put_leb(op, custom_payload);

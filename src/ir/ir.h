@@ -50,6 +50,7 @@ typedef struct wgc_tensor {
     int producer;       /* index of the node that writes it, -1 for inputs and constants */
     int n_uses;         /* live nodes reading it (wgc_graph_count_uses) */
     int64_t addr;       /* byte address in module memory (memory plan), -1 when none */
+    int declared_dtype; /* graph outputs: the dtype the model declares (0 when it does not) */
 } wgc_tensor;
 
 /* ONNX AttributeProto.AttributeType numbers. */

@@ -734,6 +734,7 @@ static wg_status read_output(reader *rd, const uint8_t *buf, size_t len, size_t 
         st = wgc_onnx_fail(&rd->c, WG_ERR_INVALID, "graph output '%s' is declared twice", name);
     } else {
         rd->g->tensors[t].is_output = true;
+        rd->g->tensors[t].declared_dtype = (int)vi.elem_type;
         if (!push_index(&rd->g->outputs, &rd->g->n_outputs, t))
             st = nomem(rd);
     }

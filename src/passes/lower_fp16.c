@@ -104,7 +104,7 @@ wg_status wgc_pass_lower_fp16(wgc_graph *g, const wgc_options *opt)
     }
     for (int k = 0; k < g->n_outputs; k++) {
         int y = g->outputs[k];
-        if (g->tensors[y].dtype != WG_DT_FLOAT16 || g->tensors[y].producer < 0)
+        if (g->tensors[y].declared_dtype != WG_DT_FLOAT16 || g->tensors[y].producer < 0)
             continue;
         snprintf(name, sizeof name, "%s/float32", g->tensors[y].name);
         int w = wgc_tensor_add(g, name);

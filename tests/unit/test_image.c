@@ -18,7 +18,7 @@ static uint8_t px4[12] = {255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255};
 TEST(synthetic_layouts_and_normalisation)
 {
     wg_image img = {.w = 2, .h = 2, .px = px4};
-    float out[3 * 2 * 2];
+    float out[3 * 4 * 4];
     char err[200];
     wg_preprocess p = plain;
     p.width = p.height = 2; /* same size: bilinear sampling hits the pixel centres exactly */
