@@ -20,7 +20,7 @@ OPT          := -O2 -g
 endif
 
 KERNEL_INC   := $(CURDIR)/kernels/include
-KERNEL_LIB   := $(CURDIR)/$(BUILD)/kernels/lib
+KERNEL_LIB   := $(abspath $(BUILD))/kernels/lib
 CFLAGS       := -std=c11 $(OPT) -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude -Isrc \
                 -isystem $(WASMTIME)/include $(SANFLAGS) \
                 -DWG_KERNEL_INCLUDE_DIR='"$(KERNEL_INC)"' -DWG_KERNEL_LIB_DIR='"$(KERNEL_LIB)"'

@@ -68,6 +68,9 @@ void wgc_emit(wgc_emitter *e, const char *fmt, ...)
     vsnprintf(e->body + e->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
     e->len += (size_t)n;
+    if (n > 0 && e->body[e->len - 1] != '\n') /* one statement per line, whatever fmt ended with */
+        e->body[e->len++] = '\n';
+    e->body[e->len] = 0;
 }
 
 static char *ring_next(wgc_emitter *e)

@@ -24,37 +24,40 @@ wg_status wgh_read_file(const char *path, uint8_t **out, size_t *len, char *err,
 {
     wg_status st = WG_OK;
     uint8_t *buf = NULL;
+    size_t n = 0, cap = 0;
     FILE *f = fopen(path, "rb");
     *out = NULL;
     *len = 0;
     if (!f)
         return fail(err, errlen, WG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    if (fseek(f, 0, SEEK_END)) {
-        st = fail(err, errlen, WG_ERR_IO, "%s: cannot seek: %s", path, strerror(errno));
-        goto fail;
+    /* Read in growing chunks rather than trusting a seek: pipes and /dev/stdin work too. */
+    for (;;) {
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 1 << 16;
+            uint8_t *nb = realloc(buf, nc);
+            if (!nb) {
+                st = fail(err, errlen, WG_ERR_NOMEM, "%s: out of memory after %zu bytes", path, n);
+                goto fail;
+            }
+            buf = nb;
+            cap = nc;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (!got)
+            break;
     }
-    long size = ftell(f);
-    if (size < 0) {
+    if (ferror(f)) {
         st = fail(err, errlen, WG_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
         goto fail;
     }
-    if (size == 0) {
+    if (!n) {
         st = fail(err, errlen, WG_ERR_FORMAT, "%s: the file is empty", path);
-        goto fail;
-    }
-    rewind(f);
-    buf = malloc((size_t)size);
-    if (!buf) {
-        st = fail(err, errlen, WG_ERR_NOMEM, "%s: out of memory reading %ld bytes", path, size);
-        goto fail;
-    }
-    if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
-        st = fail(err, errlen, WG_ERR_IO, "%s: short read", path);
         goto fail;
     }
     fclose(f);
     *out = buf;
-    *len = (size_t)size;
+    *len = n;
     return WG_OK;
 fail:
     free(buf);

@@ -198,8 +198,10 @@ void wgh_run_begin(wg_runtime *rt, wasmtime_context_t *ctx)
         return;
     pthread_mutex_lock(&rt->mu);
     wasmtime_context_set_epoch_deadline(ctx, rt->deadline_ticks);
-    rt->active_runs++;
-    pthread_cond_signal(&rt->cv);
+    /* Wake the watchdog only from idle: waking it mid-tick would restart its tick and,
+     * with runs starting often on other threads, could postpone every deadline. */
+    if (rt->active_runs++ == 0)
+        pthread_cond_signal(&rt->cv);
     pthread_mutex_unlock(&rt->mu);
 }
 

@@ -1,0 +1,379 @@
+"""make_cases.py OUTDIR: writes the malformed-input corpus (tests/malformed/cases.tsv names
+every file and what the CLI must answer). Run with the project venv python (onnx, numpy)
+and wat2wasm (Debian's wabt) on PATH. Every file is small and fully determined by this
+script, so the corpus is rebuilt on each run and nothing binary is committed.
+
+ONNX cases are built with onnx.helper where the mistake survives it, otherwise by hand at
+the protobuf wire level (w_* helpers). Wasm cases start from a hand-written module that
+follows the ABI (BASE_WAT) plus a `wasmgraph` metadata section, and break one thing each.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+OUT = None
+
+
+def put(name, data):
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(data)
+
+
+# --- protobuf wire helpers -------------------------------------------------------------
+def w_varint(n):
+    n &= (1 << 64) - 1  # negative int64 values are 10-byte varints
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def w_key(field, wire):
+    return w_varint(field << 3 | wire)
+
+
+def w_int(field, n):
+    return w_key(field, 0) + w_varint(n)
+
+
+def w_bytes(field, data):
+    if isinstance(data, str):
+        data = data.encode()
+    return w_key(field, 2) + w_varint(len(data)) + data
+
+
+def opset(version=13, domain=""):
+    return w_bytes(8, w_bytes(1, domain) + w_int(2, version))
+
+
+def w_model(graph, ir=7, opsets=None):
+    """A ModelProto around serialized GraphProto bytes."""
+    ops = opset() if opsets is None else opsets
+    return w_int(1, ir) + ops + w_bytes(7, graph)
+
+
+def vi(name, dims, dtype=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, dtype, dims)
+
+
+X = vi("x", [1, 4])
+Y = vi("y", [1, 4])
+
+
+def model(nodes, inputs=None, outputs=None, inits=None, opsets=None, ir=7):
+    g = helper.make_graph(nodes, "g", [X] if inputs is None else inputs,
+                          [Y] if outputs is None else outputs, inits or [])
+    m = helper.make_model(g, opset_imports=opsets or [helper.make_opsetid("", 13)])
+    m.ir_version = ir
+    return m.SerializeToString()
+
+
+def tiny():
+    """y = relu(x + w), the base that truncation and wire mutations start from."""
+    w = numpy_helper.from_array(np.arange(4, dtype=np.float32).reshape(1, 4), "w")
+    return model([helper.make_node("Add", ["x", "w"], ["s"], name="add"),
+                  helper.make_node("Relu", ["s"], ["y"], name="relu")], inits=[w])
+
+
+def graph_bytes(nodes=b"", inits=b"", inputs=None, outputs=None):
+    """A GraphProto by hand: x [1,4] in, y out, plus the given raw node/initializer bytes."""
+    xin = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4]).SerializeToString()
+    yout = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4]).SerializeToString()
+    return (nodes + w_bytes(2, "g") + inits + w_bytes(11, xin if inputs is None else inputs) +
+            w_bytes(12, yout if outputs is None else outputs))
+
+
+def w_node(op, ins, outs, name="n", extra=b""):
+    b = b"".join(w_bytes(1, i) for i in ins) + b"".join(w_bytes(2, o) for o in outs)
+    return w_bytes(1, b + w_bytes(3, name) + w_bytes(4, op) + extra)
+
+
+def w_tensor(name, dims, dtype=1, raw=None, extra=b""):
+    b = b"".join(w_int(1, d) for d in dims) + w_int(2, dtype) + w_bytes(8, name)
+    if raw is not None:
+        b += w_bytes(9, raw)
+    return b + extra
+
+
+def add_w(tensor_bytes):
+    """A model computing y = x + w with the given serialized initializer `w`."""
+    return w_model(graph_bytes(nodes=w_node("Add", ["x", "w"], ["y"], "add"),
+                               inits=w_bytes(5, tensor_bytes)))
+
+
+def int64_count_lie():
+    t = helper.make_tensor("shape", TensorProto.INT64, [2], [1, 4])
+    t.dims[:] = [3]  # onnx.helper checks the count; the mistake goes in afterwards
+    return t
+
+
+# --- ONNX cases --------------------------------------------------------------------------
+def onnx_cases():
+    base = tiny()
+    put("tiny.onnx", base)  # the control: must compile
+    # Truncated at many offsets: inside a key, a length, a string, the float data.
+    for off in (1, 2, 3, 8, 20, 40, 60, 80, 100, len(base) - 1):
+        put(f"trunc_{off:03d}.onnx", base[:off])
+
+    # Wrong wire types.
+    put("wire_graph_varint.onnx", w_int(1, 7) + opset() + w_int(7, 5))
+    put("wire_irversion_bytes.onnx", w_bytes(1, "seven") + opset() + w_bytes(7, graph_bytes()))
+    put("wire_optype_varint.onnx",
+        w_model(graph_bytes(nodes=w_bytes(1, w_bytes(1, "x") + w_bytes(2, "y") + w_int(4, 3)))))
+    put("wire_dims_fixed64.onnx",
+        add_w(w_key(1, 1) + (4).to_bytes(8, "little") + w_int(2, 1) + w_bytes(8, "w") +
+              w_bytes(9, bytes(16))))
+    put("wire_type_7.onnx", w_int(1, 7) + bytes([0x0F]) + b"\x00" * 8)  # wire type 7 does not exist
+    put("wire_group.onnx", w_int(1, 7) + w_key(5, 3) + w_key(5, 4) + w_bytes(7, graph_bytes()))
+
+    # Varints that overflow or lie.
+    put("varint_11_bytes.onnx", w_key(1, 0) + b"\xff" * 10 + b"\x01" + opset())
+    put("varint_10th_byte_big.onnx", w_key(1, 0) + b"\xff" * 9 + b"\x7f" + opset())
+    put("length_past_end.onnx", w_int(1, 7) + w_key(7, 2) + w_varint(1000) + b"\x0a\x00")
+    put("length_2_pow_63.onnx", w_int(1, 7) + w_key(7, 2) + w_varint(1 << 63) + b"\x0a\x00")
+    put("length_2_pow_64_minus_1.onnx", w_int(1, 7) + w_key(7, 2) + w_varint((1 << 64) - 1) + b"\x00")
+    put("field_number_zero.onnx", w_key(0, 0) + b"\x01" + w_bytes(7, graph_bytes()))
+
+    # Dimensions: negative, and products that overflow 32 and 64 bits.
+    put("init_dim_negative.onnx", add_w(w_tensor("w", [-1, 4], raw=bytes(16))))
+    put("init_dims_overflow32.onnx", add_w(w_tensor("w", [65536, 65536], raw=bytes(16))))
+    put("init_dims_overflow64.onnx", add_w(w_tensor("w", [1 << 32, 1 << 32, 1 << 32], raw=bytes(16))))
+    put("init_dims_int64_max.onnx", add_w(w_tensor("w", [(1 << 63) - 1, 2], raw=bytes(16))))
+    put("init_rank_9.onnx", add_w(w_tensor("w", [1] * 9, raw=bytes(4))))
+    put("input_dims_overflow64.onnx",
+        model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
+              inputs=[vi("x", [1 << 31, 1 << 31, 1 << 31])], outputs=[vi("y", None)]))
+    put("input_dims_over_4gib.onnx",
+        model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
+              inputs=[vi("x", [1 << 20, 1 << 11])], outputs=[vi("y", None)]))
+    put("input_dim_negative.onnx",
+        model([helper.make_node("Relu", ["x"], ["y"], name="relu")], inputs=[vi("x", [1, -4])]))
+    put("reshape_to_huge.onnx",
+        model([helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")],
+              outputs=[vi("y", None)],
+              inits=[numpy_helper.from_array(np.array([1 << 40, 1 << 30], np.int64), "shape")]))
+    put("constant_of_shape_huge.onnx",
+        model([helper.make_node("ConstantOfShape", ["shape"], ["c"], name="cos"),
+               helper.make_node("Add", ["x", "c"], ["y"], name="add")], outputs=[vi("y", None)],
+              inits=[numpy_helper.from_array(np.array([1 << 20, 1 << 20], np.int64), "shape")]))
+
+    # Initializers whose byte size does not match their shape.
+    put("init_raw_short.onnx", add_w(w_tensor("w", [1, 4], raw=bytes(12))))
+    put("init_raw_long.onnx", add_w(w_tensor("w", [1, 4], raw=bytes(20))))
+    put("init_raw_odd.onnx", add_w(w_tensor("w", [1, 4], raw=bytes(15))))
+    put("init_float_data_short.onnx",
+        add_w(w_tensor("w", [1, 4], extra=w_bytes(4, np.ones(3, np.float32).tobytes()))))
+    put("init_no_data.onnx", add_w(w_tensor("w", [1, 4])))
+    put("init_int64_count.onnx",
+        model([helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")],
+              inits=[int64_count_lie()]))
+    put("init_no_dtype.onnx", add_w(b"".join(w_int(1, d) for d in (1, 4)) + w_bytes(8, "w") +
+                                    w_bytes(9, bytes(16))))
+    put("init_dtype_999.onnx", add_w(w_tensor("w", [1, 4], dtype=999, raw=bytes(16))))
+
+    # Graph structure.
+    put("cycle.onnx", model([helper.make_node("Relu", ["b"], ["a"], name="first"),
+                             helper.make_node("Relu", ["a"], ["b"], name="second"),
+                             helper.make_node("Add", ["x", "b"], ["y"], name="add")]))
+    put("self_loop.onnx", model([helper.make_node("Add", ["x", "y"], ["y"], name="loop")]))
+    put("unproduced_input.onnx", model([helper.make_node("Add", ["x", "ghost"], ["y"], name="add")]))
+    put("unproduced_output.onnx", model([helper.make_node("Relu", ["x"], ["s"], name="relu")]))
+    put("dup_producer.onnx", model([helper.make_node("Relu", ["x"], ["y"], name="r1"),
+                                    helper.make_node("Sigmoid", ["x"], ["y"], name="r2")]))
+    put("dup_initializer.onnx",
+        model([helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+              inits=[numpy_helper.from_array(np.ones((1, 4), np.float32), "w"),
+                     numpy_helper.from_array(np.zeros((1, 4), np.float32), "w")]))
+    put("dup_graph_input.onnx", model([helper.make_node("Add", ["x", "x"], ["y"], name="add")],
+                                      inputs=[X, vi("x", [1, 4])]))
+    put("output_is_initializer_overwritten.onnx",
+        model([helper.make_node("Relu", ["x"], ["w"], name="relu"),
+               helper.make_node("Relu", ["w"], ["y"], name="relu2")],
+              inits=[numpy_helper.from_array(np.ones((1, 4), np.float32), "w")]))
+    put("no_graph.onnx", w_int(1, 7) + opset())
+    put("node_no_outputs.onnx", model([helper.make_node("Relu", ["x"], [], name="relu"),
+                                       helper.make_node("Relu", ["x"], ["y"], name="relu2")]))
+
+    # Domains and opsets.
+    relu = [helper.make_node("Relu", ["x"], ["y"], name="relu")]
+    put("unknown_domain.onnx", model([helper.make_node("Relu", ["x"], ["y"], name="r", domain="com.nowhere")],
+                                     opsets=[helper.make_opsetid("", 13), helper.make_opsetid("com.nowhere", 1)]))
+    put("domain_not_imported.onnx", model([helper.make_node("Relu", ["x"], ["y"], name="r", domain="ai.onnx.ml")]))
+    put("opset_999.onnx", model(relu, opsets=[helper.make_opsetid("", 999)]))
+    put("opset_0.onnx", model(relu, opsets=[helper.make_opsetid("", 0)]))
+    put("opset_missing.onnx", w_int(1, 7) + w_bytes(7, graph_bytes(nodes=w_node("Relu", ["x"], ["y"]))))
+    put("unknown_op.onnx", model([helper.make_node("NoSuchOp", ["x"], ["y"], name="mystery")]))
+
+    # Attributes of the wrong type.
+    x4 = vi("x", [1, 1, 4, 4])
+    cw = numpy_helper.from_array(np.ones((1, 1, 1, 1), np.float32), "cw")
+
+    def conv(**attrs):
+        return model([helper.make_node("Conv", ["x", "cw"], ["y"], name="conv", **attrs)],
+                     inputs=[x4], outputs=[vi("y", None)], inits=[cw])
+
+    put("conv_strides_float.onnx", conv(strides=2.0))
+    put("conv_strides_string.onnx", conv(strides="2,2"))
+    put("conv_strides_zero.onnx", conv(strides=[0, 0]))
+    put("conv_pads_negative.onnx", conv(pads=[-5, -5, -5, -5]))
+    put("conv_kernel_shape_lies.onnx", conv(kernel_shape=[3, 3]))
+    put("conv_dilations_huge.onnx", conv(dilations=[1 << 40, 1 << 40]))
+    put("gemm_alpha_ints.onnx",
+        model([helper.make_node("Gemm", ["x", "gw"], ["y"], name="gemm", alpha=[1, 2])],
+              outputs=[vi("y", None)], inits=[numpy_helper.from_array(np.ones((4, 4), np.float32), "gw")]))
+    attr_lie = w_bytes(1, "alpha") + w_int(20, 7) + w_key(2, 5) + np.float32(1).tobytes()
+    put("attr_type_lies.onnx", w_model(graph_bytes(
+        nodes=w_node("Gemm", ["x", "gw"], ["y"], "gemm", extra=w_bytes(5, attr_lie)),
+        inits=w_bytes(5, w_tensor("gw", [4, 4], raw=bytes(64))))))
+    put("softmax_axis_out_of_range.onnx",
+        model([helper.make_node("Softmax", ["x"], ["y"], name="softmax", axis=7)]))
+    put("transpose_perm_bad.onnx",
+        model([helper.make_node("Transpose", ["x"], ["y"], name="t", perm=[0, 0])], outputs=[vi("y", None)]))
+
+    # External data: absolute paths, '..', offsets and lengths past the end, a missing file.
+    put("weights.bin", np.arange(4, dtype=np.float32).tobytes())
+
+    def ext(name, location, offset=None, length=None):
+        entries = [("location", location)]
+        if offset is not None:
+            entries.append(("offset", str(offset)))
+        if length is not None:
+            entries.append(("length", str(length)))
+        extra = b"".join(w_bytes(13, w_bytes(1, k) + w_bytes(2, v)) for k, v in entries)
+        put(name, add_w(w_tensor("w", [1, 4], extra=extra + w_int(14, 1))))
+
+    ext("ext_ok.onnx", "weights.bin")  # the control: must compile
+    ext("ext_absolute.onnx", "/etc/passwd")
+    ext("ext_dotdot.onnx", "../weights.bin")
+    ext("ext_dotdot_inner.onnx", "sub/../../weights.bin")
+    ext("ext_backslash_dotdot.onnx", "..\\weights.bin")
+    ext("ext_offset_past_end.onnx", "weights.bin", offset=1000)
+    ext("ext_length_past_end.onnx", "weights.bin", offset=8, length=16)
+    ext("ext_offset_huge.onnx", "weights.bin", offset=(1 << 64) - 1)
+    ext("ext_offset_negative.onnx", "weights.bin", offset=-16)
+    ext("ext_missing_file.onnx", "no_such_weights.bin")
+    ext("ext_empty_location.onnx", "")
+    ext("ext_short_for_shape.onnx", "weights.bin", offset=4)
+
+
+# --- wasm cases --------------------------------------------------------------------------
+BASE_WAT = """(module
+  %(imports)s
+  (memory (export "memory") %(pages)d)
+  (func (export "wg_abi_version") (result i32) i32.const %(abi)d)
+  (func (export "wg_input_ptr") (param i32) (result i32) i32.const %(in_ptr)d)
+  (func (export "wg_output_ptr") (param i32) (result i32) i32.const 2048)
+  (func (export "%(run)s") (result i32) %(body)s))
+"""
+
+
+def leb(n):
+    return w_varint(n)
+
+
+def section(sid, payload):
+    return bytes([sid]) + leb(len(payload)) + payload
+
+
+def custom(name, payload):
+    return section(0, leb(len(name)) + name.encode() + payload)
+
+
+def tensor(name, shape, nbytes=None, dtype="float32"):
+    n = 4
+    for d in shape:
+        n *= d
+    return {"name": name, "dtype": dtype, "shape": shape, "bytes": n if nbytes is None else nbytes}
+
+
+def meta(**over):
+    m = {"abi": 1, "name": "tiny", "producer": "tests/malformed", "opset": 13,
+         "inputs": [tensor("x", [1, 4])], "outputs": [tensor("y", [1, 4])],
+         "options": {"simd": False, "relaxed_simd": False, "opt_level": 2},
+         "arena_bytes": 0, "weight_bytes": 0, "memory_bytes": 65536, "compiler": "wasmgraph 0.1.0"}
+    m.update(over)
+    return json.dumps(m, separators=(",", ":")).encode()
+
+
+def wat(tmp, **over):
+    p = {"imports": "", "pages": 1, "abi": 1, "in_ptr": 1024, "run": "wg_run", "body": "i32.const 0"}
+    p.update(over)
+    src = os.path.join(tmp, "m.wat")
+    dst = os.path.join(tmp, "m.wasm")
+    with open(src, "w") as f:
+        f.write(BASE_WAT % p)
+    subprocess.run(["wat2wasm", "--enable-all", src, "-o", dst], check=True)
+    with open(dst, "rb") as f:
+        return f.read()
+
+
+def wasm_cases():
+    with tempfile.TemporaryDirectory() as tmp:
+        code = wat(tmp)
+        good = code + custom("wasmgraph", meta())
+        put("good.wasm", good)  # the control: runs
+        put("input16.bin", bytes(16))
+        for off in (0, 4, 8, 9, 20, len(code) // 2, len(code) - 1, len(good) - 5):
+            put(f"wasm_trunc_{off:03d}.wasm", good[:off])
+        put("wasm_bad_magic.wasm", b"\0asn" + good[4:])
+        put("wasm_version_2.wasm", good[:4] + b"\x02\0\0\0" + good[8:])
+        put("wasm_text.wasm", b"(module)\n")
+        put("wasm_import_func.wasm", wat(tmp, imports='(import "env" "log" (func (param i32)))') +
+            custom("wasmgraph", meta()))
+        put("wasm_import_memory.wasm",
+            wat(tmp, imports='(import "env" "table" (table 1 funcref))') + custom("wasmgraph", meta()))
+        put("wasm_no_run.wasm", wat(tmp, run="wg_go") + custom("wasmgraph", meta()))
+        put("wasm_no_section.wasm", code)
+        put("wasm_two_sections.wasm", good + custom("wasmgraph", meta(name="other")))
+        put("wasm_abi2.wasm", code + custom("wasmgraph", meta(abi=2)))
+        put("wasm_abi_export_2.wasm", wat(tmp, abi=2) + custom("wasmgraph", meta()))
+        put("wasm_meta_not_json.wasm", code + custom("wasmgraph", b'{"abi":1,"inputs":['))
+        put("wasm_meta_empty.wasm", code + custom("wasmgraph", b""))
+        put("wasm_meta_bytes_lie.wasm", code + custom("wasmgraph", meta(inputs=[tensor("x", [1, 4], 12)])))
+        put("wasm_meta_bytes_huge.wasm",
+            code + custom("wasmgraph", meta(inputs=[tensor("x", [1, 4], 1 << 62)])))
+        put("wasm_meta_shape_negative.wasm",
+            code + custom("wasmgraph", meta(inputs=[tensor("x", [-1, 4], 16)])))
+        put("wasm_meta_shape_overflow.wasm",
+            code + custom("wasmgraph", meta(inputs=[tensor("x", [1 << 31, 1 << 31, 1 << 31], 16)])))
+        put("wasm_meta_rank_9.wasm", code + custom("wasmgraph", meta(inputs=[tensor("x", [1] * 9)])))
+        put("wasm_meta_dtype_unknown.wasm",
+            code + custom("wasmgraph", meta(inputs=[tensor("x", [1, 4], 16, "float128")])))
+        put("wasm_meta_no_inputs_key.wasm",
+            code + custom("wasmgraph", json.dumps({"abi": 1, "outputs": []}).encode()))
+        # Memory too small: a 1 MiB input in a 64 KiB memory, and a pointer near the end.
+        put("wasm_memory_too_small.wasm",
+            code + custom("wasmgraph", meta(inputs=[tensor("x", [1, 262144])])))
+        put("wasm_input_ptr_past_end.wasm",
+            wat(tmp, in_ptr=65530) + custom("wasmgraph", meta()))
+        put("wasm_memory_over_cap.wasm", wat(tmp, pages=65536) + custom("wasmgraph", meta()))
+        put("wasm_run_traps.wasm", wat(tmp, body="unreachable") + custom("wasmgraph", meta()))
+        put("wasm_run_status_7.wasm", wat(tmp, body="i32.const 7") + custom("wasmgraph", meta()))
+        put("wasm_run_loops.wasm", wat(tmp, body="(loop $l (br $l)) i32.const 0") +
+            custom("wasmgraph", meta()))
+        # A section whose size runs past the end of the file.
+        put("wasm_section_past_end.wasm", good + bytes([1]) + leb(1000) + b"\x01")
+        put("wasm_dup_type_section.wasm", code[:8] + section(1, b"\x01\x60\x00\x00") +
+            section(1, b"\x01\x60\x00\x00") + code[8:] + custom("wasmgraph", meta()))
+
+
+def main():
+    global OUT
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    OUT = sys.argv[1]
+    os.makedirs(OUT, exist_ok=True)
+    onnx_cases()
+    wasm_cases()
+
+
+if __name__ == "__main__":
+    main()
