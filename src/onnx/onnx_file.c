@@ -175,12 +175,18 @@ wg_status wgc_onnx_read_external(const wgc_onnx_ctx *c, const char *tensor, cons
         goto done;
     }
     uint64_t size = (uint64_t)sb.st_size;
-    if (offset > size || (has_length && length > size - offset)) {
+    if (offset > size) {
+        st = wgc_onnx_fail(c, WG_ERR_INVALID,
+                           "tensor '%s': external data offset %llu is past the end of '%s' (%llu "
+                           "bytes)",
+                           tensor, (unsigned long long)offset, full, (unsigned long long)size);
+        goto done;
+    }
+    if (has_length && length > size - offset) {
         st = wgc_onnx_fail(c, WG_ERR_INVALID,
                            "tensor '%s': external data offset %llu length %llu runs past the end "
                            "of '%s' (%llu bytes)",
-                           tensor, (unsigned long long)offset,
-                           (unsigned long long)(has_length ? length : size - offset), full,
+                           tensor, (unsigned long long)offset, (unsigned long long)length, full,
                            (unsigned long long)size);
         goto done;
     }

@@ -75,4 +75,10 @@ void wgc_onnx_tensor_release(wgc_onnx_tensor *t);
  */
 wg_status wgc_onnx_check_and_sort(const wgc_onnx_ctx *c, wgc_graph *g);
 
+/* The ONNX name of an AttributeProto type ("INTS"), "unknown" when out of range. */
+const char *wgc_onnx_attr_type_name(int type);
+/* WG_ERR_INVALID when a default-domain attribute has a type other than the one ONNX
+ * defines for its name (onnx_attr_check.c); WG_OK for names it does not know. */
+wg_status wgc_onnx_check_attr_type(const wgc_onnx_ctx *c, const wgc_node *n, const wgc_attr *a);
+
 #endif

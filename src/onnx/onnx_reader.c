@@ -416,6 +416,8 @@ static wg_status read_attr(reader *rd, int node, const uint8_t *buf, size_t len)
         break;
     default: break;
     }
+    if (st == WG_OK)
+        st = wgc_onnx_check_attr_type(&rd->c, &rd->g->nodes[node], at);
 done:
     attr_fields_free(&a);
     return st;
@@ -578,6 +580,9 @@ static wg_status read_shape(reader *rd, const uint8_t *buf, size_t len, const ch
         }
         if (dr.error)
             return wgc_onnx_pb_fail(&rd->c, &dr, what);
+        if (d < -1)
+            return wgc_onnx_fail(&rd->c, WG_ERR_INVALID, "%s: dim %d is %lld (negative)", what,
+                                 shape->rank, (long long)d);
         if (d < 0) { /* dim_param, no dim_value, or the -1 some exporters write */
             d = -1;
             *dynamic = true;
@@ -883,8 +888,14 @@ static wg_status read_model(reader *rd, const uint8_t *buf, size_t len)
                              "not an ONNX model: no graph field in the ModelProto (%zu bytes "
                              "read to byte %zu)",
                              len, len);
-    /* A model without any opset import predates opsets (IR version < 3): opset 1. */
+    /* A model without any opset import predates opsets (IR version < 3): opset 1. From
+     * IR version 3 on, ONNX requires the import; guessing would pick the wrong semantics. */
     int64_t v = opset_of(rd, "");
+    if (v < 0 && rd->g->ir_version >= 3)
+        return wgc_onnx_fail(&rd->c, WG_ERR_INVALID,
+                             "the model (IR version %lld) imports no default-domain opset: "
+                             "opset_import has no entry for domain \"\" (or \"ai.onnx\")",
+                             (long long)rd->g->ir_version);
     if (v < 0)
         v = 1;
     if (v < 1 || v > 22)

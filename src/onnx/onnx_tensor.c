@@ -341,12 +341,16 @@ wg_status wgc_onnx_tensor_decode(const wgc_onnx_ctx *c, const uint8_t *buf, size
             goto fail;
         }
         uint64_t off = 0, length = 0;
-        if ((fl.ext_offset && !parse_u64(fl.ext_offset, &off)) ||
-            (fl.ext_length && !parse_u64(fl.ext_length, &length))) {
+        const char *bad_key = NULL, *bad_val = NULL;
+        if (fl.ext_offset && !parse_u64(fl.ext_offset, &off))
+            bad_key = "offset", bad_val = fl.ext_offset;
+        else if (fl.ext_length && !parse_u64(fl.ext_length, &length))
+            bad_key = "length", bad_val = fl.ext_length;
+        if (bad_key) {
             st = wgc_onnx_fail(c, WG_ERR_INVALID,
-                               "%s '%s': external data offset '%s' or length '%s' is not a number",
-                               what, tname, fl.ext_offset ? fl.ext_offset : "",
-                               fl.ext_length ? fl.ext_length : "");
+                               "%s '%s': external data %s '%s' is not a byte count (a decimal "
+                               "number below 2^64)",
+                               what, tname, bad_key, bad_val);
             goto fail;
         }
         size_t got = 0;

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../../src/host/inspect.h"
+#include "host/inspect.h"
 #include "../test.h"
 #include "wasmgraph.h"
 
