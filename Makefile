@@ -100,10 +100,10 @@ demo-resnet50: setup
 
 test: setup
 	$(MAKE) all $(UNIT_BIN)
-	BUILD=$(BUILD) tests/run.sh
+	BUILD=$(BUILD) WG_SANFLAGS="$(SANFLAGS)" tests/run.sh
 
 test-unit: all $(UNIT_BIN)
-	BUILD=$(BUILD) tests/run.sh unit
+	BUILD=$(BUILD) WG_SANFLAGS="$(SANFLAGS)" tests/run.sh unit
 
 clean:
 	rm -rf build build-san

@@ -4,12 +4,14 @@
 #   kernels  every kernel against its scalar reference, as wasm on wasmtime (SIMD and scalar)
 #   models   whole models compiled and compared with ONNX's or onnxruntime's outputs
 #   errors   bad input of every kind: message and exit code
+#   conformance  ONNX backend tests (libonnx-testdata); "K unsupported" is not counted as failed
+#   js       the JS loader (js/wasmgraph.mjs) under node --test
 # Every suite prints "SUITE: N passed, M failed"; the last line is the total.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build}
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(unit kernels models errors)
+[ ${#suites[@]} -gt 0 ] || suites=(unit kernels models errors js conformance)
 logdir=$BUILD/test-logs
 mkdir -p "$logdir"
 total_pass=0 total_fail=0
@@ -38,10 +40,22 @@ run_suite() {
 
 unit_tests() {
     local rc=0
+    # Host tests load small hand-made modules (good and bad ones) built from tests/host/fixtures.
+    export WG_HOST_FIXTURES=$BUILD/host-fixtures
+    sh tests/host/build_fixtures.sh "$WG_HOST_FIXTURES" || rc=1
     for t in "$BUILD"/tests/test_*; do
         [ -x "$t" ] || continue
         "$t" || rc=1
     done
+    tests/host/test_cli.sh "$BUILD/bin/wasmgraph" "$WG_HOST_FIXTURES" || rc=1
+    return $rc
+}
+
+js_tests() { # node --test prints "# pass N" / "# fail M": turn them into our line
+    local out rc
+    out=$(node --test tests/js/test_*.mjs 2>&1); rc=$?
+    echo "$out"
+    echo "js: $(echo "$out" | awk '/^# pass /{print $3}') passed, $(echo "$out" | awk '/^# fail /{print $3}') failed"
     return $rc
 }
 
@@ -51,6 +65,8 @@ for s in "${suites[@]}"; do
     kernels) run_suite kernels tests/kernels/build.sh "$BUILD/kernel-tests" ;;
     models) run_suite models tests/models.sh ;;
     errors) run_suite errors tests/errors.sh ;;
+    conformance) run_suite conformance tests/conformance/run.sh ;;
+    js) run_suite js js_tests ;;
     *) echo "unknown suite $s"; exit 2 ;;
     esac
 done

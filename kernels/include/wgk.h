@@ -18,5 +18,8 @@
 #include "wgk_pool.h"
 #include "wgk_gemm.h"
 #include "wgk_norm.h"
+#include "wgk_resize.h"
+#include "wgk_convnd.h"
+#include "wgk_poolnd.h"
 
 #endif

@@ -1,5 +1,6 @@
 /* cmd_bench.c: `wasmgraph bench`: load+compile time, instantiate time, first run, and
- * the latency of warm runs on deterministic pseudo-random inputs. */
+ * the latency of warm runs on deterministic pseudo-random inputs. With --serve it stays
+ * up after the first run and times runs on request (bench/run's interleaved rounds). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 #include "common/json.h"
 #include "wasmgraph.h"
 
-static const char usage[] = "wasmgraph bench MODEL.wasm [--warmup 3] [--iters 20] [--json]";
+static const char usage[] = "wasmgraph bench MODEL.wasm [--warmup 3] [--iters 20] [--json] [--serve]";
 
 /* xorshift64*: the same inputs on every run and machine. */
 static uint64_t next_rand(uint64_t *s)
@@ -50,11 +51,62 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/*
+ * --serve: after the first run, prints one JSON line {"ready":true,...} and then answers
+ * commands read from stdin, one per line, each with one JSON line on stdout:
+ *   warm MS   runs until MS milliseconds have passed   -> {"runs":N,"ms":T}
+ *   run N     times N runs                             -> {"lat":[ms,...]}
+ *   quit      ends (so does end of input)
+ * A failed run answers {"error":"..."} and ends with status 1.
+ */
+static int serve(wg_runtime *rt, wg_session *s)
+{
+    char line[64];
+    while (fgets(line, sizeof line, stdin)) {
+        double arg = 0;
+        char cmd[16];
+        if (sscanf(line, "%15s %lf", cmd, &arg) < 1)
+            continue;
+        if (!strcmp(cmd, "quit"))
+            return 0;
+        bool warm = !strcmp(cmd, "warm");
+        if ((!warm && strcmp(cmd, "run")) || !(arg >= 0 && arg <= 1e7)) {
+            printf("{\"error\":\"unknown command or bad count (warm MS | run N | quit)\"}\n");
+            fflush(stdout);
+            continue;
+        }
+        double t0 = wg_cli_now_ms(), t = t0;
+        long n = 0;
+        if (!warm)
+            printf("{\"lat\":[");
+        while (warm ? t - t0 < arg : n < (long)arg) {
+            if (wg_session_run(s)) {
+                printf("%s{\"error\":", warm ? "" : "]}\n");
+                wg_json_write_string(stdout, wg_last_error(rt));
+                printf("}\n");
+                fflush(stdout);
+                return 1;
+            }
+            double t1 = wg_cli_now_ms();
+            if (!warm)
+                printf(n ? ",%.4f" : "%.4f", t1 - t);
+            t = t1;
+            n++;
+        }
+        if (warm)
+            printf("{\"runs\":%ld,\"ms\":%.3f}\n", n, t - t0);
+        else
+            printf("]}\n");
+        fflush(stdout);
+    }
+    return 0;
+}
+
 int wg_cmd_bench(int argc, char **argv)
 {
     const char *model = NULL;
     uint64_t warmup = 3, iters = 20;
-    bool json = false;
+    bool json = false, serving = false;
     int rc = 1;
     wg_runtime *rt = NULL;
     wg_model *m = NULL;
@@ -64,6 +116,8 @@ int wg_cmd_bench(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "--json")) {
             json = true;
+        } else if (!strcmp(a, "--serve")) {
+            serving = true;
         } else if (!strcmp(a, "--warmup") || !strcmp(a, "--iters")) {
             bool w = !strcmp(a, "--warmup");
             if (i + 1 >= argc || !wg_cli_parse_u64(argv[i + 1], w ? 0 : 1, 1000000, w ? &warmup : &iters))
@@ -101,6 +155,14 @@ int wg_cmd_bench(int argc, char **argv)
         goto done;
     }
     double first = wg_cli_now_ms() - t2;
+    if (serving) {
+        printf("{\"ready\":true,\"load_ms\":%.3f,\"instantiate_ms\":%.3f,\"first_run_ms\":%.3f,"
+               "\"cold_ms\":%.3f}\n",
+               t1 - t0, t2 - t1, first, t2 - t0 + first);
+        fflush(stdout);
+        rc = serve(rt, s);
+        goto done;
+    }
     for (uint64_t k = 0; k < warmup; k++)
         if (wg_session_run(s)) {
             rc = wg_cli_fail("%s", wg_last_error(rt));

@@ -9,7 +9,11 @@
 
 static const char usage[] =
     "usage: wasmgraph compile MODEL.onnx -o MODEL.wasm [-O0|-O1|-O2|-O3] [--no-simd]\n"
-    "                         [--relaxed-simd] [--shape NAME=1x3x224x224]... [--emit-c DIR] [--quiet]\n";
+    "                         [--relaxed-simd] [--shape NAME=1x3x224x224]... [--emit-c DIR] [--quiet]\n"
+    "                         [--const NAME=FILE.pb]...  (graph input NAME becomes that constant)\n"
+    "errors print as 'wasmgraph: error (STATUS): ...' where STATUS names the wg_status\n"
+    "(e.g. 'unsupported' for an operator, attribute or dtype the compiler does not handle);\n"
+    "exit status: 0 ok, 1 compile error, 2 bad command line.\n";
 
 /* Parses "1x3x224x224" into s; false on anything else. */
 static bool parse_dims(const char *text, wgc_shape *s)
@@ -68,6 +72,16 @@ int wg_cmd_compile(int argc, char **argv)
             *eq = 0;
             o->name = spec;
             opt.n_shapes++;
+        } else if (!strcmp(a, "--const") && i + 1 < argc) {
+            char *spec = argv[++i];
+            char *eq = strchr(spec, '=');
+            if (!eq || eq == spec || !eq[1] || opt.n_consts == WGC_MAX_SHAPE_OVERRIDES) {
+                fprintf(stderr, "wasmgraph: error: --const wants NAME=FILE.pb, got '%s'\n", spec);
+                return 2;
+            }
+            *eq = 0;
+            opt.consts[opt.n_consts].name = spec;
+            opt.consts[opt.n_consts++].path = eq + 1;
         } else if (a[0] == '-') {
             fprintf(stderr, "wasmgraph: error: unknown option '%s'\n%s", a, usage);
             return 2;
@@ -90,7 +104,8 @@ int wg_cmd_compile(int argc, char **argv)
     wgc_summary s;
     wg_status st = wgc_compile(&opt, &s, err, sizeof err);
     if (st) {
-        fprintf(stderr, "wasmgraph: error: %s\n", err);
+        /* The status name lets scripts tell "unsupported" from real failures. */
+        fprintf(stderr, "wasmgraph: error (%s): %s\n", wg_status_str(st), err);
         return 1;
     }
     if (!opt.quiet)

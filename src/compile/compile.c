@@ -40,9 +40,16 @@ wg_status wgc_compile_graph(const wgc_options *opt, wgc_graph **out, char *err, 
     wg_status st = wgc_onnx_load(opt->model_path, &g, err, errlen);
     if (st)
         return st;
+    if ((st = wgc_bind_consts(g, opt))) {
+        snprintf(err, errlen, "%s: %s", opt->model_path, g->err);
+        wgc_graph_free(g);
+        return st;
+    }
     for (size_t i = 0; i < sizeof pipeline / sizeof pipeline[0]; i++) {
         st = pipeline[i].run(g, opt);
         if (st) {
+            if (st == WG_ERR_UNSUPPORTED)
+                wgc_hint_const_inputs(g);
             snprintf(err, errlen, "%s: %s", opt->model_path, g->err);
             wgc_graph_free(g);
             return st;
@@ -88,6 +95,8 @@ wg_status wgc_compile(const wgc_options *opt, wgc_summary *summary, char *err, s
         summary->module_bytes = (uint64_t)sb.st_size;
     summary->seconds = now() - t0;
 fail:
+    if (st == WG_ERR_UNSUPPORTED)
+        wgc_hint_const_inputs(g);
     if (st)
         snprintf(err, errlen, "%s: %s", opt->model_path, g->err);
     free(src);

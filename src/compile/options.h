@@ -13,6 +13,14 @@ typedef struct wgc_shape_override {
     wgc_shape shape;
 } wgc_shape_override;
 
+/* --const NAME=FILE.pb: graph input NAME becomes a constant with FILE's value (it is no
+ * longer an input of the module). For inputs an op needs at compile time (shapes, axes,
+ * pads, repeats...). */
+typedef struct wgc_const_binding {
+    const char *name;
+    const char *path;
+} wgc_const_binding;
+
 typedef struct wgc_options {
     const char *model_path;
     const char *output_path;
@@ -23,6 +31,14 @@ typedef struct wgc_options {
     bool quiet;              /* no compile summary */
     wgc_shape_override shapes[WGC_MAX_SHAPE_OVERRIDES];
     int n_shapes;
+    wgc_const_binding consts[WGC_MAX_SHAPE_OVERRIDES];
+    int n_consts;
 } wgc_options;
+
+/* Applies opt->consts to a freshly read graph (compile/bind.c). */
+wg_status wgc_bind_consts(wgc_graph *g, const wgc_options *opt);
+/* After an unsupported error: when g->err says "'NAME' is computed at run time" of a graph
+ * input NAME, appends "[graph input #K 'NAME': compile with --const NAME=FILE.pb]". */
+void wgc_hint_const_inputs(wgc_graph *g);
 
 #endif

@@ -889,12 +889,12 @@ static wg_status read_model(reader *rd, const uint8_t *buf, size_t len)
                              "read to byte %zu)",
                              len, len);
     /* A model without any opset import predates opsets (IR version < 3): opset 1. From
-     * IR version 3 on, ONNX requires the import; guessing would pick the wrong semantics. */
+     * IR version 3 on, ONNX requires an import; guessing would pick the wrong semantics. */
     int64_t v = opset_of(rd, "");
-    if (v < 0 && rd->g->ir_version >= 3)
+    if (v < 0 && rd->n_opsets == 0 && rd->g->ir_version >= 3)
         return wgc_onnx_fail(&rd->c, WG_ERR_INVALID,
-                             "the model (IR version %lld) imports no default-domain opset: "
-                             "opset_import has no entry for domain \"\" (or \"ai.onnx\")",
+                             "the model (IR version %lld) imports no opset at all: "
+                             "opset_import is empty",
                              (long long)rd->g->ir_version);
     if (v < 0)
         v = 1;

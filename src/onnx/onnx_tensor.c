@@ -64,9 +64,10 @@ static bool parse_u64(const char *s, uint64_t *out)
     for (; *s; s++) {
         if (*s < '0' || *s > '9')
             return false;
-        if (v > (UINT64_MAX - 9) / 10)
+        uint64_t digit = (uint64_t)(*s - '0');
+        if (v > UINT64_MAX / 10 || (v == UINT64_MAX / 10 && digit > UINT64_MAX % 10))
             return false;
-        v = v * 10 + (uint64_t)(*s - '0');
+        v = v * 10 + digit;
     }
     *out = v;
     return true;

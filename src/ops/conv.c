@@ -1,5 +1,5 @@
 /*
- * conv.c: Conv (2-D, NCHW, float32) with groups, dilations, strides, pads, auto_pad and
+ * conv.c: Conv (1-D, 2-D and 3-D, NC[D][H]W, float32) with groups, dilations, strides, pads, auto_pad and
  * the fused epilogue set by the passes (residual add, then Relu/Clip).
  *
  * Lowering, chosen per layer (the kernel table lives in choose()):
@@ -13,14 +13,18 @@
 #include <stdlib.h>
 
 #include "../../kernels/include/wgk_pack.h"
+#include "../../kernels/include/wgk_convnd.h"
 #include "epilogue.h"
 #include "window.h"
 
-enum { CONV_DW, CONV_1X1, CONV_IM2COL };
+enum { CONV_DW, CONV_1X1, CONV_IM2COL, CONV_3D };
 
+/* 1-D convolutions run as 2-D with H = 1; 3-D ones on the direct kernel (wgk_convnd.h). */
 typedef struct conv_geom {
     int64_t N, C, H, W, M, OH, OW, KH, KW, groups;
-    wgc_window win;
+    wgc_window win; /* 2-D view (1-D: a unit first dim) */
+    wgc_window nd;  /* as the model gives it */
+    int rank;       /* spatial dims */
     int kind;
 } conv_geom;
 
@@ -39,19 +43,17 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, conv_geom *c)
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0), *w = wgc_in(g, n, 1), *b = wgc_in(g, n, 2);
-    if (x->shape.rank != 4)
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "Conv with %d-D input is not supported (only 2-D, NCHW)",
-                         x->shape.rank - 2);
-    if (w->shape.rank != 4)
-        return wgc_error(g, n, WG_ERR_INVALID, "weight '%s' has rank %d, expected 4", w->name,
-                         w->shape.rank);
+    const int sr = c->rank = x->shape.rank - 2;
+    if (sr < 1 || sr > 3)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                         "Conv with a rank-%d input is not supported (only 1-D, 2-D and 3-D)",
+                         x->shape.rank);
+    if (w->shape.rank != x->shape.rank)
+        return wgc_error(g, n, WG_ERR_INVALID, "weight '%s' has rank %d, expected %d", w->name,
+                         w->shape.rank, x->shape.rank);
     c->N = x->shape.dims[0];
     c->C = x->shape.dims[1];
-    c->H = x->shape.dims[2];
-    c->W = x->shape.dims[3];
     c->M = w->shape.dims[0];
-    c->KH = w->shape.dims[2];
-    c->KW = w->shape.dims[3];
     c->groups = wgc_attr_int(n, "group", 1);
     if (c->groups < 1 || c->C % c->groups || c->M % c->groups || c->M < 1 ||
         w->shape.dims[1] * c->groups != c->C)
@@ -62,13 +64,35 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, conv_geom *c)
     if (b && (b->shape.rank != 1 || b->shape.dims[0] != c->M))
         return wgc_error(g, n, WG_ERR_INVALID, "bias '%s' must have shape [%lld]", b->name,
                          (long long)c->M);
-    const int64_t in[2] = {c->H, c->W}, k[2] = {c->KH, c->KW};
-    if ((st = wgc_window_resolve(g, n, in, 2, k, false, &c->win)))
+    if ((st = wgc_window_resolve(g, n, &x->shape.dims[2], sr, &w->shape.dims[2], false, &c->nd)))
         return st;
+    if (sr == 2) {
+        c->win = c->nd;
+    } else {
+        /* 1-D: a unit leading dim; 3-D: only the last two matter for the size checks. */
+        const wgc_window *s = &c->nd;
+        const int o = sr == 1 ? -1 : 1;
+        c->win.rank = 2;
+        for (int i = 0; i < 2; i++) {
+            const bool unit = o + i < 0;
+            c->win.k[i] = unit ? 1 : s->k[o + i];
+            c->win.s[i] = unit ? 1 : s->s[o + i];
+            c->win.d[i] = unit ? 1 : s->d[o + i];
+            c->win.pb[i] = unit ? 0 : s->pb[o + i];
+            c->win.pe[i] = unit ? 0 : s->pe[o + i];
+            c->win.out[i] = unit ? 1 : s->out[o + i];
+        }
+    }
+    c->H = sr == 1 ? 1 : x->shape.dims[sr];
+    c->W = x->shape.dims[sr + 1];
+    c->KH = c->win.k[0];
+    c->KW = c->win.k[1];
     c->OH = c->win.out[0];
     c->OW = c->win.out[1];
     const wgc_window *wn = &c->win;
-    if (c->C == c->groups && c->groups > 1)
+    if (sr == 3)
+        c->kind = CONV_3D;
+    else if (c->C == c->groups && c->groups > 1)
         c->kind = CONV_DW;
     else if (c->KH == 1 && c->KW == 1 && wn->s[0] == 1 && wn->s[1] == 1 && !wn->pb[0] &&
              !wn->pb[1] && !wn->pe[0] && !wn->pe[1])
@@ -77,7 +101,8 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, conv_geom *c)
         c->kind = CONV_IM2COL;
     /* The kernels index with 32-bit ints. */
     const int64_t lim = (int64_t)1 << 31;
-    if (c->N * c->C * c->H * c->W >= lim || c->N * c->M * c->OH * c->OW >= lim ||
+    const int64_t D = sr == 3 ? x->shape.dims[2] : 1, OD = sr == 3 ? c->nd.out[0] : 1;
+    if (c->N * c->C * D * c->H * c->W >= lim || c->N * c->M * OD * c->OH * c->OW >= lim ||
         c->C / c->groups * c->KH * c->KW * c->OH * c->OW >= lim / 4)
         return wgc_error(g, n, WG_ERR_LIMIT, "Conv is too large for the 32-bit kernels");
     return WG_OK;
@@ -89,7 +114,9 @@ static wg_status conv_infer(wgc_graph *g, wgc_node *n)
     wg_status st = resolve(g, n, &c);
     if (st)
         return st;
-    wgc_shape y = {.rank = 4, .dims = {c.N, c.M, c.OH, c.OW}};
+    wgc_shape y = {.rank = c.rank + 2, .dims = {c.N, c.M}};
+    for (int i = 0; i < c.rank; i++)
+        y.dims[2 + i] = c.nd.out[i];
     wgc_set_output(g, n, 0, WG_DT_FLOAT, &y);
     return WG_OK;
 }
@@ -103,6 +130,33 @@ static size_t conv_scratch(const wgc_graph *g, const wgc_node *n)
     return (size_t)(c.C / c.groups * c.KH * c.KW * c.OH * c.OW) * sizeof(float);
 }
 
+/* 3-D: the direct kernel on the ONNX weight layout. */
+static wg_status emit_direct(wgc_emitter *e, wgc_graph *g, wgc_node *n, const conv_geom *c)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const wgc_window *w = &c->nd;
+    const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
+    float lo, hi;
+    wgc_act_range(n, &lo, &hi);
+    wgc_emit(e,
+             "wgk_f32_conv3d_direct(&(const wgk_convnd_args){.N = %lld, .C = %lld, .M = %lld, "
+             ".groups = %lld, .in = {%lld, %lld, %lld}, .out = {%lld, %lld, %lld}, "
+             ".k = {%lld, %lld, %lld}, .s = {%lld, %lld, %lld}, .d = {%lld, %lld, %lld}, "
+             ".p = {%lld, %lld, %lld},\n",
+             (long long)c->N, (long long)c->C, (long long)c->M, (long long)c->groups,
+             (long long)x->shape.dims[2], (long long)x->shape.dims[3], (long long)x->shape.dims[4],
+             (long long)w->out[0], (long long)w->out[1], (long long)w->out[2], (long long)w->k[0],
+             (long long)w->k[1], (long long)w->k[2], (long long)w->s[0], (long long)w->s[1],
+             (long long)w->s[2], (long long)w->d[0], (long long)w->d[1], (long long)w->d[2],
+             (long long)w->pb[0], (long long)w->pb[1], (long long)w->pb[2]);
+    wgc_emit(e, "    .x = %s, .w = %s, .bias = %s, .res = %s, .y = %s, .min = %s, .max = %s});\n",
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[1]),
+             has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
+             n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]),
+             wgc_float(e, lo), wgc_float(e, hi));
+    return WG_OK;
+}
+
 static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     conv_geom c;
@@ -110,6 +164,8 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wg_status st = resolve(g, n, &c);
     if (st)
         return st;
+    if (c.kind == CONV_3D)
+        return emit_direct(e, g, n, &c);
     const wgc_tensor *w = wgc_in(g, n, 1);
     const char *wexpr;
     /* A weight computed at run time is read in ONNX layout (slower GEMM access). */

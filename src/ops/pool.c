@@ -1,13 +1,21 @@
 /*
- * pool.c: MaxPool and AveragePool, 2-D NCHW float32: kernel_shape, strides, pads,
- * auto_pad, ceil_mode, dilations (MaxPool), count_include_pad (AveragePool).
- * MaxPool's Indices output is not supported.
+ * pool.c: MaxPool and AveragePool, 1-D, 2-D and 3-D, NC[D][H]W float32: kernel_shape,
+ * strides, pads, auto_pad, ceil_mode, dilations, count_include_pad (AveragePool),
+ * storage_order and the int64 Indices output (MaxPool).
+ * 1-D and 2-D pools without Indices run on the 2-D kernels (1-D as H = 1); 3-D pools
+ * and MaxPool with Indices on the N-D kernels (wgk_poolnd.h).
  */
+#include "../../kernels/include/wgk_poolnd.h"
 #include "epilogue.h"
 #include "lower.h"
 #include "window.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
+
+static bool has_indices(const wgc_node *n)
+{
+    return n->op == WGC_OP_MAX_POOL && n->n_outputs > 1 && n->outputs[1] >= 0;
+}
 
 static wg_status resolve(wgc_graph *g, const wgc_node *n, wgc_window *w)
 {
@@ -17,18 +25,19 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, wgc_window *w)
         st = wgc_check_input(g, n, 0, f32_only);
     if (st)
         return st;
-    if (is_max && n->n_outputs > 1 && n->outputs[1] >= 0)
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "MaxPool's Indices output is not supported");
     const wgc_tensor *x = wgc_in(g, n, 0);
-    if (x->shape.rank != 4)
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "%s with %d-D input is not supported (only 2-D, NCHW)",
-                         n->op_type, x->shape.rank - 2);
+    const int sr = x->shape.rank - 2;
+    if (sr < 1 || sr > 3)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                         "%s with a rank-%d input is not supported (only 1-D, 2-D and 3-D)",
+                         n->op_type, x->shape.rank);
     if (wgc_numel(&x->shape) >= ((int64_t)1 << 31))
         return wgc_error(g, n, WG_ERR_LIMIT, "input '%s' has 2^31 or more elements", x->name);
-    if ((st = wgc_window_resolve(g, n, &x->shape.dims[2], 2, NULL, true, w)))
+    if ((st = wgc_window_resolve(g, n, &x->shape.dims[2], sr, NULL, true, w)))
         return st;
-    if (!is_max && (w->d[0] != 1 || w->d[1] != 1))
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "AveragePool with dilations is not supported");
+    int64_t so = wgc_attr_int(n, "storage_order", 0);
+    if (is_max && so != 0 && so != 1)
+        return wgc_error(g, n, WG_ERR_INVALID, "storage_order = %lld (must be 0 or 1)", (long long)so);
     return WG_OK;
 }
 
@@ -39,9 +48,39 @@ static wg_status pool_infer(wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_shape y = {.rank = 4, .dims = {x->shape.dims[0], x->shape.dims[1], w.out[0], w.out[1]}};
+    wgc_shape y = {.rank = x->shape.rank, .dims = {x->shape.dims[0], x->shape.dims[1]}};
+    for (int i = 0; i < w.rank; i++)
+        y.dims[2 + i] = w.out[i];
     wgc_set_output(g, n, 0, WG_DT_FLOAT, &y);
+    wgc_set_output(g, n, 1, WG_DT_INT64, &y);
     return WG_OK;
+}
+
+/* Geometry of dim i of a 3-dim view whose last w->rank dims are the window's. */
+#define V(field, i, unit) ((i) < 3 - w.rank ? (unit) : (long long)w.field[(i) - (3 - w.rank)])
+
+static void emit_nd(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_window *wp)
+{
+    const wgc_window w = *wp;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    long long in[3];
+    for (int i = 0; i < 3; i++)
+        in[i] = i < 3 - w.rank ? 1 : (long long)x->shape.dims[2 + i - (3 - w.rank)];
+    wgc_emit(e,
+             "%s(&(const wgk_poolnd_args){.NC = %lld, .in = {%lld, %lld, %lld}, "
+             ".out = {%lld, %lld, %lld}, .k = {%lld, %lld, %lld}, .s = {%lld, %lld, %lld}, "
+             ".d = {%lld, %lld, %lld}, .pb = {%lld, %lld, %lld}, .pe = {%lld, %lld, %lld},\n",
+             n->op == WGC_OP_MAX_POOL ? "wgk_f32_maxpool3d" : "wgk_f32_avgpool3d",
+             (long long)(x->shape.dims[0] * x->shape.dims[1]), in[0], in[1], in[2],
+             V(out, 0, 1), V(out, 1, 1), V(out, 2, 1), V(k, 0, 1), V(k, 1, 1), V(k, 2, 1),
+             V(s, 0, 1), V(s, 1, 1), V(s, 2, 1), V(d, 0, 1), V(d, 1, 1), V(d, 2, 1),
+             V(pb, 0, 0), V(pb, 1, 0), V(pb, 2, 0), V(pe, 0, 0), V(pe, 1, 0), V(pe, 2, 0));
+    /* storage_order 1 numbers positions with the first spatial dim fastest; with unit
+     * leading dims that is the same as the kernel's order over its 3 dims. */
+    wgc_emit(e, "    .count_include_pad = %d, .storage_order = %d, .x = %s, .y = %s, .indices = %s});\n",
+             wgc_attr_int(n, "count_include_pad", 0) != 0,
+             wgc_attr_int(n, "storage_order", 0) != 0, wgc_ptr(e, g, n->inputs[0]),
+             wgc_ptr(e, g, n->outputs[0]), has_indices(n) ? wgc_ptr(e, g, n->outputs[1]) : "0");
 }
 
 static wg_status pool_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
@@ -53,17 +92,27 @@ static wg_status pool_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_emit(e,
-             "%s(&(const wgk_pool2d_args){.NC = %lld, .H = %lld, .W = %lld, .OH = %lld, .OW = %lld, "
-             ".KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, .DW = %lld, .PT = %lld, "
-             ".PL = %lld, .PB = %lld, .PR = %lld, .count_include_pad = %d, .x = %s, .y = %s});\n",
-             n->op == WGC_OP_MAX_POOL ? "wgk_f32_maxpool2d" : "wgk_f32_avgpool2d",
-             (long long)(x->shape.dims[0] * x->shape.dims[1]), (long long)x->shape.dims[2],
-             (long long)x->shape.dims[3], (long long)w.out[0], (long long)w.out[1], (long long)w.k[0],
-             (long long)w.k[1], (long long)w.s[0], (long long)w.s[1], (long long)w.d[0],
-             (long long)w.d[1], (long long)w.pb[0], (long long)w.pb[1], (long long)w.pe[0],
-             (long long)w.pe[1], wgc_attr_int(n, "count_include_pad", 0) != 0,
-             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]));
+    const bool avg_dil = n->op == WGC_OP_AVERAGE_POOL && (w.d[0] != 1 || (w.rank > 1 && w.d[1] != 1));
+    if (w.rank == 3 || has_indices(n) || avg_dil) {
+        emit_nd(e, g, n, &w);
+    } else {
+        /* 2-D kernel; 1-D as a unit first dim. */
+        const int o = w.rank == 1 ? -1 : 0;
+#define W2(field, i, unit) (o + (i) < 0 ? (unit) : (long long)w.field[o + (i)])
+        wgc_emit(e,
+                 "%s(&(const wgk_pool2d_args){.NC = %lld, .H = %lld, .W = %lld, .OH = %lld, .OW = %lld, "
+                 ".KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, .DW = %lld, .PT = %lld, "
+                 ".PL = %lld, .PB = %lld, .PR = %lld, .count_include_pad = %d, .x = %s, .y = %s});\n",
+                 n->op == WGC_OP_MAX_POOL ? "wgk_f32_maxpool2d" : "wgk_f32_avgpool2d",
+                 (long long)(x->shape.dims[0] * x->shape.dims[1]),
+                 w.rank == 1 ? 1LL : (long long)x->shape.dims[2],
+                 (long long)x->shape.dims[x->shape.rank - 1], W2(out, 0, 1), W2(out, 1, 1),
+                 W2(k, 0, 1), W2(k, 1, 1), W2(s, 0, 1), W2(s, 1, 1), W2(d, 0, 1), W2(d, 1, 1),
+                 W2(pb, 0, 0), W2(pb, 1, 0), W2(pe, 0, 0), W2(pe, 1, 0),
+                 wgc_attr_int(n, "count_include_pad", 0) != 0, wgc_ptr(e, g, n->inputs[0]),
+                 wgc_ptr(e, g, n->outputs[0]));
+#undef W2
+    }
     wgc_emit_fused_act(e, g, n, n->outputs[0]);
     return WG_OK;
 }

@@ -11,8 +11,11 @@ wasm2c "$module" -n model -o "$work/model.c"
 objs=$(find "$BUILD/obj/src" -name '*.o' ! -path '*/cli/main.o')
 clang-19 -O1 -w -I"$work" -I/usr/include -c "$work/model.c" -o "$work/model.o"
 clang-19 -O2 -w -c /usr/share/wabt/wasm2c/wasm-rt-impl.c -I/usr/include -o "$work/wasm-rt-impl.o"
-clang-19 -std=c11 -O2 -D_GNU_SOURCE -Iinclude -Isrc -I"$work" -c tests/models/wasm2c_driver.c -o "$work/driver.o"
-clang-19 "$work/driver.o" "$work/model.o" "$work/wasm-rt-impl.o" $objs \
+# WG_SANFLAGS: the sanitizer flags the project objects were built with (make SAN=1).
+# shellcheck disable=SC2086
+clang-19 -std=c11 -O2 -D_GNU_SOURCE ${WG_SANFLAGS:-} -Iinclude -Isrc -I"$work" -c tests/models/wasm2c_driver.c -o "$work/driver.o"
+# shellcheck disable=SC2086
+clang-19 ${WG_SANFLAGS:-} "$work/driver.o" "$work/model.o" "$work/wasm-rt-impl.o" $objs \
     "${WASMTIME_PREFIX:-$HOME/.cache/wasmgraph/wasmtime-48.0.8}/target/release/libwasmtime.a" -lpthread -ldl -lm -o "$work/driver"
 "$work/driver" "$set/input_0.pb" "$work"
 "$BUILD/tests/compare_tensors" "$work/output_0.pb" "$set/output_0.pb" --rtol 1e-4 --atol 1e-5

@@ -4,7 +4,8 @@
  * Compares two TensorProto files element by element with numpy's allclose rule,
  * |got - want| <= atol + rtol * |want|, for float32/float16/float64; integer and bool
  * tensors must match exactly. Shapes and dtypes must match (float16 vs float32 is
- * allowed: a float16 model's output can be checked against either). Prints one line
+ * allowed: a float16 model's output can be checked against either, unless --exact-dtype).
+ * NaN matches NaN; integers are compared as int64 (exact). Prints one line
  * with the largest errors; exit 0 when close, 1 when not, 2 on bad input.
  */
 #include <math.h>
@@ -32,9 +33,18 @@ static double load(const wgc_value *v, int64_t i)
     }
 }
 
+/* Integers exactly (int64 and uint64 do not fit a double). */
+static int64_t load_i(const wgc_value *v, int64_t i)
+{
+    if (v->dtype == WG_DT_INT64 || v->dtype == WG_DT_UINT64)
+        return ((const int64_t *)v->data)[i];
+    return (int64_t)load(v, i);
+}
+
 int main(int argc, char **argv)
 {
     double rtol = 1e-4, atol = 1e-5;
+    bool exact_dtype = false;
     const char *paths[2] = {0};
     int np = 0;
     for (int i = 1; i < argc; i++) {
@@ -42,6 +52,8 @@ int main(int argc, char **argv)
             rtol = atof(argv[++i]);
         else if (!strcmp(argv[i], "--atol") && i + 1 < argc)
             atol = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--exact-dtype"))
+            exact_dtype = true;
         else if (np < 2)
             paths[np++] = argv[i];
     }
@@ -58,7 +70,7 @@ int main(int argc, char **argv)
             goto done;
         }
     bool floats = wg_dtype_is_float(v[0].dtype) && wg_dtype_is_float(v[1].dtype);
-    if (!wgc_shape_eq(&v[0].shape, &v[1].shape) || (!floats && v[0].dtype != v[1].dtype)) {
+    if (!wgc_shape_eq(&v[0].shape, &v[1].shape) || ((!floats || exact_dtype) && v[0].dtype != v[1].dtype)) {
         char a[128], b[128];
         printf("MISMATCH shape/dtype: got %s %s, want %s %s\n", wg_dtype_name(v[0].dtype),
                wgc_shape_str(&v[0].shape, a, sizeof a), wg_dtype_name(v[1].dtype),
@@ -71,7 +83,8 @@ int main(int argc, char **argv)
     for (int64_t i = 0; i < n; i++) {
         double g = load(&v[0], i), w = load(&v[1], i);
         double d = fabs(g - w);
-        bool ok = floats ? (d <= atol + rtol * fabs(w) || (isnan(g) && isnan(w)) || g == w) : g == w;
+        bool ok = floats ? (d <= atol + rtol * fabs(w) || (isnan(g) && isnan(w)) || g == w)
+                         : load_i(&v[0], i) == load_i(&v[1], i);
         if (d > max_abs || isnan(d))
             max_abs = d, worst = i;
         if (w != 0 && d / fabs(w) > max_rel)

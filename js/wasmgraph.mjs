@@ -1,0 +1,259 @@
+// wasmgraph.mjs: loads a module compiled by `wasmgraph compile` in Node or a browser
+// (no dependencies). Reads the `wasmgraph` custom section (JSON metadata, ABI v1,
+// see DESIGN.md), checks the ABI (version, exports, no imports), instantiates the
+// module with no imports, and gives zero-copy typed-array views of the input and
+// output tensors in the module's linear memory.
+//
+//   import { load } from './wasmgraph.mjs';
+//   const s = await load('model.wasm');      // path (Node), URL, Response, bytes or Module
+//   s.input(0).set(pixels);                   // Float32Array view at wg_input_ptr(0)
+//   s.run();                                  // throws WasmgraphError on status or trap
+//   const logits = s.output(0);               // view at wg_output_ptr(0)
+
+export const ABI_VERSION = 1;
+export const SECTION_NAME = 'wasmgraph';
+
+/** Every failure of this module is a WasmgraphError; `code` tells the kind. */
+export class WasmgraphError extends Error {
+  constructor(code, message, options) {
+    super(message, options);
+    this.name = 'WasmgraphError';
+    this.code = code; // 'io' | 'format' | 'abi' | 'status' | 'trap' | 'arg'
+  }
+}
+
+// dtype name (metadata) -> [typed array constructor, element size]. float16 is
+// exposed as its raw bits (Uint16Array): Float16Array is not available everywhere.
+const DTYPES = {
+  float32: [Float32Array, 4], float64: [Float64Array, 8], float16: [Uint16Array, 2],
+  int8: [Int8Array, 1], uint8: [Uint8Array, 1], int16: [Int16Array, 2], uint16: [Uint16Array, 2],
+  int32: [Int32Array, 4], uint32: [Uint32Array, 4], int64: [BigInt64Array, 8],
+  uint64: [BigUint64Array, 8], bool: [Uint8Array, 1],
+};
+
+// The functions ABI v1 requires, with their parameter counts (all i32 -> i32).
+const REQUIRED_FUNCS = { wg_abi_version: 0, wg_input_ptr: 1, wg_output_ptr: 1, wg_run: 0 };
+
+const isNode = typeof process !== 'undefined' && !!(process.versions && process.versions.node);
+
+function fail(code, msg, cause) {
+  return new WasmgraphError(code, msg, cause ? { cause } : undefined);
+}
+
+/* Reads a path (Node), a URL (file: in Node, anything fetch knows elsewhere) or a Response. */
+async function readSource(src) {
+  if (src instanceof ArrayBuffer) return { bytes: new Uint8Array(src), name: 'module' };
+  if (ArrayBuffer.isView(src)) {
+    return { bytes: new Uint8Array(src.buffer, src.byteOffset, src.byteLength), name: 'module' };
+  }
+  if (typeof Response !== 'undefined' && src instanceof Response) {
+    if (!src.ok) throw fail('io', `${src.url || 'response'}: HTTP ${src.status}`);
+    return { bytes: new Uint8Array(await src.arrayBuffer()), name: src.url || 'module' };
+  }
+  const isUrl = src instanceof URL;
+  if (typeof src !== 'string' && !isUrl) {
+    throw fail('arg', 'load() takes a path, a URL, a Response, bytes or a WebAssembly.Module');
+  }
+  const name = String(src);
+  const fileLike = isUrl ? src.protocol === 'file:' : !/^[a-z][a-z0-9+.-]*:\/\//i.test(src) || src.startsWith('file:');
+  if (isNode && fileLike) {
+    const fs = await import('node:fs/promises');
+    try {
+      return { bytes: new Uint8Array(await fs.readFile(isUrl || src.startsWith('file:') ? new URL(src) : src)), name };
+    } catch (e) {
+      throw fail('io', `${name}: cannot read: ${e.message}`, e);
+    }
+  }
+  let res;
+  try {
+    res = await fetch(src);
+  } catch (e) {
+    throw fail('io', `${name}: cannot fetch: ${e.message}`, e);
+  }
+  if (!res.ok) throw fail('io', `${name}: HTTP ${res.status}`);
+  return { bytes: new Uint8Array(await res.arrayBuffer()), name };
+}
+
+function checkTensors(list, what, name) {
+  if (!Array.isArray(list)) throw fail('format', `${name}: metadata: "${what}s" is missing or not an array`);
+  const seen = new Set();
+  return list.map((t, i) => {
+    if (!t || typeof t.name !== 'string' || !t.name) throw fail('format', `${name}: metadata: ${what}[${i}] has no name`);
+    if (seen.has(t.name)) throw fail('format', `${name}: metadata: two ${what}s are called '${t.name}'`);
+    seen.add(t.name);
+    const dt = DTYPES[t.dtype];
+    if (!dt) throw fail('format', `${name}: metadata: ${what} '${t.name}' has dtype '${t.dtype}'`);
+    if (!Array.isArray(t.shape) || !t.shape.every((d) => Number.isInteger(d) && d >= 0)) {
+      throw fail('format', `${name}: metadata: ${what} '${t.name}' has no shape of non-negative integers`);
+    }
+    const numel = t.shape.reduce((a, d) => a * d, 1);
+    if (t.bytes !== numel * dt[1]) {
+      throw fail('format', `${name}: metadata: ${what} '${t.name}' says bytes ${t.bytes} but ${numel} elements of ${t.dtype} make ${numel * dt[1]}`);
+    }
+    return { name: t.name, dtype: t.dtype, shape: t.shape.slice(), bytes: t.bytes, size: numel };
+  });
+}
+
+/**
+ * Reads and checks the metadata and the module's interface without instantiating.
+ * Returns the parsed metadata; throws WasmgraphError('format'|'abi') otherwise.
+ */
+export function inspect(module, name = 'module') {
+  const secs = WebAssembly.Module.customSections(module, SECTION_NAME);
+  if (secs.length === 0) throw fail('abi', `${name}: not a wasmgraph module: no '${SECTION_NAME}' custom section`);
+  if (secs.length > 1) throw fail('format', `${name}: ${secs.length} '${SECTION_NAME}' custom sections`);
+  let meta;
+  try {
+    meta = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(secs[0]));
+  } catch (e) {
+    throw fail('format', `${name}: metadata ('${SECTION_NAME}' section) is not valid JSON: ${e.message}`, e);
+  }
+  if (!meta || typeof meta !== 'object' || Array.isArray(meta)) throw fail('format', `${name}: metadata is not a JSON object`);
+  if (!Number.isInteger(meta.abi)) throw fail('abi', `${name}: metadata has no integer "abi" version`);
+  if (meta.abi !== ABI_VERSION) throw fail('abi', `${name}: module ABI version ${meta.abi}, this loader supports ${ABI_VERSION}`);
+  const inputs = checkTensors(meta.inputs, 'input', name);
+  const outputs = checkTensors(meta.outputs, 'output', name);
+  if (outputs.length === 0) throw fail('format', `${name}: metadata: the model has no outputs`);
+
+  const imports = WebAssembly.Module.imports(module);
+  if (imports.length) {
+    const i = imports[0];
+    throw fail('abi', `${name}: the module imports ${i.module}.${i.name} (a ${i.kind})${imports.length > 1 ? ' and more' : ''}; wasmgraph modules must have no imports`);
+  }
+  const exps = new Map(WebAssembly.Module.exports(module).map((e) => [e.name, e.kind]));
+  if (exps.get('memory') !== 'memory') {
+    throw fail('abi', `${name}: not a wasmgraph module: ${exps.has('memory') ? `export 'memory' is a ${exps.get('memory')}` : "no export 'memory'"}`);
+  }
+  for (const f of Object.keys(REQUIRED_FUNCS)) {
+    if (exps.get(f) !== 'function') {
+      throw fail('abi', `${name}: not a wasmgraph module: ${exps.has(f) ? `export '${f}' is a ${exps.get(f)}` : `no export '${f}'`}`);
+    }
+  }
+  return { ...meta, inputs, outputs };
+}
+
+/** A compiled, checked module: create any number of independent sessions from it. */
+export class Model {
+  constructor(module, metadata, name) {
+    this.module = module;
+    this.metadata = metadata;
+    this.name = name;
+  }
+
+  get inputs() { return this.metadata.inputs; }
+  get outputs() { return this.metadata.outputs; }
+
+  /** Instantiates the module (no imports) and checks what its exports return. */
+  async createSession() {
+    let instance;
+    try {
+      instance = await WebAssembly.instantiate(this.module, {});
+    } catch (e) {
+      throw fail('abi', `${this.name}: cannot instantiate: ${e.message}`, e);
+    }
+    return new Session(this, instance);
+  }
+}
+
+export class Session {
+  constructor(model, instance) {
+    this.model = model;
+    this.exports = instance.exports;
+    this.memory = instance.exports.memory;
+    this.broken = null; // set after a trap: the instance's state is then unknown
+    const name = model.name;
+    const version = this.#call('wg_abi_version');
+    if (version !== ABI_VERSION) {
+      throw fail('abi', `${name}: wg_abi_version() returns ${version} but the metadata says ABI ${model.metadata.abi}`);
+    }
+    this.inputPtrs = model.inputs.map((t, i) => this.#tensorAddr('wg_input_ptr', i, t));
+    this.outputPtrs = model.outputs.map((t, i) => this.#tensorAddr('wg_output_ptr', i, t));
+  }
+
+  get metadata() { return this.model.metadata; }
+  get inputs() { return this.model.inputs; }
+  get outputs() { return this.model.outputs; }
+
+  #call(fname, ...args) {
+    try {
+      return this.exports[fname](...args);
+    } catch (e) {
+      if (e instanceof WebAssembly.RuntimeError) {
+        this.broken = `${fname} trapped`;
+        throw fail('trap', `${this.model.name}: trap in ${fname}: ${e.message}`, e);
+      }
+      throw e;
+    }
+  }
+
+  #tensorAddr(fname, i, t) {
+    const ptr = this.#call(fname, i) >>> 0;
+    const memBytes = this.memory.buffer.byteLength;
+    const elem = DTYPES[t.dtype][1];
+    if (ptr + t.bytes > memBytes) {
+      throw fail('abi', `${this.model.name}: ${fname}(${i}) = ${ptr}: ${t.bytes} bytes of '${t.name}' do not fit in memory of ${memBytes} bytes`);
+    }
+    if (ptr % elem) {
+      throw fail('abi', `${this.model.name}: ${fname}(${i}) = ${ptr} is not aligned to ${elem} bytes for ${t.dtype} '${t.name}'`);
+    }
+    return ptr;
+  }
+
+  #index(list, which, what) {
+    if (typeof which === 'string') {
+      const i = list.findIndex((t) => t.name === which);
+      if (i < 0) throw fail('arg', `${this.model.name}: no ${what} called '${which}' (${what}s: ${list.map((t) => t.name).join(', ')})`);
+      return i;
+    }
+    if (!Number.isInteger(which) || which < 0 || which >= list.length) {
+      throw fail('arg', `${this.model.name}: ${what} index ${which} out of range (the model has ${list.length})`);
+    }
+    return which;
+  }
+
+  #view(t, ptr) {
+    const [Ctor] = DTYPES[t.dtype];
+    // A fresh view each time: it stays valid even if memory were ever grown.
+    return new Ctor(this.memory.buffer, ptr, t.size);
+  }
+
+  /** Typed-array view of input `which` (index or name) in linear memory: write into it. */
+  input(which = 0) {
+    const i = this.#index(this.inputs, which, 'input');
+    return this.#view(this.inputs[i], this.inputPtrs[i]);
+  }
+
+  /** Typed-array view of output `which` (index or name): valid until the next run(). */
+  output(which = 0) {
+    const i = this.#index(this.outputs, which, 'output');
+    return this.#view(this.outputs[i], this.outputPtrs[i]);
+  }
+
+  /** Runs the graph once on the current inputs. Throws WasmgraphError on a status or trap. */
+  run() {
+    if (this.broken) {
+      throw fail('trap', `${this.model.name}: session unusable (${this.broken} earlier); create a new session`);
+    }
+    const st = this.#call('wg_run');
+    if (st !== 0) throw fail('status', `${this.model.name}: wg_run returned status ${st}`);
+  }
+}
+
+/** Compiles and checks a module (path, URL, Response, bytes or WebAssembly.Module). */
+export async function compile(source, name) {
+  if (source instanceof WebAssembly.Module) return new Model(source, inspect(source, name || 'module'), name || 'module');
+  const src = await readSource(source);
+  const label = name || src.name;
+  let module;
+  try {
+    module = await WebAssembly.compile(src.bytes);
+  } catch (e) {
+    throw fail('format', `${label}: not a valid WebAssembly module: ${e.message}`, e);
+  }
+  return new Model(module, inspect(module, label), label);
+}
+
+/** compile() then createSession(): the common case. */
+export async function load(source, name) {
+  return (await compile(source, name)).createSession();
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# tests/conformance/one.sh TESTDIR: runs one ONNX backend test (model.onnx + test_data_set_*)
+# and prints one line "SUITE<TAB>NAME<TAB>RESULT<TAB>REASON" with RESULT passed, failed or
+# unsupported. Used by tests/conformance/run.sh (env: W = wasmgraph, CMP = compare_tensors,
+# OUT = work directory, OPT = compile flags).
+set -uo pipefail
+d=${1%/}
+name=$(basename "$d"); suite=$(basename "$(dirname "$d")")
+work=$OUT/$suite/$name
+rm -rf "$work"; mkdir -p "$work"
+result() { # RESULT REASON
+    local reason=${2//$'\t'/ }
+    reason=${reason//$'\n'/ }
+    printf '%s\t%s\t%s\t%s\n' "$suite" "$name" "$1" "${reason:0:400}"
+    exit 0
+}
+[ -f "$d/model.onnx" ] || result failed "no model.onnx"
+# compile DATASET_DIR: compiles with the current bindings (graph inputs the compiler needs as
+# constants, e.g. Slice's starts or Reshape's shape: it names them in its error as
+# "[graph input #K 'NAME': compile with --const NAME=FILE.pb]"; we bind them from the data set).
+bound=()   # indices K
+bnames=()  # names
+compile() {
+    local cargs=() j
+    for j in "${!bound[@]}"; do cargs+=(--const "${bnames[$j]}=$1input_${bound[$j]}.pb"); done
+    # shellcheck disable=SC2086
+    timeout 300 "$W" compile "$d/model.onnx" -o "$work/model.wasm" -q $OPT "${cargs[@]}" > "$work/compile.log" 2>&1
+}
+first=$(ls -d "$d"/test_data_set_*/ 2>/dev/null | sort -V | head -1)
+[ -n "$first" ] || result failed "no test_data_set_*"
+for attempt in 1 2 3 4 5 6 7 8; do
+    compile "$first"; rc=$?
+    [ $rc -ne 0 ] || break
+    hint=$(grep -o "\[graph input #[0-9]* '[^']*': compile with --const" "$work/compile.log" | head -1)
+    [ -n "$hint" ] || break
+    # K counts the inputs left after the bindings so far: map it back to the original index.
+    k=$(sed -E 's/.*#([0-9]+).*/\1/' <<< "$hint")
+    for b in $(printf '%s\n' "${bound[@]}" | sort -n); do [ "$b" -le "$k" ] && k=$((k + 1)); done
+    [ -f "${first}input_$k.pb" ] || break
+    bound+=("$k")
+    bnames+=("$(sed -E "s/.*#[0-9]+ '([^']*)'.*/\1/" <<< "$hint")")
+done
+if [ $rc -ne 0 ]; then
+    msg=$(grep -m1 'wasmgraph: error' "$work/compile.log")
+    [ -n "$msg" ] || msg="compile exit $rc: $(head -c 300 "$work/compile.log")"
+    if [ $rc -eq 1 ] && grep -q '^wasmgraph: error (unsupported):' "$work/compile.log"; then
+        result unsupported "${msg#wasmgraph: error (unsupported): $d/model.onnx: }"
+    fi
+    result failed "compile: $msg"
+fi
+nsets=0
+for ds in $(ls -d "$d"/test_data_set_*/ | sort -V); do
+    nsets=$((nsets + 1))
+    set_name=$(basename "$ds")
+    if [ ${#bound[@]} -gt 0 ] && [ "$ds" != "$first" ]; then
+        compile "$ds" || result failed "$set_name: compile with bound inputs: $(grep -m1 'wasmgraph: error' "$work/compile.log")"
+    fi
+    args=()
+    while IFS= read -r f; do
+        k=${f#input_}; k=${k%.pb}
+        [[ " ${bound[*]} " == *" $k "* ]] || args+=(--input "$ds$f")
+    done < <(ls "$ds" | grep -E '^input_[0-9]+\.pb$' | sort -V)
+    mkdir -p "$work/$set_name"
+    timeout 120 "$W" run "$work/model.wasm" "${args[@]}" --output-dir "$work/$set_name" > "$work/$set_name/run.log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || result failed "$set_name: run exit $rc: $(grep -m1 -i 'error\|trap' "$work/$set_name/run.log" || tail -c 300 "$work/$set_name/run.log")"
+    for want in $(ls "$ds" | grep -E '^output_[0-9]+\.pb$' | sort -V); do
+        got=$work/$set_name/$want
+        [ -f "$got" ] || result failed "$set_name: $want not written"
+        line=$("$CMP" "$got" "$ds$want" --rtol 1e-3 --atol 1e-7 --exact-dtype 2>&1)
+        [ $? -eq 0 ] || result failed "$set_name/$want: $line"
+    done
+done
+[ $nsets -gt 0 ] || result failed "no test_data_set_*"
+rm -rf "$work"
+result passed ""

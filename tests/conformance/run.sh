@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# tests/conformance/run.sh [SUITE...]: the ONNX backend conformance tests from libonnx-testdata
+# (/usr/share/libonnx-testdata/data/{node,pytorch-converted,pytorch-operator,simple}).
+# Every test compiles model.onnx, runs every test_data_set_* and compares every output with
+# ONNX's rule (rtol 1e-3, atol 1e-7 for floats; integers and bools exact, dtypes must match).
+# A test ends as passed, failed (wrong answer, crash, trap, run error, compile error) or
+# unsupported (the compiler reports status 'unsupported'). Prints per suite
+# "SUITE: N passed, M failed, K unsupported", writes $BUILD/conformance/results.json, and
+# exits nonzero when anything failed. Env: JOBS (default: CPU count), DATA, OPT (default -O1).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+DATA=${DATA:-/usr/share/libonnx-testdata/data}
+export W=$PWD/$BUILD/bin/wasmgraph CMP=$PWD/$BUILD/tests/compare_tensors OUT=$PWD/$BUILD/conformance/work
+export OPT=${OPT:--O1}
+JOBS=${JOBS:-$(nproc)}
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=(node pytorch-converted pytorch-operator simple)
+for t in "$W" "$CMP"; do
+    [ -x "$t" ] || { echo "conformance: $t is missing (run make all)"; exit 2; }
+done
+[ -d "$DATA" ] || { echo "conformance: $DATA is missing (apt install libonnx-testdata)"; exit 2; }
+res=$BUILD/conformance/results.tsv
+mkdir -p "$OUT"
+start=$(date +%s)
+for s in "${suites[@]}"; do
+    [ -d "$DATA/$s" ] || { echo "conformance: no suite $DATA/$s"; exit 2; }
+    ls -d "$DATA/$s"/*/
+done | xargs -P "$JOBS" -n 1 tests/conformance/one.sh > "$res.tmp"
+sort "$res.tmp" > "$res"; rm -f "$res.tmp"
+fail_total=0
+for s in "${suites[@]}"; do
+    p=$(awk -F'\t' -v s="$s" '$1 == s && $3 == "passed"' "$res" | wc -l)
+    f=$(awk -F'\t' -v s="$s" '$1 == s && $3 == "failed"' "$res" | wc -l)
+    u=$(awk -F'\t' -v s="$s" '$1 == s && $3 == "unsupported"' "$res" | wc -l)
+    echo "$s: $p passed, $f failed, $u unsupported"
+    fail_total=$((fail_total + f))
+done
+awk -F'\t' '$3 == "failed" { print "FAIL " $1 "/" $2 ": " $4 }' "$res"
+# results.json: one object per test
+awk -F'\t' 'function esc(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/[\001-\037]/, " ", s); return s }
+    BEGIN { print "["; first = 1 }
+    { printf "%s  {\"suite\": \"%s\", \"test\": \"%s\", \"result\": \"%s\", \"reason\": \"%s\"}", first ? "" : ",\n", esc($1), esc($2), esc($3), esc($4); first = 0 }
+    END { print "\n]" }' "$res" > "$BUILD/conformance/results.json"
+echo "results: $BUILD/conformance/results.json ($(($(date +%s) - start)) s, $JOBS jobs, $OPT)"
+[ "$fail_total" -eq 0 ]

@@ -1,0 +1,150 @@
+// test_loader.mjs: tests js/wasmgraph.mjs under `node --test`.
+// 1. LeNet (models/lenet5-fashion.onnx) compiled by build/bin/wasmgraph gives in V8
+//    the same logits as the C host (`wasmgraph run`, wasmtime) on one input.
+// 2. Tiny hand-assembled ABI modules check each error path: non-zero status, trap,
+//    imports, missing section, ABI version mismatches, bad pointers, bad arguments.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { load, compile, WasmgraphError } from '../../js/wasmgraph.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BUILD = process.env.BUILD || 'build';
+const WG = join(ROOT, BUILD, 'bin', 'wasmgraph');
+const { serializeTensor, parseTensor } = createRequire(import.meta.url)(join(ROOT, 'tools', 'tensor_pb.js'));
+
+test('LeNet in V8 through wasmgraph.mjs matches the C host (wasmtime) output', async (t) => {
+  assert.ok(existsSync(WG), `${WG} is missing: run make all first`);
+  const dir = mkdtempSync(join(tmpdir(), 'wg-js-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const wasm = join(dir, 'lenet.wasm');
+  execFileSync(WG, ['compile', join(ROOT, 'models', 'lenet5-fashion.onnx'), '-o', wasm, '--quiet']);
+
+  // A deterministic image-like input in [0, 1).
+  const x = new Float32Array(784);
+  for (let i = 0; i < x.length; i++) x[i] = ((i * 7919) % 1000) / 1000;
+  writeFileSync(join(dir, 'in.pb'), serializeTensor({ name: 'image', dims: [1, 1, 28, 28], dtype: 'float32', data: x }));
+  execFileSync(WG, ['run', wasm, '--input', `image=${join(dir, 'in.pb')}`, '--output-dir', join(dir, 'out')]);
+  const ref = parseTensor(readFileSync(join(dir, 'out', 'output_0.pb')), 'output_0.pb');
+
+  const s = await load(wasm);
+  assert.deepEqual(s.inputs.map((i) => [i.name, i.dtype, i.shape]), [['image', 'float32', [1, 1, 28, 28]]]);
+  assert.deepEqual(s.outputs[0].shape, [1, 10]);
+  assert.ok(s.input('image') instanceof Float32Array);
+  s.input(0).set(x);
+  s.run();
+  const y = s.output(0);
+  assert.equal(y.length, ref.data.length);
+  assert.deepEqual(ref.dims, [1, 10]);
+  for (let i = 0; i < y.length; i++) {
+    assert.ok(Math.abs(y[i] - ref.data[i]) <= 1e-5 * (1 + Math.abs(ref.data[i])),
+      `logit ${i}: V8 ${y[i]} vs wasmtime ${ref.data[i]}`);
+  }
+  // A second session from the same file is independent of the first.
+  const s2 = await load(readFileSync(wasm));
+  s2.input(0).fill(0);
+  s2.run();
+  assert.notDeepEqual(Array.from(s2.output(0)), Array.from(y));
+});
+
+// ---- a minimal wasm assembler for ABI fixtures ----
+
+function uleb(n) { const o = []; do { let b = n & 0x7f; n >>>= 7; if (n) b |= 0x80; o.push(b); } while (n); return o; }
+function sleb(n) {
+  const o = [];
+  for (;;) {
+    const b = n & 0x7f; n >>= 7;
+    if ((n === 0 && !(b & 0x40)) || (n === -1 && (b & 0x40))) { o.push(b); return o; }
+    o.push(b | 0x80);
+  }
+}
+const str = (s) => { const b = [...Buffer.from(s, 'utf8')]; return [...uleb(b.length), ...b]; };
+const vec = (items) => [...uleb(items.length), ...items.flat()];
+const section = (id, body) => [id, ...uleb(body.length), ...body];
+const i32c = (v) => [0x41, ...sleb(v)];
+
+const IN = 16, OUT = 64; // byte offsets of x and y
+// wg_run bodies: 'double' writes y = 2x (4 floats); 'status' returns 7; 'trap' traps.
+const RUN = {
+  double: [0, 1, 2, 3].flatMap((k) => [...i32c(OUT + 4 * k), ...i32c(IN + 4 * k), 0x2a, 2, 0,
+    0x43, 0, 0, 0, 0x40, 0x94, 0x38, 2, 0]).concat(i32c(0)),
+  status: i32c(7),
+  trap: [0x00],
+};
+const META = {
+  abi: 1, name: 'fixture', producer: 'test', opset: 13,
+  inputs: [{ name: 'x', dtype: 'float32', shape: [4], bytes: 16 }],
+  outputs: [{ name: 'y', dtype: 'float32', shape: [4], bytes: 16 }],
+};
+
+function fixture({ run = 'double', meta = META, abi = 1, outPtr = OUT, withImport = false, noRun = false } = {}) {
+  const types = section(1, vec([[0x60, 0, 1, 0x7f], [0x60, 1, 0x7f, 1, 0x7f]]));
+  const imports = withImport ? section(2, vec([[...str('env'), ...str('f'), 0, 0]])) : [];
+  const base = withImport ? 1 : 0;
+  const funcs = [[0, i32c(abi)], [1, i32c(IN)], [1, i32c(outPtr)], [0, RUN[run]]];
+  const fsec = section(3, vec(funcs.map(([ty]) => [ty])));
+  const mem = section(5, vec([[0, 1]]));
+  const names = ['wg_abi_version', 'wg_input_ptr', 'wg_output_ptr', noRun ? 'other' : 'wg_run'];
+  const exps = section(7, vec([[...str('memory'), 2, 0], ...names.map((n, i) => [...str(n), 0, base + i])]));
+  const code = section(10, vec(funcs.map(([, body]) => { const b = [0, ...body, 0x0b]; return [...uleb(b.length), ...b]; })));
+  const custom = meta ? section(0, [...str('wasmgraph'), ...Buffer.from(JSON.stringify(meta))]) : [];
+  return new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, ...types, ...imports, ...fsec, ...mem, ...exps, ...code, ...custom]);
+}
+
+async function rejects(promise, code, pattern) {
+  await assert.rejects(promise, (e) => {
+    assert.ok(e instanceof WasmgraphError, `expected WasmgraphError, got ${e}`);
+    assert.equal(e.code, code, e.message);
+    assert.match(e.message, pattern);
+    return true;
+  });
+}
+
+test('a valid fixture runs: input view, run(), output view, names and metadata', async () => {
+  const s = await load(fixture(), 'fix.wasm');
+  s.input('x').set([1, 2, 3, -4]);
+  s.run();
+  assert.deepEqual(Array.from(s.output('y')), [2, 4, 6, -8]);
+  assert.equal(s.metadata.name, 'fixture');
+  const m = await compile(fixture());
+  assert.equal(m.inputs[0].bytes, 16);
+});
+
+test('a non-zero wg_run status is an Error that gives the status', async () => {
+  const s = await load(fixture({ run: 'status' }), 'st.wasm');
+  assert.throws(() => s.run(), (e) => e instanceof WasmgraphError && e.code === 'status' && /st\.wasm: wg_run returned status 7/.test(e.message));
+});
+
+test('a trap in wg_run is an Error naming the trap, and the session refuses to run again', async () => {
+  const s = await load(fixture({ run: 'trap' }), 'trap.wasm');
+  assert.throws(() => s.run(), (e) => e instanceof WasmgraphError && e.code === 'trap' && /trap in wg_run: unreachable/.test(e.message));
+  assert.throws(() => s.run(), /session unusable/);
+});
+
+test('modules that break the ABI are refused before or at instantiation', async () => {
+  await rejects(load(fixture({ withImport: true })), 'abi', /imports env\.f \(a function\)/);
+  await rejects(load(fixture({ meta: null })), 'abi', /no 'wasmgraph' custom section/);
+  await rejects(load(fixture({ meta: { ...META, abi: 2 } })), 'abi', /ABI version 2, this loader supports 1/);
+  await rejects(load(fixture({ abi: 3 })), 'abi', /wg_abi_version\(\) returns 3/);
+  await rejects(load(fixture({ noRun: true })), 'abi', /no export 'wg_run'/);
+  await rejects(load(fixture({ outPtr: 65530 })), 'abi', /wg_output_ptr\(0\) = 65530: 16 bytes of 'y' do not fit/);
+  await rejects(load(fixture({ outPtr: 66 })), 'abi', /not aligned to 4 bytes/);
+  await rejects(load(fixture({ meta: { ...META, inputs: [{ name: 'x', dtype: 'float32', shape: [4], bytes: 12 }] } })),
+    'format', /says bytes 12 but 4 elements of float32 make 16/);
+  await rejects(load(fixture({ meta: { ...META, outputs: [{ name: 'y', dtype: 'complex', shape: [4], bytes: 16 }] } })),
+    'format', /dtype 'complex'/);
+});
+
+test('bad files and bad arguments give clear errors', async () => {
+  await rejects(load(new Uint8Array([1, 2, 3, 4])), 'format', /not a valid WebAssembly module/);
+  await rejects(load('/nonexistent/model.wasm'), 'io', /\/nonexistent\/model\.wasm: cannot read/);
+  await rejects(load(42), 'arg', /load\(\) takes/);
+  const s = await load(fixture());
+  assert.throws(() => s.input(1), /input index 1 out of range \(the model has 1\)/);
+  assert.throws(() => s.output('z'), /no output called 'z' \(outputs: y\)/);
+});

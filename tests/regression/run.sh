@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# tests/regression/run.sh: replays every input that once crashed a fuzz target (one file
+# per bug, named <target>-<what broke>.{onnx,wasm}) through the CLI and checks that the
+# CLI refuses it cleanly: exit code 1 or 2, never a signal (>= 128), never 0, never a
+# sanitizer's exit code. .onnx files are compiled; .wasm files go through `info` and
+# `run`. Run with BUILD=build-san to catch leaks and overflows the plain build hides.
+# Prints "regression: N passed, M failed"; exits nonzero when any failed.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+W=$BUILD/bin/wasmgraph
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0 fail=0
+
+# check NAME CMD...: the command must exit with 1 or 2
+check() {
+    local name=$1; shift
+    local out rc
+    out=$(timeout 120 "$@" 2>&1); rc=$?
+    if [ "$rc" -eq 1 ] || [ "$rc" -eq 2 ]; then
+        echo "ok   $name (exit $rc: $(head -n 1 <<< "$out" | cut -c1-160))"; pass=$((pass + 1))
+    else
+        echo "FAIL $name: exit $rc, want 1 or 2"; tail -n 15 <<< "$out"; fail=$((fail + 1))
+    fi
+}
+
+[ -x "$W" ] || { echo "regression: no $W (run make first)"; echo "regression: 0 passed, 1 failed"; exit 1; }
+for f in tests/regression/*.onnx; do
+    [ -f "$f" ] || continue
+    check "compile $(basename "$f")" "$W" compile "$f" -o "$TMP/out.wasm" -q
+done
+for f in tests/regression/*.wasm; do
+    [ -f "$f" ] || continue
+    check "info $(basename "$f")" "$W" info "$f"
+    check "run $(basename "$f")" "$W" run "$f" --time-limit-ms 2000 --memory-limit-mb 256
+done
+echo "regression: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
