@@ -32,12 +32,12 @@ def main():
     xd = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])
     g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "g", [xd], [y])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/dynamic.onnx")
-    # Unsupported attribute value: Conv on 3-D (5-D tensor) input.
-    x5 = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4, 4])
-    y5 = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
-    w = numpy_helper.from_array(np.ones((1, 1, 1, 1, 1), np.float32), "w")
-    g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="conv3d")], "g", [x5], [y5], [w])
-    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/conv3d.onnx")
+    # Unsupported attribute value: Pad's mode 'wrap' (opset 19).
+    pads = numpy_helper.from_array(np.array([0, 1, 0, 1], np.int64), "pads")
+    y6 = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    g = helper.make_graph([helper.make_node("Pad", ["x", "pads"], ["y"], name="pad_wrap", mode="wrap")],
+                          "g", [x], [y6], [pads])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 19)]), f"{out}/pad_wrap.onnx")
     # Initializer whose data does not match its shape.
     bad = numpy_helper.from_array(np.ones((2,), np.float32), "b")
     bad.dims[:] = [3]
