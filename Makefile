@@ -47,7 +47,7 @@ KFLAGS_relaxed := -msimd128 -mrelaxed-simd
 KLIBS        := $(foreach v,$(VARIANTS),$(foreach o,$(OLEVELS),$(KERNEL_LIB)/libwgk-$(v)-O$(o).a))
 
 .PHONY: all setup demo demo-resnet50 test test-unit test-kernels test-models test-errors \
-        clean bench fuzz conformance
+        clean bench fuzz conformance sanitize test-sanitized
 all: $(BIN) $(KLIBS) $(TOOLS)
 
 $(BUILD)/obj/%.o: %.c $(wildcard include/*.h) $(shell find src -name '*.h' -o -name '*.def')
@@ -101,6 +101,13 @@ demo-resnet50: setup
 test: setup
 	$(MAKE) all $(UNIT_BIN)
 	BUILD=$(BUILD) WG_SANFLAGS="$(SANFLAGS)" tests/run.sh
+
+# The unit, error and model tests again under ASan + UBSan (LeakSanitizer included), as CI runs them.
+sanitize: setup
+	$(MAKE) SAN=1 test-sanitized
+
+test-sanitized: all $(UNIT_BIN)
+	BUILD=$(BUILD) WG_SANFLAGS="$(SANFLAGS)" tests/run.sh unit errors models
 
 test-unit: all $(UNIT_BIN)
 	BUILD=$(BUILD) WG_SANFLAGS="$(SANFLAGS)" tests/run.sh unit
