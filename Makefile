@@ -114,3 +114,61 @@ test-unit: all $(UNIT_BIN)
 
 clean:
 	rm -rf build build-san
+
+# `make bench`: engines compared on the benchmark models (bench/run; about 15 minutes).
+# BENCH_ARGS passes options, e.g. make bench BENCH_ARGS=--quick, or
+# BENCH_ARGS="--models resnet50v2,squeezenet --threads 1 --rounds 3". Results: stdout
+# (Markdown) and bench/results/*.json (gitignored).
+bench: setup
+	$(MAKE) all
+	BUILD=$(BUILD) bench/run $(BENCH_ARGS)
+
+# ONNX backend conformance (libonnx-testdata): per-suite "N passed, M failed, K unsupported",
+# results in $(BUILD)/conformance/results.json; fails when any test fails.
+conformance: all
+	BUILD=$(BUILD) tests/conformance/run.sh
+
+# --- fuzzing -------------------------------------------------------------------------
+# `make fuzz FUZZ_SECONDS=60` builds the two libFuzzer targets (fuzz/fuzz_onnx.c: reader +
+# passes; fuzz/fuzz_module.c: host library on wasmtime) with ASan+UBSan into build-fuzz/
+# and runs each for FUZZ_SECONDS. Corpora grow in build-fuzz/corpus-<target>/ (seeded
+# once by fuzz/seeds.sh); crash inputs land in build-fuzz/crashes-<target>/.
+# `make fuzz-build` only builds. Uses CC, SRC, WASMTIME, LDLIBS, KERNEL_INC from above.
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     := build-fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -std=c11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude -Isrc \
+                -isystem $(WASMTIME)/include $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+                -DWG_KERNEL_INCLUDE_DIR='"$(KERNEL_INC)"' \
+                -DWG_KERNEL_LIB_DIR='"$(CURDIR)/build/kernels/lib"'
+FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(filter-out src/cli/main.c,$(SRC)))
+FUZZ_TARGETS := fuzz_onnx fuzz_module
+FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
+
+$(FUZZ_DIR)/obj/%.o: %.c $(wildcard include/*.h) $(shell find src -name '*.h' -o -name '*.def')
+	@mkdir -p $(@D)
+	@echo "CC fuzz $<"
+	@$(CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_BINS): $(FUZZ_DIR)/%: $(FUZZ_DIR)/obj/fuzz/%.o $(FUZZ_LIB_OBJ) $(WASMTIME_LIB)
+	@echo "LD fuzz $@"
+	@$(CC) $(FUZZ_SAN) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJ) $(LDLIBS) -o $@
+
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_BINS)
+
+# Seeds once (when the corpus folder is missing), then runs each target for FUZZ_SECONDS
+# and prints the executions from libFuzzer's final stats.
+fuzz: fuzz-build
+	@bad=0; for t in $(FUZZ_TARGETS); do \
+	  c=$(FUZZ_DIR)/corpus-$$t; x=$(FUZZ_DIR)/crashes-$$t; mkdir -p $$x; \
+	  if [ ! -d $$c ]; then [ -d $(FUZZ_DIR)/seeds/$$t ] || fuzz/seeds.sh $(FUZZ_DIR)/seeds >/dev/null; \
+	    mkdir -p $$c && cp $(FUZZ_DIR)/seeds/$$t/* $$c/; fi; \
+	  echo "== $$t for $(FUZZ_SECONDS)s (corpus $$c: $$(ls $$c | wc -l) files)"; \
+	  $(FUZZ_DIR)/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
+	    -max_len=262144 -print_final_stats=1 -artifact_prefix=$$x/ $$c > $(FUZZ_DIR)/$$t.log 2>&1 || \
+	    { echo "$$t: FAILED, see $(FUZZ_DIR)/$$t.log and $$x/"; grep -E -A12 '^==[0-9]+==|runtime error' \
+	      $(FUZZ_DIR)/$$t.log | head -30; bad=1; }; \
+	  echo "$$t: $$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' $(FUZZ_DIR)/$$t.log | \
+	    awk '{s+=$$2} END {print s+0}') executions, corpus $$(ls $$c | wc -l) files"; \
+	done; exit $$bad

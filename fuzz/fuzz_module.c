@@ -5,6 +5,11 @@
  * cap, with the inputs filled with a fixed pattern. Any status is fine; a crash, a
  * sanitizer report, a leak, a hang or an error without a message is a finding.
  *
+ * An input that starts with '{' is taken as metadata JSON instead: it is appended as the
+ * `wasmgraph` custom section to a small valid module (BASE below), so the metadata
+ * parser and the session checks see far more well-formed modules than byte mutations of
+ * whole files would give them. Seed such inputs with *.json files in the corpus.
+ *
  * The runtime is created once: making an engine per input would dominate the run time.
  */
 #include <stdint.h>
@@ -15,6 +20,50 @@
 #include "wasmgraph.h"
 
 static wg_runtime *rt;
+
+/* wat2wasm of: memory 1 page; wg_abi_version() = 1; wg_input_ptr(i) = 1024 + 256 i;
+ * wg_output_ptr(i) = 8192 + 256 i; wg_run() = 0. */
+static const uint8_t BASE[] = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x0a, 0x02, 0x60,
+    0x00, 0x01, 0x7f, 0x60, 0x01, 0x7f, 0x01, 0x7f, 0x03, 0x05, 0x04, 0x00,
+    0x01, 0x01, 0x00, 0x05, 0x03, 0x01, 0x00, 0x01, 0x07, 0x43, 0x05, 0x06,
+    0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79, 0x02, 0x00, 0x0e, 0x77, 0x67, 0x5f,
+    0x61, 0x62, 0x69, 0x5f, 0x76, 0x65, 0x72, 0x73, 0x69, 0x6f, 0x6e, 0x00,
+    0x00, 0x0c, 0x77, 0x67, 0x5f, 0x69, 0x6e, 0x70, 0x75, 0x74, 0x5f, 0x70,
+    0x74, 0x72, 0x00, 0x01, 0x0d, 0x77, 0x67, 0x5f, 0x6f, 0x75, 0x74, 0x70,
+    0x75, 0x74, 0x5f, 0x70, 0x74, 0x72, 0x00, 0x02, 0x06, 0x77, 0x67, 0x5f,
+    0x72, 0x75, 0x6e, 0x00, 0x03, 0x0a, 0x26, 0x04, 0x04, 0x00, 0x41, 0x01,
+    0x0b, 0x0c, 0x00, 0x41, 0x80, 0x08, 0x20, 0x00, 0x41, 0x80, 0x02, 0x6c,
+    0x6a, 0x0b, 0x0d, 0x00, 0x41, 0x80, 0xc0, 0x00, 0x20, 0x00, 0x41, 0x80,
+    0x02, 0x6c, 0x6a, 0x0b, 0x04, 0x00, 0x41, 0x00, 0x0b
+};
+
+static void put_leb(uint8_t *p, size_t *at, size_t v)
+{
+    do {
+        uint8_t b = v & 0x7f;
+        v >>= 7;
+        p[(*at)++] = (uint8_t)(b | (v ? 0x80 : 0));
+    } while (v);
+}
+
+/* BASE + a `wasmgraph` custom section holding json; NULL when out of memory. */
+static uint8_t *with_metadata(const uint8_t *json, size_t len, size_t *out_len)
+{
+    uint8_t *p = malloc(sizeof BASE + len + 32);
+    if (!p)
+        return NULL;
+    size_t at = sizeof BASE;
+    memcpy(p, BASE, sizeof BASE);
+    p[at++] = 0; /* custom section */
+    put_leb(p, &at, 1 + 9 + len);
+    p[at++] = 9;
+    memcpy(p + at, "wasmgraph", 9);
+    at += 9;
+    memcpy(p + at, json, len);
+    *out_len = at + len;
+    return p;
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -43,10 +92,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     wg_model *m = NULL;
     wg_session *s = NULL;
+    uint8_t *built = NULL;
+    if (size && data[0] == '{') {
+        if (!(built = with_metadata(data, size, &size)))
+            return 0;
+        data = built;
+    }
     wg_status st = wg_model_load_bytes(rt, data, size, "fuzz.wasm", &m);
     check_message(st, "wg_model_load_bytes");
     if (st != WG_OK)
-        return 0;
+        goto done;
     /* The metadata accessors must agree with what was loaded. */
     for (size_t i = 0; i < wg_model_num_inputs(m); i++)
         if (!wg_model_input(m, i) || !wg_model_input(m, i)->name)
@@ -80,7 +135,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (void)sink;
         }
     }
+done:
     wg_session_free(s);
     wg_model_free(m);
+    free(built);
     return 0;
 }

@@ -8,13 +8,17 @@
  * can only reach the model file itself (or fail to open).
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* mkdtemp */
+#define _GNU_SOURCE /* kill, dirent */
 #endif
 
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "compile/compile.h"
@@ -31,15 +35,42 @@ static void remove_folder(void)
     }
 }
 
+/* Folders of fuzzer processes that died without their atexit (crashes, kills in fork
+ * mode) are named after a pid that no longer exists: remove them. */
+static void remove_stale_folders(const char *base)
+{
+    DIR *d = opendir(base);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        long pid;
+        char *end;
+        if (strncmp(e->d_name, "wgfuzz-onnx-", 12))
+            continue;
+        pid = strtol(e->d_name + 12, &end, 10);
+        if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s/model.onnx", base, e->d_name);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/%s", base, e->d_name);
+        rmdir(path);
+    }
+    closedir(d);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
     /* /dev/shm keeps the per-input write off the disk when it exists. */
+    const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    remove_stale_folders(base);
     char dir[128];
-    snprintf(dir, sizeof dir, "%s/wgfuzz-onnx-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-    if (!mkdtemp(dir)) {
-        perror("fuzz_onnx: mkdtemp");
+    snprintf(dir, sizeof dir, "%s/wgfuzz-onnx-%ld", base, (long)getpid());
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        perror("fuzz_onnx: mkdir");
         abort();
     }
     snprintf(model_path, sizeof model_path, "%s/model.onnx", dir);

@@ -2,10 +2,12 @@
 # seeds.sh OUTDIR: gathers seed corpora for the fuzz targets into OUTDIR/fuzz_onnx/ and
 # OUTDIR/fuzz_module/. Nothing here is committed; the corpora are build products.
 #   fuzz_onnx:   model.onnx of ONNX's node tests (the package libonnx-testdata), the small
-#                models in /work/shared, the malformed corpus when it has been generated.
+#                models in /work/shared, the malformed corpus when it has been generated
+#                (tests/malformed/run.sh puts it in $BUILD/malformed; its .wasm files
+#                seed fuzz_module too).
 #   fuzz_module: modules compiled by build/bin/wasmgraph from a few tiny node tests (when
 #                the compiler works), the host test fixtures (tests/host/build_fixtures.sh)
-#                and a few hand-made wasm headers.
+#                a few hand-made wasm headers, and metadata JSON (see fuzz_module.c).
 # Files over MAX_BYTES (default 256 KiB, the fuzzers' -max_len) are skipped.
 set -u
 OUT=${1:?usage: seeds.sh OUTDIR}
@@ -29,14 +31,18 @@ done
 find "$SHARED/models" "$SHARED/data" -name '*.onnx' 2>/dev/null | while read -r f; do
     copy "$f" "$ONNX_OUT" "shared-$(basename "$f")"
 done
-if [ -d "$ROOT/$BUILD/malformed" ]; then
-    for f in "$ROOT/$BUILD"/malformed/*.onnx; do
+case $BUILD in /*) MAL=$BUILD/malformed ;; *) MAL=$ROOT/$BUILD/malformed ;; esac
+if [ -d "$MAL" ]; then
+    for f in "$MAL"/*.onnx; do
         [ -f "$f" ] && copy "$f" "$ONNX_OUT" "malformed-$(basename "$f")"
+    done
+    for f in "$MAL"/*.wasm; do
+        [ -f "$f" ] && copy "$f" "$MOD_OUT" "malformed-$(basename "$f")"
     done
 fi
 
 # Modules: compile a few tiny node tests when the compiler is there and works.
-WG=$ROOT/$BUILD/bin/wasmgraph
+case $BUILD in /*) WG=$BUILD/bin/wasmgraph ;; *) WG=$ROOT/$BUILD/bin/wasmgraph ;; esac
 if [ -x "$WG" ]; then
     for t in test_add test_relu test_matmul_2d test_conv_with_strides_padding test_softmax_axis_1 \
              test_gemm_default_single_elem_vector_bias test_maxpool_2d_default test_concat_2d_axis_0 \
@@ -51,6 +57,15 @@ trap 'rm -rf "$TMP"' EXIT
 if sh "$ROOT/tests/host/build_fixtures.sh" "$TMP/fixtures" >/dev/null 2>&1; then
     for f in "$TMP"/fixtures/*.wasm; do copy "$f" "$MOD_OUT" "fixture-$(basename "$f")"; done
 fi
+# Metadata seeds (fuzz_module.c appends a '{'-input to a small valid module as its
+# `wasmgraph` section): what the compiled modules carry, and one that fits that module.
+if [ -x "$WG" ]; then
+    for f in "$MOD_OUT"/*.wasm; do
+        "$WG" info --json "$f" > "$MOD_OUT/meta-$(basename "$f" .wasm).json" 2>/dev/null ||
+            rm -f "$MOD_OUT/meta-$(basename "$f" .wasm).json"
+    done
+fi
+printf '%s' '{"abi":1,"name":"m","producer":"p","opset":13,"inputs":[{"name":"x","dtype":"float32","shape":[1,4],"bytes":16},{"name":"i","dtype":"int64","shape":[2],"bytes":16}],"outputs":[{"name":"y","dtype":"float16","shape":[1,4],"bytes":8}],"options":{"simd":false,"relaxed_simd":false,"opt_level":2},"arena_bytes":0,"weight_bytes":0,"memory_bytes":65536,"compiler":"wasmgraph 0.1.0"}' > "$MOD_OUT/meta-base.json"
 # Hand-made: an empty module, a header with a bad version, a lone custom section.
 printf '\000asm\001\000\000\000' > "$MOD_OUT/empty.wasm"
 printf '\000asm\002\000\000\000' > "$MOD_OUT/bad_version.wasm"

@@ -34,7 +34,7 @@ expect "missing model file" 1 "no such file" "$W" compile "$T/nope.onnx" -o "$T/
 expect "empty model file" 1 "empty" "$W" compile "$T/empty.onnx" -o "$T/x.wasm"
 expect "truncated model" 1 "truncated.onnx" "$W" compile "$T/truncated.onnx" -o "$T/x.wasm"
 expect "random bytes as model" 1 "random.onnx" "$W" compile "$T/random.onnx" -o "$T/x.wasm"
-expect "unsupported operator names op and node" 1 "node 'the_hardmax' (Hardmax): unsupported operator 'Hardmax'" \
+expect "unsupported operator names op and node" 1 "node 'the_hardmux' (Hardmux): unsupported operator 'Hardmux'" \
     "$W" compile "$T/unsupported_op.onnx" -o "$T/x.wasm"
 expect "custom domain op" 1 "com.example" "$W" compile "$T/custom_domain.onnx" -o "$T/x.wasm"
 expect "dangling node input" 1 "nowhere" "$W" compile "$T/dangling_input.onnx" -o "$T/x.wasm"

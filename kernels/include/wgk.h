@@ -15,11 +15,15 @@
 #include "wgk_eltwise.h"
 #include "wgk_data.h"
 #include "wgk_conv.h"
+#include "wgk_conv_packed.h"
 #include "wgk_pool.h"
 #include "wgk_gemm.h"
 #include "wgk_norm.h"
+#include "wgk_gen.h"
 #include "wgk_resize.h"
 #include "wgk_convnd.h"
 #include "wgk_poolnd.h"
+#include "wgk_quant.h"
+#include "wgk_rnn.h"
 
 #endif

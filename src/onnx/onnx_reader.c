@@ -885,9 +885,8 @@ static wg_status read_model(reader *rd, const uint8_t *buf, size_t len)
         return wgc_onnx_pb_fail(&rd->c, &r, "ModelProto");
     if (!has_graph)
         return wgc_onnx_fail(&rd->c, WG_ERR_FORMAT,
-                             "not an ONNX model: no graph field in the ModelProto (%zu bytes "
-                             "read to byte %zu)",
-                             len, len);
+                             "not an ONNX model: the ModelProto (%zu bytes) has no graph field",
+                             len);
     /* A model without any opset import predates opsets (IR version < 3): opset 1. From
      * IR version 3 on, ONNX requires an import; guessing would pick the wrong semantics. */
     int64_t v = opset_of(rd, "");

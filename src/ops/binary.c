@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "elem.h"
-#include "lower.h"
+#include "gen.h"
 
 static wg_status binary_infer(wgc_graph *g, wgc_node *n)
 {
@@ -128,10 +128,17 @@ static wg_status binary_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     wgc_tensor *y = wgc_out(g, n, 0);
     const char *kernel = wgc_binary_kernel(y->dtype);
+    if (!kernel && n->act == WGC_ACT_NONE) {
+        /* Other dtypes: an inline loop. Integers wrap (through uint64); x / 0 gives 0. */
+        static const char *const fl[] = {"a + b", "a - b", "a * b", "a / b"};
+        static const char *const in[] = {"(uint64_t)a + (uint64_t)b", "(uint64_t)a - (uint64_t)b",
+                                         "(uint64_t)a * (uint64_t)b", "b == 0 ? 0 : a / b"};
+        int k = n->op == WGC_OP_ADD ? 0 : n->op == WGC_OP_SUB ? 1 : n->op == WGC_OP_MUL ? 2 : 3;
+        return wgc_gen_map(e, g, n, n->inputs, 2, n->outputs[0],
+                           wg_dtype_is_float(y->dtype) ? fl[k] : in[k]);
+    }
     if (!kernel)
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                         "dtype %s is only supported when the inputs are constant (supported "
-                         "at run time: float32, int32, int64)",
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "fused activation on dtype %s",
                          wg_dtype_name(y->dtype));
     if (n->act != WGC_ACT_NONE && y->dtype != WG_DT_FLOAT)
         return wgc_error(g, n, WG_ERR_UNSUPPORTED, "fused activation on dtype %s",

@@ -14,6 +14,7 @@
 
 #include "../../kernels/include/wgk_pack.h"
 #include "../../kernels/include/wgk_convnd.h"
+#include "../../kernels/include/wgk_conv_packed.h"
 #include "epilogue.h"
 #include "window.h"
 
@@ -121,11 +122,23 @@ static wg_status conv_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
+/* 1x1 and im2col convs whose weight is a constant run on the packed-GEMM kernel
+ * (wgk_conv_packed.h: 4-row weight panels packed here, B packed at run time). */
+static bool use_packed(wgc_graph *g, const wgc_node *n, const conv_geom *c)
+{
+    return (c->kind == CONV_1X1 || c->kind == CONV_IM2COL) && wgc_in(g, n, 1)->data;
+}
+
 static size_t conv_scratch(const wgc_graph *g, const wgc_node *n)
 {
     conv_geom c;
     /* resolve() only writes g->err on failure; infer has already succeeded here. */
-    if (resolve((wgc_graph *)g, n, &c) || c.kind != CONV_IM2COL)
+    if (resolve((wgc_graph *)g, n, &c))
+        return 0;
+    if (use_packed((wgc_graph *)g, n, &c))
+        return wgk_conv_packed_scratch((int)(c.C / c.groups * c.KH * c.KW), (int)(c.OH * c.OW)) *
+               sizeof(float);
+    if (c.kind != CONV_IM2COL)
         return 0;
     return (size_t)(c.C / c.groups * c.KH * c.KW * c.OH * c.OW) * sizeof(float);
 }
@@ -174,13 +187,17 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         wexpr = wgc_ptr(e, g, n->inputs[1]);
     } else {
         size_t kg = (size_t)(c.C / c.groups * c.KH * c.KW);
-        size_t count = wgk_pack_conv_size((size_t)c.M, kg, (size_t)c.groups);
+        size_t count = use_packed(g, n, &c) ? wgk_conv_pack_w_size((size_t)c.M, kg, (size_t)c.groups)
+                                            : wgk_pack_conv_size((size_t)c.M, kg, (size_t)c.groups);
         packed = malloc(count * sizeof(float));
         if (!packed) {
             st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing weight '%s'", w->name);
             goto fail;
         }
-        wgk_pack_conv((const float *)w->data, (size_t)c.M, kg, (size_t)c.groups, packed);
+        if (use_packed(g, n, &c))
+            wgk_conv_pack_w((const float *)w->data, (size_t)c.M, kg, (size_t)c.groups, packed);
+        else
+            wgk_pack_conv((const float *)w->data, (size_t)c.M, kg, (size_t)c.groups, packed);
         if ((st = wgc_weight(e, packed, count * sizeof(float), &wexpr))) {
             st = wgc_error(g, n, st, "out of memory packing weight '%s'", w->name);
             goto fail;
@@ -196,7 +213,7 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
              "%s(&(const wgk_conv2d_args){.N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, "
              ".OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, "
              ".DW = %lld, .PT = %lld, .PL = %lld, .groups = %lld,\n",
-             names[c.kind], (long long)c.N, (long long)c.C, (long long)c.H, (long long)c.W,
+             use_packed(g, n, &c) ? "wgk_f32_conv2d_packed" : names[c.kind], (long long)c.N, (long long)c.C, (long long)c.H, (long long)c.W,
              (long long)c.M, (long long)c.OH, (long long)c.OW, (long long)c.KH, (long long)c.KW,
              (long long)wn->s[0], (long long)wn->s[1], (long long)wn->d[0], (long long)wn->d[1],
              (long long)wn->pb[0], (long long)wn->pb[1], (long long)c.groups);
@@ -204,7 +221,7 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
              wexpr, has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
              n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]));
     wgc_emit(e, "    .scratch = %s, .min = %s, .max = %s, .gemm = %s, .w_rowmajor = %d});\n",
-             c.kind == CONV_IM2COL ? wgc_scratch(e) : "0", wgc_float(e, lo), wgc_float(e, hi),
+             c.kind == CONV_IM2COL || use_packed(g, n, &c) ? wgc_scratch(e) : "0", wgc_float(e, lo), wgc_float(e, hi),
              c.kind == CONV_DW ? "0" : gemm, rowmajor);
 fail:
     free(packed);

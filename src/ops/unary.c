@@ -1,8 +1,10 @@
 /* unary.c: Relu, LeakyRelu, Sigmoid, Tanh (float32 at run time; any float dtype folds). */
 #include <math.h>
 
+#include <stdio.h>
+
 #include "elem.h"
-#include "lower.h"
+#include "gen.h"
 
 static wg_status unary_infer(wgc_graph *g, wgc_node *n)
 {
@@ -57,6 +59,19 @@ static wg_status unary_fold(wgc_graph *g, wgc_node *n)
 static wg_status unary_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     wgc_tensor *y = wgc_out(g, n, 0);
+    if (y->dtype != WG_DT_FLOAT && n->act == WGC_ACT_NONE) {
+        char ex[160], al[40];
+        switch (n->op) {
+        case WGC_OP_RELU: snprintf(ex, sizeof ex, "a > 0 ? a : 0"); break;
+        case WGC_OP_LEAKY_RELU:
+            snprintf(ex, sizeof ex, "a >= 0 ? a : a * (T)%s",
+                     wgc_dlit(al, sizeof al, wgc_attr_float(n, "alpha", 0.01f)));
+            break;
+        case WGC_OP_SIGMOID: snprintf(ex, sizeof ex, "(T)1 / ((T)1 + WGK_EXP(-a))"); break;
+        default: snprintf(ex, sizeof ex, "WGK_TANH(a)"); break;
+        }
+        return wgc_gen_map(e, g, n, n->inputs, 1, n->outputs[0], ex);
+    }
     if (y->dtype != WG_DT_FLOAT)
         return wgc_error(g, n, WG_ERR_UNSUPPORTED,
                          "dtype %s at run time (only float32; other dtypes fold when constant)",

@@ -60,8 +60,11 @@ wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_options *opt)
     wgc_graph_count_uses(g);
     for (int i = 0; i < g->n_nodes; i++) {
         wgc_node *cv = &g->nodes[i];
-        /* Conv takes a residual and an activation; Gemm (its kernel clamps) an activation. */
-        if (cv->dead || (cv->op != WGC_OP_CONV && cv->op != WGC_OP_GEMM) || cv->n_outputs != 1 ||
+        /* Conv takes a residual and an activation; Gemm and BatchNormalization (their
+         * kernels clamp: ResNet v2's pre-activation BN -> Relu) an activation. */
+        if (cv->dead ||
+            (cv->op != WGC_OP_CONV && cv->op != WGC_OP_GEMM && cv->op != WGC_OP_BATCH_NORM) ||
+            cv->n_outputs != 1 ||
             cv->act != WGC_ACT_NONE)
             continue;
         const wgc_tensor *y = wgc_out(g, cv, 0);

@@ -19,10 +19,12 @@ result() { # RESULT REASON
 # constants, e.g. Slice's starts or Reshape's shape: it names them in its error as
 # "[graph input #K 'NAME': compile with --const NAME=FILE.pb]"; we bind them from the data set).
 bound=()   # indices K
+shapes=()  # NAME=DIMS for dynamic input dims
 bnames=()  # names
 compile() {
     local cargs=() j
     for j in "${!bound[@]}"; do cargs+=(--const "${bnames[$j]}=$1input_${bound[$j]}.pb"); done
+    for j in "${shapes[@]}"; do cargs+=(--shape "$j"); done
     # shellcheck disable=SC2086
     timeout 300 "$W" compile "$d/model.onnx" -o "$work/model.wasm" -q $OPT "${cargs[@]}" > "$work/compile.log" 2>&1
 }
@@ -32,6 +34,27 @@ for attempt in 1 2 3 4 5 6 7 8; do
     compile "$first"; rc=$?
     [ $rc -ne 0 ] || break
     hint=$(grep -o "\[graph input #[0-9]* '[^']*': compile with --const" "$work/compile.log" | head -1)
+    if [ -z "$hint" ] && [ ${#shapes[@]} -eq 0 ] && grep -q 'has a dynamic dimension' "$work/compile.log"; then
+        # dynamic input dims: fix them to the data set's shapes (read with the venv's onnx)
+        py=${PYTHON:-$HOME/.cache/wasmgraph/venv/bin/python}
+        [ -x "$py" ] || break
+        mapfile -t shapes < <("$py" - "$d/model.onnx" "$first" <<'PY'
+import sys, onnx
+m = onnx.load(sys.argv[1], load_external_data=False)
+inits = {t.name for t in m.graph.initializer}
+names = [i.name for i in m.graph.input if i.name not in inits]
+for k, nm in enumerate(names):
+    t = onnx.TensorProto()
+    try:
+        t.ParseFromString(open(f"{sys.argv[2]}input_{k}.pb", "rb").read())
+    except OSError:
+        continue
+    print(f"{nm}={'x'.join(str(x) for x in t.dims)}")
+PY
+)
+        [ ${#shapes[@]} -gt 0 ] || break
+        continue
+    fi
     [ -n "$hint" ] || break
     # K counts the inputs left after the bindings so far: map it back to the original index.
     k=$(sed -E 's/.*#([0-9]+).*/\1/' <<< "$hint")

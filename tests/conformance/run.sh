@@ -21,7 +21,13 @@ for t in "$W" "$CMP"; do
 done
 [ -d "$DATA" ] || { echo "conformance: $DATA is missing (apt install libonnx-testdata)"; exit 2; }
 res=$BUILD/conformance/results.tsv
-mkdir -p "$OUT"
+mkdir -p "$OUT" "$BUILD/conformance/bin"
+# Run a snapshot of the tools, so that a rebuild during the run cannot disturb it.
+cp "$W" "$BUILD/conformance/bin/wasmgraph" && cp "$CMP" "$BUILD/conformance/bin/compare_tensors" || exit 2
+export W=$PWD/$BUILD/conformance/bin/wasmgraph CMP=$PWD/$BUILD/conformance/bin/compare_tensors
+rm -rf "$BUILD/conformance/kernels" && mkdir -p "$BUILD/conformance/kernels" &&
+    cp -r kernels/include "$BUILD/kernels/lib" "$BUILD/conformance/kernels/" || exit 2
+export WASMGRAPH_KERNELS=$PWD/$BUILD/conformance/kernels
 start=$(date +%s)
 for s in "${suites[@]}"; do
     [ -d "$DATA/$s" ] || { echo "conformance: no suite $DATA/$s"; exit 2; }

@@ -17,8 +17,8 @@ def main():
     os.makedirs(out, exist_ok=True)
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
-    # An operator wasmgraph does not implement (a real ONNX op).
-    g = helper.make_graph([helper.make_node("Hardmax", ["x"], ["y"], name="the_hardmax")], "g", [x], [y])
+    # An operator wasmgraph does not know (as from a newer opset or a typo).
+    g = helper.make_graph([helper.make_node("Hardmux", ["x"], ["y"], name="the_hardmux")], "g", [x], [y])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/unsupported_op.onnx")
     # A custom-domain op.
     g = helper.make_graph([helper.make_node("Frobnicate", ["x"], ["y"], name="custom", domain="com.example")],

@@ -1,0 +1,160 @@
+/*
+ * f32-conv2d-packed.c: the packed-GEMM convolution driver (wgk_conv_packed.h): per
+ * image, group and block of output pixels, pack B (im2col fused) into scratch, then
+ * run the micro-kernel over every MR-row weight panel x NR-column B panel.
+ */
+#include "wgk_conv_packed.h"
+
+/* Reduction depth per pass over y: a KC x NR slice of packed B is 16 KiB (L1). */
+#define KC 512
+
+/* First output index o in [0, count) with o*stride + off >= 0, and the end of the run
+ * with o*stride + off < limit: the outputs whose input index is inside the image. */
+static void valid_range(int count, int stride, int off, int limit, int *lo, int *hi)
+{
+    int l = off >= 0 ? 0 : (-off + stride - 1) / stride;
+    int h = limit - off <= 0 ? 0 : (limit - off + stride - 1) / stride;
+    if (h > count)
+        h = count;
+    if (l > h)
+        l = h;
+    *lo = l;
+    *hi = h;
+}
+
+/* 1x1, stride 1, no padding: B[k][n] = x[k*HW + n]; panels of NR columns. */
+static void pack_direct(const float *x, int K, int HW, int nb, int ncols, float *dst)
+{
+    const int full = ncols / WGK_CONV_NR, tail = ncols % WGK_CONV_NR;
+    const size_t pstride = (size_t)K * WGK_CONV_NR;
+    for (int k = 0; k < K; k++) {
+        const float *src = x + (size_t)k * HW + nb;
+        float *d = dst + (size_t)k * WGK_CONV_NR;
+        for (int p = 0; p < full; p++) {
+            for (int j = 0; j < WGK_CONV_NR; j++)
+                d[j] = src[j];
+            src += WGK_CONV_NR;
+            d += pstride;
+        }
+        if (tail) {
+            for (int j = 0; j < WGK_CONV_NR; j++)
+                d[j] = j < tail ? src[j] : 0.0f;
+        }
+    }
+}
+
+/* Writes count values src[i*stride] (zeros when src is NULL) to the packed B positions
+ * of local columns nl, nl+1, ... of row dk: at most NR - nl%NR of them land in one
+ * panel, so runs are split at panel ends; whole aligned panels copy 8 at once. */
+static void put_run(float *dk, size_t pstride, int nl, const float *src, int stride, int count)
+{
+    while (count > 0) {
+        const int lane = nl % WGK_CONV_NR;
+        const int len = WGK_CONV_NR - lane < count ? WGK_CONV_NR - lane : count;
+        float *d = dk + (size_t)(nl / WGK_CONV_NR) * pstride + lane;
+        if (!src) {
+            for (int i = 0; i < len; i++)
+                d[i] = 0.0f;
+        } else if (len == WGK_CONV_NR && stride == 1) {
+            for (int i = 0; i < WGK_CONV_NR; i++)
+                d[i] = src[i];
+        } else if (len == WGK_CONV_NR && stride == 2) {
+            for (int i = 0; i < WGK_CONV_NR; i++)
+                d[i] = src[2 * i];
+        } else {
+            for (int i = 0; i < len; i++)
+                d[i] = src[i * stride];
+        }
+        if (src)
+            src += (size_t)len * stride;
+        nl += len;
+        count -= len;
+    }
+}
+
+/* General im2col into panels: B[(c*KH + kh)*KW + kw][oh*OW + ow] =
+ * x[c][oh*SH - PT + kh*DH][ow*SW - PL + kw*DW] (0 outside), for n in [nb, nb+ncols). */
+static void pack_im2col(const wgk_conv2d_args *a, const float *x, int cg, int K, int nb,
+                        int ncols, float *dst)
+{
+    const int OW = a->OW, SW = a->SW;
+    const size_t pstride = (size_t)K * WGK_CONV_NR;
+    const int ne = nb + ncols;
+    const int padded = (ncols + WGK_CONV_NR - 1) / WGK_CONV_NR * WGK_CONV_NR;
+    int k = 0;
+    for (int c = 0; c < cg; c++)
+        for (int kh = 0; kh < a->KH; kh++)
+            for (int kw = 0; kw < a->KW; kw++, k++) {
+                float *dk = dst + (size_t)k * WGK_CONV_NR;
+                const int offw = kw * a->DW - a->PL;
+                int lo, hi;
+                valid_range(OW, SW, offw, a->W, &lo, &hi);
+                for (int n = nb; n < ne;) {
+                    const int oh = n / OW, ow0 = n - oh * OW;
+                    const int ow1 = OW < ow0 + (ne - n) ? OW : ow0 + (ne - n);
+                    const int ih = oh * a->SH - a->PT + kh * a->DH;
+                    const int nl = n - nb;
+                    if (ih < 0 || ih >= a->H) {
+                        put_run(dk, pstride, nl, NULL, 0, ow1 - ow0);
+                    } else {
+                        const float *in = x + ((size_t)c * a->H + ih) * a->W + offw;
+                        /* [ow0, ow1) = zeros before lo, the image, zeros from hi. */
+                        const int z0 = lo < ow0 ? ow0 : lo > ow1 ? ow1 : lo;
+                        const int z1 = hi < z0 ? z0 : hi > ow1 ? ow1 : hi;
+                        put_run(dk, pstride, nl, NULL, 0, z0 - ow0);
+                        put_run(dk, pstride, nl + z0 - ow0, in + (ptrdiff_t)z0 * SW, SW, z1 - z0);
+                        put_run(dk, pstride, nl + z1 - ow0, NULL, 0, ow1 - z1);
+                    }
+                    n += ow1 - ow0;
+                }
+                /* Zero columns of the last panel past the image. */
+                put_run(dk, pstride, ncols, NULL, 0, padded - ncols);
+            }
+}
+
+void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
+{
+    const int cg = a->C / a->groups, mg = a->M / a->groups, OHW = a->OH * a->OW;
+    const int K = cg * a->KH * a->KW;
+    const int nc = wgk_conv_block_cols(K, OHW);
+    const int direct = a->KH == 1 && a->KW == 1 && a->SH == 1 && a->SW == 1 && a->PT == 0 &&
+                       a->PL == 0 && a->OH == a->H && a->OW == a->W;
+    const size_t wgroup = wgk_conv_pack_w_group((size_t)mg, (size_t)K);
+    const size_t pstride = (size_t)K * WGK_CONV_NR;
+    for (int n = 0; n < a->N; n++)
+        for (int g = 0; g < a->groups; g++) {
+            const float *x = a->x + ((size_t)n * a->C + (size_t)g * cg) * a->H * a->W;
+            const float *wg = a->w + (size_t)g * wgroup;
+            const size_t out = ((size_t)n * a->M + (size_t)g * mg) * OHW;
+            for (int nb = 0; nb < OHW; nb += nc) {
+                const int ncols = OHW - nb < nc ? OHW - nb : nc;
+                if (direct)
+                    pack_direct(x, K, OHW, nb, ncols, a->scratch);
+                else
+                    pack_im2col(a, x, cg, K, nb, ncols, a->scratch);
+                /* k blocks of KC: the B panel slice (KC x NR) stays in L1 while the
+                 * weight panels stream past it; partial sums go through y. */
+                for (int k0 = 0; k0 < K; k0 += KC) {
+                    const int kc = K - k0 < KC ? K - k0 : KC;
+                    const int first = k0 == 0, last = k0 + kc == K;
+                    const float lo = last ? a->min : -__builtin_inff();
+                    const float hi = last ? a->max : __builtin_inff();
+                    for (int j = 0; j < ncols; j += WGK_CONV_NR) {
+                        const int nr = ncols - j < WGK_CONV_NR ? ncols - j : WGK_CONV_NR;
+                        const float *bp = a->scratch + (size_t)(j / WGK_CONV_NR) * pstride +
+                                          (size_t)k0 * WGK_CONV_NR;
+                        for (int m0 = 0; m0 < mg; m0 += WGK_CONV_MR) {
+                            const float *ap = wg + (size_t)(m0 / WGK_CONV_MR) * K * WGK_CONV_MR +
+                                              (size_t)k0 * WGK_CONV_MR;
+                            const int mr = mg - m0 < WGK_CONV_MR ? mg - m0 : WGK_CONV_MR;
+                            const size_t o = out + (size_t)m0 * OHW + nb + j;
+                            wgk_f32_conv_ukernel(mr, nr, kc, ap, bp, a->y + o, OHW,
+                                                 first && a->bias ? a->bias + g * mg + m0 : NULL,
+                                                 first && a->res ? a->res + o : NULL, OHW, lo, hi,
+                                                 !first);
+                        }
+                    }
+                }
+            }
+        }
+}

@@ -1,0 +1,93 @@
+/*
+ * wgk_conv_packed.h: 2-D convolution (NCHW fp32) as a packed GEMM, the fast path for
+ * every conv with weights known at compile time that is not depthwise:
+ *
+ *   Y_g[m, n] = W_g[m, k] x B_g[k, n]      m: output channel, n = oh*OW + ow,
+ *                                          k = (c, kh, kw) in ONNX weight order
+ *
+ * W is packed at compile time in panels of WGK_CONV_MR rows (wgk_conv_pack_w below).
+ * B (the activations, or their im2col) is packed at run time, one block of
+ * wgk_conv_block_cols() output pixels at a time, into panels of WGK_CONV_NR columns
+ * ([panel][k][NR], zero padded) in the scratch buffer, so the micro-kernel reads both
+ * operands contiguously (A panel from L1, B block from L2). The im2col is fused into
+ * that packing: no full im2col buffer.
+ *
+ * The micro-kernel is SIMD128 (4x8 tile, kernels/gemm/f32-gemm-4x8-packed.c) in
+ * -msimd128 builds, f32x4.relaxed_madd
+ * under -mrelaxed-simd, and scalar otherwise; the driver is the same.
+ *
+ * Plain C (no SIMD types): the compiler includes this header to pack weights and size
+ * the scratch.
+ */
+#ifndef WGK_CONV_PACKED_H
+#define WGK_CONV_PACKED_H
+
+#include <stddef.h>
+
+#include "wgk_conv.h"
+
+#define WGK_CONV_MR 4
+#define WGK_CONV_NR 8
+
+/* Floats of the packed weight of one group: ceil(Mg / MR) panels of MR x Kg. */
+static inline size_t wgk_conv_pack_w_group(size_t Mg, size_t Kg)
+{
+    return (Mg + WGK_CONV_MR - 1) / WGK_CONV_MR * WGK_CONV_MR * Kg;
+}
+
+static inline size_t wgk_conv_pack_w_size(size_t M, size_t Kg, size_t groups)
+{
+    return groups * wgk_conv_pack_w_group(M / groups, Kg);
+}
+
+/* w: ONNX layout [M][Kg] per group (Kg = C/groups*KH*KW). Group g starts at
+ * g * wgk_conv_pack_w_group(Mg, Kg); inside it panel p holds
+ * dst[(p*Kg + k)*MR + r] = W[g*Mg + p*MR + r][k], rows past Mg zero. */
+static inline void wgk_conv_pack_w(const float *w, size_t M, size_t Kg, size_t groups, float *dst)
+{
+    const size_t mg = M / groups, panels = (mg + WGK_CONV_MR - 1) / WGK_CONV_MR;
+    for (size_t g = 0; g < groups; g++) {
+        float *d = dst + g * wgk_conv_pack_w_group(mg, Kg);
+        const float *src = w + g * mg * Kg;
+        for (size_t p = 0; p < panels; p++)
+            for (size_t k = 0; k < Kg; k++)
+                for (size_t r = 0; r < WGK_CONV_MR; r++) {
+                    size_t m = p * WGK_CONV_MR + r;
+                    d[(p * Kg + k) * WGK_CONV_MR + r] = m < mg ? src[m * Kg + k] : 0.0f;
+                }
+    }
+}
+
+/* Output pixels per packed B block: about 1 MiB of packed B (half the L2 of the
+ * machines we measure on), a multiple of NR, never more than the image needs. */
+static inline int wgk_conv_block_cols(int Kg, int OHW)
+{
+    long nc = 262144L / (Kg > 0 ? Kg : 1);
+    nc -= nc % WGK_CONV_NR;
+    if (nc < WGK_CONV_NR)
+        nc = WGK_CONV_NR;
+    long need = ((long)OHW + WGK_CONV_NR - 1) / WGK_CONV_NR * WGK_CONV_NR;
+    return (int)(nc < need ? nc : need);
+}
+
+/* Scratch floats wgk_f32_conv2d_packed needs. */
+static inline size_t wgk_conv_packed_scratch(int Kg, int OHW)
+{
+    return (size_t)Kg * (size_t)wgk_conv_block_cols(Kg, OHW);
+}
+
+/* The convolution; a->w packed by wgk_conv_pack_w, a->scratch of
+ * wgk_conv_packed_scratch(C/groups*KH*KW, OH*OW) floats; a->gemm and a->w_rowmajor
+ * are not used. */
+void wgk_f32_conv2d_packed(const wgk_conv2d_args *a);
+
+/* The micro-kernel: one MR x NR tile of C,
+ *   c[r*ldc + j] = clamp(sum_k a[k*MR + r] * b[k*NR + j] + bias[r] + res[r*ldr + j], min, max)
+ * for r < mr, j < nr (the rest of the tile is computed and dropped: a and b must hold
+ * full MR / NR rows, zero padded). bias and res may be NULL. With accumulate != 0 the
+ * sum is added to what c holds (a later block of k; bias and res are then NULL). */
+void wgk_f32_conv_ukernel(int mr, int nr, int K, const float *a, const float *b, float *c,
+                          int ldc, const float *bias, const float *res, int ldr, float min,
+                          float max, int accumulate);
+
+#endif

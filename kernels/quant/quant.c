@@ -1,0 +1,140 @@
+/*
+ * quant.c: quantize / dequantize / widen / int32 GEMM and convolution / requantize
+ * (see wgk_quant.h). Plain loops: these ops are rare in the models we compile and must
+ * be exact, not fast.
+ */
+#include "wgk_quant.h"
+
+static size_t param(wgk_qaxis ax, size_t i)
+{
+    return ax.per_axis ? (i / (size_t)ax.inner) % (size_t)ax.axis : 0;
+}
+
+static int32_t load_i(const void *p, int dt, size_t i)
+{
+    if (!p)
+        return 0;
+    if (dt == 2)
+        return ((const uint8_t *)p)[i];
+    if (dt == 3)
+        return ((const int8_t *)p)[i];
+    return ((const int32_t *)p)[i];
+}
+
+/* Saturates the rounded value v into dtype dt and stores it. */
+static void store_sat(void *p, int dt, size_t i, double v)
+{
+    if (dt == 2) {
+        v = v < 0 ? 0 : v > 255 ? 255 : v;
+        ((uint8_t *)p)[i] = (uint8_t)v;
+    } else if (dt == 3) {
+        v = v < -128 ? -128 : v > 127 ? 127 : v;
+        ((int8_t *)p)[i] = (int8_t)v;
+    } else {
+        v = v < -2147483648.0 ? -2147483648.0 : v > 2147483647.0 ? 2147483647.0 : v;
+        ((int32_t *)p)[i] = (int32_t)v;
+    }
+}
+
+void wgk_quantize_linear(const float *x, void *y, int ydt, size_t n, const float *scale,
+                         const void *zp, wgk_qaxis ax)
+{
+    for (size_t i = 0; i < n; i++) {
+        const size_t j = param(ax, i);
+        /* x / scale in float32 as the reference does, then round half to even */
+        const float q = __builtin_rintf(x[i] / scale[j]);
+        double v = (double)load_i(zp, ydt, j);
+        if (q == q) /* NaN has no defined result; it gives the zero point */
+            v += (double)q;
+        store_sat(y, ydt, i, v);
+    }
+}
+
+void wgk_dequantize_linear(const void *x, int xdt, float *y, size_t n, const float *scale,
+                           const void *zp, wgk_qaxis ax)
+{
+    for (size_t i = 0; i < n; i++) {
+        const size_t j = param(ax, i);
+        /* the difference is exact in int64 (int32 x minus int32 zero point) */
+        const int64_t d = (int64_t)load_i(x, xdt, i) - (int64_t)load_i(zp, xdt, j);
+        y[i] = (float)d * scale[j];
+    }
+}
+
+void wgk_q_widen(const void *x, int xdt, int32_t *y, size_t n, const void *zp, wgk_qaxis ax)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = load_i(x, xdt, i) - load_i(zp, xdt, param(ax, i));
+}
+
+void wgk_s32_gemm(int batch, int M, int N, int K, const int32_t *A, size_t a_stride,
+                  const int32_t *B, size_t b_stride, int32_t *C)
+{
+    for (int b = 0; b < batch; b++) {
+        const int32_t *a = A + (size_t)b * a_stride, *bb = B + (size_t)b * b_stride;
+        int32_t *c = C + (size_t)b * M * N;
+        for (int m = 0; m < M; m++) {
+            uint32_t *row = (uint32_t *)(c + (size_t)m * N);
+            for (int j = 0; j < N; j++)
+                row[j] = 0;
+            for (int k = 0; k < K; k++) {
+                const uint32_t av = (uint32_t)a[(size_t)m * K + k];
+                const int32_t *br = bb + (size_t)k * N;
+                for (int j = 0; j < N; j++)
+                    row[j] += av * (uint32_t)br[j]; /* wraps like int32 accumulation */
+            }
+        }
+    }
+}
+
+void wgk_s32_conv3d_direct(const wgk_s32_conv_args *a)
+{
+    const int cg = a->C / a->groups, mg = a->M / a->groups;
+    const size_t isz = (size_t)a->in[0] * a->in[1] * a->in[2];
+    const size_t osz = (size_t)a->out[0] * a->out[1] * a->out[2];
+    const size_t ksz = (size_t)a->k[0] * a->k[1] * a->k[2];
+    for (int n = 0; n < a->N; n++)
+        for (int m = 0; m < a->M; m++) {
+            const int g = m / mg;
+            int32_t *y = a->y + ((size_t)n * a->M + m) * osz;
+            size_t oi = 0;
+            for (int o0 = 0; o0 < a->out[0]; o0++)
+                for (int o1 = 0; o1 < a->out[1]; o1++)
+                    for (int o2 = 0; o2 < a->out[2]; o2++, oi++) {
+                        uint32_t s = a->bias ? (uint32_t)a->bias[m] : 0u;
+                        for (int c = 0; c < cg; c++) {
+                            const int32_t *x = a->x + ((size_t)n * a->C + (size_t)g * cg + c) * isz;
+                            const int32_t *w = a->w + ((size_t)m * cg + c) * ksz;
+                            for (int k0 = 0; k0 < a->k[0]; k0++) {
+                                const int i0 = o0 * a->s[0] - a->p[0] + k0 * a->d[0];
+                                if (i0 < 0 || i0 >= a->in[0])
+                                    continue;
+                                for (int k1 = 0; k1 < a->k[1]; k1++) {
+                                    const int i1 = o1 * a->s[1] - a->p[1] + k1 * a->d[1];
+                                    if (i1 < 0 || i1 >= a->in[1])
+                                        continue;
+                                    const int32_t *xr = x + ((size_t)i0 * a->in[1] + i1) * a->in[2];
+                                    const int32_t *wr = w + ((size_t)k0 * a->k[1] + k1) * a->k[2];
+                                    for (int k2 = 0; k2 < a->k[2]; k2++) {
+                                        const int i2 = o2 * a->s[2] - a->p[2] + k2 * a->d[2];
+                                        if (i2 >= 0 && i2 < a->in[2])
+                                            s += (uint32_t)xr[i2] * (uint32_t)wr[k2];
+                                    }
+                                }
+                            }
+                        }
+                        y[oi] = (int32_t)s;
+                    }
+        }
+}
+
+void wgk_requantize(const int32_t *acc, void *y, int ydt, size_t n, const float *sa,
+                    const float *sb, wgk_qaxis ax_b, const float *sy, const void *zy)
+{
+    const int32_t z = load_i(zy, ydt, 0);
+    for (size_t i = 0; i < n; i++) {
+        const float mult = sa[0] * sb[param(ax_b, i)] / sy[0];
+        const double v = __builtin_rint((double)acc[i] * (double)mult) + (double)z;
+        store_sat(y, ydt, i, v);
+    }
+}

@@ -1,0 +1,212 @@
+/*
+ * test_conv_packed.c: the packed-GEMM convolution (wgk_conv_packed.h) against a naive
+ * 7-loop convolution: 1x1 (direct packing) and general (fused im2col packing) shapes,
+ * channel counts around the 4-row weight panel, pixel counts around the 8-column B
+ * panel, several B blocks (large K), rows of the image split across panels and blocks,
+ * strides, pads, dilation, groups, batch, and every epilogue (bias, residual, relu, clip).
+ * Also the micro-kernel alone for every partial tile, with and without accumulation. Runs in the SIMD, relaxed-less
+ * and scalar builds (the micro-kernel is chosen at build time).
+ * rtol 1e-4, atol 1e-5 (atol grows with sqrt of the reduction length).
+ */
+#include "wgk_conv_packed.h"
+#include "wgkt.h"
+
+#define CAP (1 << 20)
+static float X[CAP], Wt[CAP], WP[CAP + 64], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
+static uint32_t seed = 4242;
+
+static void fill(float *p, int n)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = wgkt_rand(&seed);
+}
+
+typedef struct shape {
+    int N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, groups;
+} shape;
+
+static void reference(const wgk_conv2d_args *a)
+{
+    const int cg = a->C / a->groups, mg = a->M / a->groups;
+    for (int n = 0; n < a->N; n++)
+        for (int m = 0; m < a->M; m++)
+            for (int oh = 0; oh < a->OH; oh++)
+                for (int ow = 0; ow < a->OW; ow++) {
+                    double s = a->bias ? a->bias[m] : 0.0;
+                    int g = m / mg;
+                    for (int c = 0; c < cg; c++)
+                        for (int kh = 0; kh < a->KH; kh++)
+                            for (int kw = 0; kw < a->KW; kw++) {
+                                int ih = oh * a->SH - a->PT + kh * a->DH;
+                                int iw = ow * a->SW - a->PL + kw * a->DW;
+                                if (ih < 0 || ih >= a->H || iw < 0 || iw >= a->W)
+                                    continue;
+                                s += (double)a->x[((n * a->C + g * cg + c) * a->H + ih) * a->W + iw] *
+                                     Wt[((m * cg + c) * a->KH + kh) * a->KW + kw];
+                            }
+                    size_t o = (((size_t)n * a->M + m) * a->OH + oh) * a->OW + ow;
+                    float v = (float)s + (a->res ? a->res[o] : 0.0f);
+                    v = v < a->min ? a->min : v;
+                    Want[o] = v > a->max ? a->max : v;
+                }
+}
+
+static float tolerance(int K)
+{
+    float atol = 1e-5f;
+    for (int k = 1; k * k < K; k++)
+        atol = 1e-5f * (float)(k + 1);
+    return atol;
+}
+
+/* epi: 0 none, 1 bias, 2 bias+res+relu, 3 res+clip */
+static void check(const shape *s, int epi)
+{
+    wgk_conv2d_args a = {
+        .N = s->N, .C = s->C, .H = s->H, .W = s->W, .M = s->M, .KH = s->KH, .KW = s->KW,
+        .SH = s->SH, .SW = s->SW, .DH = s->DH, .DW = s->DW, .PT = s->PT, .PL = s->PL,
+        .groups = s->groups, .min = -INFINITY, .max = INFINITY,
+    };
+    a.OH = (s->H + s->PT + s->PB - ((s->KH - 1) * s->DH + 1)) / s->SH + 1;
+    a.OW = (s->W + s->PL + s->PR - ((s->KW - 1) * s->DW + 1)) / s->SW + 1;
+    const int cg = s->C / s->groups, K = cg * s->KH * s->KW;
+    const int ysize = s->N * s->M * a.OH * a.OW;
+    WGKT_CHECK(wgk_conv_packed_scratch(K, a.OH * a.OW) <= CAP, "scratch fits the test buffer");
+    WGKT_CHECK(wgk_conv_pack_w_size((size_t)s->M, (size_t)K, (size_t)s->groups) <= CAP,
+               "packed weight fits the test buffer");
+    fill(X, s->N * s->C * s->H * s->W);
+    fill(Wt, s->M * K);
+    fill(Bias, s->M);
+    fill(Res, ysize);
+    /* Garbage in the scratch must not leak into the result. */
+    for (int i = 0; i < CAP; i++)
+        Scratch[i] = NAN;
+    for (int i = 0; i < ysize + 8; i++)
+        Y[i] = 1000.0f;
+    a.x = X;
+    a.bias = epi == 1 || epi == 2 ? Bias : NULL;
+    a.res = epi >= 2 ? Res : NULL;
+    if (epi == 2)
+        a.min = 0.0f;
+    if (epi == 3) {
+        a.min = -0.25f;
+        a.max = 0.5f;
+    }
+    a.y = Y;
+    a.scratch = Scratch;
+    reference(&a);
+    wgk_conv_pack_w(Wt, (size_t)s->M, (size_t)K, (size_t)s->groups, WP);
+    a.w = WP;
+    wgk_f32_conv2d_packed(&a);
+    const float atol = tolerance(K);
+    int bad = 0;
+    for (int i = 0; i < ysize && !bad; i++)
+        if (!wgkt_close(Y[i], Want[i], 1e-4f, atol)) {
+            bad = 1;
+            WGKT_CHECK_CLOSE(Y[i], Want[i], 1e-4f, atol, "conv2d_packed");
+            wgkt_log("  at index ");
+            wgkt_log_int(i);
+            wgkt_log(" C=");
+            wgkt_log_int(s->C);
+            wgkt_log(" H=");
+            wgkt_log_int(s->H);
+            wgkt_log(" W=");
+            wgkt_log_int(s->W);
+            wgkt_log(" M=");
+            wgkt_log_int(s->M);
+            wgkt_log(" K=");
+            wgkt_log_int(s->KH);
+            wgkt_log("x");
+            wgkt_log_int(s->KW);
+            wgkt_log(" groups=");
+            wgkt_log_int(s->groups);
+            wgkt_log(" epi=");
+            wgkt_log_int(epi);
+            wgkt_log("\n");
+        }
+    WGKT_CHECK(!bad, "conv2d_packed matches the naive convolution");
+    WGKT_CHECK(Y[ysize] == 1000.0f, "conv2d_packed wrote past its output");
+}
+
+/* The micro-kernel on every mr x nr, with K = 0, 1 and a few more. */
+static void check_ukernel(void)
+{
+    static const int ks[] = {0, 1, 3, 17};
+    for (unsigned ki = 0; ki < sizeof ks / sizeof *ks; ki++) {
+        const int K = ks[ki];
+        fill(X, K * WGK_CONV_MR);
+        fill(Wt, K * WGK_CONV_NR);
+        fill(Bias, WGK_CONV_MR);
+        fill(Res, 16 * WGK_CONV_MR);
+        for (int mr = 1; mr <= WGK_CONV_MR; mr++)
+            for (int nr = 1; nr <= WGK_CONV_NR; nr++)
+                for (int epi = 0; epi < 4; epi++) {
+                    /* epi 3: accumulate onto what c holds (a later k block) */
+                    const int ldc = 13, ldr = 11, acc = epi == 3;
+                    for (int i = 0; i < ldc * WGK_CONV_MR; i++)
+                        Y[i] = 1000.0f;
+                    if (acc)
+                        for (int r = 0; r < mr; r++)
+                            for (int j = 0; j < nr; j++)
+                                Y[r * ldc + j] = Res[r * ldr + j];
+                    const float lo = epi == 2 ? 0.0f : -INFINITY, hi = epi == 2 ? 0.75f : INFINITY;
+                    wgk_f32_conv_ukernel(mr, nr, K, X, Wt, Y, ldc, epi == 1 || epi == 2 ? Bias : NULL,
+                                         epi == 1 || epi == 2 ? Res : NULL, ldr, lo, hi, acc);
+                    int bad = 0;
+                    for (int r = 0; r < WGK_CONV_MR; r++)
+                        for (int j = 0; j < ldc; j++) {
+                            float got = Y[r * ldc + j];
+                            if (r >= mr || j >= nr) {
+                                bad |= got != 1000.0f;
+                                continue;
+                            }
+                            double s = 0.0;
+                            for (int k = 0; k < K; k++)
+                                s += (double)X[k * WGK_CONV_MR + r] * Wt[k * WGK_CONV_NR + j];
+                            float v = (float)s + (epi ? (acc ? 0.0f : Bias[r]) + Res[r * ldr + j] : 0.0f);
+                            v = v < lo ? lo : v > hi ? hi : v;
+                            bad |= !wgkt_close(got, v, 1e-4f, tolerance(K));
+                        }
+                    WGKT_CHECK(!bad, "conv micro-kernel tile (mr, nr, K, epilogue)");
+                }
+    }
+}
+
+static void run(void)
+{
+    check_ukernel();
+    /* N  C  H  W  M KH KW SH SW DH DW PT PL PB PR groups */
+    static const shape shapes[] = {
+        /* 1x1, stride 1, no pad: direct packing */
+        {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 3, 5, 7, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {2, 8, 4, 4, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 6, 3, 11, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3},
+        {1, 37, 9, 9, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 64, 8, 8, 12, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 4096, 3, 5, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  /* several B blocks */
+        {2, 2048, 7, 7, 6, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  /* N = 49: one-column panel */
+        /* general: fused im2col */
+        {1, 1, 5, 5, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {1, 3, 11, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {2, 4, 8, 8, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+        {1, 3, 16, 16, 7, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1},
+        {1, 5, 9, 10, 6, 3, 2, 1, 3, 2, 1, 0, 2, 1, 0, 1},
+        {1, 4, 7, 7, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2},
+        {1, 6, 6, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
+        {1, 8, 9, 9, 4, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+        {1, 3, 4, 4, 2, 5, 5, 1, 1, 1, 1, 2, 1, 0, 2, 1},
+        {1, 2, 1, 9, 3, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1},
+        {1, 16, 14, 14, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {1, 3, 6, 6, 4, 2, 2, 3, 3, 1, 1, 0, 0, 1, 1, 1},
+        {1, 1, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},     /* 1x1 with padding */
+        {1, 512, 9, 9, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   /* K = 4608: blocks split rows */
+        {1, 300, 13, 5, 13, 3, 3, 2, 1, 1, 1, 1, 0, 1, 2, 1}, /* blocks and rows misaligned */
+        {1, 1000, 4, 3, 6, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2},  /* k blocks (of 512) per group */
+    };
+    for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
+        for (int epi = 0; epi < 4; epi++)
+            check(&shapes[i], epi);
+}
+
+WGKT_MAIN("conv_packed", run)

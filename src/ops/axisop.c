@@ -1,0 +1,187 @@
+/*
+ * axisop.c: ops that work along one axis or a trailing block, as inline loops over an
+ * [outer][len][inner] view: LogSoftmax, Hardmax, CumSum, LayerNormalization,
+ * InstanceNormalization (floats; statistics in double).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gen.h"
+
+static const int floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, 0};
+
+/* outer/len/inner of x for node n. */
+static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *len, int64_t *inner)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int rank = x->shape.rank;
+    int64_t axis;
+    bool block = false; /* normalise over [axis, rank) */
+    switch (n->op) {
+    case WGC_OP_LOG_SOFTMAX: case WGC_OP_HARDMAX:
+        block = n->opset < 13;
+        axis = wgc_attr_int(n, "axis", block ? 1 : -1);
+        break;
+    case WGC_OP_LAYER_NORM: block = true; axis = wgc_attr_int(n, "axis", -1); break;
+    case WGC_OP_INSTANCE_NORM: block = true; axis = 2; break;
+    default: { /* CumSum */
+        const wgc_tensor *a = wgc_in(g, n, 1);
+        if (!a || !a->data)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                             "axis input '%s' is computed at run time; only constant values are supported",
+                             a ? a->name : "");
+        axis = wgc_const_int(a, 0);
+        break;
+    }
+    }
+    if (axis < -rank || axis >= rank || rank == 0)
+        return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d", (long long)axis, rank);
+    if (axis < 0)
+        axis += rank;
+    *outer = *len = *inner = 1;
+    for (int d = 0; d < rank; d++) {
+        if (d < axis)
+            *outer *= x->shape.dims[d];
+        else if (block || d == axis)
+            *len *= x->shape.dims[d];
+        else
+            *inner *= x->shape.dims[d];
+    }
+    return WG_OK;
+}
+
+static wg_status axisop_infer(wgc_graph *g, wgc_node *n)
+{
+    static const int num[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, WG_DT_INT32, WG_DT_INT64,
+                              WG_DT_UINT32, WG_DT_UINT64, 0};
+    bool ln = n->op == WGC_OP_LAYER_NORM, in = n->op == WGC_OP_INSTANCE_NORM;
+    wg_status st = wgc_check_arity(g, n, 1, ln || in ? 3 : n->op == WGC_OP_CUM_SUM ? 2 : 1, 1, ln ? 3 : 1);
+    if (!st)
+        st = wgc_check_input(g, n, 0, n->op == WGC_OP_CUM_SUM ? num : floats);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int64_t o, l, i;
+    if ((st = view(g, n, &o, &l, &i)))
+        return st;
+    if (in && (x->shape.rank < 3 || !wgc_in(g, n, 1) || !wgc_in(g, n, 2)))
+        return wgc_error(g, n, WG_ERR_INVALID, "needs X of rank >= 3, scale and B");
+    if (ln || in) {
+        for (int k = 1; k < n->n_inputs; k++) {
+            const wgc_tensor *p = wgc_in(g, n, k);
+            if (!p)
+                continue;
+            if (p->dtype != x->dtype)
+                return wgc_error(g, n, WG_ERR_UNSUPPORTED, "scale/bias dtype %s differs from X",
+                                 wg_dtype_name(p->dtype));
+            int64_t want = in ? x->shape.dims[1] : l;
+            if (wgc_numel(&p->shape) != want)
+                return wgc_error(g, n, WG_ERR_UNSUPPORTED, "scale/bias must have %lld elements",
+                                 (long long)want);
+        }
+    }
+    wgc_set_output(g, n, 0, x->dtype, &x->shape);
+    if (ln) {
+        wgc_shape s = x->shape;
+        int64_t axis = wgc_attr_int(n, "axis", -1);
+        if (axis < 0)
+            axis += s.rank;
+        for (int d = (int)axis; d < s.rank; d++)
+            s.dims[d] = 1;
+        for (int k = 1; k < n->n_outputs; k++)
+            if (wgc_out(g, n, k))
+                wgc_set_output(g, n, k, wgc_attr_int(n, "stash_type", 1) == 11 ? WG_DT_DOUBLE : WG_DT_FLOAT, &s);
+    }
+    return WG_OK;
+}
+
+static wg_status axisop_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int64_t outer, len, inner;
+    wg_status st = view(g, n, &outer, &len, &inner);
+    if (!st)
+        st = wgc_check_i32_numel(g, n, x);
+    if (st)
+        return st;
+    if (wgc_numel(&x->shape) == 0)
+        return WG_OK;
+    const char *ct = wgc_ctype(x->dtype);
+    wgc_emit(e, "{\ntypedef %s T;\nconst T *px = (const T *)%s;\nT *py = (T *)%s;\n", ct,
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]));
+    if (n->op == WGC_OP_INSTANCE_NORM) {
+        /* view: outer = N*C blocks of len = spatial */
+        int64_t C = x->shape.dims[1];
+        char eps[40];
+        wgc_dlit(eps, sizeof eps, wgc_attr_float(n, "epsilon", 1e-5f));
+        wgc_emit(e, "const T *sc = (const T *)%s, *bi = (const T *)%s;\n", wgc_ptr(e, g, n->inputs[1]),
+                 wgc_ptr(e, g, n->inputs[2]));
+        wgc_emit(e, "for (int32_t o = 0; o < %lld; o++) {\nconst T *xr = px + o * %lld; T *yr = py + o * %lld;\n",
+                 (long long)outer, (long long)len, (long long)len);
+        wgc_emit(e, "double m = 0, v = 0;\nfor (int32_t k = 0; k < %lld; k++) m += xr[k];\nm /= %lld;\n",
+                 (long long)len, (long long)len);
+        wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) v += (xr[k] - m) * (xr[k] - m);\nv /= %lld;\n",
+                 (long long)len, (long long)len);
+        wgc_emit(e, "double r = 1.0 / wgk__sqrt(v + %s), s = sc[o %% %lld] * r, b = bi[o %% %lld];\n", eps,
+                 (long long)C, (long long)C);
+        wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) yr[k] = (T)((xr[k] - m) * s + b);\n}\n}\n",
+                 (long long)len);
+        return WG_OK;
+    }
+    if (n->op == WGC_OP_LAYER_NORM) {
+        char eps[40];
+        wgc_dlit(eps, sizeof eps, wgc_attr_float(n, "epsilon", 1e-5f));
+        const wgc_tensor *tm = wgc_out(g, n, 1), *ti = wgc_out(g, n, 2);
+        wgc_emit(e, "const T *sc = (const T *)%s;\n", wgc_ptr(e, g, n->inputs[1]));
+        if (wgc_in(g, n, 2))
+            wgc_emit(e, "const T *bi = (const T *)%s;\n", wgc_ptr(e, g, n->inputs[2]));
+        if (tm)
+            wgc_emit(e, "%s *pm = (%s *)%s;\n", wgc_ctype(tm->dtype), wgc_ctype(tm->dtype), wgc_ptr(e, g, n->outputs[1]));
+        if (ti)
+            wgc_emit(e, "%s *pi = (%s *)%s;\n", wgc_ctype(ti->dtype), wgc_ctype(ti->dtype), wgc_ptr(e, g, n->outputs[2]));
+        wgc_emit(e, "for (int32_t o = 0; o < %lld; o++) {\nconst T *xr = px + o * %lld; T *yr = py + o * %lld;\n",
+                 (long long)outer, (long long)len, (long long)len);
+        wgc_emit(e, "double m = 0, v = 0;\nfor (int32_t k = 0; k < %lld; k++) m += xr[k];\nm /= %lld;\n",
+                 (long long)len, (long long)len);
+        wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) v += (xr[k] - m) * (xr[k] - m);\nv /= %lld;\n",
+                 (long long)len, (long long)len);
+        wgc_emit(e, "double r = 1.0 / wgk__sqrt(v + %s);\n", eps);
+        if (tm)
+            wgc_emit(e, "pm[o] = m;\n");
+        if (ti)
+            wgc_emit(e, "pi[o] = r;\n");
+        wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) yr[k] = (T)((xr[k] - m) * r * sc[k]%s);\n}\n}\n",
+                 (long long)len, wgc_in(g, n, 2) ? " + bi[k]" : "");
+        return WG_OK;
+    }
+    wgc_emit(e, "for (int32_t o = 0; o < %lld; o++)\nfor (int32_t i = 0; i < %lld; i++) {\n",
+             (long long)outer, (long long)inner);
+    wgc_emit(e, "const T *xr = px + o * %lld + i; T *yr = py + o * %lld + i;\n",
+             (long long)(len * inner), (long long)(len * inner));
+    long long L = (long long)len, I = (long long)inner;
+    switch (n->op) {
+    case WGC_OP_LOG_SOFTMAX:
+        wgc_emit(e, "double mx = -1.0/0.0, s = 0;\nfor (int32_t k = 0; k < %lld; k++) if (xr[k * %lld] > mx) mx = xr[k * %lld];\n", L, I, I);
+        wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) s += wgk_exp(xr[k * %lld] - mx);\ns = wgk_log(s);\n", L, I);
+        wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) yr[k * %lld] = (T)(xr[k * %lld] - mx - s);\n", L, I, I);
+        break;
+    case WGC_OP_HARDMAX:
+        wgc_emit(e, "int32_t arg = 0;\nfor (int32_t k = 1; k < %lld; k++) if (xr[k * %lld] > xr[arg * %lld]) arg = k;\n", L, I, I);
+        wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) yr[k * %lld] = (T)(k == arg);\n", L, I);
+        break;
+    default: { /* CumSum */
+        bool rev = wgc_attr_int(n, "reverse", 0) != 0, ex = wgc_attr_int(n, "exclusive", 0) != 0;
+        wgc_emit(e, "T acc = 0;\nfor (int32_t kk = 0; kk < %lld; kk++) {\nint32_t k = %s%lld;\n", L,
+                 rev ? "-1 - kk + " : "kk + 0 * ", L);
+        if (ex)
+            wgc_emit(e, "T v = xr[k * %lld]; yr[k * %lld] = acc; acc += v;\n}\n", I, I);
+        else
+            wgc_emit(e, "acc += xr[k * %lld]; yr[k * %lld] = acc;\n}\n", I, I);
+        break;
+    }
+    }
+    wgc_emit(e, "}\n}\n");
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_axisop = {axisop_infer, NULL, axisop_emit, NULL};

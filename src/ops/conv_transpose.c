@@ -1,0 +1,185 @@
+/*
+ * conv_transpose.c: ConvTranspose, 1-D, 2-D and 3-D, NC[D][H]W float32: strides, pads,
+ * dilations, group, output_padding, output_shape, auto_pad (SAME_UPPER puts the smaller
+ * half of an odd total padding first, as the ONNX reference does). Runs on the direct
+ * scatter kernel (wgk_f32_deconv3d_direct) with the weight in ONNX layout.
+ */
+#include "../../kernels/include/wgk_convnd.h"
+#include "epilogue.h"
+
+#include <string.h>
+
+static const int f32_only[] = {WG_DT_FLOAT, 0};
+
+typedef struct ct_geom {
+    int rank;
+    int64_t N, C, M, groups;
+    int64_t in[3], out[3], k[3], s[3], d[3], pb[3];
+} ct_geom;
+
+static int64_t floordiv2(int64_t v)
+{
+    return v >= 0 ? v / 2 : -((-v + 1) / 2);
+}
+
+/* INTS attribute of length want (or absent: dflt everywhere). */
+static wg_status ints(wgc_graph *g, const wgc_node *n, const char *name, size_t want,
+                      int64_t dflt, int64_t min, int64_t *out, bool *given)
+{
+    size_t cnt = 0;
+    const int64_t *v = wgc_attr_ints(n, name, &cnt);
+    if (given)
+        *given = v != NULL;
+    for (size_t i = 0; i < want; i++)
+        out[i] = dflt;
+    if (!v)
+        return WG_OK;
+    if (cnt != want)
+        return wgc_error(g, n, WG_ERR_INVALID, "attribute %s has %zu values, expected %zu", name,
+                         cnt, want);
+    for (size_t i = 0; i < cnt; i++) {
+        if (v[i] < min || v[i] > ((int64_t)1 << 30))
+            return wgc_error(g, n, WG_ERR_INVALID, "attribute %s[%zu] = %lld is out of range", name,
+                             i, (long long)v[i]);
+        out[i] = v[i];
+    }
+    return WG_OK;
+}
+
+static wg_status resolve(wgc_graph *g, const wgc_node *n, ct_geom *c)
+{
+    wg_status st = wgc_check_arity(g, n, 2, 3, 1, 1);
+    if (!st)
+        st = wgc_check_input(g, n, 0, f32_only);
+    if (!st)
+        st = wgc_check_input(g, n, 1, f32_only);
+    if (!st && n->n_inputs > 2 && n->inputs[2] >= 0)
+        st = wgc_check_input(g, n, 2, f32_only);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0), *w = wgc_in(g, n, 1), *b = wgc_in(g, n, 2);
+    const int r = c->rank = x->shape.rank - 2;
+    if (r < 1 || r > 3)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                         "ConvTranspose with a rank-%d input is not supported (only 1-D, 2-D, 3-D)",
+                         x->shape.rank);
+    if (w->shape.rank != x->shape.rank)
+        return wgc_error(g, n, WG_ERR_INVALID, "weight '%s' has rank %d, expected %d", w->name,
+                         w->shape.rank, x->shape.rank);
+    c->N = x->shape.dims[0];
+    c->C = x->shape.dims[1];
+    c->groups = wgc_attr_int(n, "group", 1);
+    if (c->groups < 1 || c->C % c->groups || w->shape.dims[0] != c->C || w->shape.dims[1] < 1)
+        return wgc_error(g, n, WG_ERR_INVALID,
+                         "group = %lld does not fit input channels %lld and weight '%s' [%lld, %lld, ...]",
+                         (long long)c->groups, (long long)c->C, w->name,
+                         (long long)w->shape.dims[0], (long long)w->shape.dims[1]);
+    c->M = w->shape.dims[1] * c->groups;
+    if (b && (b->shape.rank != 1 || b->shape.dims[0] != c->M))
+        return wgc_error(g, n, WG_ERR_INVALID, "bias '%s' must have shape [%lld]", b->name,
+                         (long long)c->M);
+    int64_t ks[3], op[3], pads[6], os[WG_MAX_RANK + 2];
+    bool has_ks;
+    if ((st = ints(g, n, "kernel_shape", (size_t)r, 1, 1, ks, &has_ks)) ||
+        (st = ints(g, n, "strides", (size_t)r, 1, 1, c->s, NULL)) ||
+        (st = ints(g, n, "dilations", (size_t)r, 1, 1, c->d, NULL)) ||
+        (st = ints(g, n, "output_padding", (size_t)r, 0, 0, op, NULL)) ||
+        (st = ints(g, n, "pads", 2 * (size_t)r, 0, 0, pads, NULL)))
+        return st;
+    size_t nos = 0;
+    const int64_t *osv = wgc_attr_ints(n, "output_shape", &nos);
+    if (osv) {
+        /* Either the spatial dims or the full output shape. */
+        if (nos != (size_t)r && nos != (size_t)r + 2)
+            return wgc_error(g, n, WG_ERR_INVALID, "output_shape has %zu values, expected %d",
+                             nos, r);
+        for (int i = 0; i < r; i++)
+            os[i] = osv[nos - (size_t)r + (size_t)i];
+    }
+    const char *ap = wgc_attr_str(n, "auto_pad", "NOTSET");
+    const bool same = !strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER");
+    if (!same && strcmp(ap, "NOTSET") && strcmp(ap, "VALID") && strcmp(ap, ""))
+        return wgc_error(g, n, WG_ERR_INVALID, "unknown auto_pad '%s'", ap);
+    for (int i = 0; i < r; i++) {
+        c->in[i] = x->shape.dims[2 + i];
+        c->k[i] = w->shape.dims[2 + i];
+        if (has_ks && ks[i] != c->k[i])
+            return wgc_error(g, n, WG_ERR_INVALID, "kernel_shape[%d] = %lld but the weight has %lld",
+                             i, (long long)ks[i], (long long)c->k[i]);
+        if (op[i] >= c->s[i] && op[i] >= c->d[i])
+            return wgc_error(g, n, WG_ERR_INVALID, "output_padding[%d] = %lld must be smaller than "
+                             "the stride or the dilation", i, (long long)op[i]);
+        const int64_t full = c->s[i] * (c->in[i] - 1) + op[i] + (c->k[i] - 1) * c->d[i] + 1;
+        if (osv || same) {
+            const int64_t want = osv ? os[i] : c->in[i] * c->s[i];
+            const int64_t total = full - want;
+            const bool upper = !strcmp(ap, "SAME_UPPER");
+            c->pb[i] = upper ? floordiv2(total) : total - floordiv2(total);
+            c->out[i] = want;
+        } else {
+            const bool valid = !strcmp(ap, "VALID");
+            c->pb[i] = valid ? 0 : pads[i];
+            c->out[i] = full - (valid ? 0 : pads[i] + pads[r + i]);
+        }
+        if (c->out[i] < 1 || c->out[i] > ((int64_t)1 << 30))
+            return wgc_error(g, n, WG_ERR_INVALID, "output size %lld in spatial dim %d",
+                             (long long)c->out[i], i);
+    }
+    for (int i = r; i < 3; i++)
+        c->in[i] = c->out[i] = c->k[i] = c->s[i] = c->d[i] = 1, c->pb[i] = 0;
+    const int64_t lim = (int64_t)1 << 31;
+    if (wgc_numel(&x->shape) >= lim || c->N * c->M * c->out[0] * c->out[1] * c->out[2] >= lim)
+        return wgc_error(g, n, WG_ERR_LIMIT, "ConvTranspose is too large for the 32-bit kernel");
+    return WG_OK;
+}
+
+static wg_status ct_infer(wgc_graph *g, wgc_node *n)
+{
+    ct_geom c;
+    wg_status st = resolve(g, n, &c);
+    if (st)
+        return st;
+    wgc_shape y = {.rank = c.rank + 2, .dims = {c.N, c.M}};
+    for (int i = 0; i < c.rank; i++)
+        y.dims[2 + i] = c.out[i];
+    wgc_set_output(g, n, 0, WG_DT_FLOAT, &y);
+    return WG_OK;
+}
+
+static wg_status ct_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    ct_geom c;
+    wg_status st = resolve(g, n, &c);
+    if (st)
+        return st;
+    /* The kernel wants the spatial dims last-aligned in a 3-dim view. */
+    int64_t v[6][3];
+    const int64_t *src[6] = {c.in, c.out, c.k, c.s, c.d, c.pb};
+    for (int f = 0; f < 6; f++)
+        for (int i = 0; i < 3; i++) {
+            const int j = i - (3 - c.rank);
+            v[f][i] = j < 0 ? (f == 5 ? 0 : 1) : src[f][j];
+        }
+    const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
+    float lo, hi;
+    wgc_act_range(n, &lo, &hi);
+    wgc_emit(e,
+             "wgk_f32_deconv3d_direct(&(const wgk_convnd_args){.N = %lld, .C = %lld, .M = %lld, "
+             ".groups = %lld, .in = {%lld, %lld, %lld}, .out = {%lld, %lld, %lld}, "
+             ".k = {%lld, %lld, %lld}, .s = {%lld, %lld, %lld}, .d = {%lld, %lld, %lld}, "
+             ".p = {%lld, %lld, %lld},\n",
+             (long long)c.N, (long long)c.C, (long long)c.M, (long long)c.groups,
+             (long long)v[0][0], (long long)v[0][1], (long long)v[0][2], (long long)v[1][0],
+             (long long)v[1][1], (long long)v[1][2], (long long)v[2][0], (long long)v[2][1],
+             (long long)v[2][2], (long long)v[3][0], (long long)v[3][1], (long long)v[3][2],
+             (long long)v[4][0], (long long)v[4][1], (long long)v[4][2], (long long)v[5][0],
+             (long long)v[5][1], (long long)v[5][2]);
+    wgc_emit(e, "    .x = %s, .w = %s, .bias = %s, .res = %s, .y = %s, .min = %s, .max = %s});\n",
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[1]),
+             has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
+             n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]),
+             wgc_float(e, lo), wgc_float(e, hi));
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_conv_transpose = {ct_infer, NULL, ct_emit, NULL};

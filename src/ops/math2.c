@@ -1,0 +1,156 @@
+/*
+ * math2.c: broadcasting elementwise ops with two or more inputs, every dtype, as inline
+ * loops (gen.c): Pow, Mod, Min, Max, Mean, comparisons, logical and bitwise ops, BitShift,
+ * PRelu, Where.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gen.h"
+
+static bool is_cmp(wgc_op op)
+{
+    return op == WGC_OP_EQUAL || op == WGC_OP_LESS || op == WGC_OP_GREATER ||
+           op == WGC_OP_LESS_OR_EQUAL || op == WGC_OP_GREATER_OR_EQUAL;
+}
+
+static bool variadic(wgc_op op)
+{
+    return op == WGC_OP_MIN || op == WGC_OP_MAX || op == WGC_OP_MEAN;
+}
+
+static wg_status math2_infer(wgc_graph *g, wgc_node *n)
+{
+    static const int floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, 0};
+    static const int ints[] = {WG_DT_INT8, WG_DT_INT16, WG_DT_INT32, WG_DT_INT64, WG_DT_UINT8,
+                               WG_DT_UINT16, WG_DT_UINT32, WG_DT_UINT64, 0};
+    static const int uints[] = {WG_DT_UINT8, WG_DT_UINT16, WG_DT_UINT32, WG_DT_UINT64, 0};
+    static const int bools[] = {WG_DT_BOOL, 0};
+    static const int numeric[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, WG_DT_INT8,
+                                  WG_DT_INT16, WG_DT_INT32, WG_DT_INT64, WG_DT_UINT8,
+                                  WG_DT_UINT16, WG_DT_UINT32, WG_DT_UINT64, 0};
+    int nin = n->op == WGC_OP_WHERE ? 3 : 2;
+    wg_status st = variadic(n->op) ? wgc_check_arity(g, n, 1, 4, 1, 1)
+                                   : wgc_check_arity(g, n, nin, nin, 1, 1);
+    if (st)
+        return st;
+    const int *dts = numeric;
+    switch (n->op) {
+    case WGC_OP_AND: case WGC_OP_OR: case WGC_OP_XOR: dts = bools; break;
+    case WGC_OP_BIT_SHIFT: dts = uints; break;
+    case WGC_OP_BITWISE_AND: case WGC_OP_BITWISE_OR: case WGC_OP_BITWISE_XOR: dts = ints; break;
+    case WGC_OP_EQUAL: dts = wgc_gen_dtypes; break;
+    case WGC_OP_MEAN: case WGC_OP_PRELU: dts = n->op == WGC_OP_MEAN ? floats : numeric; break;
+    case WGC_OP_WHERE: dts = wgc_gen_dtypes; break;
+    default: break;
+    }
+    wgc_shape y = {0};
+    for (int i = 0; i < n->n_inputs; i++) {
+        if (!wgc_in(g, n, i))
+            return wgc_error(g, n, WG_ERR_INVALID, "input %d is missing", i);
+        st = wgc_check_input(g, n, i, (n->op == WGC_OP_WHERE && i == 0) ? bools
+                                      : (n->op == WGC_OP_POW && i == 1) ? numeric : dts);
+        if (st)
+            return st;
+        const wgc_tensor *x = wgc_in(g, n, i);
+        int ref = n->op == WGC_OP_WHERE ? 1 : 0;
+        if (i > ref && n->op != WGC_OP_POW && x->dtype != wgc_in(g, n, ref)->dtype)
+            return wgc_error(g, n, WG_ERR_INVALID, "inputs have different dtypes %s and %s",
+                             wg_dtype_name(wgc_in(g, n, ref)->dtype), wg_dtype_name(x->dtype));
+        wgc_shape t;
+        if (i == 0)
+            y = x->shape;
+        else if (!wgc_broadcast(&y, &x->shape, &t))
+            return wgc_error(g, n, n->op == WGC_OP_PRELU ? WG_ERR_UNSUPPORTED : WG_ERR_INVALID,
+                             "input shapes do not broadcast%s",
+                             n->op == WGC_OP_PRELU ? " (legacy per-channel slope)" : "");
+        else
+            y = t;
+    }
+    if (n->op == WGC_OP_PRELU && !wgc_shape_eq(&y, &wgc_in(g, n, 0)->shape))
+        return wgc_error(g, n, WG_ERR_INVALID, "slope does not broadcast to X");
+    if (n->op == WGC_OP_BIT_SHIFT) {
+        const char *dir = wgc_attr_str(n, "direction", "");
+        if (strcmp(dir, "LEFT") && strcmp(dir, "RIGHT"))
+            return wgc_error(g, n, WG_ERR_INVALID, "direction '%s' (want LEFT or RIGHT)", dir);
+    }
+    if (n->op == WGC_OP_MOD && !wgc_attr_int(n, "fmod", 0) &&
+        wg_dtype_is_float(wgc_in(g, n, 0)->dtype))
+        return wgc_error(g, n, WG_ERR_INVALID, "fmod=0 with floating point inputs");
+    int out_dt = is_cmp(n->op) || n->op == WGC_OP_AND || n->op == WGC_OP_OR || n->op == WGC_OP_XOR
+                     ? WG_DT_BOOL
+                     : wgc_in(g, n, n->op == WGC_OP_WHERE ? 1 : 0)->dtype;
+    wgc_set_output(g, n, 0, out_dt, &y);
+    return WG_OK;
+}
+
+static wg_status math2_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    char ex[512];
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    bool fl = wg_dtype_is_float(x->dtype);
+    bool sgn = x->dtype == WG_DT_INT8 || x->dtype == WG_DT_INT16 || x->dtype == WG_DT_INT32 ||
+               x->dtype == WG_DT_INT64;
+    int nin = n->n_inputs;
+    switch (n->op) {
+    case WGC_OP_POW: snprintf(ex, sizeof ex, "wgk_pow((double)a, (double)b)"); break;
+    case WGC_OP_MOD:
+        if (wgc_attr_int(n, "fmod", 0))
+            snprintf(ex, sizeof ex, "%s", fl ? "wgk__fmod(a, b)" : "b == 0 ? 0 : a % b");
+        else if (sgn) /* Python's floored modulo: the result has the divisor's sign */
+            snprintf(ex, sizeof ex, "b == 0 ? 0 : (a %% b != 0 && ((a %% b < 0) != (b < 0))) ? a %% b + b : a %% b");
+        else
+            snprintf(ex, sizeof ex, "b == 0 ? 0 : a %% b");
+        break;
+    case WGC_OP_MIN: case WGC_OP_MAX: case WGC_OP_MEAN: {
+        const char *v[4] = {"a", "b", "c", "d"};
+        if (nin == 1) {
+            snprintf(ex, sizeof ex, "a");
+            break;
+        }
+        if (n->op == WGC_OP_MEAN) {
+            size_t len = (size_t)snprintf(ex, sizeof ex, "(a");
+            for (int i = 1; i < nin; i++)
+                len += (size_t)snprintf(ex + len, sizeof ex - len, " + %s", v[i]);
+            snprintf(ex + len, sizeof ex - len, ") / (T)%d", nin);
+            break;
+        }
+        /* NaN propagates (numpy minimum/maximum): pairwise m = (m != m || m OP x) ? m : x */
+        const char *cmp = n->op == WGC_OP_MAX ? ">" : "<";
+        char acc[400];
+        snprintf(acc, sizeof acc, "a");
+        for (int i = 1; i < nin; i++) {
+            char t[400];
+            snprintf(t, sizeof t, "wgk__%s%d(%s, %s)", n->op == WGC_OP_MAX ? "max" : "min", 0, acc, v[i]);
+            snprintf(acc, sizeof acc, "%s", t);
+        }
+        /* pairwise helper defined inline before the loop via a statement-expression-free macro */
+        snprintf(ex, sizeof ex, "%s", acc);
+        wgc_emit(e, "#define wgk__%s0(p, q) (((p) != (p) || (p) %s (q)) ? (p) : (q))\n",
+                 n->op == WGC_OP_MAX ? "max" : "min", cmp);
+        wg_status st = wgc_gen_map(e, g, n, n->inputs, nin, n->outputs[0], ex);
+        wgc_emit(e, "#undef wgk__%s0\n", n->op == WGC_OP_MAX ? "max" : "min");
+        return st;
+    }
+    case WGC_OP_EQUAL: snprintf(ex, sizeof ex, "a == b"); break;
+    case WGC_OP_LESS: snprintf(ex, sizeof ex, "a < b"); break;
+    case WGC_OP_GREATER: snprintf(ex, sizeof ex, "a > b"); break;
+    case WGC_OP_LESS_OR_EQUAL: snprintf(ex, sizeof ex, "a <= b"); break;
+    case WGC_OP_GREATER_OR_EQUAL: snprintf(ex, sizeof ex, "a >= b"); break;
+    case WGC_OP_AND: snprintf(ex, sizeof ex, "a && b"); break;
+    case WGC_OP_OR: snprintf(ex, sizeof ex, "a || b"); break;
+    case WGC_OP_XOR: snprintf(ex, sizeof ex, "(a != 0) != (b != 0)"); break;
+    case WGC_OP_BITWISE_AND: snprintf(ex, sizeof ex, "a & b"); break;
+    case WGC_OP_BITWISE_OR: snprintf(ex, sizeof ex, "a | b"); break;
+    case WGC_OP_BITWISE_XOR: snprintf(ex, sizeof ex, "a ^ b"); break;
+    case WGC_OP_BIT_SHIFT:
+        snprintf(ex, sizeof ex, "b >= 8 * sizeof(T) ? 0 : (uint64_t)a %s b",
+                 strcmp(wgc_attr_str(n, "direction", ""), "LEFT") ? ">>" : "<<");
+        break;
+    case WGC_OP_PRELU: snprintf(ex, sizeof ex, "a < 0 ? a * b : a"); break;
+    default: snprintf(ex, sizeof ex, "a ? b : c"); break; /* Where */
+    }
+    return wgc_gen_map(e, g, n, n->inputs, nin, n->outputs[0], ex);
+}
+
+const wgc_op_def wgc_op_math2 = {math2_infer, NULL, math2_emit, NULL};
