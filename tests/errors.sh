@@ -62,6 +62,9 @@ expect "missing input file" 1 "no such file" "$W" run "$T/mnist.wasm" --input "I
 head -n 5 "$SHARED/data/labels/synset.txt" > "$T/short-labels.txt"
 expect "labels file shorter than classes" 1 "5 labels" "$W" classify "$T/mnist.wasm" -i "$MN/digits/3_1020.png" -l "$T/short-labels.txt"
 expect "missing image" 1 "nope.png" "$W" classify "$T/mnist.wasm" -i "$T/nope.png" -l "$SHARED/data/labels/synset.txt"
+expect "memory cap refuses a module" 1 "more than the limit" "$W" bench "$T/mnist.wasm" --iters 1 --memory-limit-mb 1
+"$W" compile "$SQ" -o "$T/squeezenet.wasm" -q
+expect "time limit stops a run" 1 "exceeded the time limit of 1 ms" "$W" classify "$T/squeezenet.wasm" -i "$SHARED/data/images/cat.png" -l "$SHARED/data/labels/synset.txt" --time-limit-ms 1
 expect "unknown command" 2 "unknown command" "$W" frobnicate
 
 echo "errors: $pass passed, $fail failed"

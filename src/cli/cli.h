@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wasmgraph.h"
+
 int wg_cmd_compile(int argc, char **argv); /* cmd_compile.c (the lead's) */
 int wg_cmd_info(int argc, char **argv);
 int wg_cmd_run(int argc, char **argv);
@@ -25,6 +27,12 @@ int wg_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int wg_cli_usage(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A decimal integer in [min, max], the whole string; false otherwise. */
 bool wg_cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* The sandbox limits every command that runs a module accepts:
+ *   --time-limit-ms N   one run may take at most N ms (then WG_ERR_LIMIT)
+ *   --memory-limit-mb N modules declaring more linear memory are refused
+ * Returns 1 when opt is one of them and val is valid (caller skips val), 0 when opt is not
+ * a limit option, -1 (after printing the usage error) when val is missing or bad. */
+int wg_cli_limit_option(const char *usage, const char *opt, const char *val, wg_runtime_options *o);
 /* Element i of data (dtype) as a double; NaN for dtypes it cannot read. */
 double wg_cli_elem(int dtype, const void *data, size_t i);
 /* "[1,3,224,224]" into buf. */

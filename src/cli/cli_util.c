@@ -88,3 +88,25 @@ double wg_cli_now_ms(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
+
+int wg_cli_limit_option(const char *usage, const char *opt, const char *val, wg_runtime_options *o)
+{
+    uint64_t v;
+    if (!strcmp(opt, "--time-limit-ms")) {
+        if (!val || !wg_cli_parse_u64(val, 1, UINT64_C(1) << 40, &v)) {
+            wg_cli_usage(usage, "--time-limit-ms needs a positive integer");
+            return -1;
+        }
+        o->time_limit_ms = v;
+        return 1;
+    }
+    if (!strcmp(opt, "--memory-limit-mb")) {
+        if (!val || !wg_cli_parse_u64(val, 1, 1 << 20, &v)) {
+            wg_cli_usage(usage, "--memory-limit-mb needs a positive integer");
+            return -1;
+        }
+        o->memory_limit_bytes = (size_t)v << 20;
+        return 1;
+    }
+    return 0;
+}

@@ -11,7 +11,8 @@
 #include "common/json.h"
 #include "wasmgraph.h"
 
-static const char usage[] = "wasmgraph bench MODEL.wasm [--warmup 3] [--iters 20] [--json] [--serve]";
+static const char usage[] = "wasmgraph bench MODEL.wasm [--warmup 3] [--iters 20] [--json] [--serve]\n"
+                            "                       [--time-limit-ms N] [--memory-limit-mb N]";
 
 /* xorshift64*: the same inputs on every run and machine. */
 static uint64_t next_rand(uint64_t *s)
@@ -112,9 +113,15 @@ int wg_cmd_bench(int argc, char **argv)
     wg_model *m = NULL;
     wg_session *s = NULL;
     double *lat = NULL;
+    wg_runtime_options limits = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--json")) {
+        int lim = wg_cli_limit_option(usage, a, i + 1 < argc ? argv[i + 1] : NULL, &limits);
+        if (lim < 0)
+            return 2;
+        if (lim > 0) {
+            i++;
+        } else if (!strcmp(a, "--json")) {
             json = true;
         } else if (!strcmp(a, "--serve")) {
             serving = true;
@@ -133,7 +140,7 @@ int wg_cmd_bench(int argc, char **argv)
     }
     if (!model)
         return wg_cli_usage(usage, "no model given");
-    wg_status st = wg_runtime_new(NULL, &rt);
+    wg_status st = wg_runtime_new(&limits, &rt);
     if (st)
         return wg_cli_fail("cannot start the wasm engine: %s", wg_status_str(st));
     double t0 = wg_cli_now_ms();

@@ -16,6 +16,7 @@ static const char usage[] =
     "wasmgraph classify MODEL.wasm -i IMAGE -l LABELS [--top 5] [--size N] [--crop]\n"
     "                          [--mean R,G,B] [--std R,G,B] [--scale S] [--bgr]\n"
     "                          [--layout nchw|nhwc] [--gray]\n"
+    "                          [--time-limit-ms N] [--memory-limit-mb N]\n"
     "  pixel v in 0..255 becomes (v / scale - mean) / std (defaults 1, 0, 1); the image is\n"
     "  resized to the model's input size, or with --crop/--size N its shorter side goes to\n"
     "  N (default size*256/224) and the centre is cropped; --gray is automatic for 1 channel";
@@ -44,6 +45,7 @@ typedef struct args {
     uint64_t top, size;
     bool crop, bgr, gray, layout_set, nhwc;
     float mean[3], std[3], scale;
+    wg_runtime_options limits;
 } args;
 
 static int parse_args(int argc, char **argv, args *a)
@@ -53,7 +55,11 @@ static int parse_args(int argc, char **argv, args *a)
         const char *o = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         bool takes = true;
-        if (!strcmp(o, "-i") || !strcmp(o, "--image")) {
+        int lim = wg_cli_limit_option(usage, o, val, &a->limits);
+        if (lim < 0)
+            return 2;
+        if (lim > 0) {
+        } else if (!strcmp(o, "-i") || !strcmp(o, "--image")) {
             a->image = val;
         } else if (!strcmp(o, "-l") || !strcmp(o, "--labels")) {
             a->labels = val;
@@ -163,7 +169,7 @@ int wg_cmd_classify(int argc, char **argv)
     char err[1024];
     wg_preprocess p = {0};
 
-    wg_status st = wg_runtime_new(NULL, &rt);
+    wg_status st = wg_runtime_new(&a.limits, &rt);
     if (st)
         return wg_cli_fail("cannot start the wasm engine: %s", wg_status_str(st));
     if (wg_model_load(rt, a.model, &m)) {

@@ -145,7 +145,7 @@ int wg_cmd_run(int argc, char **argv)
         return wg_cli_fail("out of memory");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        uint64_t v;
+        int lim;
         bool has_val = i + 1 < argc;
         if (!strcmp(a, "--input") || !strcmp(a, "-i")) {
             if (!has_val) {
@@ -159,19 +159,11 @@ int wg_cmd_run(int argc, char **argv)
                 goto done;
             }
             outdir = argv[++i];
-        } else if (!strcmp(a, "--time-limit-ms")) {
-            if (!has_val || !wg_cli_parse_u64(argv[i + 1], 1, UINT64_C(1) << 40, &v)) {
-                rc = wg_cli_usage(usage, "--time-limit-ms needs a positive integer");
+        } else if ((lim = wg_cli_limit_option(usage, a, has_val ? argv[i + 1] : NULL, &opts)) != 0) {
+            if (lim < 0) {
+                rc = 2;
                 goto done;
             }
-            opts.time_limit_ms = v;
-            i++;
-        } else if (!strcmp(a, "--memory-limit-mb")) {
-            if (!has_val || !wg_cli_parse_u64(argv[i + 1], 1, 1 << 20, &v)) {
-                rc = wg_cli_usage(usage, "--memory-limit-mb needs a positive integer");
-                goto done;
-            }
-            opts.memory_limit_bytes = (size_t)v << 20;
             i++;
         } else if (a[0] == '-' && a[1]) {
             rc = wg_cli_usage(usage, "unknown option '%s'", a);
