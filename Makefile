@@ -107,13 +107,13 @@ sanitize: setup
 	$(MAKE) SAN=1 test-sanitized
 
 test-sanitized: all $(UNIT_BIN)
-	BUILD=$(BUILD) WG_SANFLAGS="$(SANFLAGS)" tests/run.sh unit errors models
+	BUILD=$(BUILD) WG_SANFLAGS="$(SANFLAGS)" tests/run.sh unit errors malformed regression models
 
 test-unit: all $(UNIT_BIN)
 	BUILD=$(BUILD) WG_SANFLAGS="$(SANFLAGS)" tests/run.sh unit
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 # `make bench`: engines compared on the benchmark models (bench/run; about 15 minutes).
 # BENCH_ARGS passes options, e.g. make bench BENCH_ARGS=--quick, or

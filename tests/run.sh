@@ -4,6 +4,8 @@
 #   kernels  every kernel against its scalar reference, as wasm on wasmtime (SIMD and scalar)
 #   models   whole models compiled and compared with ONNX's or onnxruntime's outputs
 #   errors   bad input of every kind: message and exit code
+#   malformed  121 malformed ONNX and wasm files (tests/malformed/cases.tsv): message and exit code
+#   regression  every input a fuzzer crashed on, replayed: a clean error, never a signal
 #   conformance  ONNX backend tests (libonnx-testdata); "K unsupported" is not counted as failed
 #   js       the JS loader (js/wasmgraph.mjs) under node --test
 # Every suite prints "SUITE: N passed, M failed"; the last line is the total.
@@ -11,7 +13,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build}
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(unit kernels models errors js conformance)
+[ ${#suites[@]} -gt 0 ] || suites=(unit kernels models errors malformed regression js conformance)
 logdir=$BUILD/test-logs
 mkdir -p "$logdir"
 total_pass=0 total_fail=0
@@ -65,6 +67,8 @@ for s in "${suites[@]}"; do
     kernels) run_suite kernels tests/kernels/build.sh "$BUILD/kernel-tests" ;;
     models) run_suite models tests/models.sh ;;
     errors) run_suite errors tests/errors.sh ;;
+    malformed) run_suite malformed tests/malformed/run.sh ;;
+    regression) run_suite regression tests/regression/run.sh ;;
     conformance) run_suite conformance tests/conformance/run.sh ;;
     js) run_suite js js_tests ;;
     *) echo "unknown suite $s"; exit 2 ;;

@@ -204,6 +204,7 @@ wg_status wgh_wasm_scan(const uint8_t *bytes, size_t len, wgh_wasm *out, char *e
                     "WebAssembly binary version 0x%08x, expected 1 (a component or a newer format?)",
                     version);
     rd top = {bytes + 8, bytes + len, bytes, false};
+    uint32_t seen = 0; /* known section ids met so far: each may appear once */
     while (top.p < top.end) {
         size_t sec_at = (size_t)(top.p - bytes);
         uint8_t id = rd_byte(&top);
@@ -213,6 +214,14 @@ wg_status wgh_wasm_scan(const uint8_t *bytes, size_t len, wgh_wasm *out, char *e
                       "section %u at byte %zu runs past the end of the file (%zu bytes)", id,
                       sec_at, len);
             goto fail;
+        }
+        if (id != 0 && id < 32) {
+            if (seen & (UINT32_C(1) << id)) {
+                st = fail(err, errlen, WG_ERR_FORMAT, "section %u at byte %zu appears twice", id,
+                          sec_at);
+                goto fail;
+            }
+            seen |= UINT32_C(1) << id;
         }
         rd r = {top.p, top.p + size, bytes, false};
         top.p += size;

@@ -27,6 +27,10 @@ static void attr_free(wgc_attr *a)
     free(a->floats);
     free(a->ints);
     value_free(a->t);
+    if (a->strings)
+        for (size_t i = 0; i < a->n; i++)
+            free(a->strings[i]);
+    free(a->strings);
 }
 
 void wgc_graph_free(wgc_graph *g)

@@ -78,6 +78,7 @@ typedef struct wgc_attr {
     int64_t *ints;  /* INTS, owned */
     size_t n;       /* element count of floats/ints */
     wgc_value *t;   /* TENSOR, owned */
+    char **strings; /* STRINGS: n owned NUL-terminated copies (s is a copy of the first) */
 } wgc_attr;
 
 /* Activation fused into a producer's epilogue (set by passes, read by emitters). */

@@ -338,6 +338,24 @@ static wg_status attr_tensor(reader *rd, slice s, const char *what, wgc_value **
     return WG_OK;
 }
 
+/* Copies every string of a STRINGS attribute (field 9) into at->strings (at->n of them;
+ * the fields were already validated by read_attr_fields). Returns false when out of memory. */
+static bool attr_strings(const uint8_t *buf, size_t len, wgc_attr *at)
+{
+    if (!at->n)
+        return true;
+    if (!(at->strings = calloc(at->n, sizeof *at->strings)))
+        return false;
+    wg_pb r = wg_pb_init(buf, len);
+    wg_pb_field f;
+    size_t k = 0;
+    while (k < at->n && wg_pb_next(&r, &f))
+        if (f.number == 9 && f.wire == WG_PB_LEN &&
+            !(at->strings[k++] = dupn(f.data ? f.data : (const uint8_t *)"", f.len)))
+            return false;
+    return true;
+}
+
 static wg_status read_attr(reader *rd, int node, const uint8_t *buf, size_t len)
 {
     attr_fields a;
@@ -389,6 +407,8 @@ static wg_status read_attr(reader *rd, int node, const uint8_t *buf, size_t len)
             goto done;
         }
         at->s_len = s.n;
+        if (type == WGC_ATTR_STRINGS && !attr_strings(buf, len, at))
+            st = nomem(rd);
         break;
     }
     case WGC_ATTR_TENSOR:

@@ -15,6 +15,7 @@
 #include "../../kernels/include/wgk_pack.h"
 #include "../../kernels/include/wgk_convnd.h"
 #include "../../kernels/include/wgk_conv_packed.h"
+#include "../../kernels/include/wgk_winograd.h"
 #include "epilogue.h"
 #include "window.h"
 
@@ -129,12 +130,25 @@ static bool use_packed(wgc_graph *g, const wgc_node *n, const conv_geom *c)
     return (c->kind == CONV_1X1 || c->kind == CONV_IM2COL) && wgc_in(g, n, 1)->data;
 }
 
+/* Of those, 3x3 stride-1 one-group convs with enough channels for the transforms to pay
+ * run on Winograd F(2x2, 3x3) (wgk_winograd.h): 2.25x fewer multiplies, for a 16/9
+ * larger transformed weight made here. */
+static bool use_winograd(wgc_graph *g, const wgc_node *n, const conv_geom *c)
+{
+    const wgc_window *w = &c->win;
+    return use_packed(g, n, c) && c->rank == 2 && c->KH == 3 && c->KW == 3 && w->s[0] == 1 &&
+           w->s[1] == 1 && w->d[0] == 1 && w->d[1] == 1 && c->groups == 1 && c->C >= 16 &&
+           c->M >= 16;
+}
+
 static size_t conv_scratch(const wgc_graph *g, const wgc_node *n)
 {
     conv_geom c;
     /* resolve() only writes g->err on failure; infer has already succeeded here. */
     if (resolve((wgc_graph *)g, n, &c))
         return 0;
+    if (use_winograd((wgc_graph *)g, n, &c))
+        return wgk_wino_scratch((int)c.C, (int)c.M, (int)c.OH, (int)c.OW) * sizeof(float);
     if (use_packed((wgc_graph *)g, n, &c))
         return wgk_conv_packed_scratch((int)(c.C / c.groups * c.KH * c.KW), (int)(c.OH * c.OW)) *
                sizeof(float);
@@ -187,14 +201,24 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         wexpr = wgc_ptr(e, g, n->inputs[1]);
     } else {
         size_t kg = (size_t)(c.C / c.groups * c.KH * c.KW);
-        size_t count = use_packed(g, n, &c) ? wgk_conv_pack_w_size((size_t)c.M, kg, (size_t)c.groups)
+        const bool wino = use_winograd(g, n, &c);
+        size_t count = wino                 ? wgk_wino_pack_w_size((size_t)c.M, (size_t)c.C)
+                       : use_packed(g, n, &c) ? wgk_conv_pack_w_size((size_t)c.M, kg, (size_t)c.groups)
                                             : wgk_pack_conv_size((size_t)c.M, kg, (size_t)c.groups);
         packed = malloc(count * sizeof(float));
         if (!packed) {
             st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing weight '%s'", w->name);
             goto fail;
         }
-        if (use_packed(g, n, &c))
+        if (wino) {
+            float *tmp = malloc((size_t)16 * (size_t)c.M * (size_t)c.C * sizeof(float));
+            if (!tmp) {
+                st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory transforming weight '%s'", w->name);
+                goto fail;
+            }
+            wgk_wino_pack_w((const float *)w->data, (size_t)c.M, (size_t)c.C, tmp, packed);
+            free(tmp);
+        } else if (use_packed(g, n, &c))
             wgk_conv_pack_w((const float *)w->data, (size_t)c.M, kg, (size_t)c.groups, packed);
         else
             wgk_pack_conv((const float *)w->data, (size_t)c.M, kg, (size_t)c.groups, packed);
@@ -213,7 +237,9 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
              "%s(&(const wgk_conv2d_args){.N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, "
              ".OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, "
              ".DW = %lld, .PT = %lld, .PL = %lld, .groups = %lld,\n",
-             use_packed(g, n, &c) ? "wgk_f32_conv2d_packed" : names[c.kind], (long long)c.N, (long long)c.C, (long long)c.H, (long long)c.W,
+             use_winograd(g, n, &c) ? "wgk_f32_conv2d_winograd"
+             : use_packed(g, n, &c) ? "wgk_f32_conv2d_packed"
+                                    : names[c.kind], (long long)c.N, (long long)c.C, (long long)c.H, (long long)c.W,
              (long long)c.M, (long long)c.OH, (long long)c.OW, (long long)c.KH, (long long)c.KW,
              (long long)wn->s[0], (long long)wn->s[1], (long long)wn->d[0], (long long)wn->d[1],
              (long long)wn->pb[0], (long long)wn->pb[1], (long long)c.groups);

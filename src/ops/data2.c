@@ -1,6 +1,7 @@
 /*
  * data2.c: data movement as one affine gather each (gen.c: y[v] = x[base + v . strides]):
- * Expand, Tile, Slice, DepthToSpace, SpaceToDepth; and Size (always folded).
+ * Expand, Tile, Slice, DepthToSpace, SpaceToDepth; and Size (always folded). Constant
+ * inputs fold through the same view on the host (fold_map.c).
  * Shape-giving inputs (Expand's shape, Tile's repeats, Slice's starts/ends/axes/steps)
  * must be constant.
  */
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "elem.h"
+#include "fold_map.h"
 #include "gen.h"
 
 static wg_status need_const(wgc_graph *g, const wgc_node *n, int i, const char *what)
@@ -200,8 +202,14 @@ static wg_status data2_infer(wgc_graph *g, wgc_node *n)
 
 static wg_status data2_fold(wgc_graph *g, wgc_node *n)
 {
-    if (n->op != WGC_OP_SIZE)
-        return WG_ERR_UNSUPPORTED;
+    if (n->op != WGC_OP_SIZE) {
+        /* the same affine view the module runs, evaluated on the host */
+        view v;
+        wg_status st = plan(g, n, &v);
+        if (st)
+            return st;
+        return wgc_fold_affine(g, n, v.r, v.dims, v.st, v.base);
+    }
     wgc_tensor *y = wgc_out(g, n, 0);
     int64_t *data = wgc_elem_alloc(g, n, WG_DT_INT64, &y->shape);
     if (!data)

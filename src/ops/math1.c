@@ -4,9 +4,12 @@
  * Sign, Erf, IsNaN, IsInf, Not, BitwiseNot and the parametric activations (Elu, Selu, Celu,
  * ThresholdedRelu, HardSigmoid, HardSwish, Mish, Softplus, Softsign, Gelu, Shrink).
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "elem.h"
+#include "fold_map.h"
 #include "gen.h"
 
 static const int floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, 0};
@@ -136,4 +139,121 @@ static wg_status math1_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return wgc_gen_map(e, g, n, n->inputs, 1, n->outputs[0], ex);
 }
 
-const wgc_op_def wgc_op_math1 = {math1_infer, NULL, math1_emit, NULL};
+/* Folding: the host twin of each expression above, over wgc_scalar (fold_map.h). Floats
+ * are computed in double and rounded once to the dtype on store. */
+typedef struct m1_ctx {
+    double l1, l2;
+    bool tanh_gelu, pos, neg;
+} m1_ctx;
+
+static double softplus(double a) { return a > 30 ? a : log(1 + exp(a)); }
+
+static wgc_scalar m1_float(const wgc_map_args *a, double x)
+{
+    const m1_ctx *c = a->ctx;
+    wgc_scalar r;
+    switch (a->n->op) {
+    case WGC_OP_ABS: r.f = fabs(x); break;
+    case WGC_OP_NEG: r.f = -x; break;
+    case WGC_OP_FLOOR: r.f = floor(x); break;
+    case WGC_OP_CEIL: r.f = ceil(x); break;
+    case WGC_OP_ROUND: r.f = nearbyint(x); break; /* half to even (default rounding mode) */
+    case WGC_OP_SQRT: r.f = sqrt(x); break;
+    case WGC_OP_RECIPROCAL: r.f = 1 / x; break;
+    case WGC_OP_EXP: r.f = exp(x); break;
+    case WGC_OP_LOG: r.f = log(x); break;
+    case WGC_OP_SIN: r.f = sin(x); break;
+    case WGC_OP_COS: r.f = cos(x); break;
+    case WGC_OP_TAN: r.f = tan(x); break;
+    case WGC_OP_ASIN: r.f = asin(x); break;
+    case WGC_OP_ACOS: r.f = acos(x); break;
+    case WGC_OP_ATAN: r.f = atan(x); break;
+    case WGC_OP_SINH: r.f = sinh(x); break;
+    case WGC_OP_COSH: r.f = cosh(x); break;
+    case WGC_OP_ASINH: r.f = asinh(x); break;
+    case WGC_OP_ACOSH: r.f = acosh(x); break;
+    case WGC_OP_ATANH: r.f = atanh(x); break;
+    case WGC_OP_ERF: r.f = erf(x); break;
+    case WGC_OP_SIGN: r.f = x > 0 ? 1 : x < 0 ? -1 : x; break;
+    case WGC_OP_IS_NAN: r.u = x != x; break;
+    case WGC_OP_IS_INF: r.u = (c->pos && x == INFINITY) || (c->neg && x == -INFINITY); break;
+    case WGC_OP_ELU: r.f = x > 0 ? x : c->l1 * (exp(x) - 1); break;
+    case WGC_OP_SELU: r.f = x > 0 ? c->l2 * x : c->l2 * (c->l1 * exp(x) - c->l1); break;
+    case WGC_OP_CELU: r.f = x > 0 ? x : c->l1 * (exp(x / c->l1) - 1); break;
+    case WGC_OP_THRESHOLDED_RELU: r.f = x > c->l1 ? x : 0; break;
+    case WGC_OP_HARD_SIGMOID: case WGC_OP_HARD_SWISH: {
+        double t = c->l1 * x + c->l2;
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        r.f = a->n->op == WGC_OP_HARD_SWISH ? x * t : t;
+        break;
+    }
+    case WGC_OP_SOFTPLUS: r.f = softplus(x); break;
+    case WGC_OP_MISH: r.f = x * tanh(softplus(x)); break;
+    case WGC_OP_SOFTSIGN: r.f = x / (1 + fabs(x)); break;
+    case WGC_OP_GELU:
+        r.f = c->tanh_gelu ? 0.5 * x * (1 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)))
+                           : 0.5 * x * (1 + erf(x * 0.70710678118654752440));
+        break;
+    default: /* Shrink */
+        r.f = x < -c->l1 ? x + c->l2 : x > c->l1 ? x - c->l2 : 0;
+        break;
+    }
+    return r;
+}
+
+/* Integer ops wrap through uint64 like the emitted (T)(0 - (uint64_t)a). */
+static wgc_scalar m1_eval(const wgc_map_args *a, const wgc_scalar *in)
+{
+    const m1_ctx *c = a->ctx;
+    wgc_scalar x = in[0], r = x;
+    if (a->kind == WGC_KIND_FLOAT)
+        return m1_float(a, x.f);
+    bool sgn = a->kind == WGC_KIND_SIGNED;
+    switch (a->n->op) {
+    case WGC_OP_ABS: if (sgn && x.i < 0) r.u = 0 - x.u; break;
+    case WGC_OP_NEG: r.u = 0 - x.u; break;
+    case WGC_OP_SIGN:
+        if (sgn) r.i = x.i > 0 ? 1 : x.i < 0 ? -1 : 0;
+        else r.u = x.u > 0;
+        break;
+    case WGC_OP_NOT: r.u = !x.u; break;
+    case WGC_OP_BITWISE_NOT: r.u = ~x.u; break;
+    default: { /* Shrink: in double, then truncated like the (T) cast */
+        double v = sgn ? (double)x.i : (double)x.u;
+        double t = v < -c->l1 ? v + c->l2 : v > c->l1 ? v - c->l2 : 0;
+        char one[8];
+        wgc_elem_set_f(one, sgn ? WG_DT_INT64 : WG_DT_UINT64, 0, t);
+        memcpy(&r.u, one, 8);
+        break;
+    }
+    }
+    return r;
+}
+
+static wg_status math1_fold(wgc_graph *g, wgc_node *n)
+{
+    m1_ctx c = {0};
+    c.pos = wgc_attr_int(n, "detect_positive", 1) != 0;
+    c.neg = wgc_attr_int(n, "detect_negative", 1) != 0;
+    c.tanh_gelu = !strcmp(wgc_attr_str(n, "approximate", "none"), "tanh");
+    switch (n->op) {
+    case WGC_OP_ELU: case WGC_OP_CELU: case WGC_OP_THRESHOLDED_RELU:
+        c.l1 = wgc_attr_float(n, "alpha", 1.0f);
+        break;
+    case WGC_OP_SELU:
+        c.l1 = wgc_attr_float(n, "alpha", 1.67326319217681884765625f);
+        c.l2 = wgc_attr_float(n, "gamma", 1.05070102214813232421875f);
+        break;
+    case WGC_OP_HARD_SIGMOID:
+        c.l1 = wgc_attr_float(n, "alpha", 0.2f), c.l2 = wgc_attr_float(n, "beta", 0.5f);
+        break;
+    case WGC_OP_HARD_SWISH: c.l1 = 1.0 / 6.0, c.l2 = 0.5; break;
+    case WGC_OP_SHRINK:
+        c.l1 = wgc_attr_float(n, "lambd", 0.5f), c.l2 = wgc_attr_float(n, "bias", 0.0f);
+        break;
+    default: break;
+    }
+    return wgc_fold_map(g, n, m1_eval, &c);
+}
+
+const wgc_op_def wgc_op_math1 = {math1_infer, math1_fold, math1_emit, NULL};

@@ -3,9 +3,12 @@
  * loops (gen.c): Pow, Mod, Min, Max, Mean, comparisons, logical and bitwise ops, BitShift,
  * PRelu, Where.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "elem.h"
+#include "fold_map.h"
 #include "gen.h"
 
 static bool is_cmp(wgc_op op)
@@ -153,4 +156,106 @@ static wg_status math2_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return wgc_gen_map(e, g, n, n->inputs, nin, n->outputs[0], ex);
 }
 
-const wgc_op_def wgc_op_math2 = {math2_infer, NULL, math2_emit, NULL};
+/* Folding: the host twin of each expression above, over wgc_scalar (fold_map.h). */
+static int cmp3(wgc_kind k, wgc_scalar a, wgc_scalar b) /* -1, 0, 1; 2 when unordered */
+{
+    if (k == WGC_KIND_FLOAT)
+        return a.f < b.f ? -1 : a.f > b.f ? 1 : a.f == b.f ? 0 : 2;
+    if (k == WGC_KIND_SIGNED)
+        return a.i < b.i ? -1 : a.i > b.i;
+    return a.u < b.u ? -1 : a.u > b.u;
+}
+
+static double as_double(wgc_kind k, wgc_scalar v)
+{
+    return k == WGC_KIND_FLOAT ? v.f : k == WGC_KIND_SIGNED ? (double)v.i : (double)v.u;
+}
+
+static wgc_scalar m2_eval(const wgc_map_args *a, const wgc_scalar *in)
+{
+    const wgc_node *n = a->n;
+    wgc_kind k = a->kind;
+    wgc_scalar x = in[0], y = in[1], r = {0};
+    bool fl = k == WGC_KIND_FLOAT, sgn = k == WGC_KIND_SIGNED;
+    int c;
+    switch (n->op) {
+    case WGC_OP_POW: {
+        /* result in the dtype of input 0, through double like wgk_pow((double)a, (double)b) */
+        double p = pow(as_double(k, x), as_double(*(const wgc_kind *)a->ctx, y));
+        if (fl)
+            r.f = p;
+        else {
+            char one[8];
+            wgc_elem_set_f(one, sgn ? WG_DT_INT64 : WG_DT_UINT64, 0, p);
+            memcpy(&r.u, one, 8);
+        }
+        return r;
+    }
+    case WGC_OP_MOD:
+        if (fl) {
+            r.f = (y.f != y.f || x.f != x.f || y.f == 0 || isinf(x.f)) ? NAN
+                  : isinf(y.f) ? x.f : fmod(x.f, y.f);
+        } else if (sgn) {
+            if (y.i == 0 || y.i == -1)
+                r.i = 0;
+            else {
+                r.i = x.i % y.i;
+                if (wgc_attr_int(n, "fmod", 0) == 0 && r.i != 0 && ((r.i < 0) != (y.i < 0)))
+                    r.i += y.i;
+            }
+        } else
+            r.u = y.u == 0 ? 0 : x.u % y.u;
+        return r;
+    case WGC_OP_MIN: case WGC_OP_MAX: case WGC_OP_MEAN: {
+        r = x;
+        double sum = as_double(k, x);
+        for (int i = 1; i < n->n_inputs; i++) {
+            sum += as_double(k, in[i]);
+            c = cmp3(k, r, in[i]);
+            /* NaN propagates: keep r when it is NaN or already wins */
+            bool keep = (fl && r.f != r.f) || (n->op == WGC_OP_MAX ? c == 1 : c == -1);
+            if (!keep)
+                r = in[i];
+        }
+        if (n->op == WGC_OP_MEAN)
+            r.f = sum / n->n_inputs;
+        return r;
+    }
+    case WGC_OP_EQUAL: r.u = cmp3(k, x, y) == 0; return r;
+    case WGC_OP_LESS: r.u = cmp3(k, x, y) == -1; return r;
+    case WGC_OP_GREATER: r.u = cmp3(k, x, y) == 1; return r;
+    case WGC_OP_LESS_OR_EQUAL: c = cmp3(k, x, y); r.u = c == -1 || c == 0; return r;
+    case WGC_OP_GREATER_OR_EQUAL: c = cmp3(k, x, y); r.u = c == 1 || c == 0; return r;
+    case WGC_OP_AND: r.u = x.u && y.u; return r;
+    case WGC_OP_OR: r.u = x.u || y.u; return r;
+    case WGC_OP_XOR: r.u = (x.u != 0) != (y.u != 0); return r;
+    case WGC_OP_BITWISE_AND: r.u = x.u & y.u; return r;
+    case WGC_OP_BITWISE_OR: r.u = x.u | y.u; return r;
+    case WGC_OP_BITWISE_XOR: r.u = x.u ^ y.u; return r;
+    case WGC_OP_BIT_SHIFT:
+        if (y.u >= 8 * a->size)
+            r.u = 0;
+        else
+            r.u = strcmp(wgc_attr_str(n, "direction", ""), "LEFT") ? x.u >> y.u : x.u << y.u;
+        return r;
+    case WGC_OP_PRELU:
+        if (fl)
+            r.f = x.f < 0 ? x.f * y.f : x.f;
+        else if (sgn)
+            r.u = x.i < 0 ? x.u * y.u : x.u; /* wraps like the narrow C multiply */
+        else
+            r.u = x.u;
+        return r;
+    default: return x.u ? y : in[2]; /* Where */
+    }
+}
+
+static wg_status math2_fold(wgc_graph *g, wgc_node *n)
+{
+    /* Pow's exponent may have another dtype than the base: its kind travels in ctx. */
+    const wgc_tensor *b = n->n_inputs > 1 ? wgc_in(g, n, 1) : NULL;
+    wgc_kind exp_kind = b ? wgc_dtype_kind(b->dtype) : WGC_KIND_FLOAT;
+    return wgc_fold_map(g, n, m2_eval, &exp_kind);
+}
+
+const wgc_op_def wgc_op_math2 = {math2_infer, math2_fold, math2_emit, NULL};

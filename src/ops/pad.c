@@ -149,4 +149,52 @@ static wg_status pad_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_pad = {pad_infer, NULL, pad_emit, NULL};
+/* Folding: each output element reads the source coordinate the kernel would (constant fill
+ * outside, edge clamps, reflect mirrors without repeating the border). */
+static wg_status pad_fold(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *cv = wgc_in(g, n, 2);
+    wgc_tensor *y = wgc_out(g, n, 0);
+    if (!wgc_inputs_const(g, n) || wgc_numel(&y->shape) > ((int64_t)1 << 22))
+        return WG_ERR_UNSUPPORTED;
+    pad_spec p;
+    wg_status st = read_pads(g, n, &p);
+    if (st)
+        return st;
+    size_t es = wg_dtype_size(x->dtype);
+    char value[8] = {0};
+    if (cv)
+        memcpy(value, cv->data, es);
+    else
+        wgc_elem_set_f(value, x->dtype, 0, wgc_attr_float(n, "value", 0.0f));
+    char *data = wgc_elem_alloc(g, n, y->dtype, &y->shape);
+    if (!data)
+        return WG_ERR_NOMEM;
+    int rank = x->shape.rank;
+    int64_t xs[WG_MAX_RANK], idx[WG_MAX_RANK] = {0}, o = 0;
+    wgc_shape_strides(&x->shape, xs);
+    if (wgc_numel(&y->shape) > 0) {
+        do {
+            int64_t off = 0;
+            bool fill = false;
+            for (int d = 0; d < rank; d++) {
+                int64_t dim = x->shape.dims[d], c = idx[d] - p.begin[d];
+                if (c < 0 || c >= dim) {
+                    if (p.mode == 0)
+                        fill = true;
+                    else if (p.mode == 2)
+                        c = c < 0 ? 0 : dim - 1;
+                    else
+                        c = c < 0 ? -c : 2 * (dim - 1) - c;
+                }
+                off += c * xs[d];
+            }
+            memcpy(data + o * (int64_t)es, fill ? value : (const char *)x->data + off * (int64_t)es, es);
+            o++;
+        } while (wgc_index_next(&y->shape, idx));
+    }
+    wgc_tensor_set_const(g, n->outputs[0], y->dtype, &y->shape, data);
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_pad = {pad_infer, pad_fold, pad_emit, NULL};

@@ -3,11 +3,16 @@
  * ArgMax/ArgMin, every numeric dtype, as inline loops: one loop nest over the kept axes,
  * an inner nest over the reduced ones. Floats accumulate in double, integers in 64 bits.
  */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "axes.h"
+#include "elem.h"
+#include "fold_map.h"
 #include "gen.h"
+#include "lower.h"
 
 static bool is_arg(wgc_op op) { return op == WGC_OP_ARG_MAX || op == WGC_OP_ARG_MIN; }
 
@@ -168,4 +173,143 @@ static wg_status reduce_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_reduce = {reduce_infer, NULL, reduce_emit, NULL};
+/* Folding: the loops above run on the host, visiting each output's elements in the same
+ * order with the same accumulator types (double, int64, uint64), so sums round alike. */
+typedef struct racc {
+    wgc_scalar acc;
+    double mx;
+    int64_t arg, k;
+} racc;
+
+static void reduce_step(wgc_op op, wgc_kind kind, bool f32, bool last, racc *r, wgc_scalar v)
+{
+    bool fl = kind == WGC_KIND_FLOAT, sgn = kind == WGC_KIND_SIGNED;
+    switch (op) {
+    case WGC_OP_REDUCE_MAX: case WGC_OP_REDUCE_MIN: {
+        bool mx = op == WGC_OP_REDUCE_MAX;
+        bool take = fl ? (mx ? v.f > r->acc.f : v.f < r->acc.f) || v.f != v.f
+                  : sgn ? (mx ? v.i > r->acc.i : v.i < r->acc.i)
+                        : (mx ? v.u > r->acc.u : v.u < r->acc.u);
+        if (take)
+            r->acc = v;
+        break;
+    }
+    case WGC_OP_REDUCE_PROD:
+        if (fl) r->acc.f *= v.f;
+        else r->acc.u *= v.u; /* wraps */
+        break;
+    case WGC_OP_REDUCE_L1:
+        if (fl) r->acc.f += v.f < 0 ? -v.f : v.f;
+        else r->acc.u += sgn && v.i < 0 ? 0 - v.u : v.u;
+        break;
+    case WGC_OP_REDUCE_L2: r->acc.f += v.f * v.f; break;
+    case WGC_OP_REDUCE_SUM_SQUARE:
+        /* v * v is computed in the element type, then added */
+        if (fl) r->acc.f += f32 ? (double)(float)(v.f * v.f) : v.f * v.f;
+        else r->acc.u += v.u * v.u;
+        break;
+    case WGC_OP_REDUCE_LOG_SUM_EXP: r->acc.f += exp(v.f - r->mx); break;
+    case WGC_OP_ARG_MAX: case WGC_OP_ARG_MIN: {
+        bool mx = op == WGC_OP_ARG_MAX;
+        bool better = fl ? (mx ? v.f > r->acc.f : v.f < r->acc.f) || (last && v.f == r->acc.f)
+                    : sgn ? (mx ? v.i > r->acc.i : v.i < r->acc.i) || (last && v.i == r->acc.i)
+                          : (mx ? v.u > r->acc.u : v.u < r->acc.u) || (last && v.u == r->acc.u);
+        if (r->k == 0 || better) {
+            r->acc = v;
+            r->arg = r->k;
+        }
+        r->k++;
+        break;
+    }
+    default: /* Sum, Mean, LogSum */
+        if (fl) r->acc.f += v.f;
+        else r->acc.u += v.u;
+        break;
+    }
+}
+
+static wg_status reduce_fold(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y = wgc_out(g, n, 0);
+    if (!wgc_inputs_const(g, n) || wgc_numel(&x->shape) > WGC_FOLD_MAX_NUMEL)
+        return WG_ERR_UNSUPPORTED;
+    bool red[WG_MAX_RANK], noop;
+    wg_status st = reduced_axes(g, n, red, &noop);
+    if (st)
+        return st;
+    if (noop)
+        return wgc_fold_copy(g, n, 0, x->data);
+    int rank = x->shape.rank;
+    int64_t ny = wgc_numel(&y->shape), nx = wgc_numel(&x->shape), count = 1;
+    int64_t ost[WG_MAX_RANK] = {0}, s = 1; /* output stride of each kept input dim */
+    for (int d = rank - 1; d >= 0; d--) {
+        if (red[d]) {
+            count *= x->shape.dims[d];
+            continue;
+        }
+        ost[d] = s;
+        s *= x->shape.dims[d];
+    }
+    wgc_kind kind = wgc_dtype_kind(x->dtype);
+    bool fl = kind == WGC_KIND_FLOAT, sgn = kind == WGC_KIND_SIGNED;
+    bool last = wgc_attr_int(n, "select_last_index", 0) != 0;
+    void *data = wgc_elem_alloc(g, n, y->dtype, &y->shape);
+    racc *acc = calloc((size_t)(ny ? ny : 1), sizeof *acc);
+    if (!data || !acc) {
+        free(data);
+        free(acc);
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory folding");
+    }
+    for (int64_t o = 0; o < ny; o++) {
+        racc *r = &acc[o];
+        r->mx = -INFINITY;
+        switch (n->op) {
+        case WGC_OP_REDUCE_MAX:
+            if (fl) r->acc.f = -INFINITY; else if (sgn) r->acc.i = INT64_MIN; else r->acc.u = 0;
+            break;
+        case WGC_OP_REDUCE_MIN:
+            if (fl) r->acc.f = INFINITY; else if (sgn) r->acc.i = INT64_MAX; else r->acc.u = UINT64_MAX;
+            break;
+        case WGC_OP_REDUCE_PROD:
+            if (fl) r->acc.f = 1; else r->acc.u = 1;
+            break;
+        default: break; /* zero */
+        }
+    }
+    /* Row-major over the input visits each output's reduced elements in the emitted order. */
+    for (int pass = n->op == WGC_OP_REDUCE_LOG_SUM_EXP ? 0 : 1; pass < 2 && nx > 0; pass++) {
+        int64_t idx[WG_MAX_RANK] = {0}, i = 0;
+        do {
+            int64_t o = 0;
+            for (int d = 0; d < rank; d++)
+                o += idx[d] * ost[d];
+            wgc_scalar v = wgc_scalar_get(x->data, x->dtype, i++);
+            if (pass == 0) {
+                if (v.f > acc[o].mx || v.f != v.f)
+                    acc[o].mx = v.f;
+            } else
+                reduce_step(n->op, kind, x->dtype != WG_DT_DOUBLE, last, &acc[o], v);
+        } while (wgc_index_next(&x->shape, idx));
+    }
+    for (int64_t o = 0; o < ny; o++) {
+        racc *r = &acc[o];
+        wgc_scalar out = r->acc;
+        switch (n->op) {
+        case WGC_OP_REDUCE_MEAN: out.f = r->acc.f / (double)count; break;
+        case WGC_OP_REDUCE_L2: out.f = sqrt(r->acc.f); break;
+        case WGC_OP_REDUCE_LOG_SUM: out.f = log(r->acc.f); break;
+        case WGC_OP_REDUCE_LOG_SUM_EXP:
+            out.f = isinf(r->mx) || r->mx != r->mx ? r->mx : r->mx + log(r->acc.f);
+            break;
+        case WGC_OP_ARG_MAX: case WGC_OP_ARG_MIN: out.i = r->arg; break;
+        default: break;
+        }
+        wgc_scalar_set(data, y->dtype, o, out);
+    }
+    free(acc);
+    wgc_tensor_set_const(g, n->outputs[0], y->dtype, &y->shape, data);
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_reduce = {reduce_infer, reduce_fold, reduce_emit, NULL};

@@ -69,7 +69,9 @@ static wg_status reshape_infer(wgc_graph *g, wgc_node *n)
                              (long long)v);
         }
         y.dims[i] = v;
-        known *= v;
+        if (__builtin_mul_overflow(known, v, &known)) /* a made-up shape: no UB */
+            return wgc_error(g, n, WG_ERR_INVALID,
+                             "shape[%d] = %lld makes the element count overflow", i, (long long)v);
     }
     int64_t total = wgc_numel(&x->shape);
     if (infer_at >= 0) {

@@ -41,19 +41,18 @@ static wg_status parse_acts(wgc_graph *g, const wgc_node *n, rnn_geom *q)
     static const char *const dflt[3][3] = {{"Tanh"}, {"Sigmoid", "Tanh"}, {"Sigmoid", "Tanh", "Tanh"}};
     const int per = q->cell == WGK_RNN ? 1 : q->cell == WGK_GRU ? 2 : 3;
     const wgc_attr *at = wgc_attr_find(n, "activations");
-    /* The reader keeps only the first string of a STRINGS attribute (ir.h), so an
-     * activations list is readable only when it has one entry. */
     const char *names[6];
     int count = per * q->dirs;
     if (at) {
-        if ((at->type == WGC_ATTR_STRING || (at->type == WGC_ATTR_STRINGS && at->n == 1)) &&
-            count == 1 && at->s) {
-            names[0] = at->s;
-        } else {
-            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                             "an activations list of %zu names is not supported (only one name, "
-                             "for a one-direction RNN)", at->n);
-        }
+        /* one name per gate function and direction (a single STRING counts as a list of one) */
+        const size_t have = at->type == WGC_ATTR_STRINGS ? at->n : at->type == WGC_ATTR_STRING ? 1 : 0;
+        if (have != (size_t)count || (at->type == WGC_ATTR_STRINGS && !at->strings) ||
+            (at->type == WGC_ATTR_STRING && !at->s))
+            return wgc_error(g, n, WG_ERR_INVALID,
+                             "activations has %zu names; %s with %d direction(s) needs %d", have,
+                             n->op_type, q->dirs, count);
+        for (int i = 0; i < count; i++)
+            names[i] = at->type == WGC_ATTR_STRINGS ? at->strings[i] : at->s;
     } else {
         for (int i = 0; i < count; i++)
             names[i] = dflt[q->cell][i % per];

@@ -58,6 +58,12 @@ static wg_status apply_input_shapes(wgc_graph *g, const wgc_options *opt)
         if (!wg_dtype_size(x->dtype) || x->dtype == WG_DT_STRING)
             return wgc_error(g, NULL, WG_ERR_UNSUPPORTED, "graph input '%s' has dtype %s",
                              x->name, wg_dtype_name(x->dtype));
+        if ((uint64_t)n * wg_dtype_size(x->dtype) > (UINT64_C(1) << 32))
+            return wgc_error(g, NULL, WG_ERR_LIMIT,
+                             "graph input '%s' %s %s would take %llu bytes, more than the 4 GiB "
+                             "a wasm32 memory can hold",
+                             x->name, wg_dtype_name(x->dtype), wgc_shape_str(&x->shape, a, sizeof a),
+                             (unsigned long long)n * wg_dtype_size(x->dtype));
     }
     return WG_OK;
 }
@@ -105,6 +111,15 @@ wg_status wgc_pass_infer(wgc_graph *g, const wgc_options *opt)
             if (!wgc_numel_checked(&y->shape, &count))
                 return wgc_error(g, n, WG_ERR_INVALID, "output '%s' has an invalid shape %s",
                                  y->name, wgc_shape_str(&y->shape, buf, sizeof buf));
+            /* Nothing bigger than a wasm32 memory can be compiled; refusing it here also
+             * keeps folding from allocating terabytes for a made-up shape. */
+            if ((uint64_t)count * wg_dtype_size(y->dtype) > (UINT64_C(1) << 32))
+                return wgc_error(g, n, WG_ERR_LIMIT,
+                                 "output '%s' %s %s would take %llu bytes, more than the 4 GiB a "
+                                 "wasm32 memory can hold",
+                                 y->name, wg_dtype_name(y->dtype),
+                                 wgc_shape_str(&y->shape, buf, sizeof buf),
+                                 (unsigned long long)count * wg_dtype_size(y->dtype));
         }
         if (op->fold && (n->op == WGC_OP_SHAPE || inputs_constant(g, n))) {
             st = op->fold(g, n);

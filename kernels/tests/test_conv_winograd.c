@@ -1,0 +1,152 @@
+/*
+ * test_conv_winograd.c: the Winograd F(2x2, 3x3) convolution (wgk_winograd.h) against
+ * a naive convolution: odd and even output sizes (partial tiles), pads 0..2 on each side
+ * (asymmetric), channel counts around the 4-row weight panel, tile counts around the
+ * 8-column panel, several tile blocks (large C + M), batch 2, every epilogue (bias,
+ * residual, relu, clip). SIMD and scalar builds.
+ * rtol 1e-4, atol 1e-5 growing with sqrt of the reduction length (the transforms add
+ * a few roundings; F(2x2, 3x3) stays well inside that).
+ */
+#include "wgk_winograd.h"
+#include "wgkt.h"
+
+#define CAP (1 << 20)
+static float Tmp[2 * CAP], WP[2 * CAP], X[CAP], Wt[CAP], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
+static uint32_t seed = 9090;
+
+static void fill(float *p, int n)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = wgkt_rand(&seed);
+}
+
+typedef struct shape {
+    int N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, groups;
+} shape;
+
+static void reference(const wgk_conv2d_args *a)
+{
+    const int cg = a->C / a->groups, mg = a->M / a->groups;
+    for (int n = 0; n < a->N; n++)
+        for (int m = 0; m < a->M; m++)
+            for (int oh = 0; oh < a->OH; oh++)
+                for (int ow = 0; ow < a->OW; ow++) {
+                    double s = a->bias ? a->bias[m] : 0.0;
+                    int g = m / mg;
+                    for (int c = 0; c < cg; c++)
+                        for (int kh = 0; kh < a->KH; kh++)
+                            for (int kw = 0; kw < a->KW; kw++) {
+                                int ih = oh * a->SH - a->PT + kh * a->DH;
+                                int iw = ow * a->SW - a->PL + kw * a->DW;
+                                if (ih < 0 || ih >= a->H || iw < 0 || iw >= a->W)
+                                    continue;
+                                s += (double)a->x[((n * a->C + g * cg + c) * a->H + ih) * a->W + iw] *
+                                     Wt[((m * cg + c) * a->KH + kh) * a->KW + kw];
+                            }
+                    size_t o = (((size_t)n * a->M + m) * a->OH + oh) * a->OW + ow;
+                    float v = (float)s + (a->res ? a->res[o] : 0.0f);
+                    v = v < a->min ? a->min : v;
+                    Want[o] = v > a->max ? a->max : v;
+                }
+}
+
+static float tolerance(int K)
+{
+    float atol = 1e-5f;
+    for (int k = 1; k * k < K; k++)
+        atol = 1e-5f * (float)(k + 1);
+    return atol;
+}
+
+/* epi: 0 none, 1 bias, 2 bias+res+relu, 3 res+clip */
+static void check(const shape *s, int epi)
+{
+    wgk_conv2d_args a = {
+        .N = s->N, .C = s->C, .H = s->H, .W = s->W, .M = s->M, .KH = s->KH, .KW = s->KW,
+        .SH = s->SH, .SW = s->SW, .DH = s->DH, .DW = s->DW, .PT = s->PT, .PL = s->PL,
+        .groups = s->groups, .min = -INFINITY, .max = INFINITY,
+    };
+    a.OH = (s->H + s->PT + s->PB - ((s->KH - 1) * s->DH + 1)) / s->SH + 1;
+    a.OW = (s->W + s->PL + s->PR - ((s->KW - 1) * s->DW + 1)) / s->SW + 1;
+    const int cg = s->C / s->groups, K = cg * s->KH * s->KW;
+    const int ysize = s->N * s->M * a.OH * a.OW;
+    WGKT_CHECK(wgk_wino_scratch(s->C, s->M, a.OH, a.OW) <= CAP, "scratch fits the test buffer");
+    WGKT_CHECK(wgk_wino_pack_w_size((size_t)s->M, (size_t)s->C) <= 2 * CAP && 16 * s->M * s->C <= 2 * CAP &&
+                   s->M * K <= CAP,
+               "packed weight fits the test buffer");
+    fill(X, s->N * s->C * s->H * s->W);
+    fill(Wt, s->M * K);
+    fill(Bias, s->M);
+    fill(Res, ysize);
+    /* Garbage in the scratch must not leak into the result. */
+    for (int i = 0; i < CAP; i++)
+        Scratch[i] = NAN;
+    for (int i = 0; i < ysize + 8; i++)
+        Y[i] = 1000.0f;
+    a.x = X;
+    a.bias = epi == 1 || epi == 2 ? Bias : NULL;
+    a.res = epi >= 2 ? Res : NULL;
+    if (epi == 2)
+        a.min = 0.0f;
+    if (epi == 3) {
+        a.min = -0.25f;
+        a.max = 0.5f;
+    }
+    a.y = Y;
+    a.scratch = Scratch;
+    reference(&a);
+    wgk_wino_pack_w(Wt, (size_t)s->M, (size_t)s->C, Tmp, WP);
+    a.w = WP;
+    wgk_f32_conv2d_winograd(&a);
+    const float atol = tolerance(K);
+    int bad = 0;
+    for (int i = 0; i < ysize && !bad; i++)
+        if (!wgkt_close(Y[i], Want[i], 1e-4f, atol)) {
+            bad = 1;
+            WGKT_CHECK_CLOSE(Y[i], Want[i], 1e-4f, atol, "conv2d_winograd");
+            wgkt_log("  at index ");
+            wgkt_log_int(i);
+            wgkt_log(" C=");
+            wgkt_log_int(s->C);
+            wgkt_log(" H=");
+            wgkt_log_int(s->H);
+            wgkt_log(" W=");
+            wgkt_log_int(s->W);
+            wgkt_log(" M=");
+            wgkt_log_int(s->M);
+            wgkt_log(" K=");
+            wgkt_log_int(s->KH);
+            wgkt_log("x");
+            wgkt_log_int(s->KW);
+            wgkt_log(" groups=");
+            wgkt_log_int(s->groups);
+            wgkt_log(" epi=");
+            wgkt_log_int(epi);
+            wgkt_log("\n");
+        }
+    WGKT_CHECK(!bad, "conv2d_winograd matches the naive convolution");
+    WGKT_CHECK(Y[ysize] == 1000.0f, "conv2d_winograd wrote past its output");
+}
+
+static void run(void)
+{
+    /* N  C  H  W  M KH KW SH SW DH DW PT PL PB PR groups */
+    static const shape shapes[] = {
+        {1, 1, 4, 4, 1, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 1, 3, 3, 1, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 3, 5, 7, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {2, 8, 8, 8, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {1, 6, 9, 6, 9, 3, 3, 1, 1, 1, 1, 2, 0, 1, 2, 1},
+        {1, 4, 1, 1, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {1, 16, 14, 14, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {1, 37, 13, 11, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {1, 64, 17, 16, 7, 3, 3, 1, 1, 1, 1, 0, 1, 2, 1, 1},
+        {1, 1300, 7, 7, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, /* 2 blocks of 8 tiles */
+        {1, 1000, 7, 5, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, /* K = 1000, 3 tile blocks */
+    };
+    for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
+        for (int epi = 0; epi < 4; epi++)
+            check(&shapes[i], epi);
+}
+
+WGKT_MAIN("conv_winograd", run)

@@ -1,0 +1,117 @@
+/*
+ * compress.c: Compress(input, condition) along `axis` (or over the flattened input when
+ * axis is absent). The output length is the number of true conditions, so the condition
+ * must be constant; the kept positions become a constant list in the generated loop.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elem.h"
+#include "gen.h"
+#include "loops.h"
+
+/* outer/len/inner of the view along the axis (flattened: 1/numel/1). */
+static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *len, int64_t *inner)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    *outer = *inner = 1;
+    if (!wgc_attr_find(n, "axis")) {
+        *len = wgc_numel(&x->shape);
+        return WG_OK;
+    }
+    int axis;
+    int64_t a = wgc_attr_int(n, "axis", 0);
+    if (!wgc_norm_axis(a, x->shape.rank, &axis))
+        return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d", (long long)a,
+                         x->shape.rank);
+    *len = x->shape.dims[axis];
+    for (int d = 0; d < x->shape.rank; d++)
+        if (d < axis)
+            *outer *= x->shape.dims[d];
+        else if (d > axis)
+            *inner *= x->shape.dims[d];
+    return WG_OK;
+}
+
+/* Kept positions (condition true, within len; the reference ignores extra entries). */
+static int64_t kept(const wgc_tensor *c, int64_t len, int64_t *pos)
+{
+    int64_t m = wgc_numel(&c->shape), k = 0;
+    for (int64_t i = 0; i < m && i < len; i++)
+        if (wgc_elem_get_i(c->data, c->dtype, i)) {
+            if (pos)
+                pos[k] = i;
+            k++;
+        }
+    return k;
+}
+
+static wg_status compress_infer(wgc_graph *g, wgc_node *n)
+{
+    static const int bools[] = {WG_DT_BOOL, 0};
+    wg_status st = wgc_check_arity(g, n, 2, 2, 1, 1);
+    if (!st)
+        st = wgc_check_input(g, n, 0, wgc_gen_dtypes);
+    if (!st)
+        st = wgc_check_input(g, n, 1, bools);
+    if (!st)
+        st = wgc_loop_need_const(g, n, 1, "condition");
+    int64_t outer, len, inner;
+    if (!st)
+        st = view(g, n, &outer, &len, &inner);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0), *c = wgc_in(g, n, 1);
+    if (c->shape.rank != 1)
+        return wgc_error(g, n, WG_ERR_INVALID, "condition must be 1-D");
+    int64_t k = kept(c, len, NULL);
+    wgc_shape y = {1, {k}};
+    if (wgc_attr_find(n, "axis")) {
+        int axis;
+        wgc_norm_axis(wgc_attr_int(n, "axis", 0), x->shape.rank, &axis);
+        y = x->shape;
+        y.dims[axis] = k;
+    }
+    wgc_set_output(g, n, 0, x->dtype, &y);
+    return WG_OK;
+}
+
+static wg_status compress_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *c = wgc_in(g, n, 1);
+    int64_t outer, len, inner;
+    wg_status st = view(g, n, &outer, &len, &inner);
+    if (!st)
+        st = wgc_check_i32_numel(g, n, x);
+    if (st)
+        return st;
+    int64_t k = kept(c, len, NULL);
+    if (outer * inner * k == 0)
+        return WG_OK;
+    int64_t *pos = malloc(sizeof(int64_t) * (size_t)k);
+    int32_t *p32 = malloc(sizeof(int32_t) * (size_t)k);
+    const char *tab = NULL;
+    if (!pos || !p32) {
+        st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    kept(c, len, pos);
+    for (int64_t i = 0; i < k; i++)
+        p32[i] = (int32_t)pos[i];
+    if ((st = wgc_weight(e, p32, sizeof(int32_t) * (size_t)k, &tab)))
+        goto fail;
+    const char *ct = wgc_loop_bits(x->dtype);
+    wgc_emit(e, "{\nconst int32_t *keep = (const int32_t *)%s;\n", tab);
+    wgc_emit(e, "const %s *px = (const %s *)%s;\n", ct, ct, wgc_ptr(e, g, n->inputs[0]));
+    wgc_emit(e, "%s *py = (%s *)%s;\nint32_t o = 0;\n", ct, ct, wgc_ptr(e, g, n->outputs[0]));
+    wgc_emit(e, "for (int32_t a = 0; a < %lld; a++)\nfor (int32_t j = 0; j < %lld; j++)\n"
+                "for (int32_t b = 0; b < %lld; b++)\npy[o++] = px[(a * %lld + keep[j]) * %lld + b];\n}\n",
+             (long long)outer, (long long)k, (long long)inner, (long long)len, (long long)inner);
+fail:
+    free(pos);
+    free(p32);
+    return st;
+}
+
+const wgc_op_def wgc_op_compress = {compress_infer, NULL, compress_emit, NULL};

@@ -1,0 +1,46 @@
+/*
+ * dyn_quant.c: DynamicQuantizeLinear (float32 -> uint8): the scale and zero point come from
+ * the range of x widened to include 0, as ONNX defines them (arithmetic in float32,
+ * rounding half to even), then y = saturate(round(x / scale) + zero_point). Inline loop.
+ */
+#include "gen.h"
+
+static wg_status dq_infer(wgc_graph *g, wgc_node *n)
+{
+    static const int f32[] = {WG_DT_FLOAT, 0};
+    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 3);
+    if (!st)
+        st = wgc_check_input(g, n, 0, f32);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    if (wgc_numel(&x->shape) >= ((int64_t)1 << 31))
+        return wgc_error(g, n, WG_ERR_LIMIT, "input '%s' is too large", x->name);
+    const wgc_shape scalar = {0, {0}};
+    wgc_set_output(g, n, 0, WG_DT_UINT8, &x->shape);
+    wgc_set_output(g, n, 1, WG_DT_FLOAT, &scalar);
+    wgc_set_output(g, n, 2, WG_DT_UINT8, &scalar);
+    return WG_OK;
+}
+
+static wg_status dq_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const long long N = (long long)wgc_numel(&x->shape);
+    wgc_emit(e, "{\nconst float *px = (const float *)%s;\nuint8_t *py = (uint8_t *)%s;\n",
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]));
+    wgc_emit(e, "float mx = 0, mn = 0;\nfor (int32_t i = 0; i < %lld; i++) { if (px[i] > mx) mx = px[i]; "
+                "if (px[i] < mn) mn = px[i]; }\n", N);
+    wgc_emit(e, "float sc = (mx == mn ? 1.0f : mx - mn) / 255.0f;\n");
+    wgc_emit(e, "float zp = 0.0f - mn / sc;\nzp = zp < 0 ? 0 : zp > 255 ? 255 : zp;\nzp = wgk__rintf(zp);\n");
+    wgc_emit(e, "for (int32_t i = 0; i < %lld; i++) { float v = wgk__rintf(px[i] / sc) + zp; "
+                "py[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v); }\n", N);
+    if (n->n_outputs > 1 && n->outputs[1] >= 0)
+        wgc_emit(e, "*(float *)%s = sc;\n", wgc_ptr(e, g, n->outputs[1]));
+    if (n->n_outputs > 2 && n->outputs[2] >= 0)
+        wgc_emit(e, "*(uint8_t *)%s = (uint8_t)zp;\n", wgc_ptr(e, g, n->outputs[2]));
+    wgc_emit(e, "}\n");
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_dyn_quant = {dq_infer, NULL, dq_emit, NULL};

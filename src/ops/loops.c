@@ -1,0 +1,73 @@
+/* loops.c: helpers for ops that emit their own index loops (see loops.h). */
+#include "loops.h"
+
+#include <stdio.h>
+
+const char *wgc_loop_bits(int dtype)
+{
+    switch (wg_dtype_size(dtype)) {
+    case 1: return "uint8_t";
+    case 2: return "uint16_t";
+    case 4: return "uint32_t";
+    case 8: return "uint64_t";
+    default: return NULL;
+    }
+}
+
+/* A non-constant graph input that tensor t is computed from (depth-first, bounded), or -1.
+ * Naming it lets the CLI suggest binding it with --const, after which the chain folds. */
+static int upstream_input(const wgc_graph *g, int t, int depth)
+{
+    const wgc_tensor *x = &g->tensors[t];
+    if (x->data)
+        return -1;
+    if (x->is_input)
+        return t;
+    if (x->producer < 0 || depth > 32)
+        return -1;
+    const wgc_node *p = &g->nodes[x->producer];
+    for (int k = 0; k < p->n_inputs; k++)
+        if (p->inputs[k] >= 0) {
+            int r = upstream_input(g, p->inputs[k], depth + 1);
+            if (r >= 0)
+                return r;
+        }
+    return -1;
+}
+
+wg_status wgc_loop_need_const(wgc_graph *g, const wgc_node *n, int i, const char *what)
+{
+    const wgc_tensor *t = wgc_in(g, n, i);
+    if (!t)
+        return wgc_error(g, n, WG_ERR_INVALID, "%s input (#%d) is missing", what, i);
+    if (t->data)
+        return WG_OK;
+    int gi = t->is_input ? n->inputs[i] : upstream_input(g, n->inputs[i], 0);
+    if (gi >= 0 && !t->is_input)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                         "%s input '%s' is not constant: it depends on graph input '%s', and '%s' is "
+                         "computed at run time; only constant values are supported",
+                         what, t->name, g->tensors[gi].name, g->tensors[gi].name);
+    return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                     "%s input '%s' is computed at run time; only constant values are supported",
+                     what, t->name);
+}
+
+void wgc_loop_for(wgc_emitter *e, const char *var, int r, const int64_t *dims)
+{
+    for (int d = 0; d < r; d++)
+        wgc_emit(e, "for (int32_t %s%d = 0; %s%d < %lld; %s%d++)\n", var, d, var, d,
+                 (long long)dims[d], var, d);
+}
+
+const char *wgc_loop_offset(char *buf, size_t cap, const char *var, int r, const int64_t *st,
+                            int64_t base)
+{
+    int len = snprintf(buf, cap, "%lld", (long long)base);
+    for (int d = 0; d < r && len > 0 && (size_t)len < cap; d++)
+        if (st[d])
+            len += snprintf(buf + len, cap - (size_t)len, " + %s%d * %lld", var, d,
+                            (long long)st[d]);
+    return buf;
+}
+

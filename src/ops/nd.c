@@ -1,0 +1,173 @@
+/*
+ * nd.c: GatherND (with batch_dims) and ScatterND (reductions none/add/mul/max/min), as
+ * inline loops: each index tuple (the last dim of indices) addresses a slab of data that
+ * is copied out (GatherND) or combined with a slab of updates (ScatterND, into a copy of
+ * data, tuples in order). Negative indices count from the end; out of range makes wg_run
+ * fail with WGK_ERR_INDEX.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "elem.h"
+#include "gen.h"
+#include "loops.h"
+
+enum { RED_NONE, RED_ADD, RED_MUL, RED_MAX, RED_MIN, RED_BAD };
+
+static int reduction(const wgc_node *n)
+{
+    static const char *names[] = {"none", "add", "mul", "max", "min"};
+    const char *r = wgc_attr_str(n, "reduction", "none");
+    for (int k = 0; k < RED_BAD; k++)
+        if (!strcmp(r, names[k]))
+            return k;
+    return RED_BAD;
+}
+
+/* The geometry: b batch dims, m = tuple length, groups = index tuples per batch,
+ * slab = elements addressed by one tuple. */
+typedef struct geo {
+    int b, m;
+    int64_t batch, groups, slab, data_batch; /* data_batch: data elements per batch */
+} geo;
+
+static wg_status plan(wgc_graph *g, const wgc_node *n, geo *o, wgc_shape *y)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
+    bool gather = n->op == WGC_OP_GATHER_ND;
+    int r = x->shape.rank, q = ix->shape.rank;
+    int64_t b = gather ? wgc_attr_int(n, "batch_dims", 0) : 0;
+    if (q < 1 || r < 1)
+        return wgc_error(g, n, WG_ERR_INVALID, "data and indices need rank >= 1");
+    if (b < 0 || b >= q || b >= r)
+        return wgc_error(g, n, WG_ERR_INVALID, "batch_dims %lld for ranks %d and %d", (long long)b, r, q);
+    int64_t m = ix->shape.dims[q - 1];
+    if (m < 1 || m > r - b)
+        return wgc_error(g, n, WG_ERR_INVALID, "index tuples of length %lld for data rank %d", (long long)m, r);
+    memset(o, 0, sizeof *o);
+    o->b = (int)b, o->m = (int)m;
+    o->batch = 1, o->groups = 1, o->slab = 1, o->data_batch = 1;
+    for (int d = 0; d < b; d++) {
+        if (ix->shape.dims[d] != x->shape.dims[d])
+            return wgc_error(g, n, WG_ERR_INVALID, "batch dim %d differs: %lld vs %lld", d,
+                             (long long)ix->shape.dims[d], (long long)x->shape.dims[d]);
+        o->batch *= x->shape.dims[d];
+    }
+    for (int d = (int)b; d < q - 1; d++)
+        o->groups *= ix->shape.dims[d];
+    for (int d = (int)(b + m); d < r; d++)
+        o->slab *= x->shape.dims[d];
+    for (int d = (int)b; d < r; d++)
+        o->data_batch *= x->shape.dims[d];
+    memset(y, 0, sizeof *y);
+    if (gather) {
+        for (int d = 0; d < q - 1; d++)
+            y->dims[y->rank++] = ix->shape.dims[d];
+        for (int d = (int)(b + m); d < r; d++) {
+            if (y->rank >= WG_MAX_RANK)
+                return wgc_error(g, n, WG_ERR_UNSUPPORTED, "output rank above %d", WG_MAX_RANK);
+            y->dims[y->rank++] = x->shape.dims[d];
+        }
+    } else {
+        *y = x->shape;
+        const wgc_tensor *u = wgc_in(g, n, 2);
+        /* updates: indices.shape[:-1] + data.shape[m:] */
+        wgc_shape want = {0};
+        for (int d = 0; d < q - 1; d++)
+            want.dims[want.rank++] = ix->shape.dims[d];
+        for (int d = (int)m; d < r && want.rank < WG_MAX_RANK; d++)
+            want.dims[want.rank++] = x->shape.dims[d];
+        char b1[128], b2[128];
+        if (!wgc_shape_eq(&want, &u->shape) || u->dtype != x->dtype)
+            return wgc_error(g, n, WG_ERR_INVALID, "updates %s %s, expected %s %s", wg_dtype_name(u->dtype),
+                             wgc_shape_str(&u->shape, b1, sizeof b1), wg_dtype_name(x->dtype),
+                             wgc_shape_str(&want, b2, sizeof b2));
+    }
+    return WG_OK;
+}
+
+static wg_status nd_infer(wgc_graph *g, wgc_node *n)
+{
+    static const int idx_types[] = {WG_DT_INT64, 0};
+    bool gather = n->op == WGC_OP_GATHER_ND;
+    wg_status st = wgc_check_arity(g, n, gather ? 2 : 3, gather ? 2 : 3, 1, 1);
+    if (!st)
+        st = wgc_check_input(g, n, 0, wgc_gen_dtypes);
+    if (!st)
+        st = wgc_check_input(g, n, 1, idx_types);
+    if (!st && !gather)
+        st = wgc_check_input(g, n, 2, wgc_gen_dtypes);
+    if (st)
+        return st;
+    if (!gather) {
+        int red = reduction(n);
+        if (red == RED_BAD)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "reduction '%s'", wgc_attr_str(n, "reduction", ""));
+        if (red != RED_NONE && wgc_in(g, n, 0)->dtype == WG_DT_BOOL)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "reduction on bool data");
+    }
+    geo o;
+    wgc_shape y;
+    if ((st = plan(g, n, &o, &y)))
+        return st;
+    wgc_set_output(g, n, 0, wgc_in(g, n, 0)->dtype, &y);
+    return WG_OK;
+}
+
+static wg_status nd_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
+    bool gather = n->op == WGC_OP_GATHER_ND;
+    int red = gather ? RED_NONE : reduction(n);
+    geo o;
+    wgc_shape y;
+    wg_status st = plan(g, n, &o, &y);
+    if (!st)
+        st = wgc_check_i32_numel(g, n, x);
+    if (!st)
+        st = wgc_check_i32_numel(g, n, wgc_out(g, n, 0));
+    if (st)
+        return st;
+    if (!gather)
+        wgc_emit_copy(e, g, n->inputs[0], n->outputs[0]);
+    if (o.batch * o.groups * o.slab == 0)
+        return WG_OK;
+    int64_t xs[WG_MAX_RANK];
+    wgc_shape_strides(&x->shape, xs);
+    const char *ct = red == RED_NONE ? wgc_loop_bits(x->dtype) : wgc_ctype(x->dtype);
+    wgc_emit(e, "{\ntypedef %s TD;\nconst int64_t *pi = (const int64_t *)%s;\n", ct, wgc_ptr(e, g, n->inputs[1]));
+    if (gather)
+        wgc_emit(e, "const TD *px = (const TD *)%s;\nTD *py = (TD *)%s;\n", wgc_ptr(e, g, n->inputs[0]),
+                 wgc_ptr(e, g, n->outputs[0]));
+    else
+        wgc_emit(e, "const TD *pu = (const TD *)%s;\nTD *py = (TD *)%s;\n", wgc_ptr(e, g, n->inputs[2]),
+                 wgc_ptr(e, g, n->outputs[0]));
+    wgc_emit(e, "for (int32_t bt = 0; bt < %lld; bt++)\nfor (int32_t gr = 0; gr < %lld; gr++) {\n",
+             (long long)o.batch, (long long)o.groups);
+    wgc_emit(e, "int32_t t = bt * %lld + gr;\nconst int64_t *tup = pi + t * %d;\nint32_t off = bt * %lld;\n",
+             (long long)o.groups, o.m, (long long)o.data_batch);
+    for (int j = 0; j < o.m; j++) {
+        int64_t dim = x->shape.dims[o.b + j];
+        wgc_emit(e, "{ int64_t k = tup[%d]; if (k < 0) k += %lld; if (k < 0 || k >= %lld) return WGK_ERR_INDEX; off += (int32_t)k * %lld; }\n",
+                 j, (long long)dim, (long long)dim, (long long)xs[o.b + j]);
+    }
+    if (gather) {
+        wgc_emit(e, "for (int32_t s = 0; s < %lld; s++) py[t * %lld + s] = px[off + s];\n}\n}\n",
+                 (long long)o.slab, (long long)o.slab);
+        return WG_OK;
+    }
+    wgc_emit(e, "for (int32_t s = 0; s < %lld; s++) {\nTD *q = &py[off + s];\nTD u = pu[t * %lld + s];\n",
+             (long long)o.slab, (long long)o.slab);
+    switch (red) {
+    case RED_ADD: wgc_emit(e, "*q = (TD)(*q + u);\n"); break;
+    case RED_MUL: wgc_emit(e, "*q = (TD)(*q * u);\n"); break;
+    case RED_MAX: wgc_emit(e, "if (u > *q) *q = u;\n"); break;
+    case RED_MIN: wgc_emit(e, "if (u < *q) *q = u;\n"); break;
+    default: wgc_emit(e, "*q = u;\n"); break;
+    }
+    wgc_emit(e, "}\n}\n}\n");
+    (void)ix;
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_nd = {nd_infer, NULL, nd_emit, NULL};

@@ -1,0 +1,139 @@
+/*
+ * split.c: Split along one axis into parts given by `split` (an attribute before opset 13,
+ * a constant input from 13), by `num_outputs` (opset 18; the last part may be smaller) or
+ * equal parts. Each output is one affine copy (gen.c); constant inputs fold.
+ */
+#include <string.h>
+
+#include "elem.h"
+#include "gen.h"
+#include "loops.h"
+
+/* Axis and the length of every output along it. */
+static wg_status parts(wgc_graph *g, const wgc_node *n, int *axis, int64_t *len)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int64_t a = wgc_attr_int(n, "axis", 0);
+    if (!wgc_norm_axis(a, x->shape.rank, axis))
+        return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d", (long long)a,
+                         x->shape.rank);
+    int64_t dim = x->shape.dims[*axis], total = 0;
+    int m = n->n_outputs;
+    size_t cnt = 0;
+    const int64_t *sa = wgc_attr_ints(n, "split", &cnt);
+    const wgc_tensor *si = wgc_in(g, n, 1);
+    if (si) {
+        wg_status st = wgc_loop_need_const(g, n, 1, "split");
+        if (st)
+            return st;
+        if (wgc_numel(&si->shape) != m)
+            return wgc_error(g, n, WG_ERR_INVALID, "split has %lld values for %d outputs",
+                             (long long)wgc_numel(&si->shape), m);
+        for (int k = 0; k < m; k++)
+            len[k] = wgc_const_int(si, k);
+    } else if (sa) {
+        if ((int64_t)cnt != m)
+            return wgc_error(g, n, WG_ERR_INVALID, "split has %zu values for %d outputs", cnt, m);
+        for (int k = 0; k < m; k++)
+            len[k] = sa[k];
+    } else {
+        int64_t parts = wgc_attr_int(n, "num_outputs", m);
+        if (parts != m)
+            return wgc_error(g, n, WG_ERR_INVALID, "num_outputs %lld but %d outputs", (long long)parts, m);
+        /* Equal parts; with num_outputs (opset 18) the last may be smaller. */
+        int64_t each = n->opset >= 18 ? (dim + m - 1) / m : dim / m;
+        if (n->opset < 18 && dim % m)
+            return wgc_error(g, n, WG_ERR_INVALID, "axis size %lld does not split into %d equal parts",
+                             (long long)dim, m);
+        for (int k = 0; k < m; k++) {
+            int64_t left = dim - (int64_t)k * each;
+            len[k] = left < each ? (left < 0 ? 0 : left) : each;
+        }
+    }
+    for (int k = 0; k < m; k++) {
+        if (len[k] < 0)
+            return wgc_error(g, n, WG_ERR_INVALID, "negative split %lld", (long long)len[k]);
+        total += len[k];
+    }
+    if (total != dim)
+        return wgc_error(g, n, WG_ERR_INVALID, "split sums to %lld, axis %d has %lld", (long long)total,
+                         *axis, (long long)dim);
+    return WG_OK;
+}
+
+static wg_status split_infer(wgc_graph *g, wgc_node *n)
+{
+    static const int idx_types[] = {WG_DT_INT64, WG_DT_INT32, 0};
+    wg_status st = wgc_check_arity(g, n, 1, 2, 1, 64);
+    if (!st)
+        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
+    if (!st && wgc_in(g, n, 1))
+        st = wgc_check_input(g, n, 1, idx_types);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int64_t len[64];
+    int axis;
+    if ((st = parts(g, n, &axis, len)))
+        return st;
+    for (int k = 0; k < n->n_outputs; k++) {
+        wgc_shape s = x->shape;
+        s.dims[axis] = len[k];
+        wgc_set_output(g, n, k, x->dtype, &s);
+    }
+    return WG_OK;
+}
+
+static wg_status split_fold(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    if (!x->data)
+        return WG_ERR_UNSUPPORTED;
+    int64_t len[64];
+    int axis;
+    wg_status st = parts(g, n, &axis, len);
+    if (st)
+        return st;
+    int64_t outer = 1, inner = wg_dtype_size(x->dtype), dim = x->shape.dims[axis], at = 0;
+    for (int d = 0; d < axis; d++)
+        outer *= x->shape.dims[d];
+    for (int d = axis + 1; d < x->shape.rank; d++)
+        inner *= x->shape.dims[d];
+    for (int k = 0; k < n->n_outputs; k++) {
+        wgc_tensor *y = wgc_out(g, n, k);
+        if (y) {
+            char *data = wgc_elem_alloc(g, n, y->dtype, &y->shape);
+            if (!data)
+                return WG_ERR_NOMEM;
+            for (int64_t o = 0; o < outer; o++)
+                memcpy(data + o * len[k] * inner, (const char *)x->data + (o * dim + at) * inner,
+                       (size_t)(len[k] * inner));
+            wgc_tensor_set_const(g, n->outputs[k], y->dtype, &y->shape, data);
+        }
+        at += len[k];
+    }
+    return WG_OK;
+}
+
+static wg_status split_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int64_t len[64], xs[WG_MAX_RANK], at = 0;
+    int axis;
+    wg_status st = parts(g, n, &axis, len);
+    if (!st)
+        st = wgc_check_i32_numel(g, n, x);
+    if (st)
+        return st;
+    wgc_shape_strides(&x->shape, xs);
+    for (int k = 0; k < n->n_outputs; k++) {
+        const wgc_tensor *y = wgc_out(g, n, k);
+        if (y)
+            wgc_gen_affine(e, g, n->inputs[0], n->outputs[k], x->shape.rank, y->shape.dims, xs,
+                           at * xs[axis]);
+        at += len[k];
+    }
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_split = {split_infer, split_fold, split_emit, NULL};

