@@ -124,9 +124,14 @@ bench: setup
 	BUILD=$(BUILD) bench/run $(BENCH_ARGS)
 
 # ONNX backend conformance (libonnx-testdata): per-suite "N passed, M failed, K unsupported",
-# results in $(BUILD)/conformance/results.json; fails when any test fails.
+# results in $(BUILD)/conformance/results.json; then the node tests again with every input
+# constant (host constant folding, tests/conformance/folded.sh); then the support section of
+# README.md is regenerated from the results (tools/support_table.py). Fails when any test fails.
 conformance: all
-	BUILD=$(BUILD) tests/conformance/run.sh
+	BUILD=$(BUILD) tests/conformance/run.sh; rc=$$?; \
+	BUILD=$(BUILD) tests/conformance/folded.sh || rc=1; \
+	BUILD=$(BUILD) python3 tools/support_table.py $(BUILD)/conformance/results.json || rc=1; \
+	exit $$rc
 
 # --- fuzzing -------------------------------------------------------------------------
 # `make fuzz FUZZ_SECONDS=60` builds the two libFuzzer targets (fuzz/fuzz_onnx.c: reader +

@@ -1,0 +1,171 @@
+/*
+ * nms.c: NonMaxSuppression. The number of selected boxes is data-dependent, so the op is
+ * computed on the host and only when every input is constant (infer counts, fold writes);
+ * a run-time input is reported as unsupported. Greedy selection per batch and class as
+ * ONNX defines it: candidates above score_threshold by descending score (ties: lower box
+ * index first), a box is dropped when its IoU with a selected box exceeds iou_threshold.
+ * Box arithmetic in float32, as in ONNX's reference.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+static float fmin2(float a, float b) { return a < b ? a : b; }
+static float fmax2(float a, float b) { return a > b ? a : b; }
+
+/* The corners (ymin, xmin, ymax, xmax) of box b. */
+static void corners(const float *b, int center, float *c)
+{
+    if (center) {
+        c[0] = b[1] - b[3] / 2, c[2] = b[1] + b[3] / 2;
+        c[1] = b[0] - b[2] / 2, c[3] = b[0] + b[2] / 2;
+    } else {
+        c[0] = fmin2(b[0], b[2]), c[2] = fmax2(b[0], b[2]);
+        c[1] = fmin2(b[1], b[3]), c[3] = fmax2(b[1], b[3]);
+    }
+}
+
+static bool suppress(const float *a, const float *b, int center, float thr)
+{
+    float p[4], q[4];
+    corners(a, center, p);
+    corners(b, center, q);
+    float x0 = fmax2(p[1], q[1]), x1 = fmin2(p[3], q[3]);
+    float y0 = fmax2(p[0], q[0]), y1 = fmin2(p[2], q[2]);
+    if (x1 <= x0 || y1 <= y0)
+        return false;
+    float inter = (x1 - x0) * (y1 - y0);
+    float a1 = (p[3] - p[1]) * (p[2] - p[0]), a2 = (q[3] - q[1]) * (q[2] - q[0]);
+    float uni = a1 + a2 - inter;
+    if (inter <= 0 || a1 <= 0 || a2 <= 0 || uni <= 0)
+        return false;
+    return inter / uni > thr;
+}
+
+/* Runs NMS over the constant inputs; writes up to *count triples into out (when not NULL)
+ * and sets *count to the number selected. */
+static wg_status nms_run(wgc_graph *g, const wgc_node *n, int64_t *out, int64_t *count)
+{
+    const wgc_tensor *bx = wgc_in(g, n, 0), *sc = wgc_in(g, n, 1);
+    const wgc_tensor *mo = wgc_in(g, n, 2), *it = wgc_in(g, n, 3), *st_ = wgc_in(g, n, 4);
+    const int64_t B = bx->shape.dims[0], NB = bx->shape.dims[1], C = sc->shape.dims[1];
+    int64_t maxo = mo && wgc_numel(&mo->shape) ? wgc_const_int(mo, 0) : 0;
+    float iou = 0, sthr = 0;
+    if (it && wgc_numel(&it->shape))
+        memcpy(&iou, it->data, 4);
+    const bool has_s = st_ && wgc_numel(&st_->shape);
+    if (has_s)
+        memcpy(&sthr, st_->data, 4);
+    const int center = (int)wgc_attr_int(n, "center_point_box", 0);
+    const float *boxes = bx->data, *scores = sc->data;
+    int64_t *cand = malloc(sizeof *cand * (size_t)(NB ? NB : 1));
+    int64_t *sel = malloc(sizeof *sel * (size_t)(NB ? NB : 1));
+    if (!cand || !sel) {
+        free(cand);
+        free(sel);
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
+    }
+    int64_t total = 0;
+    if (maxo < 0)
+        maxo = 0;
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t c = 0; c < C; c++) {
+            const float *s = scores + (b * C + c) * NB;
+            const float *bb = boxes + b * NB * 4;
+            int64_t nc = 0, ns = 0;
+            for (int64_t i = 0; i < NB; i++)
+                if (!has_s || s[i] > sthr)
+                    cand[nc++] = i;
+            /* insertion sort: descending score, ascending index on ties (stable) */
+            for (int64_t i = 1; i < nc; i++) {
+                int64_t v = cand[i], j = i;
+                while (j > 0 && s[cand[j - 1]] < s[v])
+                    cand[j] = cand[j - 1], j--;
+                cand[j] = v;
+            }
+            for (int64_t i = 0; i < nc && ns < maxo; i++) {
+                bool keep = true;
+                for (int64_t k = 0; k < ns && keep; k++)
+                    keep = !suppress(bb + cand[i] * 4, bb + sel[k] * 4, center, iou);
+                if (!keep)
+                    continue;
+                sel[ns++] = cand[i];
+                if (out) {
+                    out[3 * total] = b, out[3 * total + 1] = c, out[3 * total + 2] = cand[i];
+                }
+                total++;
+            }
+        }
+    free(cand);
+    free(sel);
+    *count = total;
+    return WG_OK;
+}
+
+static wg_status nms_infer(wgc_graph *g, wgc_node *n)
+{
+    static const int f32[] = {WG_DT_FLOAT, 0}, i64[] = {WG_DT_INT64, 0};
+    wg_status st = wgc_check_arity(g, n, 2, 5, 1, 1);
+    if (!st)
+        st = wgc_check_input(g, n, 0, f32);
+    if (!st)
+        st = wgc_check_input(g, n, 1, f32);
+    if (!st && wgc_in(g, n, 2))
+        st = wgc_check_input(g, n, 2, i64);
+    for (int i = 3; !st && i < 5; i++)
+        if (wgc_in(g, n, i))
+            st = wgc_check_input(g, n, i, f32);
+    if (st)
+        return st;
+    const wgc_tensor *bx = wgc_in(g, n, 0), *sc = wgc_in(g, n, 1);
+    char a[128], b[128];
+    if (bx->shape.rank != 3 || bx->shape.dims[2] != 4 || sc->shape.rank != 3 ||
+        sc->shape.dims[0] != bx->shape.dims[0] || sc->shape.dims[2] != bx->shape.dims[1])
+        return wgc_error(g, n, WG_ERR_INVALID, "boxes %s and scores %s must be [B, N, 4] and [B, C, N]",
+                         wgc_shape_str(&bx->shape, a, sizeof a), wgc_shape_str(&sc->shape, b, sizeof b));
+    for (int i = 2; i < 5; i++) {
+        const wgc_tensor *t = wgc_in(g, n, i);
+        if (t && wgc_numel(&t->shape) > 1)
+            return wgc_error(g, n, WG_ERR_INVALID, "input '%s' must hold at most one value", t->name);
+    }
+    int64_t ce = wgc_attr_int(n, "center_point_box", 0);
+    if (ce != 0 && ce != 1)
+        return wgc_error(g, n, WG_ERR_INVALID, "center_point_box = %lld (must be 0 or 1)", (long long)ce);
+    for (int i = 0; i < n->n_inputs; i++) {
+        const wgc_tensor *t = wgc_in(g, n, i);
+        if (t && !t->data)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "input '%s' is computed at run time; the number "
+                             "of selected boxes depends on it, so only constant inputs are supported",
+                             t->name);
+    }
+    int64_t count;
+    if ((st = nms_run(g, n, NULL, &count)))
+        return st;
+    wgc_set_output(g, n, 0, WG_DT_INT64, &(wgc_shape){2, {count, 3}});
+    return WG_OK;
+}
+
+static wg_status nms_fold(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *y = wgc_out(g, n, 0);
+    int64_t *data = calloc((size_t)(y->shape.dims[0] * 3 + 1), sizeof *data), count;
+    if (!data)
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
+    wg_status st = nms_run(g, n, data, &count);
+    if (st) {
+        free(data);
+        return st;
+    }
+    wgc_tensor_set_const(g, n->outputs[0], WG_DT_INT64, &y->shape, data);
+    return WG_OK;
+}
+
+/* Never reached: infer rejects run-time inputs and fold then always succeeds. */
+static wg_status nms_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    (void)e;
+    return wgc_error(g, n, WG_ERR_UNSUPPORTED, "only constant inputs are supported");
+}
+
+const wgc_op_def wgc_op_nms = {nms_infer, nms_fold, nms_emit, NULL};

@@ -1,0 +1,246 @@
+/*
+ * unique.c: Unique. Its output shapes depend on the values, so it is computed on the host
+ * and only for a constant input (infer counts, fold writes); a run-time input is reported
+ * as unsupported. Without axis the input is flattened; with axis the slices along it are
+ * compared element by element. sorted = 1 orders the unique values ascending, else by
+ * first occurrence. Outputs: Y, indices (first occurrence), inverse_indices, counts.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+typedef struct uq_view {
+    const char *data;
+    int dtype;
+    size_t es;
+    int64_t outer, n, inner; /* [outer][n][inner]: n slices of outer * inner elements */
+} uq_view;
+
+static double elem_f(const uq_view *v, int64_t i)
+{
+    switch (v->dtype) {
+    case WG_DT_FLOAT: { float x; memcpy(&x, v->data + i * 4, 4); return x; }
+    case WG_DT_DOUBLE: { double x; memcpy(&x, v->data + i * 8, 8); return x; }
+    default: { uint16_t h; memcpy(&h, v->data + i * 2, 2); return wg_f16_to_f32(h); }
+    }
+}
+
+/* Compares element i and j (flat indices) by value. */
+static int elem_cmp(const uq_view *v, int64_t i, int64_t j)
+{
+    if (wg_dtype_is_float(v->dtype)) {
+        double a = elem_f(v, i), b = elem_f(v, j);
+        return a < b ? -1 : a > b ? 1 : 0;
+    }
+    if (v->dtype == WG_DT_UINT64) {
+        uint64_t a, b;
+        memcpy(&a, v->data + i * 8, 8);
+        memcpy(&b, v->data + j * 8, 8);
+        return a < b ? -1 : a > b ? 1 : 0;
+    }
+    wgc_tensor t = {.dtype = v->dtype, .data = (void *)v->data};
+    int64_t a = wgc_const_int(&t, i), b = wgc_const_int(&t, j);
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/* Compares slices a and b lexicographically. */
+static int slice_cmp(const uq_view *v, int64_t a, int64_t b)
+{
+    for (int64_t o = 0; o < v->outer; o++)
+        for (int64_t k = 0; k < v->inner; k++) {
+            int c = elem_cmp(v, (o * v->n + a) * v->inner + k, (o * v->n + b) * v->inner + k);
+            if (c)
+                return c;
+        }
+    return 0;
+}
+
+/* Stable merge sort of idx[0..n) by slice value. */
+static void msort(const uq_view *v, int64_t *idx, int64_t *tmp, int64_t n)
+{
+    if (n < 2)
+        return;
+    int64_t h = n / 2, i = 0, j = h, k = 0;
+    msort(v, idx, tmp, h);
+    msort(v, idx + h, tmp, n - h);
+    while (i < h && j < n)
+        tmp[k++] = slice_cmp(v, idx[j], idx[i]) < 0 ? idx[j++] : idx[i++];
+    while (i < h)
+        tmp[k++] = idx[i++];
+    while (j < n)
+        tmp[k++] = idx[j++];
+    memcpy(idx, tmp, sizeof *idx * (size_t)n);
+}
+
+typedef struct uq_result {
+    int64_t u;       /* unique count */
+    int64_t *first;  /* [u] first occurrence of each unique slice, in output order */
+    int64_t *inv;    /* [n] output position of each input slice */
+    int64_t *counts; /* [u] */
+} uq_result;
+
+static void uq_free(uq_result *r)
+{
+    free(r->first);
+    free(r->inv);
+    free(r->counts);
+}
+
+static wg_status resolve(wgc_graph *g, const wgc_node *n, uq_view *v)
+{
+    static const int dts[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, WG_DT_INT8, WG_DT_INT16, WG_DT_INT32,
+                              WG_DT_INT64, WG_DT_UINT8, WG_DT_UINT16, WG_DT_UINT32, WG_DT_UINT64, WG_DT_BOOL, 0};
+    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 4);
+    if (!st)
+        st = wgc_check_input(g, n, 0, dts);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    if (!x->data)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "input '%s' is computed at run time; the output shape "
+                         "depends on its values, so only a constant input is supported", x->name);
+    v->data = x->data;
+    v->dtype = x->dtype;
+    v->es = wg_dtype_size(x->dtype);
+    v->outer = v->inner = 1;
+    v->n = wgc_numel(&x->shape);
+    const wgc_attr *ax = wgc_attr_find(n, "axis");
+    if (ax) {
+        int64_t a = ax->i, r = x->shape.rank;
+        if (a < -r || a >= r)
+            return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d", (long long)a,
+                             x->shape.rank);
+        if (a < 0)
+            a += r;
+        v->n = x->shape.dims[a];
+        for (int d = 0; d < r; d++) {
+            if (d < a)
+                v->outer *= x->shape.dims[d];
+            else if (d > a)
+                v->inner *= x->shape.dims[d];
+        }
+    }
+    if (v->n * v->outer * v->inner > ((int64_t)1 << 24))
+        return wgc_error(g, n, WG_ERR_LIMIT, "input '%s' is too large to fold", x->name);
+    return WG_OK;
+}
+
+static wg_status uq_run(wgc_graph *g, const wgc_node *n, const uq_view *v, uq_result *r)
+{
+    memset(r, 0, sizeof *r);
+    const int64_t N = v->n;
+    const size_t sz = sizeof(int64_t) * (size_t)(N ? N : 1);
+    int64_t *idx = malloc(sz), *tmp = malloc(sz);
+    r->first = malloc(sz), r->inv = malloc(sz), r->counts = calloc(1, sz);
+    if (!idx || !tmp || !r->first || !r->inv || !r->counts) {
+        free(idx);
+        free(tmp);
+        uq_free(r);
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
+    }
+    for (int64_t i = 0; i < N; i++)
+        idx[i] = i;
+    msort(v, idx, tmp, N);
+    /* groups of equal slices in sorted order; the first of each is its first occurrence */
+    int64_t *grp = tmp; /* grp[slice] = sorted group number */
+    for (int64_t i = 0; i < N; i++) {
+        if (i == 0 || slice_cmp(v, idx[i - 1], idx[i]))
+            r->first[r->u++] = idx[i];
+        grp[idx[i]] = r->u - 1;
+    }
+    int64_t *pos = idx; /* pos[group] = output position */
+    if (wgc_attr_int(n, "sorted", 1)) {
+        for (int64_t k = 0; k < r->u; k++)
+            pos[k] = k;
+    } else {
+        /* output order = order of first occurrence: walk the input, number new groups */
+        int64_t next = 0;
+        for (int64_t k = 0; k < r->u; k++)
+            pos[k] = -1;
+        for (int64_t i = 0; i < N; i++)
+            if (pos[grp[i]] < 0)
+                pos[grp[i]] = next++;
+        for (int64_t i = 0; i < N; i++) /* first occurrences in output order */
+            if (r->first[grp[i]] == i)
+                r->counts[pos[grp[i]]] = i; /* counts used as temporary */
+        memcpy(r->first, r->counts, sizeof(int64_t) * (size_t)r->u);
+        memset(r->counts, 0, sizeof(int64_t) * (size_t)r->u);
+    }
+    for (int64_t i = 0; i < N; i++) {
+        r->inv[i] = pos[grp[i]];
+        r->counts[r->inv[i]]++;
+    }
+    free(idx);
+    free(tmp);
+    return WG_OK;
+}
+
+static wg_status uq_infer(wgc_graph *g, wgc_node *n)
+{
+    uq_view v;
+    uq_result r;
+    wg_status st = resolve(g, n, &v);
+    if (!st)
+        st = uq_run(g, n, &v, &r);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_shape y = {1, {r.u}};
+    const wgc_attr *ax = wgc_attr_find(n, "axis");
+    if (ax) {
+        y = x->shape;
+        y.dims[ax->i < 0 ? ax->i + y.rank : ax->i] = r.u;
+    }
+    wgc_set_output(g, n, 0, x->dtype, &y);
+    wgc_set_output(g, n, 1, WG_DT_INT64, &(wgc_shape){1, {r.u}});
+    wgc_set_output(g, n, 2, WG_DT_INT64, &(wgc_shape){1, {v.n}});
+    wgc_set_output(g, n, 3, WG_DT_INT64, &(wgc_shape){1, {r.u}});
+    uq_free(&r);
+    return WG_OK;
+}
+
+static wg_status uq_fold(wgc_graph *g, wgc_node *n)
+{
+    uq_view v;
+    uq_result r;
+    wg_status st = resolve(g, n, &v);
+    if (!st)
+        st = uq_run(g, n, &v, &r);
+    if (st)
+        return st;
+    const wgc_tensor *y = wgc_out(g, n, 0);
+    char *yd = malloc((size_t)(r.u * v.outer * v.inner) * v.es + 1);
+    if (!yd) {
+        uq_free(&r);
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
+    }
+    const size_t row = (size_t)v.inner * v.es;
+    for (int64_t o = 0; o < v.outer; o++)
+        for (int64_t k = 0; k < r.u; k++)
+            memcpy(yd + ((size_t)(o * r.u + k)) * row, v.data + ((size_t)(o * v.n + r.first[k])) * row, row);
+    if (y)
+        wgc_tensor_set_const(g, n->outputs[0], y->dtype, &y->shape, yd);
+    else
+        free(yd);
+    int64_t *arrs[3] = {r.first, r.inv, r.counts};
+    for (int i = 1; i < 4; i++) {
+        const wgc_tensor *t = wgc_out(g, n, i);
+        if (t) {
+            wgc_tensor_set_const(g, n->outputs[i], WG_DT_INT64, &t->shape, arrs[i - 1]);
+            arrs[i - 1] = NULL;
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        free(arrs[i]);
+    return WG_OK;
+}
+
+/* Never reached: infer rejects a run-time input and fold then always succeeds. */
+static wg_status uq_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    (void)e;
+    return wgc_error(g, n, WG_ERR_UNSUPPORTED, "only a constant input is supported");
+}
+
+const wgc_op_def wgc_op_unique = {uq_infer, uq_fold, uq_emit, NULL};
