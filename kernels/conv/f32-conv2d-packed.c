@@ -5,7 +5,7 @@
  */
 #include "wgk_conv_packed.h"
 
-/* Reduction depth per pass over y: a KC x NR slice of packed B is 16 KiB (L1). */
+/* Reduction depth per pass over y: a KC x MR weight slice is 8 KiB (L1). */
 #define KC 512
 
 /* First output index o in [0, count) with o*stride + off >= 0, and the end of the run
@@ -132,27 +132,23 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
                     pack_direct(x, K, OHW, nb, ncols, a->scratch);
                 else
                     pack_im2col(a, x, cg, K, nb, ncols, a->scratch);
-                /* k blocks of KC: the B panel slice (KC x NR) stays in L1 while the
-                 * weight panels stream past it; partial sums go through y. */
+                /* k blocks of KC: a weight panel slice (KC x MR) stays in L1 while the
+                 * B block streams past it from L2; partial sums go through y. */
                 for (int k0 = 0; k0 < K; k0 += KC) {
                     const int kc = K - k0 < KC ? K - k0 : KC;
                     const int first = k0 == 0, last = k0 + kc == K;
                     const float lo = last ? a->min : -__builtin_inff();
                     const float hi = last ? a->max : __builtin_inff();
-                    for (int j = 0; j < ncols; j += WGK_CONV_NR) {
-                        const int nr = ncols - j < WGK_CONV_NR ? ncols - j : WGK_CONV_NR;
-                        const float *bp = a->scratch + (size_t)(j / WGK_CONV_NR) * pstride +
-                                          (size_t)k0 * WGK_CONV_NR;
-                        for (int m0 = 0; m0 < mg; m0 += WGK_CONV_MR) {
-                            const float *ap = wg + (size_t)(m0 / WGK_CONV_MR) * K * WGK_CONV_MR +
-                                              (size_t)k0 * WGK_CONV_MR;
-                            const int mr = mg - m0 < WGK_CONV_MR ? mg - m0 : WGK_CONV_MR;
-                            const size_t o = out + (size_t)m0 * OHW + nb + j;
-                            wgk_f32_conv_ukernel(mr, nr, kc, ap, bp, a->y + o, OHW,
-                                                 first && a->bias ? a->bias + g * mg + m0 : NULL,
-                                                 first && a->res ? a->res + o : NULL, OHW, lo, hi,
-                                                 !first);
-                        }
+                    for (int m0 = 0; m0 < mg; m0 += WGK_CONV_MR) {
+                        const float *ap = wg + (size_t)(m0 / WGK_CONV_MR) * K * WGK_CONV_MR +
+                                          (size_t)k0 * WGK_CONV_MR;
+                        const int mr = mg - m0 < WGK_CONV_MR ? mg - m0 : WGK_CONV_MR;
+                        const size_t o = out + (size_t)m0 * OHW + nb;
+                        wgk_f32_conv_ukernel(mr, ncols, kc, ap, a->scratch + (size_t)k0 * WGK_CONV_NR,
+                                             pstride, a->y + o, OHW,
+                                             first && a->bias ? a->bias + g * mg + m0 : NULL,
+                                             first && a->res ? a->res + o : NULL, OHW, lo, hi,
+                                             !first);
                     }
                 }
             }

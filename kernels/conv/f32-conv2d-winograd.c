@@ -47,6 +47,68 @@ static void load_tile(const float *x, int H, int W, int ih0, int iw0, float *dst
         dst[xi * vx] = v[xi];
 }
 
+#ifdef __wasm_simd128__
+/* Four horizontally adjacent tiles at once, lane k = tile k (all 4x10 input values
+ * inside the image): the same transform on f32x4, one v128 store per position. */
+static void load_tiles4(const float *x, int W, int ih0, int iw0, float *dst, size_t vx)
+{
+    v128_t d[16], t[16];
+    for (int i = 0; i < 4; i++) {
+        const float *p = x + (size_t)(ih0 + i) * W + iw0;
+        const v128_t l0 = wasm_v128_load(p), l1 = wasm_v128_load(p + 4);
+        const v128_t l2 = wasm_v128_load64_zero(p + 8);
+        const v128_t r = wasm_i32x4_shuffle(l0, l1, 2, 3, 4, 5), q = wasm_i32x4_shuffle(l1, l2, 2, 3, 4, 5);
+        d[4 * i] = wasm_i32x4_shuffle(l0, l1, 0, 2, 4, 6);
+        d[4 * i + 1] = wasm_i32x4_shuffle(l0, l1, 1, 3, 5, 7);
+        d[4 * i + 2] = wasm_i32x4_shuffle(r, q, 0, 2, 4, 6);
+        d[4 * i + 3] = wasm_i32x4_shuffle(r, q, 1, 3, 5, 7);
+    }
+    for (int j = 0; j < 4; j++) {
+        t[j] = wasm_f32x4_sub(d[j], d[8 + j]);
+        t[4 + j] = wasm_f32x4_add(d[4 + j], d[8 + j]);
+        t[8 + j] = wasm_f32x4_sub(d[8 + j], d[4 + j]);
+        t[12 + j] = wasm_f32x4_sub(d[4 + j], d[12 + j]);
+    }
+    for (int i = 0; i < 4; i++) {
+        const v128_t *r = t + 4 * i;
+        wasm_v128_store(dst + (4 * i) * vx, wasm_f32x4_sub(r[0], r[2]));
+        wasm_v128_store(dst + (4 * i + 1) * vx, wasm_f32x4_add(r[1], r[2]));
+        wasm_v128_store(dst + (4 * i + 2) * vx, wasm_f32x4_sub(r[2], r[1]));
+        wasm_v128_store(dst + (4 * i + 3) * vx, wasm_f32x4_sub(r[1], r[3]));
+    }
+}
+
+/* Output transform and epilogue of four adjacent tiles (all 2x8 outputs inside y):
+ * s[xi] lane k = tile k; rows interleaved back into 8 contiguous floats. */
+static void store_tiles4(const float *mm, size_t mx, float *y, const float *res, int OW, float b,
+                         float lo, float hi)
+{
+    v128_t s[16], r[8];
+    for (int xi = 0; xi < 16; xi++)
+        s[xi] = wasm_v128_load(mm + xi * mx);
+    for (int j = 0; j < 4; j++) {
+        r[j] = wasm_f32x4_add(wasm_f32x4_add(s[j], s[4 + j]), s[8 + j]);
+        r[4 + j] = wasm_f32x4_sub(wasm_f32x4_sub(s[4 + j], s[8 + j]), s[12 + j]);
+    }
+    const v128_t bv = wasm_f32x4_splat(b), lv = wasm_f32x4_splat(lo), hv = wasm_f32x4_splat(hi);
+    for (int i = 0; i < 2; i++) {
+        const v128_t *q = r + 4 * i;
+        const v128_t o0 = wasm_f32x4_add(wasm_f32x4_add(q[0], q[1]), q[2]);
+        const v128_t o1 = wasm_f32x4_sub(wasm_f32x4_sub(q[1], q[2]), q[3]);
+        v128_t v0 = wasm_f32x4_add(wasm_i32x4_shuffle(o0, o1, 0, 4, 1, 5), bv);
+        v128_t v1 = wasm_f32x4_add(wasm_i32x4_shuffle(o0, o1, 2, 6, 3, 7), bv);
+        float *yr = y + (size_t)i * OW;
+        if (res) {
+            const float *rr = res + (size_t)i * OW;
+            v0 = wasm_f32x4_add(v0, wasm_v128_load(rr));
+            v1 = wasm_f32x4_add(v1, wasm_v128_load(rr + 4));
+        }
+        wasm_v128_store(yr, wasm_f32x4_pmin(wasm_f32x4_pmax(v0, lv), hv));
+        wasm_v128_store(yr + 4, wasm_f32x4_pmin(wasm_f32x4_pmax(v1, lv), hv));
+    }
+}
+#endif
+
 void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a)
 {
     const int C = a->C, M = a->M, H = a->H, W = a->W, OH = a->OH, OW = a->OW;
@@ -75,17 +137,25 @@ void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a)
                         continue;
                     }
                     const int t = t0 + tl, th = t / TW, tw = t - th * TW;
-                    load_tile(xc, H, W, 2 * th - a->PT, 2 * tw - a->PL, dst, vx);
+                    const int ih0 = 2 * th - a->PT, iw0 = 2 * tw - a->PL;
+#ifdef __wasm_simd128__
+                    /* 4 tiles of one row, in one panel, inside the image. */
+                    if (tl % WGK_CONV_NR <= WGK_CONV_NR - 4 && tl + 4 <= cnt && tw + 4 <= TW &&
+                        ih0 >= 0 && ih0 + 4 <= H && iw0 >= 0 && iw0 + 10 <= W) {
+                        load_tiles4(xc, W, ih0, iw0, dst, vx);
+                        tl += 3;
+                        continue;
+                    }
+#endif
+                    load_tile(xc, H, W, ih0, iw0, dst, vx);
                 }
             }
             for (int xi = 0; xi < 16; xi++)
                 for (int m0 = 0; m0 < M; m0 += WGK_CONV_MR) {
                     const int mr = M - m0 < WGK_CONV_MR ? M - m0 : WGK_CONV_MR;
                     const float *ap = a->w + xi * wx + (size_t)(m0 / WGK_CONV_MR) * C * WGK_CONV_MR;
-                    for (int p = 0; p < panels; p++)
-                        wgk_f32_conv_ukernel(mr, WGK_CONV_NR, C, ap, V + xi * vx + (size_t)p * pstride,
-                                             Mo + xi * mx + (size_t)m0 * nt + (size_t)p * WGK_CONV_NR,
-                                             nt, NULL, NULL, 0, -inf, inf, 0);
+                    wgk_f32_conv_ukernel(mr, panels * WGK_CONV_NR, C, ap, V + xi * vx, pstride,
+                                         Mo + xi * mx + (size_t)m0 * nt, nt, NULL, NULL, 0, -inf, inf, 0);
                 }
             /* y tile = A^T M A, A^T = [1 1 1 0; 0 1 -1 -1], then the epilogue. */
             for (int m = 0; m < M; m++) {
@@ -93,6 +163,18 @@ void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a)
                 const float b = a->bias ? a->bias[m] : 0.0f;
                 const size_t ym = yo + (size_t)m * OH * OW;
                 for (int tl = 0; tl < cnt; tl++) {
+#ifdef __wasm_simd128__
+                    {
+                        const int t = t0 + tl, th = t / TW, tw = t - th * TW;
+                        if (tl + 4 <= cnt && tw + 4 <= TW && 2 * tw + 8 <= OW && 2 * th + 2 <= OH) {
+                            const size_t o = ym + (size_t)(2 * th) * OW + 2 * tw;
+                            store_tiles4(mm + tl, mx, a->y + o, a->res ? a->res + o : NULL, OW, b,
+                                         a->min, a->max);
+                            tl += 3;
+                            continue;
+                        }
+                    }
+#endif
                     float s[16];
                     for (int xi = 0; xi < 16; xi++)
                         s[xi] = mm[xi * mx + tl];

@@ -30,9 +30,8 @@ WGK_INLINE v128_t finish(v128_t v, const float *bias, const float *res, v128_t l
     return wasm_f32x4_pmin(wasm_f32x4_pmax(v, lo), hi);
 }
 
-void wgk_f32_conv_ukernel(int mr, int nr, int K, const float *a, const float *b, float *c,
-                          int ldc, const float *bias, const float *res, int ldr, float min,
-                          float max, int accumulate)
+static void tile(int mr, int nr, int K, const float *a, const float *b, float *c, int ldc,
+                 const float *bias, const float *res, int ldr, float min, float max, int accumulate)
 {
     v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, x1 = x0, y1 = x0, x2 = x0, y2 = x0, x3 = x0,
            y3 = x0;
@@ -89,9 +88,8 @@ void wgk_f32_conv_ukernel(int mr, int nr, int K, const float *a, const float *b,
 
 #else
 
-void wgk_f32_conv_ukernel(int mr, int nr, int K, const float *a, const float *b, float *c,
-                          int ldc, const float *bias, const float *res, int ldr, float min,
-                          float max, int accumulate)
+static void tile(int mr, int nr, int K, const float *a, const float *b, float *c, int ldc,
+                 const float *bias, const float *res, int ldr, float min, float max, int accumulate)
 {
     float acc[WGK_CONV_MR][WGK_CONV_NR] = {{0}};
     for (int k = 0; k < K; k++) {
@@ -116,3 +114,14 @@ void wgk_f32_conv_ukernel(int mr, int nr, int K, const float *a, const float *b,
 }
 
 #endif
+
+void wgk_f32_conv_ukernel(int mr, int ncols, int K, const float *a, const float *b, size_t bstride,
+                          float *c, int ldc, const float *bias, const float *res, int ldr,
+                          float min, float max, int accumulate)
+{
+    for (int j = 0; j < ncols; j += WGK_CONV_NR) {
+        const int nr = ncols - j < WGK_CONV_NR ? ncols - j : WGK_CONV_NR;
+        tile(mr, nr, K, a, b, c + j, ldc, bias, res ? res + j : NULL, ldr, min, max, accumulate);
+        b += bstride;
+    }
+}

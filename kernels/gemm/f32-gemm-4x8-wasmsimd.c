@@ -66,22 +66,46 @@ void wgk_f32_gemm_4x8__wasmsimd(const wgk_gemm_args *g)
                        x3 = x0, y3 = x0;
                 const float *a = ap;
                 const float *b = g->b + n;
-                for (int k = 0; k < K; k++) {
-                    const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
-                    v128_t s = wasm_v128_load32_splat(a);
-                    x0 = wasm_f32x4_add(x0, wasm_f32x4_mul(s, b0));
-                    y0 = wasm_f32x4_add(y0, wasm_f32x4_mul(s, b1));
-                    s = wasm_v128_load32_splat(a + o1);
-                    x1 = wasm_f32x4_add(x1, wasm_f32x4_mul(s, b0));
-                    y1 = wasm_f32x4_add(y1, wasm_f32x4_mul(s, b1));
-                    s = wasm_v128_load32_splat(a + o2);
-                    x2 = wasm_f32x4_add(x2, wasm_f32x4_mul(s, b0));
-                    y2 = wasm_f32x4_add(y2, wasm_f32x4_mul(s, b1));
-                    s = wasm_v128_load32_splat(a + o3);
-                    x3 = wasm_f32x4_add(x3, wasm_f32x4_mul(s, b0));
-                    y3 = wasm_f32x4_add(y3, wasm_f32x4_mul(s, b1));
-                    a += ak;
-                    b += ldb;
+                if (g->a_m == 1 && rows == WGK_GEMM_MR) {
+                    /* The 4 rows of a k are adjacent (packed or transposed A): one load and
+                     * lane broadcasts, cheaper on x86 engines than 4 load-splats (which
+                     * Cranelift turns into GPR load + movd + vpbroadcastd, all on one port). */
+                    for (int k = 0; k < K; k++) {
+                        const v128_t av = wasm_v128_load(a);
+                        const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
+                        v128_t s = wasm_i32x4_shuffle(av, av, 0, 0, 0, 0);
+                        x0 = wasm_f32x4_add(x0, wasm_f32x4_mul(s, b0));
+                        y0 = wasm_f32x4_add(y0, wasm_f32x4_mul(s, b1));
+                        s = wasm_i32x4_shuffle(av, av, 1, 1, 1, 1);
+                        x1 = wasm_f32x4_add(x1, wasm_f32x4_mul(s, b0));
+                        y1 = wasm_f32x4_add(y1, wasm_f32x4_mul(s, b1));
+                        s = wasm_i32x4_shuffle(av, av, 2, 2, 2, 2);
+                        x2 = wasm_f32x4_add(x2, wasm_f32x4_mul(s, b0));
+                        y2 = wasm_f32x4_add(y2, wasm_f32x4_mul(s, b1));
+                        s = wasm_i32x4_shuffle(av, av, 3, 3, 3, 3);
+                        x3 = wasm_f32x4_add(x3, wasm_f32x4_mul(s, b0));
+                        y3 = wasm_f32x4_add(y3, wasm_f32x4_mul(s, b1));
+                        a += ak;
+                        b += ldb;
+                    }
+                } else {
+                    for (int k = 0; k < K; k++) {
+                        const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
+                        v128_t s = wasm_v128_load32_splat(a);
+                        x0 = wasm_f32x4_add(x0, wasm_f32x4_mul(s, b0));
+                        y0 = wasm_f32x4_add(y0, wasm_f32x4_mul(s, b1));
+                        s = wasm_v128_load32_splat(a + o1);
+                        x1 = wasm_f32x4_add(x1, wasm_f32x4_mul(s, b0));
+                        y1 = wasm_f32x4_add(y1, wasm_f32x4_mul(s, b1));
+                        s = wasm_v128_load32_splat(a + o2);
+                        x2 = wasm_f32x4_add(x2, wasm_f32x4_mul(s, b0));
+                        y2 = wasm_f32x4_add(y2, wasm_f32x4_mul(s, b1));
+                        s = wasm_v128_load32_splat(a + o3);
+                        x3 = wasm_f32x4_add(x3, wasm_f32x4_mul(s, b0));
+                        y3 = wasm_f32x4_add(y3, wasm_f32x4_mul(s, b1));
+                        a += ak;
+                        b += ldb;
+                    }
                 }
                 const v128_t xs[4] = {x0, x1, x2, x3}, ys[4] = {y0, y1, y2, y3};
                 for (int r = 0; r < rows; r++) {

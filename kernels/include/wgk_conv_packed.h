@@ -81,13 +81,14 @@ static inline size_t wgk_conv_packed_scratch(int Kg, int OHW)
  * are not used. */
 void wgk_f32_conv2d_packed(const wgk_conv2d_args *a);
 
-/* The micro-kernel: one MR x NR tile of C,
- *   c[r*ldc + j] = clamp(sum_k a[k*MR + r] * b[k*NR + j] + bias[r] + res[r*ldr + j], min, max)
- * for r < mr, j < nr (the rest of the tile is computed and dropped: a and b must hold
+/* The micro-kernel: MR rows x ncols columns of C, one MR x NR tile at a time,
+ *   c[r*ldc + j] = clamp(sum_k a[k*MR + r] * B(k, j) + bias[r] + res[r*ldr + j], min, max)
+ * for r < mr, j < ncols, with B(k, j) = b[(j/NR)*bstride + k*NR + j%NR] (packed panels;
+ * the rows past mr and columns past ncols are computed and dropped: a and b must hold
  * full MR / NR rows, zero padded). bias and res may be NULL. With accumulate != 0 the
  * sum is added to what c holds (a later block of k; bias and res are then NULL). */
-void wgk_f32_conv_ukernel(int mr, int nr, int K, const float *a, const float *b, float *c,
-                          int ldc, const float *bias, const float *res, int ldr, float min,
-                          float max, int accumulate);
+void wgk_f32_conv_ukernel(int mr, int ncols, int K, const float *a, const float *b, size_t bstride,
+                          float *c, int ldc, const float *bias, const float *res, int ldr,
+                          float min, float max, int accumulate);
 
 #endif

@@ -150,7 +150,7 @@ static void check_ukernel(void)
                             for (int j = 0; j < nr; j++)
                                 Y[r * ldc + j] = Res[r * ldr + j];
                     const float lo = epi == 2 ? 0.0f : -INFINITY, hi = epi == 2 ? 0.75f : INFINITY;
-                    wgk_f32_conv_ukernel(mr, nr, K, X, Wt, Y, ldc, epi == 1 || epi == 2 ? Bias : NULL,
+                    wgk_f32_conv_ukernel(mr, nr, K, X, Wt, 0, Y, ldc, epi == 1 || epi == 2 ? Bias : NULL,
                                          epi == 1 || epi == 2 ? Res : NULL, ldr, lo, hi, acc);
                     int bad = 0;
                     for (int r = 0; r < WGK_CONV_MR; r++)

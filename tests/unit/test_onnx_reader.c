@@ -409,6 +409,8 @@ TEST(attributes_of_every_kind)
     CHECK(wgc_attr_int(n, "group", 0) == 4, "group (type inferred)");
     const wgc_attr *ss = wgc_attr_find(n, "names");
     CHECK(ss && ss->type == WGC_ATTR_STRINGS && ss->n == 2 && !strcmp(ss->s, "first"), "strings");
+    CHECK(ss && ss->strings && !strcmp(ss->strings[0], "first") && !strcmp(ss->strings[1], "second"),
+          "every string of a STRINGS attribute is kept");
     const wgc_attr *tl = wgc_attr_find(n, "tlist");
     CHECK(tl && tl->type == WGC_ATTR_TENSORS && tl->n == 2 && tl->t && tl->t->dtype == WG_DT_FLOAT,
           "tensors");
