@@ -140,6 +140,8 @@ conformance: all
 # once by fuzz/seeds.sh); crash inputs land in build-fuzz/crashes-<target>/.
 # `make fuzz-build` only builds. Uses CC, SRC, WASMTIME, LDLIBS, KERNEL_INC from above.
 FUZZ_SECONDS ?= 60
+# A fixed seed makes a CI run repeatable: the same tree mutates the same way.
+FUZZ_SEED    ?= 1
 FUZZ_DIR     := build-fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS  := -std=c11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude -Isrc \
@@ -170,7 +172,7 @@ fuzz: fuzz-build
 	  if [ ! -d $$c ]; then [ -d $(FUZZ_DIR)/seeds/$$t ] || fuzz/seeds.sh $(FUZZ_DIR)/seeds >/dev/null; \
 	    mkdir -p $$c && cp $(FUZZ_DIR)/seeds/$$t/* $$c/; fi; \
 	  echo "== $$t for $(FUZZ_SECONDS)s (corpus $$c: $$(ls $$c | wc -l) files)"; \
-	  $(FUZZ_DIR)/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
+	  $(FUZZ_DIR)/$$t -seed=$(FUZZ_SEED) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
 	    -max_len=262144 -print_final_stats=1 -artifact_prefix=$$x/ $$c > $(FUZZ_DIR)/$$t.log 2>&1 || \
 	    { echo "$$t: FAILED, see $(FUZZ_DIR)/$$t.log and $$x/"; grep -E -A12 '^==[0-9]+==|runtime error' \
 	      $(FUZZ_DIR)/$$t.log | head -30; bad=1; }; \

@@ -12,6 +12,7 @@
 #include "fold_map.h"
 #include "gen.h"
 
+/* Optional input i, when present, must be a constant integer tensor. */
 static wg_status need_const(wgc_graph *g, const wgc_node *n, int i, const char *what)
 {
     const wgc_tensor *t = wgc_in(g, n, i);
@@ -43,6 +44,8 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, view *v)
     memset(v, 0, sizeof *v);
     switch (n->op) {
     case WGC_OP_EXPAND: {
+        if (!wgc_in(g, n, 1))
+            return wgc_error(g, n, WG_ERR_INVALID, "the 'shape' input is missing");
         if ((st = need_const(g, n, 1, "shape")))
             return st;
         const wgc_tensor *s = wgc_in(g, n, 1);
@@ -63,6 +66,8 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, view *v)
         return WG_OK;
     }
     case WGC_OP_TILE: {
+        if (!wgc_in(g, n, 1))
+            return wgc_error(g, n, WG_ERR_INVALID, "the 'repeats' input is missing");
         if ((st = need_const(g, n, 1, "repeats")))
             return st;
         const wgc_tensor *rp = wgc_in(g, n, 1);
