@@ -12,7 +12,7 @@ Writes, between the markers <!-- support-table:begin --> and <!-- support-table:
     (tests/conformance/folded.sh);
   - the models the model tests cover, each with its result from the last logs of
     tests/run.sh (build/test-logs/models.log, js.log): "passes", "FAILS" or "not run";
-  - every operator in src/ir/ops.def, grouped as that file groups them.
+  - every operator in src/ir/ops.def, in alphabetical order.
 --check exits 1 when the README is not up to date instead of writing it.
 Standard library only.
 """
@@ -101,21 +101,14 @@ def model_rows(logdir):
 
 
 def op_groups(ops_path):
-    groups, title = [], "operators"
+    """[(source file, [ONNX names])] in ops.def order, grouped by the file that implements them."""
+    groups = {}
     with open(ops_path, encoding="utf-8") as f:
-        text = f.read()
-    # Group titles are the one-line /* ... */ comments between WG_OP lines.
-    for line in text.splitlines():
-        m = re.match(r"^/\*\s*(.*?)\s*\*/\s*$", line.strip())
-        if m and "ops.def" not in m.group(1):
-            title = m.group(1)
-            continue
-        m = re.match(r'^WG_OP\(\s*\w+\s*,\s*"([^"]+)"', line.strip())
-        if m:
-            if not groups or groups[-1][0] != title:
-                groups.append((title, []))
-            groups[-1][1].append(m.group(1))
-    return groups
+        for line in f:
+            m = re.match(r'^\s*WG_OP\(\s*\w+\s*,\s*"([^"]+)"\s*,\s*(\w+)\s*\)', line)
+            if m:
+                groups.setdefault(f"{m.group(2)}.c", []).append(m.group(1))
+    return list(groups.items())
 
 
 def render(args):
@@ -131,8 +124,9 @@ def render(args):
     out += [f"| {n} | {s} | {r} |" for n, s, r in model_rows(args.logs)]
     groups = op_groups(args.ops)
     total = sum(len(g[1]) for g in groups)
-    out += ["", f"Operators ({total}, from `src/ir/ops.def`):", ""]
-    out += [f"- {title}: {', '.join(ops)}" for title, ops in groups]
+    names = sorted({op for _, ops in groups for op in ops}, key=str.lower)
+    out += ["", f"Operators ({total}, from `src/ir/ops.def`; each in `src/ops/`, see "
+            "`docs/adding-an-op.md`):", "", ", ".join(names) + "."]
     out += ["", END]
     return "\n".join(out)
 

@@ -2,13 +2,16 @@
  * conv.c: Conv (1-D, 2-D and 3-D, NC[D][H]W, float32) with groups, dilations, strides, pads, auto_pad and
  * the fused epilogue set by the passes (residual add, then Relu/Clip).
  *
- * Lowering, chosen per layer (the kernel table lives in choose()):
+ * Lowering, chosen per layer (resolve(), use_packed(), use_winograd()):
  *   depthwise (one input channel per group, groups > 1)   wgk_f32_dwconv2d, ONNX weights
- *   1x1, stride 1, no padding                              wgk_f32_conv2d_1x1, packed weights
- *   anything else                                          wgk_f32_conv2d_im2col, packed
- *                                                          weights, im2col scratch
- * Constant weights are packed here at compile time (wgk_pack_conv), never at run time; a
- * weight computed at run time is read in its ONNX layout (w_rowmajor).
+ *   constant weight, 3x3 stride 1, 1 group, C, M >= 16     wgk_f32_conv2d_winograd (F(2x2,3x3),
+ *                                                          weights transformed + packed here)
+ *   other constant-weight 2-D convs                        wgk_f32_conv2d_packed (packed-GEMM,
+ *                                                          im2col fused into B packing)
+ *   weight computed at run time: 1x1, stride 1, no pad     wgk_f32_conv2d_1x1, ONNX layout
+ *                                anything else             wgk_f32_conv2d_im2col, ONNX layout
+ * Constant weights are packed here at compile time (wgk_conv_pack_w / wgk_wino_pack_w),
+ * never at run time; a weight computed at run time is read in its ONNX layout (w_rowmajor).
  */
 #include <stdlib.h>
 

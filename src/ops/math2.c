@@ -1,7 +1,7 @@
 /*
  * math2.c: broadcasting elementwise ops with two or more inputs, every dtype, as inline
  * loops (gen.c): Pow, Mod, Min, Max, Mean, comparisons, logical and bitwise ops, BitShift,
- * PRelu, Where.
+ * PRelu, Where. Constant inputs fold on the host through the same formulas (fold_map.h).
  */
 #include <math.h>
 #include <stdio.h>

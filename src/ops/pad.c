@@ -2,13 +2,14 @@
  * pad.c: Pad. Before opset 11 pads come from the `pads` attribute (`paddings` in opset 1)
  * with a float `value`; from 11 from a constant pads input, an optional constant
  * constant_value input and (opset 18) an optional constant axes input. Modes: constant,
- * reflect, edge ('wrap' is unsupported). Negative pads crop.
+ * reflect, edge ('wrap' is unsupported). Negative pads crop. Constant inputs fold on the host.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "axes.h"
 #include "elem.h"
+#include "fold_map.h"
 #include "lower.h"
 
 typedef struct pad_spec {
@@ -155,7 +156,7 @@ static wg_status pad_fold(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0), *cv = wgc_in(g, n, 2);
     wgc_tensor *y = wgc_out(g, n, 0);
-    if (!wgc_inputs_const(g, n) || wgc_numel(&y->shape) > ((int64_t)1 << 22))
+    if (!wgc_inputs_const(g, n) || wgc_numel(&y->shape) > WGC_FOLD_MAX_NUMEL)
         return WG_ERR_UNSUPPORTED;
     pad_spec p;
     wg_status st = read_pads(g, n, &p);

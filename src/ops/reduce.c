@@ -2,6 +2,7 @@
  * reduce.c: ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare and
  * ArgMax/ArgMin, every numeric dtype, as inline loops: one loop nest over the kept axes,
  * an inner nest over the reduced ones. Floats accumulate in double, integers in 64 bits.
+ * Constant inputs fold on the host with the same loops and accumulators.
  */
 #include <math.h>
 #include <stdio.h>
