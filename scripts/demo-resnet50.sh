@@ -12,8 +12,9 @@ mkdir -p "$out"
 fetch() { [ -s "$out/$2" ] || curl -fL --retry 3 -o "$out/$2" "$1"; }
 fetch https://github.com/onnx/models/raw/main/validated/vision/classification/resnet/model/resnet50-v2-7.onnx resnet50-v2-7.onnx
 fetch https://github.com/dmlc/mxnet.js/blob/main/data/cat.png?raw=true cat.png
-fetch https://raw.githubusercontent.com/apache/tvm/main/apps/wasm-standalone/wasm-graph/tools/synset.csv synset.csv
-"$BUILD/bin/wasmgraph" compile "$out/resnet50-v2-7.onnx" -o "$out/resnet50-v2-7.wasm" -O3
+fetch https://raw.githubusercontent.com/kazum/tvm-wasm/master/synset.csv synset.csv
+# The zoo file leaves the batch dimension symbolic: fix it to one image.
+"$BUILD/bin/wasmgraph" compile "$out/resnet50-v2-7.onnx" -o "$out/resnet50-v2-7.wasm" -O3 --shape data=1x3x224x224
 # The zoo model expects RGB scaled to [0,1] and normalised with ImageNet's mean and std.
 "$BUILD/bin/wasmgraph" classify "$out/resnet50-v2-7.wasm" -i "$out/cat.png" -l "$out/synset.csv" \
-    --scale 255 --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225 --crop
+    --scale 255 --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225
