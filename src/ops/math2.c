@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "elem.h"
@@ -20,6 +21,43 @@ static bool is_cmp(wgc_op op)
 static bool variadic(wgc_op op)
 {
     return op == WGC_OP_MIN || op == WGC_OP_MAX || op == WGC_OP_MEAN;
+}
+
+
+/*
+ * PRelu before opset 7 took a slope of shape (C) for X of shape (N, C, ...), applied per
+ * channel rather than broadcast from the right. A constant slope like that is rewritten
+ * as a new constant of shape (C, 1, ..., 1), which then broadcasts the modern way.
+ */
+static wg_status legacy_prelu_slope(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *s = wgc_in(g, n, 1);
+    if (!x || !s || s->shape.rank != 1 || x->shape.rank < 3 || s->shape.dims[0] == 1 ||
+        s->shape.dims[0] != x->shape.dims[1])
+        return WG_OK;
+    if (!s->data)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "a per-channel slope computed at run time (opset %d)",
+                         n->opset);
+    int x_rank = x->shape.rank;
+    size_t bytes = (size_t)s->shape.dims[0] * wg_dtype_size(s->dtype);
+    void *data = malloc(bytes ? bytes : 1);
+    char name[300];
+    snprintf(name, sizeof name, "%s/per_channel", s->name);
+    int t = data ? wgc_tensor_add(g, name) : -1;
+    if (t < 0) {
+        free(data);
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
+    }
+    s = wgc_in(g, n, 1); /* the tensor array may have moved: x is stale from here */
+    memcpy(data, s->data, bytes);
+    wgc_shape shape = {.rank = x_rank - 1};
+    shape.dims[0] = s->shape.dims[0];
+    for (int d = 1; d < shape.rank; d++)
+        shape.dims[d] = 1;
+    int dtype = s->dtype;
+    wgc_tensor_set_const(g, t, dtype, &shape, data);
+    n->inputs[1] = t;
+    return WG_OK;
 }
 
 static wg_status math2_infer(wgc_graph *g, wgc_node *n)
@@ -47,6 +85,8 @@ static wg_status math2_infer(wgc_graph *g, wgc_node *n)
     case WGC_OP_WHERE: dts = wgc_gen_dtypes; break;
     default: break;
     }
+    if (n->op == WGC_OP_PRELU && n->opset < 7 && (st = legacy_prelu_slope(g, n)))
+        return st;
     wgc_shape y = {0};
     for (int i = 0; i < n->n_inputs; i++) {
         if (!wgc_in(g, n, i))
