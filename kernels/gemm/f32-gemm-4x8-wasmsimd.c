@@ -7,6 +7,13 @@
 
 #ifdef __wasm_simd128__
 
+/* The packed-A loop fuses multiply-add in relaxed-SIMD builds (an FMA on x86 and ARM). */
+#if defined(__wasm_relaxed_simd__)
+#define MADD(acc, x, y) wasm_f32x4_relaxed_madd((x), (y), (acc))
+#else
+#define MADD(acc, x, y) wasm_f32x4_add((acc), wasm_f32x4_mul((x), (y)))
+#endif
+
 /* Columns of B per cache block: about 512 KiB of B stays in L2 while every A panel
  * sweeps it. */
 static int block_cols(int K)
@@ -74,17 +81,17 @@ void wgk_f32_gemm_4x8__wasmsimd(const wgk_gemm_args *g)
                         const v128_t av = wasm_v128_load(a);
                         const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
                         v128_t s = wasm_i32x4_shuffle(av, av, 0, 0, 0, 0);
-                        x0 = wasm_f32x4_add(x0, wasm_f32x4_mul(s, b0));
-                        y0 = wasm_f32x4_add(y0, wasm_f32x4_mul(s, b1));
+                        x0 = MADD(x0, s, b0);
+                        y0 = MADD(y0, s, b1);
                         s = wasm_i32x4_shuffle(av, av, 1, 1, 1, 1);
-                        x1 = wasm_f32x4_add(x1, wasm_f32x4_mul(s, b0));
-                        y1 = wasm_f32x4_add(y1, wasm_f32x4_mul(s, b1));
+                        x1 = MADD(x1, s, b0);
+                        y1 = MADD(y1, s, b1);
                         s = wasm_i32x4_shuffle(av, av, 2, 2, 2, 2);
-                        x2 = wasm_f32x4_add(x2, wasm_f32x4_mul(s, b0));
-                        y2 = wasm_f32x4_add(y2, wasm_f32x4_mul(s, b1));
+                        x2 = MADD(x2, s, b0);
+                        y2 = MADD(y2, s, b1);
                         s = wasm_i32x4_shuffle(av, av, 3, 3, 3, 3);
-                        x3 = wasm_f32x4_add(x3, wasm_f32x4_mul(s, b0));
-                        y3 = wasm_f32x4_add(y3, wasm_f32x4_mul(s, b1));
+                        x3 = MADD(x3, s, b0);
+                        y3 = MADD(y3, s, b1);
                         a += ak;
                         b += ldb;
                     }
