@@ -94,7 +94,12 @@ void wg_runtime_free(wg_runtime *rt);
 /* The detail of the last failure on this runtime; "" when none. Owned by rt. */
 const char *wg_last_error(const wg_runtime *rt);
 
-/* Loads, validates and compiles a module file. */
+/* Loads, validates and compiles a module file. A regular file is mapped, not read, and
+ * when its weights are plain data segments only the code is compiled: the file then stays
+ * open while the model lives and each wg_session_new reads the weights from it straight
+ * into the session's memory (one copy of the weights per session, none kept elsewhere).
+ * If the file is changed or replaced in place after loading, wg_session_new fails with
+ * WG_ERR_IO rather than reading other bytes: load it again. */
 wg_status wg_model_load(wg_runtime *rt, const char *path, wg_model **out);
 /* Same, from bytes the caller keeps ownership of. */
 wg_status wg_model_load_bytes(wg_runtime *rt, const uint8_t *bytes, size_t len, const char *name,

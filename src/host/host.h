@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <wasmtime.h>
 
+#include "data_split.h"
 #include "inspect.h"
 #include "wasmgraph.h"
 
@@ -35,6 +36,13 @@ struct wg_model {
     char *name;             /* file path or caller's name, for messages */
     wgh_module_info info;
     wasmtime_module_t *module;
+    /* Loaded from a file with its data segments split off (data_split.h): wasmtime
+     * compiled only split.code, and each session reads the segments from data_fd into
+     * its linear memory. data_fd is -1 otherwise. The size and modification time tell
+     * whether the file changed since it was loaded. */
+    int data_fd;
+    wgh_split split;
+    int64_t file_size, file_mtime_s, file_mtime_ns;
 };
 
 struct wg_session {

@@ -1,9 +1,15 @@
 /* session.c: one instance of a model: its store, exports and tensor addresses. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* pread, mmap, O_CLOEXEC, st_mtim */
+#endif
 #include "host.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Looks up a function export (its type was checked by inspect.c before compiling). */
 static wg_status get_func(wg_session *s, const char *name, wasmtime_func_t *out)
@@ -39,6 +45,47 @@ static wg_status call_i32(wg_session *s, const wasmtime_func_t *f, const char *f
     if (r.kind != WASMTIME_I32)
         return wgh_error(rt, WG_ERR_ABI, "%s: %s did not return an i32", s->m->name, fname);
     *result = r.of.i32;
+    return WG_OK;
+}
+
+/* Does what instantiation did not (the data was split off, see data_split.h): reads each
+ * data segment from the module file into linear memory. */
+static wg_status copy_data(wg_session *s)
+{
+    wg_model *m = s->m;
+    struct stat sb;
+    if (fstat(m->data_fd, &sb))
+        return wgh_error(m->rt, WG_ERR_IO, "%s: cannot stat: %s", m->name, strerror(errno));
+    if ((int64_t)sb.st_size != m->file_size || (int64_t)sb.st_mtim.tv_sec != m->file_mtime_s ||
+        (int64_t)sb.st_mtim.tv_nsec != m->file_mtime_ns)
+        return wgh_error(m->rt, WG_ERR_IO,
+                         "%s: the file changed since the model was loaded (now %lld bytes, was "
+                         "%lld): load it again",
+                         m->name, (long long)sb.st_size, (long long)m->file_size);
+    uint8_t *mem = wasmtime_memory_data(s->ctx, &s->memory);
+    uint64_t size = wasmtime_memory_data_size(s->ctx, &s->memory);
+    for (size_t i = 0; i < m->split.n_segs; i++) {
+        const wgh_segment *g = &m->split.segs[i];
+        if (g->mem_off + g->len > size) /* checked against the declared minimum at load */
+            return wgh_error(m->rt, WG_ERR_ABI,
+                             "%s: data segment %zu (%llu bytes at %llu) does not fit in memory "
+                             "(%llu bytes)",
+                             m->name, i, (unsigned long long)g->len,
+                             (unsigned long long)g->mem_off, (unsigned long long)size);
+        uint64_t done = 0;
+        while (done < g->len) {
+            size_t want = (size_t)(g->len - done < (1u << 30) ? g->len - done : 1u << 30);
+            ssize_t got = pread(m->data_fd, mem + g->mem_off + done, want, (off_t)(g->file_off + done));
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got <= 0)
+                return wgh_error(m->rt, WG_ERR_IO,
+                                 "%s: cannot read data segment %zu at byte %llu: %s", m->name, i,
+                                 (unsigned long long)(g->file_off + done),
+                                 got < 0 ? strerror(errno) : "unexpected end of file");
+            done += (uint64_t)got;
+        }
+    }
     return WG_OK;
 }
 
@@ -113,6 +160,8 @@ wg_status wg_session_new(wg_model *m, wg_session **out)
         goto fail;
     }
     s->memory = ext.of.memory;
+    if (m->data_fd >= 0 && (st = copy_data(s)))
+        goto fail;
     if ((st = get_func(s, "wg_abi_version", &f)) ||
         (st = call_i32(s, &f, "wg_abi_version", false, 0, &version)))
         goto fail;
