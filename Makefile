@@ -134,10 +134,12 @@ conformance: all
 	exit $$rc
 
 # --- fuzzing -------------------------------------------------------------------------
-# `make fuzz FUZZ_SECONDS=60` builds the two libFuzzer targets (fuzz/fuzz_onnx.c: reader +
-# passes; fuzz/fuzz_module.c: host library on wasmtime) with ASan+UBSan into build-fuzz/
-# and runs each for FUZZ_SECONDS. Corpora grow in build-fuzz/corpus-<target>/ (seeded
-# once by fuzz/seeds.sh); crash inputs land in build-fuzz/crashes-<target>/.
+# `make fuzz FUZZ_SECONDS=60` builds the two libFuzzer targets (fuzz/fuzz_onnx.c: reader,
+# passes and C generation; fuzz/fuzz_module.c: host library on wasmtime) with ASan+UBSan
+# into build-fuzz/ and runs each for FUZZ_SECONDS. Corpora grow in
+# build-fuzz/corpus-<target>/ (seeded once by fuzz/seeds.sh); crash inputs land in
+# build-fuzz/crashes-<target>/. A target with a fuzz/<target>.dict gets it as its
+# libFuzzer dictionary (fuzz_onnx: op types, attribute names and values).
 # `make fuzz-build` only builds. Uses CC, SRC, WASMTIME, LDLIBS, KERNEL_INC from above.
 FUZZ_SECONDS ?= 60
 # A fixed seed makes a CI run repeatable: the same tree mutates the same way.
@@ -161,8 +163,13 @@ $(FUZZ_BINS): $(FUZZ_DIR)/%: $(FUZZ_DIR)/obj/fuzz/%.o $(FUZZ_LIB_OBJ) $(WASMTIME
 	@echo "LD fuzz $@"
 	@$(CC) $(FUZZ_SAN) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJ) $(LDLIBS) -o $@
 
-.PHONY: fuzz fuzz-build
+.PHONY: fuzz fuzz-build fuzz-sweep
 fuzz-build: $(FUZZ_BINS)
+
+# `make fuzz-sweep`: every node-test mutant of fuzz/mutants.py (edge values, dropped inputs,
+# changed dims; ~80,000 models) once through fuzz_onnx (fuzz/sweep.sh; about 3 minutes).
+fuzz-sweep: fuzz-build
+	fuzz/sweep.sh $(FUZZ_DIR)
 
 # Seeds once (when the corpus folder is missing), then runs each target for FUZZ_SECONDS
 # and prints the executions from libFuzzer's final stats.
@@ -172,8 +179,9 @@ fuzz: fuzz-build
 	  if [ ! -d $$c ]; then [ -d $(FUZZ_DIR)/seeds/$$t ] || fuzz/seeds.sh $(FUZZ_DIR)/seeds >/dev/null; \
 	    mkdir -p $$c && cp $(FUZZ_DIR)/seeds/$$t/* $$c/; fi; \
 	  echo "== $$t for $(FUZZ_SECONDS)s (corpus $$c: $$(ls $$c | wc -l) files)"; \
+	  d=; [ -f fuzz/$$t.dict ] && d=-dict=fuzz/$$t.dict; \
 	  $(FUZZ_DIR)/$$t -seed=$(FUZZ_SEED) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
-	    -max_len=262144 -print_final_stats=1 -artifact_prefix=$$x/ $$c > $(FUZZ_DIR)/$$t.log 2>&1 || \
+	    -max_len=262144 -print_final_stats=1 $$d -artifact_prefix=$$x/ $$c > $(FUZZ_DIR)/$$t.log 2>&1 || \
 	    { echo "$$t: FAILED, see $(FUZZ_DIR)/$$t.log and $$x/"; grep -E -A12 '^==[0-9]+==|runtime error' \
 	      $(FUZZ_DIR)/$$t.log | head -30; bad=1; }; \
 	  echo "$$t: $$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' $(FUZZ_DIR)/$$t.log | \

@@ -1,8 +1,9 @@
 /*
- * fuzz_onnx.c: libFuzzer target for the compiler front half. Each input is written to
- * a model file in a private temporary folder and compiled with wgc_compile_graph (reader,
- * shape inference, folding, passes; no code generation). Any status is fine; only a
- * crash, a sanitizer report, a leak or a hang is a finding.
+ * fuzz_onnx.c: libFuzzer target for the compiler. Each input is written to a model file in
+ * a private temporary folder and compiled with wgc_compile_graph (reader, shape inference,
+ * folding, passes), then, when that succeeds, through the memory plan and every op's emit
+ * hook into C source (wgc_generate_c; clang and wasm-ld are not run). Any status is fine;
+ * only a crash, a sanitizer report, a leak or a hang is a finding.
  *
  * The folder holds nothing but the model, so external-data locations the fuzzer invents
  * can only reach the model file itself (or fail to open).
@@ -21,7 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "codegen/codegen.h"
 #include "compile/compile.h"
+#include "plan/plan.h"
 
 static char model_path[256];
 
@@ -88,6 +91,35 @@ static int write_model(const uint8_t *data, size_t size)
     return n == size && rc == 0 ? 0 : -1;
 }
 
+/* The back half short of clang: plan, emitters, C source. A failure needs a message. */
+static void generate(wgc_graph *g, const wgc_options *opt)
+{
+    wgc_plan plan;
+    wgc_emitter e;
+    wgc_layout layout;
+    char *src = NULL;
+    bool have_emitter = false;
+    memset(&plan, 0, sizeof plan);
+    memset(&layout, 0, sizeof layout);
+    g->err[0] = 0;
+    wgc_target target = {opt->simd, false, opt->opt_level};
+    wg_status st = wgc_plan_memory(g, &plan);
+    if (!st) {
+        st = wgc_emitter_init(&e, g, &plan, &target);
+        have_emitter = st == WG_OK;
+    }
+    if (!st)
+        st = wgc_generate_c(g, &plan, opt, &e, &layout, &src);
+    if (st != WG_OK && g->err[0] == 0) {
+        fprintf(stderr, "fuzz_onnx: code generation status %d with an empty message\n", (int)st);
+        abort();
+    }
+    free(src);
+    if (have_emitter)
+        wgc_emitter_free(&e);
+    wgc_plan_free(&plan);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (write_model(data, size) != 0) {
@@ -115,6 +147,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fprintf(stderr, "fuzz_onnx: WG_OK without a graph\n");
         abort();
     }
+    if (st == WG_OK)
+        generate(g, &opt);
     wgc_graph_free(g);
     return 0;
 }

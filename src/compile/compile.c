@@ -19,6 +19,7 @@ static const struct {
 } pipeline[] = {
     {"lower-fp16", wgc_pass_lower_fp16},
     {"infer", wgc_pass_infer},
+    {"expand-gradient", wgc_pass_expand_gradient},
     {"remove-identity", wgc_pass_remove_identity},
     {"remove-dead", wgc_pass_remove_dead},
     {"fold-batchnorm", wgc_pass_fold_batchnorm},

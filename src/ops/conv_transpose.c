@@ -93,8 +93,12 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, ct_geom *c)
         if (nos != (size_t)r && nos != (size_t)r + 2)
             return wgc_error(g, n, WG_ERR_INVALID, "output_shape has %zu values, expected %d",
                              nos, r);
-        for (int i = 0; i < r; i++)
+        for (int i = 0; i < r; i++) {
             os[i] = osv[nos - (size_t)r + (size_t)i];
+            if (os[i] < 1 || os[i] > ((int64_t)1 << 30))
+                return wgc_error(g, n, WG_ERR_INVALID, "output_shape[%d] = %lld is out of range",
+                                 i, (long long)os[i]);
+        }
     }
     const char *ap = wgc_attr_str(n, "auto_pad", "NOTSET");
     const bool same = !strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER");

@@ -79,6 +79,10 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, view *v)
             int64_t k = wgc_const_int(rp, d);
             if (k < 0)
                 return wgc_error(g, n, WG_ERR_INVALID, "negative repeat");
+            /* No tensor has 2^40 elements: refuse before the product can overflow. */
+            if (x->shape.dims[d] && k > (((int64_t)1 << 40) / x->shape.dims[d]))
+                return wgc_error(g, n, WG_ERR_LIMIT, "repeats[%d] = %lld makes dim %d too large",
+                                 d, (long long)k, d);
             v->y.dims[d] = k * x->shape.dims[d];
             v->dims[v->r] = k, v->st[v->r++] = 0;
             v->dims[v->r] = x->shape.dims[d], v->st[v->r++] = xs[d];
@@ -126,6 +130,12 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, view *v)
             int64_t p = tp ? wgc_const_int(tp, k) : 1, dim = x->shape.dims[ax];
             if (p == 0)
                 return wgc_error(g, n, WG_ERR_INVALID, "step 0");
+            /* A step past the dim gives at most one element either way; clamping it keeps
+             * the length and stride arithmetic below from overflowing (and -INT64_MIN). */
+            if (p > dim + 1)
+                p = dim + 1;
+            else if (p < -(dim + 1))
+                p = -(dim + 1);
             if (s < 0) s += dim;
             if (e < 0) e += dim;
             if (p > 0) {
@@ -152,6 +162,12 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, view *v)
         int64_t b = wgc_attr_int(n, "blocksize", 0);
         if (rank != 4 || b <= 0)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "only 4-D input with blocksize > 0");
+        /* b*b must divide C (DepthToSpace) or b divide H and W (SpaceToDepth), and no
+         * valid tensor has 2^40 elements: a larger b only overflows the products below. */
+        if (b > ((int64_t)1 << 20))
+            return wgc_error(g, n, WG_ERR_INVALID,
+                             "blocksize %lld is too large for input %lldx%lldx%lldx%lld", (long long)b, (long long)x->shape.dims[0], (long long)x->shape.dims[1],
+                             (long long)x->shape.dims[2], (long long)x->shape.dims[3]);
         int64_t N = x->shape.dims[0], C = x->shape.dims[1], H = x->shape.dims[2], W = x->shape.dims[3];
         v->y.rank = 4;
         v->r = 6;

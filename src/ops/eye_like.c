@@ -25,13 +25,21 @@ static wg_status eye_like_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
+/* Attribute k, clamped to [-rows, cols]: beyond that the diagonal misses the matrix either
+ * way, and the index arithmetic of fold and emit stays far from overflow. */
+static int64_t diag_k(const wgc_node *n, int64_t rows, int64_t cols)
+{
+    int64_t k = wgc_attr_int(n, "k", 0);
+    return k < -rows ? -rows : k > cols ? cols : k;
+}
+
 static wg_status eye_like_fold(wgc_graph *g, wgc_node *n)
 {
     wgc_tensor *y = wgc_out(g, n, 0);
     void *data = wgc_elem_alloc(g, n, y->dtype, &y->shape); /* zeroed */
     if (!data)
         return WG_ERR_NOMEM;
-    int64_t rows = y->shape.dims[0], cols = y->shape.dims[1], k = wgc_attr_int(n, "k", 0);
+    int64_t rows = y->shape.dims[0], cols = y->shape.dims[1], k = diag_k(n, rows, cols);
     for (int64_t i = 0; i < rows; i++)
         if (i + k >= 0 && i + k < cols)
             wgc_elem_set_i(data, y->dtype, i * cols + i + k, 1);
@@ -45,7 +53,7 @@ static wg_status eye_like_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wg_status st = wgc_check_i32_numel(g, n, y);
     if (st)
         return st;
-    int64_t rows = y->shape.dims[0], cols = y->shape.dims[1], k = wgc_attr_int(n, "k", 0);
+    int64_t rows = y->shape.dims[0], cols = y->shape.dims[1], k = diag_k(n, rows, cols);
     size_t bytes = (size_t)wgc_numel(&y->shape) * wg_dtype_size(y->dtype);
     if (!bytes)
         return WG_OK;

@@ -38,6 +38,15 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, unpool_geom *q)
     const int64_t *p = wgc_attr_ints(n, "pads", &np);
     if (!k || (int)nk != sp || (s && (int)ns != sp) || (p && (int)np != 2 * sp))
         return wgc_error(g, n, WG_ERR_INVALID, "kernel_shape/strides/pads do not fit %d spatial dims", sp);
+    /* Bounded first: the output size arithmetic below must not overflow. */
+    const int64_t lim = (int64_t)1 << 30;
+    for (int d = 0; d < sp; d++)
+        if (k[d] < 1 || k[d] > lim || (s && (s[d] < 1 || s[d] > lim)) ||
+            (p && (p[d] < 0 || p[d] > lim || p[sp + d] < 0 || p[sp + d] > lim)))
+            return wgc_error(g, n, WG_ERR_INVALID,
+                             "kernel_shape %lld / strides %lld / pads %lld,%lld of spatial dim %d "
+                             "out of range", (long long)k[d], (long long)(s ? s[d] : 1),
+                             (long long)(p ? p[d] : 0), (long long)(p ? p[sp + d] : 0), d);
     q->dflt = x->shape;
     for (int d = 0; d < sp; d++) {
         q->dflt.dims[2 + d] = (x->shape.dims[2 + d] - 1) * (s ? s[d] : 1) - (p ? p[d] + p[sp + d] : 0) + k[d];

@@ -29,6 +29,10 @@ const char *wgc_op_name(wgc_op op)
 
 wgc_op wgc_op_lookup(const char *domain, const char *op_type)
 {
+    /* The one op outside the default domain: expanded into default-domain nodes by
+     * passes/expand_gradient.c. */
+    if (domain && !strcmp(domain, "ai.onnx.preview.training"))
+        return !strcmp(op_type, "Gradient") ? WGC_OP_GRADIENT : WGC_OP_COUNT;
     if (domain && domain[0] && strcmp(domain, "ai.onnx") != 0)
         return WGC_OP_COUNT;
     for (int i = 0; i < WGC_OP_COUNT; i++)

@@ -173,6 +173,11 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, rs_plan *p)
         for (int i = 0; i < na; i++) {
             p->roi_s[axes[i]] = wgc_elem_get_f(roi->data, roi->dtype, i);
             p->roi_e[axes[i]] = wgc_elem_get_f(roi->data, roi->dtype, na + i);
+            /* roi is in normalized coordinates; NaN, infinities or huge values would make
+             * the source coordinates NaN, which no index conversion survives. */
+            if (!(fabs(p->roi_s[axes[i]]) <= 1e9) || !(fabs(p->roi_e[axes[i]]) <= 1e9))
+                return wgc_error(g, n, WG_ERR_INVALID, "roi %g..%g of axis %d is not a finite "
+                                 "normalized range", p->roi_s[axes[i]], p->roi_e[axes[i]], axes[i]);
         }
     }
     if (sizes) {

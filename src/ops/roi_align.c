@@ -45,9 +45,14 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, int *half_pixel, int *
     if (oh < 1 || ow < 1 || wgc_attr_int(n, "sampling_ratio", 0) < 0)
         return wgc_error(g, n, WG_ERR_INVALID, "output_height %lld / output_width %lld / sampling_ratio "
                          "out of range", (long long)oh, (long long)ow);
-    if (wgc_numel(&x->shape) >= ((int64_t)1 << 30) ||
-        r->shape.dims[0] * x->shape.dims[1] * oh * ow >= ((int64_t)1 << 30))
-        return wgc_error(g, n, WG_ERR_LIMIT, "tensors are too large");
+    /* R * C * oh * ow with an overflow check: the attributes can be anything. */
+    const wgc_shape y = {4, {r->shape.dims[0], x->shape.dims[1], oh, ow}};
+    int64_t ny;
+    if (wgc_numel(&x->shape) >= ((int64_t)1 << 30) || !wgc_numel_checked(&y, &ny) ||
+        ny >= ((int64_t)1 << 30))
+        return wgc_error(g, n, WG_ERR_LIMIT, "X %s with %lld rois and output %lldx%lld is too large",
+                         wgc_shape_str(&x->shape, a, sizeof a), (long long)r->shape.dims[0],
+                         (long long)oh, (long long)ow);
     return WG_OK;
 }
 

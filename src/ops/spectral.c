@@ -136,7 +136,10 @@ static wg_status fold_mel(wgc_graph *g, const wgc_node *n, void *data)
         return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
     for (int64_t i = 0; i < bins + 2; i++) {
         double hz = 700 * (pow(10, ((double)i * step + mlo) / 2595) - 1);
-        edge[i] = (int64_t)floor((len + 1) * hz / rate);
+        /* Out-of-range or NaN edges (odd rates or frequencies) become -1 or nspec + 1, so
+         * the check below reports them instead of an undefined float->int conversion. */
+        const double e = floor((len + 1) * hz / rate);
+        edge[i] = !(e >= 0) ? -1 : e > (double)nspec ? nspec + 1 : (int64_t)e;
     }
     wg_status st = WG_OK;
     for (int64_t i = 0; i < nspec * bins; i++)

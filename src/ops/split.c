@@ -53,6 +53,9 @@ static wg_status parts(wgc_graph *g, const wgc_node *n, int *axis, int64_t *len)
     for (int k = 0; k < m; k++) {
         if (len[k] < 0)
             return wgc_error(g, n, WG_ERR_INVALID, "negative split %lld", (long long)len[k]);
+        if (len[k] > dim) /* also keeps the sum from overflowing */
+            return wgc_error(g, n, WG_ERR_INVALID, "split %lld is larger than axis %d (%lld)",
+                             (long long)len[k], *axis, (long long)dim);
         total += len[k];
     }
     if (total != dim)

@@ -44,8 +44,11 @@ wg_status wgc_window_resolve(wgc_graph *g, const wgc_node *n, const int64_t *in,
         if (ks && kernel && ks[i] != kernel[i])
             return wgc_error(g, n, WG_ERR_INVALID, "kernel_shape[%d] = %lld but the weight has %lld",
                              i, (long long)ks[i], (long long)kernel[i]);
-        if (w->k[i] < 1)
-            return wgc_error(g, n, WG_ERR_INVALID, "kernel size %lld in dim %d", (long long)w->k[i], i);
+        /* Bounded like strides and dilations (ints_attr), so the extents below cannot
+         * overflow whatever the attribute or weight says. */
+        if (w->k[i] < 1 || w->k[i] > ((int64_t)1 << 30))
+            return wgc_error(g, n, WG_ERR_INVALID, "kernel size %lld in dim %d is out of range",
+                             (long long)w->k[i], i);
     }
     if ((st = ints_attr(g, n, "strides", rank, (size_t)rank, 1, 1, w->s)) ||
         (st = ints_attr(g, n, "dilations", rank, (size_t)rank, 1, 1, w->d)) ||

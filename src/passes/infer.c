@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../ops/arity.h"
 #include "../ops/op.h"
 #include "passes.h"
 
@@ -76,6 +77,28 @@ static bool inputs_constant(const wgc_graph *g, const wgc_node *n)
     return true;
 }
 
+/* Folding puts its outputs into the module's weights (memory and module file). A few
+ * bytes of Range, Tile or ConstantOfShape can ask for gigabytes; above this much the
+ * compile is refused before anything is allocated. Real folded tensors are far smaller
+ * (VGG-19's largest weight is 411 MB), and a quarter of wasm32 memory is a generous cap. */
+#define FOLD_LIMIT_BYTES (UINT64_C(1) << 30)
+
+static wg_status check_fold_size(wgc_graph *g, const wgc_node *n)
+{
+    uint64_t total = 0;
+    for (int k = 0; k < n->n_outputs; k++) {
+        const wgc_tensor *y = wgc_out(g, n, k);
+        if (y)
+            total += (uint64_t)wgc_numel(&y->shape) * wg_dtype_size(y->dtype);
+    }
+    if (total > FOLD_LIMIT_BYTES)
+        return wgc_error(g, n, WG_ERR_LIMIT,
+                         "folding it would create %llu bytes of constants, more than the %llu "
+                         "a module's weights may take",
+                         (unsigned long long)total, (unsigned long long)FOLD_LIMIT_BYTES);
+    return WG_OK;
+}
+
 wg_status wgc_pass_infer(wgc_graph *g, const wgc_options *opt)
 {
     wg_status st = apply_input_shapes(g, opt);
@@ -92,6 +115,10 @@ wg_status wgc_pass_infer(wgc_graph *g, const wgc_options *opt)
                                  "unsupported operator '%s' from domain '%s'", n->op_type, n->domain);
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "unsupported operator '%s'", n->op_type);
         }
+        /* Required inputs present before any hook looks at them (ops/arity.c). */
+        st = wgc_check_required(g, n);
+        if (st)
+            return st;
         for (int k = 0; k < n->n_inputs; k++) {
             const wgc_tensor *x = wgc_in(g, n, k);
             if (x && (!x->has_shape || !x->dtype))
@@ -122,6 +149,8 @@ wg_status wgc_pass_infer(wgc_graph *g, const wgc_options *opt)
                                  (unsigned long long)count * wg_dtype_size(y->dtype));
         }
         if (op->fold && (n->op == WGC_OP_SHAPE || inputs_constant(g, n))) {
+            if ((st = check_fold_size(g, n)))
+                return st;
             st = op->fold(g, n);
             if (st == WG_OK)
                 n->dead = true;

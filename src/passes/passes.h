@@ -14,6 +14,9 @@ typedef wg_status (*wgc_pass_fn)(wgc_graph *g, const wgc_options *opt);
 wg_status wgc_pass_lower_fp16(wgc_graph *g, const wgc_options *opt);
 /* Applies --shape, then infers every tensor's dtype and shape, folding constant nodes. */
 wg_status wgc_pass_infer(wgc_graph *g, const wgc_options *opt);
+/* Each Gradient node (ai.onnx.preview.training) becomes ordinary nodes computing its
+ * derivatives by reverse-mode differentiation (runs after infer: needs shapes). */
+wg_status wgc_pass_expand_gradient(wgc_graph *g, const wgc_options *opt);
 /* Identity and Dropout (inference) forward their input: consumers read it directly. */
 wg_status wgc_pass_remove_identity(wgc_graph *g, const wgc_options *opt);
 /* BatchNormalization after a Conv/Gemm with constant weights is folded into them. */

@@ -201,6 +201,10 @@ def onnx_cases():
     put("no_graph.onnx", w_int(1, 7) + opset())
     put("node_no_outputs.onnx", model([helper.make_node("Relu", ["x"], [], name="relu"),
                                        helper.make_node("Relu", ["x"], ["y"], name="relu2")]))
+    # Required inputs missing (ops/arity.c): too few, or an empty name in a required place.
+    put("node_required_input_cut.onnx", model([helper.make_node("Expand", ["x"], ["y"], name="expand")]))
+    put("node_required_input_empty.onnx",
+        model([helper.make_node("Where", ["x", "", "x"], ["y"], name="where")]))
 
     # Domains and opsets.
     relu = [helper.make_node("Relu", ["x"], ["y"], name="relu")]
