@@ -50,7 +50,8 @@ KLIBS        := $(foreach v,$(VARIANTS),$(foreach o,$(OLEVELS),$(KERNEL_LIB)/lib
         clean bench fuzz conformance sanitize test-sanitized
 all: $(BIN) $(KLIBS) $(TOOLS)
 
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h) $(shell find src -name '*.h' -o -name '*.def')
+# Op emitters include kernel headers (packing layouts live there), hence $(KHDR).
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h) $(shell find src -name '*.h' -o -name '*.def') $(KHDR)
 	@mkdir -p $(@D)
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) -c $< -o $@
@@ -154,7 +155,7 @@ FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(filter-out src/cli/main.c,$
 FUZZ_TARGETS := fuzz_onnx fuzz_module
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
 
-$(FUZZ_DIR)/obj/%.o: %.c $(wildcard include/*.h) $(shell find src -name '*.h' -o -name '*.def')
+$(FUZZ_DIR)/obj/%.o: %.c $(wildcard include/*.h) $(shell find src -name '*.h' -o -name '*.def') $(KHDR)
 	@mkdir -p $(@D)
 	@echo "CC fuzz $<"
 	@$(CC) $(FUZZ_CFLAGS) -c $< -o $@

@@ -5,8 +5,7 @@
  */
 #include "wgk_conv_packed.h"
 
-/* Reduction depth per pass over y: a KC x MR weight slice is 8 KiB (L1). */
-#define KC 512
+#define KC WGK_CONV_KC
 
 /* First output index o in [0, count) with o*stride + off >= 0, and the end of the run
  * with o*stride + off < limit: the outputs whose input index is inside the image. */
@@ -144,11 +143,19 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
                                           (size_t)k0 * WGK_CONV_MR;
                         const int mr = mg - m0 < WGK_CONV_MR ? mg - m0 : WGK_CONV_MR;
                         const size_t o = out + (size_t)m0 * OHW + nb;
-                        wgk_f32_conv_ukernel(mr, ncols, kc, ap, a->scratch + (size_t)k0 * WGK_CONV_NR,
-                                             pstride, a->y + o, OHW,
-                                             first && a->bias ? a->bias + g * mg + m0 : NULL,
-                                             first && a->res ? a->res + o : NULL, OHW, lo, hi,
-                                             !first);
+                        /* Many tiles: broadcast the weight slice once (after the B block). */
+                        void (*uk)(int, int, int, const float *, const float *, size_t, float *, int,
+                                   const float *, const float *, int, float, float, int) =
+                            wgk_f32_conv_ukernel;
+                        if (ncols > 2 * WGK_CONV_NR) {
+                            float *as = a->scratch + (size_t)K * nc;
+                            wgk_conv_splat_a(ap, kc, as);
+                            ap = as;
+                            uk = wgk_f32_conv_ukernel_splat;
+                        }
+                        uk(mr, ncols, kc, ap, a->scratch + (size_t)k0 * WGK_CONV_NR, pstride,
+                           a->y + o, OHW, first && a->bias ? a->bias + g * mg + m0 : NULL,
+                           first && a->res ? a->res + o : NULL, OHW, lo, hi, !first);
                     }
                 }
             }

@@ -114,11 +114,12 @@ void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a)
     const int C = a->C, M = a->M, H = a->H, W = a->W, OH = a->OH, OW = a->OW;
     const int TW = (OW + 1) / 2, T = ((OH + 1) / 2) * TW;
     const int nt = wgk_wino_block_tiles(C, M, T);
-    const size_t vx = (size_t)C * nt, mx = (size_t)M * nt;
+    const size_t vx = (size_t)C * nt + WGK_WINO_SKEW, mx = (size_t)M * nt + WGK_WINO_SKEW;
     const size_t wx = wgk_conv_pack_w_group((size_t)M, (size_t)C);
     const size_t pstride = (size_t)C * WGK_CONV_NR;
     float *V = a->scratch;       /* [16][nt/NR][C][NR]: packed B per position */
     float *Mo = V + 16 * vx;     /* [16][M][nt] */
+    float *As = Mo + 16 * mx; /* [C][16]: broadcast weight panel */
     const float inf = __builtin_inff();
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * C * H * W;
@@ -150,12 +151,22 @@ void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a)
                     load_tile(xc, H, W, ih0, iw0, dst, vx);
                 }
             }
+            /* Columns up to a multiple of 4: a last half panel costs half (the output
+             * transforms read 4 adjacent columns). */
+            const int ncols = (cnt + 3) / 4 * 4;
             for (int xi = 0; xi < 16; xi++)
                 for (int m0 = 0; m0 < M; m0 += WGK_CONV_MR) {
                     const int mr = M - m0 < WGK_CONV_MR ? M - m0 : WGK_CONV_MR;
                     const float *ap = a->w + xi * wx + (size_t)(m0 / WGK_CONV_MR) * C * WGK_CONV_MR;
-                    wgk_f32_conv_ukernel(mr, panels * WGK_CONV_NR, C, ap, V + xi * vx, pstride,
-                                         Mo + xi * mx + (size_t)m0 * nt, nt, NULL, NULL, 0, -inf, inf, 0);
+                    if (ncols > 2 * WGK_CONV_NR) { /* broadcast weights pay for >2 tiles */
+                        wgk_conv_splat_a(ap, C, As);
+                        wgk_f32_conv_ukernel_splat(mr, ncols, C, As, V + xi * vx, pstride,
+                                                   Mo + xi * mx + (size_t)m0 * nt, nt, NULL, NULL, 0,
+                                                   -inf, inf, 0);
+                    } else {
+                        wgk_f32_conv_ukernel(mr, ncols, C, ap, V + xi * vx, pstride,
+                                             Mo + xi * mx + (size_t)m0 * nt, nt, NULL, NULL, 0, -inf, inf, 0);
+                    }
                 }
             /* y tile = A^T M A, A^T = [1 1 1 0; 0 1 -1 -1], then the epilogue. */
             for (int m = 0; m < M; m++) {

@@ -57,15 +57,96 @@ static inline int wgk_wino_block_tiles(int C, int M, int tiles)
     return (int)(nt < need ? nt : need);
 }
 
+/* Floats added to the distance between the per-position matrices of V and M: without
+ * it that distance is often a multiple of 4 KiB, so the 16 (36) streams the transforms
+ * read and write fall into the same few L1 sets and evict each other. */
+#define WGK_WINO_SKEW 16
+
 /* Scratch floats wgk_f32_conv2d_winograd needs. */
 static inline size_t wgk_wino_scratch(int C, int M, int OH, int OW)
 {
     const int tiles = ((OH + 1) / 2) * ((OW + 1) / 2);
-    return (size_t)16 * (size_t)(C + M) * (size_t)wgk_wino_block_tiles(C, M, tiles);
+    /* + the broadcast weight panel (wgk_conv_splat_a) */
+    return (size_t)16 * ((size_t)(C + M) * (size_t)wgk_wino_block_tiles(C, M, tiles) + 2 * WGK_WINO_SKEW) +
+           (size_t)16 * (size_t)C;
 }
 
 /* a: KH = KW = 3, SH = SW = DH = DW = 1, groups = 1 (any padding); a->w packed by
  * wgk_wino_pack_w; a->scratch of wgk_wino_scratch floats. */
 void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a);
+
+/* ---- Winograd F(4x4, 3x3): 6x6 input tiles, 4x4 output tiles, 36 GEMMs of M x C:
+ * 4x fewer multiplies than direct (F(2x2): 2.25x) for a 36/9 larger weight. Points
+ * 0, +-1, +-2 (and infinity):
+ *   B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0; 0 2 -1 -2 1 0;
+ *          0 4 0 -5 0 1]
+ *   G   = [1/4 0 0; -1/6 -1/6 -1/6; -1/6 1/6 -1/6; 1/24 1/12 1/6; 1/24 -1/12 1/6; 0 0 1]
+ *   A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1]
+ * U = G g G^T is computed in double and rounded once. */
+
+static inline size_t wgk_wino4_pack_w_size(size_t M, size_t C)
+{
+    return 36 * wgk_conv_pack_w_group(M, C);
+}
+
+/* Like wgk_wino_pack_w, 36 matrices (xi = 6*i + j); tmp: 36 * M * C floats. */
+static inline void wgk_wino4_pack_w(const float *w, size_t M, size_t C, float *tmp, float *dst)
+{
+    static const double G[6][3] = {{0.25, 0, 0},
+                                   {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                   {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                   {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                   {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                   {0, 0, 1}};
+    for (size_t m = 0; m < M; m++)
+        for (size_t c = 0; c < C; c++) {
+            const float *g = w + (m * C + c) * 9;
+            double t[6][3]; /* G g */
+            for (int i = 0; i < 6; i++)
+                for (int j = 0; j < 3; j++)
+                    t[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
+            for (int i = 0; i < 6; i++)
+                for (int j = 0; j < 6; j++)
+                    tmp[((size_t)(6 * i + j) * M + m) * C + c] =
+                        (float)(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
+        }
+    for (size_t xi = 0; xi < 36; xi++)
+        wgk_conv_pack_w(tmp + xi * M * C, M, C, 1, dst + xi * wgk_conv_pack_w_group(M, C));
+}
+
+/* Tiles per block: V (36 x C x NT) and M (36 x M x NT) in about 2 MiB (the weight
+ * panels are streamed once per block; 1 MiB blocks made ResNet-50 ~3% slower). */
+static inline int wgk_wino4_block_tiles(int C, int M, int tiles)
+{
+    long nt = 14563L / (C + M > 0 ? C + M : 1);
+    nt -= nt % WGK_CONV_NR;
+    if (nt < WGK_CONV_NR)
+        nt = WGK_CONV_NR;
+    long need = ((long)tiles + WGK_CONV_NR - 1) / WGK_CONV_NR * WGK_CONV_NR;
+    return (int)(nt < need ? nt : need);
+}
+
+static inline size_t wgk_wino4_scratch(int C, int M, int OH, int OW)
+{
+    const int tiles = ((OH + 3) / 4) * ((OW + 3) / 4);
+    return (size_t)36 * ((size_t)(C + M) * (size_t)wgk_wino4_block_tiles(C, M, tiles) + 2 * WGK_WINO_SKEW) +
+           (size_t)16 * (size_t)C;
+}
+
+/* Whether F(4x4) does less GEMM work than F(2x2) for this output size, counting the
+ * zero-padded tile columns of the last half panel; 10% margin for the dearer transforms. */
+static inline int wgk_wino4_better(int OH, int OW)
+{
+    /* The micro-kernel does a last tile of <= 4 columns at half cost: count half panels. */
+    const long t4 = (long)((OH + 3) / 4) * ((OW + 3) / 4), t2 = (long)((OH + 1) / 2) * ((OW + 1) / 2);
+    const long w4 = 36 * ((t4 + 3) / 4), w2 = 16 * ((t2 + 3) / 4);
+    /* Few tiles: each weight value (36/9 of the original, streamed from memory) serves
+     * too few multiplies, so F(2x2)'s smaller weight wins (7x7: 4 tiles). */
+    return t4 >= 8 && w4 * 10 < w2 * 9;
+}
+
+/* a as for wgk_f32_conv2d_winograd; a->w packed by wgk_wino4_pack_w; a->scratch of
+ * wgk_wino4_scratch floats. */
+void wgk_f32_conv2d_winograd4(const wgk_conv2d_args *a);
 
 #endif

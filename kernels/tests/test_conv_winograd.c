@@ -1,6 +1,6 @@
 /*
- * test_conv_winograd.c: the Winograd F(2x2, 3x3) convolution (wgk_winograd.h) against
- * a naive convolution: odd and even output sizes (partial tiles), pads 0..2 on each side
+ * test_conv_winograd.c: the Winograd F(2x2, 3x3) and F(4x4, 3x3) convolutions
+ * (wgk_winograd.h) against a naive convolution: odd and even output sizes (partial tiles), pads 0..2 on each side
  * (asymmetric), channel counts around the 4-row weight panel, tile counts around the
  * 8-column panel, several tile blocks (large C + M), batch 2, every epilogue (bias,
  * residual, relu, clip). SIMD and scalar builds.
@@ -11,8 +11,9 @@
 #include "wgkt.h"
 
 #define CAP (1 << 20)
-static float Tmp[2 * CAP], WP[2 * CAP], X[CAP], Wt[CAP], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
+static float Tmp[4 * CAP], WP[4 * CAP], X[CAP], Wt[CAP], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
 static uint32_t seed = 9090;
+static int f4; /* 1: check wgk_f32_conv2d_winograd4 */
 
 static void fill(float *p, int n)
 {
@@ -70,8 +71,9 @@ static void check(const shape *s, int epi)
     a.OW = (s->W + s->PL + s->PR - ((s->KW - 1) * s->DW + 1)) / s->SW + 1;
     const int cg = s->C / s->groups, K = cg * s->KH * s->KW;
     const int ysize = s->N * s->M * a.OH * a.OW;
-    WGKT_CHECK(wgk_wino_scratch(s->C, s->M, a.OH, a.OW) <= CAP, "scratch fits the test buffer");
-    WGKT_CHECK(wgk_wino_pack_w_size((size_t)s->M, (size_t)s->C) <= 2 * CAP && 16 * s->M * s->C <= 2 * CAP &&
+    WGKT_CHECK((f4 ? wgk_wino4_scratch(s->C, s->M, a.OH, a.OW) : wgk_wino_scratch(s->C, s->M, a.OH, a.OW)) <= CAP,
+               "scratch fits the test buffer");
+    WGKT_CHECK(wgk_wino4_pack_w_size((size_t)s->M, (size_t)s->C) <= 4 * CAP && 36 * s->M * s->C <= 4 * CAP &&
                    s->M * K <= CAP,
                "packed weight fits the test buffer");
     fill(X, s->N * s->C * s->H * s->W);
@@ -95,10 +97,18 @@ static void check(const shape *s, int epi)
     a.y = Y;
     a.scratch = Scratch;
     reference(&a);
-    wgk_wino_pack_w(Wt, (size_t)s->M, (size_t)s->C, Tmp, WP);
+    if (f4)
+        wgk_wino4_pack_w(Wt, (size_t)s->M, (size_t)s->C, Tmp, WP);
+    else
+        wgk_wino_pack_w(Wt, (size_t)s->M, (size_t)s->C, Tmp, WP);
     a.w = WP;
-    wgk_f32_conv2d_winograd(&a);
-    const float atol = tolerance(K);
+    if (f4)
+        wgk_f32_conv2d_winograd4(&a);
+    else
+        wgk_f32_conv2d_winograd(&a);
+    /* F(4x4) rounds through larger transform coefficients (up to 8 in A^T, 5 in B^T):
+     * about 10x the error of F(2x2), still ~1e-4 of the output scale. */
+    const float atol = tolerance(K) * (f4 ? 4.0f : 1.0f);
     int bad = 0;
     for (int i = 0; i < ysize && !bad; i++)
         if (!wgkt_close(Y[i], Want[i], 1e-4f, atol)) {
@@ -122,6 +132,7 @@ static void check(const shape *s, int epi)
             wgkt_log_int(s->groups);
             wgkt_log(" epi=");
             wgkt_log_int(epi);
+            wgkt_log(f4 ? " F(4x4)" : " F(2x2)");
             wgkt_log("\n");
         }
     WGKT_CHECK(!bad, "conv2d_winograd matches the naive convolution");
@@ -143,10 +154,13 @@ static void run(void)
         {1, 64, 17, 16, 7, 3, 3, 1, 1, 1, 1, 0, 1, 2, 1, 1},
         {1, 1300, 7, 7, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, /* 2 blocks of 8 tiles */
         {1, 1000, 7, 5, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, /* K = 1000, 3 tile blocks */
+        {1, 24, 29, 30, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, /* interior F(4x4) groups */
+        {2, 600, 20, 18, 40, 3, 3, 1, 1, 1, 1, 1, 0, 1, 2, 1}, /* F(4x4): 2 tile blocks */
     };
-    for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
-        for (int epi = 0; epi < 4; epi++)
-            check(&shapes[i], epi);
+    for (f4 = 0; f4 < 2; f4++)
+        for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
+            for (int epi = 0; epi < 4; epi++)
+                check(&shapes[i], epi);
 }
 
 WGKT_MAIN("conv_winograd", run)

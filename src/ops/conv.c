@@ -4,8 +4,10 @@
  *
  * Lowering, chosen per layer (resolve(), use_packed(), use_winograd()):
  *   depthwise (one input channel per group, groups > 1)   wgk_f32_dwconv2d, ONNX weights
- *   constant weight, 3x3 stride 1, 1 group, C, M >= 16     wgk_f32_conv2d_winograd (F(2x2,3x3),
- *                                                          weights transformed + packed here)
+ *   constant weight, 3x3 stride 1, 1 group, C, M >= 16     wgk_f32_conv2d_winograd4 (F(4x4,3x3))
+ *                                                          when the output has >= 8 4x4 tiles,
+ *                                                          else wgk_f32_conv2d_winograd (F(2x2));
+ *                                                          weights transformed + packed here
  *   other constant-weight 2-D convs                        wgk_f32_conv2d_packed (packed-GEMM,
  *                                                          im2col fused into B packing)
  *   weight computed at run time: 1x1, stride 1, no pad     wgk_f32_conv2d_1x1, ONNX layout
@@ -144,12 +146,21 @@ static bool use_winograd(wgc_graph *g, const wgc_node *n, const conv_geom *c)
            c->M >= 16;
 }
 
+/* Of those, the ones whose output is large enough for F(4x4, 3x3) to beat F(2x2)
+ * (wgk_wino4_better): 4x fewer multiplies than direct, for a 36/9 larger weight. */
+static bool use_winograd4(wgc_graph *g, const wgc_node *n, const conv_geom *c)
+{
+    return use_winograd(g, n, c) && wgk_wino4_better((int)c->OH, (int)c->OW);
+}
+
 static size_t conv_scratch(const wgc_graph *g, const wgc_node *n)
 {
     conv_geom c;
     /* resolve() only writes g->err on failure; infer has already succeeded here. */
     if (resolve((wgc_graph *)g, n, &c))
         return 0;
+    if (use_winograd4((wgc_graph *)g, n, &c))
+        return wgk_wino4_scratch((int)c.C, (int)c.M, (int)c.OH, (int)c.OW) * sizeof(float);
     if (use_winograd((wgc_graph *)g, n, &c))
         return wgk_wino_scratch((int)c.C, (int)c.M, (int)c.OH, (int)c.OW) * sizeof(float);
     if (use_packed((wgc_graph *)g, n, &c))
@@ -204,8 +215,9 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         wexpr = wgc_ptr(e, g, n->inputs[1]);
     } else {
         size_t kg = (size_t)(c.C / c.groups * c.KH * c.KW);
-        const bool wino = use_winograd(g, n, &c);
-        size_t count = wino                 ? wgk_wino_pack_w_size((size_t)c.M, (size_t)c.C)
+        const bool wino = use_winograd(g, n, &c), wino4 = use_winograd4(g, n, &c);
+        size_t count = wino4                ? wgk_wino4_pack_w_size((size_t)c.M, (size_t)c.C)
+                       : wino               ? wgk_wino_pack_w_size((size_t)c.M, (size_t)c.C)
                        : use_packed(g, n, &c) ? wgk_conv_pack_w_size((size_t)c.M, kg, (size_t)c.groups)
                                             : wgk_pack_conv_size((size_t)c.M, kg, (size_t)c.groups);
         packed = malloc(count * sizeof(float));
@@ -214,12 +226,15 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
             goto fail;
         }
         if (wino) {
-            float *tmp = malloc((size_t)16 * (size_t)c.M * (size_t)c.C * sizeof(float));
+            float *tmp = malloc((size_t)(wino4 ? 36 : 16) * (size_t)c.M * (size_t)c.C * sizeof(float));
             if (!tmp) {
                 st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory transforming weight '%s'", w->name);
                 goto fail;
             }
-            wgk_wino_pack_w((const float *)w->data, (size_t)c.M, (size_t)c.C, tmp, packed);
+            if (wino4)
+                wgk_wino4_pack_w((const float *)w->data, (size_t)c.M, (size_t)c.C, tmp, packed);
+            else
+                wgk_wino_pack_w((const float *)w->data, (size_t)c.M, (size_t)c.C, tmp, packed);
             free(tmp);
         } else if (use_packed(g, n, &c))
             wgk_conv_pack_w((const float *)w->data, (size_t)c.M, kg, (size_t)c.groups, packed);
@@ -240,7 +255,8 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
              "%s(&(const wgk_conv2d_args){.N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, "
              ".OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, "
              ".DW = %lld, .PT = %lld, .PL = %lld, .groups = %lld,\n",
-             use_winograd(g, n, &c) ? "wgk_f32_conv2d_winograd"
+             use_winograd4(g, n, &c)  ? "wgk_f32_conv2d_winograd4"
+             : use_winograd(g, n, &c) ? "wgk_f32_conv2d_winograd"
              : use_packed(g, n, &c) ? "wgk_f32_conv2d_packed"
                                     : names[c.kind], (long long)c.N, (long long)c.C, (long long)c.H, (long long)c.W,
              (long long)c.M, (long long)c.OH, (long long)c.OW, (long long)c.KH, (long long)c.KW,

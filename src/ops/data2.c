@@ -164,10 +164,11 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, view *v)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "only 4-D input with blocksize > 0");
         /* b*b must divide C (DepthToSpace) or b divide H and W (SpaceToDepth), and no
          * valid tensor has 2^40 elements: a larger b only overflows the products below. */
-        if (b > ((int64_t)1 << 20))
-            return wgc_error(g, n, WG_ERR_INVALID,
-                             "blocksize %lld is too large for input %lldx%lldx%lldx%lld", (long long)b, (long long)x->shape.dims[0], (long long)x->shape.dims[1],
-                             (long long)x->shape.dims[2], (long long)x->shape.dims[3]);
+        if (b > ((int64_t)1 << 20)) {
+            char sb[128];
+            return wgc_error(g, n, WG_ERR_INVALID, "blocksize %lld is too large for input %s",
+                             (long long)b, wgc_shape_str(&x->shape, sb, sizeof sb));
+        }
         int64_t N = x->shape.dims[0], C = x->shape.dims[1], H = x->shape.dims[2], W = x->shape.dims[3];
         v->y.rank = 4;
         v->r = 6;

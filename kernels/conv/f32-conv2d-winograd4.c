@@ -1,0 +1,288 @@
+/*
+ * f32-conv2d-winograd4.c: 3x3 stride-1 convolution by Winograd F(4x4, 3x3)
+ * (wgk_winograd.h). Per image and block of 4x4 output tiles: input transform of 6x6
+ * tiles into 36 packed B matrices, 36 GEMMs on the packed micro-kernel, output
+ * transform with the fused epilogue. SIMD builds transform 4 tiles at once (lane k =
+ * tile k of a group of 4 packed columns), any tile positions: interior tiles are read
+ * in place, edge tiles through a zero-padded copy.
+ */
+#include "wgk_winograd.h"
+
+/* 6x6 input tile at (ih0, iw0) of plane x, zeros outside, into t (row-major). */
+static void copy_tile(const float *x, int H, int W, int ih0, int iw0, float *t)
+{
+    /* The rows [i0, i1) and columns [j0, j1) of the tile inside the image. */
+    const int i0 = ih0 < 0 ? -ih0 : 0, i1 = H - ih0 < 6 ? H - ih0 : 6;
+    const int j0 = iw0 < 0 ? -iw0 : 0, j1 = W - iw0 < 6 ? W - iw0 : 6;
+    for (int i = 0; i < 36; i++)
+        t[i] = 0.0f;
+    for (int i = i0; i < i1; i++) {
+        const float *r = x + (ptrdiff_t)(ih0 + i) * W + iw0;
+        for (int j = j0; j < j1; j++)
+            t[6 * i + j] = r[j];
+    }
+}
+
+/* Output 4x4 tile o (+ bias, residual, clamp) at (oh0, ow0), clipped to OH x OW. */
+static void put_tile(const float *o, float *y, const float *res, int OH, int OW, int oh0, int ow0,
+                     float b, float lo, float hi)
+{
+    for (int i = 0; i < 4 && oh0 + i < OH; i++)
+        for (int j = 0; j < 4 && ow0 + j < OW; j++) {
+            const size_t p = (size_t)(oh0 + i) * OW + ow0 + j;
+            float v = o[4 * i + j] + b;
+            if (res)
+                v += res[p];
+            v = v < lo ? lo : v;
+            y[p] = v > hi ? hi : v;
+        }
+}
+
+#ifdef __wasm_simd128__
+
+typedef v128_t vec;
+#define ADD wasm_f32x4_add
+#define SUB wasm_f32x4_sub
+#define MUL(c, v) wasm_f32x4_mul(wasm_f32x4_splat(c), (v))
+
+#else
+
+typedef float vec;
+#define ADD(p, q) ((p) + (q))
+#define SUB(p, q) ((p) - (q))
+#define MUL(c, v) ((c) * (v))
+
+#endif
+
+/* r = B^T d for 6 values (d[k*ds], r[k*rs]). */
+static inline void bt6(const vec *d, int ds, vec *r, int rs)
+{
+    const vec d0 = d[0], d1 = d[ds], d2 = d[2 * ds], d3 = d[3 * ds], d4 = d[4 * ds], d5 = d[5 * ds];
+    const vec p = SUB(d4, d2), q = SUB(d3, d1);
+    r[0] = ADD(d4, SUB(MUL(4.0f, d0), MUL(5.0f, d2)));
+    r[rs] = SUB(ADD(d3, d4), MUL(4.0f, ADD(d1, d2)));
+    r[2 * rs] = ADD(SUB(d4, d3), MUL(4.0f, SUB(d1, d2)));
+    r[3 * rs] = ADD(p, MUL(2.0f, q));
+    r[4 * rs] = SUB(p, MUL(2.0f, q));
+    r[5 * rs] = ADD(d5, SUB(MUL(4.0f, d1), MUL(5.0f, d3)));
+}
+
+/* r = A^T s for 6 values -> 4. */
+static inline void at6(const vec *s, int ss, vec *r, int rs)
+{
+    const vec a = ADD(s[ss], s[2 * ss]), b = SUB(s[ss], s[2 * ss]);
+    const vec c = ADD(s[3 * ss], s[4 * ss]), e = SUB(s[3 * ss], s[4 * ss]);
+    r[0] = ADD(ADD(s[0], a), c);
+    r[rs] = ADD(b, MUL(2.0f, e));
+    r[2 * rs] = ADD(a, MUL(4.0f, c));
+    r[3 * rs] = ADD(ADD(b, MUL(8.0f, e)), s[5 * ss]);
+}
+
+/* V = B^T d B of 6x6 d (row-major vecs) into dst[xi * vx], xi = 6*i + j. */
+static inline void in_transform(const vec *d, float *dst, size_t vx)
+{
+    vec t[36], v[36];
+    for (int i = 0; i < 6; i++)
+        bt6(d + 6 * i, 1, t + 6 * i, 1); /* rows: d B */
+    for (int j = 0; j < 6; j++)
+        bt6(t + j, 6, v + j, 6); /* columns: B^T (d B) */
+#ifdef __wasm_simd128__
+    for (int xi = 0; xi < 36; xi++)
+        wasm_v128_store(dst + xi * vx, v[xi]);
+#else
+    for (int xi = 0; xi < 36; xi++)
+        dst[xi * vx] = v[xi];
+#endif
+}
+
+/* o = A^T s A, 6x6 -> 4x4 (row-major). */
+static inline void out_transform(const vec *s, vec *o)
+{
+    vec r[24];
+    for (int i = 0; i < 6; i++)
+        at6(s + 6 * i, 1, r + 4 * i, 1); /* rows: s A -> 6x4 */
+    for (int j = 0; j < 4; j++)
+        at6(r + j, 4, o + j, 4);
+}
+
+#ifdef __wasm_simd128__
+
+/* Input transform of 4 tiles (tile k in lane k), tiles t0..t0+3 (only n of them real,
+ * the rest zeros), stored at dst[xi * vx] (4 adjacent packed columns). */
+static void input4(const float *x, int H, int W, int PT, int PL, int TW, int t0, int n, float *dst,
+                   size_t vx)
+{
+    float tb[4][36];
+    const float *p[4];
+    int s[4];
+    for (int k = 0; k < 4; k++) {
+        if (k >= n) {
+            for (int i = 0; i < 36; i++)
+                tb[k][i] = 0.0f;
+            p[k] = tb[k];
+            s[k] = 6;
+            continue;
+        }
+        const int t = t0 + k, th = t / TW, tw = t - th * TW;
+        const int ih0 = 4 * th - PT, iw0 = 4 * tw - PL;
+        if (ih0 >= 0 && iw0 >= 0 && ih0 + 6 <= H && iw0 + 6 <= W) {
+            p[k] = x + (size_t)ih0 * W + iw0;
+            s[k] = W;
+        } else {
+            copy_tile(x, H, W, ih0, iw0, tb[k]);
+            p[k] = tb[k];
+            s[k] = 6;
+        }
+    }
+    vec d[36];
+    for (int i = 0; i < 6; i++) {
+        const float *r0 = p[0] + (size_t)i * s[0], *r1 = p[1] + (size_t)i * s[1];
+        const float *r2 = p[2] + (size_t)i * s[2], *r3 = p[3] + (size_t)i * s[3];
+        const vec q0 = wasm_v128_load(r0), q1 = wasm_v128_load(r1), q2 = wasm_v128_load(r2),
+                  q3 = wasm_v128_load(r3);
+        const vec h0 = wasm_v128_load64_zero(r0 + 4), h1 = wasm_v128_load64_zero(r1 + 4);
+        const vec h2 = wasm_v128_load64_zero(r2 + 4), h3 = wasm_v128_load64_zero(r3 + 4);
+        /* Transpose: d[i][j] lane k = row i, column j of tile k. */
+        const vec a0 = wasm_i32x4_shuffle(q0, q1, 0, 4, 1, 5), a1 = wasm_i32x4_shuffle(q2, q3, 0, 4, 1, 5);
+        const vec a2 = wasm_i32x4_shuffle(q0, q1, 2, 6, 3, 7), a3 = wasm_i32x4_shuffle(q2, q3, 2, 6, 3, 7);
+        const vec u0 = wasm_i32x4_shuffle(h0, h1, 0, 4, 1, 5), u1 = wasm_i32x4_shuffle(h2, h3, 0, 4, 1, 5);
+        vec *di = d + 6 * i;
+        di[0] = wasm_i32x4_shuffle(a0, a1, 0, 1, 4, 5);
+        di[1] = wasm_i32x4_shuffle(a0, a1, 2, 3, 6, 7);
+        di[2] = wasm_i32x4_shuffle(a2, a3, 0, 1, 4, 5);
+        di[3] = wasm_i32x4_shuffle(a2, a3, 2, 3, 6, 7);
+        di[4] = wasm_i32x4_shuffle(u0, u1, 0, 1, 4, 5);
+        di[5] = wasm_i32x4_shuffle(u0, u1, 2, 3, 6, 7);
+    }
+    in_transform(d, dst, vx);
+}
+
+/* Output transform + epilogue of the n (1..4) tiles t0.. whose M values are the 4
+ * adjacent columns mm[xi * mx + 0..3]. */
+static void output4(const float *mm, size_t mx, float *y, const float *res, int OH, int OW, int TW,
+                    int t0, int n, float b, float lo, float hi)
+{
+    vec s[36], o[16];
+    for (int xi = 0; xi < 36; xi++)
+        s[xi] = wasm_v128_load(mm + xi * mx);
+    out_transform(s, o);
+    const vec bv = wasm_f32x4_splat(b), lv = wasm_f32x4_splat(lo), hv = wasm_f32x4_splat(hi);
+    vec rows[4][4]; /* rows[k][i]: row i of tile k */
+    for (int i = 0; i < 4; i++) {
+        const vec *oi = o + 4 * i;
+        const vec a0 = wasm_i32x4_shuffle(oi[0], oi[1], 0, 4, 1, 5), a1 = wasm_i32x4_shuffle(oi[2], oi[3], 0, 4, 1, 5);
+        const vec a2 = wasm_i32x4_shuffle(oi[0], oi[1], 2, 6, 3, 7), a3 = wasm_i32x4_shuffle(oi[2], oi[3], 2, 6, 3, 7);
+        rows[0][i] = wasm_i32x4_shuffle(a0, a1, 0, 1, 4, 5);
+        rows[1][i] = wasm_i32x4_shuffle(a0, a1, 2, 3, 6, 7);
+        rows[2][i] = wasm_i32x4_shuffle(a2, a3, 0, 1, 4, 5);
+        rows[3][i] = wasm_i32x4_shuffle(a2, a3, 2, 3, 6, 7);
+    }
+    for (int k = 0; k < n; k++) {
+        const int t = t0 + k, th = t / TW, tw = t - th * TW;
+        const int oh0 = 4 * th, ow0 = 4 * tw;
+        if (oh0 + 4 <= OH && ow0 + 4 <= OW) {
+            for (int i = 0; i < 4; i++) {
+                const size_t q = (size_t)(oh0 + i) * OW + ow0;
+                vec v = wasm_f32x4_add(rows[k][i], bv);
+                if (res)
+                    v = wasm_f32x4_add(v, wasm_v128_load(res + q));
+                wasm_v128_store(y + q, wasm_f32x4_pmin(wasm_f32x4_pmax(v, lv), hv));
+            }
+        } else {
+            float tmp[16];
+            for (int i = 0; i < 4; i++)
+                wasm_v128_store(tmp + 4 * i, rows[k][i]);
+            put_tile(tmp, y, res, OH, OW, oh0, ow0, b, lo, hi);
+        }
+    }
+}
+
+#define GROUP 4
+
+#else
+
+static void input4(const float *x, int H, int W, int PT, int PL, int TW, int t0, int n, float *dst,
+                   size_t vx)
+{
+    float d[36];
+    if (n < 1) {
+        for (int i = 0; i < 36; i++)
+            d[i] = 0.0f;
+    } else {
+        const int th = t0 / TW, tw = t0 - th * TW;
+        copy_tile(x, H, W, 4 * th - PT, 4 * tw - PL, d);
+    }
+    in_transform(d, dst, vx);
+}
+
+static void output4(const float *mm, size_t mx, float *y, const float *res, int OH, int OW, int TW,
+                    int t0, int n, float b, float lo, float hi)
+{
+    float s[36], o[16];
+    (void)n;
+    for (int xi = 0; xi < 36; xi++)
+        s[xi] = mm[xi * mx];
+    out_transform(s, o);
+    const int th = t0 / TW, tw = t0 - th * TW;
+    put_tile(o, y, res, OH, OW, 4 * th, 4 * tw, b, lo, hi);
+}
+
+#define GROUP 1
+
+#endif
+
+void wgk_f32_conv2d_winograd4(const wgk_conv2d_args *a)
+{
+    const int C = a->C, M = a->M, H = a->H, W = a->W, OH = a->OH, OW = a->OW;
+    const int TW = (OW + 3) / 4, T = ((OH + 3) / 4) * TW;
+    const int nt = wgk_wino4_block_tiles(C, M, T);
+    const size_t vx = (size_t)C * nt + WGK_WINO_SKEW, mx = (size_t)M * nt + WGK_WINO_SKEW;
+    const size_t wx = wgk_conv_pack_w_group((size_t)M, (size_t)C);
+    const size_t pstride = (size_t)C * WGK_CONV_NR;
+    float *V = a->scratch;   /* [36][nt/NR][C][NR]: packed B per position */
+    float *Mo = V + 36 * vx; /* [36][M][nt] */
+    float *As = Mo + 36 * mx; /* [C][16]: broadcast weight panel */
+    const float inf = __builtin_inff();
+    for (int n = 0; n < a->N; n++) {
+        const float *x = a->x + (size_t)n * C * H * W;
+        const size_t yo = (size_t)n * M * OH * OW;
+        for (int t0 = 0; t0 < T; t0 += nt) {
+            const int cnt = T - t0 < nt ? T - t0 : nt;
+            const int panels = (cnt + WGK_CONV_NR - 1) / WGK_CONV_NR;
+            for (int c = 0; c < C; c++) {
+                const float *xc = x + (size_t)c * H * W;
+                /* GROUP divides NR: a group never straddles two panels. */
+                for (int tl = 0; tl < panels * WGK_CONV_NR; tl += GROUP) {
+                    float *dst = V + (size_t)(tl / WGK_CONV_NR) * pstride + (size_t)c * WGK_CONV_NR +
+                                 tl % WGK_CONV_NR;
+                    input4(xc, H, W, a->PT, a->PL, TW, t0 + tl, cnt - tl, dst, vx);
+                }
+            }
+            /* Columns up to a multiple of 4: a last half panel costs half (the output
+             * transforms read 4 adjacent columns). */
+            const int ncols = (cnt + 3) / 4 * 4;
+            for (int xi = 0; xi < 36; xi++)
+                for (int m0 = 0; m0 < M; m0 += WGK_CONV_MR) {
+                    const int mr = M - m0 < WGK_CONV_MR ? M - m0 : WGK_CONV_MR;
+                    const float *ap = a->w + xi * wx + (size_t)(m0 / WGK_CONV_MR) * C * WGK_CONV_MR;
+                    if (ncols > 2 * WGK_CONV_NR) { /* broadcast weights pay for >2 tiles */
+                        wgk_conv_splat_a(ap, C, As);
+                        wgk_f32_conv_ukernel_splat(mr, ncols, C, As, V + xi * vx, pstride,
+                                                   Mo + xi * mx + (size_t)m0 * nt, nt, NULL, NULL, 0,
+                                                   -inf, inf, 0);
+                    } else {
+                        wgk_f32_conv_ukernel(mr, ncols, C, ap, V + xi * vx, pstride,
+                                             Mo + xi * mx + (size_t)m0 * nt, nt, NULL, NULL, 0, -inf, inf, 0);
+                    }
+                }
+            for (int m = 0; m < M; m++) {
+                const float *mm = Mo + (size_t)m * nt;
+                const float b = a->bias ? a->bias[m] : 0.0f;
+                const size_t ym = yo + (size_t)m * OH * OW;
+                for (int tl = 0; tl < cnt; tl += GROUP)
+                    output4(mm + tl, mx, a->y + ym, a->res ? a->res + ym : NULL, OH, OW, TW, t0 + tl,
+                            cnt - tl < GROUP ? cnt - tl : GROUP, b, a->min, a->max);
+            }
+        }
+    }
+}
