@@ -9,6 +9,7 @@
  */
 #include "wgk_winograd.h"
 #include "wgkt.h"
+#include "conv_ref.h"
 
 #define CAP (1 << 20)
 static float Tmp[4 * CAP], WP[4 * CAP], X[CAP], Wt[CAP], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
@@ -27,28 +28,7 @@ typedef struct shape {
 
 static void reference(const wgk_conv2d_args *a)
 {
-    const int cg = a->C / a->groups, mg = a->M / a->groups;
-    for (int n = 0; n < a->N; n++)
-        for (int m = 0; m < a->M; m++)
-            for (int oh = 0; oh < a->OH; oh++)
-                for (int ow = 0; ow < a->OW; ow++) {
-                    double s = a->bias ? a->bias[m] : 0.0;
-                    int g = m / mg;
-                    for (int c = 0; c < cg; c++)
-                        for (int kh = 0; kh < a->KH; kh++)
-                            for (int kw = 0; kw < a->KW; kw++) {
-                                int ih = oh * a->SH - a->PT + kh * a->DH;
-                                int iw = ow * a->SW - a->PL + kw * a->DW;
-                                if (ih < 0 || ih >= a->H || iw < 0 || iw >= a->W)
-                                    continue;
-                                s += (double)a->x[((n * a->C + g * cg + c) * a->H + ih) * a->W + iw] *
-                                     Wt[((m * cg + c) * a->KH + kh) * a->KW + kw];
-                            }
-                    size_t o = (((size_t)n * a->M + m) * a->OH + oh) * a->OW + ow;
-                    float v = (float)s + (a->res ? a->res[o] : 0.0f);
-                    v = v < a->min ? a->min : v;
-                    Want[o] = v > a->max ? a->max : v;
-                }
+    wgkt_conv2d_reference(a, Wt, Want);
 }
 
 static float tolerance(int K)

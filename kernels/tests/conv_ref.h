@@ -1,0 +1,37 @@
+/*
+ * conv_ref.h: the naive 2-D convolution every conv kernel test compares against:
+ * NCHW input a->x, weights Wt in ONNX layout [M][C/groups][KH][KW], groups, strides,
+ * dilations, pads, bias, residual and min/max clamp, accumulated in double. Writes Want.
+ */
+#ifndef WGKT_CONV_REF_H
+#define WGKT_CONV_REF_H
+
+#include "wgk.h"
+
+static inline void wgkt_conv2d_reference(const wgk_conv2d_args *a, const float *Wt, float *Want)
+{
+    const int cg = a->C / a->groups, mg = a->M / a->groups;
+    for (int n = 0; n < a->N; n++)
+        for (int m = 0; m < a->M; m++)
+            for (int oh = 0; oh < a->OH; oh++)
+                for (int ow = 0; ow < a->OW; ow++) {
+                    double s = a->bias ? a->bias[m] : 0.0;
+                    int g = m / mg;
+                    for (int c = 0; c < cg; c++)
+                        for (int kh = 0; kh < a->KH; kh++)
+                            for (int kw = 0; kw < a->KW; kw++) {
+                                int ih = oh * a->SH - a->PT + kh * a->DH;
+                                int iw = ow * a->SW - a->PL + kw * a->DW;
+                                if (ih < 0 || ih >= a->H || iw < 0 || iw >= a->W)
+                                    continue;
+                                s += (double)a->x[((n * a->C + g * cg + c) * a->H + ih) * a->W + iw] *
+                                     Wt[((m * cg + c) * a->KH + kh) * a->KW + kw];
+                            }
+                    size_t o = (((size_t)n * a->M + m) * a->OH + oh) * a->OW + ow;
+                    float v = (float)s + (a->res ? a->res[o] : 0.0f);
+                    v = v < a->min ? a->min : v;
+                    Want[o] = v > a->max ? a->max : v;
+                }
+}
+
+#endif
