@@ -78,6 +78,11 @@ static wg_status read_pads(wgc_graph *g, const wgc_node *n, pad_spec *p)
     }
     for (int d = 0; d < rank; d++) {
         int64_t dim = x->shape.dims[d];
+        /* No tensor has 2^40 elements; bounding each pad keeps the sums below exact. */
+        const int64_t lim = (int64_t)1 << 40;
+        if (p->begin[d] < -lim || p->begin[d] > lim || p->end[d] < -lim || p->end[d] > lim)
+            return wgc_error(g, n, WG_ERR_INVALID, "pads %lld,%lld on dim %d are out of range",
+                             (long long)p->begin[d], (long long)p->end[d], d);
         if (dim + p->begin[d] + p->end[d] < 0)
             return wgc_error(g, n, WG_ERR_INVALID, "pads %lld,%lld crop more than dim %d (%lld)",
                              (long long)p->begin[d], (long long)p->end[d], d, (long long)dim);

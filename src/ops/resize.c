@@ -220,7 +220,11 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, rs_plan *p)
                              "rounding; use Resize-11 or later", p->scale[d], d, n->op_type, n->opset);
     int64_t total = 1, taps_total = 0;
     for (int d = 0; d < r; d++) {
-        total *= p->out[d];
+        /* Checked at every step (scales up to 1e6 make any dim huge): each factor and the
+         * running product stay below 2^31, so the product cannot overflow. */
+        if (p->out[d] >= ((int64_t)1 << 31) || (total *= p->out[d]) >= ((int64_t)1 << 31))
+            return wgc_error(g, n, WG_ERR_LIMIT, "the output reaches 2^31 elements at dim %d (size "
+                             "%lld): too large for the 32-bit kernel", d, (long long)p->out[d]);
         taps_total += p->out[d];
     }
     if (wgc_numel(&x->shape) >= ((int64_t)1 << 31) || total >= ((int64_t)1 << 31) ||
