@@ -1,6 +1,7 @@
 /* cast.c: Cast between numeric dtypes (float16 and bool included). `saturate` only
  * matters for float8 types, which we do not support, so it is ignored. */
 #include "elem.h"
+#include "cast.h"
 #include "lower.h"
 
 static wg_status cast_infer(wgc_graph *g, wgc_node *n)
@@ -21,7 +22,7 @@ static wg_status cast_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-static wg_status cast_fold(wgc_graph *g, wgc_node *n)
+wg_status wgc_cast_fold(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     if (!x->data)
@@ -44,7 +45,7 @@ static wg_status cast_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-static wg_status cast_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+wg_status wgc_cast_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     wgc_tensor *y = wgc_out(g, n, 0);
@@ -60,4 +61,4 @@ static wg_status cast_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_cast = {cast_infer, cast_fold, cast_emit, NULL};
+const wgc_op_def wgc_op_cast = {cast_infer, wgc_cast_fold, wgc_cast_emit, NULL};
