@@ -120,6 +120,26 @@ void *wg_session_input(wg_session *s, size_t i);
 const void *wg_session_output(wg_session *s, size_t i);
 wg_status wg_session_run(wg_session *s);
 
+/*
+ * Per-node profiling. A module compiled with `wasmgraph compile --profile` runs its graph
+ * as numbered steps, one per node that survived compilation, in order; wg_session_run runs
+ * them all, and wg_session_run_step runs one, so a caller can time each (`wasmgraph
+ * profile`). Step k reads what steps before it wrote: run steps 0..n-1 in order, as
+ * wg_session_run does (constant outputs are only written by wg_session_run).
+ *
+ *     for (size_t k = 0; k < wg_model_num_steps(m); k++)
+ *         if (wg_session_run_step(s, k)) { puts(wg_last_error(rt)); ... }
+ */
+/* The number of steps; 0 for a module compiled without --profile. */
+size_t wg_model_num_steps(const wg_model *m);
+/* Step k's label "OpType node_name" (e.g. "Conv conv1"); NULL when k is out of range.
+ * Owned by m. */
+const char *wg_model_step_label(const wg_model *m, size_t k);
+/* Runs step k (wg_profile_step(k)) with the same trap and time-limit handling as
+ * wg_session_run (the time limit applies to the one step). WG_ERR_INVALID when the module
+ * has no steps or k is out of range. */
+wg_status wg_session_run_step(wg_session *s, size_t k);
+
 #ifdef __cplusplus
 }
 #endif

@@ -65,6 +65,14 @@ expect "missing image" 1 "nope.png" "$W" classify "$T/mnist.wasm" -i "$T/nope.pn
 expect "memory cap refuses a module" 1 "more than the limit" "$W" bench "$T/mnist.wasm" --iters 1 --memory-limit-mb 1
 "$W" compile "$SQ" -o "$T/squeezenet.wasm" -q
 expect "time limit stops a run" 1 "exceeded the time limit of 1 ms" "$W" classify "$T/squeezenet.wasm" -i "$SHARED/data/images/cat.png" -l "$SHARED/data/labels/synset.txt" --time-limit-ms 1
+# wasmgraph profile: modules built without --profile, bad options, and the time limit on one step.
+expect "profile needs a --profile module" 1 "mnist.wasm was not compiled with --profile" "$W" profile "$T/mnist.wasm"
+expect "profile of a missing module" 1 "no such file" "$W" profile "$T/nope.wasm"
+expect "profile --iters 0" 2 "--iters needs" "$W" profile "$T/mnist.wasm" --iters 0
+expect "profile unknown option" 2 "unknown option" "$W" profile "$T/mnist.wasm" --frobnicate
+"$W" compile "$SQ" -o "$T/squeezenet-prof.wasm" -q --profile
+expect "time limit stops a profile step" 1 "wg_profile_step: run exceeded the time limit of 1 ms" \
+    "$W" profile "$T/squeezenet-prof.wasm" --warmup 0 --iters 1 --time-limit-ms 1
 expect "unknown command" 2 "unknown command" "$W" frobnicate
 
 echo "errors: $pass passed, $fail failed"

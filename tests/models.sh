@@ -168,5 +168,29 @@ if [ -f "$OUT/squeezenet-fp32-scalar.wasm" ]; then
     fi
 fi
 
+# 7. Profile builds (`compile --profile`, LeNet-5): the same outputs as the normal build,
+#    bit for bit, and `wasmgraph profile` prints one row per step (per live node).
+LE=models/lenet5-fashion.onnx P=$OUT/profile
+mkdir -p "$P"
+if [ ! -s "$P/in/input_0.pb" ]; then
+    "$PY" tools/make_input.py image 1x1x28x28 float32 0 "$P/in/input_0.pb" > /dev/null || bad "profile-lenet5 input"
+fi
+if compile "$LE" "$P/lenet.wasm" -q && compile "$LE" "$P/lenet-prof.wasm" -q --profile &&
+    "$W" run "$P/lenet.wasm" --input "$P/in/input_0.pb" --output-dir "$P/want" > "$P/run.log" 2>&1; then
+    run_and_compare "profile-lenet5 same output as the normal build" "$P/lenet-prof.wasm" "$P/in" "$P/want" 0 0
+    steps=$("$W" info "$P/lenet-prof.wasm" --json | "$PY" -c 'import json, sys; print(len(json.load(sys.stdin)["profile"]))')
+    out=$("$W" profile "$P/lenet-prof.wasm" --warmup 1 --iters 3 2>&1)
+    # Table rows are "rank step op name ms % cum%": every step index once, then the total line.
+    idx=$(echo "$out" | awk 'NF == 7 && $1 ~ /^[0-9]+$/ {print $2}' | sort -n | tr '\n' ' ')
+    want=$(seq 0 $((steps - 1)) | tr '\n' ' ')
+    if [ "$steps" -gt 0 ] && [ "$idx" = "$want" ] && echo "$out" | grep -Eq "^total: [0-9.]+ ms .*, $steps steps$"; then
+        ok "profile-lenet5 one row per step ($steps steps)"
+    else
+        echo "$out"; bad "profile-lenet5 one row per step (want $steps: $want, got $idx)"
+    fi
+else
+    cat "$P/run.log" 2>/dev/null; bad "profile-lenet5 builds"
+fi
+
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

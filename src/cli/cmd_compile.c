@@ -11,6 +11,7 @@ static const char usage[] =
     "usage: wasmgraph compile MODEL.onnx -o MODEL.wasm [-O0|-O1|-O2|-O3] [--no-simd]\n"
     "                         [--relaxed-simd] [--shape NAME=1x3x224x224]... [--emit-c DIR] [--quiet]\n"
     "                         [--const NAME=FILE.pb]...  (graph input NAME becomes that constant)\n"
+    "                         [--profile]  (one exported step per node, for `wasmgraph profile`)\n"
     "errors print as 'wasmgraph: error (STATUS): ...' where STATUS names the wg_status\n"
     "(e.g. 'unsupported' for an operator, attribute or dtype the compiler does not handle);\n"
     "exit status: 0 ok, 1 compile error, 2 bad command line.\n";
@@ -55,6 +56,8 @@ int wg_cmd_compile(int argc, char **argv)
             opt.relaxed_simd = true;
         } else if (!strcmp(a, "--emit-c") && i + 1 < argc) {
             opt.emit_c_dir = argv[++i];
+        } else if (!strcmp(a, "--profile")) {
+            opt.profile = true;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             opt.quiet = true;
         } else if (!strcmp(a, "--shape") && i + 1 < argc) {

@@ -15,6 +15,7 @@ static const struct {
     {"run", wg_cmd_run, "run a module on input tensors (.pb, .npy, .bin)"},
     {"classify", wg_cmd_classify, "classify an image (PNG/JPEG) with a module"},
     {"bench", wg_cmd_bench, "measure load time and run latency"},
+    {"profile", wg_cmd_profile, "time each node of a module compiled with --profile"},
 };
 
 static void usage(FILE *f)

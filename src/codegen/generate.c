@@ -6,6 +6,14 @@
  *   [1024, arena_base)              weights, a data segment in final packed layout
  *   [arena_base, +arena_bytes)      inputs, outputs, intermediates, scratch
  *   [global_base, ...)              the kernels' static data, then the stack (wasm-ld)
+ *
+ * A profile build (`compile --profile`) wraps each live node's code in one case of an
+ * exported `wg_profile_step(k)`, exports `wg_profile_steps()` (the count), and wg_run
+ * calls the steps in order; the metadata's "profile" array names the steps (metadata.c
+ * walks the same live nodes in the same order). Wrapping is safe because emit hooks keep
+ * their declarations inside their own `{ ... }` (two nodes of one op would otherwise
+ * clash in wg_run too) and #undef what they #define; a `return` of an error status from
+ * a node returns it from the step, and wg_run passes it on. Other builds are unchanged.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,25 +83,52 @@ static void emit_output_copies(wgc_emitter *e, wgc_graph *g)
     }
 }
 
+/* The step functions of a profile build: span[2k], span[2k+1] bound step k's code in
+ * e->body. Returns -1 (unknown step) past the last one. */
+static void put_profile_steps(text *t, const wgc_emitter *e, const size_t *span, int n_steps)
+{
+    put(t, "__attribute__((export_name(\"wg_profile_steps\"))) int wg_profile_steps(void) { return %d; }\n\n",
+        n_steps);
+    put(t, "__attribute__((export_name(\"wg_profile_step\"))) int wg_profile_step(int k)\n{\n    switch (k) {\n");
+    for (int k = 0; k < n_steps; k++)
+        put(t, "    case %d: {\n%.*s    } break;\n", k, (int)(span[2 * k + 1] - span[2 * k]), e->body + span[2 * k]);
+    put(t, "    default: return -1;\n    }\n    return 0;\n}\n\n");
+}
+
 wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *opt, wgc_emitter *e,
                          wgc_layout *layout, char **src)
 {
     text t = {0};
+    wg_status st = WG_OK;
+    size_t *span = NULL; /* profile builds: [start, end) of each step's code in e->body */
+    int n_steps = 0;
     *src = NULL;
+    if (opt->profile && !(span = malloc(sizeof *span * 2 * (size_t)(g->n_nodes + 1)))) {
+        st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
     for (int i = 0; i < g->n_nodes; i++) {
         wgc_node *n = &g->nodes[i];
         if (n->dead)
             continue;
+        size_t start = e->len;
         e->node = i;
         wgc_emit(e, "/* %s: %s */\n", n->op_type, n->name);
-        wg_status st = wgc_op_hooks(n->op)->emit(e, g, n);
-        if (st)
-            return st;
+        if ((st = wgc_op_hooks(n->op)->emit(e, g, n)))
+            goto fail;
+        if (span) {
+            span[2 * n_steps] = start;
+            span[2 * n_steps + 1] = e->len;
+            n_steps++;
+        }
     }
+    size_t nodes_end = e->len; /* what follows is the output copies */
     e->node = -1;
     emit_output_copies(e, g);
-    if (e->failed)
-        return wgc_error(g, NULL, WG_ERR_NOMEM, "code generation failed (out of memory or unplanned tensor)");
+    if (e->failed) {
+        st = wgc_error(g, NULL, WG_ERR_NOMEM, "code generation failed (out of memory or unplanned tensor)");
+        goto fail;
+    }
 
     layout->weights_base = WGC_WEIGHTS_BASE;
     layout->weight_bytes = e->wlen;
@@ -101,11 +136,13 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *
     uint64_t arena_base = align_up(WGC_WEIGHTS_BASE + e->wlen, 64);
     uint64_t global_base = align_up(arena_base + (uint64_t)plan->arena_bytes, 64);
     uint64_t memory = align_up(global_base + WGC_STATIC_DATA_BUDGET + WGC_STACK_BYTES, 65536);
-    if (memory > (uint64_t)4 << 30 || memory > 0xffff0000u)
-        return wgc_error(g, NULL, WG_ERR_INVALID,
-                         "the model needs %llu bytes of memory (weights %llu + arena %llu); wasm32 allows 4 GiB",
-                         (unsigned long long)memory, (unsigned long long)e->wlen,
-                         (unsigned long long)plan->arena_bytes);
+    if (memory > (uint64_t)4 << 30 || memory > 0xffff0000u) {
+        st = wgc_error(g, NULL, WG_ERR_INVALID,
+                       "the model needs %llu bytes of memory (weights %llu + arena %llu); wasm32 allows 4 GiB",
+                       (unsigned long long)memory, (unsigned long long)e->wlen,
+                       (unsigned long long)plan->arena_bytes);
+        goto fail;
+    }
     layout->arena_base = (uint32_t)arena_base;
     layout->global_base = (uint32_t)global_base;
     layout->memory_bytes = (uint32_t)memory;
@@ -126,14 +163,27 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *
         put(&t, "    case %d: return (int)(uintptr_t)A(%lld); /* %s */\n", k,
             (long long)g->tensors[g->outputs[k]].addr, g->tensors[g->outputs[k]].name);
     put(&t, "    default: return 0;\n    }\n}\n\n");
-    put(&t, "__attribute__((export_name(\"wg_run\"))) int wg_run(void)\n{\n");
-    if (e->len)
-        put(&t, "%.*s", (int)e->len, e->body);
+    if (span) {
+        put_profile_steps(&t, e, span, n_steps);
+        put(&t, "__attribute__((export_name(\"wg_run\"))) int wg_run(void)\n{\n");
+        put(&t, "    for (int k = 0; k < %d; k++) {\n        int status = wg_profile_step(k);\n"
+                "        if (status)\n            return status;\n    }\n", n_steps);
+        if (e->len > nodes_end)
+            put(&t, "%.*s", (int)(e->len - nodes_end), e->body + nodes_end);
+    } else {
+        put(&t, "__attribute__((export_name(\"wg_run\"))) int wg_run(void)\n{\n");
+        if (e->len)
+            put(&t, "%.*s", (int)e->len, e->body);
+    }
     put(&t, "    return 0;\n}\n");
     if (t.failed) {
-        free(t.s);
-        return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing the C source");
+        st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing the C source");
+        goto fail;
     }
     *src = t.s;
-    return WG_OK;
+    t.s = NULL;
+fail:
+    free(t.s);
+    free(span);
+    return st;
 }

@@ -1,4 +1,6 @@
-/* metadata.c: the JSON carried by the module's `wasmgraph` custom section (DESIGN.md, ABI v1). */
+/* metadata.c: the JSON carried by the module's `wasmgraph` custom section (DESIGN.md, ABI v1).
+ * Profile builds add "profile": one {"op","name","output"} per step, that is per live node
+ * in graph order, the same walk as generate.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +78,28 @@ static void add_tensors(sbuf *b, const wgc_graph *g, const int *ts, int n)
     add(b, "]", 1);
 }
 
+static void add_profile(sbuf *b, const wgc_graph *g)
+{
+    add(b, ",\"profile\":[", strlen(",\"profile\":["));
+    bool first = true;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const wgc_node *n = &g->nodes[i];
+        if (n->dead)
+            continue;
+        const char *out = n->n_outputs > 0 && n->outputs[0] >= 0 ? g->tensors[n->outputs[0]].name : "";
+        const char *open = first ? "{\"op\":" : ",{\"op\":";
+        add(b, open, strlen(open));
+        add_string(b, n->op_type);
+        add(b, ",\"name\":", strlen(",\"name\":"));
+        add_string(b, n->name);
+        add(b, ",\"output\":", strlen(",\"output\":"));
+        add_string(b, out);
+        add(b, "}", 1);
+        first = false;
+    }
+    add(b, "]", 1);
+}
+
 char *wgc_metadata_json(const wgc_graph *g, const wgc_options *opt, const wgc_layout *layout)
 {
     sbuf b = {0};
@@ -92,6 +116,8 @@ char *wgc_metadata_json(const wgc_graph *g, const wgc_options *opt, const wgc_la
     addf(&b, ",\"arena_bytes\":%llu,\"weight_bytes\":%llu,\"memory_bytes\":%u",
          (unsigned long long)layout->arena_bytes, (unsigned long long)layout->weight_bytes,
          layout->memory_bytes);
+    if (opt->profile)
+        add_profile(&b, g);
     add(&b, ",\"compiler\":\"wasmgraph " WG_VERSION "\"}", strlen(",\"compiler\":\"wasmgraph " WG_VERSION "\"}"));
     if (b.failed) {
         free(b.s);

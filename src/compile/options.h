@@ -29,6 +29,7 @@ typedef struct wgc_options {
     bool simd;               /* default true */
     bool relaxed_simd;
     bool quiet;              /* no compile summary */
+    bool profile;            /* one exported step per node (wg_profile_step), see generate.c */
     wgc_shape_override shapes[WGC_MAX_SHAPE_OVERRIDES];
     int n_shapes;
     wgc_const_binding consts[WGC_MAX_SHAPE_OVERRIDES];

@@ -52,6 +52,7 @@ struct wg_session {
     wasmtime_instance_t instance;
     wasmtime_memory_t memory;
     wasmtime_func_t run;
+    wasmtime_func_t step; /* wg_profile_step, set when the model has profile steps */
     uint32_t *in_off, *out_off;
 };
 

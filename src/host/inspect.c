@@ -92,6 +92,9 @@ void wgh_meta_free(wgh_meta *m)
     free(m->compiler);
     free_tensors(m->inputs, m->n_inputs);
     free_tensors(m->outputs, m->n_outputs);
+    for (size_t i = 0; m->steps && i < m->n_steps; i++)
+        free(m->steps[i]);
+    free(m->steps);
     memset(m, 0, sizeof *m);
 }
 
@@ -169,6 +172,36 @@ static wg_status parse_tensors(const wg_json *j, const char *what, wg_tensor_inf
     return WG_OK;
 }
 
+/* The optional "profile" array of a profile build: [{"op","name","output"}...], one per
+ * step; keeps "op name" labels. */
+static wg_status parse_profile(const wg_json *j, wgh_meta *out, char *err, size_t errlen)
+{
+    const wg_json *arr = wg_json_get(j, "profile");
+    if (!arr)
+        return WG_OK;
+    if (arr->type != WG_JSON_ARRAY)
+        return fail(err, errlen, WG_ERR_FORMAT, "metadata: \"profile\" is not an array");
+    if (arr->n > WGH_MAX_STEPS)
+        return fail(err, errlen, WG_ERR_FORMAT, "metadata: %zu profile steps (at most %d)", arr->n,
+                    WGH_MAX_STEPS);
+    out->has_profile = true;
+    if (!(out->steps = calloc(arr->n ? arr->n : 1, sizeof *out->steps)))
+        return fail(err, errlen, WG_ERR_NOMEM, "out of memory");
+    out->n_steps = arr->n;
+    for (size_t i = 0; i < arr->n; i++) {
+        const char *op = wg_json_str(wg_json_get(&arr->items[i], "op"));
+        const char *name = wg_json_str(wg_json_get(&arr->items[i], "name"));
+        if (!op || !name)
+            return fail(err, errlen, WG_ERR_FORMAT,
+                        "metadata: profile step %zu needs string members \"op\" and \"name\"", i);
+        size_t n = strlen(op) + 1 + strlen(name) + 1;
+        if (!(out->steps[i] = malloc(n)))
+            return fail(err, errlen, WG_ERR_NOMEM, "out of memory");
+        snprintf(out->steps[i], n, "%s %s", op, name);
+    }
+    return WG_OK;
+}
+
 wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err, size_t errlen)
 {
     wg_status st = WG_OK;
@@ -236,6 +269,8 @@ wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err,
         st = fail(err, errlen, WG_ERR_FORMAT, "metadata: the model has no outputs");
         goto fail;
     }
+    if ((st = parse_profile(j, out, err, errlen)))
+        goto fail;
     wg_json_free(j);
     return WG_OK;
 fail:
@@ -315,6 +350,9 @@ wg_status wgh_inspect(const uint8_t *bytes, size_t len, uint64_t memory_limit,
         (st = check_func_export(&w, "wg_input_ptr", 1, err, errlen)) ||
         (st = check_func_export(&w, "wg_output_ptr", 1, err, errlen)) ||
         (st = check_func_export(&w, "wg_run", 0, err, errlen)))
+        goto fail;
+    if (out->meta.has_profile && ((st = check_func_export(&w, "wg_profile_steps", 0, err, errlen)) ||
+                                  (st = check_func_export(&w, "wg_profile_step", 1, err, errlen))))
         goto fail;
     if (memory_limit && w.memory_min_bytes > memory_limit) {
         st = fail(err, errlen, WG_ERR_LIMIT,

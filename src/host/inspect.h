@@ -3,7 +3,9 @@
  *
  * wgh_inspect() reads the wasm sections (wasm_scan.h), parses the `wasmgraph` metadata
  * JSON, and checks the ABI: metadata version, no imports, the five required exports
- * with their function types, one 32-bit memory. wg_model_load() calls it before it hands
+ * with their function types, one 32-bit memory; a module whose metadata has a "profile"
+ * array (`compile --profile`) must also export wg_profile_steps () -> i32 and
+ * wg_profile_step (i32) -> i32. wg_model_load() calls it before it hands
  * the bytes to wasmtime; `wasmgraph info` calls it alone, so it never compiles.
  */
 #ifndef WGH_INSPECT_H
@@ -16,6 +18,7 @@
 #include "wasmgraph.h"
 
 #define WGH_MAX_TENSORS 1024 /* inputs or outputs per model: more means broken metadata */
+#define WGH_MAX_STEPS (1 << 20) /* profile steps (live nodes) per model */
 
 typedef struct wgh_meta {
     char *json;                 /* the section text, NUL-terminated copy */
@@ -27,6 +30,9 @@ typedef struct wgh_meta {
     bool has_options, simd, relaxed_simd;
     int64_t opt_level;          /* -1 when absent */
     int64_t arena_bytes, weight_bytes, memory_bytes; /* -1 when absent */
+    bool has_profile;           /* the metadata has a "profile" array */
+    char **steps;               /* profile step labels "OpType name", n_steps of them */
+    size_t n_steps;
 } wgh_meta;
 
 typedef struct wgh_module_info {

@@ -158,3 +158,13 @@ const char *wg_model_metadata_json(const wg_model *m)
 {
     return m->info.meta.json;
 }
+
+size_t wg_model_num_steps(const wg_model *m)
+{
+    return m->info.meta.n_steps;
+}
+
+const char *wg_model_step_label(const wg_model *m, size_t k)
+{
+    return k < m->info.meta.n_steps ? m->info.meta.steps[k] : NULL;
+}

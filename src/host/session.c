@@ -179,6 +179,18 @@ wg_status wg_session_new(wg_model *m, wg_session **out)
             goto fail;
     if ((st = get_func(s, "wg_run", &s->run)))
         goto fail;
+    if (m->info.meta.has_profile) {
+        int32_t n_steps;
+        if ((st = get_func(s, "wg_profile_step", &s->step)) || (st = get_func(s, "wg_profile_steps", &f)) ||
+            (st = call_i32(s, &f, "wg_profile_steps", false, 0, &n_steps)))
+            goto fail;
+        if (n_steps < 0 || (size_t)n_steps != m->info.meta.n_steps) {
+            st = wgh_error(rt, WG_ERR_ABI,
+                           "%s: wg_profile_steps() returns %d but the metadata lists %zu profile steps",
+                           m->name, n_steps, m->info.meta.n_steps);
+            goto fail;
+        }
+    }
     rt->err[0] = 0;
     *out = s;
     return WG_OK;
@@ -213,13 +225,31 @@ const void *wg_session_output(wg_session *s, size_t i)
     return wasmtime_memory_data(s->ctx, &s->memory) + s->out_off[i];
 }
 
-wg_status wg_session_run(wg_session *s)
+/* Calls wg_run or wg_profile_step(k): a trap, the time limit or a nonzero status is an error. */
+static wg_status run_func(wg_session *s, const wasmtime_func_t *f, const char *fname, bool has_arg,
+                          int32_t arg)
 {
     int32_t status;
-    wg_status st = call_i32(s, &s->run, "wg_run", false, 0, &status);
+    wg_status st = call_i32(s, f, fname, has_arg, arg, &status);
     if (st)
         return st;
     if (status)
-        return wgh_error(s->m->rt, WG_ERR_TRAP, "%s: wg_run returned status %d", s->m->name, status);
+        return wgh_error(s->m->rt, WG_ERR_TRAP, "%s: %s returned status %d", s->m->name, fname, status);
     return WG_OK;
+}
+
+wg_status wg_session_run(wg_session *s)
+{
+    return run_func(s, &s->run, "wg_run", false, 0);
+}
+
+wg_status wg_session_run_step(wg_session *s, size_t k)
+{
+    const wg_model *m = s->m;
+    if (!m->info.meta.has_profile)
+        return wgh_error(m->rt, WG_ERR_INVALID, "%s was not compiled with --profile", m->name);
+    if (k >= m->info.meta.n_steps)
+        return wgh_error(m->rt, WG_ERR_INVALID, "%s: profile step %zu out of range (the module has %zu)",
+                         m->name, k, m->info.meta.n_steps);
+    return run_func(s, &s->step, "wg_profile_step", true, (int32_t)k);
 }

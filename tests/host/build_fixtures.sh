@@ -10,10 +10,11 @@ mkdir -p "$OUT"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# meta NAME ABI INPUTS OUTPUTS: writes metadata JSON to $TMP/NAME.json
+# meta NAME ABI INPUTS OUTPUTS [EXTRA]: writes metadata JSON to $TMP/NAME.json (EXTRA: more
+# members, each with a leading comma)
 meta() {
     cat > "$TMP/$1.json" <<JSON
-{"abi":$2,"name":"$1","producer":"tests/host","opset":13,"inputs":[$3],"outputs":[$4],"options":{"simd":false,"relaxed_simd":false,"opt_level":2},"arena_bytes":0,"weight_bytes":0,"memory_bytes":131072,"compiler":"wasmgraph 0.1.0"}
+{"abi":$2,"name":"$1","producer":"tests/host","opset":13,"inputs":[$3],"outputs":[$4],"options":{"simd":false,"relaxed_simd":false,"opt_level":2},"arena_bytes":0,"weight_bytes":0,"memory_bytes":131072${5:-},"compiler":"wasmgraph 0.1.0"}
 JSON
 }
 f32() { echo "{\"name\":\"$1\",\"dtype\":\"float32\",\"shape\":[$2],\"bytes\":$3}"; }
@@ -42,6 +43,10 @@ for v in add_one loop unreachable oob recurse status3 abi2 import no_run bad_typ
     meta $v 1 "$X4" "$Y4"
 done
 meta abi2_meta 2 "$X4" "$Y4"
+STEP0='{"op":"Add","name":"half1","output":"t"}' STEP1='{"op":"Add","name":"half2","output":"y"}'
+meta profile 1 "$X4" "$Y4" ",\"profile\":[$STEP0,$STEP1]"
+meta profile_no_exports 1 "$X4" "$Y4" ",\"profile\":[$STEP0,$STEP1]"
+meta profile_count 1 "$X4" "$Y4" ",\"profile\":[$STEP0,$STEP1,$STEP1]"
 meta huge_input 1 "$(f32 x 1000000 4000000)" "$Y4"
 meta add2 1 "$(f32 a 2,3 24),$(f32 b 2,3 24)" "$(f32 sum 2,3 24)"
 meta classifier 1 "$(f32 data 1,3,224,224 602112)" "$(f32 prob 1,1000 4000)"
@@ -67,6 +72,9 @@ build bad_json ADD_ONE
 build bad_bytes ADD_ONE
 build add2 ADD2
 build classifier CLASSIFIER
+build profile PROFILE
+build profile_no_exports ADD_ONE
+build profile_count PROFILE
 build classifier_gray CLASSIFIER -DC_IN=1 -DHW=28
 printf 'not wasm at all\n' > "$OUT/not_wasm.wasm"
 : > "$OUT/empty.wasm"

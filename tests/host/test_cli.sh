@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_cli.sh WASMGRAPH FIXTURES: the info/run/bench/classify commands on the host fixture
+# test_cli.sh WASMGRAPH FIXTURES: the info/run/bench/profile/classify commands on the host fixture
 # modules (tests/host/build_fixtures.sh): exit codes (0 ok, 1 error, 2 usage) and the
 # messages users see. Prints "cli: N passed, M failed"; exits nonzero on any failure.
 set -u
@@ -77,6 +77,13 @@ expect 2 "unknown option '--bogus'" "$WG" run "$FX/add_one.wasm" --bogus
 expect 0 "median +[0-9.]+ ms" "$WG" bench "$FX/add_one.wasm" --iters 5 --warmup 1
 expect 0 '^\{"model":.*"median_ms":[0-9.]+.*\}$' "$WG" bench "$FX/add2.wasm" --json --iters 3
 expect 2 "--iters needs" "$WG" bench "$FX/add_one.wasm" --iters 0
+
+# profile
+expect 0 "^ +[12] +1 +Add +half2 " "$WG" profile "$FX/profile.wasm" --iters 3 --warmup 1
+expect 0 "^ +1 +Add +2 " "$WG" profile "$FX/profile.wasm" --iters 3 --by-op
+expect 0 "^total: [0-9.]+ ms \(sum of step medians\), 2 steps$" "$WG" profile "$FX/profile.wasm" --iters 1
+expect 1 "add_one.wasm was not compiled with --profile" "$WG" profile "$FX/add_one.wasm"
+expect 2 "usage: wasmgraph profile" "$WG" profile
 
 # classify
 if [ -f "$DATA/images/cat.png" ] && [ -f "$DATA/labels/synset.csv" ]; then

@@ -153,6 +153,49 @@ TEST(add_one_runs_and_reports_metadata)
     wg_runtime_free(rt);
 }
 
+TEST(profile_steps)
+{
+    wg_runtime *rt;
+    wg_model *m = NULL;
+    wg_session *s = NULL;
+    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
+    /* A module without steps: 0 steps, and stepping is refused. */
+    if (wg_model_load(rt, fx("add_one"), &m) || wg_session_new(m, &s)) {
+        CHECK(0, "add_one: %s", wg_last_error(rt));
+        goto done;
+    }
+    CHECK(wg_model_num_steps(m) == 0 && wg_model_step_label(m, 0) == NULL, "add_one has steps");
+    CHECK(wg_session_run_step(s, 0) == WG_ERR_INVALID && strstr(wg_last_error(rt), "not compiled with --profile"),
+          "step on add_one: %s", wg_last_error(rt));
+    wg_session_free(s);
+    wg_model_free(m);
+    s = NULL;
+    m = NULL;
+    if (wg_model_load(rt, fx("profile"), &m) || wg_session_new(m, &s)) {
+        CHECK(0, "profile: %s", wg_last_error(rt));
+        goto done;
+    }
+    CHECK(wg_model_num_steps(m) == 2, "steps %zu", wg_model_num_steps(m));
+    CHECK(!strcmp(wg_model_step_label(m, 0), "Add half1") && !strcmp(wg_model_step_label(m, 1), "Add half2") &&
+              wg_model_step_label(m, 2) == NULL,
+          "labels");
+    float x[4] = {1, 2, 3, 4};
+    memcpy(wg_session_input(s, 0), x, sizeof x);
+    const float *y = wg_session_output(s, 0);
+    CHECK(wg_session_run_step(s, 0) == WG_OK && y[3] == 4.5f, "step 0: %s", wg_last_error(rt));
+    CHECK(wg_session_run_step(s, 1) == WG_OK && y[3] == 5.0f, "step 1: %s", wg_last_error(rt));
+    CHECK(wg_session_run_step(s, 2) == WG_ERR_INVALID && strstr(wg_last_error(rt), "step 2 out of range"),
+          "step 2: %s", wg_last_error(rt));
+    CHECK(wg_session_run(s) == WG_OK && y[0] == 2.0f, "run: %s", wg_last_error(rt));
+done:
+    wg_session_free(s);
+    wg_model_free(m);
+    /* "profile" in the metadata needs the two exports, and their count must match. */
+    expect_load(rt, "profile_no_exports", WG_ERR_ABI, "no export `wg_profile_steps`");
+    expect_session(rt, "profile_count", WG_ERR_ABI, "wg_profile_steps() returns 2 but the metadata lists 3");
+    wg_runtime_free(rt);
+}
+
 TEST(two_inputs)
 {
     wg_runtime *rt;
@@ -313,6 +356,7 @@ int main(void)
     RUN(status_names);
     RUN(add_one_runs_and_reports_metadata);
     RUN(two_inputs);
+    RUN(profile_steps);
     RUN(bad_files_are_refused_at_load);
     RUN(truncated_and_corrupt_bytes);
     RUN(session_checks_the_instance);
