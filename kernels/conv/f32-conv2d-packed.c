@@ -42,72 +42,65 @@ static void pack_direct(const float *x, int K, int HW, int nb, int ncols, float 
     }
 }
 
-/* Writes count values src[i*stride] (zeros when src is NULL) to the packed B positions
- * of local columns nl, nl+1, ... of row dk: at most NR - nl%NR of them land in one
- * panel, so runs are split at panel ends; whole aligned panels copy 8 at once. */
-static void put_run(float *dk, size_t pstride, int nl, const float *src, int stride, int count)
+/* Row k of the im2col block, contiguous: row[n - nb] = x[c][oh*SH - PT + kh*DH][ow*SW -
+ * PL + kw*DW] (0 outside the image) for n = oh*OW + ow in [nb, nb + ncols). */
+static void im2col_row(const wgk_conv2d_args *a, const float *xc, int kh, int kw, int nb, int ncols,
+                       float *row)
 {
-    while (count > 0) {
-        const int lane = nl % WGK_CONV_NR;
-        const int len = WGK_CONV_NR - lane < count ? WGK_CONV_NR - lane : count;
-        float *d = dk + (size_t)(nl / WGK_CONV_NR) * pstride + lane;
-        if (!src) {
-            for (int i = 0; i < len; i++)
-                d[i] = 0.0f;
-        } else if (len == WGK_CONV_NR && stride == 1) {
-            for (int i = 0; i < WGK_CONV_NR; i++)
-                d[i] = src[i];
-        } else if (len == WGK_CONV_NR && stride == 2) {
-            for (int i = 0; i < WGK_CONV_NR; i++)
-                d[i] = src[2 * i];
+    const int OW = a->OW, SW = a->SW, ne = nb + ncols;
+    const int offw = kw * a->DW - a->PL;
+    int lo, hi;
+    valid_range(OW, SW, offw, a->W, &lo, &hi);
+    for (int n = nb; n < ne;) {
+        const int oh = n / OW, ow0 = n - oh * OW;
+        const int ow1 = OW < ow0 + (ne - n) ? OW : ow0 + (ne - n);
+        const int ih = oh * a->SH - a->PT + kh * a->DH;
+        float *r = row + (n - nb) - ow0; /* r[ow] for ow in [ow0, ow1) */
+        if (ih < 0 || ih >= a->H) {
+            for (int ow = ow0; ow < ow1; ow++)
+                r[ow] = 0.0f;
         } else {
-            for (int i = 0; i < len; i++)
-                d[i] = src[i * stride];
+            const float *in = xc + (size_t)ih * a->W + offw;
+            /* [ow0, ow1) = zeros before lo, the image, zeros from hi. */
+            const int z0 = lo < ow0 ? ow0 : lo > ow1 ? ow1 : lo;
+            const int z1 = hi < z0 ? z0 : hi > ow1 ? ow1 : hi;
+            for (int ow = ow0; ow < z0; ow++)
+                r[ow] = 0.0f;
+            if (SW == 1) {
+                for (int ow = z0; ow < z1; ow++)
+                    r[ow] = in[ow];
+            } else {
+                for (int ow = z0; ow < z1; ow++)
+                    r[ow] = in[(ptrdiff_t)ow * SW];
+            }
+            for (int ow = z1; ow < ow1; ow++)
+                r[ow] = 0.0f;
         }
-        if (src)
-            src += (size_t)len * stride;
-        nl += len;
-        count -= len;
+        n += ow1 - ow0;
     }
 }
 
-/* General im2col into panels: B[(c*KH + kh)*KW + kw][oh*OW + ow] =
- * x[c][oh*SH - PT + kh*DH][ow*SW - PL + kw*DW] (0 outside), for n in [nb, nb+ncols). */
+/* General im2col into panels: B[(c*KH + kh)*KW + kw][oh*OW + ow], for n in [nb, nb+ncols).
+ * Each row is built contiguously in `row` (ncols rounded up to NR floats, L1-resident:
+ * plain copies and zero runs, no per-element panel arithmetic), then dealt out to the
+ * panels NR floats at a time. */
 static void pack_im2col(const wgk_conv2d_args *a, const float *x, int cg, int K, int nb,
-                        int ncols, float *dst)
+                        int ncols, float *dst, float *row)
 {
-    const int OW = a->OW, SW = a->SW;
     const size_t pstride = (size_t)K * WGK_CONV_NR;
-    const int ne = nb + ncols;
-    const int padded = (ncols + WGK_CONV_NR - 1) / WGK_CONV_NR * WGK_CONV_NR;
+    const int panels = (ncols + WGK_CONV_NR - 1) / WGK_CONV_NR;
+    for (int j = ncols; j < panels * WGK_CONV_NR; j++)
+        row[j] = 0.0f;
     int k = 0;
     for (int c = 0; c < cg; c++)
         for (int kh = 0; kh < a->KH; kh++)
             for (int kw = 0; kw < a->KW; kw++, k++) {
-                float *dk = dst + (size_t)k * WGK_CONV_NR;
-                const int offw = kw * a->DW - a->PL;
-                int lo, hi;
-                valid_range(OW, SW, offw, a->W, &lo, &hi);
-                for (int n = nb; n < ne;) {
-                    const int oh = n / OW, ow0 = n - oh * OW;
-                    const int ow1 = OW < ow0 + (ne - n) ? OW : ow0 + (ne - n);
-                    const int ih = oh * a->SH - a->PT + kh * a->DH;
-                    const int nl = n - nb;
-                    if (ih < 0 || ih >= a->H) {
-                        put_run(dk, pstride, nl, NULL, 0, ow1 - ow0);
-                    } else {
-                        const float *in = x + ((size_t)c * a->H + ih) * a->W + offw;
-                        /* [ow0, ow1) = zeros before lo, the image, zeros from hi. */
-                        const int z0 = lo < ow0 ? ow0 : lo > ow1 ? ow1 : lo;
-                        const int z1 = hi < z0 ? z0 : hi > ow1 ? ow1 : hi;
-                        put_run(dk, pstride, nl, NULL, 0, z0 - ow0);
-                        put_run(dk, pstride, nl + z0 - ow0, in + (ptrdiff_t)z0 * SW, SW, z1 - z0);
-                        put_run(dk, pstride, nl + z1 - ow0, NULL, 0, ow1 - z1);
-                    }
-                    n += ow1 - ow0;
-                }
-                /* Zero columns of the last panel past the image. */
-                put_run(dk, pstride, ncols, NULL, 0, padded - ncols);
+                im2col_row(a, x + (size_t)c * a->H * a->W, kh, kw, nb, ncols, row);
+                float *d = dst + (size_t)k * WGK_CONV_NR;
+                const float *r = row;
+                for (int p = 0; p < panels; p++, d += pstride, r += WGK_CONV_NR)
+                    for (int j = 0; j < WGK_CONV_NR; j++)
+                        d[j] = r[j];
             }
 }
 
@@ -130,7 +123,7 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
                 if (direct)
                     pack_direct(x, K, OHW, nb, ncols, a->scratch);
                 else
-                    pack_im2col(a, x, cg, K, nb, ncols, a->scratch);
+                    pack_im2col(a, x, cg, K, nb, ncols, a->scratch, a->scratch + (size_t)K * nc);
                 /* k blocks of KC: a weight panel slice (KC x MR) stays in L1 while the
                  * B block streams past it from L2; partial sums go through y. */
                 for (int k0 = 0; k0 < K; k0 += KC) {

@@ -1,17 +1,5 @@
 /* f32-gemm-4x4-scalar.c: portable GEMM (4x4 register tile), contract in wgk_gemm.h. */
-#include "wgk_gemm.h"
-
-static inline float epilogue(const wgk_gemm_args *g, int m, int n, float acc)
-{
-    float v = acc * g->alpha;
-    if (g->bias)
-        v += g->beta * g->bias[(ptrdiff_t)m * g->bias_m + (ptrdiff_t)n * g->bias_n];
-    if (g->res)
-        v += g->res[(ptrdiff_t)m * g->ldr + n];
-    v = v < g->min ? g->min : v;
-    v = v > g->max ? g->max : v;
-    return v;
-}
+#include "gemm_epilogue.h"
 
 void wgk_f32_gemm_4x4__scalar(const wgk_gemm_args *g)
 {
@@ -41,7 +29,7 @@ void wgk_f32_gemm_4x4__scalar(const wgk_gemm_args *g)
             }
             for (int r = 0; r < rows; r++)
                 for (int j = 0; j < 4; j++)
-                    g->c[(ptrdiff_t)(m0 + r) * g->ldc + n0 + j] = epilogue(g, m0 + r, n0 + j, acc[r][j]);
+                    g->c[(ptrdiff_t)(m0 + r) * g->ldc + n0 + j] = wgk_gemm_epilogue1(g, m0 + r, n0 + j, acc[r][j]);
         }
         for (; n0 < N; n0++) {
             float acc[WGK_GEMM_MR] = {0};
@@ -54,7 +42,7 @@ void wgk_f32_gemm_4x4__scalar(const wgk_gemm_args *g)
                 b += g->ldb;
             }
             for (int r = 0; r < rows; r++)
-                g->c[(ptrdiff_t)(m0 + r) * g->ldc + n0] = epilogue(g, m0 + r, n0, acc[r]);
+                g->c[(ptrdiff_t)(m0 + r) * g->ldc + n0] = wgk_gemm_epilogue1(g, m0 + r, n0, acc[r]);
         }
     }
 }

@@ -3,7 +3,7 @@
  * (8 f32x4 accumulators, 2 B loads and 1 A splat per k: fits the 16 xmm registers
  * wasm engines use on x86). Contract in wgk_gemm.h.
  */
-#include "wgk_gemm.h"
+#include "gemm_epilogue.h"
 
 #ifdef __wasm_simd128__
 
@@ -21,33 +21,6 @@ static int block_cols(int K)
     int nc = 131072 / (K > 0 ? K : 1);
     nc &= ~7;
     return nc < 32 ? 32 : nc;
-}
-
-/* alpha, bias, residual and clamp for 4 columns of row m starting at n. */
-WGK_INLINE v128_t epilogue4(const wgk_gemm_args *g, int m, int n, v128_t v, v128_t alpha,
-                            v128_t lo, v128_t hi)
-{
-    v = wasm_f32x4_mul(v, alpha);
-    if (g->bias) {
-        const float *bp = g->bias + (ptrdiff_t)m * g->bias_m + (ptrdiff_t)n * g->bias_n;
-        v128_t b = g->bias_n ? wasm_v128_load(bp) : wasm_v128_load32_splat(bp);
-        v = wasm_f32x4_add(v, wasm_f32x4_mul(b, wasm_f32x4_splat(g->beta)));
-    }
-    if (g->res)
-        v = wasm_f32x4_add(v, wasm_v128_load(g->res + (ptrdiff_t)m * g->ldr + n));
-    v = wasm_f32x4_pmax(v, lo);
-    return wasm_f32x4_pmin(v, hi);
-}
-
-static inline float epilogue1(const wgk_gemm_args *g, int m, int n, float acc)
-{
-    float v = acc * g->alpha;
-    if (g->bias)
-        v += g->beta * g->bias[(ptrdiff_t)m * g->bias_m + (ptrdiff_t)n * g->bias_n];
-    if (g->res)
-        v += g->res[(ptrdiff_t)m * g->ldr + n];
-    v = v < g->min ? g->min : v;
-    return v > g->max ? g->max : v;
 }
 
 void wgk_f32_gemm_4x8__wasmsimd(const wgk_gemm_args *g)
@@ -117,8 +90,8 @@ void wgk_f32_gemm_4x8__wasmsimd(const wgk_gemm_args *g)
                 const v128_t xs[4] = {x0, x1, x2, x3}, ys[4] = {y0, y1, y2, y3};
                 for (int r = 0; r < rows; r++) {
                     float *c = c0 + r * ldc + n;
-                    wasm_v128_store(c, epilogue4(g, m0 + r, n, xs[r], alpha, lo, hi));
-                    wasm_v128_store(c + 4, epilogue4(g, m0 + r, n + 4, ys[r], alpha, lo, hi));
+                    wasm_v128_store(c, wgk_gemm_epilogue4(g, m0 + r, n, xs[r], alpha, lo, hi));
+                    wasm_v128_store(c + 4, wgk_gemm_epilogue4(g, m0 + r, n + 4, ys[r], alpha, lo, hi));
                 }
             }
             for (; n + 4 <= ne; n += 4) {
@@ -136,7 +109,7 @@ void wgk_f32_gemm_4x8__wasmsimd(const wgk_gemm_args *g)
                 }
                 const v128_t xs[4] = {x0, x1, x2, x3};
                 for (int r = 0; r < rows; r++)
-                    wasm_v128_store(c0 + r * ldc + n, epilogue4(g, m0 + r, n, xs[r], alpha, lo, hi));
+                    wasm_v128_store(c0 + r * ldc + n, wgk_gemm_epilogue4(g, m0 + r, n, xs[r], alpha, lo, hi));
             }
             for (; n < ne; n++) {
                 /* Last 1..3 columns. */
@@ -154,7 +127,7 @@ void wgk_f32_gemm_4x8__wasmsimd(const wgk_gemm_args *g)
                 }
                 const float ss[4] = {s0, s1, s2, s3};
                 for (int r = 0; r < rows; r++)
-                    c0[r * ldc + n] = epilogue1(g, m0 + r, n, ss[r]);
+                    c0[r * ldc + n] = wgk_gemm_epilogue1(g, m0 + r, n, ss[r]);
             }
         }
     }

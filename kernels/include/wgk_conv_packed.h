@@ -74,11 +74,14 @@ static inline int wgk_conv_block_cols(int Kg, int OHW)
  * (wgk_conv_splat_a), is 16 KiB: stays in L1 next to the B panel streaming past it. */
 #define WGK_CONV_KC 256
 
-/* Scratch floats wgk_f32_conv2d_packed needs: the packed B block, then the broadcast
+/* Scratch floats wgk_f32_conv2d_packed needs: the packed B block, then one area used
+ * first for the im2col row being built (a block's columns) and then for the broadcast
  * weight slice. */
 static inline size_t wgk_conv_packed_scratch(int Kg, int OHW)
 {
-    return (size_t)Kg * (size_t)wgk_conv_block_cols(Kg, OHW) + 4 * WGK_CONV_MR * WGK_CONV_KC;
+    const size_t nc = (size_t)wgk_conv_block_cols(Kg, OHW);
+    const size_t splat = 4 * WGK_CONV_MR * WGK_CONV_KC;
+    return (size_t)Kg * nc + (nc > splat ? nc : splat);
 }
 
 /* The convolution; a->w packed by wgk_conv_pack_w, a->scratch of

@@ -47,6 +47,13 @@ void wgk_f32_gemm_4x8__wasmsimd(const wgk_gemm_args *g);
 /* Portable scalar kernel, same contract (the --no-simd build and the reference). */
 void wgk_f32_gemm_4x4__scalar(const wgk_gemm_args *g);
 
+/* Constant B packed at compile time (wgk_pack_b: column panels of WGK_GEMM_NR, ldb
+ * unused) and a row-major A: A(m,k) = a[m*a_m + k] (a_k must be 1, a_panel unused).
+ * Each panel is read once, in order, per block of rows: the fast path for fully
+ * connected layers (M = 1: the weights stream from memory once). SIMD128 in -msimd128
+ * builds, scalar otherwise. */
+void wgk_f32_gemm_pb(const wgk_gemm_args *g);
+
 /* dst[c*rows + r] = src[r*cols + c]: dst (cols x rows) is the transpose of src (rows x cols).
  * Used to give a non-constant transposed B its row-major layout at run time. */
 void wgk_f32_transpose2d(const float *src, float *dst, int rows, int cols);

@@ -47,4 +47,28 @@ static inline void wgk_pack_conv(const float *w, size_t M, size_t Kg, size_t gro
         wgk_pack_a(w + g * mg * Kg, Kg, mg, Kg, dst + g * wgk_pack_a_size(mg, Kg));
 }
 
+/* The packed-B layout of wgk_f32_gemm_pb (constant right-hand operands of Gemm and
+ * MatMul): B [K x N] as ceil(N / WGK_GEMM_NR) column panels, each K x NR contiguous:
+ *   packed[(n/NR)*K*NR + k*NR + n%NR] = B(k, n), columns past N zero.
+ * A GEMV (M = 1, a fully connected layer) then streams the weights in order. */
+#define WGK_GEMM_NR 8
+
+static inline size_t wgk_pack_b_size(size_t K, size_t N)
+{
+    return (N + WGK_GEMM_NR - 1) / WGK_GEMM_NR * WGK_GEMM_NR * K;
+}
+
+/* B(k, n) = b[k*sk + n*sn]: sk = N, sn = 1 for row-major [K][N]; sk = 1, sn = K for the
+ * transposed [N][K] storage of Gemm's transB. */
+static inline void wgk_pack_b(const float *b, size_t sk, size_t sn, size_t K, size_t N, float *dst)
+{
+    size_t panels = (N + WGK_GEMM_NR - 1) / WGK_GEMM_NR;
+    for (size_t p = 0; p < panels; p++)
+        for (size_t k = 0; k < K; k++)
+            for (size_t j = 0; j < WGK_GEMM_NR; j++) {
+                size_t n = p * WGK_GEMM_NR + j;
+                dst[(p * K + k) * WGK_GEMM_NR + j] = n < N ? b[k * sk + n * sn] : 0.0f;
+            }
+}
+
 #endif

@@ -9,7 +9,7 @@
 #include "wgkt.h"
 
 #define CAP (1 << 18)
-static float A[CAP], AP[CAP], B[CAP], C[CAP], R[CAP], BIAS[CAP], WANT[CAP];
+static float A[CAP], AP[CAP], B[CAP], BP[CAP], C[CAP], R[CAP], BIAS[CAP], WANT[CAP];
 static uint32_t seed = 12345;
 
 static void fill(float *p, int n)
@@ -24,13 +24,14 @@ static float clampf(float v, float lo, float hi)
     return v > hi ? hi : v;
 }
 
-/* layout: 0 packed, 1 row-major (lda = K + 3), 2 transposed (lda = M + 1).
+/* layout: 0 packed, 1 row-major (lda = K + 3), 2 transposed (lda = M + 1), 3 row-major
+ * A with B packed in column panels (wgk_pack_b, for wgk_f32_gemm_pb).
  * bias mode: 0 none, 1 per row, 2 per column, 3 full [M,N]. */
 static void check_one(wgk_gemm_fn fn, const char *name, int M, int N, int K, int layout,
                       int bias_mode, int use_res, float alpha, float beta, float lo, float hi)
 {
-    const int lda = layout == 1 ? K + 3 : M + 1, ldb = N + 2, ldc = N + 1;
-    fill(A, layout == 1 ? M * lda : K * lda);
+    const int lda = layout == 1 || layout == 3 ? K + 3 : M + 1, ldb = N + 2, ldc = N + 1;
+    fill(A, layout == 2 ? K * lda : M * lda);
     fill(B, K * ldb);
     fill(BIAS, M * N);
     fill(R, M * ldc);
@@ -44,7 +45,7 @@ static void check_one(wgk_gemm_fn fn, const char *name, int M, int N, int K, int
         g.a_panel = K * WGK_GEMM_MR;
         g.a_k = WGK_GEMM_MR;
         g.a_m = 1;
-    } else if (layout == 1) {
+    } else if (layout == 1 || layout == 3) {
         g.a = A;
         g.a_panel = WGK_GEMM_MR * lda;
         g.a_k = 1;
@@ -54,6 +55,10 @@ static void check_one(wgk_gemm_fn fn, const char *name, int M, int N, int K, int
         g.a_panel = WGK_GEMM_MR;
         g.a_k = lda;
         g.a_m = 1;
+    }
+    if (layout == 3) {
+        wgk_pack_b(B, (size_t)ldb, 1, (size_t)K, (size_t)N, BP);
+        g.b = BP;
     }
     if (bias_mode) {
         g.bias = BIAS;
@@ -133,6 +138,26 @@ static void check_kernel(wgk_gemm_fn fn, const char *name)
     check_one(fn, name, 1, 100, 257, 1, 2, 0, 1.0f, 1.0f, -INFINITY, INFINITY);
 }
 
+/* The packed-B kernel: row-major A only; row blocks (K = 2000: 16 rows), row tails. */
+static void check_packed_b(void)
+{
+    static const int ms[] = {1, 2, 3, 4, 5, 9};
+    static const int ns[] = {1, 3, 8, 9, 17, 40};
+    static const int ks[] = {1, 3, 4, 7, 33};
+    int variant = 0;
+    for (unsigned i = 0; i < sizeof ms / sizeof *ms; i++)
+        for (unsigned j = 0; j < sizeof ns / sizeof *ns; j++)
+            for (unsigned k = 0; k < sizeof ks / sizeof *ks; k++) {
+                variant++;
+                check_one(wgk_f32_gemm_pb, "gemm packed B", ms[i], ns[j], ks[k], 3, variant % 4,
+                          variant % 5 == 0, 1.0f, 1.0f, -INFINITY, INFINITY);
+            }
+    check_one(wgk_f32_gemm_pb, "gemm packed B relu", 7, 19, 5, 3, 2, 1, 0.5f, 2.0f, 0.0f, INFINITY);
+    check_one(wgk_f32_gemm_pb, "gemm packed B GEMV", 1, 100, 257, 3, 2, 0, 1.0f, 1.0f, -INFINITY, INFINITY);
+    check_one(wgk_f32_gemm_pb, "gemm packed B row blocks", 37, 9, 2000, 3, 1, 1, 1.0f, 1.0f, -INFINITY,
+              INFINITY);
+}
+
 static void check_transpose(void)
 {
     static const int rs[] = {1, 3, 8, 9, 17};
@@ -156,6 +181,7 @@ static void run(void)
 #ifdef __wasm_simd128__
     check_kernel(wgk_f32_gemm_4x8__wasmsimd, "gemm 4x8 wasmsimd");
 #endif
+    check_packed_b();
     check_transpose();
 }
 

@@ -1,8 +1,9 @@
 /*
  * gemm.c: Gemm, Y = alpha * A' * B' + beta * C (A' = transA ? A^T : A, likewise B), float32,
- * C optional and broadcast to [M, N]. A constant B is stored row-major [K][N] at compile
- * time (transposed here when transB); a non-constant transposed B is transposed into
- * scratch at run time. A's transposition is absorbed by the kernel's strides.
+ * C optional and broadcast to [M, N]. A constant B is packed at compile time in column
+ * panels for wgk_f32_gemm_pb (row-major [K][N] when A is transposed); a non-constant
+ * transposed B is transposed into scratch at run time. A's transposition is absorbed by
+ * the kernel's strides.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,18 +86,27 @@ static wg_status gemm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return WG_OK;
     const wgc_tensor *b = wgc_in(g, n, 1), *c = wgc_in(g, n, 2);
     char bexpr[128];
-    if (b->data && q.tb) {
-        bt = malloc(sizeof(float) * (size_t)(q.K * q.N > 0 ? q.K * q.N : 1));
+    const bool pack = b->data && !q.ta;
+    if (pack || (b->data && q.tb)) {
+        /* Constant B: column panels for the packed-B kernel (any transB), or row-major
+         * [K][N] when A is transposed. */
+        size_t nf = pack ? wgk_pack_b_size((size_t)q.K, (size_t)q.N) : (size_t)(q.K * q.N);
+        bt = malloc(sizeof(float) * (nf ? nf : 1));
         if (!bt) {
-            st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory transposing '%s'", b->name);
+            st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", b->name);
             goto fail;
         }
-        const float *src = b->data; /* [N][K] */
-        for (int64_t k = 0; k < q.K; k++)
-            for (int64_t j = 0; j < q.N; j++)
-                bt[k * q.N + j] = src[j * q.K + k];
+        const float *src = b->data; /* [K][N], or [N][K] with transB */
+        const size_t sk = q.tb ? 1 : (size_t)q.N, sn = q.tb ? (size_t)q.K : 1;
+        if (pack) {
+            wgk_pack_b(src, sk, sn, (size_t)q.K, (size_t)q.N, bt);
+        } else {
+            for (int64_t k = 0; k < q.K; k++)
+                for (int64_t j = 0; j < q.N; j++)
+                    bt[k * q.N + j] = src[(size_t)k * sk + (size_t)j * sn];
+        }
         const char *w;
-        if ((st = wgc_weight(e, bt, sizeof(float) * (size_t)(q.K * q.N), &w))) {
+        if ((st = wgc_weight(e, bt, sizeof(float) * nf, &w))) {
             st = wgc_error(g, n, st, "out of memory");
             goto fail;
         }
@@ -114,6 +124,7 @@ static wg_status gemm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wgc_gemm_call call = {
         .M = q.M, .N = q.N, .K = q.K, .a = aexpr, .b = bexpr, .ldb = q.N, .c = yexpr, .ldc = q.N,
         .alpha = wgc_attr_float(n, "alpha", 1.0f), .beta = wgc_attr_float(n, "beta", 1.0f),
+        .packed_b = pack,
     };
     if (q.ta) { /* A stored [K][M] */
         call.a_panel = WGK_GEMM_MR;

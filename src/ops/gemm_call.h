@@ -6,6 +6,7 @@
 #ifndef WGC_OPS_GEMM_CALL_H
 #define WGC_OPS_GEMM_CALL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../../kernels/include/wgk_pack.h"
@@ -24,11 +25,14 @@ typedef struct wgc_gemm_call {
     const char *res;
     int64_t ldr;
     float alpha, beta, min, max;
+    bool packed_b; /* b is wgk_pack_b panels (constant B), A row-major: wgk_f32_gemm_pb */
 } wgc_gemm_call;
 
 static inline void wgc_emit_gemm(wgc_emitter *e, const wgc_gemm_call *c)
 {
-    const char *fn = wgc_emit_target(e)->simd ? "wgk_f32_gemm_4x8__wasmsimd" : "wgk_f32_gemm_4x4__scalar";
+    const char *fn = c->packed_b              ? "wgk_f32_gemm_pb"
+                     : wgc_emit_target(e)->simd ? "wgk_f32_gemm_4x8__wasmsimd"
+                                                : "wgk_f32_gemm_4x4__scalar";
     wgc_emit(e,
              "%s(&(const wgk_gemm_args){.M = %lld, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, "
              ".a_k = %lld, .a_m = %lld,\n",

@@ -110,6 +110,22 @@ static wg_status mm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         call.M = nb * q.M;
         snprintf(aexpr, sizeof aexpr, "%s", pa);
         snprintf(bexpr, sizeof bexpr, "%s", pb);
+        const wgc_tensor *b = wgc_in(g, n, 1);
+        if (b->data) {
+            /* Constant B: column panels, read in order by wgk_f32_gemm_pb. */
+            size_t nf = wgk_pack_b_size((size_t)q.K, (size_t)q.N);
+            float *packed = malloc(sizeof(float) * (nf ? nf : 1));
+            const char *w;
+            if (!packed)
+                return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", b->name);
+            wgk_pack_b(b->data, (size_t)q.N, 1, (size_t)q.K, (size_t)q.N, packed);
+            st = wgc_weight(e, packed, sizeof(float) * nf, &w);
+            free(packed);
+            if (st)
+                return wgc_error(g, n, st, "out of memory");
+            snprintf(bexpr, sizeof bexpr, "%s", w);
+            call.packed_b = true;
+        }
         snprintf(yexpr, sizeof yexpr, "%s", py);
         if (pr) {
             snprintf(rexpr, sizeof rexpr, "%s", pr);

@@ -1,0 +1,172 @@
+/*
+ * f32-gemm-packed-b.c: GEMM with a constant B packed in column panels (wgk_pack_b) and a
+ * row-major A (contract in wgk_gemm.h, wgk_f32_gemm_pb). For each block of rows of A
+ * (about 128 KiB, kept in L2) every K x 8 panel of B is read once, in order; a fully
+ * connected layer (M = 1) therefore streams its weights from memory exactly once, where
+ * the row-major kernel would jump a whole row of B per k.
+ *
+ * SIMD128: A is read 4 k at a time with one vector load per row and lane broadcasts
+ * (no load-splats, which are slow in Cranelift); B with two loads per k. One row keeps
+ * a separate accumulator pair per k lane, so the adds of a GEMV do not wait on each other.
+ */
+#include "gemm_epilogue.h"
+
+/* Rows of A per block: the block (rows x K floats) stays in L2 while the panels pass. */
+static int block_rows(int K)
+{
+    int mb = 32768 / (K > 0 ? K : 1);
+    mb -= mb % 4;
+    return mb < 4 ? 4 : mb;
+}
+
+#if defined(__wasm_simd128__)
+
+#if defined(__wasm_relaxed_simd__)
+#define MADD(acc, x, y) wasm_f32x4_relaxed_madd((x), (y), (acc))
+#else
+#define MADD(acc, x, y) wasm_f32x4_add((acc), wasm_f32x4_mul((x), (y)))
+#endif
+
+#define LANE(v, l) wasm_i32x4_shuffle((v), (v), l, l, l, l)
+
+/* Stores the 8 columns n.. of row m (fewer at the right edge). */
+static void store_row(const wgk_gemm_args *g, int m, int n, v128_t x, v128_t y, v128_t alpha,
+                      v128_t lo, v128_t hi)
+{
+    float *c = g->c + (ptrdiff_t)m * g->ldc + n;
+    if (n + 8 <= g->N) {
+        wasm_v128_store(c, wgk_gemm_epilogue4(g, m, n, x, alpha, lo, hi));
+        wasm_v128_store(c + 4, wgk_gemm_epilogue4(g, m, n + 4, y, alpha, lo, hi));
+        return;
+    }
+    float t[8];
+    wasm_v128_store(t, x);
+    wasm_v128_store(t + 4, y);
+    for (int j = 0; n + j < g->N; j++)
+        c[j] = wgk_gemm_epilogue1(g, m, n + j, t[j]);
+}
+
+/* One row against one panel: four accumulator pairs, one per k lane. */
+static void row1(const wgk_gemm_args *g, int m, int n, const float *b, v128_t alpha, v128_t lo,
+                 v128_t hi)
+{
+    const int K = g->K;
+    const float *a = g->a + (ptrdiff_t)m * g->a_m;
+    v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, x1 = x0, y1 = x0, x2 = x0, y2 = x0, x3 = x0,
+           y3 = x0;
+    int k = 0;
+    for (; k + 4 <= K; k += 4, b += 32) {
+        const v128_t av = wasm_v128_load(a + k);
+        v128_t s = LANE(av, 0);
+        x0 = MADD(x0, s, wasm_v128_load(b));
+        y0 = MADD(y0, s, wasm_v128_load(b + 4));
+        s = LANE(av, 1);
+        x1 = MADD(x1, s, wasm_v128_load(b + 8));
+        y1 = MADD(y1, s, wasm_v128_load(b + 12));
+        s = LANE(av, 2);
+        x2 = MADD(x2, s, wasm_v128_load(b + 16));
+        y2 = MADD(y2, s, wasm_v128_load(b + 20));
+        s = LANE(av, 3);
+        x3 = MADD(x3, s, wasm_v128_load(b + 24));
+        y3 = MADD(y3, s, wasm_v128_load(b + 28));
+    }
+    for (; k < K; k++, b += 8) {
+        const v128_t s = wasm_v128_load32_splat(a + k);
+        x0 = MADD(x0, s, wasm_v128_load(b));
+        y0 = MADD(y0, s, wasm_v128_load(b + 4));
+    }
+    x0 = wasm_f32x4_add(wasm_f32x4_add(x0, x1), wasm_f32x4_add(x2, x3));
+    y0 = wasm_f32x4_add(wasm_f32x4_add(y0, y1), wasm_f32x4_add(y2, y3));
+    store_row(g, m, n, x0, y0, alpha, lo, hi);
+}
+
+/* Four rows against one panel: 8 accumulators, B loads shared by the rows. */
+static void rows4(const wgk_gemm_args *g, int m, int n, const float *b, v128_t alpha, v128_t lo,
+                  v128_t hi)
+{
+    const int K = g->K;
+    const ptrdiff_t lda = g->a_m;
+    const float *a0 = g->a + (ptrdiff_t)m * lda, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;
+    v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, x1 = x0, y1 = x0, x2 = x0, y2 = x0, x3 = x0,
+           y3 = x0;
+#define STEP(l, bk)                                                                        \
+    do {                                                                                   \
+        const v128_t b0 = wasm_v128_load(bk), b1 = wasm_v128_load((bk) + 4);               \
+        v128_t s = LANE(v0, l);                                                            \
+        x0 = MADD(x0, s, b0);                                                              \
+        y0 = MADD(y0, s, b1);                                                              \
+        s = LANE(v1, l);                                                                   \
+        x1 = MADD(x1, s, b0);                                                              \
+        y1 = MADD(y1, s, b1);                                                              \
+        s = LANE(v2, l);                                                                   \
+        x2 = MADD(x2, s, b0);                                                              \
+        y2 = MADD(y2, s, b1);                                                              \
+        s = LANE(v3, l);                                                                   \
+        x3 = MADD(x3, s, b0);                                                              \
+        y3 = MADD(y3, s, b1);                                                              \
+    } while (0)
+    int k = 0;
+    for (; k + 4 <= K; k += 4, b += 32) {
+        const v128_t v0 = wasm_v128_load(a0 + k), v1 = wasm_v128_load(a1 + k);
+        const v128_t v2 = wasm_v128_load(a2 + k), v3 = wasm_v128_load(a3 + k);
+        STEP(0, b);
+        STEP(1, b + 8);
+        STEP(2, b + 16);
+        STEP(3, b + 24);
+    }
+    for (; k < K; k++, b += 8) {
+        const v128_t v0 = wasm_v128_load32_splat(a0 + k), v1 = wasm_v128_load32_splat(a1 + k);
+        const v128_t v2 = wasm_v128_load32_splat(a2 + k), v3 = wasm_v128_load32_splat(a3 + k);
+        STEP(0, b);
+    }
+#undef STEP
+    store_row(g, m, n, x0, y0, alpha, lo, hi);
+    store_row(g, m + 1, n, x1, y1, alpha, lo, hi);
+    store_row(g, m + 2, n, x2, y2, alpha, lo, hi);
+    store_row(g, m + 3, n, x3, y3, alpha, lo, hi);
+}
+
+void wgk_f32_gemm_pb(const wgk_gemm_args *g)
+{
+    const int M = g->M, N = g->N, K = g->K;
+    const v128_t alpha = wasm_f32x4_splat(g->alpha);
+    const v128_t lo = wasm_f32x4_splat(g->min), hi = wasm_f32x4_splat(g->max);
+    const int mb = block_rows(K);
+    for (int m0 = 0; m0 < M; m0 += mb) {
+        const int me = M - m0 < mb ? M : m0 + mb;
+        for (int n = 0; n < N; n += WGK_GEMM_NR) {
+            const float *b = g->b + (ptrdiff_t)(n / WGK_GEMM_NR) * K * WGK_GEMM_NR;
+            int m = m0;
+            for (; m + 4 <= me; m += 4)
+                rows4(g, m, n, b, alpha, lo, hi);
+            for (; m < me; m++)
+                row1(g, m, n, b, alpha, lo, hi);
+        }
+    }
+}
+
+#else
+
+void wgk_f32_gemm_pb(const wgk_gemm_args *g)
+{
+    const int M = g->M, N = g->N, K = g->K;
+    const int mb = block_rows(K);
+    for (int m0 = 0; m0 < M; m0 += mb) {
+        const int me = M - m0 < mb ? M : m0 + mb;
+        for (int n = 0; n < N; n += WGK_GEMM_NR) {
+            const float *bp = g->b + (ptrdiff_t)(n / WGK_GEMM_NR) * K * WGK_GEMM_NR;
+            for (int m = m0; m < me; m++) {
+                const float *a = g->a + (ptrdiff_t)m * g->a_m;
+                float acc[WGK_GEMM_NR] = {0};
+                const float *b = bp;
+                for (int k = 0; k < K; k++, b += WGK_GEMM_NR)
+                    for (int j = 0; j < WGK_GEMM_NR; j++)
+                        acc[j] += a[k] * b[j];
+                for (int j = 0; j < WGK_GEMM_NR && n + j < N; j++)
+                    g->c[(ptrdiff_t)m * g->ldc + n + j] = wgk_gemm_epilogue1(g, m, n + j, acc[j]);
+            }
+        }
+    }
+}
+
+#endif
