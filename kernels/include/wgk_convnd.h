@@ -9,11 +9,19 @@
  * ConvTranspose:  y[n, m, i*s - p + k*d] += x[n, c, i] * w[c, m', k]
  *                 w: [C][M/groups][KD][KH][KW]; y = bias, then the scatter; min/max, res
  *                 applied after.
+ *
+ * The fast 2-D ConvTranspose (wgk_f32_deconv2d, kernels/conv/f32-deconv2d.c) is a packed
+ * GEMM per image and group into column tiles, then col2im:
+ *   cols[(m', kh, kw)][ih*W + iw] = sum_c w[c, m', kh, kw] * x[c, ih, iw]
+ *   y[m, ih*SH - PT + kh*DH, iw*SW - PL + kw*DW] += cols[...]
+ * on the conv micro-kernels of wgk_conv_packed.h, with the weight packed as the
+ * [M*KH*KW][C/groups] matrix (wgk_deconv2d_pack_w).
  */
 #ifndef WGK_CONVND_H
 #define WGK_CONVND_H
 
 #include "wgk_base.h"
+#include "wgk_conv_packed.h"
 
 typedef struct wgk_convnd_args {
     int N, C, M, groups;
@@ -27,5 +35,68 @@ typedef struct wgk_convnd_args {
 
 void wgk_f32_conv3d_direct(const wgk_convnd_args *a);
 void wgk_f32_deconv3d_direct(const wgk_convnd_args *a);
+
+typedef struct wgk_deconv2d_args {
+    int N, C, H, W; /* input */
+    int M, OH, OW;  /* output channels and size */
+    int KH, KW, SH, SW, DH, DW;
+    int PT, PL;     /* padding before (top, left); the rest only shows in OH/OW */
+    int groups;
+    const float *x;
+    const float *w;     /* packed by wgk_deconv2d_pack_w, or ONNX layout when w_onnx */
+    int w_onnx;         /* 1: w is [C][M/groups][KH][KW], packed into scratch per call */
+    const float *bias;  /* [M] or NULL */
+    const float *res;   /* [N][M][OH][OW] or NULL */
+    float *y;
+    float *scratch;     /* wgk_deconv2d_scratch floats */
+    float min, max;     /* y = clamp(deconv + bias + res, min, max) */
+} wgk_deconv2d_args;
+
+/* Columns of the GEMM output tile the col2im reads back while it is in L1. */
+#define WGK_DECONV_SUB 256
+
+/* Floats of the packed weight: per group a [Mg*KH*KW][C/groups] matrix in MR-row panels. */
+static inline size_t wgk_deconv2d_pack_w_size(size_t C, size_t M, size_t KHW, size_t groups)
+{
+    return wgk_conv_pack_w_size(M * KHW, C / groups, groups);
+}
+
+/* w: ONNX layout [C][Mg][KHW] (KHW = KH*KW). Group g, panel p of the packed matrix holds
+ * dst[(p*Cg + c)*MR + r] = w[g*Cg + c][R / KHW][R % KHW] with R = p*MR + r (zero for
+ * R >= Mg*KHW): the wgk_conv_pack_w layout of A_g[R][c]. */
+static inline void wgk_deconv2d_pack_w(const float *w, size_t C, size_t M, size_t KHW,
+                                       size_t groups, float *dst)
+{
+    const size_t cg = C / groups, mg = M / groups, rows = mg * KHW;
+    const size_t panels = (rows + WGK_CONV_MR - 1) / WGK_CONV_MR;
+    for (size_t g = 0; g < groups; g++) {
+        float *d = dst + g * wgk_conv_pack_w_group(rows, cg);
+        const float *src = w + g * cg * rows;
+        for (size_t p = 0; p < panels; p++)
+            for (size_t c = 0; c < cg; c++)
+                for (size_t r = 0; r < WGK_CONV_MR; r++) {
+                    const size_t R = p * WGK_CONV_MR + r;
+                    d[(p * cg + c) * WGK_CONV_MR + r] = R < rows ? src[c * rows + R] : 0.0f;
+                }
+    }
+}
+
+/* Scratch floats wgk_f32_deconv2d needs: the packed weight when w_onnx, a packed B block
+ * of the input, the broadcast weight panel and the column tile. */
+static inline size_t wgk_deconv2d_scratch(int C, int M, int KH, int KW, int groups, int H, int W,
+                                          int w_onnx)
+{
+    const int cg = C / groups;
+    size_t n = (size_t)cg * (size_t)wgk_conv_block_cols(cg, H * W) +
+               4 * WGK_CONV_MR * (size_t)cg + WGK_CONV_MR * WGK_DECONV_SUB;
+    if (w_onnx)
+        n += wgk_deconv2d_pack_w_size((size_t)C, (size_t)M, (size_t)KH * (size_t)KW,
+                                      (size_t)groups);
+    return n;
+}
+
+/* The 2-D transposed convolution (any kernel, stride, dilation, padding, group; output
+ * padding through OH/OW). */
+void wgk_f32_deconv2d(const wgk_deconv2d_args *a);
 
 #endif

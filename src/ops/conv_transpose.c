@@ -1,12 +1,18 @@
 /*
  * conv_transpose.c: ConvTranspose, 1-D, 2-D and 3-D, NC[D][H]W float32: strides, pads,
  * dilations, group, output_padding, output_shape, auto_pad (SAME_UPPER puts the smaller
- * half of an odd total padding first, as the ONNX reference does). Runs on the direct
- * scatter kernel (wgk_f32_deconv3d_direct) with the weight in ONNX layout.
+ * half of an odd total padding first, as the ONNX reference does).
+ *
+ * 2-D runs on wgk_f32_deconv2d: a packed GEMM into column tiles, then col2im (a direct
+ * store when kernel == stride without padding or dilation). A constant weight is packed
+ * here at compile time as the [M*KH*KW][C/groups] matrix (wgk_deconv2d_pack_w); a weight
+ * computed at run time is passed in ONNX layout and packed by the kernel into scratch.
+ * 1-D and 3-D run on the direct scatter kernel (wgk_f32_deconv3d_direct), ONNX layout.
  */
 #include "../../kernels/include/wgk_convnd.h"
 #include "epilogue.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
@@ -150,12 +156,72 @@ static wg_status ct_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
+static size_t ct_scratch(const wgc_graph *g, const wgc_node *n)
+{
+    ct_geom c;
+    /* resolve() only writes g->err on failure; infer has already succeeded here. */
+    if (resolve((wgc_graph *)g, n, &c) || c.rank != 2)
+        return 0;
+    return wgk_deconv2d_scratch((int)c.C, (int)c.M, (int)c.k[0], (int)c.k[1], (int)c.groups,
+                                (int)c.in[0], (int)c.in[1], !wgc_in((wgc_graph *)g, n, 1)->data) *
+           sizeof(float);
+}
+
+/* 2-D: the packed-GEMM + col2im kernel. */
+static wg_status emit_2d(wgc_emitter *e, wgc_graph *g, wgc_node *n, const ct_geom *c)
+{
+    const wgc_tensor *w = wgc_in(g, n, 1);
+    const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
+    const char *wexpr = NULL;
+    float *packed = NULL;
+    wg_status st = WG_OK;
+    if (!w->data) {
+        wexpr = wgc_ptr(e, g, n->inputs[1]);
+    } else {
+        const size_t khw = (size_t)(c->k[0] * c->k[1]);
+        const size_t count = wgk_deconv2d_pack_w_size((size_t)c->C, (size_t)c->M, khw,
+                                                      (size_t)c->groups);
+        packed = malloc(count * sizeof(float));
+        if (!packed) {
+            st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing weight '%s'", w->name);
+            goto fail;
+        }
+        wgk_deconv2d_pack_w((const float *)w->data, (size_t)c->C, (size_t)c->M, khw,
+                            (size_t)c->groups, packed);
+        if ((st = wgc_weight(e, packed, count * sizeof(float), &wexpr))) {
+            st = wgc_error(g, n, st, "out of memory packing weight '%s'", w->name);
+            goto fail;
+        }
+    }
+    float lo, hi;
+    wgc_act_range(n, &lo, &hi);
+    wgc_emit(e,
+             "wgk_f32_deconv2d(&(const wgk_deconv2d_args){.N = %lld, .C = %lld, .H = %lld, "
+             ".W = %lld, .M = %lld, .OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, .SH = %lld, "
+             ".SW = %lld, .DH = %lld, .DW = %lld, .PT = %lld, .PL = %lld, .groups = %lld,\n",
+             (long long)c->N, (long long)c->C, (long long)c->in[0], (long long)c->in[1],
+             (long long)c->M, (long long)c->out[0], (long long)c->out[1], (long long)c->k[0],
+             (long long)c->k[1], (long long)c->s[0], (long long)c->s[1], (long long)c->d[0],
+             (long long)c->d[1], (long long)c->pb[0], (long long)c->pb[1], (long long)c->groups);
+    wgc_emit(e, "    .x = %s, .w = %s, .w_onnx = %d, .bias = %s, .res = %s, .y = %s,\n",
+             wgc_ptr(e, g, n->inputs[0]), wexpr, !w->data,
+             has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
+             n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]));
+    wgc_emit(e, "    .scratch = %s, .min = %s, .max = %s});\n", wgc_scratch(e), wgc_float(e, lo),
+             wgc_float(e, hi));
+fail:
+    free(packed);
+    return st;
+}
+
 static wg_status ct_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     ct_geom c;
     wg_status st = resolve(g, n, &c);
     if (st)
         return st;
+    if (c.rank == 2)
+        return emit_2d(e, g, n, &c);
     /* The kernel wants the spatial dims last-aligned in a 3-dim view. */
     int64_t v[6][3];
     const int64_t *src[6] = {c.in, c.out, c.k, c.s, c.d, c.pb};
@@ -186,4 +252,4 @@ static wg_status ct_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_conv_transpose = {ct_infer, NULL, ct_emit, NULL};
+const wgc_op_def wgc_op_conv_transpose = {ct_infer, NULL, ct_emit, ct_scratch};
