@@ -29,4 +29,27 @@ typedef struct wgk_resize_args {
 
 void wgk_f32_resize(const wgk_resize_args *a);
 
+/*
+ * The same resampling when only the last two axes change (the leading axes are NC
+ * planes copied through): the tables of H (ih/wh, OH x KH) and W (iw/ww, OW x KW) in the
+ * layout above, no extrapolation marker. Results are bit for bit wgk_f32_resize's: each
+ * output coordinate whose axis has K = 1 and weight 1 is a plain copy, any other sums
+ * 0 + w*x over its nonzero-weight taps in order. Rows are interpolated along W once per
+ * plane and input row (cached in scratch, KH * OW floats) and then combined along H with
+ * SIMD128; output rows with the same source row as the previous one are copied.
+ * fw > 0 promises KW = 1, every ww = 1 and iw[o] = o / fw (nearest upsampling by an
+ * integer factor), which gathers with shuffles; else fw = 0.
+ */
+typedef struct wgk_resize2d_args {
+    int NC, H, W, OH, OW, KH, KW;
+    const int32_t *ih, *iw;
+    const float *wh, *ww;
+    int fw;
+    const float *x;
+    float *y;
+    float *scratch;
+} wgk_resize2d_args;
+
+void wgk_f32_resize2d(const wgk_resize2d_args *a);
+
 #endif

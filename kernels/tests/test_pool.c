@@ -3,6 +3,10 @@
  * every window element against the image bounds: 1x1 and larger kernels, strides,
  * asymmetric pads, dilation (max), ceil_mode overhang (output one larger than floor),
  * count_include_pad on and off, odd spatial sizes for the global pools.
+ * Rows wide enough for the SIMD interior (strides 1, 2 and 3, dilations, odd widths,
+ * pads and ceil_mode) check the interior/border split; the naive loop adds in the same
+ * order as the kernel, so results must be identical, not just close. A NaN inside the
+ * interior must reach every window that holds it.
  */
 #include "wgk_pool.h"
 #include "wgkt.h"
@@ -60,9 +64,9 @@ static void check(const pshape *s, int avg, int cip)
                     }
                 float want = avg ? sum / (float)(cip ? padded : inside) : m;
                 float got = Y[(p * a.OH + oh) * a.OW + ow];
-                if (!wgkt_close(got, want, 1e-5f, 1e-6f)) {
+                if (got != want) {
                     bad = 1;
-                    WGKT_CHECK_CLOSE(got, want, 1e-5f, 1e-6f, avg ? "avgpool2d" : "maxpool2d");
+                    WGKT_CHECK_CLOSE(got, want, 0, 0, avg ? "avgpool2d" : "maxpool2d");
                     wgkt_log("  at H=");
                     wgkt_log_int(s->H);
                     wgkt_log(" K=");
@@ -103,6 +107,26 @@ static void check_global(void)
     }
 }
 
+/* A NaN in the middle of the image: every max window holding it gives NaN, others not. */
+static void check_nan(void)
+{
+    const int H = 12, W = 30, S = 2, K = 3;
+    wgk_pool2d_args a = {.NC = 1, .H = H, .W = W, .OH = (H - K) / S + 1, .OW = (W - K) / S + 1,
+                         .KH = K, .KW = K, .SH = S, .SW = S, .DH = 1, .DW = 1, .x = X, .y = Y};
+    for (int i = 0; i < H * W; i++)
+        X[i] = wgkt_rand(&seed);
+    X[6 * W + 13] = __builtin_nanf("");
+    wgk_f32_maxpool2d(&a);
+    int ok = 1;
+    for (int oh = 0; oh < a.OH; oh++)
+        for (int ow = 0; ow < a.OW; ow++) {
+            int holds = oh * S <= 6 && 6 < oh * S + K && ow * S <= 13 && 13 < ow * S + K;
+            float v = Y[oh * a.OW + ow];
+            ok &= holds ? v != v : v == v;
+        }
+    WGKT_CHECK(ok, "maxpool2d propagates a NaN to exactly the windows holding it");
+}
+
 static void run(void)
 {
     /* NC  H  W KH KW SH SW DH DW PT PL PB PR ceil */
@@ -118,6 +142,18 @@ static void run(void)
         {1, 9, 10, 3, 3, 1, 2, 2, 2, 2, 1, 2, 0, 0},
         {1, 4, 4, 2, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1},
         {1, 10, 3, 4, 1, 3, 1, 1, 1, 0, 0, 2, 0, 1},
+        /* SIMD interior: stride 1, 2, 3, dilation, pads, ceil_mode, odd widths */
+        {2, 23, 37, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 0},
+        {2, 23, 37, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+        {1, 21, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0},
+        {1, 19, 33, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+        {1, 17, 31, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0},
+        {1, 16, 29, 5, 4, 1, 1, 1, 1, 2, 1, 2, 2, 0},
+        {1, 15, 35, 3, 3, 3, 3, 1, 1, 1, 2, 0, 1, 1},
+        {1, 18, 41, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1},
+        {1, 18, 41, 2, 3, 1, 1, 3, 2, 1, 0, 1, 3, 0},
+        {3, 11, 20, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+        {1, 9, 64, 3, 7, 2, 5, 1, 1, 1, 3, 1, 3, 1},
     };
     for (unsigned i = 0; i < sizeof sh / sizeof *sh; i++) {
         check(&sh[i], 0, 0);
@@ -127,6 +163,7 @@ static void run(void)
         }
     }
     check_global();
+    check_nan();
 }
 
 WGKT_MAIN("pool", run)

@@ -2,6 +2,9 @@
  * test_resize.c: wgk_f32_resize against a direct evaluation of the same tables:
  * bilinear 2-D upsampling of an NCHW tensor (weights sum to 1, unit N/C axes), a 1-D
  * table with a 4-tap axis, the extrapolation marker (idx -1) and an identity resize.
+ * wgk_f32_resize2d against wgk_f32_resize on the same tables, bit for bit: nearest by
+ * integer factors (shuffle gathers) and not, bilinear up and down, 1- to 4-tap axes with
+ * zero weights, weight-1 single taps, repeated rows, odd sizes, NaN and -0 inputs.
  */
 #include "wgk_resize.h"
 #include "wgkt.h"
@@ -113,8 +116,93 @@ static void identity(void)
     WGKT_CHECK(same, "identity tables copy the input exactly");
 }
 
+static float Y2[16384], S2[1024];
+
+/* Tables of an axis in -> out with K taps: kind 0 nearest o*in/out, 1 linear-like random
+ * weights (some zero, some 1), 2 nearest by the integer factor out/in. */
+static void axis_table(int in, int out, int K, int kind, int off)
+{
+    for (int o = 0; o < out; o++) {
+        int base = kind == 2 ? o / (out / in) : (int)((long)o * in / out);
+        for (int k = 0; k < K; k++) {
+            int i = base + k - (K - 1) / 2;
+            IDX[off + o * K + k] = i < 0 ? 0 : i >= in ? in - 1 : i;
+            float w = kind == 1 ? wgkt_rand(&seed) : k == 0 ? 1.0f : 0.0f;
+            if (kind == 1 && o % 5 == 2)
+                w = k == 0 ? 1.0f : 0.0f; /* a single weight-1 tap among others */
+            if (kind == 1 && o % 7 == 3 && k == K - 1)
+                w = 0.0f;
+            W[off + o * K + k] = w;
+        }
+    }
+}
+
+static void resize2d_case(int NC, int H, int Wd, int OH, int OW, int KH, int KW, int kh, int kw,
+                          int fw)
+{
+    const int offw = OH * KH;
+    for (int i = 0; i < NC * H * Wd; i++)
+        X[i] = wgkt_rand(&seed);
+    X[0] = -0.0f;
+    X[NC * H * Wd / 2] = __builtin_nanf("");
+    axis_table(H, OH, KH, kh, 0);
+    axis_table(Wd, OW, KW, kw, offw);
+    /* generic: NC as one unchanged axis with identity taps after the H and W tables */
+    const int offn = offw + OW * KW;
+    for (int i = 0; i < NC; i++)
+        IDX[offn + i] = i, W[offn + i] = 1.0f;
+    wgk_resize_args g = {.rank = 3, .in = {NC, H, Wd}, .out = {NC, OH, OW}, .K = {1, KH, KW},
+                         .off = {offn, 0, offw}, .idx = IDX, .w = W, .x = X, .y = Y};
+    wgk_f32_resize(&g);
+    for (int i = 0; i < NC * OH * OW; i++)
+        Y2[i] = 12345.0f;
+    wgk_resize2d_args a = {.NC = NC, .H = H, .W = Wd, .OH = OH, .OW = OW, .KH = KH, .KW = KW,
+                           .ih = IDX, .iw = IDX + offw, .wh = W, .ww = W + offw, .fw = fw,
+                           .x = X, .y = Y2, .scratch = S2};
+    wgk_f32_resize2d(&a);
+    int same = 1;
+    for (int i = 0; i < NC * OH * OW; i++)
+        same &= __builtin_memcmp(&Y[i], &Y2[i], sizeof(float)) == 0;
+    WGKT_CHECK(same, "resize2d gives wgk_f32_resize's floats bit for bit");
+    if (!same) {
+        wgkt_log("  at NC=");
+        wgkt_log_int(NC);
+        wgkt_log(" H=");
+        wgkt_log_int(H);
+        wgkt_log(" W=");
+        wgkt_log_int(Wd);
+        wgkt_log(" KH=");
+        wgkt_log_int(KH);
+        wgkt_log(" KW=");
+        wgkt_log_int(KW);
+        wgkt_log(" fw=");
+        wgkt_log_int(fw);
+        wgkt_log("\n");
+    }
+}
+
+static void resize2d(void)
+{
+    /* NC  H  W  OH  OW KH KW kindH kindW fw */
+    resize2d_case(3, 5, 7, 10, 14, 1, 1, 2, 2, 2);
+    resize2d_case(2, 4, 9, 16, 36, 1, 1, 2, 2, 4);
+    resize2d_case(2, 3, 5, 24, 40, 1, 1, 2, 2, 8);
+    resize2d_case(2, 3, 5, 9, 15, 1, 1, 2, 2, 3);
+    resize2d_case(2, 6, 5, 6, 5, 1, 1, 2, 2, 1);
+    resize2d_case(2, 7, 9, 11, 13, 1, 1, 0, 0, 0);
+    resize2d_case(2, 9, 11, 4, 5, 1, 1, 0, 0, 0);
+    resize2d_case(3, 5, 7, 10, 14, 2, 2, 1, 1, 0);
+    resize2d_case(2, 6, 9, 13, 19, 2, 2, 1, 1, 0);
+    resize2d_case(2, 9, 12, 5, 7, 2, 2, 1, 1, 0);
+    resize2d_case(1, 6, 7, 11, 17, 4, 4, 1, 1, 0);
+    resize2d_case(2, 5, 8, 9, 23, 3, 1, 1, 0, 0);
+    resize2d_case(2, 5, 8, 10, 16, 1, 2, 2, 1, 0);
+    resize2d_case(1, 4, 6, 8, 12, 2, 1, 1, 2, 2);
+}
+
 static void run(void)
 {
+    resize2d();
     bilinear();
     cubic_1d_and_extrapolation();
     identity();

@@ -5,7 +5,9 @@
  * interpolation (mode, nearest_mode, coordinate_transformation_mode, cubic_coeff_a,
  * exclude_outside, antialias, roi) is resolved here at compile time into per-axis tap
  * tables (input index, weight) placed in the weights segment; the kernel
- * (kernels/resize/f32-resize.c) only sums taps. The coordinate and coefficient formulas
+ * (kernels/resize/f32-resize.c) only sums taps; when only the last two axes change, the
+ * 2-D kernel (f32-resize2d.c) applies the same tables row by row with SIMD, giving the
+ * same floats. The coordinate and coefficient formulas
  * follow the ONNX reference implementation term by term, in double precision.
  * Resize-10 and Upsample use the asymmetric transform (the convention of the runtimes of
  * that time), with nearest rounding down; nearest downsampling there is ambiguous and
@@ -362,6 +364,58 @@ static bool axis_taps(const rs_plan *p, int d, int64_t xi, int nt, int32_t *idx,
     return true;
 }
 
+/* The largest KH the 2-D kernel accepts (its row cache; f32-resize2d.c MAX_KH). */
+#define FAST_MAX_KH 16
+
+/* Whether the tables suit wgk_f32_resize2d: rank >= 2, every axis before the last two
+ * unchanged (one tap of weight 1 at its own index), no coordinate outside the input on
+ * the last two, and a small KH. */
+static bool fast_2d(const rs_plan *p, const int *K, const int *off, const int32_t *idx,
+                    const float *wt)
+{
+    const int r = p->rank;
+    if (r < 2 || K[r - 2] > FAST_MAX_KH || K[r - 2] > tap_count(p, r - 2))
+        return false;
+    for (int d = 0; d < r - 2; d++) {
+        if (K[d] != 1 || p->out[d] != p->in[d])
+            return false;
+        for (int64_t o = 0; o < p->out[d]; o++)
+            if (idx[off[d] + o] != o || wt[off[d] + o] != 1.0f)
+                return false;
+    }
+    for (int d = r - 2; d < r; d++)
+        for (int64_t o = 0; o < p->out[d]; o++)
+            if (idx[off[d] + o * K[d]] < 0)
+                return false;
+    return true;
+}
+
+/* f > 0 when the last axis is nearest upsampling by the integer f (one tap of weight 1,
+ * index o / f), which the 2-D kernel gathers with shuffles; else 0. */
+static int nearest_factor(const rs_plan *p, const int *K, const int *off, const int32_t *idx,
+                          const float *wt)
+{
+    const int d = p->rank - 1;
+    const int64_t f = p->out[d] / p->in[d];
+    if (K[d] != 1 || f < 1 || f > 64)
+        return 0;
+    for (int64_t o = 0; o < p->out[d]; o++)
+        if (idx[off[d] + o] != o / f || wt[off[d] + o] != 1.0f)
+            return 0;
+    return (int)f;
+}
+
+/* Row cache of the 2-D kernel: KH rows of OW floats, KH <= the tap count of axis r-2. */
+static size_t resize_scratch(const wgc_graph *g, const wgc_node *n)
+{
+    rs_plan p;
+    if (resolve((wgc_graph *)g, n, &p) || p.rank < 2)
+        return 0;
+    int kh = tap_count(&p, p.rank - 2);
+    kh = kh > FAST_MAX_KH ? FAST_MAX_KH : kh;
+    return sizeof(float) * (size_t)kh * (size_t)p.out[p.rank - 1];
+}
+
 static wg_status resize_infer(wgc_graph *g, wgc_node *n)
 {
     rs_plan p;
@@ -400,7 +454,7 @@ static wg_status resize_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     tw = malloc((size_t)maxnt * sizeof *tw);
     if (!idx || !wt || !ti || !tw) {
         st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory building resize tables");
-        goto fail;
+        goto done;
     }
     int K[WG_MAX_RANK], off[WG_MAX_RANK];
     size_t used = 0;
@@ -442,7 +496,25 @@ static wg_status resize_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if ((st = wgc_weight(e, idx, used * sizeof *idx, &iexpr)) ||
         (st = wgc_weight(e, wt, used * sizeof *wt, &wexpr))) {
         st = wgc_error(g, n, st, "out of memory storing resize tables");
-        goto fail;
+        goto done;
+    }
+    if (fast_2d(&p, K, off, idx, wt)) {
+        const int r = p.rank;
+        int64_t nc = 1;
+        for (int d = 0; d < r - 2; d++)
+            nc *= p.in[d];
+        wgc_emit(e, "wgk_f32_resize2d(&(const wgk_resize2d_args){.NC = %lld, .H = %lld, .W = %lld, "
+                    ".OH = %lld, .OW = %lld, .KH = %d, .KW = %d,\n",
+                 (long long)nc, (long long)p.in[r - 2], (long long)p.in[r - 1],
+                 (long long)p.out[r - 2], (long long)p.out[r - 1], K[r - 2], K[r - 1]);
+        wgc_emit(e, "    .ih = (const int32_t *)%s + %d, .iw = (const int32_t *)%s + %d, "
+                    ".wh = (const float *)%s + %d, .ww = (const float *)%s + %d, .fw = %d,\n",
+                 iexpr, off[r - 2], iexpr, off[r - 1], wexpr, off[r - 2], wexpr, off[r - 1],
+                 nearest_factor(&p, K, off, idx, wt));
+        wgc_emit(e, "    .x = %s, .y = %s, .scratch = %s});\n", wgc_ptr(e, g, n->inputs[0]),
+                 wgc_ptr(e, g, n->outputs[0]), wgc_scratch(e));
+        wgc_emit_fused_act(e, g, n, n->outputs[0]);
+        goto done;
     }
     char b_in[256], b_out[256], b_k[256], b_off[256];
     int64_t vk[WG_MAX_RANK], voff[WG_MAX_RANK];
@@ -460,7 +532,7 @@ static wg_status resize_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wgc_emit(e, "    .idx = %s, .w = %s, .extrapolation = %s, .x = %s, .y = %s});\n", iexpr, wexpr,
              wgc_float(e, p.extrapolation), wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]));
     wgc_emit_fused_act(e, g, n, n->outputs[0]);
-fail:
+done:
     free(idx);
     free(wt);
     free(ti);
@@ -468,4 +540,4 @@ fail:
     return st;
 }
 
-const wgc_op_def wgc_op_resize = {resize_infer, NULL, resize_emit, NULL};
+const wgc_op_def wgc_op_resize = {resize_infer, NULL, resize_emit, resize_scratch};
