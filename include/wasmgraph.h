@@ -25,6 +25,7 @@
 #define WASMGRAPH_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -84,6 +85,11 @@ typedef struct wg_session wg_session;
 typedef struct wg_runtime_options {
     size_t memory_limit_bytes; /* 0: no cap beyond what the module declares */
     uint64_t time_limit_ms;    /* 0: no limit on one wg_session_run */
+    /* false (default): a session maps the module's page-aligned weights from the file,
+     * copy-on-write, so creating it costs no copy and its weight pages are shared with
+     * the page cache; the file must then stay as it is (not truncated or rewritten in
+     * place) while sessions live. true: weights are read into the session's memory. */
+    bool copy_weights;
 } wg_runtime_options;
 
 /* Returns a static string for a status ("ok", "i/o error", ...). */

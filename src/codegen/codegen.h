@@ -21,7 +21,12 @@ typedef struct wgc_layout {
     uint64_t weight_bytes, arena_bytes;
 } wgc_layout;
 
-#define WGC_WEIGHTS_BASE 1024u
+/* Weights start at this address in linear memory, and their bytes start at a multiple of
+ * WGC_WEIGHTS_ALIGN in the module file (wasm_module.c pads before the data section), so
+ * that a host may map them from the file instead of copying (16 KiB: the page size of
+ * 4 KiB and 16 KiB page systems alike). */
+#define WGC_WEIGHTS_ALIGN 16384u
+#define WGC_WEIGHTS_BASE WGC_WEIGHTS_ALIGN
 #define WGC_STACK_BYTES (1u << 20)
 #define WGC_STATIC_DATA_BUDGET (256u << 10)
 

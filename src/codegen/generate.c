@@ -2,8 +2,9 @@
  * generate.c: writes the module's C source.
  *
  * Layout of linear memory, fixed here and baked into the code as constants:
- *   [0, 1024)                       unused (keeps address 0 invalid for tensors)
- *   [1024, arena_base)              weights, a data segment in final packed layout
+ *   [0, 16384)                      unused (keeps address 0 invalid for tensors)
+ *   [16384, arena_base)             weights, a data segment in final packed layout
+ *                                   (page-aligned here and in the file: hosts may map it)
  *   [arena_base, +arena_bytes)      inputs, outputs, intermediates, scratch
  *   [global_base, ...)              the kernels' static data, then the stack (wasm-ld)
  *

@@ -7,6 +7,11 @@
  * so the module starts with its weights already in their final layout (no C array
  * literal, no initialisation code). When a DataCount section is present, its count
  * is raised by one. The `wasmgraph` custom section goes last.
+ *
+ * A custom section "wasmgraph.pad" right before the data section makes the weight bytes
+ * start at a multiple of WGC_WEIGHTS_ALIGN in the file: with the segment's address
+ * aligned too, the host maps them into linear memory (copy-on-write) instead of reading
+ * them (session.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +37,27 @@ static uint8_t *put_leb(uint8_t *p, uint64_t v)
         *p++ = b | (v ? 0x80 : 0);
     } while (v);
     return p;
+}
+
+/* Writes a custom section "wasmgraph.pad" sized so that `ahead` bytes after it the file
+ * offset (from o) is a multiple of WGC_WEIGHTS_ALIGN. At most WGC_WEIGHTS_ALIGN + 20 bytes. */
+static uint8_t *put_pad(uint8_t *o, uint8_t *op, size_t ahead)
+{
+    static const char pad_name[] = "wasmgraph.pad";
+    const size_t name_len = sizeof pad_name - 1;
+    for (size_t fill = 0;; fill++) {
+        size_t payload = 1 + name_len + fill;
+        size_t total = 1 + leb_size(payload) + payload;
+        if (((size_t)(op - o) + total + ahead) % WGC_WEIGHTS_ALIGN)
+            continue;
+        *op++ = 0;
+        op = put_leb(op, payload);
+        *op++ = (uint8_t)name_len;
+        memcpy(op, pad_name, name_len);
+        op += name_len;
+        memset(op, 0, fill);
+        return op + fill;
+    }
 }
 
 static bool read_leb(const uint8_t **p, const uint8_t *end, uint64_t *v)
@@ -64,7 +90,7 @@ wg_status wgc_finish_module(wgc_graph *g, const uint8_t *wasm, size_t len, const
     size_t json_len = strlen(json);
     static const char name[] = "wasmgraph";
     size_t custom_payload = 1 + (sizeof name - 1) + json_len;
-    size_t cap = len + seg_len + 64 + custom_payload + 16;
+    size_t cap = len + seg_len + 64 + custom_payload + 16 + WGC_WEIGHTS_ALIGN + 32;
     uint8_t *o = malloc(cap), *op = o;
     if (!o)
         return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing the module (%zu bytes)", cap);
@@ -105,6 +131,9 @@ wg_status wgc_finish_module(wgc_graph *g, const uint8_t *wasm, size_t len, const
             if (!read_leb(&q, body_end, &count))
                 goto bad;
             size_t rest = (size_t)(body_end - q);
+            size_t body_len = leb_size(count + 1) + rest + seg_len;
+            op = put_pad(o, op, 1 + leb_size(body_len) + leb_size(count + 1) + rest +
+                                    (size_t)(sp - seg_head));
             *op++ = 11;
             op = put_leb(op, leb_size(count + 1) + rest + seg_len);
             op = put_leb(op, count + 1);
@@ -122,6 +151,8 @@ wg_status wgc_finish_module(wgc_graph *g, const uint8_t *wasm, size_t len, const
         memcpy(op, body, size);
         op += size;
         if (id == 10 && !has_data) { /* Code: a data section of our own follows */
+            size_t body_len = leb_size(1) + seg_len;
+            op = put_pad(o, op, 1 + leb_size(body_len) + leb_size(1) + (size_t)(sp - seg_head));
             *op++ = 11;
             op = put_leb(op, leb_size(1) + seg_len);
             op = put_leb(op, 1);

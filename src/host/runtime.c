@@ -222,6 +222,10 @@ wg_status wg_runtime_new(const wg_runtime_options *opts, wg_runtime **out)
         return WG_ERR_NOMEM;
     if (opts)
         rt->opts = *opts;
+    /* For measuring and for file systems where mapping is unwelcome (documented in README). */
+    const char *cw = getenv("WASMGRAPH_COPY_WEIGHTS");
+    if (cw && !strcmp(cw, "1"))
+        rt->opts.copy_weights = true;
     wasm_config_t *cfg = wasm_config_new();
     if (!cfg)
         goto nomem;

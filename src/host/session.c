@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,8 +50,26 @@ static wg_status call_i32(wg_session *s, const wasmtime_func_t *f, const char *f
     return WG_OK;
 }
 
-/* Does what instantiation did not (the data was split off, see data_split.h): reads each
- * data segment from the module file into linear memory. */
+/* Maps the whole pages of a data segment from the module file over its place in linear
+ * memory (private, copy-on-write: writes stay in the session). Returns the bytes mapped:
+ * 0 when the segment is small, not page-aligned in the file or in memory (modules
+ * before the aligned layout), or mmap refuses; the caller reads the rest. */
+static uint64_t map_data(wg_session *s, const wgh_segment *g, uint8_t *dst)
+{
+    const long page = sysconf(_SC_PAGESIZE);
+    if (s->m->rt->opts.copy_weights || page <= 0 || g->len < 16 * (uint64_t)page ||
+        (uintptr_t)dst % (uintptr_t)page || g->file_off % (uint64_t)page)
+        return 0;
+    const uint64_t len = g->len / (uint64_t)page * (uint64_t)page;
+    if (len > SIZE_MAX)
+        return 0;
+    void *r = mmap(dst, (size_t)len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED,
+                   s->m->data_fd, (off_t)g->file_off);
+    return r == MAP_FAILED ? 0 : len;
+}
+
+/* Does what instantiation did not (the data was split off, see data_split.h): puts each
+ * data segment from the module file into linear memory, mapped (map_data) or read. */
 static wg_status copy_data(wg_session *s)
 {
     wg_model *m = s->m;
@@ -72,7 +92,7 @@ static wg_status copy_data(wg_session *s)
                              "(%llu bytes)",
                              m->name, i, (unsigned long long)g->len,
                              (unsigned long long)g->mem_off, (unsigned long long)size);
-        uint64_t done = 0;
+        uint64_t done = map_data(s, g, mem + g->mem_off);
         while (done < g->len) {
             size_t want = (size_t)(g->len - done < (1u << 30) ? g->len - done : 1u << 30);
             ssize_t got = pread(m->data_fd, mem + g->mem_off + done, want, (off_t)(g->file_off + done));
