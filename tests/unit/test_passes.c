@@ -131,6 +131,44 @@ TEST(batchnorm_folds_into_conv)
     wgc_graph_free(g);
 }
 
+static float fill_two(int64_t i) { (void)i; return 2.0f; }
+
+/* y = Sub(Add(Mul(Conv(x), 2), t[1,3,1,1]), 0.5): Mul by a scalar, Add per channel and Sub
+ * fold into W' = 2 W, b' = 2 b + t - 0.5. A per-pixel constant ([1,1,3,3]) must not fold. */
+TEST(scale_and_shift_fold_into_conv)
+{
+    wgc_graph *g = wgc_graph_new();
+    int64_t xd[4] = {1, 2, 3, 3}, wd[4] = {3, 2, 1, 1}, cd[1] = {3}, one[1] = {1},
+            chan[4] = {1, 3, 1, 1}, pix[4] = {1, 1, 3, 3};
+    int x = input(g, "x", 4, xd);
+    int in_conv[3] = {x, constant(g, "w", 4, wd, fill_w), constant(g, "b", 1, cd, fill_b)};
+    int c = op(g, "Conv", in_conv, 3, "c");
+    int in_mul[2] = {constant(g, "two", 1, one, fill_two), c}; /* constant first */
+    int m = op(g, "Mul", in_mul, 2, "m");
+    int in_add[2] = {m, constant(g, "t", 4, chan, fill_b)};
+    int a = op(g, "Add", in_add, 2, "a");
+    int in_sub[2] = {a, constant(g, "half", 0, one, fill_scale)};
+    int y = op(g, "Sub", in_sub, 2, "y");
+    int in_px[2] = {y, constant(g, "p", 4, pix, fill_b)};
+    output(g, op(g, "Mul", in_px, 2, "z"));
+    wgc_options o = opts();
+    CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
+    CHECK(wgc_pass_fold_batchnorm(g, &o) == WG_OK, "%s", g->err);
+    CHECK(g->nodes[1].dead && g->nodes[2].dead && g->nodes[3].dead, "Mul, Add and Sub should be gone");
+    CHECK(!g->nodes[4].dead, "a per-pixel Mul must stay");
+    const wgc_node *cv = &g->nodes[0];
+    CHECK(cv->outputs[0] == y, "the Conv should now write the Sub's output");
+    const float *W = g->tensors[cv->inputs[1]].data, *B = g->tensors[cv->inputs[2]].data;
+    for (int co = 0; co < 3; co++) {
+        for (int ci = 0; ci < 2; ci++)
+            CHECK(fabs(W[co * 2 + ci] - 2.0 * fill_w(co * 2 + ci)) < 1e-6, "W'[%d,%d] = %g", co, ci,
+                  W[co * 2 + ci]);
+        double want_b = 2.0 * fill_b(co) + fill_b(co) - fill_scale(0);
+        CHECK(fabs(B[co] - want_b) < 1e-6, "b'[%d] = %g, want %g", co, B[co], want_b);
+    }
+    wgc_graph_free(g);
+}
+
 static wgc_graph *residual_graph(bool residual_first)
 {
     wgc_graph *g = wgc_graph_new();
@@ -291,6 +329,7 @@ int main(void)
 {
     RUN(shape_override_and_dynamic_error);
     RUN(batchnorm_folds_into_conv);
+    RUN(scale_and_shift_fold_into_conv);
     RUN(residual_and_relu_fuse_into_conv);
     RUN(identity_removal_keeps_outputs_and_dead_code_goes);
     RUN(planner_reuses_memory_without_overlap);
