@@ -3,6 +3,9 @@
 //   node bench/engine.mjs ENGINE MODEL [--threads N] [--shape NAME=1x3x224x224]...
 //   ENGINE: v8-wasmgraph (MODEL.wasm through js/wasmgraph.mjs), ort-web (onnxruntime-web,
 //           wasm SIMD backend, local dist files), ort-node (onnxruntime-node, native CPU)
+// A module built with --relaxed-simd needs V8 to accept relaxed SIMD: Node 20 only does
+// when started with --experimental-wasm-relaxed-simd, which bench/run adds when its probe
+// shows the flag is needed (node flags cannot be set from inside the process).
 //
 // Speaks the protocol of `wasmgraph bench --serve` (src/cli/cmd_bench.c): after loading
 // and one first run it prints {"ready":true,"cold_ms":...}; then, per stdin line,
