@@ -23,6 +23,7 @@ static const struct {
     {"remove-identity", wgc_pass_remove_identity},
     {"remove-dead", wgc_pass_remove_dead},
     {"fold-batchnorm", wgc_pass_fold_batchnorm},
+    {"match-hardswish", wgc_pass_match_hardswish},
     {"fuse-epilogue", wgc_pass_fuse_epilogue},
     {"remove-dead", wgc_pass_remove_dead},
 };

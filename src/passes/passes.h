@@ -21,6 +21,8 @@ wg_status wgc_pass_expand_gradient(wgc_graph *g, const wgc_options *opt);
 wg_status wgc_pass_remove_identity(wgc_graph *g, const wgc_options *opt);
 /* BatchNormalization after a Conv/Gemm with constant weights is folded into them. */
 wg_status wgc_pass_fold_batchnorm(wgc_graph *g, const wgc_options *opt);
+/* Mul(x, Div(Clip(Add(x, 3), 0, 6), 6)) -> HardSwish(x) (match_hardswish.c). */
+wg_status wgc_pass_match_hardswish(wgc_graph *g, const wgc_options *opt);
 /* Relu/Clip (and a residual Add before them) move into the producing Conv's epilogue. */
 wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_options *opt);
 /* Nodes whose outputs nobody reads are removed. */

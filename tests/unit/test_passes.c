@@ -169,6 +169,58 @@ TEST(scale_and_shift_fold_into_conv)
     wgc_graph_free(g);
 }
 
+static float fill_3(int64_t i) { (void)i; return 3.0f; }
+static float fill_6(int64_t i) { (void)i; return 6.0f; }
+static float fill_0(int64_t i) { (void)i; return 0.0f; }
+
+/* Both exporter forms of hard-swish become one HardSwish node; a chain whose Add result
+ * is also a graph output stays as it is. */
+TEST(decomposed_hardswish_becomes_one_node)
+{
+    wgc_graph *g = wgc_graph_new();
+    g->opset = 13; /* Clip with min and max inputs */
+    int64_t xd[2] = {2, 5}, one[1] = {1};
+    int x = input(g, "x", 2, xd);
+    int c3 = constant(g, "three", 1, one, fill_3), c6 = constant(g, "six", 1, one, fill_6),
+        c0 = constant(g, "zero", 1, one, fill_0);
+    /* Div(Mul(x, Clip(Add(x, 3), 0, 6)), 6) */
+    int in_add[2] = {x, c3};
+    int a = op(g, "Add", in_add, 2, "a");
+    int in_clip[3] = {a, c0, c6};
+    int c = op(g, "Clip", in_clip, 3, "c");
+    int in_mul[2] = {c, x};
+    int m = op(g, "Mul", in_mul, 2, "m");
+    int in_div[2] = {m, c6};
+    output(g, op(g, "Div", in_div, 2, "y1"));
+    /* Mul(x, Div(Clip(Add(3, x), 0, 6), 6)) */
+    int in_add2[2] = {c3, x};
+    int a2 = op(g, "Add", in_add2, 2, "a2");
+    int in_clip2[3] = {a2, c0, c6};
+    int c2 = op(g, "Clip", in_clip2, 3, "c2");
+    int in_div2[2] = {c2, c6};
+    int d2 = op(g, "Div", in_div2, 2, "d2");
+    int in_mul2[2] = {x, d2};
+    output(g, op(g, "Mul", in_mul2, 2, "y2"));
+    /* the same with the Add result also an output: no match */
+    int a3 = op(g, "Add", in_add, 2, "a3");
+    output(g, a3);
+    int in_clip3[3] = {a3, c0, c6};
+    int in_div3[2] = {op(g, "Clip", in_clip3, 3, "c3"), c6};
+    int in_mul3[2] = {x, op(g, "Div", in_div3, 2, "d3")};
+    output(g, op(g, "Mul", in_mul3, 2, "y3"));
+    wgc_options o = opts();
+    CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
+    CHECK(wgc_pass_match_hardswish(g, &o) == WG_OK, "%s", g->err);
+    const wgc_node *n1 = &g->nodes[3], *n2 = &g->nodes[7], *n3 = &g->nodes[11];
+    CHECK(n1->op == WGC_OP_HARD_SWISH && n1->n_inputs == 1 && n1->inputs[0] == x,
+          "Div(Mul(x, Clip(Add(x,3),0,6)),6) should be HardSwish(x), is %s", n1->op_type);
+    CHECK(g->nodes[0].dead && g->nodes[1].dead && g->nodes[2].dead, "its Add, Clip and Mul die");
+    CHECK(n2->op == WGC_OP_HARD_SWISH && n2->inputs[0] == x, "Mul(x, Div(...)) should be HardSwish(x), is %s",
+          n2->op_type);
+    CHECK(n3->op == WGC_OP_MUL && !g->nodes[8].dead, "a chain with a shared Add must stay");
+    wgc_graph_free(g);
+}
+
 static wgc_graph *residual_graph(bool residual_first)
 {
     wgc_graph *g = wgc_graph_new();
@@ -330,6 +382,7 @@ int main(void)
     RUN(shape_override_and_dynamic_error);
     RUN(batchnorm_folds_into_conv);
     RUN(scale_and_shift_fold_into_conv);
+    RUN(decomposed_hardswish_becomes_one_node);
     RUN(residual_and_relu_fuse_into_conv);
     RUN(identity_removal_keeps_outputs_and_dead_code_goes);
     RUN(planner_reuses_memory_without_overlap);
