@@ -164,6 +164,8 @@ static void run(void)
     check_softmax(2, 7, 5, 1.0f);
     check_softmax(1, 3, 17, 2.0f);
     check_softmax(4, 9, 1, 80.0f); /* exp would overflow without the max shift */
+    check_softmax(2, 6625, 1, 200.0f); /* a recogniser vocabulary; x - max far below -87 */
+    check_softmax(1, 33, 8, 300.0f);
     check_lrn(1, 1, 1, 1, 1e-4f, 0.75f, 1.0f);
     check_lrn(2, 7, 5, 5, 1e-4f, 0.75f, 2.0f);
     check_lrn(1, 6, 9, 4, 0.5f, 0.75f, 1.0f);
