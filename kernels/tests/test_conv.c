@@ -153,6 +153,11 @@ static void check_depthwise(void)
         {1, 3, 8, 11, 3, 3, 5, 2, 3, 1, 1, 0, 2, 1, 0, 3},
         {1, 2, 3, 3, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 2},
         {1, 8, 14, 14, 8, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 8},
+        /* wide rows: the 16- and 4-wide SIMD interior, its tails and borders */
+        {1, 3, 6, 45, 3, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 3},
+        {1, 2, 7, 83, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+        {1, 2, 9, 70, 4, 7, 7, 1, 2, 1, 2, 3, 5, 3, 1, 2},
+        {1, 2, 11, 40, 2, 9, 9, 1, 1, 1, 1, 4, 4, 4, 4, 2}, /* 81 taps: the row path */
     };
     for (unsigned i = 0; i < sizeof dw / sizeof *dw; i++)
         for (int epi = 0; epi < 4; epi++)
