@@ -1,0 +1,33 @@
+/*
+ * peak.c: the machine's SIMD128 arithmetic ceiling, for judging the kernels' GFLOP/s.
+ * 12 independent f32x4 accumulators, each x = x + x * b per iteration (MADD(x, b) below:
+ * a multiply then an add, or one f32x4.relaxed_madd when built with -mrelaxed-simd),
+ * enough chains to hide the latency without spilling (12 of the 16 x86 vector
+ * registers), no memory traffic. Run by bench/peak/run.
+ */
+#include <wasm_simd128.h>
+
+#if defined(__wasm_relaxed_simd__)
+#define MADD(x, b) x = wasm_f32x4_relaxed_madd(x, b, x)
+#else
+#define MADD(x, b) x = wasm_f32x4_add(x, wasm_f32x4_mul(x, b))
+#endif
+
+#define CHAINS 12
+
+__attribute__((export_name("chains"))) int chains(void) { return CHAINS; }
+
+__attribute__((export_name("peak"))) float peak(int iters, float a0, float b0)
+{
+    const v128_t a = wasm_f32x4_splat(a0), b = wasm_f32x4_splat(b0);
+    v128_t x0 = a, x1 = a, x2 = a, x3 = a, x4 = a, x5 = a, x6 = a, x7 = a, x8 = a, x9 = a,
+           x10 = a, x11 = a;
+    for (int i = 0; i < iters; i++) {
+        MADD(x0, b); MADD(x1, b); MADD(x2, b); MADD(x3, b); MADD(x4, b); MADD(x5, b);
+        MADD(x6, b); MADD(x7, b); MADD(x8, b); MADD(x9, b); MADD(x10, b); MADD(x11, b);
+    }
+    v128_t s = wasm_f32x4_add(wasm_f32x4_add(x0, x1), wasm_f32x4_add(x2, x3));
+    s = wasm_f32x4_add(s, wasm_f32x4_add(wasm_f32x4_add(x4, x5), wasm_f32x4_add(x6, x7)));
+    s = wasm_f32x4_add(s, wasm_f32x4_add(wasm_f32x4_add(x8, x9), wasm_f32x4_add(x10, x11)));
+    return wasm_f32x4_extract_lane(s, 0);
+}
