@@ -132,88 +132,99 @@ static void fast_row(const wgk_conv2d_args *a, float *out, const float *res, flo
     }
 }
 
-/* The fast path (see the top of the file); 0 when the conv does not qualify. */
-static int dwconv_fast(const wgk_conv2d_args *a)
+/* One output row by the fast path: gathers the taps inside the image vertically, then
+ * fast_row. lo, hi: the interior (fast_interior). */
+static void fast_conv_row(const wgk_conv2d_args *a, const float *x, const float *w, float *out,
+                          const float *res, float bias, int oh, int lo, int hi)
 {
-    if ((a->SW != 1 && a->SW != 2) || a->KH * a->KW > MAXT)
-        return 0;
-    const int mult = a->M / a->groups, OH = a->OH, OW = a->OW;
-    /* Interior: outputs whose first (kw = 0) and last tap both lie inside the row; with a
-     * stride-2 vector reading up to 4 floats past its last tap, keep those in the row too. */
-    int lo, hi, lo2, hi2;
-    valid_range(OW, a->SW, -a->PL, a->W, &lo, &hi);
-    valid_range(OW, a->SW, (a->KW - 1) * a->DW - a->PL + (a->SW == 2 ? 4 : 0), a->W, &lo2, &hi2);
-    lo = lo2 > lo ? lo2 : lo;
-    hi = hi2 < hi ? hi2 : hi;
-    if (hi < lo)
-        hi = lo;
     const float *tp[MAXT];
     v128_t tw[MAXT];
     float ws[MAXT];
     int tiw[MAXT];
-    for (int n = 0; n < a->N; n++)
-        for (int m = 0; m < a->M; m++) {
-            const int c = m / mult;
-            const float *x = a->x + ((size_t)n * a->C + c) * a->H * a->W;
-            const float *w = a->w + (size_t)m * a->KH * a->KW;
-            const size_t plane = ((size_t)n * a->M + m) * OH * OW;
-            const float bias = a->bias ? a->bias[m] : 0.0f;
-            for (int oh = 0; oh < OH; oh++) {
-                int nt = 0;
-                for (int kh = 0; kh < a->KH; kh++) {
-                    const int ih = oh * a->SH - a->PT + kh * a->DH;
-                    if (ih < 0 || ih >= a->H)
-                        continue;
-                    for (int kw = 0; kw < a->KW; kw++, nt++) {
-                        tiw[nt] = kw * a->DW - a->PL;
-                        tp[nt] = x + (size_t)ih * a->W + tiw[nt];
-                        ws[nt] = w[kh * a->KW + kw];
-                        tw[nt] = wasm_f32x4_splat(ws[nt]);
-                    }
-                }
-                fast_row(a, a->y + plane + (size_t)oh * OW,
-                         a->res ? a->res + plane + (size_t)oh * OW : NULL, bias, tp, tw, ws, tiw, nt,
-                         lo, hi);
-            }
+    int nt = 0;
+    for (int kh = 0; kh < a->KH; kh++) {
+        const int ih = oh * a->SH - a->PT + kh * a->DH;
+        if (ih < 0 || ih >= a->H)
+            continue;
+        for (int kw = 0; kw < a->KW; kw++, nt++) {
+            tiw[nt] = kw * a->DW - a->PL;
+            tp[nt] = x + (size_t)ih * a->W + tiw[nt];
+            ws[nt] = w[kh * a->KW + kw];
+            tw[nt] = wasm_f32x4_splat(ws[nt]);
         }
+    }
+    fast_row(a, out, res, bias, tp, tw, ws, tiw, nt, lo, hi);
+}
+
+/* Whether the fast path applies and its interior [lo, hi): outputs whose first (kw = 0)
+ * and last tap both lie inside the row; a stride-2 vector reads up to 4 floats past its
+ * last tap, so those must be inside the row too. */
+static int fast_interior(const wgk_conv2d_args *a, int *lo, int *hi)
+{
+    if ((a->SW != 1 && a->SW != 2) || a->KH * a->KW > MAXT)
+        return 0;
+    int lo2, hi2;
+    valid_range(a->OW, a->SW, -a->PL, a->W, lo, hi);
+    valid_range(a->OW, a->SW, (a->KW - 1) * a->DW - a->PL + (a->SW == 2 ? 4 : 0), a->W, &lo2, &hi2);
+    *lo = lo2 > *lo ? lo2 : *lo;
+    *hi = hi2 < *hi ? hi2 : *hi;
+    if (*hi < *lo)
+        *hi = *lo;
     return 1;
 }
 
 #endif
 
+/* One output row by the row path: bias (+ residual), then every tap as an axpy over the
+ * outputs it reaches, then the clamp. */
+static void row_conv_row(const wgk_conv2d_args *a, const float *x, const float *w, float *out,
+                         const float *res, float bias, int oh)
+{
+    const int OW = a->OW;
+    for (int ow = 0; ow < OW; ow++)
+        out[ow] = bias + (res ? res[ow] : 0.0f);
+    for (int kh = 0; kh < a->KH; kh++) {
+        const int ih = oh * a->SH - a->PT + kh * a->DH;
+        if (ih < 0 || ih >= a->H)
+            continue;
+        for (int kw = 0; kw < a->KW; kw++) {
+            const int off = kw * a->DW - a->PL;
+            int lo, hi;
+            valid_range(OW, a->SW, off, a->W, &lo, &hi);
+            axpy_row(out, x + (size_t)ih * a->W + off, w[kh * a->KW + kw], lo, hi, a->SW);
+        }
+    }
+    if (a->min > -__builtin_inff() || a->max < __builtin_inff())
+        clamp_row(out, a->min, a->max, OW);
+}
+
 void wgk_f32_dwconv2d(const wgk_conv2d_args *a)
 {
-#if defined(__wasm_simd128__)
-    if (dwconv_fast(a))
-        return;
-#endif
     const int mult = a->M / a->groups, OH = a->OH, OW = a->OW;
+    int fast = 0, lo = 0, hi = 0;
+#if defined(__wasm_simd128__)
+    fast = fast_interior(a, &lo, &hi);
+#endif
     for (int n = 0; n < a->N; n++)
         for (int m = 0; m < a->M; m++) {
             const int c = m / mult;
             const float *x = a->x + ((size_t)n * a->C + c) * a->H * a->W;
             const float *w = a->w + (size_t)m * a->KH * a->KW;
             const size_t plane = ((size_t)n * a->M + m) * OH * OW;
-            float *y = a->y + plane;
             const float bias = a->bias ? a->bias[m] : 0.0f;
             for (int oh = 0; oh < OH; oh++) {
-                float *out = y + (size_t)oh * OW;
+                float *out = a->y + plane + (size_t)oh * OW;
                 const float *res = a->res ? a->res + plane + (size_t)oh * OW : NULL;
-                for (int ow = 0; ow < OW; ow++)
-                    out[ow] = bias + (res ? res[ow] : 0.0f);
-                for (int kh = 0; kh < a->KH; kh++) {
-                    const int ih = oh * a->SH - a->PT + kh * a->DH;
-                    if (ih < 0 || ih >= a->H)
-                        continue;
-                    for (int kw = 0; kw < a->KW; kw++) {
-                        const int off = kw * a->DW - a->PL;
-                        int lo, hi;
-                        valid_range(OW, a->SW, off, a->W, &lo, &hi);
-                        axpy_row(out, x + (size_t)ih * a->W + off, w[kh * a->KW + kw], lo, hi, a->SW);
-                    }
+#if defined(__wasm_simd128__)
+                if (fast) {
+                    fast_conv_row(a, x, w, out, res, bias, oh, lo, hi);
+                    continue;
                 }
-                if (a->min > -__builtin_inff() || a->max < __builtin_inff())
-                    clamp_row(out, a->min, a->max, OW);
+#endif
+                row_conv_row(a, x, w, out, res, bias, oh);
             }
         }
+    (void)fast;
+    (void)lo;
+    (void)hi;
 }

@@ -59,23 +59,9 @@ void wgk_f32_clip(float *y, const float *x, size_t n, float lo, float hi)
 
 #ifdef __wasm_simd128__
 /* e^-a for lanes a in [0, 87] (callers clamp). */
-static inline v128_t exp_neg(v128_t a)
+WGK_INLINE v128_t exp_neg(v128_t a)
 {
-    v128_t x = wasm_f32x4_neg(a);
-    v128_t k = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504f)));
-    v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(k, wasm_f32x4_splat(0.693359375f)));
-    r = wasm_f32x4_sub(r, wasm_f32x4_mul(k, wasm_f32x4_splat(-2.12194440e-4f)));
-    v128_t p = wasm_f32x4_splat(1.0f / 5040.0f);
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 720.0f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 120.0f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 24.0f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 6.0f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(0.5f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f));
-    v128_t scale = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(k),
-                                                 wasm_i32x4_splat(127)), 23);
-    return wasm_f32x4_mul(p, scale);
+    return wgk_exp4(wasm_f32x4_neg(a));
 }
 #endif
 

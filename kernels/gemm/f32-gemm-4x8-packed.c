@@ -16,11 +16,7 @@
 
 #if defined(__wasm_simd128__)
 
-#if defined(__wasm_relaxed_simd__)
-#define MADD(acc, x, y) wasm_f32x4_relaxed_madd((x), (y), (acc))
-#else
-#define MADD(acc, x, y) wasm_f32x4_add((acc), wasm_f32x4_mul((x), (y)))
-#endif
+#define MADD WGK_MADD
 
 /* bias, residual and clamp for 4 columns of one row. */
 WGK_INLINE v128_t finish(v128_t v, const float *bias, const float *res, v128_t lo, v128_t hi)

@@ -7,12 +7,7 @@
 
 #ifdef __wasm_simd128__
 
-/* The packed-A loop fuses multiply-add in relaxed-SIMD builds (an FMA on x86 and ARM). */
-#if defined(__wasm_relaxed_simd__)
-#define MADD(acc, x, y) wasm_f32x4_relaxed_madd((x), (y), (acc))
-#else
-#define MADD(acc, x, y) wasm_f32x4_add((acc), wasm_f32x4_mul((x), (y)))
-#endif
+#define MADD WGK_MADD
 
 /* Columns of B per cache block: about 512 KiB of B stays in L2 while every A panel
  * sweeps it. */

@@ -21,11 +21,7 @@ static int block_rows(int K)
 
 #if defined(__wasm_simd128__)
 
-#if defined(__wasm_relaxed_simd__)
-#define MADD(acc, x, y) wasm_f32x4_relaxed_madd((x), (y), (acc))
-#else
-#define MADD(acc, x, y) wasm_f32x4_add((acc), wasm_f32x4_mul((x), (y)))
-#endif
+#define MADD WGK_MADD
 
 #define LANE(v, l) wasm_i32x4_shuffle((v), (v), l, l, l, l)
 

@@ -12,6 +12,39 @@
 #define WGK_RESTRICT __restrict__
 #define WGK_INLINE static inline __attribute__((always_inline))
 
+#ifdef __wasm_simd128__
+/* acc + x * y: one f32x4.relaxed_madd (a fused multiply-add on x86 and ARM) in
+ * -mrelaxed-simd builds, a multiply then an add otherwise. */
+#if defined(__wasm_relaxed_simd__)
+#define WGK_MADD(acc, x, y) wasm_f32x4_relaxed_madd((x), (y), (acc))
+#else
+#define WGK_MADD(acc, x, y) wasm_f32x4_add((acc), wasm_f32x4_mul((x), (y)))
+#endif
+
+/* e^x for f32x4, x clamped to [-87.3, 88] (so 2^k stays a normal float): x = k ln2 + r,
+ * |r| <= ln2/2 (ln2 in two parts, k * 0.693359375 exact), e^r by its Taylor series to
+ * degree 7 (truncation below 6e-9 relative), times 2^k through the exponent bits.
+ * NaN stays NaN. */
+WGK_INLINE v128_t wgk_exp4(v128_t x)
+{
+    x = wasm_f32x4_pmin(wasm_f32x4_pmax(x, wasm_f32x4_splat(-87.3f)), wasm_f32x4_splat(88.0f));
+    const v128_t k = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504f)));
+    v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(k, wasm_f32x4_splat(0.693359375f)));
+    r = wasm_f32x4_sub(r, wasm_f32x4_mul(k, wasm_f32x4_splat(-2.12194440e-4f)));
+    v128_t p = wasm_f32x4_splat(1.0f / 5040.0f);
+    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 720.0f));
+    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 120.0f));
+    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 24.0f));
+    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 6.0f));
+    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(0.5f));
+    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f));
+    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f));
+    const v128_t two_k =
+        wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(k), wasm_i32x4_splat(127)), 23);
+    return wasm_f32x4_mul(p, two_k);
+}
+#endif
+
 /* Freestanding replacements (kernels/base/memory.c); clang also emits calls to these. */
 void *memcpy(void *WGK_RESTRICT dst, const void *WGK_RESTRICT src, size_t n);
 void *memmove(void *dst, const void *src, size_t n);

@@ -2,36 +2,14 @@
  * f32-softmax.c: numerically stable softmax (subtract the max) along one axis.
  *
  * SIMD128 builds vectorise along the axis when it is the innermost one (inner == 1: the
- * usual case, e.g. over a vocabulary) and across `inner` otherwise, with a float e^x:
- * x = k ln2 + r, |r| <= ln2/2, e^r by its Taylor series to degree 7 (truncation below
- * 6e-9 relative), times 2^k through the exponent bits; inputs are clamped to
- * [-87.3, 88] (softmax feeds it x - max <= 0: the clamp only turns e^-100 into 1e-38,
- * which no sum notices). NaN stays NaN, as in the scalar path.
+ * usual case, e.g. over a vocabulary) and across `inner` otherwise, with wgk_exp4
+ * (wgk_base.h); its input clamp at -87.3 only turns e^-100 into 1e-38, which no sum
+ * notices. NaN stays NaN, as in the scalar path.
  */
 #include "wgk_math.h"
 #include "wgk_norm.h"
 
 #if defined(__wasm_simd128__)
-
-WGK_INLINE v128_t exp4(v128_t x)
-{
-    x = wasm_f32x4_pmin(wasm_f32x4_pmax(x, wasm_f32x4_splat(-87.3f)), wasm_f32x4_splat(88.0f));
-    const v128_t k = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504f)));
-    /* ln2 in two parts: k * 0.693359375 is exact for |k| <= 128. */
-    v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(k, wasm_f32x4_splat(0.693359375f)));
-    r = wasm_f32x4_sub(r, wasm_f32x4_mul(k, wasm_f32x4_splat(-2.12194440e-4f)));
-    v128_t p = wasm_f32x4_splat(1.0f / 5040.0f);
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 720.0f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 120.0f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 24.0f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 6.0f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(0.5f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f));
-    const v128_t two_k =
-        wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(k), wasm_i32x4_splat(127)), 23);
-    return wasm_f32x4_mul(p, two_k);
-}
 
 WGK_INLINE float hmax(v128_t v)
 {
@@ -60,7 +38,7 @@ static void row(const float *x, float *y, int n)
     const v128_t m4 = wasm_f32x4_splat(m);
     v128_t sv = wasm_f32x4_splat(0.0f);
     for (i = 0; i + 4 <= n; i += 4) {
-        const v128_t e = exp4(wasm_f32x4_sub(wasm_v128_load(x + i), m4));
+        const v128_t e = wgk_exp4(wasm_f32x4_sub(wasm_v128_load(x + i), m4));
         wasm_v128_store(y + i, e);
         sv = wasm_f32x4_add(sv, e);
     }
@@ -85,7 +63,7 @@ static void columns4(const float *x, float *y, int n, int inner)
         m = wasm_f32x4_pmax(m, wasm_v128_load(x + (size_t)i * inner));
     v128_t s = wasm_f32x4_splat(0.0f);
     for (int i = 0; i < n; i++) {
-        const v128_t e = exp4(wasm_f32x4_sub(wasm_v128_load(x + (size_t)i * inner), m));
+        const v128_t e = wgk_exp4(wasm_f32x4_sub(wasm_v128_load(x + (size_t)i * inner), m));
         wasm_v128_store(y + (size_t)i * inner, e);
         s = wasm_f32x4_add(s, e);
     }

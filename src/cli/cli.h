@@ -34,6 +34,17 @@ bool wg_cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
  * Returns 1 when opt is one of them and val is valid (caller skips val), 0 when opt is not
  * a limit option, -1 (after printing the usage error) when val is missing or bad. */
 int wg_cli_limit_option(const char *usage, const char *opt, const char *val, wg_runtime_options *o);
+/* The arguments of the timing commands (bench, profile): one model path, --warmup N
+ * (>= 0), --iters N (>= 1), the limit options, and the command's own boolean flags:
+ * flags[i] (NULL-terminated) sets set[i]. warmup and iters hold the defaults on entry.
+ * Returns 0, or the exit code (2) after printing the usage error. */
+typedef struct wg_cli_timing {
+    const char *model;
+    uint64_t warmup, iters;
+    wg_runtime_options limits;
+} wg_cli_timing;
+int wg_cli_timing_args(const char *usage, int argc, char **argv, const char *const *flags, bool *set,
+                       wg_cli_timing *out);
 /* Element i of data (dtype) as a double; NaN for dtypes it cannot read. */
 double wg_cli_elem(int dtype, const void *data, size_t i);
 /* "[1,3,224,224]" into buf. */

@@ -110,3 +110,39 @@ int wg_cli_limit_option(const char *usage, const char *opt, const char *val, wg_
     }
     return 0;
 }
+
+int wg_cli_timing_args(const char *usage, int argc, char **argv, const char *const *flags, bool *set,
+                       wg_cli_timing *out)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int lim = wg_cli_limit_option(usage, a, i + 1 < argc ? argv[i + 1] : NULL, &out->limits);
+        if (lim < 0)
+            return 2;
+        if (lim > 0) {
+            i++;
+            continue;
+        }
+        int f = 0;
+        while (flags[f] && strcmp(a, flags[f]))
+            f++;
+        if (flags[f]) {
+            set[f] = true;
+        } else if (!strcmp(a, "--warmup") || !strcmp(a, "--iters")) {
+            bool w = !strcmp(a, "--warmup");
+            if (i + 1 >= argc ||
+                !wg_cli_parse_u64(argv[i + 1], w ? 0 : 1, 1000000, w ? &out->warmup : &out->iters))
+                return wg_cli_usage(usage, "%s needs an integer (%s)", a, w ? ">= 0" : ">= 1");
+            i++;
+        } else if (a[0] == '-' && a[1]) {
+            return wg_cli_usage(usage, "unknown option '%s'", a);
+        } else if (out->model) {
+            return wg_cli_usage(usage, "unexpected argument '%s'", a);
+        } else {
+            out->model = a;
+        }
+    }
+    if (!out->model)
+        return wg_cli_usage(usage, "no model given");
+    return 0;
+}

@@ -105,42 +105,21 @@ static int serve(wg_runtime *rt, wg_session *s)
 
 int wg_cmd_bench(int argc, char **argv)
 {
-    const char *model = NULL;
-    uint64_t warmup = 3, iters = 20;
-    bool json = false, serving = false;
+    static const char *const flags[] = {"--json", "--serve", NULL};
+    bool set[2] = {false, false};
+    wg_cli_timing t = {.warmup = 3, .iters = 20};
+    int bad = wg_cli_timing_args(usage, argc, argv, flags, set, &t);
+    if (bad)
+        return bad;
+    const char *model = t.model;
+    const uint64_t warmup = t.warmup, iters = t.iters;
+    const bool json = set[0], serving = set[1];
     int rc = 1;
     wg_runtime *rt = NULL;
     wg_model *m = NULL;
     wg_session *s = NULL;
     double *lat = NULL;
-    wg_runtime_options limits = {0};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int lim = wg_cli_limit_option(usage, a, i + 1 < argc ? argv[i + 1] : NULL, &limits);
-        if (lim < 0)
-            return 2;
-        if (lim > 0) {
-            i++;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--serve")) {
-            serving = true;
-        } else if (!strcmp(a, "--warmup") || !strcmp(a, "--iters")) {
-            bool w = !strcmp(a, "--warmup");
-            if (i + 1 >= argc || !wg_cli_parse_u64(argv[i + 1], w ? 0 : 1, 1000000, w ? &warmup : &iters))
-                return wg_cli_usage(usage, "%s needs an integer (%s)", a, w ? ">= 0" : ">= 1");
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            return wg_cli_usage(usage, "unknown option '%s'", a);
-        } else if (model) {
-            return wg_cli_usage(usage, "unexpected argument '%s'", a);
-        } else {
-            model = a;
-        }
-    }
-    if (!model)
-        return wg_cli_usage(usage, "no model given");
-    wg_status st = wg_runtime_new(&limits, &rt);
+    wg_status st = wg_runtime_new(&t.limits, &rt);
     if (st)
         return wg_cli_fail("cannot start the wasm engine: %s", wg_status_str(st));
     double t0 = wg_cli_now_ms();
