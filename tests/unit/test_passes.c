@@ -221,6 +221,32 @@ TEST(decomposed_hardswish_becomes_one_node)
     wgc_graph_free(g);
 }
 
+/* A Dropout (inference) whose mask output nobody reads goes, like SqueezeNet 1.1's;
+ * one whose mask is a graph output stays. */
+TEST(dropout_with_unread_mask_is_removed)
+{
+    wgc_options o = opts();
+    wgc_graph *g = wgc_graph_new();
+    g->opset = 13;
+    int64_t d[1] = {8};
+    int x = input(g, "x", 1, d);
+    int outs[2] = {wgc_tensor_add(g, "d"), wgc_tensor_add(g, "d_mask")};
+    int n = wgc_node_add(g, "drop", "Dropout", "", &x, 1, outs, 2);
+    g->tensors[outs[0]].producer = g->tensors[outs[1]].producer = n;
+    output(g, op(g, "Relu", &outs[0], 1, "y"));
+    int outs2[2] = {wgc_tensor_add(g, "e"), wgc_tensor_add(g, "e_mask")};
+    int n2 = wgc_node_add(g, "drop2", "Dropout", "", &x, 1, outs2, 2);
+    g->tensors[outs2[0]].producer = g->tensors[outs2[1]].producer = n2;
+    output(g, outs2[0]);
+    output(g, outs2[1]);
+    CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
+    CHECK(wgc_pass_remove_identity(g, &o) == WG_OK, "%s", g->err);
+    CHECK(g->nodes[n].dead, "the Dropout with an unread mask should be removed");
+    CHECK(g->nodes[1].inputs[0] == x, "Relu should read x directly");
+    CHECK(!g->nodes[n2].dead, "a Dropout whose mask is a graph output must stay");
+    wgc_graph_free(g);
+}
+
 static wgc_graph *residual_graph(bool residual_first)
 {
     wgc_graph *g = wgc_graph_new();
@@ -383,6 +409,7 @@ int main(void)
     RUN(batchnorm_folds_into_conv);
     RUN(scale_and_shift_fold_into_conv);
     RUN(decomposed_hardswish_becomes_one_node);
+    RUN(dropout_with_unread_mask_is_removed);
     RUN(residual_and_relu_fuse_into_conv);
     RUN(identity_removal_keeps_outputs_and_dead_code_goes);
     RUN(planner_reuses_memory_without_overlap);
