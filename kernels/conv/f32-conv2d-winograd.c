@@ -109,6 +109,26 @@ static void store_tiles4(const float *mm, size_t mx, float *y, const float *res,
 }
 #endif
 
+void wgk_wino_gemm(const float *w, size_t wx, int npos, int M, int C, const float *V, size_t vx,
+                   size_t pstride, float *Mo, size_t mx, int nt, int ncols, float *As)
+{
+    const float inf = __builtin_inff();
+    for (int xi = 0; xi < npos; xi++)
+        for (int m0 = 0; m0 < M; m0 += WGK_CONV_MR) {
+            const int mr = M - m0 < WGK_CONV_MR ? M - m0 : WGK_CONV_MR;
+            const float *ap = w + xi * wx + (size_t)(m0 / WGK_CONV_MR) * C * WGK_CONV_MR;
+            float *mo = Mo + xi * mx + (size_t)m0 * nt;
+            if (ncols > 2 * WGK_CONV_NR) { /* broadcast weights pay for >2 tiles */
+                wgk_conv_splat_a(ap, C, As);
+                wgk_f32_conv_ukernel_splat(mr, ncols, C, As, V + xi * vx, pstride, mo, nt, NULL, NULL,
+                                           0, -inf, inf, 0);
+            } else {
+                wgk_f32_conv_ukernel(mr, ncols, C, ap, V + xi * vx, pstride, mo, nt, NULL, NULL, 0,
+                                     -inf, inf, 0);
+            }
+        }
+}
+
 void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a)
 {
     const int C = a->C, M = a->M, H = a->H, W = a->W, OH = a->OH, OW = a->OW;
@@ -120,7 +140,6 @@ void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a)
     float *V = a->scratch;       /* [16][nt/NR][C][NR]: packed B per position */
     float *Mo = V + 16 * vx;     /* [16][M][nt] */
     float *As = Mo + 16 * mx; /* [C][16]: broadcast weight panel */
-    const float inf = __builtin_inff();
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * C * H * W;
         const size_t yo = (size_t)n * M * OH * OW;
@@ -154,20 +173,7 @@ void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a)
             /* Columns up to a multiple of 4: a last half panel costs half (the output
              * transforms read 4 adjacent columns). */
             const int ncols = (cnt + 3) / 4 * 4;
-            for (int xi = 0; xi < 16; xi++)
-                for (int m0 = 0; m0 < M; m0 += WGK_CONV_MR) {
-                    const int mr = M - m0 < WGK_CONV_MR ? M - m0 : WGK_CONV_MR;
-                    const float *ap = a->w + xi * wx + (size_t)(m0 / WGK_CONV_MR) * C * WGK_CONV_MR;
-                    if (ncols > 2 * WGK_CONV_NR) { /* broadcast weights pay for >2 tiles */
-                        wgk_conv_splat_a(ap, C, As);
-                        wgk_f32_conv_ukernel_splat(mr, ncols, C, As, V + xi * vx, pstride,
-                                                   Mo + xi * mx + (size_t)m0 * nt, nt, NULL, NULL, 0,
-                                                   -inf, inf, 0);
-                    } else {
-                        wgk_f32_conv_ukernel(mr, ncols, C, ap, V + xi * vx, pstride,
-                                             Mo + xi * mx + (size_t)m0 * nt, nt, NULL, NULL, 0, -inf, inf, 0);
-                    }
-                }
+            wgk_wino_gemm(a->w, wx, 16, M, C, V, vx, pstride, Mo, mx, nt, ncols, As);
             /* y tile = A^T M A, A^T = [1 1 1 0; 0 1 -1 -1], then the epilogue. */
             for (int m = 0; m < M; m++) {
                 const float *mm = Mo + (size_t)m * nt;

@@ -242,7 +242,6 @@ void wgk_f32_conv2d_winograd4(const wgk_conv2d_args *a)
     float *V = a->scratch;   /* [36][nt/NR][C][NR]: packed B per position */
     float *Mo = V + 36 * vx; /* [36][M][nt] */
     float *As = Mo + 36 * mx; /* [C][16]: broadcast weight panel */
-    const float inf = __builtin_inff();
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * C * H * W;
         const size_t yo = (size_t)n * M * OH * OW;
@@ -261,20 +260,7 @@ void wgk_f32_conv2d_winograd4(const wgk_conv2d_args *a)
             /* Columns up to a multiple of 4: a last half panel costs half (the output
              * transforms read 4 adjacent columns). */
             const int ncols = (cnt + 3) / 4 * 4;
-            for (int xi = 0; xi < 36; xi++)
-                for (int m0 = 0; m0 < M; m0 += WGK_CONV_MR) {
-                    const int mr = M - m0 < WGK_CONV_MR ? M - m0 : WGK_CONV_MR;
-                    const float *ap = a->w + xi * wx + (size_t)(m0 / WGK_CONV_MR) * C * WGK_CONV_MR;
-                    if (ncols > 2 * WGK_CONV_NR) { /* broadcast weights pay for >2 tiles */
-                        wgk_conv_splat_a(ap, C, As);
-                        wgk_f32_conv_ukernel_splat(mr, ncols, C, As, V + xi * vx, pstride,
-                                                   Mo + xi * mx + (size_t)m0 * nt, nt, NULL, NULL, 0,
-                                                   -inf, inf, 0);
-                    } else {
-                        wgk_f32_conv_ukernel(mr, ncols, C, ap, V + xi * vx, pstride,
-                                             Mo + xi * mx + (size_t)m0 * nt, nt, NULL, NULL, 0, -inf, inf, 0);
-                    }
-                }
+            wgk_wino_gemm(a->w, wx, 36, M, C, V, vx, pstride, Mo, mx, nt, ncols, As);
             for (int m = 0; m < M; m++) {
                 const float *mm = Mo + (size_t)m * nt;
                 const float b = a->bias ? a->bias[m] : 0.0f;

@@ -75,6 +75,13 @@ static inline size_t wgk_wino_scratch(int C, int M, int OH, int OW)
  * wgk_wino_pack_w; a->scratch of wgk_wino_scratch floats. */
 void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a);
 
+/* The multiplication step of both Winograd kernels: for each of the npos transform
+ * positions xi, Mo[xi] (M x nt, stride mx) = U[xi] (packed weights at w + xi*wx, M x C)
+ * x V[xi] (packed B panels at V + xi*vx, C x ncols, panel stride pstride), on the conv
+ * micro-kernels; As: scratch for one broadcast weight panel (16*C floats). */
+void wgk_wino_gemm(const float *w, size_t wx, int npos, int M, int C, const float *V, size_t vx,
+                   size_t pstride, float *Mo, size_t mx, int nt, int ncols, float *As);
+
 /* ---- Winograd F(4x4, 3x3): 6x6 input tiles, 4x4 output tiles, 36 GEMMs of M x C:
  * 4x fewer multiplies than direct (F(2x2): 2.25x) for a 36/9 larger weight. Points
  * 0, +-1, +-2 (and infinity):
