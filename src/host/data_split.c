@@ -1,36 +1,17 @@
 /* data_split.c: see data_split.h. Every read is bounds-checked; anything unexpected means
  * "do not split", never an error. */
 #include "data_split.h"
+#include "wasm_read.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct rd {
-    const uint8_t *p, *end;
-    bool bad;
-} rd;
+typedef wgh_rd rd;
 
-static uint64_t rd_uleb(rd *r, int max_bits)
-{
-    uint64_t v = 0;
-    for (int shift = 0; shift < max_bits; shift += 7) {
-        if (r->p >= r->end)
-            break;
-        uint8_t b = *r->p++;
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return v;
-    }
-    r->bad = true;
-    return 0;
-}
-
+/* u32 fields: at most 5 LEB128 bytes. */
 static uint32_t rd_u32(rd *r)
 {
-    uint64_t v = rd_uleb(r, 35);
-    if (v > UINT32_MAX)
-        r->bad = true;
-    return (uint32_t)v;
+    return wgh_rd_u32(r, 5);
 }
 
 /* A signed LEB128 i32 (i32.const's immediate). */
@@ -55,14 +36,7 @@ static int32_t rd_s32(rd *r)
     return (int32_t)v;
 }
 
-static uint8_t rd_byte(rd *r)
-{
-    if (r->p >= r->end) {
-        r->bad = true;
-        return 0;
-    }
-    return *r->p++;
-}
+#define rd_byte wgh_rd_byte
 
 /* Parses the data section payload [p, end) into segments; false when it is not one we can
  * take out (or not well-formed). base is the module start, for file offsets. */

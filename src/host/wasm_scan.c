@@ -1,51 +1,26 @@
 /* wasm_scan.c: see wasm_scan.h. Every read is bounds-checked against its section. */
 #include "wasm_scan.h"
+#include "wasm_read.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct rd {
-    const uint8_t *p, *end;
-    const uint8_t *base; /* module start, for offsets in messages */
-    bool bad;
-} rd;
+typedef wgh_rd rd;
 
+/* An unsigned LEB128 for a max_bits-bit field, one byte of slack allowed. */
 static uint64_t rd_leb(rd *r, int max_bits)
 {
-    uint64_t v = 0;
-    for (int shift = 0; shift < max_bits + 7; shift += 7) {
-        if (r->p >= r->end) {
-            r->bad = true;
-            return 0;
-        }
-        uint8_t b = *r->p++;
-        if (shift < 64)
-            v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return v;
-    }
-    r->bad = true;
-    return 0;
+    return wgh_rd_uleb(r, (max_bits + 13) / 7);
 }
 
 static uint32_t rd_u32(rd *r)
 {
-    uint64_t v = rd_leb(r, 32);
-    if (v > UINT32_MAX)
-        r->bad = true;
-    return (uint32_t)v;
+    return wgh_rd_u32(r, (32 + 13) / 7);
 }
 
-static uint8_t rd_byte(rd *r)
-{
-    if (r->p >= r->end) {
-        r->bad = true;
-        return 0;
-    }
-    return *r->p++;
-}
+#define rd_byte wgh_rd_byte
 
 /* A name: returns its bytes in place; *len its length. */
 static const uint8_t *rd_name(rd *r, uint32_t *len)
@@ -203,7 +178,7 @@ wg_status wgh_wasm_scan(const uint8_t *bytes, size_t len, wgh_wasm *out, char *e
         return fail(err, errlen, WG_ERR_FORMAT,
                     "WebAssembly binary version 0x%08x, expected 1 (a component or a newer format?)",
                     version);
-    rd top = {bytes + 8, bytes + len, bytes, false};
+    rd top = {bytes + 8, bytes + len, false};
     uint32_t seen = 0; /* known section ids met so far: each may appear once */
     while (top.p < top.end) {
         size_t sec_at = (size_t)(top.p - bytes);
@@ -223,7 +198,7 @@ wg_status wgh_wasm_scan(const uint8_t *bytes, size_t len, wgh_wasm *out, char *e
             }
             seen |= UINT32_C(1) << id;
         }
-        rd r = {top.p, top.p + size, bytes, false};
+        rd r = {top.p, top.p + size, false};
         top.p += size;
         switch (id) {
         case 0: {
