@@ -8,7 +8,10 @@ ConstantOfShape outputs are handled by onnx's data propagation; shapes that
 inference leaves unknown (Reshape to computed shapes) are taken from one run of
 onnx's reference evaluator on zero inputs. Prints the
 total MACs (and, with --json, a JSON object with per-op-type totals and the
-nodes whose shapes stayed unknown). Used by bench/run for GFLOP/s = 2 x MACs / time.
+nodes whose shapes stayed unknown, and the model's weight bytes: every initializer,
+Constant and ConstantOfShape output, at its own element size, as a runtime holds them
+once folded). Used by bench/run for GFLOP/s = 2 x MACs / time and for judging the
+module size against the weights.
 """
 import argparse
 import json
@@ -35,6 +38,27 @@ def prod(xs):
     for x in xs:
         p *= x
     return p
+
+
+def count_weight_bytes(m, shapes):
+    """Bytes of the model's constants: initializers, Constant values, ConstantOfShape
+    outputs (shape from inference; None if one is unknown)."""
+    from onnx import helper
+
+    def size(elem_type, dims):
+        return prod(dims) * helper.tensor_dtype_to_np_dtype(elem_type).itemsize
+
+    total = sum(size(t.data_type, t.dims) for t in m.graph.initializer)
+    for n in m.graph.node:
+        if n.op_type == "Constant":
+            total += sum(size(at.t.data_type, at.t.dims) for at in n.attribute if at.name == "value")
+        elif n.op_type == "ConstantOfShape":
+            dims = shapes.get(n.output[0])
+            if dims is None:
+                return None
+            value = [at.t for at in n.attribute if at.name == "value"]
+            total += size(value[0].data_type if value else onnx.TensorProto.FLOAT, dims)
+    return total
 
 
 def run_for_shapes(m, inits, names):
@@ -89,6 +113,7 @@ def main():
             for at in n.attribute:
                 if at.name == "value":
                     shapes[n.output[0]] = list(at.t.dims)
+    weight_bytes = count_weight_bytes(m, shapes)
     ops = [n for n in m.graph.node if n.op_type in ("Conv", "ConvTranspose", "Gemm", "MatMul")]
     need = sorted({x for n in ops for x in list(n.input[:2]) + [n.output[0]] if x and shapes.get(x) is None})
     if need:
@@ -117,7 +142,8 @@ def main():
         by_op[op] = by_op.get(op, 0) + macs
     total = sum(by_op.values())
     if a.json:
-        json.dump({"model": a.model, "macs": total, "by_op": by_op, "unknown": unknown}, sys.stdout)
+        json.dump({"model": a.model, "macs": total, "by_op": by_op, "unknown": unknown,
+                   "weight_bytes": weight_bytes}, sys.stdout)
         print()
     else:
         print(total)
