@@ -171,6 +171,7 @@ static void run(void)
     check_lrn(1, 6, 9, 4, 0.5f, 0.75f, 1.0f);
     check_lrn(1, 5, 3, 3, 0.3f, 0.6f, 1.5f);
     check_lrn(1, 8, 2, 2, 1.0f, 1.0f, 0.5f);
+    check_lrn(1, 6, 13, 5, 0.3f, 0.6f, 1.5f); /* SIMD positions with a general beta, then a tail */
     check_affine(1, 1, 1, 0, -INFINITY, INFINITY);
     check_affine(2, 5, 7, 0, -INFINITY, INFINITY);
     check_affine(1, 3, 16, 1, 0.0f, INFINITY);
