@@ -136,8 +136,8 @@ static void store_tile(const v128_t *xs, const v128_t *ys, int mr, int nr, float
 /* The same 4x8 tile from a broadcast A panel (16 floats per k: each weight 4 times,
  * wgk_conv_splat_a): 4 plain loads instead of 1 load + 4 shuffles, which compete with
  * the multiplies and adds for the vector ALU ports (about 25% faster in wasmtime). */
-static void tile_splat(int mr, int nr, int K, const float *a, const float *b, float *c, int ldc,
-                       const float *bias, const float *res, int ldr, float min, float max,
+static void tile_splat(int mr, int nr, int K, const float *a, const float *b, size_t bk, float *c,
+                       int ldc, const float *bias, const float *res, int ldr, float min, float max,
                        int accumulate)
 {
     v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, x1 = x0, y1 = x0, x2 = x0, y2 = x0, x3 = x0,
@@ -150,7 +150,7 @@ static void tile_splat(int mr, int nr, int K, const float *a, const float *b, fl
             x2 = MADD(x2, wasm_v128_load(a + 8), b0);
             x3 = MADD(x3, wasm_v128_load(a + 12), b0);
             a += 4 * WGK_CONV_MR;
-            b += WGK_CONV_NR;
+            b += bk;
         }
     } else {
         for (int k = 0; k < K; k++) {
@@ -168,7 +168,7 @@ static void tile_splat(int mr, int nr, int K, const float *a, const float *b, fl
             x3 = MADD(x3, s, b0);
             y3 = MADD(y3, s, b1);
             a += 4 * WGK_CONV_MR;
-            b += WGK_CONV_NR;
+            b += bk;
         }
     }
     const v128_t xs[WGK_CONV_MR] = {x0, x1, x2, x3}, ys[WGK_CONV_MR] = {y0, y1, y2, y3};
@@ -190,8 +190,8 @@ void wgk_conv_splat_a(const float *a, int K, float *dst)
 #else
 
 /* as: floats of A per k, al: distance of the rows' values (4, 1 packed; 16, 4 splat). */
-static void tile_gen(int as, int al, int mr, int nr, int K, const float *a, const float *b, float *c,
-                     int ldc, const float *bias, const float *res, int ldr, float min, float max,
+static void tile_gen(int as, int al, int mr, int nr, int K, const float *a, const float *b, size_t bk,
+                     float *c, int ldc, const float *bias, const float *res, int ldr, float min, float max,
                      int accumulate)
 {
     float acc[WGK_CONV_MR][WGK_CONV_NR] = {{0}};
@@ -202,7 +202,7 @@ static void tile_gen(int as, int al, int mr, int nr, int K, const float *a, cons
                 acc[r][j] += s * b[j];
         }
         a += as;
-        b += WGK_CONV_NR;
+        b += bk;
     }
     for (int r = 0; r < mr; r++)
         for (int j = 0; j < nr; j++) {
@@ -219,14 +219,14 @@ static void tile_gen(int as, int al, int mr, int nr, int K, const float *a, cons
 static void tile(int mr, int nr, int K, const float *a, const float *b, float *c, int ldc,
                  const float *bias, const float *res, int ldr, float min, float max, int accumulate)
 {
-    tile_gen(WGK_CONV_MR, 1, mr, nr, K, a, b, c, ldc, bias, res, ldr, min, max, accumulate);
+    tile_gen(WGK_CONV_MR, 1, mr, nr, K, a, b, WGK_CONV_NR, c, ldc, bias, res, ldr, min, max, accumulate);
 }
 
-static void tile_splat(int mr, int nr, int K, const float *a, const float *b, float *c, int ldc,
-                       const float *bias, const float *res, int ldr, float min, float max,
+static void tile_splat(int mr, int nr, int K, const float *a, const float *b, size_t bk, float *c,
+                       int ldc, const float *bias, const float *res, int ldr, float min, float max,
                        int accumulate)
 {
-    tile_gen(4 * WGK_CONV_MR, 4, mr, nr, K, a, b, c, ldc, bias, res, ldr, min, max, accumulate);
+    tile_gen(4 * WGK_CONV_MR, 4, mr, nr, K, a, b, bk, c, ldc, bias, res, ldr, min, max, accumulate);
 }
 
 void wgk_conv_splat_a(const float *a, int K, float *dst)
@@ -245,9 +245,19 @@ void wgk_f32_conv_ukernel_splat(int mr, int ncols, int K, const float *a, const 
 {
     for (int j = 0; j < ncols; j += WGK_CONV_NR) {
         const int nr = ncols - j < WGK_CONV_NR ? ncols - j : WGK_CONV_NR;
-        tile_splat(mr, nr, K, a, b, c + j, ldc, bias, res ? res + j : NULL, ldr, min, max, accumulate);
+        tile_splat(mr, nr, K, a, b, WGK_CONV_NR, c + j, ldc, bias, res ? res + j : NULL, ldr, min, max,
+                   accumulate);
         b += bstride;
     }
+}
+
+void wgk_f32_conv_ukernel_splat_rows(int mr, int ncols, int K, const float *a, const float *b,
+                                     size_t ldb, float *c, int ldc, const float *bias,
+                                     const float *res, int ldr, float min, float max, int accumulate)
+{
+    for (int j = 0; j + WGK_CONV_NR <= ncols; j += WGK_CONV_NR)
+        tile_splat(mr, WGK_CONV_NR, K, a, b + j, ldb, c + j, ldc, bias, res ? res + j : NULL, ldr, min,
+                   max, accumulate);
 }
 
 void wgk_f32_conv_ukernel(int mr, int ncols, int K, const float *a, const float *b, size_t bstride,

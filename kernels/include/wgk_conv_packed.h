@@ -116,4 +116,11 @@ void wgk_f32_conv_ukernel_splat(int mr, int ncols, int K, const float *a, const 
                                 size_t bstride, float *c, int ldc, const float *bias,
                                 const float *res, int ldr, float min, float max, int accumulate);
 
+/* wgk_f32_conv_ukernel_splat on an unpacked B read in place, B(k, j) = b[k*ldb + j]: the
+ * NCHW activations of a 1x1 stride-1 conv are already that matrix (ldb = H*W), so they
+ * need no packing. ncols: a multiple of NR (whole tiles only; nothing past them is read). */
+void wgk_f32_conv_ukernel_splat_rows(int mr, int ncols, int K, const float *a, const float *b,
+                                     size_t ldb, float *c, int ldc, const float *bias,
+                                     const float *res, int ldr, float min, float max, int accumulate);
+
 #endif
