@@ -3,13 +3,20 @@
  * Winograd F(2x2, 3x3): each 2x2 output tile costs 16 multiplies per (m, c) pair instead
  * of 36, so the GEMM work drops 2.25x; the transforms are cheap additions.
  *
- *   U = G g G^T  (4x4 per output/input channel pair, at compile time: wgk_wino_pack_w)
+ *   U = G g G^T  (4x4 per output/input channel pair, once, on the module's first run:
+ *                 wgk_wino_prepare_w)
  *   V = B^T d B  (4x4 per input channel and tile, at run time, into packed B panels)
  *   M_xi = U_xi x V_xi for each of the 16 positions xi (the packed-GEMM micro-kernel)
  *   y tile = A^T M A (+ bias + residual, clamp)
  *
  * Tiles are processed in blocks of wgk_wino_block_tiles() so V and M of a block stay in
- * L2. Plain C: the compiler includes this header to transform and pack the weights.
+ * L2. Plain C: the compiler includes this header to size the transformed weights and
+ * the scratch and to choose between F(2x2) and F(4x4).
+ *
+ * The transform runs in the module rather than in the compiler so that the module file
+ * holds the 9-float filters, not the 16 (F(2x2)) or 36 (F(4x4)) transformed ones: that
+ * keeps ResNet-50 v2's module at 97.5 MiB instead of 151.6 MiB. The transformed filters
+ * live in zero-initialised linear memory outside the file (src/codegen/generate.c).
  */
 #ifndef WGK_WINOGRAD_H
 #define WGK_WINOGRAD_H
@@ -24,27 +31,12 @@ static inline size_t wgk_wino_pack_w_size(size_t M, size_t C)
     return 16 * wgk_conv_pack_w_group(M, C);
 }
 
-/* w: ONNX layout [M][C][3][3]. Matrix xi (= 4*i + j of the 4x4 U) starts at
- * xi * wgk_conv_pack_w_group(M, C), packed like wgk_conv_pack_w (MR-row panels).
- * tmp: 16 * M * C floats of work space. */
-static inline void wgk_wino_pack_w(const float *w, size_t M, size_t C, float *tmp, float *dst)
-{
-    static const double G[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-    for (size_t m = 0; m < M; m++)
-        for (size_t c = 0; c < C; c++) {
-            const float *g = w + (m * C + c) * 9;
-            double t[4][3]; /* G g */
-            for (int i = 0; i < 4; i++)
-                for (int j = 0; j < 3; j++)
-                    t[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
-            for (int i = 0; i < 4; i++)
-                for (int j = 0; j < 4; j++)
-                    tmp[((size_t)(4 * i + j) * M + m) * C + c] =
-                        (float)(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
-        }
-    for (size_t xi = 0; xi < 16; xi++)
-        wgk_conv_pack_w(tmp + xi * M * C, M, C, 1, dst + xi * wgk_conv_pack_w_group(M, C));
-}
+/* Transforms the filters w (ONNX layout [M][C][3][3]) and packs them into dst
+ * (wgk_wino_pack_w_size(M, C) floats, rows past M written as zeros). Matrix xi (= 4*i + j
+ * of the 4x4 U) starts at xi * wgk_conv_pack_w_group(M, C), packed like wgk_conv_pack_w
+ * (MR-row panels). Computed in float32. Modules call it once per conv, on the first run
+ * (kernels/conv/f32-winograd-weights.c). */
+void wgk_wino_prepare_w(const float *w, int M, int C, float *dst);
 
 /* Tiles per block: V (16 x C x NT) and M (16 x M x NT) in about 1 MiB. */
 static inline int wgk_wino_block_tiles(int C, int M, int tiles)
@@ -71,8 +63,8 @@ static inline size_t wgk_wino_scratch(int C, int M, int OH, int OW)
            (size_t)16 * (size_t)C;
 }
 
-/* a: KH = KW = 3, SH = SW = DH = DW = 1, groups = 1 (any padding); a->w packed by
- * wgk_wino_pack_w; a->scratch of wgk_wino_scratch floats. */
+/* a: KH = KW = 3, SH = SW = DH = DW = 1, groups = 1 (any padding); a->w prepared by
+ * wgk_wino_prepare_w; a->scratch of wgk_wino_scratch floats. */
 void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a);
 
 /* The multiplication step of both Winograd kernels: for each of the npos transform
@@ -89,37 +81,16 @@ void wgk_wino_gemm(const float *w, size_t wx, int npos, int M, int C, const floa
  *          0 4 0 -5 0 1]
  *   G   = [1/4 0 0; -1/6 -1/6 -1/6; -1/6 1/6 -1/6; 1/24 1/12 1/6; 1/24 -1/12 1/6; 0 0 1]
  *   A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1]
- * U = G g G^T is computed in double and rounded once. */
+ * U = G g G^T is computed in float32 (wgk_wino4_prepare_w). */
 
 static inline size_t wgk_wino4_pack_w_size(size_t M, size_t C)
 {
     return 36 * wgk_conv_pack_w_group(M, C);
 }
 
-/* Like wgk_wino_pack_w, 36 matrices (xi = 6*i + j); tmp: 36 * M * C floats. */
-static inline void wgk_wino4_pack_w(const float *w, size_t M, size_t C, float *tmp, float *dst)
-{
-    static const double G[6][3] = {{0.25, 0, 0},
-                                   {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                   {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                   {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                   {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                                   {0, 0, 1}};
-    for (size_t m = 0; m < M; m++)
-        for (size_t c = 0; c < C; c++) {
-            const float *g = w + (m * C + c) * 9;
-            double t[6][3]; /* G g */
-            for (int i = 0; i < 6; i++)
-                for (int j = 0; j < 3; j++)
-                    t[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
-            for (int i = 0; i < 6; i++)
-                for (int j = 0; j < 6; j++)
-                    tmp[((size_t)(6 * i + j) * M + m) * C + c] =
-                        (float)(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
-        }
-    for (size_t xi = 0; xi < 36; xi++)
-        wgk_conv_pack_w(tmp + xi * M * C, M, C, 1, dst + xi * wgk_conv_pack_w_group(M, C));
-}
+/* Like wgk_wino_prepare_w, 36 matrices (xi = 6*i + j) into wgk_wino4_pack_w_size(M, C)
+ * floats. */
+void wgk_wino4_prepare_w(const float *w, int M, int C, float *dst);
 
 /* Tiles per block: V (36 x C x NT) and M (36 x M x NT) in about 2 MiB (the weight
  * panels are streamed once per block; 1 MiB blocks made ResNet-50 ~3% slower). */
@@ -152,7 +123,7 @@ static inline int wgk_wino4_better(int OH, int OW)
     return t4 >= 8 && w4 * 10 < w2 * 9;
 }
 
-/* a as for wgk_f32_conv2d_winograd; a->w packed by wgk_wino4_pack_w; a->scratch of
+/* a as for wgk_f32_conv2d_winograd; a->w prepared by wgk_wino4_prepare_w; a->scratch of
  * wgk_wino4_scratch floats. */
 void wgk_f32_conv2d_winograd4(const wgk_conv2d_args *a);
 

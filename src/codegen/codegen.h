@@ -15,10 +15,11 @@
 /* Memory layout of a module (byte addresses). */
 typedef struct wgc_layout {
     uint32_t weights_base;  /* weights segment start (fixed, WGC_WEIGHTS_BASE) */
-    uint32_t arena_base;    /* arena start, after the weights */
+    uint32_t prepared_base; /* prepared-weights region, after the weights (not in the file) */
+    uint32_t arena_base;    /* arena start, after the prepared weights */
     uint32_t global_base;   /* where wasm-ld places the kernels' static data */
     uint32_t memory_bytes;  /* initial = maximum memory */
-    uint64_t weight_bytes, arena_bytes;
+    uint64_t weight_bytes, prepared_bytes, arena_bytes;
 } wgc_layout;
 
 /* Weights start at this address in linear memory, and their bytes start at a multiple of

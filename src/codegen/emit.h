@@ -1,12 +1,15 @@
 /*
  * emit.h: what op emitters use to write the body of wg_run().
  *
- * The generated C file includes kernels/include/wgk.h and defines two address
- * macros, A(offset) for the arena (inputs, outputs, intermediates, scratch) and
- * W(offset) for the weights segment; both give a `void *`. wgc_ptr() returns the
- * expression for a tensor ("A(4096)"), placing a constant tensor's bytes in the
- * weights segment the first time it is asked for. wgc_weight() adds bytes that an op
- * packed itself (a transposed or blocked filter, folded bias).
+ * The generated C file includes kernels/include/wgk.h and defines three address
+ * macros, A(offset) for the arena (inputs, outputs, intermediates, scratch),
+ * W(offset) for the weights segment and P(offset) for the prepared-weights region; all
+ * give a `void *`. wgc_ptr() returns the expression for a tensor ("A(4096)"), placing a
+ * constant tensor's bytes in the weights segment the first time it is asked for.
+ * wgc_weight() adds bytes that an op packed itself (a transposed or blocked filter,
+ * folded bias). wgc_prepared() reserves zero-filled memory that is not in the module
+ * file, for weights an op derives at run time (once, on the first run) because the
+ * derived form is much larger than the original (Winograd filters: 16/9 or 36/9).
  *
  * Strings returned by wgc_ptr/wgc_scratch stay valid for the next 16 calls: use them
  * directly in one wgc_emit() call.
@@ -38,6 +41,12 @@ const char *wgc_scratch(wgc_emitter *e);
 /* Copies bytes into the weights segment (64-byte aligned) and sets *expr to its address
  * expression. Returns WG_ERR_NOMEM on allocation failure. */
 wg_status wgc_weight(wgc_emitter *e, const void *data, size_t bytes, const char **expr);
+/* Reserves bytes (64-byte aligned) in the prepared-weights region and sets *expr to its
+ * address expression ("P(offset)"). The region is zero when the module is instantiated
+ * and costs no bytes in the file; the op's code fills it, typically behind a
+ * `static int` flag in its own `{ }` block so that it happens on the first run only.
+ * Returns WG_ERR_LIMIT if the region would pass 4 GiB. */
+wg_status wgc_prepared(wgc_emitter *e, size_t bytes, const char **expr);
 /* Formats a float so that C reads back the same bits ("1.5f", "-INFINITY", "NAN"). */
 const char *wgc_float(wgc_emitter *e, float v);
 

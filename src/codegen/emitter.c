@@ -1,8 +1,10 @@
-/* emitter.c: the buffers behind emit.h (C text of wg_run and the weights segment). */
+/* emitter.c: the buffers behind emit.h (C text of wg_run, the weights segment, the size of
+ * the prepared-weights region). */
 #include "emitter.h"
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +133,20 @@ wg_status wgc_weight(wgc_emitter *e, const void *data, size_t bytes, const char 
         return WG_ERR_NOMEM;
     char *s = ring_next(e);
     snprintf(s, 96, "W(%lld)", (long long)off);
+    *expr = s;
+    return WG_OK;
+}
+
+wg_status wgc_prepared(wgc_emitter *e, size_t bytes, const char **expr)
+{
+    const uint64_t off = ((uint64_t)e->plen + 63) & ~(uint64_t)63;
+    /* wasm32: more than 4 GiB fails generate.c's memory check anyway; this keeps the
+     * running total from overflowing. */
+    if ((uint64_t)bytes > UINT32_MAX || off + bytes > UINT32_MAX)
+        return WG_ERR_LIMIT;
+    e->plen = (size_t)(off + bytes);
+    char *s = ring_next(e);
+    snprintf(s, 96, "P(%llu)", (unsigned long long)off);
     *expr = s;
     return WG_OK;
 }

@@ -15,6 +15,7 @@ struct wgc_emitter {
     uint8_t *weights;     /* the weights segment, in final packed layout */
     size_t wlen, wcap;
     int64_t *weight_off;  /* per tensor: offset in weights, -1 until placed */
+    size_t plen;          /* bytes reserved in the prepared-weights region (wgc_prepared) */
     bool failed;          /* an allocation failed: the result is unusable */
     char ring[16][96];
     int ring_i;

@@ -7,13 +7,20 @@
  *   constant weight, 3x3 stride 1, 1 group, C, M >= 16     wgk_f32_conv2d_winograd4 (F(4x4,3x3))
  *                                                          when the output has >= 8 4x4 tiles,
  *                                                          else wgk_f32_conv2d_winograd (F(2x2));
- *                                                          weights transformed + packed here
+ *                                                          ONNX weights in the module, transformed
+ *                                                          + packed by the module on its first run
  *   other constant-weight 2-D convs                        wgk_f32_conv2d_packed (packed-GEMM,
  *                                                          im2col fused into B packing)
  *   weight computed at run time: 1x1, stride 1, no pad     wgk_f32_conv2d_1x1, ONNX layout
  *                                anything else             wgk_f32_conv2d_im2col, ONNX layout
- * Constant weights are packed here at compile time (wgk_conv_pack_w / wgk_wino_pack_w),
- * never at run time; a weight computed at run time is read in its ONNX layout (w_rowmajor).
+ * Other constant weights are packed here at compile time (wgk_conv_pack_w, wgk_pack_conv).
+ * Winograd filters are not: transformed, they are 16/9 (F(2x2)) or 36/9 (F(4x4)) the size
+ * of the ONNX ones (ResNet-50 v2: a 152 MiB module instead of 98 MiB), so the module
+ * keeps the ONNX filters and each Winograd conv transforms them once, the first time it
+ * runs (wgk_wino_prepare_w / wgk_wino4_prepare_w into the prepared-weights region,
+ * emit.h). That costs ResNet-50 v2's first run about 50 ms: 16 ms of transforms, the rest
+ * the first touch of the 85 MiB of fresh memory they fill. A weight computed at run time
+ * is read in its ONNX layout (w_rowmajor).
  */
 #include <stdlib.h>
 
@@ -137,7 +144,7 @@ static bool use_packed(wgc_graph *g, const wgc_node *n, const conv_geom *c)
 
 /* Of those, 3x3 stride-1 one-group convs with enough channels for the transforms to pay
  * run on Winograd F(2x2, 3x3) (wgk_winograd.h): 2.25x fewer multiplies, for a 16/9
- * larger transformed weight made here. */
+ * larger transformed weight made by the module on its first run. */
 static bool use_winograd(wgc_graph *g, const wgc_node *n, const conv_geom *c)
 {
     const wgc_window *w = &c->win;
@@ -198,6 +205,33 @@ static wg_status emit_direct(wgc_emitter *e, wgc_graph *g, wgc_node *n, const co
     return WG_OK;
 }
 
+/* Winograd convs: the module stores the ONNX filters [M][C][3][3] (wgc_ptr) and transforms
+ * them into the prepared-weights region on the node's first run, behind a static flag
+ * (the file would otherwise carry the 16/9 or 36/9 larger transformed filters). The flag
+ * is set after the transform, so a run interrupted inside it redoes it. Sets *wexpr to
+ * the transformed filters' address. */
+static wg_status emit_winograd_prepare(wgc_emitter *e, wgc_graph *g, wgc_node *n, const conv_geom *c,
+                                       const char **wexpr)
+{
+    const bool f4 = use_winograd4(g, n, c);
+    const size_t count = f4 ? wgk_wino4_pack_w_size((size_t)c->M, (size_t)c->C)
+                            : wgk_wino_pack_w_size((size_t)c->M, (size_t)c->C);
+    const char *src = wgc_ptr(e, g, n->inputs[1]);
+    wg_status st = wgc_prepared(e, count * sizeof(float), wexpr);
+    if (st)
+        return wgc_error(g, n, st, "the transformed weight of '%s' does not fit in memory",
+                         wgc_in(g, n, 1)->name);
+    wgc_emit(e, "{\n");
+    wgc_emit(e, "    static int prepared; /* filters transformed (first run) */\n");
+    wgc_emit(e, "    if (!prepared) {\n");
+    wgc_emit(e, "        %s(%s, %lld, %lld, %s);\n", f4 ? "wgk_wino4_prepare_w" : "wgk_wino_prepare_w",
+             src, (long long)c->M, (long long)c->C, *wexpr);
+    wgc_emit(e, "        prepared = 1;\n");
+    wgc_emit(e, "    }\n");
+    wgc_emit(e, "}\n");
+    return WG_OK;
+}
+
 static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     conv_geom c;
@@ -213,30 +247,19 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     const bool rowmajor = !w->data && c.kind != CONV_DW;
     if (c.kind == CONV_DW || !w->data) {
         wexpr = wgc_ptr(e, g, n->inputs[1]);
+    } else if (use_winograd(g, n, &c)) {
+        if ((st = emit_winograd_prepare(e, g, n, &c, &wexpr)))
+            goto fail;
     } else {
         size_t kg = (size_t)(c.C / c.groups * c.KH * c.KW);
-        const bool wino = use_winograd(g, n, &c), wino4 = use_winograd4(g, n, &c);
-        size_t count = wino4                ? wgk_wino4_pack_w_size((size_t)c.M, (size_t)c.C)
-                       : wino               ? wgk_wino_pack_w_size((size_t)c.M, (size_t)c.C)
-                       : use_packed(g, n, &c) ? wgk_conv_pack_w_size((size_t)c.M, kg, (size_t)c.groups)
+        size_t count = use_packed(g, n, &c) ? wgk_conv_pack_w_size((size_t)c.M, kg, (size_t)c.groups)
                                             : wgk_pack_conv_size((size_t)c.M, kg, (size_t)c.groups);
         packed = malloc(count * sizeof(float));
         if (!packed) {
             st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing weight '%s'", w->name);
             goto fail;
         }
-        if (wino) {
-            float *tmp = malloc((size_t)(wino4 ? 36 : 16) * (size_t)c.M * (size_t)c.C * sizeof(float));
-            if (!tmp) {
-                st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory transforming weight '%s'", w->name);
-                goto fail;
-            }
-            if (wino4)
-                wgk_wino4_pack_w((const float *)w->data, (size_t)c.M, (size_t)c.C, tmp, packed);
-            else
-                wgk_wino_pack_w((const float *)w->data, (size_t)c.M, (size_t)c.C, tmp, packed);
-            free(tmp);
-        } else if (use_packed(g, n, &c))
+        if (use_packed(g, n, &c))
             wgk_conv_pack_w((const float *)w->data, (size_t)c.M, kg, (size_t)c.groups, packed);
         else
             wgk_pack_conv((const float *)w->data, (size_t)c.M, kg, (size_t)c.groups, packed);

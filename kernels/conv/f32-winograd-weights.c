@@ -1,0 +1,153 @@
+/*
+ * f32-winograd-weights.c: the Winograd filter transforms U = G g G^T of F(2x2, 3x3) and
+ * F(4x4, 3x3) (wgk_winograd.h), written straight into the packed layout the Winograd
+ * kernels read. Modules run these once, on the first run of each Winograd conv, so that
+ * the file carries the 9-float filters instead of the 16- or 36-float transformed ones.
+ *
+ * Packed layout (wgk_conv_pack_w per position): matrix xi starts at xi * wx
+ * (wx = wgk_conv_pack_w_group(M, C)); in it, panel p = m / MR holds
+ * dst[(p*C + c)*MR + r] = U_xi[p*MR + r][c]. With MR = 4 the 4 filters of a panel at one
+ * input channel c fill one v128, so the SIMD path transforms 4 filters at once (lane r =
+ * filter p*4 + r) into one v128 per position; the 4 filter rows are read in order of c,
+ * 9 floats each, and transposed into 9 vectors.
+ */
+#include "wgk_winograd.h"
+
+#ifdef __wasm_simd128__
+
+typedef v128_t vec;
+#define ADD wasm_f32x4_add
+#define SUB wasm_f32x4_sub
+#define MUL(k, v) wasm_f32x4_mul(wasm_f32x4_splat(k), (v))
+
+#else
+
+typedef float vec;
+#define ADD(p, q) ((p) + (q))
+#define SUB(p, q) ((p) - (q))
+#define MUL(k, v) ((k) * (v))
+
+#endif
+
+/* o[0..3 * os] = G x (x0, x1, x2) of F(2x2): G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]. */
+static inline void g4(vec x0, vec x1, vec x2, vec *o, int os)
+{
+    const vec s = MUL(0.5f, ADD(x0, x2)), h = MUL(0.5f, x1);
+    o[0] = x0;
+    o[os] = ADD(s, h);
+    o[2 * os] = SUB(s, h);
+    o[3 * os] = x2;
+}
+
+/* o[0..5 * os] = G x (x0, x1, x2) of F(4x4): G = [1/4 0 0; -1/6 -1/6 -1/6;
+ * -1/6 1/6 -1/6; 1/24 1/12 1/6; 1/24 -1/12 1/6; 0 0 1]. */
+static inline void g6(vec x0, vec x1, vec x2, vec *o, int os)
+{
+    /* 5 multiplies: a = (x0/4 + x2)/6, b = x1/12 = -h/2. */
+    const vec q = MUL(0.25f, x0), s = MUL(-1.0f / 6, ADD(x0, x2)), h = MUL(-1.0f / 6, x1);
+    const vec a = MUL(1.0f / 6, ADD(q, x2)), b = MUL(-0.5f, h);
+    o[0] = q;
+    o[os] = ADD(s, h);
+    o[2 * os] = SUB(s, h);
+    o[3 * os] = ADD(a, b);
+    o[4 * os] = SUB(a, b);
+    o[5 * os] = x2;
+}
+
+/* u (n x n row-major, n = 4 or 6; element xi at u[xi * us]) = G g G^T of the 3x3
+ * filter g (row-major vecs). */
+static inline void transform(const vec *g, int n, vec *u, int us)
+{
+    vec t[18]; /* G g: n x 3, row-major */
+    for (int j = 0; j < 3; j++) {
+        if (n == 4)
+            g4(g[j], g[3 + j], g[6 + j], t + j, 3);
+        else
+            g6(g[j], g[3 + j], g[6 + j], t + j, 3);
+    }
+    for (int i = 0; i < n; i++) { /* row i of (G g) G^T */
+        if (n == 4)
+            g4(t[3 * i], t[3 * i + 1], t[3 * i + 2], u + 4 * i * us, us);
+        else
+            g6(t[3 * i], t[3 * i + 1], t[3 * i + 2], u + 6 * i * us, us);
+    }
+}
+
+/* Input channels per block: the SIMD path transforms CB channels of one panel into a
+ * local buffer, then writes each position's CB vectors (CB * 16 bytes, whole cache lines)
+ * in one go. Storing each filter's 36 vectors straight away instead touches 36 lines
+ * whose addresses differ by a multiple of 4 KiB, all in the same L1 set, and each line
+ * is evicted before its 4 stores are done: twice as slow (ResNet-50 v2's filters: 33 ms
+ * instead of 17 ms on wasmtime). */
+#define CB 16
+
+/* The n*n transformed, packed matrices of w [M][C][3][3] into dst. Inlined into both
+ * callers so that n is a constant and the transforms unroll. */
+static inline __attribute__((always_inline)) void prepare(const float *w, int M, int C, int n, float *dst)
+{
+    const size_t wx = wgk_conv_pack_w_group((size_t)M, (size_t)C);
+    const int npos = n * n;
+    static const float zero[12];
+    for (int p = 0; p * WGK_CONV_MR < M; p++) {
+        /* Row r of the panel: filter p*MR + r, or zeros past M (step 0). */
+        const float *row[WGK_CONV_MR];
+        size_t step[WGK_CONV_MR];
+        for (int r = 0; r < WGK_CONV_MR; r++) {
+            const int m = p * WGK_CONV_MR + r;
+            row[r] = m < M ? w + (size_t)m * C * 9 : zero;
+            step[r] = m < M ? 9 : 0;
+        }
+        float *d = dst + (size_t)p * C * WGK_CONV_MR;
+#ifdef __wasm_simd128__
+        for (int c0 = 0; c0 < C; c0 += CB) {
+            const int nc = C - c0 < CB ? C - c0 : CB;
+            vec buf[36][CB];
+            for (int k = 0; k < nc; k++) {
+                const size_t c = (size_t)(c0 + k);
+                const float *r0 = row[0] + c * step[0], *r1 = row[1] + c * step[1];
+                const float *r2 = row[2] + c * step[2], *r3 = row[3] + c * step[3];
+                vec g[9];
+                /* 4x4 transposes of taps 0..3 and 4..7; tap 8 gathered. */
+                for (int h = 0; h < 2; h++) {
+                    const vec q0 = wasm_v128_load(r0 + 4 * h), q1 = wasm_v128_load(r1 + 4 * h);
+                    const vec q2 = wasm_v128_load(r2 + 4 * h), q3 = wasm_v128_load(r3 + 4 * h);
+                    const vec a0 = wasm_i32x4_shuffle(q0, q1, 0, 4, 1, 5), a1 = wasm_i32x4_shuffle(q2, q3, 0, 4, 1, 5);
+                    const vec a2 = wasm_i32x4_shuffle(q0, q1, 2, 6, 3, 7), a3 = wasm_i32x4_shuffle(q2, q3, 2, 6, 3, 7);
+                    g[4 * h] = wasm_i32x4_shuffle(a0, a1, 0, 1, 4, 5);
+                    g[4 * h + 1] = wasm_i32x4_shuffle(a0, a1, 2, 3, 6, 7);
+                    g[4 * h + 2] = wasm_i32x4_shuffle(a2, a3, 0, 1, 4, 5);
+                    g[4 * h + 3] = wasm_i32x4_shuffle(a2, a3, 2, 3, 6, 7);
+                }
+                g[8] = wasm_f32x4_make(r0[8], r1[8], r2[8], r3[8]);
+                transform(g, n, &buf[0][k], CB);
+            }
+            for (int xi = 0; xi < npos; xi++) {
+                float *o = d + xi * wx + (size_t)c0 * WGK_CONV_MR;
+                for (int k = 0; k < nc; k++)
+                    wasm_v128_store(o + k * WGK_CONV_MR, buf[xi][k]);
+            }
+        }
+#else
+        for (int c = 0; c < C; c++, d += WGK_CONV_MR)
+            for (int r = 0; r < WGK_CONV_MR; r++) {
+                const float *gr = row[r] + (size_t)c * step[r];
+                vec g[9], u[36];
+                for (int k = 0; k < 9; k++)
+                    g[k] = gr[k];
+                transform(g, n, u, 1);
+                for (int xi = 0; xi < npos; xi++)
+                    d[xi * wx + r] = u[xi];
+            }
+#endif
+    }
+}
+
+void wgk_wino_prepare_w(const float *w, int M, int C, float *dst)
+{
+    prepare(w, M, C, 4, dst);
+}
+
+void wgk_wino4_prepare_w(const float *w, int M, int C, float *dst)
+{
+    prepare(w, M, C, 6, dst);
+}
