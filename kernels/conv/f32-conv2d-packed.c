@@ -45,6 +45,22 @@ static void pack_direct(const float *x, int K, int HW, int nb, int ncols, float 
     }
 }
 
+/* dst[i] = src[2*i] for i < n: the even lanes of two loads per four (stride-2 convs). */
+static void copy_stride2(float *dst, const float *src, int n)
+{
+    int i = 0;
+#ifdef __wasm_simd128__
+    /* The second load reads src[2*i + 4 .. 2*i + 7]; lane 7 is past the last element
+     * used (src[2*n - 2]) only when i + 4 == n, so stop one vector early. */
+    for (; i + 4 < n; i += 4) {
+        const v128_t a = wasm_v128_load(src + 2 * i), b = wasm_v128_load(src + 2 * i + 4);
+        wasm_v128_store(dst + i, wasm_i32x4_shuffle(a, b, 0, 2, 4, 6));
+    }
+#endif
+    for (; i < n; i++)
+        dst[i] = src[2 * i];
+}
+
 /* Row k of the im2col block, contiguous: row[n - nb] = x[c][oh*SH - PT + kh*DH][ow*SW -
  * PL + kw*DW] (0 outside the image) for n = oh*OW + ow in [nb, nb + ncols). */
 static void im2col_row(const wgk_conv2d_args *a, const float *xc, int kh, int kw, int nb, int ncols,
@@ -72,6 +88,8 @@ static void im2col_row(const wgk_conv2d_args *a, const float *xc, int kh, int kw
             if (SW == 1) {
                 for (int ow = z0; ow < z1; ow++)
                     r[ow] = in[ow];
+            } else if (SW == 2) {
+                copy_stride2(r + z0, in + 2 * (ptrdiff_t)z0, z1 - z0);
             } else {
                 for (int ow = z0; ow < z1; ow++)
                     r[ow] = in[(ptrdiff_t)ow * SW];
