@@ -129,8 +129,35 @@ void wgk_wino_gemm(const float *w, size_t wx, int npos, int M, int C, const floa
         }
 }
 
+int wgk_wino_per_group(const wgk_conv2d_args *a, void (*kernel)(const wgk_conv2d_args *),
+                       size_t wgroup)
+{
+    if (a->groups <= 1)
+        return 0;
+    const int cg = a->C / a->groups, mg = a->M / a->groups;
+    const size_t in = (size_t)a->H * a->W, out = (size_t)a->OH * a->OW;
+    for (int n = 0; n < a->N; n++)
+        for (int g = 0; g < a->groups; g++) {
+            wgk_conv2d_args s = *a;
+            s.N = 1;
+            s.C = cg;
+            s.M = mg;
+            s.groups = 1;
+            s.x = a->x + ((size_t)n * a->C + (size_t)g * cg) * in;
+            s.w = a->w + (size_t)g * wgroup;
+            s.bias = a->bias ? a->bias + (size_t)g * mg : NULL;
+            s.res = a->res ? a->res + ((size_t)n * a->M + (size_t)g * mg) * out : NULL;
+            s.y = a->y + ((size_t)n * a->M + (size_t)g * mg) * out;
+            kernel(&s);
+        }
+    return 1;
+}
+
 void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a)
 {
+    if (wgk_wino_per_group(a, wgk_f32_conv2d_winograd,
+                           wgk_wino_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
+        return;
     const int C = a->C, M = a->M, H = a->H, W = a->W, OH = a->OH, OW = a->OW;
     const int TW = (OW + 1) / 2, T = ((OH + 1) / 2) * TW;
     const int nt = wgk_wino_block_tiles(C, M, T);

@@ -233,6 +233,9 @@ static void output4(const float *mm, size_t mx, float *y, const float *res, int 
 
 void wgk_f32_conv2d_winograd4(const wgk_conv2d_args *a)
 {
+    if (wgk_wino_per_group(a, wgk_f32_conv2d_winograd4,
+                           wgk_wino4_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
+        return;
     const int C = a->C, M = a->M, H = a->H, W = a->W, OH = a->OH, OW = a->OW;
     const int TW = (OW + 3) / 4, T = ((OH + 3) / 4) * TW;
     const int nt = wgk_wino4_block_tiles(C, M, T);

@@ -63,9 +63,17 @@ static inline size_t wgk_wino_scratch(int C, int M, int OH, int OW)
            (size_t)16 * (size_t)C;
 }
 
-/* a: KH = KW = 3, SH = SW = DH = DW = 1, groups = 1 (any padding); a->w prepared by
- * wgk_wino_prepare_w; a->scratch of wgk_wino_scratch floats. */
+/* a: KH = KW = 3, SH = SW = DH = DW = 1, any padding and groups; a->w prepared by
+ * wgk_wino_prepare_w, one group after the other (each wgk_wino_pack_w_size(M/groups,
+ * C/groups) floats, from filters w + g*(M/groups)*(C/groups)*9); a->scratch of
+ * wgk_wino_scratch(C/groups, M/groups, ...) floats. */
 void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a);
+
+/* Grouped convolutions (AlexNet's 3x3 layers): runs kernel, a one-group Winograd
+ * kernel, once per image and group on that group's channels; wgroup: floats of one
+ * group's prepared weight. Returns 0 (nothing done) when a->groups == 1. */
+int wgk_wino_per_group(const wgk_conv2d_args *a, void (*kernel)(const wgk_conv2d_args *),
+                       size_t wgroup);
 
 /* The multiplication step of both Winograd kernels: for each of the npos transform
  * positions xi, Mo[xi] (M x nt, stride mx) = U[xi] (packed weights at w + xi*wx, M x C)
@@ -123,8 +131,8 @@ static inline int wgk_wino4_better(int OH, int OW)
     return t4 >= 8 && w4 * 10 < w2 * 9;
 }
 
-/* a as for wgk_f32_conv2d_winograd; a->w prepared by wgk_wino4_prepare_w; a->scratch of
- * wgk_wino4_scratch floats. */
+/* a as for wgk_f32_conv2d_winograd; a->w prepared by wgk_wino4_prepare_w (per group);
+ * a->scratch of wgk_wino4_scratch(C/groups, M/groups, ...) floats. */
 void wgk_f32_conv2d_winograd4(const wgk_conv2d_args *a);
 
 #endif

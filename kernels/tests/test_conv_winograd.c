@@ -77,15 +77,20 @@ static void check(const shape *s, int epi)
     a.y = Y;
     a.scratch = Scratch;
     reference(&a);
-    /* Every float of the prepared weight, the zero rows past M included, is written. */
-    const size_t wsize = f4 ? wgk_wino4_pack_w_size((size_t)s->M, (size_t)s->C)
-                            : wgk_wino_pack_w_size((size_t)s->M, (size_t)s->C);
+    /* Every float of the prepared weight, the zero rows past M included, is written;
+     * grouped: one group's after the other's. */
+    const int mg = s->M / s->groups;
+    const size_t gsize = f4 ? wgk_wino4_pack_w_size((size_t)mg, (size_t)cg)
+                            : wgk_wino_pack_w_size((size_t)mg, (size_t)cg);
+    const size_t wsize = gsize * (size_t)s->groups;
     for (size_t i = 0; i < wsize + 8; i++)
         WP[i] = NAN;
-    if (f4)
-        wgk_wino4_prepare_w(Wt, s->M, s->C, WP);
-    else
-        wgk_wino_prepare_w(Wt, s->M, s->C, WP);
+    for (int g = 0; g < s->groups; g++) {
+        if (f4)
+            wgk_wino4_prepare_w(Wt + (size_t)g * mg * K, mg, cg, WP + g * gsize);
+        else
+            wgk_wino_prepare_w(Wt + (size_t)g * mg * K, mg, cg, WP + g * gsize);
+    }
     int unset = 0;
     for (size_t i = 0; i < wsize; i++)
         unset += WP[i] != WP[i];
@@ -146,6 +151,8 @@ static void run(void)
         {1, 1000, 7, 5, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, /* K = 1000, 3 tile blocks */
         {1, 24, 29, 30, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, /* interior F(4x4) groups */
         {2, 600, 20, 18, 40, 3, 3, 1, 1, 1, 1, 1, 0, 1, 2, 1}, /* F(4x4): 2 tile blocks */
+        {2, 32, 13, 13, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},  /* groups (AlexNet), 2 images */
+        {1, 12, 9, 10, 21, 3, 3, 1, 1, 1, 1, 0, 1, 1, 0, 3},   /* 3 groups, odd M per group */
     };
     for (f4 = 0; f4 < 2; f4++)
         for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)

@@ -4,7 +4,7 @@
  *
  * Lowering, chosen per layer (resolve(), use_packed(), use_winograd()):
  *   depthwise (one input channel per group, groups > 1)   wgk_f32_dwconv2d, ONNX weights
- *   constant weight, 3x3 stride 1, 1 group, C, M >= 16     wgk_f32_conv2d_winograd4 (F(4x4,3x3))
+ *   constant weight, 3x3 stride 1, C, M per group >= 16    wgk_f32_conv2d_winograd4 (F(4x4,3x3))
  *                                                          when the output has >= 8 4x4 tiles,
  *                                                          else wgk_f32_conv2d_winograd (F(2x2));
  *                                                          ONNX weights in the module, transformed
@@ -142,15 +142,16 @@ static bool use_packed(wgc_graph *g, const wgc_node *n, const conv_geom *c)
     return (c->kind == CONV_1X1 || c->kind == CONV_IM2COL) && wgc_in(g, n, 1)->data;
 }
 
-/* Of those, 3x3 stride-1 one-group convs with enough channels for the transforms to pay
+/* Of those, 3x3 stride-1 convs with enough channels per group for the transforms to pay
  * run on Winograd F(2x2, 3x3) (wgk_winograd.h): 2.25x fewer multiplies, for a 16/9
- * larger transformed weight made by the module on its first run. */
+ * larger transformed weight made by the module on its first run. Grouped ones (AlexNet)
+ * run group by group. */
 static bool use_winograd(wgc_graph *g, const wgc_node *n, const conv_geom *c)
 {
     const wgc_window *w = &c->win;
     return use_packed(g, n, c) && c->rank == 2 && c->KH == 3 && c->KW == 3 && w->s[0] == 1 &&
-           w->s[1] == 1 && w->d[0] == 1 && w->d[1] == 1 && c->groups == 1 && c->C >= 16 &&
-           c->M >= 16;
+           w->s[1] == 1 && w->d[0] == 1 && w->d[1] == 1 && c->C / c->groups >= 16 &&
+           c->M / c->groups >= 16;
 }
 
 /* Of those, the ones whose output is large enough for F(4x4, 3x3) to beat F(2x2)
@@ -166,10 +167,11 @@ static size_t conv_scratch(const wgc_graph *g, const wgc_node *n)
     /* resolve() only writes g->err on failure; infer has already succeeded here. */
     if (resolve((wgc_graph *)g, n, &c))
         return 0;
+    const int cg = (int)(c.C / c.groups), mg = (int)(c.M / c.groups);
     if (use_winograd4((wgc_graph *)g, n, &c))
-        return wgk_wino4_scratch((int)c.C, (int)c.M, (int)c.OH, (int)c.OW) * sizeof(float);
+        return wgk_wino4_scratch(cg, mg, (int)c.OH, (int)c.OW) * sizeof(float);
     if (use_winograd((wgc_graph *)g, n, &c))
-        return wgk_wino_scratch((int)c.C, (int)c.M, (int)c.OH, (int)c.OW) * sizeof(float);
+        return wgk_wino_scratch(cg, mg, (int)c.OH, (int)c.OW) * sizeof(float);
     if (use_packed((wgc_graph *)g, n, &c))
         return wgk_conv_packed_scratch((int)(c.C / c.groups * c.KH * c.KW), (int)(c.OH * c.OW)) *
                sizeof(float);
@@ -214,8 +216,9 @@ static wg_status emit_winograd_prepare(wgc_emitter *e, wgc_graph *g, wgc_node *n
                                        const char **wexpr)
 {
     const bool f4 = use_winograd4(g, n, c);
-    const size_t count = f4 ? wgk_wino4_pack_w_size((size_t)c->M, (size_t)c->C)
-                            : wgk_wino_pack_w_size((size_t)c->M, (size_t)c->C);
+    const size_t cg = (size_t)(c->C / c->groups), mg = (size_t)(c->M / c->groups);
+    const size_t group = f4 ? wgk_wino4_pack_w_size(mg, cg) : wgk_wino_pack_w_size(mg, cg);
+    const size_t count = group * (size_t)c->groups;
     const char *src = wgc_ptr(e, g, n->inputs[1]);
     wg_status st = wgc_prepared(e, count * sizeof(float), wexpr);
     if (st)
@@ -224,8 +227,9 @@ static wg_status emit_winograd_prepare(wgc_emitter *e, wgc_graph *g, wgc_node *n
     wgc_emit(e, "{\n");
     wgc_emit(e, "    static int prepared; /* filters transformed (first run) */\n");
     wgc_emit(e, "    if (!prepared) {\n");
-    wgc_emit(e, "        %s(%s, %lld, %lld, %s);\n", f4 ? "wgk_wino4_prepare_w" : "wgk_wino_prepare_w",
-             src, (long long)c->M, (long long)c->C, *wexpr);
+    wgc_emit(e, "        for (int g = 0; g < %lld; g++) /* groups: one after the other */\n", (long long)c->groups);
+    wgc_emit(e, "            %s((const float *)%s + (size_t)g * %zu, %zu, %zu, (float *)%s + (size_t)g * %zu);\n",
+             f4 ? "wgk_wino4_prepare_w" : "wgk_wino_prepare_w", src, mg * cg * 9, mg, cg, *wexpr, group);
     wgc_emit(e, "        prepared = 1;\n");
     wgc_emit(e, "    }\n");
     wgc_emit(e, "}\n");
