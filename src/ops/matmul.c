@@ -96,7 +96,9 @@ static wg_status mm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (nb * q.M * q.N == 0)
         return WG_OK;
     char aexpr[160], bexpr[160], yexpr[160], rexpr[160];
-    const char *pa = wgc_ptr(e, g, n->inputs[0]), *pb = wgc_ptr(e, g, n->inputs[1]);
+    /* B's address is asked for only where B is read as it is: asking places a constant B
+     * in the weights, and a packed constant B must not be stored twice. */
+    const char *pa = wgc_ptr(e, g, n->inputs[0]);
     const char *py = wgc_ptr(e, g, n->outputs[0]);
     const char *pr = n->residual >= 0 ? wgc_ptr(e, g, n->residual) : NULL;
     wgc_gemm_call call = {
@@ -109,9 +111,10 @@ static wg_status mm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         /* B is one matrix: A's batches are consecutive rows of one [nb*M, K] product. */
         call.M = nb * q.M;
         snprintf(aexpr, sizeof aexpr, "%s", pa);
-        snprintf(bexpr, sizeof bexpr, "%s", pb);
         const wgc_tensor *b = wgc_in(g, n, 1);
-        if (b->data) {
+        if (!b->data) {
+            snprintf(bexpr, sizeof bexpr, "%s", wgc_ptr(e, g, n->inputs[1]));
+        } else {
             /* Constant B: column panels, read in order by wgk_f32_gemm_pb. */
             size_t nf = wgk_pack_b_size((size_t)q.K, (size_t)q.N);
             float *packed = malloc(sizeof(float) * (nf ? nf : 1));
@@ -159,7 +162,7 @@ static wg_status mm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wgc_emit(e, "    static const int32_t offs[] = {%s};\n", list);
     wgc_emit(e, "    for (int i = 0; i < %lld; i++)\n", (long long)nb);
     snprintf(aexpr, sizeof aexpr, "(const float *)%s + offs[2 * i]", pa);
-    snprintf(bexpr, sizeof bexpr, "(const float *)%s + offs[2 * i + 1]", pb);
+    snprintf(bexpr, sizeof bexpr, "(const float *)%s + offs[2 * i + 1]", wgc_ptr(e, g, n->inputs[1]));
     snprintf(yexpr, sizeof yexpr, "(float *)%s + i * %lld", py, (long long)(q.M * q.N));
     if (pr) {
         snprintf(rexpr, sizeof rexpr, "(const float *)%s + i * %lld", pr, (long long)(q.M * q.N));
