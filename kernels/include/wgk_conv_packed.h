@@ -40,22 +40,30 @@ static inline size_t wgk_conv_pack_w_size(size_t M, size_t Kg, size_t groups)
     return groups * wgk_conv_pack_w_group(M / groups, Kg);
 }
 
+/* One group's matrix A[R][c] (R < rows, c < cols) = src[R*rs + c*cs] into MR-row panels:
+ * panel p holds dst[(p*cols + c)*MR + r] = A[p*MR + r][c], rows past `rows` zero. Shared
+ * by the conv weights (rows = output channels, read row-major) and the ConvTranspose
+ * weights (read transposed, wgk_convnd.h). */
+static inline void wgk_pack_panels(const float *src, size_t rows, size_t cols, size_t rs, size_t cs,
+                                   float *dst)
+{
+    const size_t panels = (rows + WGK_CONV_MR - 1) / WGK_CONV_MR;
+    for (size_t p = 0; p < panels; p++)
+        for (size_t c = 0; c < cols; c++)
+            for (size_t r = 0; r < WGK_CONV_MR; r++) {
+                const size_t R = p * WGK_CONV_MR + r;
+                dst[(p * cols + c) * WGK_CONV_MR + r] = R < rows ? src[R * rs + c * cs] : 0.0f;
+            }
+}
+
 /* w: ONNX layout [M][Kg] per group (Kg = C/groups*KH*KW). Group g starts at
  * g * wgk_conv_pack_w_group(Mg, Kg); inside it panel p holds
  * dst[(p*Kg + k)*MR + r] = W[g*Mg + p*MR + r][k], rows past Mg zero. */
 static inline void wgk_conv_pack_w(const float *w, size_t M, size_t Kg, size_t groups, float *dst)
 {
-    const size_t mg = M / groups, panels = (mg + WGK_CONV_MR - 1) / WGK_CONV_MR;
-    for (size_t g = 0; g < groups; g++) {
-        float *d = dst + g * wgk_conv_pack_w_group(mg, Kg);
-        const float *src = w + g * mg * Kg;
-        for (size_t p = 0; p < panels; p++)
-            for (size_t k = 0; k < Kg; k++)
-                for (size_t r = 0; r < WGK_CONV_MR; r++) {
-                    size_t m = p * WGK_CONV_MR + r;
-                    d[(p * Kg + k) * WGK_CONV_MR + r] = m < mg ? src[m * Kg + k] : 0.0f;
-                }
-    }
+    const size_t mg = M / groups;
+    for (size_t g = 0; g < groups; g++)
+        wgk_pack_panels(w + g * mg * Kg, mg, Kg, Kg, 1, dst + g * wgk_conv_pack_w_group(mg, Kg));
 }
 
 /* Reduction depth per pass over y: a KC x MR weight slice, broadcast 4x

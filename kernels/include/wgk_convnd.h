@@ -67,18 +67,10 @@ static inline size_t wgk_deconv2d_pack_w_size(size_t C, size_t M, size_t KHW, si
 static inline void wgk_deconv2d_pack_w(const float *w, size_t C, size_t M, size_t KHW,
                                        size_t groups, float *dst)
 {
-    const size_t cg = C / groups, mg = M / groups, rows = mg * KHW;
-    const size_t panels = (rows + WGK_CONV_MR - 1) / WGK_CONV_MR;
-    for (size_t g = 0; g < groups; g++) {
-        float *d = dst + g * wgk_conv_pack_w_group(rows, cg);
-        const float *src = w + g * cg * rows;
-        for (size_t p = 0; p < panels; p++)
-            for (size_t c = 0; c < cg; c++)
-                for (size_t r = 0; r < WGK_CONV_MR; r++) {
-                    const size_t R = p * WGK_CONV_MR + r;
-                    d[(p * cg + c) * WGK_CONV_MR + r] = R < rows ? src[c * rows + R] : 0.0f;
-                }
-    }
+    const size_t cg = C / groups, rows = M / groups * KHW;
+    for (size_t g = 0; g < groups; g++)
+        wgk_pack_panels(w + g * cg * rows, rows, cg, 1, rows,
+                        dst + g * wgk_conv_pack_w_group(rows, cg));
 }
 
 /* Scratch floats wgk_f32_deconv2d needs: the packed weight when w_onnx, a packed B block
