@@ -22,6 +22,7 @@
  * the first touch of the 85 MiB of fresh memory they fill. A weight computed at run time
  * is read in its ONNX layout (w_rowmajor).
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../../kernels/include/wgk_pack.h"
@@ -161,6 +162,37 @@ static bool use_winograd4(wgc_graph *g, const wgc_node *n, const conv_geom *c)
     return use_winograd(g, n, c) && wgk_wino4_better((int)c->OH, (int)c->OW);
 }
 
+/* Floats of a Winograd conv's transformed filters, all groups. */
+static size_t winograd_weight_floats(wgc_graph *g, const wgc_node *n, const conv_geom *c)
+{
+    const size_t cg = (size_t)(c->C / c->groups), mg = (size_t)(c->M / c->groups);
+    const size_t group = use_winograd4(g, n, c) ? wgk_wino4_pack_w_size(mg, cg) : wgk_wino_pack_w_size(mg, cg);
+    return group * (size_t)c->groups;
+}
+
+/* Models whose transformed filters would together take more than this keep none of
+ * them: every Winograd conv transforms its filters on every run into its scratch, which
+ * all nodes share. VGG-19 (548 MiB of weights) would otherwise add 305 MiB to its memory
+ * (0.82 of onnxruntime-web's peak RSS) and first-touch it in its first run; per run the
+ * transforms cost it ~6%. ResNet-50 (85 MiB, a larger share of its work in small layers
+ * where the transform is dear) keeps them. */
+#define WINOGRAD_KEEP_LIMIT ((size_t)128 << 20)
+
+static bool winograd_per_run(wgc_graph *g)
+{
+    size_t total = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const wgc_node *m = &g->nodes[i];
+        conv_geom c;
+        /* resolve() only writes g->err on failure; infer has already succeeded here. */
+        if (m->dead || m->op != WGC_OP_CONV || resolve(g, m, &c))
+            continue;
+        if (use_winograd(g, m, &c))
+            total += winograd_weight_floats(g, m, &c) * sizeof(float);
+    }
+    return total > WINOGRAD_KEEP_LIMIT;
+}
+
 static size_t conv_scratch(const wgc_graph *g, const wgc_node *n)
 {
     conv_geom c;
@@ -168,10 +200,12 @@ static size_t conv_scratch(const wgc_graph *g, const wgc_node *n)
     if (resolve((wgc_graph *)g, n, &c))
         return 0;
     const int cg = (int)(c.C / c.groups), mg = (int)(c.M / c.groups);
-    if (use_winograd4((wgc_graph *)g, n, &c))
-        return wgk_wino4_scratch(cg, mg, (int)c.OH, (int)c.OW) * sizeof(float);
-    if (use_winograd((wgc_graph *)g, n, &c))
-        return wgk_wino_scratch(cg, mg, (int)c.OH, (int)c.OW) * sizeof(float);
+    if (use_winograd((wgc_graph *)g, n, &c)) {
+        const size_t w = winograd_per_run((wgc_graph *)g) ? winograd_weight_floats((wgc_graph *)g, n, &c) : 0;
+        const size_t k = use_winograd4((wgc_graph *)g, n, &c) ? wgk_wino4_scratch(cg, mg, (int)c.OH, (int)c.OW)
+                                                              : wgk_wino_scratch(cg, mg, (int)c.OH, (int)c.OW);
+        return (w + k) * sizeof(float);
+    }
     if (use_packed((wgc_graph *)g, n, &c))
         return wgk_conv_packed_scratch((int)(c.C / c.groups * c.KH * c.KW), (int)(c.OH * c.OW)) *
                sizeof(float);
@@ -207,30 +241,41 @@ static wg_status emit_direct(wgc_emitter *e, wgc_graph *g, wgc_node *n, const co
     return WG_OK;
 }
 
-/* Winograd convs: the module stores the ONNX filters [M][C][3][3] (wgc_ptr) and transforms
- * them into the prepared-weights region on the node's first run, behind a static flag
- * (the file would otherwise carry the 16/9 or 36/9 larger transformed filters). The flag
- * is set after the transform, so a run interrupted inside it redoes it. Sets *wexpr to
- * the transformed filters' address. */
+/* Winograd convs: the module stores the ONNX filters [M][C][3][3] (wgc_ptr), not the
+ * 16/9 or 36/9 larger transformed ones. Normally each conv transforms them into the
+ * prepared-weights region on its first run, behind a static flag set after the
+ * transform (a run interrupted inside it redoes it); in a winograd_per_run() model, on
+ * every run into the start of its scratch. Sets *wexpr to the transformed filters'
+ * address and *kscratch to the kernel's scratch after them. */
 static wg_status emit_winograd_prepare(wgc_emitter *e, wgc_graph *g, wgc_node *n, const conv_geom *c,
-                                       const char **wexpr)
+                                       const char **wexpr, char *kscratch, size_t kscratch_len)
 {
-    const bool f4 = use_winograd4(g, n, c);
+    const bool f4 = use_winograd4(g, n, c), per_run = winograd_per_run(g);
     const size_t cg = (size_t)(c->C / c->groups), mg = (size_t)(c->M / c->groups);
-    const size_t group = f4 ? wgk_wino4_pack_w_size(mg, cg) : wgk_wino_pack_w_size(mg, cg);
-    const size_t count = group * (size_t)c->groups;
+    const size_t count = winograd_weight_floats(g, n, c), group = count / (size_t)c->groups;
     const char *src = wgc_ptr(e, g, n->inputs[1]);
-    wg_status st = wgc_prepared(e, count * sizeof(float), wexpr);
-    if (st)
-        return wgc_error(g, n, st, "the transformed weight of '%s' does not fit in memory",
-                         wgc_in(g, n, 1)->name);
+    const char *scratch = wgc_scratch(e);
+    snprintf(kscratch, kscratch_len, "%s", scratch);
+    if (per_run) {
+        *wexpr = scratch;
+        snprintf(kscratch, kscratch_len, "(float *)%s + %zu", scratch, count);
+    } else {
+        wg_status st = wgc_prepared(e, count * sizeof(float), wexpr);
+        if (st)
+            return wgc_error(g, n, st, "the transformed weight of '%s' does not fit in memory",
+                             wgc_in(g, n, 1)->name);
+    }
     wgc_emit(e, "{\n");
-    wgc_emit(e, "    static int prepared; /* filters transformed (first run) */\n");
-    wgc_emit(e, "    if (!prepared) {\n");
+    if (!per_run) {
+        wgc_emit(e, "    static int prepared; /* filters transformed (first run) */\n");
+        wgc_emit(e, "    if (!prepared) {\n");
+    } else
+        wgc_emit(e, "    { /* filters transformed on every run, into the scratch */\n");
     wgc_emit(e, "        for (int g = 0; g < %lld; g++) /* groups: one after the other */\n", (long long)c->groups);
     wgc_emit(e, "            %s((const float *)%s + (size_t)g * %zu, %zu, %zu, (float *)%s + (size_t)g * %zu);\n",
              f4 ? "wgk_wino4_prepare_w" : "wgk_wino_prepare_w", src, mg * cg * 9, mg, cg, *wexpr, group);
-    wgc_emit(e, "        prepared = 1;\n");
+    if (!per_run)
+        wgc_emit(e, "        prepared = 1;\n");
     wgc_emit(e, "    }\n");
     wgc_emit(e, "}\n");
     return WG_OK;
@@ -247,12 +292,13 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return emit_direct(e, g, n, &c);
     const wgc_tensor *w = wgc_in(g, n, 1);
     const char *wexpr;
+    char kscratch[128] = "0"; /* the kernel's scratch */
     /* A weight computed at run time is read in ONNX layout (slower GEMM access). */
     const bool rowmajor = !w->data && c.kind != CONV_DW;
     if (c.kind == CONV_DW || !w->data) {
         wexpr = wgc_ptr(e, g, n->inputs[1]);
     } else if (use_winograd(g, n, &c)) {
-        if ((st = emit_winograd_prepare(e, g, n, &c, &wexpr)))
+        if ((st = emit_winograd_prepare(e, g, n, &c, &wexpr, kscratch, sizeof kscratch)))
             goto fail;
     } else {
         size_t kg = (size_t)(c.C / c.groups * c.KH * c.KW);
@@ -272,6 +318,8 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
             goto fail;
         }
     }
+    if ((c.kind == CONV_IM2COL || use_packed(g, n, &c)) && !use_winograd(g, n, &c))
+        snprintf(kscratch, sizeof kscratch, "%s", wgc_scratch(e));
     const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
     float lo, hi;
     wgc_act_range(n, &lo, &hi);
@@ -293,7 +341,7 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
              wexpr, has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
              n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]));
     wgc_emit(e, "    .scratch = %s, .min = %s, .max = %s, .gemm = %s, .w_rowmajor = %d});\n",
-             c.kind == CONV_IM2COL || use_packed(g, n, &c) ? wgc_scratch(e) : "0", wgc_float(e, lo), wgc_float(e, hi),
+             kscratch, wgc_float(e, lo), wgc_float(e, hi),
              c.kind == CONV_DW ? "0" : gemm, rowmajor);
 fail:
     free(packed);
