@@ -10,20 +10,6 @@
 #define KC WGK_CONV_KC
 #define WGK_CONV_INPLACE_K 160
 
-/* First output index o in [0, count) with o*stride + off >= 0, and the end of the run
- * with o*stride + off < limit: the outputs whose input index is inside the image. */
-static void valid_range(int count, int stride, int off, int limit, int *lo, int *hi)
-{
-    int l = off >= 0 ? 0 : (-off + stride - 1) / stride;
-    int h = limit - off <= 0 ? 0 : (limit - off + stride - 1) / stride;
-    if (h > count)
-        h = count;
-    if (l > h)
-        l = h;
-    *lo = l;
-    *hi = h;
-}
-
 /* 1x1, stride 1, no padding: B[k][n] = x[k*HW + n]; panels of NR columns. */
 static void pack_direct(const float *x, int K, int HW, int nb, int ncols, float *dst)
 {
@@ -45,84 +31,162 @@ static void pack_direct(const float *x, int K, int HW, int nb, int ncols, float 
     }
 }
 
-/* dst[i] = src[2*i] for i < n: the even lanes of two loads per four (stride-2 convs). */
-static void copy_stride2(float *dst, const float *src, int n)
-{
-    int i = 0;
-#ifdef __wasm_simd128__
-    /* The second load reads src[2*i + 4 .. 2*i + 7]; lane 7 is past the last element
-     * used (src[2*n - 2]) only when i + 4 == n, so stop one vector early. */
-    for (; i + 4 < n; i += 4) {
-        const v128_t a = wasm_v128_load(src + 2 * i), b = wasm_v128_load(src + 2 * i + 4);
-        wasm_v128_store(dst + i, wasm_i32x4_shuffle(a, b, 0, 2, 4, 6));
-    }
-#endif
-    for (; i < n; i++)
-        dst[i] = src[2 * i];
-}
+/* The fused im2col reads B(k, n) = src[kb[k] + off[n]]: kb[k] places tap k = (c, kh, kw)
+ * (plane, row, column), off[n] output pixel n = oh*OW + ow, in a source whose row and
+ * plane strides are rs and ps and whose origin is input position (-PT, -PL). The source
+ * is a zero-padded copy of the group's planes when the conv pads, so no read needs a
+ * bounds test, and x itself otherwise. */
+typedef struct im2col_src {
+    const float *base;
+    int rs, ps;
+} im2col_src;
 
-/* Row k of the im2col block, contiguous: row[n - nb] = x[c][oh*SH - PT + kh*DH][ow*SW -
- * PL + kw*DW] (0 outside the image) for n = oh*OW + ow in [nb, nb + ncols). */
-static void im2col_row(const wgk_conv2d_args *a, const float *xc, int kh, int kw, int nb, int ncols,
-                       float *row)
+static im2col_src im2col_source(const wgk_conv2d_args *a, const float *x, int cg, float *pad)
 {
-    const int OW = a->OW, SW = a->SW, ne = nb + ncols;
-    const int offw = kw * a->DW - a->PL;
-    int lo, hi;
-    valid_range(OW, SW, offw, a->W, &lo, &hi);
-    for (int n = nb; n < ne;) {
-        const int oh = n / OW, ow0 = n - oh * OW;
-        const int ow1 = OW < ow0 + (ne - n) ? OW : ow0 + (ne - n);
-        const int ih = oh * a->SH - a->PT + kh * a->DH;
-        float *r = row + (n - nb) - ow0; /* r[ow] for ow in [ow0, ow1) */
-        if (ih < 0 || ih >= a->H) {
-            for (int ow = ow0; ow < ow1; ow++)
-                r[ow] = 0.0f;
-        } else {
-            const float *in = xc + (size_t)ih * a->W + offw;
-            /* [ow0, ow1) = zeros before lo, the image, zeros from hi. */
-            const int z0 = lo < ow0 ? ow0 : lo > ow1 ? ow1 : lo;
-            const int z1 = hi < z0 ? z0 : hi > ow1 ? ow1 : hi;
-            for (int ow = ow0; ow < z0; ow++)
-                r[ow] = 0.0f;
-            if (SW == 1) {
-                for (int ow = z0; ow < z1; ow++)
-                    r[ow] = in[ow];
-            } else if (SW == 2) {
-                copy_stride2(r + z0, in + 2 * (ptrdiff_t)z0, z1 - z0);
-            } else {
-                for (int ow = z0; ow < z1; ow++)
-                    r[ow] = in[(ptrdiff_t)ow * SW];
+    if (!wgk_conv_packed_pad_floats(a))
+        return (im2col_src){x, a->W, a->H * a->W};
+    const int hp = wgk_conv_span(a->OH, a->SH, a->KH, a->DH), wp = wgk_conv_span(a->OW, a->SW, a->KW, a->DW);
+    /* Columns [0, l) and [r, wp) of a padded row are zeros, [l, r) input columns. */
+    const int l = a->PL < wp ? a->PL : wp, r = a->PL + a->W < wp ? a->PL + a->W : wp;
+    float *d = pad;
+    for (int c = 0; c < cg; c++)
+        for (int row = 0; row < hp; row++, d += wp) {
+            const int ih = row - a->PT;
+            if (ih < 0 || ih >= a->H) {
+                for (int q = 0; q < wp; q++)
+                    d[q] = 0.0f;
+                continue;
             }
-            for (int ow = z1; ow < ow1; ow++)
-                r[ow] = 0.0f;
+            const float *in = x + ((size_t)c * a->H + (size_t)ih) * a->W - a->PL;
+            for (int q = 0; q < l; q++)
+                d[q] = 0.0f;
+            for (int q = l; q < r; q++)
+                d[q] = in[q];
+            for (int q = r; q < wp; q++)
+                d[q] = 0.0f;
         }
-        n += ow1 - ow0;
-    }
+    return (im2col_src){pad, wp, hp * wp};
 }
 
-/* General im2col into panels: B[(c*KH + kh)*KW + kw][oh*OW + ow], for n in [nb, nb+ncols).
- * Each row is built contiguously in `row` (ncols rounded up to NR floats, L1-resident:
- * plain copies and zero runs, no per-element panel arithmetic), then dealt out to the
- * panels NR floats at a time. */
-static void pack_im2col(const wgk_conv2d_args *a, const float *x, int cg, int K, int nb,
-                        int ncols, float *dst, float *row)
+/* kb[k] for every tap k = (c*KH + kh)*KW + kw of a group. */
+static void im2col_taps(const wgk_conv2d_args *a, int cg, const im2col_src *src, int32_t *kb)
 {
-    const size_t pstride = (size_t)K * WGK_CONV_NR;
-    const int panels = (ncols + WGK_CONV_NR - 1) / WGK_CONV_NR;
-    for (int j = ncols; j < panels * WGK_CONV_NR; j++)
-        row[j] = 0.0f;
     int k = 0;
     for (int c = 0; c < cg; c++)
         for (int kh = 0; kh < a->KH; kh++)
-            for (int kw = 0; kw < a->KW; kw++, k++) {
-                im2col_row(a, x + (size_t)c * a->H * a->W, kh, kw, nb, ncols, row);
-                float *d = dst + (size_t)k * WGK_CONV_NR;
-                const float *r = row;
-                for (int p = 0; p < panels; p++, d += pstride, r += WGK_CONV_NR)
-                    for (int j = 0; j < WGK_CONV_NR; j++)
-                        d[j] = r[j];
-            }
+            for (int kw = 0; kw < a->KW; kw++)
+                kb[k++] = c * src->ps + kh * a->DH * src->rs + kw * a->DW;
+}
+
+/* How a panel of NR block columns is gathered: PANEL_GATHER lane by lane through off[];
+ * PANEL_CONTIG one run of the same output row (stride SW) from `first`; PANEL_SPLIT + s
+ * (stride 1) the end of one output row (lanes [0, s), from `first`) and the start of
+ * the next (lanes [s, NR), from `second`). */
+enum { PANEL_GATHER, PANEL_CONTIG, PANEL_SPLIT };
+
+/* off[j] for the block's columns j (n = nb + j) and each panel's {kind, first, second}. */
+static void im2col_columns(const wgk_conv2d_args *a, const im2col_src *src, int nb, int ncols,
+                           int32_t *off, int32_t *info)
+{
+    const int OW = a->OW, rstep = a->SH * src->rs;
+    int oh = nb / OW, ow = nb - oh * OW;
+    for (int j = 0; j < ncols; j++) {
+        off[j] = oh * rstep + ow * a->SW;
+        if (++ow == OW) {
+            ow = 0;
+            oh++;
+        }
+    }
+    const int panels = (ncols + WGK_CONV_NR - 1) / WGK_CONV_NR;
+    for (int p = 0; p < panels; p++) {
+        const int j = p * WGK_CONV_NR, ow0 = (nb + j) % OW, left = OW - ow0; /* columns left in the row */
+        int32_t *in = info + 3 * p;
+        in[0] = PANEL_GATHER;
+        in[1] = off[j];
+        in[2] = 0;
+        if (j + WGK_CONV_NR > ncols)
+            continue;
+        if (left >= WGK_CONV_NR) {
+            if (a->SW <= 2)
+                in[0] = PANEL_CONTIG;
+        } else if (a->SW == 1 && WGK_CONV_NR - left <= OW) {
+            in[0] = PANEL_SPLIT + left;
+            in[2] = off[j + left];
+        }
+    }
+}
+
+#ifdef __wasm_simd128__
+/* One panel of im2col rows, K rows of NR floats. Every load stays inside the source
+ * planes: a split panel reads up to 3 floats past the end of its first row (into the
+ * next row, which the panel also reads) and up to 3 before the start of its second. */
+static void pack_panel_simd(int kind, int sw, const float *first, const float *second, const int32_t *kb,
+                            int K, float *d)
+{
+    if (kind == PANEL_CONTIG && sw == 1) {
+        for (int k = 0; k < K; k++, d += WGK_CONV_NR) {
+            const float *s = first + kb[k];
+            const v128_t v0 = wasm_v128_load(s), v1 = wasm_v128_load(s + 4);
+            wasm_v128_store(d, v0);
+            wasm_v128_store(d + 4, v1);
+        }
+    } else if (kind == PANEL_CONTIG) { /* stride 2: the even lanes of s[0 .. 14] */
+        for (int k = 0; k < K; k++, d += WGK_CONV_NR) {
+            const float *s = first + kb[k];
+            const v128_t v0 = wasm_v128_load(s), v1 = wasm_v128_load(s + 4);
+            const v128_t v2 = wasm_v128_load(s + 8), v3 = wasm_v128_load(s + 11);
+            wasm_v128_store(d, wasm_i32x4_shuffle(v0, v1, 0, 2, 4, 6));
+            wasm_v128_store(d + 4, wasm_i32x4_shuffle(v2, v3, 0, 2, 5, 7));
+        }
+    } else if (kind - PANEL_SPLIT < 4) {
+        /* Overlapping stores, later ones win: [0, 4) from the first row (lanes past s
+         * are overwritten), [s, s + 4) and [4, 8) from the second. */
+        const int s = kind - PANEL_SPLIT;
+        for (int k = 0; k < K; k++, d += WGK_CONV_NR) {
+            const float *s1 = first + kb[k], *s2 = second + kb[k];
+            wasm_v128_store(d, wasm_v128_load(s1));
+            wasm_v128_store(d + s, wasm_v128_load(s2));
+            wasm_v128_store(d + 4, wasm_v128_load(s2 + 4 - s));
+        }
+    } else {
+        /* s >= 4: [4, 8) from the second row first, then [0, 4) and [s - 4, s) from the
+         * first, overwriting the lanes [4, s) the second row's store filled wrongly. */
+        const int s = kind - PANEL_SPLIT;
+        for (int k = 0; k < K; k++, d += WGK_CONV_NR) {
+            const float *s1 = first + kb[k], *s2 = second + kb[k];
+            wasm_v128_store(d + 4, wasm_v128_load(s2 + 4 - s));
+            wasm_v128_store(d, wasm_v128_load(s1));
+            wasm_v128_store(d + s - 4, wasm_v128_load(s1 + s - 4));
+        }
+    }
+}
+#endif
+
+/* The block's im2col, panel by panel: panel p holds dst[p*K*NR + k*NR + j] =
+ * B(k, nb + p*NR + j), zero past ncols. Panel-major order writes the packed block
+ * sequentially. */
+static void pack_im2col(const wgk_conv2d_args *a, const im2col_src *src, const int32_t *kb, int K,
+                        int nb, int ncols, float *dst, int32_t *off, int32_t *info)
+{
+    im2col_columns(a, src, nb, ncols, off, info);
+    const int panels = (ncols + WGK_CONV_NR - 1) / WGK_CONV_NR;
+    for (int p = 0; p < panels; p++) {
+        float *d = dst + (size_t)p * K * WGK_CONV_NR;
+#ifdef __wasm_simd128__
+        const int32_t *in = info + 3 * p;
+        if (in[0] != PANEL_GATHER) {
+            pack_panel_simd(in[0], a->SW, src->base + in[1], src->base + in[2], kb, K, d);
+            continue;
+        }
+#endif
+        const int valid = ncols - p * WGK_CONV_NR < WGK_CONV_NR ? ncols - p * WGK_CONV_NR : WGK_CONV_NR;
+        const int32_t *o = off + p * WGK_CONV_NR;
+        for (int k = 0; k < K; k++, d += WGK_CONV_NR) {
+            const float *s = src->base + kb[k];
+            for (int j = 0; j < WGK_CONV_NR; j++)
+                d[j] = j < valid ? s[o[j]] : 0.0f;
+        }
+    }
 }
 
 void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
@@ -134,9 +198,20 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
                        a->PL == 0 && a->OH == a->H && a->OW == a->W;
     const size_t wgroup = wgk_conv_pack_w_group((size_t)mg, (size_t)K);
     const size_t pstride = (size_t)K * WGK_CONV_NR;
+    /* Scratch: packed B block, broadcast weights, padded input, offset tables. */
+    float *const splat = a->scratch + (size_t)K * nc;
+    float *const pad = splat + 4 * WGK_CONV_MR * KC;
+    int32_t *const kb = (int32_t *)(pad + wgk_conv_packed_pad_floats(a));
+    int32_t *const off = kb + K, *const info = off + nc;
     for (int n = 0; n < a->N; n++)
         for (int g = 0; g < a->groups; g++) {
             const float *x = a->x + ((size_t)n * a->C + (size_t)g * cg) * a->H * a->W;
+            im2col_src src = {x, a->W, a->H * a->W};
+            if (!direct) {
+                src = im2col_source(a, x, cg, pad);
+                if (n == 0 && g == 0)
+                    im2col_taps(a, cg, &src, kb);
+            }
             const float *wg = a->w + (size_t)g * wgroup;
             const size_t out = ((size_t)n * a->M + (size_t)g * mg) * OHW;
             for (int nb = 0; nb < OHW; nb += nc) {
@@ -152,7 +227,7 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
                     if (inplace < ncols)
                         pack_direct(x, K, OHW, nb + inplace, ncols - inplace, a->scratch);
                 } else
-                    pack_im2col(a, x, cg, K, nb, ncols, a->scratch, a->scratch + (size_t)K * nc);
+                    pack_im2col(a, &src, kb, K, nb, ncols, a->scratch, off, info);
                 /* k blocks of KC: a weight panel slice (KC x MR) stays in L1 while the
                  * B block streams past it from L2; partial sums go through y. */
                 for (int k0 = 0; k0 < K; k0 += KC) {
@@ -170,7 +245,6 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
                         /* Many tiles: broadcast the weight slice once (after the B block). */
                         const float *as = NULL;
                         if (inplace || ncols > 2 * WGK_CONV_NR) {
-                            float *splat = a->scratch + (size_t)K * nc;
                             wgk_conv_splat_a(ap, kc, splat);
                             as = splat;
                         }

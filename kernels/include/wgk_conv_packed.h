@@ -91,18 +91,36 @@ static inline int wgk_conv_block_cols(int Kg, int OHW)
     return (int)(nc < need ? nc : need);
 }
 
-/* Scratch floats wgk_f32_conv2d_packed needs: the packed B block, then one area used
- * first for the im2col row being built (a block's columns) and then for the broadcast
- * weight slice. */
-static inline size_t wgk_conv_packed_scratch(int Kg, int OHW)
+/* Rows (or columns) of the input the outputs read, counted from -PT (or -PL). */
+static inline int wgk_conv_span(int out, int stride, int kernel, int dilation)
 {
-    const size_t nc = (size_t)wgk_conv_block_cols(Kg, OHW);
-    const size_t splat = 4 * WGK_CONV_MR * WGK_CONV_KC;
-    return (size_t)Kg * nc + (nc > splat ? nc : splat);
+    return (out - 1) * stride + (kernel - 1) * dilation + 1;
+}
+
+/* Floats of the zero-padded copy of one group's input planes that the fused im2col
+ * reads when the conv pads (every read is then a plain load, no bounds tests); 0 when
+ * every read lies inside the image and x is read in place. */
+static inline size_t wgk_conv_packed_pad_floats(const wgk_conv2d_args *a)
+{
+    const int hp = wgk_conv_span(a->OH, a->SH, a->KH, a->DH), wp = wgk_conv_span(a->OW, a->SW, a->KW, a->DW);
+    if (a->PT <= 0 && a->PL <= 0 && hp <= a->H && wp <= a->W)
+        return 0;
+    return (size_t)(a->C / a->groups) * (size_t)hp * (size_t)wp;
+}
+
+/* Scratch floats wgk_f32_conv2d_packed needs: the packed B block; the broadcast weight
+ * slice; the padded input (wgk_conv_packed_pad_floats); the im2col offset tables (one
+ * int per k, one per block column and three per panel). */
+static inline size_t wgk_conv_packed_scratch(const wgk_conv2d_args *a)
+{
+    const size_t kg = (size_t)(a->C / a->groups) * (size_t)a->KH * (size_t)a->KW;
+    const size_t nc = (size_t)wgk_conv_block_cols((int)kg, a->OH * a->OW);
+    return kg * nc + 4 * WGK_CONV_MR * WGK_CONV_KC + wgk_conv_packed_pad_floats(a) + kg + nc +
+           3 * (nc / WGK_CONV_NR);
 }
 
 /* The convolution; a->w packed by wgk_conv_pack_w, a->scratch of
- * wgk_conv_packed_scratch(C/groups*KH*KW, OH*OW) floats; a->gemm and a->w_rowmajor
+ * wgk_conv_packed_scratch(a) floats; a->gemm and a->w_rowmajor
  * are not used. */
 void wgk_f32_conv2d_packed(const wgk_conv2d_args *a);
 

@@ -51,7 +51,7 @@ static void check(const shape *s, int epi)
     a.OW = (s->W + s->PL + s->PR - ((s->KW - 1) * s->DW + 1)) / s->SW + 1;
     const int cg = s->C / s->groups, K = cg * s->KH * s->KW;
     const int ysize = s->N * s->M * a.OH * a.OW;
-    WGKT_CHECK(wgk_conv_packed_scratch(K, a.OH * a.OW) <= CAP, "scratch fits the test buffer");
+    WGKT_CHECK(wgk_conv_packed_scratch(&a) <= CAP, "scratch fits the test buffer");
     WGKT_CHECK(wgk_conv_pack_w_size((size_t)s->M, (size_t)K, (size_t)s->groups) <= CAP,
                "packed weight fits the test buffer");
     fill(X, s->N * s->C * s->H * s->W);
@@ -186,6 +186,11 @@ static void run(void)
         {1, 512, 9, 9, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   /* K = 4608: blocks split rows */
         {1, 300, 13, 5, 13, 3, 3, 2, 1, 1, 1, 1, 0, 1, 2, 1}, /* blocks and rows misaligned */
         {1, 1000, 4, 3, 6, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2},  /* k blocks (of 512) per group */
+        {1, 1, 28, 28, 6, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},   /* LeNet conv1: padded copy, split panels */
+        {1, 6, 14, 14, 16, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1},  /* LeNet conv2: in place, rows of 10 */
+        {1, 3, 35, 35, 5, 11, 11, 4, 4, 1, 1, 0, 0, 0, 0, 1}, /* AlexNet conv1: stride 4 gathers */
+        {1, 4, 13, 13, 6, 3, 3, 1, 1, 2, 2, 0, 0, 0, 0, 1},   /* dilated, in place */
+        {1, 2, 20, 31, 3, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1},   /* stride 2 in place to the last column */
     };
     for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
         for (int epi = 0; epi < 4; epi++)

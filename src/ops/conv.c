@@ -207,8 +207,15 @@ static size_t conv_scratch(const wgc_graph *g, const wgc_node *n)
         return (w + k) * sizeof(float);
     }
     if (use_packed((wgc_graph *)g, n, &c))
-        return wgk_conv_packed_scratch((int)(c.C / c.groups * c.KH * c.KW), (int)(c.OH * c.OW)) *
-               sizeof(float);
+    {
+        const wgc_window *w = &c.win;
+        const wgk_conv2d_args a = {.N = (int)c.N, .C = (int)c.C, .H = (int)c.H, .W = (int)c.W, .M = (int)c.M,
+                                   .OH = (int)c.OH, .OW = (int)c.OW, .KH = (int)c.KH, .KW = (int)c.KW,
+                                   .SH = (int)w->s[0], .SW = (int)w->s[1], .DH = (int)w->d[0],
+                                   .DW = (int)w->d[1], .PT = (int)w->pb[0], .PL = (int)w->pb[1],
+                                   .groups = (int)c.groups};
+        return wgk_conv_packed_scratch(&a) * sizeof(float);
+    }
     if (c.kind != CONV_IM2COL)
         return 0;
     return (size_t)(c.C / c.groups * c.KH * c.KW * c.OH * c.OW) * sizeof(float);
