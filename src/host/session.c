@@ -69,11 +69,12 @@ static uint64_t map_data(wg_session *s, const wgh_segment *g, uint8_t *dst)
 }
 
 /* Asks for transparent huge pages on the linear memory (the kernel here gives them only
- * on request). The module's arena and its first-run Winograd filters are tens of MiB that
- * are first touched during the first run: 2 MiB pages take ResNet-50 v2 from ~27,500 page
- * faults to ~3,700 and its first run's system time from ~60 to ~25 ms, and they leave
- * fewer TLB misses for every run after. Advice only: failure changes nothing. The pages
- * mapped from the file later (map_data) are separate mappings and stay small. */
+ * on request). The module's arena and its first-run Winograd filters are tens of MiB
+ * first touched during the first run: 2 MiB pages take ResNet-50 v2 from ~27,500 page
+ * faults to ~3,700, and leave fewer TLB misses for every run after. Touching 96 MiB here
+ * (a VM) takes ~44 ms in 4 KiB pages, 14-20 ms in 2 MiB pages, but up to ~100 ms when
+ * the host must first back never-used guest memory. Advice only: failure changes
+ * nothing. The pages mapped from the file later (map_data) stay small. */
 static void advise_huge_pages(wg_session *s)
 {
     const uintptr_t huge = (uintptr_t)2 << 20;
