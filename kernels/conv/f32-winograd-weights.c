@@ -1,6 +1,6 @@
 /*
- * f32-winograd-weights.c: the Winograd filter transforms U = G g G^T of F(2x2, 3x3) and
- * F(4x4, 3x3) (wgk_winograd.h), written straight into the packed layout the Winograd
+ * f32-winograd-weights.c: the Winograd filter transforms U = G g G^T of F(2x2, 3x3),
+ * F(4x4, 3x3) and F(2x2, 5x5) (wgk_winograd.h), written straight into the packed layout the Winograd
  * kernels read. Modules run these once, on the first run of each Winograd conv, so that
  * the file carries the 9-float filters instead of the 16- or 36-float transformed ones.
  *
@@ -9,7 +9,7 @@
  * dst[(p*C + c)*MR + r] = U_xi[p*MR + r][c]. With MR = 4 the 4 filters of a panel at one
  * input channel c fill one v128, so the SIMD path transforms 4 filters at once (lane r =
  * filter p*4 + r) into one v128 per position; the 4 filter rows are read in order of c,
- * 9 floats each, and transposed into 9 vectors.
+ * 9 (25) floats each, and transposed into 9 (25) vectors.
  */
 #include "wgk_winograd.h"
 
@@ -54,19 +54,39 @@ static inline void g6(vec x0, vec x1, vec x2, vec *o, int os)
     o[5 * os] = x2;
 }
 
-/* u (n x n row-major, n = 4 or 6; element xi at u[xi * us]) = G g G^T of the 3x3
- * filter g (row-major vecs). */
-static inline void transform(const vec *g, int n, vec *u, int us)
+/* o[0..5 * os] = G x (x0 .. x4) of F(2x2, 5x5): G = [1/4 0 0 0 0; -1/6 (1 1 1 1 1);
+ * -1/6 (1 -1 1 -1 1); 1/24 (1 2 4 8 16); 1/24 (1 -2 4 -8 16); 0 0 0 0 1]. */
+static inline void g6_5(const vec *x, int xs, vec *o, int os)
 {
-    vec t[18]; /* G g: n x 3, row-major */
-    for (int j = 0; j < 3; j++) {
-        if (n == 4)
+    const vec x0 = x[0], x1 = x[xs], x2 = x[2 * xs], x3 = x[3 * xs], x4 = x[4 * xs];
+    const vec e = ADD(ADD(x0, x2), x4), d = ADD(x1, x3);
+    const vec e2 = ADD(ADD(x0, MUL(4.0f, x2)), MUL(16.0f, x4)), d2 = ADD(MUL(2.0f, x1), MUL(8.0f, x3));
+    o[0] = MUL(0.25f, x0);
+    o[os] = MUL(-1.0f / 6, ADD(e, d));
+    o[2 * os] = MUL(-1.0f / 6, SUB(e, d));
+    o[3 * os] = MUL(1.0f / 24, ADD(e2, d2));
+    o[4 * os] = MUL(1.0f / 24, SUB(e2, d2));
+    o[5 * os] = x4;
+}
+
+/* u (n x n row-major, element xi at u[xi * us]) = G g G^T of the r x r filter g
+ * (row-major vecs): n = 4, r = 3 (F(2x2, 3x3)); n = 6, r = 3 (F(4x4, 3x3)); n = 6,
+ * r = 5 (F(2x2, 5x5)). */
+static inline void transform(const vec *g, int n, int r, vec *u, int us)
+{
+    vec t[30]; /* G g: n x r, row-major */
+    for (int j = 0; j < r; j++) {
+        if (r == 5)
+            g6_5(g + j, 5, t + j, 5);
+        else if (n == 4)
             g4(g[j], g[3 + j], g[6 + j], t + j, 3);
         else
             g6(g[j], g[3 + j], g[6 + j], t + j, 3);
     }
     for (int i = 0; i < n; i++) { /* row i of (G g) G^T */
-        if (n == 4)
+        if (r == 5)
+            g6_5(t + 5 * i, 1, u + 6 * i * us, us);
+        else if (n == 4)
             g4(t[3 * i], t[3 * i + 1], t[3 * i + 2], u + 4 * i * us, us);
         else
             g6(t[3 * i], t[3 * i + 1], t[3 * i + 2], u + 6 * i * us, us);
@@ -81,21 +101,22 @@ static inline void transform(const vec *g, int n, vec *u, int us)
  * instead of 17 ms on wasmtime). */
 #define CB 16
 
-/* The n*n transformed, packed matrices of w [M][C][3][3] into dst. Inlined into both
- * callers so that n is a constant and the transforms unroll. */
-static inline __attribute__((always_inline)) void prepare(const float *w, int M, int C, int n, float *dst)
+/* The n*n transformed, packed matrices of w [M][C][r][r] into dst. Inlined into the
+ * callers so that n and r are constants and the transforms unroll. */
+static inline __attribute__((always_inline)) void prepare(const float *w, int M, int C, int n, int r,
+                                                          float *dst)
 {
     const size_t wx = wgk_conv_pack_w_group((size_t)M, (size_t)C);
-    const int npos = n * n;
-    static const float zero[12];
+    const int npos = n * n, taps = r * r;
+    static const float zero[28];
     for (int p = 0; p * WGK_CONV_MR < M; p++) {
-        /* Row r of the panel: filter p*MR + r, or zeros past M (step 0). */
+        /* Row k of the panel: filter p*MR + k, or zeros past M (step 0). */
         const float *row[WGK_CONV_MR];
         size_t step[WGK_CONV_MR];
-        for (int r = 0; r < WGK_CONV_MR; r++) {
-            const int m = p * WGK_CONV_MR + r;
-            row[r] = m < M ? w + (size_t)m * C * 9 : zero;
-            step[r] = m < M ? 9 : 0;
+        for (int k = 0; k < WGK_CONV_MR; k++) {
+            const int m = p * WGK_CONV_MR + k;
+            row[k] = m < M ? w + (size_t)m * C * taps : zero;
+            step[k] = m < M ? (size_t)taps : 0;
         }
         float *d = dst + (size_t)p * C * WGK_CONV_MR;
 #ifdef __wasm_simd128__
@@ -106,9 +127,10 @@ static inline __attribute__((always_inline)) void prepare(const float *w, int M,
                 const size_t c = (size_t)(c0 + k);
                 const float *r0 = row[0] + c * step[0], *r1 = row[1] + c * step[1];
                 const float *r2 = row[2] + c * step[2], *r3 = row[3] + c * step[3];
-                vec g[9];
-                /* 4x4 transposes of taps 0..3 and 4..7; tap 8 gathered. */
-                for (int h = 0; h < 2; h++) {
+                vec g[25];
+                /* 4x4 transposes of taps 0..3, 4..7, ...; the last tap (9 = 2*4 + 1,
+                 * 25 = 6*4 + 1) gathered. */
+                for (int h = 0; h < taps / 4; h++) {
                     const vec q0 = wasm_v128_load(r0 + 4 * h), q1 = wasm_v128_load(r1 + 4 * h);
                     const vec q2 = wasm_v128_load(r2 + 4 * h), q3 = wasm_v128_load(r3 + 4 * h);
                     const vec a0 = wasm_i32x4_shuffle(q0, q1, 0, 4, 1, 5), a1 = wasm_i32x4_shuffle(q2, q3, 0, 4, 1, 5);
@@ -118,8 +140,8 @@ static inline __attribute__((always_inline)) void prepare(const float *w, int M,
                     g[4 * h + 2] = wasm_i32x4_shuffle(a2, a3, 0, 1, 4, 5);
                     g[4 * h + 3] = wasm_i32x4_shuffle(a2, a3, 2, 3, 6, 7);
                 }
-                g[8] = wasm_f32x4_make(r0[8], r1[8], r2[8], r3[8]);
-                transform(g, n, &buf[0][k], CB);
+                g[taps - 1] = wasm_f32x4_make(r0[taps - 1], r1[taps - 1], r2[taps - 1], r3[taps - 1]);
+                transform(g, n, r, &buf[0][k], CB);
             }
             for (int xi = 0; xi < npos; xi++) {
                 float *o = d + xi * wx + (size_t)c0 * WGK_CONV_MR;
@@ -129,14 +151,14 @@ static inline __attribute__((always_inline)) void prepare(const float *w, int M,
         }
 #else
         for (int c = 0; c < C; c++, d += WGK_CONV_MR)
-            for (int r = 0; r < WGK_CONV_MR; r++) {
-                const float *gr = row[r] + (size_t)c * step[r];
-                vec g[9], u[36];
-                for (int k = 0; k < 9; k++)
-                    g[k] = gr[k];
-                transform(g, n, u, 1);
+            for (int k = 0; k < WGK_CONV_MR; k++) {
+                const float *gr = row[k] + (size_t)c * step[k];
+                vec g[25], u[36];
+                for (int q = 0; q < taps; q++)
+                    g[q] = gr[q];
+                transform(g, n, r, u, 1);
                 for (int xi = 0; xi < npos; xi++)
-                    d[xi * wx + r] = u[xi];
+                    d[xi * wx + k] = u[xi];
             }
 #endif
     }
@@ -144,10 +166,15 @@ static inline __attribute__((always_inline)) void prepare(const float *w, int M,
 
 void wgk_wino_prepare_w(const float *w, int M, int C, float *dst)
 {
-    prepare(w, M, C, 4, dst);
+    prepare(w, M, C, 4, 3, dst);
 }
 
 void wgk_wino4_prepare_w(const float *w, int M, int C, float *dst)
 {
-    prepare(w, M, C, 6, dst);
+    prepare(w, M, C, 6, 3, dst);
+}
+
+void wgk_wino5x5_prepare_w(const float *w, int M, int C, float *dst)
+{
+    prepare(w, M, C, 6, 5, dst);
 }

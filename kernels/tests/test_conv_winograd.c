@@ -1,7 +1,7 @@
 /*
- * test_conv_winograd.c: the Winograd F(2x2, 3x3) and F(4x4, 3x3) convolutions
- * (wgk_winograd.h), with filters from wgk_wino_prepare_w / wgk_wino4_prepare_w, against a
- * naive convolution: odd and even output sizes (partial tiles), pads 0..2 on each side
+ * test_conv_winograd.c: the Winograd F(2x2, 3x3), F(4x4, 3x3) and F(2x2, 5x5)
+ * convolutions (wgk_winograd.h), with filters from wgk_wino_prepare_w /
+ * wgk_wino4_prepare_w / wgk_wino5x5_prepare_w, against a naive convolution: odd and even output sizes (partial tiles), pads 0..2 on each side
  * (asymmetric), channel counts around the 4-row weight panel, tile counts around the
  * 8-column panel, several tile blocks (large C + M), batch 2, every epilogue (bias,
  * residual, relu, clip). SIMD and scalar builds.
@@ -15,7 +15,8 @@
 #define CAP (1 << 20)
 static float WP[4 * CAP], X[CAP], Wt[CAP], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
 static uint32_t seed = 9090;
-static int f4; /* 1: check wgk_f32_conv2d_winograd4 */
+enum { F2, F4, F2K5 };
+static int variant; /* F2: wgk_f32_conv2d_winograd, F4: ..._winograd4, F2K5: ..._winograd5x5 */
 
 static void fill(float *p, int n)
 {
@@ -52,8 +53,10 @@ static void check(const shape *s, int epi)
     a.OW = (s->W + s->PL + s->PR - ((s->KW - 1) * s->DW + 1)) / s->SW + 1;
     const int cg = s->C / s->groups, K = cg * s->KH * s->KW;
     const int ysize = s->N * s->M * a.OH * a.OW;
-    WGKT_CHECK((f4 ? wgk_wino4_scratch(s->C, s->M, a.OH, a.OW) : wgk_wino_scratch(s->C, s->M, a.OH, a.OW)) <= CAP,
-               "scratch fits the test buffer");
+    const size_t scratch = variant == F2   ? wgk_wino_scratch(s->C, s->M, a.OH, a.OW)
+                           : variant == F4 ? wgk_wino4_scratch(s->C, s->M, a.OH, a.OW)
+                                           : wgk_wino5x5_scratch(s->C, s->M, a.OH, a.OW);
+    WGKT_CHECK(scratch <= CAP, "scratch fits the test buffer");
     WGKT_CHECK(wgk_wino4_pack_w_size((size_t)s->M, (size_t)s->C) <= 4 * CAP && s->M * K <= CAP,
                "packed weight fits the test buffer");
     fill(X, s->N * s->C * s->H * s->W);
@@ -80,16 +83,19 @@ static void check(const shape *s, int epi)
     /* Every float of the prepared weight, the zero rows past M included, is written;
      * grouped: one group's after the other's. */
     const int mg = s->M / s->groups;
-    const size_t gsize = f4 ? wgk_wino4_pack_w_size((size_t)mg, (size_t)cg)
-                            : wgk_wino_pack_w_size((size_t)mg, (size_t)cg);
+    const size_t gsize = variant == F2 ? wgk_wino_pack_w_size((size_t)mg, (size_t)cg)
+                                       : wgk_wino4_pack_w_size((size_t)mg, (size_t)cg);
     const size_t wsize = gsize * (size_t)s->groups;
     for (size_t i = 0; i < wsize + 8; i++)
         WP[i] = NAN;
     for (int g = 0; g < s->groups; g++) {
-        if (f4)
-            wgk_wino4_prepare_w(Wt + (size_t)g * mg * K, mg, cg, WP + g * gsize);
+        const float *wg = Wt + (size_t)g * mg * K;
+        if (variant == F2)
+            wgk_wino_prepare_w(wg, mg, cg, WP + g * gsize);
+        else if (variant == F4)
+            wgk_wino4_prepare_w(wg, mg, cg, WP + g * gsize);
         else
-            wgk_wino_prepare_w(Wt + (size_t)g * mg * K, mg, cg, WP + g * gsize);
+            wgk_wino5x5_prepare_w(wg, mg, cg, WP + g * gsize);
     }
     int unset = 0;
     for (size_t i = 0; i < wsize; i++)
@@ -97,13 +103,16 @@ static void check(const shape *s, int epi)
     WGKT_CHECK(!unset, "wino_prepare_w writes every float of the packed weight");
     WGKT_CHECK(WP[wsize] != WP[wsize], "wino_prepare_w wrote past its packed weight");
     a.w = WP;
-    if (f4)
+    if (variant == F2)
+        wgk_f32_conv2d_winograd(&a);
+    else if (variant == F4)
         wgk_f32_conv2d_winograd4(&a);
     else
-        wgk_f32_conv2d_winograd(&a);
+        wgk_f32_conv2d_winograd5x5(&a);
     /* F(4x4) rounds through larger transform coefficients (up to 8 in A^T, 5 in B^T):
-     * about 10x the error of F(2x2), still ~1e-4 of the output scale. */
-    const float atol = tolerance(K) * (f4 ? 4.0f : 1.0f);
+     * about 10x the error of F(2x2), still ~1e-4 of the output scale. F(2x2, 5x5) has
+     * the same B^T and G entries up to 16/24. */
+    const float atol = tolerance(K) * (variant == F2 ? 1.0f : 4.0f);
     int bad = 0;
     for (int i = 0; i < ysize && !bad; i++)
         if (!wgkt_close(Y[i], Want[i], 1e-4f, atol)) {
@@ -127,7 +136,7 @@ static void check(const shape *s, int epi)
             wgkt_log_int(s->groups);
             wgkt_log(" epi=");
             wgkt_log_int(epi);
-            wgkt_log(f4 ? " F(4x4)" : " F(2x2)");
+            wgkt_log(variant == F2 ? " F(2x2)" : variant == F4 ? " F(4x4)" : " F(2x2, 5x5)");
             wgkt_log("\n");
         }
     WGKT_CHECK(!bad, "conv2d_winograd matches the naive convolution");
@@ -154,10 +163,27 @@ static void run(void)
         {2, 32, 13, 13, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},  /* groups (AlexNet), 2 images */
         {1, 12, 9, 10, 21, 3, 3, 1, 1, 1, 1, 0, 1, 1, 0, 3},   /* 3 groups, odd M per group */
     };
-    for (f4 = 0; f4 < 2; f4++)
+    static const shape shapes5[] = {
+        {1, 1, 5, 5, 1, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 1, 6, 6, 1, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 3, 9, 11, 5, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},
+        {2, 8, 8, 8, 16, 5, 5, 1, 1, 1, 1, 1, 2, 2, 1, 1},
+        {1, 6, 9, 6, 9, 5, 5, 1, 1, 1, 1, 2, 0, 1, 2, 1},
+        {1, 4, 1, 1, 4, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},
+        {1, 17, 26, 26, 20, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},  /* AlexNet's size: 13 tiles a row */
+        {1, 24, 20, 21, 12, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},  /* rows of 4 whole tiles */
+        {1, 600, 14, 13, 40, 5, 5, 1, 1, 1, 1, 2, 1, 2, 2, 1}, /* 2 tile blocks */
+        {2, 32, 13, 13, 48, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 2},  /* groups, 2 images */
+        {1, 12, 9, 10, 21, 5, 5, 1, 1, 1, 1, 0, 1, 1, 0, 3},   /* 3 groups, odd M per group */
+    };
+    for (variant = F2; variant <= F4; variant++)
         for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
             for (int epi = 0; epi < 4; epi++)
                 check(&shapes[i], epi);
+    variant = F2K5;
+    for (unsigned i = 0; i < sizeof shapes5 / sizeof *shapes5; i++)
+        for (int epi = 0; epi < 4; epi++)
+            check(&shapes5[i], epi);
 }
 
 WGKT_MAIN("conv_winograd", run)

@@ -7,17 +7,19 @@
  *   constant weight, 3x3 stride 1, C, M per group >= 16    wgk_f32_conv2d_winograd4 (F(4x4,3x3))
  *                                                          when the output has >= 8 4x4 tiles,
  *                                                          else wgk_f32_conv2d_winograd (F(2x2));
- *                                                          ONNX weights in the module, transformed
- *                                                          + packed by the module on its first run
+ *   constant weight, 5x5 stride 1, C, M per group >= 16    wgk_f32_conv2d_winograd5x5 (F(2x2,5x5));
+ *                                                          Winograd: ONNX weights in the module,
+ *                                                          transformed + packed by the module on
+ *                                                          its first run
  *   other constant-weight 2-D convs                        wgk_f32_conv2d_packed (packed-GEMM,
  *                                                          im2col fused into B packing)
  *   weight computed at run time: 1x1, stride 1, no pad     wgk_f32_conv2d_1x1, ONNX layout
  *                                anything else             wgk_f32_conv2d_im2col, ONNX layout
  * Other constant weights are packed here at compile time (wgk_conv_pack_w, wgk_pack_conv).
- * Winograd filters are not: transformed, they are 16/9 (F(2x2)) or 36/9 (F(4x4)) the size
+ * Winograd filters are not: transformed, they are 16/9 (F(2x2)), 36/9 (F(4x4)) or 36/25 the size
  * of the ONNX ones (ResNet-50 v2: a 152 MiB module instead of 98 MiB), so the module
  * keeps the ONNX filters and each Winograd conv transforms them once, the first time it
- * runs (wgk_wino_prepare_w / wgk_wino4_prepare_w into the prepared-weights region,
+ * runs (wgk_wino*_prepare_w into the prepared-weights region,
  * emit.h). That costs ResNet-50 v2's first run about 50 ms: 16 ms of transforms, the rest
  * the first touch of the 85 MiB of fresh memory they fill. A weight computed at run time
  * is read in its ONNX layout (w_rowmajor).
@@ -143,30 +145,48 @@ static bool use_packed(wgc_graph *g, const wgc_node *n, const conv_geom *c)
     return (c->kind == CONV_1X1 || c->kind == CONV_IM2COL) && wgc_in(g, n, 1)->data;
 }
 
-/* Of those, 3x3 stride-1 convs with enough channels per group for the transforms to pay
- * run on Winograd F(2x2, 3x3) (wgk_winograd.h): 2.25x fewer multiplies, for a 16/9
- * larger transformed weight made by the module on its first run. Grouped ones (AlexNet)
- * run group by group. */
-static bool use_winograd(wgc_graph *g, const wgc_node *n, const conv_geom *c)
+/* Of those, stride-1 undilated 3x3 and 5x5 convs with enough channels per group for the
+ * transforms to pay run on Winograd (wgk_winograd.h), for a larger transformed weight
+ * made by the module on its first run; grouped ones (AlexNet) run group by group:
+ *   3x3, F(4x4, 3x3) when it beats F(2x2) (wgk_wino4_better)  4x fewer multiplies, 36/9 weight
+ *   3x3, else F(2x2, 3x3)                                     2.25x fewer, 16/9 weight
+ *   5x5, F(2x2, 5x5)                                          2.8x fewer, 36/25 weight */
+typedef enum { WINO_NONE, WINO_F2, WINO_F4, WINO_F2K5 } wino_kind;
+
+static const struct wino_impl {
+    const char *kernel, *prepare;
+    size_t taps; /* filter floats per (output, input) channel pair */
+} wino_impls[] = {
+    [WINO_F2] = {"wgk_f32_conv2d_winograd", "wgk_wino_prepare_w", 9},
+    [WINO_F4] = {"wgk_f32_conv2d_winograd4", "wgk_wino4_prepare_w", 9},
+    [WINO_F2K5] = {"wgk_f32_conv2d_winograd5x5", "wgk_wino5x5_prepare_w", 25},
+};
+
+static wino_kind winograd_kind(wgc_graph *g, const wgc_node *n, const conv_geom *c)
 {
     const wgc_window *w = &c->win;
-    return use_packed(g, n, c) && c->rank == 2 && c->KH == 3 && c->KW == 3 && w->s[0] == 1 &&
-           w->s[1] == 1 && w->d[0] == 1 && w->d[1] == 1 && c->C / c->groups >= 16 &&
-           c->M / c->groups >= 16;
+    if (!use_packed(g, n, c) || c->rank != 2 || w->s[0] != 1 || w->s[1] != 1 || w->d[0] != 1 ||
+        w->d[1] != 1 || c->C / c->groups < 16 || c->M / c->groups < 16)
+        return WINO_NONE;
+    if (c->KH == 3 && c->KW == 3)
+        return wgk_wino4_better((int)c->OH, (int)c->OW) ? WINO_F4 : WINO_F2;
+    if (c->KH == 5 && c->KW == 5)
+        return WINO_F2K5;
+    return WINO_NONE;
 }
 
-/* Of those, the ones whose output is large enough for F(4x4, 3x3) to beat F(2x2)
- * (wgk_wino4_better): 4x fewer multiplies than direct, for a 36/9 larger weight. */
-static bool use_winograd4(wgc_graph *g, const wgc_node *n, const conv_geom *c)
+static bool use_winograd(wgc_graph *g, const wgc_node *n, const conv_geom *c)
 {
-    return use_winograd(g, n, c) && wgk_wino4_better((int)c->OH, (int)c->OW);
+    return winograd_kind(g, n, c) != WINO_NONE;
 }
 
-/* Floats of a Winograd conv's transformed filters, all groups. */
+/* Floats of a Winograd conv's transformed filters, all groups (F(4x4) and F(2x2, 5x5)
+ * both make 36 matrices). */
 static size_t winograd_weight_floats(wgc_graph *g, const wgc_node *n, const conv_geom *c)
 {
     const size_t cg = (size_t)(c->C / c->groups), mg = (size_t)(c->M / c->groups);
-    const size_t group = use_winograd4(g, n, c) ? wgk_wino4_pack_w_size(mg, cg) : wgk_wino_pack_w_size(mg, cg);
+    const size_t group = winograd_kind(g, n, c) == WINO_F2 ? wgk_wino_pack_w_size(mg, cg)
+                                                           : wgk_wino4_pack_w_size(mg, cg);
     return group * (size_t)c->groups;
 }
 
@@ -202,8 +222,10 @@ static size_t conv_scratch(const wgc_graph *g, const wgc_node *n)
     const int cg = (int)(c.C / c.groups), mg = (int)(c.M / c.groups);
     if (use_winograd((wgc_graph *)g, n, &c)) {
         const size_t w = winograd_per_run((wgc_graph *)g) ? winograd_weight_floats((wgc_graph *)g, n, &c) : 0;
-        const size_t k = use_winograd4((wgc_graph *)g, n, &c) ? wgk_wino4_scratch(cg, mg, (int)c.OH, (int)c.OW)
-                                                              : wgk_wino_scratch(cg, mg, (int)c.OH, (int)c.OW);
+        const wino_kind kind = winograd_kind((wgc_graph *)g, n, &c);
+        const size_t k = kind == WINO_F2   ? wgk_wino_scratch(cg, mg, (int)c.OH, (int)c.OW)
+                         : kind == WINO_F4 ? wgk_wino4_scratch(cg, mg, (int)c.OH, (int)c.OW)
+                                           : wgk_wino5x5_scratch(cg, mg, (int)c.OH, (int)c.OW);
         return (w + k) * sizeof(float);
     }
     if (use_packed((wgc_graph *)g, n, &c))
@@ -248,8 +270,8 @@ static wg_status emit_direct(wgc_emitter *e, wgc_graph *g, wgc_node *n, const co
     return WG_OK;
 }
 
-/* Winograd convs: the module stores the ONNX filters [M][C][3][3] (wgc_ptr), not the
- * 16/9 or 36/9 larger transformed ones. Normally each conv transforms them into the
+/* Winograd convs: the module stores the ONNX filters [M][C][KH][KW] (wgc_ptr), not the
+ * 16/9, 36/9 or 36/25 larger transformed ones. Normally each conv transforms them into the
  * prepared-weights region on its first run, behind a static flag set after the
  * transform (a run interrupted inside it redoes it); in a winograd_per_run() model, on
  * every run into the start of its scratch. Sets *wexpr to the transformed filters'
@@ -257,7 +279,8 @@ static wg_status emit_direct(wgc_emitter *e, wgc_graph *g, wgc_node *n, const co
 static wg_status emit_winograd_prepare(wgc_emitter *e, wgc_graph *g, wgc_node *n, const conv_geom *c,
                                        const char **wexpr, char *kscratch, size_t kscratch_len)
 {
-    const bool f4 = use_winograd4(g, n, c), per_run = winograd_per_run(g);
+    const struct wino_impl *impl = &wino_impls[winograd_kind(g, n, c)];
+    const bool per_run = winograd_per_run(g);
     const size_t cg = (size_t)(c->C / c->groups), mg = (size_t)(c->M / c->groups);
     const size_t count = winograd_weight_floats(g, n, c), group = count / (size_t)c->groups;
     const char *src = wgc_ptr(e, g, n->inputs[1]);
@@ -280,7 +303,7 @@ static wg_status emit_winograd_prepare(wgc_emitter *e, wgc_graph *g, wgc_node *n
         wgc_emit(e, "    { /* filters transformed on every run, into the scratch */\n");
     wgc_emit(e, "        for (int g = 0; g < %lld; g++) /* groups: one after the other */\n", (long long)c->groups);
     wgc_emit(e, "            %s((const float *)%s + (size_t)g * %zu, %zu, %zu, (float *)%s + (size_t)g * %zu);\n",
-             f4 ? "wgk_wino4_prepare_w" : "wgk_wino_prepare_w", src, mg * cg * 9, mg, cg, *wexpr, group);
+             impl->prepare, src, mg * cg * impl->taps, mg, cg, *wexpr, group);
     if (!per_run)
         wgc_emit(e, "        prepared = 1;\n");
     wgc_emit(e, "    }\n");
@@ -337,8 +360,7 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
              "%s(&(const wgk_conv2d_args){.N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, "
              ".OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, "
              ".DW = %lld, .PT = %lld, .PL = %lld, .groups = %lld,\n",
-             use_winograd4(g, n, &c)  ? "wgk_f32_conv2d_winograd4"
-             : use_winograd(g, n, &c) ? "wgk_f32_conv2d_winograd"
+             use_winograd(g, n, &c) ? wino_impls[winograd_kind(g, n, &c)].kernel
              : use_packed(g, n, &c) ? "wgk_f32_conv2d_packed"
                                     : names[c.kind], (long long)c.N, (long long)c.C, (long long)c.H, (long long)c.W,
              (long long)c.M, (long long)c.OH, (long long)c.OW, (long long)c.KH, (long long)c.KW,

@@ -1,10 +1,12 @@
 /*
- * f32-conv2d-winograd4.c: 3x3 stride-1 convolution by Winograd F(4x4, 3x3)
- * (wgk_winograd.h). Per image and block of 4x4 output tiles: input transform of 6x6
- * tiles into 36 packed B matrices, 36 GEMMs on the packed micro-kernel, output
- * transform with the fused epilogue. SIMD builds transform 4 tiles at once (lane k =
- * tile k of a group of 4 packed columns), any tile positions: interior tiles are read
- * in place, edge tiles through a zero-padded copy.
+ * f32-conv2d-winograd6x6.c: the Winograd convolutions on 6x6 input tiles
+ * (wgk_winograd.h), which share the points 0, +-1, +-2, infinity and so the input
+ * transform B^T d B: F(4x4, 3x3) for 3x3 and F(2x2, 5x5) for 5x5 stride-1 convs (an
+ * m x m output tile every m input pixels; m = 4 or 2). Per image and block of output
+ * tiles: input transform of 6x6 tiles into 36 packed B matrices, 36 GEMMs on the packed
+ * micro-kernel, output transform (A^T, m x 6) with the fused epilogue. SIMD builds
+ * transform 4 tiles at once (lane k = tile k of a group of 4 packed columns), any tile
+ * positions: interior tiles are read in place, edge tiles through a zero-padded copy.
  */
 #include "wgk_winograd.h"
 
@@ -23,14 +25,14 @@ static void copy_tile(const float *x, int H, int W, int ih0, int iw0, float *t)
     }
 }
 
-/* Output 4x4 tile o (+ bias, residual, clamp) at (oh0, ow0), clipped to OH x OW. */
-static void put_tile(const float *o, float *y, const float *res, int OH, int OW, int oh0, int ow0,
-                     float b, float lo, float hi)
+/* Output m x m tile o (+ bias, residual, clamp) at (oh0, ow0), clipped to OH x OW. */
+static void put_tile(const float *o, int m, float *y, const float *res, int OH, int OW, int oh0,
+                     int ow0, float b, float lo, float hi)
 {
-    for (int i = 0; i < 4 && oh0 + i < OH; i++)
-        for (int j = 0; j < 4 && ow0 + j < OW; j++) {
+    for (int i = 0; i < m && oh0 + i < OH; i++)
+        for (int j = 0; j < m && ow0 + j < OW; j++) {
             const size_t p = (size_t)(oh0 + i) * OW + ow0 + j;
-            float v = o[4 * i + j] + b;
+            float v = o[m * i + j] + b;
             if (res)
                 v += res[p];
             v = v < lo ? lo : v;
@@ -67,7 +69,7 @@ static inline void bt6(const vec *d, int ds, vec *r, int rs)
     r[5 * rs] = ADD(d5, SUB(MUL(4.0f, d1), MUL(5.0f, d3)));
 }
 
-/* r = A^T s for 6 values -> 4. */
+/* r = A^T s for 6 values -> 4 (F(4x4, 3x3)). */
 static inline void at6(const vec *s, int ss, vec *r, int rs)
 {
     const vec a = ADD(s[ss], s[2 * ss]), b = SUB(s[ss], s[2 * ss]);
@@ -76,6 +78,13 @@ static inline void at6(const vec *s, int ss, vec *r, int rs)
     r[rs] = ADD(b, MUL(2.0f, e));
     r[2 * rs] = ADD(a, MUL(4.0f, c));
     r[3 * rs] = ADD(ADD(b, MUL(8.0f, e)), s[5 * ss]);
+}
+
+/* r = A^T s for 6 values -> 2 (F(2x2, 5x5)): A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 1]. */
+static inline void at6_2(const vec *s, int ss, vec *r, int rs)
+{
+    r[0] = ADD(ADD(s[0], ADD(s[ss], s[2 * ss])), ADD(s[3 * ss], s[4 * ss]));
+    r[rs] = ADD(ADD(SUB(s[ss], s[2 * ss]), MUL(2.0f, SUB(s[3 * ss], s[4 * ss]))), s[5 * ss]);
 }
 
 /* V = B^T d B of 6x6 d (row-major vecs) into dst[xi * vx], xi = 6*i + j. */
@@ -95,22 +104,31 @@ static inline void in_transform(const vec *d, float *dst, size_t vx)
 #endif
 }
 
-/* o = A^T s A, 6x6 -> 4x4 (row-major). */
-static inline void out_transform(const vec *s, vec *o)
+/* o = A^T s A, 6x6 -> m x m (row-major), m = 4 or 2 (a constant after inlining). */
+static inline void out_transform(const vec *s, vec *o, const int m)
 {
     vec r[24];
-    for (int i = 0; i < 6; i++)
-        at6(s + 6 * i, 1, r + 4 * i, 1); /* rows: s A -> 6x4 */
-    for (int j = 0; j < 4; j++)
-        at6(r + j, 4, o + j, 4);
+    for (int i = 0; i < 6; i++) { /* rows: s A -> 6 x m */
+        if (m == 4)
+            at6(s + 6 * i, 1, r + 4 * i, 1);
+        else
+            at6_2(s + 6 * i, 1, r + 2 * i, 1);
+    }
+    for (int j = 0; j < m; j++) {
+        if (m == 4)
+            at6(r + j, 4, o + j, 4);
+        else
+            at6_2(r + j, 2, o + j, 2);
+    }
 }
 
 #ifdef __wasm_simd128__
 
 /* Input transform of 4 tiles (tile k in lane k), tiles t0..t0+3 (only n of them real,
- * the rest zeros), stored at dst[xi * vx] (4 adjacent packed columns). */
-static void input4(const float *x, int H, int W, int PT, int PL, int TW, int t0, int n, float *dst,
-                   size_t vx)
+ * the rest zeros; tile t reads from (m*(t/TW) - PT, m*(t%TW) - PL)), stored at
+ * dst[xi * vx] (4 adjacent packed columns). */
+static void input4(const float *x, int H, int W, int PT, int PL, int TW, int m, int t0, int n,
+                   float *dst, size_t vx)
 {
     float tb[4][36];
     const float *p[4];
@@ -124,7 +142,7 @@ static void input4(const float *x, int H, int W, int PT, int PL, int TW, int t0,
             continue;
         }
         const int t = t0 + k, th = t / TW, tw = t - th * TW;
-        const int ih0 = 4 * th - PT, iw0 = 4 * tw - PL;
+        const int ih0 = m * th - PT, iw0 = m * tw - PL;
         if (ih0 >= 0 && iw0 >= 0 && ih0 + 6 <= H && iw0 + 6 <= W) {
             p[k] = x + (size_t)ih0 * W + iw0;
             s[k] = W;
@@ -165,7 +183,7 @@ static void output4(const float *mm, size_t mx, float *y, const float *res, int 
     vec s[36], o[16];
     for (int xi = 0; xi < 36; xi++)
         s[xi] = wasm_v128_load(mm + xi * mx);
-    out_transform(s, o);
+    out_transform(s, o, 4);
     const vec bv = wasm_f32x4_splat(b), lv = wasm_f32x4_splat(lo), hv = wasm_f32x4_splat(hi);
     vec rows[4][4]; /* rows[k][i]: row i of tile k */
     for (int i = 0; i < 4; i++) {
@@ -192,8 +210,44 @@ static void output4(const float *mm, size_t mx, float *y, const float *res, int 
             float tmp[16];
             for (int i = 0; i < 4; i++)
                 wasm_v128_store(tmp + 4 * i, rows[k][i]);
-            put_tile(tmp, y, res, OH, OW, oh0, ow0, b, lo, hi);
+            put_tile(tmp, 4, y, res, OH, OW, oh0, ow0, b, lo, hi);
         }
+    }
+}
+
+/* The same for F(2x2, 5x5): 2x2 tiles. Four tiles side by side in one row of tiles are
+ * 8 adjacent outputs in each of 2 rows (one interleave of o[2i], o[2i+1] per row). */
+static void output4_2(const float *mm, size_t mx, float *y, const float *res, int OH, int OW,
+                      int TW, int t0, int n, float b, float lo, float hi)
+{
+    vec s[36], o[4];
+    for (int xi = 0; xi < 36; xi++)
+        s[xi] = wasm_v128_load(mm + xi * mx);
+    out_transform(s, o, 2);
+    const int th = t0 / TW, tw = t0 - th * TW;
+    const int oh0 = 2 * th, ow0 = 2 * tw;
+    if (n == 4 && tw + 4 <= TW && oh0 + 2 <= OH && ow0 + 8 <= OW) {
+        const vec bv = wasm_f32x4_splat(b), lv = wasm_f32x4_splat(lo), hv = wasm_f32x4_splat(hi);
+        for (int i = 0; i < 2; i++) {
+            const size_t q = (size_t)(oh0 + i) * OW + ow0;
+            vec v0 = wasm_f32x4_add(wasm_i32x4_shuffle(o[2 * i], o[2 * i + 1], 0, 4, 1, 5), bv);
+            vec v1 = wasm_f32x4_add(wasm_i32x4_shuffle(o[2 * i], o[2 * i + 1], 2, 6, 3, 7), bv);
+            if (res) {
+                v0 = wasm_f32x4_add(v0, wasm_v128_load(res + q));
+                v1 = wasm_f32x4_add(v1, wasm_v128_load(res + q + 4));
+            }
+            wasm_v128_store(y + q, wasm_f32x4_pmin(wasm_f32x4_pmax(v0, lv), hv));
+            wasm_v128_store(y + q + 4, wasm_f32x4_pmin(wasm_f32x4_pmax(v1, lv), hv));
+        }
+        return;
+    }
+    float lanes[4][4]; /* lanes[xi][k]: output xi (2*i + j) of tile k */
+    for (int xi = 0; xi < 4; xi++)
+        wasm_v128_store(lanes[xi], o[xi]);
+    for (int k = 0; k < n; k++) {
+        const int t = t0 + k, h = t / TW, w = t - h * TW;
+        const float tile[4] = {lanes[0][k], lanes[1][k], lanes[2][k], lanes[3][k]};
+        put_tile(tile, 2, y, res, OH, OW, 2 * h, 2 * w, b, lo, hi);
     }
 }
 
@@ -201,8 +255,8 @@ static void output4(const float *mm, size_t mx, float *y, const float *res, int 
 
 #else
 
-static void input4(const float *x, int H, int W, int PT, int PL, int TW, int t0, int n, float *dst,
-                   size_t vx)
+static void input4(const float *x, int H, int W, int PT, int PL, int TW, int m, int t0, int n,
+                   float *dst, size_t vx)
 {
     float d[36];
     if (n < 1) {
@@ -210,34 +264,46 @@ static void input4(const float *x, int H, int W, int PT, int PL, int TW, int t0,
             d[i] = 0.0f;
     } else {
         const int th = t0 / TW, tw = t0 - th * TW;
-        copy_tile(x, H, W, 4 * th - PT, 4 * tw - PL, d);
+        copy_tile(x, H, W, m * th - PT, m * tw - PL, d);
     }
     in_transform(d, dst, vx);
+}
+
+/* One tile (GROUP 1), m x m outputs. */
+static inline void output1(const float *mm, size_t mx, float *y, const float *res, int OH, int OW,
+                           int TW, int t0, float b, float lo, float hi, const int m)
+{
+    float s[36], o[16];
+    for (int xi = 0; xi < 36; xi++)
+        s[xi] = mm[xi * mx];
+    out_transform(s, o, m);
+    const int th = t0 / TW, tw = t0 - th * TW;
+    put_tile(o, m, y, res, OH, OW, m * th, m * tw, b, lo, hi);
 }
 
 static void output4(const float *mm, size_t mx, float *y, const float *res, int OH, int OW, int TW,
                     int t0, int n, float b, float lo, float hi)
 {
-    float s[36], o[16];
     (void)n;
-    for (int xi = 0; xi < 36; xi++)
-        s[xi] = mm[xi * mx];
-    out_transform(s, o);
-    const int th = t0 / TW, tw = t0 - th * TW;
-    put_tile(o, y, res, OH, OW, 4 * th, 4 * tw, b, lo, hi);
+    output1(mm, mx, y, res, OH, OW, TW, t0, b, lo, hi, 4);
+}
+
+static void output4_2(const float *mm, size_t mx, float *y, const float *res, int OH, int OW,
+                      int TW, int t0, int n, float b, float lo, float hi)
+{
+    (void)n;
+    output1(mm, mx, y, res, OH, OW, TW, t0, b, lo, hi, 2);
 }
 
 #define GROUP 1
 
 #endif
 
-void wgk_f32_conv2d_winograd4(const wgk_conv2d_args *a)
+/* One group (wgk_wino_per_group splits grouped convs), output tiles of m x m. */
+static inline __attribute__((always_inline)) void winograd6x6(const wgk_conv2d_args *a, const int m)
 {
-    if (wgk_wino_per_group(a, wgk_f32_conv2d_winograd4,
-                           wgk_wino4_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
-        return;
     const int C = a->C, M = a->M, H = a->H, W = a->W, OH = a->OH, OW = a->OW;
-    const int TW = (OW + 3) / 4, T = ((OH + 3) / 4) * TW;
+    const int TW = (OW + m - 1) / m, T = ((OH + m - 1) / m) * TW;
     const int nt = wgk_wino4_block_tiles(C, M, T);
     const size_t vx = (size_t)C * nt + WGK_WINO_SKEW, mx = (size_t)M * nt + WGK_WINO_SKEW;
     const size_t wx = wgk_conv_pack_w_group((size_t)M, (size_t)C);
@@ -257,21 +323,41 @@ void wgk_f32_conv2d_winograd4(const wgk_conv2d_args *a)
                 for (int tl = 0; tl < panels * WGK_CONV_NR; tl += GROUP) {
                     float *dst = V + (size_t)(tl / WGK_CONV_NR) * pstride + (size_t)c * WGK_CONV_NR +
                                  tl % WGK_CONV_NR;
-                    input4(xc, H, W, a->PT, a->PL, TW, t0 + tl, cnt - tl, dst, vx);
+                    input4(xc, H, W, a->PT, a->PL, TW, m, t0 + tl, cnt - tl, dst, vx);
                 }
             }
             /* Columns up to a multiple of 4: a last half panel costs half (the output
              * transforms read 4 adjacent columns). */
             const int ncols = (cnt + 3) / 4 * 4;
             wgk_wino_gemm(a->w, wx, 36, M, C, V, vx, pstride, Mo, mx, nt, ncols, As);
-            for (int m = 0; m < M; m++) {
-                const float *mm = Mo + (size_t)m * nt;
-                const float b = a->bias ? a->bias[m] : 0.0f;
-                const size_t ym = yo + (size_t)m * OH * OW;
-                for (int tl = 0; tl < cnt; tl += GROUP)
-                    output4(mm + tl, mx, a->y + ym, a->res ? a->res + ym : NULL, OH, OW, TW, t0 + tl,
-                            cnt - tl < GROUP ? cnt - tl : GROUP, b, a->min, a->max);
+            for (int o = 0; o < M; o++) {
+                const float *mm = Mo + (size_t)o * nt;
+                const float b = a->bias ? a->bias[o] : 0.0f;
+                const size_t ym = yo + (size_t)o * OH * OW;
+                for (int tl = 0; tl < cnt; tl += GROUP) {
+                    const int k = cnt - tl < GROUP ? cnt - tl : GROUP;
+                    if (m == 4)
+                        output4(mm + tl, mx, a->y + ym, a->res ? a->res + ym : NULL, OH, OW, TW, t0 + tl,
+                                k, b, a->min, a->max);
+                    else
+                        output4_2(mm + tl, mx, a->y + ym, a->res ? a->res + ym : NULL, OH, OW, TW,
+                                  t0 + tl, k, b, a->min, a->max);
+                }
             }
         }
     }
+}
+
+void wgk_f32_conv2d_winograd4(const wgk_conv2d_args *a)
+{
+    if (!wgk_wino_per_group(a, wgk_f32_conv2d_winograd4,
+                            wgk_wino4_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
+        winograd6x6(a, 4);
+}
+
+void wgk_f32_conv2d_winograd5x5(const wgk_conv2d_args *a)
+{
+    if (!wgk_wino_per_group(a, wgk_f32_conv2d_winograd5x5,
+                            wgk_wino4_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
+        winograd6x6(a, 2);
 }
