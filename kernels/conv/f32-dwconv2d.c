@@ -10,6 +10,9 @@
  * shuffle) by a pre-broadcast weight, with one store per vector instead of a load and a
  * store per tap; the few border outputs go one by one with bounds checks. The taps are
  * added in the same order as the row path, so results are the same bit for bit.
+ *
+ * SIMD modules use this kernel only for the shapes f32-dwconv2d-padded.c does not take
+ * (kernels other than 3x3 and 5x5, strides above 2, dilation).
  */
 #include "wgk_conv.h"
 

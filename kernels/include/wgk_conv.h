@@ -8,7 +8,8 @@
  *   wgk_f32_conv2d_im2col  anything else: im2col of each image and group into scratch
  *                          (wgk_conv2d_im2col_scratch floats), then the same GEMM.
  *   wgk_f32_dwconv2d       depthwise (one input channel per group, any multiplier):
- *                          direct loops, SIMD along the output row when stride is 1.
+ *                          direct loops, SIMD along the output row for strides 1 and 2;
+ *                          3x3 and 5x5 in SIMD builds: wgk_f32_dwconv2d_KxK_sHxW below.
  * The GEMM kernels take w packed by wgk_pack_conv (wgk_pack.h, done at compile time; or
  * in ONNX layout with w_rowmajor = 1 when the weight is computed at run time) and
  * the GEMM function in `gemm` (wgk_f32_gemm_4x8__wasmsimd or wgk_f32_gemm_4x4__scalar).
@@ -49,5 +50,41 @@ static inline size_t wgk_conv2d_im2col_scratch(int C, int groups, int KH, int KW
 void wgk_f32_conv2d_1x1(const wgk_conv2d_args *a);
 void wgk_f32_conv2d_im2col(const wgk_conv2d_args *a);
 void wgk_f32_dwconv2d(const wgk_conv2d_args *a);
+
+/* Depthwise 3x3 and 5x5, strides 1 or 2 each way, no dilation, SIMD128 builds only
+ * (kernels/conv/f32-dwconv2d-padded.c): wgk_f32_dwconv2d_KxK_sSHxSW. Each input plane
+ * is zero-padded into a->scratch first (wgk_dwconv2d_padded_scratch floats), then two
+ * output rows x 16 columns are computed at a time. */
+static inline int wgk_dwconv2d_padded_ok(const wgk_conv2d_args *a)
+{
+    return a->KH == a->KW && (a->KH == 3 || a->KH == 5) && (a->SH == 1 || a->SH == 2) &&
+           (a->SW == 1 || a->SW == 2) && a->DH == 1 && a->DW == 1;
+}
+
+/* The padded plane: output rows go in pairs, columns in blocks of 16, and a stride-2
+ * vector reads one float past its last tap, so it has room for all those reads. */
+static inline void wgk_dwconv2d_padded_dims(const wgk_conv2d_args *a, int *hp, int *wp)
+{
+    const int oh = (a->OH + 1) / 2 * 2, ow = (a->OW + 15) / 16 * 16;
+    *hp = (oh - 1) * a->SH + a->KH;
+    *wp = (ow - 1) * a->SW + a->KW + (a->SW == 2);
+}
+
+/* Scratch floats: the padded plane and a spare output row (an odd last row's partner). */
+static inline size_t wgk_dwconv2d_padded_scratch(const wgk_conv2d_args *a)
+{
+    int hp, wp;
+    wgk_dwconv2d_padded_dims(a, &hp, &wp);
+    return (size_t)hp * (size_t)wp + (size_t)(a->OW + 15) / 16 * 16;
+}
+
+void wgk_f32_dwconv2d_3x3_s1x1(const wgk_conv2d_args *a);
+void wgk_f32_dwconv2d_3x3_s1x2(const wgk_conv2d_args *a);
+void wgk_f32_dwconv2d_3x3_s2x1(const wgk_conv2d_args *a);
+void wgk_f32_dwconv2d_3x3_s2x2(const wgk_conv2d_args *a);
+void wgk_f32_dwconv2d_5x5_s1x1(const wgk_conv2d_args *a);
+void wgk_f32_dwconv2d_5x5_s1x2(const wgk_conv2d_args *a);
+void wgk_f32_dwconv2d_5x5_s2x1(const wgk_conv2d_args *a);
+void wgk_f32_dwconv2d_5x5_s2x2(const wgk_conv2d_args *a);
 
 #endif

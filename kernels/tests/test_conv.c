@@ -3,7 +3,8 @@
  * GEMM, im2col + GEMM (both GEMM kernels of the build) and depthwise, over odd channel
  * counts, output sizes below and above the GEMM tile, strides 1-3, asymmetric pads,
  * dilation, groups, depthwise with multiplier, bias/residual/relu/clip epilogues, packed
- * and ONNX-layout (run-time) weights.
+ * and ONNX-layout (run-time) weights; the padded-plane depthwise kernels (SIMD builds),
+ * also with y in the residual's memory.
  * rtol 1e-4, atol 1e-5 (atol grows with sqrt of the reduction length).
  */
 #include "wgk_conv.h"
@@ -30,7 +31,20 @@ static void reference(const wgk_conv2d_args *a)
     wgkt_conv2d_reference(a, Wt, Want);
 }
 
-/* kind: 0 = 1x1 direct, 1 = im2col, 2 = depthwise. epi: 0 none, 1 bias, 2 bias+res+relu, 3 res+clip */
+#ifdef __wasm_simd128__
+/* The padded-plane depthwise kernel for a's kernel size and strides. */
+static void dwconv_padded(const wgk_conv2d_args *a)
+{
+    static void (*const fn[2][2][2])(const wgk_conv2d_args *) = {
+        {{wgk_f32_dwconv2d_3x3_s1x1, wgk_f32_dwconv2d_3x3_s1x2}, {wgk_f32_dwconv2d_3x3_s2x1, wgk_f32_dwconv2d_3x3_s2x2}},
+        {{wgk_f32_dwconv2d_5x5_s1x1, wgk_f32_dwconv2d_5x5_s1x2}, {wgk_f32_dwconv2d_5x5_s2x1, wgk_f32_dwconv2d_5x5_s2x2}},
+    };
+    fn[a->KH == 5][a->SH == 2][a->SW == 2](a);
+}
+#endif
+
+/* kind: 0 = 1x1 direct, 1 = im2col, 2 = depthwise, 3 = depthwise padded-plane (SIMD).
+ * epi: 0 none, 1 bias, 2 bias+res+relu, 3 res+clip, 4 bias+res with y the residual's memory */
 static void check(const shape *s, int kind, int epi, wgk_gemm_fn gemm, const char *name)
 {
     wgk_conv2d_args a = {
@@ -59,12 +73,28 @@ static void check(const shape *s, int kind, int epi, wgk_gemm_fn gemm, const cha
     }
     a.y = Y;
     a.scratch = Scratch;
+    if (epi == 4) { /* in place: y starts as the residual */
+        a.bias = Bias;
+        for (int i = 0; i < ysize; i++)
+            Y[i] = Res[i];
+    }
     WGKT_CHECK(wgk_conv2d_im2col_scratch(s->C, s->groups, s->KH, s->KW, a.OH, a.OW) <= CAP,
                "scratch fits the test buffer");
     reference(&a);
+    if (epi == 4)
+        a.res = Y; /* the reference read Res; the kernel reads the same values from y */
     if (kind == 2) {
         a.w = Wt;
         wgk_f32_dwconv2d(&a);
+#ifdef __wasm_simd128__
+    } else if (kind == 3) {
+        a.w = Wt;
+        for (int i = 0; i < CAP; i++)
+            Scratch[i] = NAN; /* garbage in the scratch must not leak into the result */
+        WGKT_CHECK(wgk_dwconv2d_padded_ok(&a) && wgk_dwconv2d_padded_scratch(&a) <= CAP,
+                   "padded depthwise applies, its scratch fits the test buffer");
+        dwconv_padded(&a);
+#endif
     } else {
         wgk_pack_conv(Wt, (size_t)s->M, (size_t)K, (size_t)s->groups, WP);
         a.w = rowmajor ? Wt : WP;
@@ -164,6 +194,31 @@ static void check_depthwise(void)
             check(&dw[i], 2, epi, NULL, "dwconv2d");
 }
 
+#ifdef __wasm_simd128__
+static void check_depthwise_padded(void)
+{
+    /* N  C  H  W  M KH KW SH SW DH DW PT PL PB PR groups */
+    static const shape dw[] = {
+        {1, 2, 12, 80, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 2},   /* PP-OCR rec: 12x80 */
+        {1, 2, 12, 80, 2, 5, 5, 2, 1, 1, 1, 2, 2, 2, 2, 2},   /* stride (2, 1) */
+        {2, 3, 13, 37, 6, 5, 5, 2, 2, 1, 1, 2, 1, 1, 2, 3},   /* odd rows, multiplier 2 */
+        {1, 2, 9, 21, 2, 5, 5, 1, 2, 1, 1, 0, 2, 1, 0, 2},
+        {1, 3, 7, 9, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
+        {1, 3, 15, 33, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3},
+        {1, 2, 8, 19, 2, 3, 3, 2, 1, 1, 1, 0, 1, 1, 0, 2},
+        {1, 2, 10, 64, 4, 3, 3, 1, 2, 1, 1, 1, 0, 0, 1, 2},
+        {1, 2, 3, 3, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 2},     /* output narrower than a vector */
+        {1, 1, 1, 2, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {1, 2, 6, 6, 2, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 2},     /* no padding */
+    };
+    for (unsigned i = 0; i < sizeof dw / sizeof *dw; i++)
+        for (int epi = 0; epi < 5; epi++)
+            check(&dw[i], 3, epi, NULL, "dwconv2d padded");
+    for (unsigned i = 0; i < sizeof dw / sizeof *dw; i++)
+        check(&dw[i], 2, 4, NULL, "dwconv2d in place");
+}
+#endif
+
 static void run(void)
 {
     check_gemm_convs(wgk_f32_gemm_4x4__scalar, "conv2d (gemm 4x4 scalar)");
@@ -171,6 +226,9 @@ static void run(void)
     check_gemm_convs(wgk_f32_gemm_4x8__wasmsimd, "conv2d (gemm 4x8 wasmsimd)");
 #endif
     check_depthwise();
+#ifdef __wasm_simd128__
+    check_depthwise_padded();
+#endif
     rowmajor = 1;
     check_gemm_convs(wgk_f32_gemm_4x4__scalar, "conv2d, ONNX-layout weight (gemm 4x4 scalar)");
 #ifdef __wasm_simd128__

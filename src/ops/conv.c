@@ -3,7 +3,9 @@
  * the fused epilogue set by the passes (residual add, then Relu/Clip).
  *
  * Lowering, chosen per layer (resolve(), use_packed(), use_winograd()):
- *   depthwise (one input channel per group, groups > 1)   wgk_f32_dwconv2d, ONNX weights
+ *   depthwise (one input channel per group, groups > 1)   wgk_f32_dwconv2d, ONNX weights;
+ *                                                          3x3/5x5, strides 1-2, SIMD builds:
+ *                                                          wgk_f32_dwconv2d_KxK_sHxW (padded plane)
  *   constant weight, 3x3 stride 1, C, M per group >= 16    wgk_f32_conv2d_winograd4 (F(4x4,3x3))
  *                                                          when the output has >= 8 4x4 tiles,
  *                                                          else wgk_f32_conv2d_winograd (F(2x2));
@@ -213,6 +215,16 @@ static bool winograd_per_run(wgc_graph *g)
     return total > WINOGRAD_KEEP_LIMIT;
 }
 
+/* The 2-D geometry as the kernels take it (no pointers). */
+static wgk_conv2d_args geom_args(const conv_geom *c)
+{
+    const wgc_window *w = &c->win;
+    return (wgk_conv2d_args){.N = (int)c->N, .C = (int)c->C, .H = (int)c->H, .W = (int)c->W, .M = (int)c->M,
+                             .OH = (int)c->OH, .OW = (int)c->OW, .KH = (int)c->KH, .KW = (int)c->KW,
+                             .SH = (int)w->s[0], .SW = (int)w->s[1], .DH = (int)w->d[0], .DW = (int)w->d[1],
+                             .PT = (int)w->pb[0], .PL = (int)w->pb[1], .groups = (int)c->groups};
+}
+
 static size_t conv_scratch(const wgc_graph *g, const wgc_node *n)
 {
     conv_geom c;
@@ -228,16 +240,11 @@ static size_t conv_scratch(const wgc_graph *g, const wgc_node *n)
                                            : wgk_wino5x5_scratch(cg, mg, (int)c.OH, (int)c.OW);
         return (w + k) * sizeof(float);
     }
+    const wgk_conv2d_args a = geom_args(&c);
     if (use_packed((wgc_graph *)g, n, &c))
-    {
-        const wgc_window *w = &c.win;
-        const wgk_conv2d_args a = {.N = (int)c.N, .C = (int)c.C, .H = (int)c.H, .W = (int)c.W, .M = (int)c.M,
-                                   .OH = (int)c.OH, .OW = (int)c.OW, .KH = (int)c.KH, .KW = (int)c.KW,
-                                   .SH = (int)w->s[0], .SW = (int)w->s[1], .DH = (int)w->d[0],
-                                   .DW = (int)w->d[1], .PT = (int)w->pb[0], .PL = (int)w->pb[1],
-                                   .groups = (int)c.groups};
         return wgk_conv_packed_scratch(&a) * sizeof(float);
-    }
+    if (c.kind == CONV_DW) /* the SIMD kernels' padded plane (wgk_dwconv2d_padded_ok) */
+        return wgk_dwconv2d_padded_ok(&a) ? wgk_dwconv2d_padded_scratch(&a) * sizeof(float) : 0;
     if (c.kind != CONV_IM2COL)
         return 0;
     return (size_t)(c.C / c.groups * c.KH * c.KW * c.OH * c.OW) * sizeof(float);
@@ -350,10 +357,17 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     }
     if ((c.kind == CONV_IM2COL || use_packed(g, n, &c)) && !use_winograd(g, n, &c))
         snprintf(kscratch, sizeof kscratch, "%s", wgc_scratch(e));
+    /* Depthwise 3x3 / 5x5, strides 1-2, SIMD: the padded-plane kernels. */
+    const wgk_conv2d_args ga = geom_args(&c);
+    char dwname[64] = "wgk_f32_dwconv2d";
+    if (c.kind == CONV_DW && wgc_emit_target(e)->simd && wgk_dwconv2d_padded_ok(&ga)) {
+        snprintf(dwname, sizeof dwname, "wgk_f32_dwconv2d_%dx%d_s%dx%d", ga.KH, ga.KW, ga.SH, ga.SW);
+        snprintf(kscratch, sizeof kscratch, "%s", wgc_scratch(e));
+    }
     const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
     float lo, hi;
     wgc_act_range(n, &lo, &hi);
-    static const char *names[] = {"wgk_f32_dwconv2d", "wgk_f32_conv2d_1x1", "wgk_f32_conv2d_im2col"};
+    const char *names[] = {dwname, "wgk_f32_conv2d_1x1", "wgk_f32_conv2d_im2col"};
     const char *gemm = wgc_emit_target(e)->simd ? "wgk_f32_gemm_4x8__wasmsimd" : "wgk_f32_gemm_4x4__scalar";
     const wgc_window *wn = &c.win;
     wgc_emit(e,
