@@ -252,17 +252,20 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
                             wgk_f32_conv_ukernel_splat_rows(mr, inplace, kc, as, x + (size_t)k0 * OHW + nb,
                                                             (size_t)OHW, a->y + o, OHW, bias, res, OHW,
                                                             lo, hi, !first);
-                        if (inplace == ncols)
-                            continue;
                         const int rest = ncols - inplace;
-                        if (as)
+                        if (rest && as)
                             wgk_f32_conv_ukernel_splat(mr, rest, kc, as, a->scratch + (size_t)k0 * WGK_CONV_NR,
                                                        pstride, a->y + o + inplace, OHW, bias,
                                                        res ? res + inplace : NULL, OHW, lo, hi, !first);
-                        else
+                        else if (rest)
                             wgk_f32_conv_ukernel(mr, rest, kc, ap, a->scratch + (size_t)k0 * WGK_CONV_NR,
                                                  pstride, a->y + o + inplace, OHW, bias,
                                                  res ? res + inplace : NULL, OHW, lo, hi, !first);
+                        /* Post-ops on the rows just finished, while they are in L1. */
+                        if (last && a->post)
+                            for (int r = 0; r < mr; r++)
+                                wgk_f32_post(a->y + o + (size_t)r * OHW, (size_t)ncols, a->post, a->post_scale,
+                                             a->post_shift);
                     }
                 }
             }

@@ -10,7 +10,8 @@
  * buffer (the padded plane has room for the reads past the row).
  *
  * Each output is bias (+ residual), then the taps in (kh, kw) order, as in
- * f32-dwconv2d.c; taps on the padding add w * 0.
+ * f32-dwconv2d.c; taps on the padding add w * 0. Then the clamp and the post-ops
+ * (wgk_post4), in registers.
  */
 #include "wgk_conv.h"
 
@@ -93,6 +94,37 @@ WGK_INLINE void block(const float *p, int wp, const v128_t *wv, int o, v128_t *a
     }
 }
 
+/* Clamp, post-ops and store of one block (2 rows x n <= BW columns from o; the
+ * accumulators by value). Not inlined: its constants would otherwise stay live across
+ * the tap loops, which already use 14 of the 16 vector registers, and push the
+ * accumulators to the stack. */
+static __attribute__((noinline)) void store_block(const wgk_conv2d_args *a, v128_t x0, v128_t x1, v128_t x2,
+                                                  v128_t x3, v128_t x4, v128_t x5, v128_t x6, v128_t x7,
+                                                  float *y0, float *y1, int o, int n)
+{
+    const v128_t lv = wasm_f32x4_splat(a->min), hv = wasm_f32x4_splat(a->max);
+    const v128_t ps = wasm_f32x4_splat(a->post_scale), pt = wasm_f32x4_splat(a->post_shift);
+    v128_t acc[2 * NV] = {x0, x1, x2, x3, x4, x5, x6, x7};
+    float *const yr[2] = {y0, y1};
+    for (int j = 0; j < 2 * NV; j++) {
+        acc[j] = wasm_f32x4_pmin(wasm_f32x4_pmax(acc[j], lv), hv);
+        if (a->post)
+            acc[j] = wgk_post4(acc[j], a->post, ps, pt);
+    }
+    for (int r = 0; r < 2; r++) {
+        if (n == BW) {
+            for (int j = 0; j < NV; j++)
+                wasm_v128_store(yr[r] + o + 4 * j, acc[r * NV + j]);
+            continue;
+        }
+        float t[BW];
+        for (int j = 0; j < NV; j++)
+            wasm_v128_store(t + 4 * j, acc[r * NV + j]);
+        for (int q = 0; q < n; q++)
+            yr[r][o + q] = t[q];
+    }
+}
+
 /* One plane: output rows two at a time (an odd last row's partner goes to `spare`),
  * columns BW at a time (a last partial block through a local buffer). */
 WGK_INLINE void plane(const wgk_conv2d_args *a, const float *pad, int wp, const v128_t *wv, float bias,
@@ -100,7 +132,6 @@ WGK_INLINE void plane(const wgk_conv2d_args *a, const float *pad, int wp, const 
 {
     const int OH = a->OH, OW = a->OW;
     const v128_t bv = wasm_f32x4_splat(bias);
-    const v128_t lv = wasm_f32x4_splat(a->min), hv = wasm_f32x4_splat(a->max);
     for (int oh = 0; oh < OH; oh += 2) {
         const int two = oh + 1 < OH;
         float *yr[2] = {y + (size_t)oh * OW, two ? y + (size_t)(oh + 1) * OW : spare};
@@ -121,18 +152,7 @@ WGK_INLINE void plane(const wgk_conv2d_args *a, const float *pad, int wp, const 
                     acc[r * NV + j] = v;
                 }
             block(p, wp, wv, o, acc, K, SH, SW);
-            for (int r = 0; r < 2; r++) {
-                if (n == BW) {
-                    for (int j = 0; j < NV; j++)
-                        wasm_v128_store(yr[r] + o + 4 * j, wasm_f32x4_pmin(wasm_f32x4_pmax(acc[r * NV + j], lv), hv));
-                    continue;
-                }
-                float t[BW];
-                for (int j = 0; j < NV; j++)
-                    wasm_v128_store(t + 4 * j, wasm_f32x4_pmin(wasm_f32x4_pmax(acc[r * NV + j], lv), hv));
-                for (int q = 0; q < n; q++)
-                    yr[r][o + q] = t[q];
-            }
+            store_block(a, acc[0], acc[1], acc[2], acc[3], acc[4], acc[5], acc[6], acc[7], yr[0], yr[1], o, n);
         }
     }
 }

@@ -1,5 +1,6 @@
 /*
- * activation.c: Relu, LeakyRelu, Sigmoid, Tanh and Clip over contiguous float32.
+ * activation.c: Relu, LeakyRelu, Sigmoid, Tanh and Clip over contiguous float32, and the
+ * conv post-ops (HardSwish, scalar affine) for the conv kernels that do not fuse them.
  *
  * The SIMD128 sigmoid and tanh use a 4-lane e^x: x = k ln2 + r (|r| <= ln2/2, ln2 split
  * so k * LN2_HI is exact), e^r by its Taylor series to degree 7 (truncation below
@@ -7,6 +8,7 @@
  * evaluating e^-|x| with |x| <= 87. Error is a few ulp. The scalar tails call the
  * wgk_math functions.
  */
+#include "wgk_conv.h"
 #include "wgk_eltwise.h"
 #include "wgk_math.h"
 
@@ -119,4 +121,26 @@ void wgk_f32_tanh(float *y, const float *x, size_t n)
 #endif
     for (; i < n; i++)
         y[i] = wgk_tanhf(x[i]);
+}
+
+/* The conv post-ops (wgk_conv.h): HardSwish as ONNX defines it (alpha 1/6, beta 1/2),
+ * then y * scale + shift; the clamp keeps NaN, like the HardSwish operator's loop. */
+void wgk_f32_post(float *y, size_t n, int post, float scale, float shift)
+{
+    size_t i = 0;
+#ifdef __wasm_simd128__
+    const v128_t s = wasm_f32x4_splat(scale), t = wasm_f32x4_splat(shift);
+    for (; i + 4 <= n; i += 4)
+        wasm_v128_store(y + i, wgk_post4(wasm_v128_load(y + i), post, s, t));
+#endif
+    for (; i < n; i++) {
+        float v = y[i];
+        if (post & WGK_POST_HARDSWISH) {
+            const float u = 1.0f / 6.0f * v + 0.5f;
+            v = v * (u < 0.0f ? 0.0f : u > 1.0f ? 1.0f : u);
+        }
+        if (post & WGK_POST_AFFINE)
+            v = v * scale + shift;
+        y[i] = v;
+    }
 }

@@ -39,7 +39,32 @@ typedef struct wgk_conv2d_args {
     wgk_gemm_fn gemm;  /* GEMM kernels only */
     int w_rowmajor;    /* GEMM kernels: 1 when w is in ONNX layout (a weight that is not
                         * constant at compile time), 0 when packed by wgk_pack_conv */
+    /* After the clamp (wgk_f32_conv2d_packed and wgk_f32_dwconv2d_KxK_sHxW only; others
+     * ignore it): post & WGK_POST_HARDSWISH: y = y * clamp(y / 6 + 1/2, 0, 1); then
+     * post & WGK_POST_AFFINE: y = y * post_scale + post_shift. */
+    int post;
+    float post_scale, post_shift;
 } wgk_conv2d_args;
+
+#define WGK_POST_HARDSWISH 1
+#define WGK_POST_AFFINE 2
+
+/* The same over n floats of y, in place: for the kernels that do not apply it. */
+void wgk_f32_post(float *y, size_t n, int post, float scale, float shift);
+
+#ifdef __wasm_simd128__
+/* The post-ops on one vector (same operations, in the same order, as wgk_f32_post). */
+WGK_INLINE v128_t wgk_post4(v128_t v, int post, v128_t scale, v128_t shift)
+{
+    if (post & WGK_POST_HARDSWISH) {
+        const v128_t t = wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_splat(1.0f / 6.0f), v), wasm_f32x4_splat(0.5f));
+        v = wasm_f32x4_mul(v, wasm_f32x4_pmin(wasm_f32x4_pmax(t, wasm_f32x4_splat(0.0f)), wasm_f32x4_splat(1.0f)));
+    }
+    if (post & WGK_POST_AFFINE)
+        v = wasm_f32x4_add(wasm_f32x4_mul(v, scale), shift);
+    return v;
+}
+#endif
 
 /* Floats of scratch wgk_f32_conv2d_im2col needs: (C/groups)*KH*KW * OH*OW. */
 static inline size_t wgk_conv2d_im2col_scratch(int C, int groups, int KH, int KW, int OH, int OW)

@@ -82,7 +82,7 @@ typedef struct wgc_attr {
 } wgc_attr;
 
 /* Activation fused into a producer's epilogue (set by passes, read by emitters). */
-typedef enum wgc_act { WGC_ACT_NONE = 0, WGC_ACT_RELU, WGC_ACT_CLIP } wgc_act;
+typedef enum wgc_act { WGC_ACT_NONE = 0, WGC_ACT_RELU, WGC_ACT_CLIP, WGC_ACT_HARDSWISH } wgc_act;
 
 typedef struct wgc_node {
     wgc_op op;
@@ -97,10 +97,13 @@ typedef struct wgc_node {
     wgc_attr *attrs;
     int n_attrs;
     bool dead;        /* removed by a pass or folded; skipped everywhere after */
-    /* Epilogue fusion: y = act(op(x) [+ residual]), act_min/max bound CLIP. */
+    /* Epilogue fusion: y = act(op(x) [+ residual]) [* post_scale + post_shift],
+     * act_min/max bound CLIP; HARDSWISH and the affine tail are fused into Conv only. */
     wgc_act act;
     float act_min, act_max;
     int residual;     /* tensor index added before the activation, -1 for none */
+    bool post_affine;
+    float post_scale, post_shift;
 } wgc_node;
 
 typedef struct wgc_graph {

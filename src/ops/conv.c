@@ -28,6 +28,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../kernels/include/wgk_pack.h"
 #include "../../kernels/include/wgk_convnd.h"
@@ -318,6 +319,18 @@ static wg_status emit_winograd_prepare(wgc_emitter *e, wgc_graph *g, wgc_node *n
     return WG_OK;
 }
 
+/* The post-ops as a pass of their own over the output (kernels that do not fuse them). */
+static void emit_post_pass(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    float ps, pt;
+    const int post = wgc_post_ops(n, &ps, &pt);
+    if (!post)
+        return;
+    const wgc_tensor *y = wgc_out(g, n, 0);
+    wgc_emit(e, "wgk_f32_post(%s, %lld, %d, %s, %s);\n", wgc_ptr(e, g, n->outputs[0]),
+             (long long)wgc_numel(&y->shape), post, wgc_float(e, ps), wgc_float(e, pt));
+}
+
 static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     conv_geom c;
@@ -325,8 +338,12 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wg_status st = resolve(g, n, &c);
     if (st)
         return st;
-    if (c.kind == CONV_3D)
-        return emit_direct(e, g, n, &c);
+    if (c.kind == CONV_3D) {
+        if ((st = emit_direct(e, g, n, &c)))
+            return st;
+        emit_post_pass(e, g, n);
+        return WG_OK;
+    }
     const wgc_tensor *w = wgc_in(g, n, 1);
     const char *wexpr;
     char kscratch[128] = "0"; /* the kernel's scratch */
@@ -383,9 +400,19 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wgc_emit(e, "    .x = %s, .w = %s, .bias = %s, .res = %s, .y = %s,\n", wgc_ptr(e, g, n->inputs[0]),
              wexpr, has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
              n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]));
-    wgc_emit(e, "    .scratch = %s, .min = %s, .max = %s, .gemm = %s, .w_rowmajor = %d});\n",
+    /* Post-ops (fused HardSwish, scalar affine): in the kernel where it applies them
+     * (packed GEMM, padded depthwise), else one pass over the output after it. */
+    float ps, pt;
+    const int post = wgc_post_ops(n, &ps, &pt);
+    const bool post_in_kernel = (use_packed(g, n, &c) && !use_winograd(g, n, &c)) || strcmp(dwname, "wgk_f32_dwconv2d") != 0;
+    wgc_emit(e, "    .scratch = %s, .min = %s, .max = %s, .gemm = %s, .w_rowmajor = %d",
              kscratch, wgc_float(e, lo), wgc_float(e, hi),
              c.kind == CONV_DW ? "0" : gemm, rowmajor);
+    if (post && post_in_kernel)
+        wgc_emit(e, ",\n    .post = %d, .post_scale = %s, .post_shift = %s", post, wgc_float(e, ps), wgc_float(e, pt));
+    wgc_emit(e, "});\n");
+    if (!post_in_kernel)
+        emit_post_pass(e, g, n);
 fail:
     free(packed);
     return st;

@@ -1,6 +1,7 @@
 /*
  * epilogue.h: the fused epilogue (node->act, node->residual) as the kernels take it:
- * a clamp range [lo, hi] (none: [-inf, inf], Relu: [0, inf], Clip: [min, max]).
+ * a clamp range [lo, hi] (none and HardSwish: [-inf, inf], Relu: [0, inf], Clip:
+ * [min, max]), and for Conv the post-ops after it (wgc_post_ops).
  */
 #ifndef WGC_OPS_EPILOGUE_H
 #define WGC_OPS_EPILOGUE_H
@@ -19,6 +20,15 @@ static inline void wgc_act_range(const wgc_node *n, float *lo, float *hi)
         *lo = n->act_min;
         *hi = n->act_max;
     }
+}
+
+/* The conv kernels' post-ops (wgk_conv.h: WGK_POST_*) after the clamp: a fused
+ * HardSwish, then a fused scalar y * scale + shift. */
+static inline int wgc_post_ops(const wgc_node *n, float *scale, float *shift)
+{
+    *scale = n->post_affine ? n->post_scale : 1.0f;
+    *shift = n->post_affine ? n->post_shift : 0.0f;
+    return (n->act == WGC_ACT_HARDSWISH ? 1 : 0) | (n->post_affine ? 2 : 0);
 }
 
 /* For ops whose kernels have no epilogue: a fused residual is a pass bug, not a model

@@ -1,6 +1,8 @@
 /*
- * fuse_epilogue.c: Conv -> [Add residual] -> [Relu | Clip] becomes one Conv whose kernel
- * applies y = act(conv(x) + b + residual) while the output tile is still in registers.
+ * fuse_epilogue.c: Conv -> [Add residual] -> [Relu | Clip | HardSwish] -> [Mul scalar]
+ * -> [Add | Sub scalar] becomes one Conv whose kernel applies
+ * y = act(conv(x) + b + residual) * scale + shift while the output is still in
+ * registers or L1 (Gemm and BatchNormalization: the Relu / Clip only).
  *
  * Conditions: each intermediate result is read only by the next node and is not a graph
  * output; the residual has exactly the Conv output's shape and dtype, and is produced
@@ -54,6 +56,49 @@ static void take_output(wgc_graph *g, wgc_node *into, wgc_node *from)
     wgc_graph_count_uses(g);
 }
 
+/* The float value of a one-element float constant input k of n, if it is one. */
+static bool scalar_const(wgc_graph *g, const wgc_node *n, int k, float *v)
+{
+    const wgc_tensor *t = wgc_in(g, n, k);
+    if (!t || !t->data || t->dtype != WG_DT_FLOAT || wgc_numel(&t->shape) != 1)
+        return false;
+    *v = *(const float *)t->data;
+    return true;
+}
+
+/* Conv's output times a scalar constant, then plus (or minus) one, becomes the Conv's
+ * post-affine tail (PP-LCNet's learnable affine after each activation): the kernels
+ * apply y * scale + shift with the same two roundings as the Mul and Add would. */
+static void fuse_affine(wgc_graph *g, wgc_node *cv)
+{
+    const int y = cv->outputs[0];
+    const wgc_shape *ys = &g->tensors[y].shape;
+    wgc_node *next = only_consumer(g, y);
+    float v;
+    if (next && next->op == WGC_OP_MUL && next->n_inputs == 2 &&
+        wgc_shape_eq(&wgc_out(g, next, 0)->shape, ys) &&
+        ((next->inputs[0] == y && scalar_const(g, next, 1, &v)) ||
+         (next->inputs[1] == y && scalar_const(g, next, 0, &v)))) {
+        cv->post_affine = true;
+        cv->post_scale = v;
+        cv->post_shift = 0.0f;
+        take_output(g, cv, next);
+        next = only_consumer(g, cv->outputs[0]);
+    }
+    const int z = cv->outputs[0];
+    if (next && (next->op == WGC_OP_ADD || next->op == WGC_OP_SUB) && next->n_inputs == 2 &&
+        wgc_shape_eq(&wgc_out(g, next, 0)->shape, ys) &&
+        ((next->inputs[0] == z && scalar_const(g, next, 1, &v)) ||
+         (next->op == WGC_OP_ADD && next->inputs[1] == z && scalar_const(g, next, 0, &v)))) {
+        if (!cv->post_affine) {
+            cv->post_affine = true;
+            cv->post_scale = 1.0f; /* y * 1 is exact */
+        }
+        cv->post_shift = next->op == WGC_OP_SUB ? -v : v; /* y - v == y + (-v) exactly */
+        take_output(g, cv, next);
+    }
+}
+
 wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_options *opt)
 {
     (void)opt;
@@ -85,7 +130,10 @@ wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_options *opt)
         }
         if (!next)
             continue;
-        if (next->op == WGC_OP_RELU) {
+        if (next->op == WGC_OP_HARD_SWISH && cv->op == WGC_OP_CONV) {
+            cv->act = WGC_ACT_HARDSWISH;
+            take_output(g, cv, next);
+        } else if (next->op == WGC_OP_RELU) {
             cv->act = WGC_ACT_RELU;
             cv->act_min = 0;
             cv->act_max = INFINITY;
@@ -99,6 +147,8 @@ wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_options *opt)
             cv->act_max = hi;
             take_output(g, cv, next);
         }
+        if (cv->op == WGC_OP_CONV)
+            fuse_affine(g, cv);
     }
     return WG_OK;
 }

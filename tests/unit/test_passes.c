@@ -288,6 +288,49 @@ TEST(residual_and_relu_fuse_into_conv)
     wgc_graph_free(g);
 }
 
+static float fill_three(int64_t i) { (void)i; return 3.0f; }
+
+/* Conv -> HardSwish -> Mul(k1) -> Sub(k2), with k1 of shape kdims (rank kr). */
+static wgc_graph *post_graph(int kr, const int64_t *kdims)
+{
+    wgc_graph *g = wgc_graph_new();
+    int64_t xd[4] = {1, 2, 4, 4}, wd[4] = {2, 2, 1, 1}, one[1] = {1};
+    int x = input(g, "x", 4, xd);
+    int in_conv[2] = {x, constant(g, "w", 4, wd, fill_w)};
+    int h = op(g, "HardSwish", (int[]){op(g, "Conv", in_conv, 2, "c")}, 1, "h");
+    int m = op(g, "Mul", (int[]){constant(g, "k1", kr, kdims, fill_scale), h}, 2, "m");
+    output(g, op(g, "Sub", (int[]){m, constant(g, "k2", 1, one, fill_three)}, 2, "y"));
+    return g;
+}
+
+TEST(hardswish_and_scalar_affine_fuse_into_conv)
+{
+    wgc_options o = opts();
+    int64_t one[1] = {1};
+    wgc_graph *g = post_graph(1, one);
+    g->opset = 14;
+    CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
+    CHECK(wgc_pass_fuse_epilogue(g, &o) == WG_OK, "%s", g->err);
+    const wgc_node *cv = &g->nodes[0];
+    CHECK(cv->act == WGC_ACT_HARDSWISH, "HardSwish should be the Conv's activation");
+    CHECK(cv->post_affine && cv->post_scale == 0.5f && cv->post_shift == -3.0f,
+          "Mul 0.5 (constant first) then Sub 3 should become * 0.5 + -3 (got %g, %g)", cv->post_scale,
+          cv->post_shift);
+    CHECK(cv->outputs[0] == g->outputs[0], "the Conv should write the graph output");
+    CHECK(g->nodes[1].dead && g->nodes[2].dead && g->nodes[3].dead, "HardSwish, Mul and Sub should be gone");
+    wgc_graph_free(g);
+
+    /* A per-channel Mul is not a scalar affine: HardSwish fuses, Mul and Sub stay. */
+    int64_t ch[3] = {2, 1, 1};
+    g = post_graph(3, ch);
+    g->opset = 14;
+    CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
+    CHECK(wgc_pass_fuse_epilogue(g, &o) == WG_OK, "%s", g->err);
+    CHECK(g->nodes[0].act == WGC_ACT_HARDSWISH && !g->nodes[0].post_affine, "only the HardSwish should fuse");
+    CHECK(!g->nodes[2].dead && !g->nodes[3].dead, "the per-channel Mul and the Sub must stay");
+    wgc_graph_free(g);
+}
+
 TEST(identity_removal_keeps_outputs_and_dead_code_goes)
 {
     wgc_options o = opts();
@@ -411,6 +454,7 @@ int main(void)
     RUN(decomposed_hardswish_becomes_one_node);
     RUN(dropout_with_unread_mask_is_removed);
     RUN(residual_and_relu_fuse_into_conv);
+    RUN(hardswish_and_scalar_affine_fuse_into_conv);
     RUN(identity_removal_keeps_outputs_and_dead_code_goes);
     RUN(planner_reuses_memory_without_overlap);
     RUN(planner_random_graphs);
