@@ -385,6 +385,8 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     float lo, hi;
     wgc_act_range(n, &lo, &hi);
     const char *names[] = {dwname, "wgk_f32_conv2d_1x1", "wgk_f32_conv2d_im2col"};
+    /* Only the generic 1x1 and im2col kernels call a GEMM through this pointer; naming it
+     * for the others would link its code (4 KiB of wasm for wasmtime to compile) in vain. */
     const char *gemm = wgc_emit_target(e)->simd ? "wgk_f32_gemm_4x8__wasmsimd" : "wgk_f32_gemm_4x4__scalar";
     const wgc_window *wn = &c.win;
     wgc_emit(e,
@@ -407,7 +409,7 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     const bool post_in_kernel = (use_packed(g, n, &c) && !use_winograd(g, n, &c)) || strcmp(dwname, "wgk_f32_dwconv2d") != 0;
     wgc_emit(e, "    .scratch = %s, .min = %s, .max = %s, .gemm = %s, .w_rowmajor = %d",
              kscratch, wgc_float(e, lo), wgc_float(e, hi),
-             c.kind == CONV_DW ? "0" : gemm, rowmajor);
+             c.kind == CONV_DW || use_packed(g, n, &c) ? "0" : gemm, rowmajor);
     if (post && post_in_kernel)
         wgc_emit(e, ",\n    .post = %d, .post_scale = %s, .post_shift = %s", post, wgc_float(e, ps), wgc_float(e, pt));
     wgc_emit(e, "});\n");
