@@ -50,6 +50,11 @@ typedef struct wgc_tensor {
     int producer;       /* index of the node that writes it, -1 for inputs and constants */
     int n_uses;         /* live nodes reading it (wgc_graph_count_uses) */
     int64_t addr;       /* byte address in module memory (memory plan), -1 when none */
+    /* Memory plan: the tensor lives inside tensor alias_of, alias_off bytes in (a
+     * Concat input written straight into its slice of the output). */
+    bool aliased;
+    int alias_of;
+    int64_t alias_off;
     int declared_dtype; /* graph outputs: the dtype the model declares (0 when it does not) */
 } wgc_tensor;
 

@@ -94,6 +94,11 @@ static wg_status concat_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     for (int i = 0; i < n->n_inputs; i++) {
         const wgc_tensor *t = wgc_in(g, n, i);
         size_t row = (size_t)(t->shape.dims[axis] * inner) * es;
+        /* Produced in place (the memory plan put it in its slab of y): nothing to copy. */
+        if (t->aliased && t->alias_of == n->outputs[0] && t->alias_off == (int64_t)at && outer == 1) {
+            at += row;
+            continue;
+        }
         if (row && outer) {
             const char *px = wgc_ptr(e, g, n->inputs[i]), *py = wgc_ptr(e, g, n->outputs[0]);
             wgc_emit(e, "wgk_copy_rows((char *)%s + %zu, %zu, %s, %zu, %lld, %zu);\n", py, at, yrow,

@@ -5,12 +5,15 @@
  * largest first, each at the lowest offset where it overlaps no already placed buffer
  * whose lifetime intersects its own. This is the classic offset-planning heuristic; it
  * is within a few percent of optimal on CNNs and runs in O(n^2), fine for thousands.
+ * Concat inputs are placed inside the Concat's output where they can be
+ * (alias_concat_inputs), so the Concat copies nothing.
  */
 #include "plan.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ops/elem.h"
 #include "../ops/op.h"
 
 typedef struct buffer {
@@ -37,6 +40,68 @@ static int by_offset(const void *a, const void *b)
 {
     const buffer *x = *(buffer *const *)a, *y = *(buffer *const *)b;
     return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Concat inputs written in place: a Concat whose output is one slab per input (every
+ * dim before the axis is 1) needs no copy if each input is produced into its slab. An
+ * input qualifies when a live node before the Concat produces it (after the producer of
+ * the previous qualifying input), nothing else reads it and it is not a graph output; it
+ * then gets no buffer of its own, and the output's lifetime starts with the first such
+ * producer. Returns how many inputs were aliased. */
+static int alias_concat_inputs(wgc_graph *g, int *first)
+{
+    int count = 0;
+    wgc_graph_count_uses(g);
+    for (int i = 0; i < g->n_nodes; i++) {
+        const wgc_node *n = &g->nodes[i];
+        if (n->dead || n->op != WGC_OP_CONCAT || n->n_outputs != 1 || n->outputs[0] < 0)
+            continue;
+        const int out = n->outputs[0];
+        const wgc_tensor *y = &g->tensors[out];
+        int axis;
+        if (y->data || y->aliased || !wgc_norm_axis(wgc_attr_int(n, "axis", 0), y->shape.rank, &axis))
+            continue;
+        bool one_slab = true;
+        for (int d = 0; d < axis; d++)
+            one_slab &= y->shape.dims[d] == 1;
+        if (!one_slab)
+            continue;
+        int64_t inner = wg_dtype_size(y->dtype);
+        for (int d = axis + 1; d < y->shape.rank; d++)
+            inner *= y->shape.dims[d];
+        int64_t at = 0;
+        int prev = -1; /* producer of the last aliased input */
+        for (int k = 0; k < n->n_inputs; k++) {
+            const int t = n->inputs[k];
+            wgc_tensor *x = &g->tensors[t];
+            const int64_t bytes = x->shape.dims[axis] * inner;
+            /* Producers in slab order: whatever a kernel might write past the end of its
+             * slab is overwritten by the next slab's producer (or the Concat's copy). */
+            if (!x->data && !x->is_input && !x->is_output && !x->aliased && x->n_uses == 1 && x->producer > prev &&
+                x->producer < i && !g->nodes[x->producer].dead && t != out) {
+                prev = x->producer;
+                x->aliased = true;
+                x->alias_of = out;
+                x->alias_off = at;
+                if (first[t] < first[out])
+                    first[out] = first[t];
+                count++;
+            }
+            at += bytes;
+        }
+    }
+    return count;
+}
+
+/* The address of an aliased tensor: its host's (itself maybe aliased: nested Concats). */
+static int64_t alias_addr(const wgc_graph *g, const wgc_tensor *x)
+{
+    int64_t off = 0;
+    while (x->aliased) {
+        off += x->alias_off;
+        x = &g->tensors[x->alias_of];
+    }
+    return x->addr < 0 ? -1 : x->addr + off;
 }
 
 void wgc_plan_free(wgc_plan *plan)
@@ -98,13 +163,16 @@ wg_status wgc_plan_memory(wgc_graph *g, wgc_plan *plan)
             first[t] = nn; /* a constant or input exposed as output: copied at the end */
         last[t] = nn;
     }
+    for (int t = 0; t < nt; t++)
+        g->tensors[t].aliased = false;
+    alias_concat_inputs(g, first);
     int nb = 0;
     for (int t = 0; t < nt; t++) {
         wgc_tensor *x = &g->tensors[t];
         bool is_graph_output = false;
         for (int k = 0; k < g->n_outputs; k++)
             is_graph_output |= g->outputs[k] == t;
-        if (last[t] < 0 || (x->data && !is_graph_output))
+        if (last[t] < 0 || (x->data && !is_graph_output) || x->aliased)
             continue;
         int64_t bytes = wgc_numel(&x->shape) * (int64_t)wg_dtype_size(x->dtype);
         /* Inputs and outputs are pinned for the whole run so that the host can read and
@@ -147,6 +215,9 @@ wg_status wgc_plan_memory(wgc_graph *g, wgc_plan *plan)
         else
             plan->scratch_offset[bufs[b].node] = bufs[b].offset;
     }
+    for (int t = 0; t < nt; t++)
+        if (g->tensors[t].aliased)
+            g->tensors[t].addr = alias_addr(g, &g->tensors[t]);
     plan->arena_bytes = arena;
 fail:
     free(bufs);

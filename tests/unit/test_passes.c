@@ -353,7 +353,19 @@ TEST(identity_removal_keeps_outputs_and_dead_code_goes)
     wgc_graph_free(g);
 }
 
-/* Every pair of tensors alive at the same step must not overlap in the arena. */
+/* Whether tensor a lives inside tensor b (a Concat input placed in its output). */
+static bool inside(const wgc_graph *g, int a, int b)
+{
+    while (g->tensors[a].aliased) {
+        a = g->tensors[a].alias_of;
+        if (a == b)
+            return true;
+    }
+    return false;
+}
+
+/* Every pair of tensors alive at the same step must not overlap in the arena, except a
+ * Concat input placed inside the Concat's output. */
 static int plan_violations(wgc_graph *g, const wgc_plan *p)
 {
     int nt = g->n_tensors, nn = g->n_nodes, bad = 0;
@@ -376,7 +388,7 @@ static int plan_violations(wgc_graph *g, const wgc_plan *p)
     for (int a = 0; a < nt; a++)
         for (int b = a + 1; b < nt; b++) {
             const wgc_tensor *x = &g->tensors[a], *y = &g->tensors[b];
-            if (x->addr < 0 || y->addr < 0 || x->data || y->data)
+            if (x->addr < 0 || y->addr < 0 || x->data || y->data || inside(g, a, b) || inside(g, b, a))
                 continue;
             if (first[a] > last[b] || first[b] > last[a])
                 continue;
@@ -389,6 +401,37 @@ static int plan_violations(wgc_graph *g, const wgc_plan *p)
     free(first);
     free(last);
     return bad;
+}
+
+TEST(concat_inputs_are_produced_in_place)
+{
+    wgc_options o = opts();
+    wgc_graph *g = wgc_graph_new();
+    g->opset = 13;
+    int64_t d[4] = {1, 3, 4, 4};
+    int x = input(g, "x", 4, d);
+    int a = op(g, "Relu", &x, 1, "a");
+    int b = op(g, "Sigmoid", &x, 1, "b");
+    int c = op(g, "Concat", (int[]){a, b, a}, 3, "c"); /* a read twice: it is copied */
+    wgc_attr_add(g, g->n_nodes - 1, "axis", WGC_ATTR_INT)->i = 1;
+    int h = op(g, "Neg", &x, 1, "h");
+    int e = op(g, "Tanh", &x, 1, "e");
+    int f = op(g, "Concat", (int[]){e, h}, 2, "f"); /* h's producer runs before e's */
+    wgc_attr_add(g, g->n_nodes - 1, "axis", WGC_ATTR_INT)->i = 1;
+    output(g, op(g, "Relu", &c, 1, "y"));
+    output(g, op(g, "Relu", &f, 1, "z"));
+    CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
+    wgc_plan plan;
+    CHECK(wgc_plan_memory(g, &plan) == WG_OK, "%s", g->err);
+    const wgc_tensor *ta = &g->tensors[a], *tb = &g->tensors[b], *tc = &g->tensors[c];
+    CHECK(!ta->aliased, "an input the Concat reads twice must keep its own buffer");
+    CHECK(tb->aliased && tb->alias_of == c && tb->alias_off == 48 * 4 && tb->addr == tc->addr + 48 * 4,
+          "b should be written straight into its slab of c");
+    CHECK(g->tensors[e].aliased && g->tensors[e].addr == g->tensors[f].addr, "e should be f's first slab");
+    CHECK(!g->tensors[h].aliased, "h, produced before the slab in front of it, must be copied");
+    CHECK(plan_violations(g, &plan) == 0, "live tensors overlap");
+    wgc_plan_free(&plan);
+    wgc_graph_free(g);
 }
 
 TEST(planner_reuses_memory_without_overlap)
@@ -455,6 +498,7 @@ int main(void)
     RUN(dropout_with_unread_mask_is_removed);
     RUN(residual_and_relu_fuse_into_conv);
     RUN(hardswish_and_scalar_affine_fuse_into_conv);
+    RUN(concat_inputs_are_produced_in_place);
     RUN(identity_removal_keeps_outputs_and_dead_code_goes);
     RUN(planner_reuses_memory_without_overlap);
     RUN(planner_random_graphs);
