@@ -46,25 +46,7 @@ static im2col_src im2col_source(const wgk_conv2d_args *a, const float *x, int cg
     if (!wgk_conv_packed_pad_floats(a))
         return (im2col_src){x, a->W, a->H * a->W};
     const int hp = wgk_conv_span(a->OH, a->SH, a->KH, a->DH), wp = wgk_conv_span(a->OW, a->SW, a->KW, a->DW);
-    /* Columns [0, l) and [r, wp) of a padded row are zeros, [l, r) input columns. */
-    const int l = a->PL < wp ? a->PL : wp, r = a->PL + a->W < wp ? a->PL + a->W : wp;
-    float *d = pad;
-    for (int c = 0; c < cg; c++)
-        for (int row = 0; row < hp; row++, d += wp) {
-            const int ih = row - a->PT;
-            if (ih < 0 || ih >= a->H) {
-                for (int q = 0; q < wp; q++)
-                    d[q] = 0.0f;
-                continue;
-            }
-            const float *in = x + ((size_t)c * a->H + (size_t)ih) * a->W - a->PL;
-            for (int q = 0; q < l; q++)
-                d[q] = 0.0f;
-            for (int q = l; q < r; q++)
-                d[q] = in[q];
-            for (int q = r; q < wp; q++)
-                d[q] = 0.0f;
-        }
+    wgk_pad_planes(x, cg, a->H, a->W, a->PT, a->PL, hp, wp, pad);
     return (im2col_src){pad, wp, hp * wp};
 }
 

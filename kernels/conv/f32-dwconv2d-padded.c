@@ -26,42 +26,6 @@ static void padded_dims(const wgk_conv2d_args *a, int *hp, int *wp)
     wgk_dwconv2d_padded_dims(a, hp, wp);
 }
 
-/* dst[0 .. n) = 0 and dst[0 .. n) = src[0 .. n), in vectors (clang would otherwise call
- * memset / memcpy once per short row). */
-static void zero_run(float *dst, int n)
-{
-    int q = 0;
-    for (; q + 4 <= n; q += 4)
-        wasm_v128_store(dst + q, wasm_f32x4_splat(0.0f));
-    for (; q < n; q++)
-        dst[q] = 0.0f;
-}
-
-static void copy_run(float *dst, const float *src, int n)
-{
-    int q = 0;
-    for (; q + 4 <= n; q += 4)
-        wasm_v128_store(dst + q, wasm_v128_load(src + q));
-    for (; q < n; q++)
-        dst[q] = src[q];
-}
-
-/* Input plane xc into pad (hp x wp): input (ih, iw) at (ih + PT, iw + PL), zeros elsewhere. */
-static void pad_plane(const wgk_conv2d_args *a, const float *xc, float *pad, int hp, int wp)
-{
-    const int l = a->PL < wp ? a->PL : wp, r = a->PL + a->W < wp ? a->PL + a->W : wp;
-    for (int row = 0; row < hp; row++, pad += wp) {
-        const int ih = row - a->PT;
-        if (ih < 0 || ih >= a->H) {
-            zero_run(pad, wp);
-            continue;
-        }
-        zero_run(pad, l);
-        copy_run(pad + l, xc + (size_t)ih * a->W + (l - a->PL), r - l);
-        zero_run(pad + r, wp - r);
-    }
-}
-
 /* 4 outputs o.. of an input row at p (stride s: p[o*s]). */
 WGK_INLINE v128_t tap4(const float *p, int o, const int s)
 {
@@ -167,7 +131,8 @@ WGK_INLINE void dwconv(const wgk_conv2d_args *a, const int K, const int SH, cons
         for (int m = 0; m < a->M; m++) {
             const int c = m / mult;
             if (m % mult == 0)
-                pad_plane(a, a->x + ((size_t)n * a->C + c) * a->H * a->W, pad, hp, wp);
+                wgk_pad_planes(a->x + ((size_t)n * a->C + c) * a->H * a->W, 1, a->H, a->W, a->PT, a->PL, hp, wp,
+                               pad);
             v128_t wv[25];
             for (int t = 0; t < K * K; t++)
                 wv[t] = wasm_f32x4_splat(a->w[(size_t)m * K * K + t]);

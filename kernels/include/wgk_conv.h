@@ -49,6 +49,11 @@ typedef struct wgk_conv2d_args {
 #define WGK_POST_HARDSWISH 1
 #define WGK_POST_AFFINE 2
 
+/* planes input planes of H x W at x, each copied into an hp x wp plane at dst (one after
+ * the other) with input (ih, iw) at (ih + PT, iw + PL) and zeros elsewhere; input rows and
+ * columns past hp, wp are left out (kernels/conv/pad-planes.c). */
+void wgk_pad_planes(const float *x, int planes, int H, int W, int PT, int PL, int hp, int wp, float *dst);
+
 /* The same over n floats of y, in place: for the kernels that do not apply it. */
 void wgk_f32_post(float *y, size_t n, int post, float scale, float shift);
 
