@@ -20,12 +20,6 @@
 #define NV 4              /* vectors of outputs per row and block */
 #define BW (4 * NV)       /* outputs per row and block */
 
-/* The padded plane of wgk_dwconv2d_padded_scratch: rows and row length. */
-static void padded_dims(const wgk_conv2d_args *a, int *hp, int *wp)
-{
-    wgk_dwconv2d_padded_dims(a, hp, wp);
-}
-
 /* 4 outputs o.. of an input row at p (stride s: p[o*s]). */
 WGK_INLINE v128_t tap4(const float *p, int o, const int s)
 {
@@ -125,7 +119,7 @@ WGK_INLINE void dwconv(const wgk_conv2d_args *a, const int K, const int SH, cons
 {
     const int mult = a->M / a->groups, OHW = a->OH * a->OW;
     int hp, wp;
-    padded_dims(a, &hp, &wp);
+    wgk_dwconv2d_padded_dims(a, &hp, &wp);
     float *pad = a->scratch, *spare = pad + (size_t)hp * wp;
     for (int n = 0; n < a->N; n++)
         for (int m = 0; m < a->M; m++) {

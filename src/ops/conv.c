@@ -28,7 +28,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "../../kernels/include/wgk_pack.h"
 #include "../../kernels/include/wgk_convnd.h"
@@ -377,7 +376,8 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     /* Depthwise 3x3 / 5x5, strides 1-2, SIMD: the padded-plane kernels. */
     const wgk_conv2d_args ga = geom_args(&c);
     char dwname[64] = "wgk_f32_dwconv2d";
-    if (c.kind == CONV_DW && wgc_emit_target(e)->simd && wgk_dwconv2d_padded_ok(&ga)) {
+    const bool dw_padded = c.kind == CONV_DW && wgc_emit_target(e)->simd && wgk_dwconv2d_padded_ok(&ga);
+    if (dw_padded) {
         snprintf(dwname, sizeof dwname, "wgk_f32_dwconv2d_%dx%d_s%dx%d", ga.KH, ga.KW, ga.SH, ga.SW);
         snprintf(kscratch, sizeof kscratch, "%s", wgc_scratch(e));
     }
@@ -406,7 +406,7 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
      * (packed GEMM, padded depthwise), else one pass over the output after it. */
     float ps, pt;
     const int post = wgc_post_ops(n, &ps, &pt);
-    const bool post_in_kernel = (use_packed(g, n, &c) && !use_winograd(g, n, &c)) || strcmp(dwname, "wgk_f32_dwconv2d") != 0;
+    const bool post_in_kernel = (use_packed(g, n, &c) && !use_winograd(g, n, &c)) || dw_padded;
     wgc_emit(e, "    .scratch = %s, .min = %s, .max = %s, .gemm = %s, .w_rowmajor = %d",
              kscratch, wgc_float(e, lo), wgc_float(e, hi),
              c.kind == CONV_DW || use_packed(g, n, &c) ? "0" : gemm, rowmajor);
