@@ -8,6 +8,9 @@
  * overlapping vectors and keeps the even lanes, other strides gather lanes one by one.
  * Average pooling adds the taps in the same order as the border code (rows, then
  * columns, from 0), so every output is the same float whichever path computes it.
+ * The SIMD max takes f32x4.pmax (one maxps on x86) and keeps NaN apart: f32x4.max's
+ * NaN and signed-zero rules cost engines about seven instructions on x86, which made
+ * max pooling ~5% of SqueezeNet.
  */
 #include "wgk_pool.h"
 
@@ -69,6 +72,19 @@ WGK_INLINE v128_t load_strided(const float *p, const int sw)
     return wasm_f32x4_make(p[0], p[sw], p[2 * sw], p[3 * sw]);
 }
 
+/* NaN-propagating max in two cheap steps: m = pmax(m, v) (drops a NaN v), and *nan
+ * collects the lanes where v is NaN; nan_out puts them back as NaN at the end. */
+WGK_INLINE v128_t max_step(v128_t m, v128_t v, v128_t *nan)
+{
+    *nan = wasm_v128_or(*nan, wasm_f32x4_ne(v, v));
+    return wasm_f32x4_pmax(m, v);
+}
+
+WGK_INLINE v128_t nan_out(v128_t m, v128_t nan)
+{
+    return wasm_v128_or(m, nan); /* all ones is a NaN */
+}
+
 /* Interior outputs [*ow, hi) of one row, 4 at a time; advances *ow. xr = the first
  * window row. */
 WGK_INLINE void max_interior4(const wgk_pool2d_args *a, const float *xr, float *y, int *ow,
@@ -77,11 +93,11 @@ WGK_INLINE void max_interior4(const wgk_pool2d_args *a, const float *xr, float *
     const size_t rs = (size_t)a->DH * a->W;
     for (; *ow + 4 <= hi; *ow += 4) {
         const float *p = xr + (*ow * sw - a->PL);
-        v128_t m = load_strided(p, sw);
+        v128_t m = load_strided(p, sw), nan = wasm_f32x4_ne(m, m);
         for (int kh = 0; kh < kh_n; kh++, p += rs)
             for (int kw = kh == 0; kw < kw_n; kw++)
-                m = wasm_f32x4_max(m, load_strided(p + kw * a->DW, sw));
-        wasm_v128_store(y + *ow, m);
+                m = max_step(m, load_strided(p + kw * a->DW, sw), &nan);
+        wasm_v128_store(y + *ow, nan_out(m, nan));
     }
 }
 
@@ -96,13 +112,19 @@ WGK_INLINE void max_interior4_s2(const wgk_pool2d_args *a, const float *xr, floa
         const float *p = xr + (*ow * 2 - a->PL);
         v128_t c0 = wasm_v128_load(p), c4 = wasm_v128_load(p + 4);
         v128_t c5 = kw3 ? wasm_v128_load(p + 5) : c4;
+        v128_t n0 = wasm_f32x4_ne(c0, c0), n4 = wasm_f32x4_ne(c4, c4), n5 = wasm_f32x4_ne(c5, c5);
         for (int kh = 1; kh < kh_n; kh++) {
             p += rs;
-            c0 = wasm_f32x4_max(c0, wasm_v128_load(p));
-            c4 = wasm_f32x4_max(c4, wasm_v128_load(p + 4));
+            c0 = max_step(c0, wasm_v128_load(p), &n0);
+            c4 = max_step(c4, wasm_v128_load(p + 4), &n4);
             if (kw3)
-                c5 = wasm_f32x4_max(c5, wasm_v128_load(p + 5));
+                c5 = max_step(c5, wasm_v128_load(p + 5), &n5);
         }
+        /* Column maxima with their NaNs back; the two across-column steps keep them
+         * with f32x4.max. */
+        c0 = nan_out(c0, n0);
+        c4 = nan_out(c4, n4);
+        c5 = nan_out(c5, n5);
         v128_t even = wasm_i32x4_shuffle(c0, c4, 0, 2, 4, 6);
         v128_t m = wasm_f32x4_max(even, wasm_i32x4_shuffle(c0, c4, 1, 3, 5, 7));
         if (kw3) /* columns c+2, c+4, c+6, c+8 */
