@@ -6,7 +6,8 @@
  * one epilogue only when the residual is computed before the Conv; Identity removal keeps
  * graph outputs; dead branches go; and the planner never gives two tensors that are alive
  * at the same time overlapping bytes (on hand-made and random graphs), while tensors with
- * disjoint lifetimes do share memory.
+ * disjoint lifetimes do share memory; subnormal Conv weights become zeros of their sign
+ * while other readers of the same constant keep the exact values.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -331,6 +332,48 @@ TEST(hardswish_and_scalar_affine_fuse_into_conv)
     wgc_graph_free(g);
 }
 
+/* Every third value subnormal (both signs), the rest normal. */
+static float fill_subnormal(int64_t i)
+{
+    if (i % 3)
+        return fill_w(i);
+    return (i % 2 ? -1.0f : 1.0f) * 1e-40f * (float)(i + 1);
+}
+
+TEST(subnormal_mac_weights_flush_to_zero_elsewhere_kept)
+{
+    wgc_options o = opts();
+    wgc_graph *g = wgc_graph_new();
+    int64_t xd[4] = {1, 2, 5, 5}, wd[4] = {3, 2, 3, 3}, bd[1] = {3};
+    int x = input(g, "x", 4, xd);
+    int w = constant(g, "w", 4, wd, fill_subnormal);
+    int b = constant(g, "b", 1, bd, fill_subnormal);
+    int c = op(g, "Conv", (int[]){x, w, b}, 3, "c");
+    /* The same subnormal bias also feeds an Add, which must keep the exact values. */
+    output(g, op(g, "Add", (int[]){c, b}, 2, "y"));
+    CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
+    CHECK(wgc_pass_flush_denormals(g, &o) == WG_OK, "%s", g->err);
+    const wgc_node *cv = &g->nodes[0];
+    int nsub = 0, nsame = 0, nzero = 0;
+    for (int i = 1; i <= 2; i++) {
+        const wgc_tensor *t = &g->tensors[cv->inputs[i]], *orig = &g->tensors[i == 1 ? w : b];
+        CHECK(cv->inputs[i] != (i == 1 ? w : b), "Conv input %d should be a flushed copy", i);
+        const float *v = t->data, *u = orig->data;
+        for (int64_t k = 0; k < wgc_numel(&t->shape); k++) {
+            if (k % 3) {
+                nsame += v[k] == u[k];
+                continue;
+            }
+            nzero += v[k] == 0.0f && signbit(v[k]) == signbit(u[k]);
+            nsub += u[k] != 0.0f && fabsf(u[k]) < 1.17549435e-38f;
+        }
+    }
+    CHECK(nsub == 18 + 1 && nzero == nsub, "each subnormal should become a zero of its sign (%d of %d)", nzero, nsub);
+    CHECK(nsame == 36 + 2, "normal weights must be unchanged (%d)", nsame);
+    CHECK(g->nodes[1].inputs[1] == b, "the Add must still read the exact bias");
+    wgc_graph_free(g);
+}
+
 TEST(identity_removal_keeps_outputs_and_dead_code_goes)
 {
     wgc_options o = opts();
@@ -498,6 +541,7 @@ int main(void)
     RUN(dropout_with_unread_mask_is_removed);
     RUN(residual_and_relu_fuse_into_conv);
     RUN(hardswish_and_scalar_affine_fuse_into_conv);
+    RUN(subnormal_mac_weights_flush_to_zero_elsewhere_kept);
     RUN(concat_inputs_are_produced_in_place);
     RUN(identity_removal_keeps_outputs_and_dead_code_goes);
     RUN(planner_reuses_memory_without_overlap);
