@@ -5,11 +5,29 @@
  * usual case, e.g. over a vocabulary) and across `inner` otherwise, with wgk_exp4
  * (wgk_base.h); its input clamp at -87.3 only turns e^-100 into 1e-38, which no sum
  * notices. NaN stays NaN, as in the scalar path.
+ *
+ * Terms more than 64 below the maximum are exactly 0 (their true share is under e^-64,
+ * 1.6e-28): otherwise e^-87 and its product with 1/sum are subnormal, and x86 computes
+ * with subnormal operands in microcode assists: a 40 x 6625 softmax whose logits spread
+ * over 150 took 3.2 ms instead of 0.57 ms in V8.
  */
 #include "wgk_math.h"
 #include "wgk_norm.h"
 
+#define ZERO_BELOW (-64.0f)
+
+/* e^d, or 0 when d < ZERO_BELOW (NaN stays NaN). */
+static inline float exp_or_zero(float d)
+{
+    return d < ZERO_BELOW ? 0.0f : wgk_expf(d);
+}
+
 #if defined(__wasm_simd128__)
+
+WGK_INLINE v128_t exp4_or_zero(v128_t d)
+{
+    return wasm_v128_andnot(wgk_exp4(d), wasm_f32x4_lt(d, wasm_f32x4_splat(ZERO_BELOW)));
+}
 
 WGK_INLINE float hmax(v128_t v)
 {
@@ -38,13 +56,13 @@ static void row(const float *x, float *y, int n)
     const v128_t m4 = wasm_f32x4_splat(m);
     v128_t sv = wasm_f32x4_splat(0.0f);
     for (i = 0; i + 4 <= n; i += 4) {
-        const v128_t e = wgk_exp4(wasm_f32x4_sub(wasm_v128_load(x + i), m4));
+        const v128_t e = exp4_or_zero(wasm_f32x4_sub(wasm_v128_load(x + i), m4));
         wasm_v128_store(y + i, e);
         sv = wasm_f32x4_add(sv, e);
     }
     float s = hsum(sv);
     for (; i < n; i++) {
-        y[i] = wgk_expf(x[i] - m);
+        y[i] = exp_or_zero(x[i] - m);
         s += y[i];
     }
     const float r = 1.0f / s;
@@ -63,7 +81,7 @@ static void columns4(const float *x, float *y, int n, int inner)
         m = wasm_f32x4_pmax(m, wasm_v128_load(x + (size_t)i * inner));
     v128_t s = wasm_f32x4_splat(0.0f);
     for (int i = 0; i < n; i++) {
-        const v128_t e = wgk_exp4(wasm_f32x4_sub(wasm_v128_load(x + (size_t)i * inner), m));
+        const v128_t e = exp4_or_zero(wasm_f32x4_sub(wasm_v128_load(x + (size_t)i * inner), m));
         wasm_v128_store(y + (size_t)i * inner, e);
         s = wasm_f32x4_add(s, e);
     }
@@ -84,7 +102,7 @@ static void column(const float *xp, float *yp, int n, int inner)
      * reference runtimes, so no special case. */
     float s = 0.0f;
     for (int i = 0; i < n; i++) {
-        float e = wgk_expf(xp[(size_t)i * inner] - m);
+        float e = exp_or_zero(xp[(size_t)i * inner] - m);
         yp[(size_t)i * inner] = e;
         s += e;
     }
