@@ -39,10 +39,15 @@ static bool has_subnormals(const float *x, int64_t n)
     return false;
 }
 
-/* Input i of node ni, a float32 constant holding subnormals, replaced by a flushed copy. */
-static wg_status flush_input(wgc_graph *g, int ni, int i)
+/* Input i of node ni, a float32 constant holding subnormals, replaced by a flushed copy
+ * (one per source tensor: *copy_of[src] remembers it for the next reader). */
+static wg_status flush_input(wgc_graph *g, int ni, int i, int *copy_of)
 {
     const int src = g->nodes[ni].inputs[i];
+    if (copy_of[src] >= 0) {
+        g->nodes[ni].inputs[i] = copy_of[src];
+        return WG_OK;
+    }
     const int64_t n = wgc_numel(&g->tensors[src].shape);
     float *copy = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
     if (!copy)
@@ -60,25 +65,34 @@ static wg_status flush_input(wgc_graph *g, int ni, int i)
     const wgc_shape shape = g->tensors[src].shape;
     wgc_tensor_set_const(g, t, WG_DT_FLOAT, &shape, copy);
     g->nodes[ni].inputs[i] = t;
+    copy_of[src] = t;
     return WG_OK;
 }
 
 wg_status wgc_pass_flush_denormals(wgc_graph *g, const wgc_options *opt)
 {
     (void)opt;
-    for (int ni = 0; ni < g->n_nodes; ni++) {
+    /* Tensors added here are never sources, so the table covers every source. */
+    const int n_src = g->n_tensors;
+    int *copy_of = malloc(sizeof(int) * (size_t)(n_src > 0 ? n_src : 1));
+    if (!copy_of)
+        return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory flushing subnormal weights");
+    for (int t = 0; t < n_src; t++)
+        copy_of[t] = -1;
+    wg_status st = WG_OK;
+    for (int ni = 0; ni < g->n_nodes && !st; ni++) {
         if (g->nodes[ni].dead || !is_mac_op(g->nodes[ni].op))
             continue;
         for (int i = 0; i < g->nodes[ni].n_inputs; i++) {
             const int t = g->nodes[ni].inputs[i];
             if (t < 0 || !g->tensors[t].data || g->tensors[t].dtype != WG_DT_FLOAT)
                 continue;
-            if (!has_subnormals(g->tensors[t].data, wgc_numel(&g->tensors[t].shape)))
+            if (t >= n_src || !has_subnormals(g->tensors[t].data, wgc_numel(&g->tensors[t].shape)))
                 continue;
-            wg_status st = flush_input(g, ni, i);
-            if (st)
-                return st;
+            if ((st = flush_input(g, ni, i, copy_of)))
+                break;
         }
     }
-    return WG_OK;
+    free(copy_of);
+    return st;
 }

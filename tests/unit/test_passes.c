@@ -351,6 +351,8 @@ TEST(subnormal_mac_weights_flush_to_zero_elsewhere_kept)
     int c = op(g, "Conv", (int[]){x, w, b}, 3, "c");
     /* The same subnormal bias also feeds an Add, which must keep the exact values. */
     output(g, op(g, "Add", (int[]){c, b}, 2, "y"));
+    /* A second Conv on the same weights shares the first one's flushed copy. */
+    output(g, op(g, "Conv", (int[]){x, w}, 2, "c2"));
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_flush_denormals(g, &o) == WG_OK, "%s", g->err);
     const wgc_node *cv = &g->nodes[0];
@@ -371,6 +373,7 @@ TEST(subnormal_mac_weights_flush_to_zero_elsewhere_kept)
     CHECK(nsub == 18 + 1 && nzero == nsub, "each subnormal should become a zero of its sign (%d of %d)", nzero, nsub);
     CHECK(nsame == 36 + 2, "normal weights must be unchanged (%d)", nsame);
     CHECK(g->nodes[1].inputs[1] == b, "the Add must still read the exact bias");
+    CHECK(g->nodes[2].inputs[1] == cv->inputs[1], "both Convs should read one flushed weight");
     wgc_graph_free(g);
 }
 
