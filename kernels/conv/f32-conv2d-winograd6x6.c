@@ -10,21 +10,6 @@
  */
 #include "wgk_winograd.h"
 
-/* 6x6 input tile at (ih0, iw0) of plane x, zeros outside, into t (row-major). */
-static void copy_tile(const float *x, int H, int W, int ih0, int iw0, float *t)
-{
-    /* The rows [i0, i1) and columns [j0, j1) of the tile inside the image. */
-    const int i0 = ih0 < 0 ? -ih0 : 0, i1 = H - ih0 < 6 ? H - ih0 : 6;
-    const int j0 = iw0 < 0 ? -iw0 : 0, j1 = W - iw0 < 6 ? W - iw0 : 6;
-    for (int i = 0; i < 36; i++)
-        t[i] = 0.0f;
-    for (int i = i0; i < i1; i++) {
-        const float *r = x + (ptrdiff_t)(ih0 + i) * W + iw0;
-        for (int j = j0; j < j1; j++)
-            t[6 * i + j] = r[j];
-    }
-}
-
 /* Output m x m tile o (+ bias, residual, clamp) at (oh0, ow0), clipped to OH x OW. */
 static void put_tile(const float *o, int m, float *y, const float *res, int OH, int OW, int oh0,
                      int ow0, float b, float lo, float hi)
@@ -108,32 +93,22 @@ static inline void out_transform(const vec *s, vec *o, const int m)
 #ifdef __wasm_simd128__
 
 /* Input transform of 4 tiles (tile k in lane k), tiles t0..t0+3 (only n of them real,
- * the rest zeros; tile t reads from (m*(t/TW) - PT, m*(t%TW) - PL)), stored at
- * dst[xi * vx] (4 adjacent packed columns). */
-static void input4(const float *x, int H, int W, int PT, int PL, int TW, int m, int t0, int n,
-                   float *dst, size_t vx)
+ * the rest zeros), read from the block's padded rows xp (row stride wp; tile t at row
+ * m*(t/TW - th0), column m*(t%TW)), stored at dst[xi * vx] (4 adjacent packed columns). */
+static void input4(const float *xp, int wp, int th0, int TW, int m, int t0, int n, float *dst, size_t vx)
 {
-    float tb[4][36];
+    static const float zeros[36];
     const float *p[4];
     int s[4];
     for (int k = 0; k < 4; k++) {
         if (k >= n) {
-            for (int i = 0; i < 36; i++)
-                tb[k][i] = 0.0f;
-            p[k] = tb[k];
-            s[k] = 6;
+            p[k] = zeros;
+            s[k] = 0;
             continue;
         }
         const int t = t0 + k, th = t / TW, tw = t - th * TW;
-        const int ih0 = m * th - PT, iw0 = m * tw - PL;
-        if (ih0 >= 0 && iw0 >= 0 && ih0 + 6 <= H && iw0 + 6 <= W) {
-            p[k] = x + (size_t)ih0 * W + iw0;
-            s[k] = W;
-        } else {
-            copy_tile(x, H, W, ih0, iw0, tb[k]);
-            p[k] = tb[k];
-            s[k] = 6;
-        }
+        p[k] = xp + (size_t)(m * (th - th0)) * wp + m * tw;
+        s[k] = wp;
     }
     /* Row i of the 4 tiles, transposed (lane k = tile k) and transformed at once (d B),
      * so only the 36 row results go through memory; then each column's B^T goes
@@ -260,17 +235,14 @@ static inline void in_transform(const vec *d, float *dst, size_t vx)
 #endif
 }
 
-static void input4(const float *x, int H, int W, int PT, int PL, int TW, int m, int t0, int n,
-                   float *dst, size_t vx)
+static void input4(const float *xp, int wp, int th0, int TW, int m, int t0, int n, float *dst, size_t vx)
 {
     float d[36];
-    if (n < 1) {
-        for (int i = 0; i < 36; i++)
-            d[i] = 0.0f;
-    } else {
-        const int th = t0 / TW, tw = t0 - th * TW;
-        copy_tile(x, H, W, m * th - PT, m * tw - PL, d);
-    }
+    const int th = t0 / TW, tw = t0 - th * TW;
+    const float *p = xp + (size_t)(m * (th - th0)) * wp + m * tw;
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+            d[6 * i + j] = n < 1 ? 0.0f : p[(size_t)i * wp + j];
     in_transform(d, dst, vx);
 }
 
@@ -316,25 +288,28 @@ static inline __attribute__((always_inline)) void winograd6x6(const wgk_conv2d_a
     float *V = a->scratch;   /* [36][nt/NR][C][NR]: packed B per position */
     float *Mo = V + 36 * vx; /* [36][M][nt] */
     float *As = Mo + 36 * mx; /* [C][16]: broadcast weight panel */
+    float *xp = As + (size_t)16 * C; /* one plane's padded rows for the block */
+    const int wp = wgk_wino6x6_pad_width(OW, m);
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * C * H * W;
         const size_t yo = (size_t)n * M * OH * OW;
         for (int t0 = 0; t0 < T; t0 += nt) {
             const int cnt = T - t0 < nt ? T - t0 : nt;
             const int panels = (cnt + WGK_CONV_NR - 1) / WGK_CONV_NR;
-            /* Panel by panel, all channels: the 36 position matrices of a panel are then
-             * written front to back (channel-major within the panel) instead of every
-             * panel's rows at once, which kept hundreds of partly written lines in flight
-             * (PP-OCR det's 96 -> 24 channel 160x160 layer: transforms ~2x faster). */
-            for (int p = 0; p < panels; p++)
-                for (int c = 0; c < C; c++) {
-                    const float *xc = x + (size_t)c * H * W;
-                    /* GROUP divides NR: a group never straddles two panels. */
-                    for (int tl = p * WGK_CONV_NR; tl < (p + 1) * WGK_CONV_NR; tl += GROUP) {
-                        float *dst = V + (size_t)p * pstride + (size_t)c * WGK_CONV_NR + tl % WGK_CONV_NR;
-                        input4(xc, H, W, a->PT, a->PL, TW, m, t0 + tl, cnt - tl, dst, vx);
-                    }
+            /* The block's tiles read tile rows th0..th1: input rows m*th0 - PT on. Per
+             * channel those rows are copied once, zero-padded, and every tile is read in
+             * place (edge tiles were copied one by one: 12 of the 16 tiles of a 13x13
+             * image). */
+            const int th0 = t0 / TW, th1 = (t0 + cnt - 1) / TW, rows = m * (th1 - th0) + 6;
+            for (int c = 0; c < C; c++) {
+                wgk_pad_planes(x + (size_t)c * H * W, 1, H, W, a->PT - m * th0, a->PL, rows, wp, xp);
+                /* GROUP divides NR: a group never straddles two panels. */
+                for (int tl = 0; tl < panels * WGK_CONV_NR; tl += GROUP) {
+                    float *dst = V + (size_t)(tl / WGK_CONV_NR) * pstride + (size_t)c * WGK_CONV_NR +
+                                 tl % WGK_CONV_NR;
+                    input4(xp, wp, th0, TW, m, t0 + tl, cnt - tl, dst, vx);
                 }
+            }
             /* Columns up to a multiple of 4: a last half panel costs half (the output
              * transforms read 4 adjacent columns). */
             const int ncols = (cnt + 3) / 4 * 4;

@@ -112,13 +112,28 @@ static inline int wgk_wino4_block_tiles(int C, int M, int tiles)
     return (int)(nt < need ? nt : need);
 }
 
+/* The zero-padded rows of one input plane that a block of the 6x6-tile kernels reads:
+ * every tile of the block is then read in place, none needs a bounds test. Width: the
+ * tile columns' span; rows: the span of the tile rows a block of nt tiles can touch. */
+static inline int wgk_wino6x6_pad_width(int OW, int m)
+{
+    return m * ((OW + m - 1) / m - 1) + 6;
+}
+
+static inline size_t wgk_wino6x6_pad_floats(int C, int M, int OH, int OW, int m)
+{
+    const int TW = (OW + m - 1) / m, tiles = ((OH + m - 1) / m) * TW;
+    const int nt = wgk_wino4_block_tiles(C, M, tiles);
+    return (size_t)(m * (nt / TW + 2) + 6) * (size_t)wgk_wino6x6_pad_width(OW, m);
+}
+
 /* Scratch floats of the 6x6-tile kernels for m x m output tiles (m = 4: F(4x4, 3x3),
  * m = 2: F(2x2, 5x5)). */
 static inline size_t wgk_wino6x6_scratch(int C, int M, int OH, int OW, int m)
 {
     const int tiles = ((OH + m - 1) / m) * ((OW + m - 1) / m);
     return (size_t)36 * ((size_t)(C + M) * (size_t)wgk_wino4_block_tiles(C, M, tiles) + 2 * WGK_WINO_SKEW) +
-           (size_t)16 * (size_t)C;
+           (size_t)16 * (size_t)C + wgk_wino6x6_pad_floats(C, M, OH, OW, m);
 }
 
 static inline size_t wgk_wino4_scratch(int C, int M, int OH, int OW)

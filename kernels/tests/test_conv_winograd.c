@@ -109,6 +109,10 @@ static void check(const shape *s, int epi)
         wgk_f32_conv2d_winograd4(&a);
     else
         wgk_f32_conv2d_winograd5x5(&a);
+    int past = 0; /* the kernel keeps to its scratch size */
+    for (size_t i = scratch; i < CAP && i < scratch + 4096; i++)
+        past += Scratch[i] == Scratch[i];
+    WGKT_CHECK(!past, "the Winograd kernel writes nothing past its scratch size");
     /* F(4x4) rounds through larger transform coefficients (up to 8 in A^T, 5 in B^T):
      * about 10x the error of F(2x2), still ~1e-4 of the output scale. F(2x2, 5x5) has
      * the same B^T and G entries up to 16/24. */
