@@ -72,24 +72,6 @@ static inline void at6_2(const vec *s, int ss, vec *r, int rs)
     r[rs] = ADD(ADD(SUB(s[ss], s[2 * ss]), MUL(2.0f, SUB(s[3 * ss], s[4 * ss]))), s[5 * ss]);
 }
 
-/* o = A^T s A, 6x6 -> m x m (row-major), m = 4 or 2 (a constant after inlining). */
-static inline void out_transform(const vec *s, vec *o, const int m)
-{
-    vec r[24];
-    for (int i = 0; i < 6; i++) { /* rows: s A -> 6 x m */
-        if (m == 4)
-            at6(s + 6 * i, 1, r + 4 * i, 1);
-        else
-            at6_2(s + 6 * i, 1, r + 2 * i, 1);
-    }
-    for (int j = 0; j < m; j++) {
-        if (m == 4)
-            at6(r + j, 4, o + j, 4);
-        else
-            at6_2(r + j, 2, o + j, 2);
-    }
-}
-
 #ifdef __wasm_simd128__
 
 /* Input transform of 4 tiles (tile k in lane k), tiles t0..t0+3 (only n of them real,
@@ -140,13 +122,34 @@ static void input4(const float *xp, int wp, int th0, int TW, int m, int t0, int 
 
 /* Output transform + epilogue of the n (1..4) tiles t0.. whose M values are the 4
  * adjacent columns mm[xi * mx + 0..3]. */
+/* o = A^T s A with s read from the GEMM output (s[xi] at mm + xi*mx): each row is
+ * loaded and transformed at once, so no 36-vector copy of s passes through the wasm
+ * stack. */
+static inline void out_transform_mm(const float *mm, size_t mx, vec *o, const int m)
+{
+    vec r[24];
+    for (int i = 0; i < 6; i++) {
+        vec si[6];
+        for (int j = 0; j < 6; j++)
+            si[j] = wasm_v128_load(mm + (size_t)(6 * i + j) * mx);
+        if (m == 4)
+            at6(si, 1, r + 4 * i, 1);
+        else
+            at6_2(si, 1, r + 2 * i, 1);
+    }
+    for (int j = 0; j < m; j++) {
+        if (m == 4)
+            at6(r + j, 4, o + j, 4);
+        else
+            at6_2(r + j, 2, o + j, 2);
+    }
+}
+
 static void output4(const float *mm, size_t mx, float *y, const float *res, int OH, int OW, int TW,
                     int t0, int n, float b, float lo, float hi)
 {
-    vec s[36], o[16];
-    for (int xi = 0; xi < 36; xi++)
-        s[xi] = wasm_v128_load(mm + xi * mx);
-    out_transform(s, o, 4);
+    vec o[16];
+    out_transform_mm(mm, mx, o, 4);
     const vec bv = wasm_f32x4_splat(b), lv = wasm_f32x4_splat(lo), hv = wasm_f32x4_splat(hi);
     vec rows[4][4]; /* rows[k][i]: row i of tile k */
     for (int i = 0; i < 4; i++) {
@@ -183,10 +186,8 @@ static void output4(const float *mm, size_t mx, float *y, const float *res, int 
 static void output4_2(const float *mm, size_t mx, float *y, const float *res, int OH, int OW,
                       int TW, int t0, int n, float b, float lo, float hi)
 {
-    vec s[36], o[4];
-    for (int xi = 0; xi < 36; xi++)
-        s[xi] = wasm_v128_load(mm + xi * mx);
-    out_transform(s, o, 2);
+    vec o[4];
+    out_transform_mm(mm, mx, o, 2);
     const int th = t0 / TW, tw = t0 - th * TW;
     const int oh0 = 2 * th, ow0 = 2 * tw;
     if (n == 4 && tw + 4 <= TW && oh0 + 2 <= OH && ow0 + 8 <= OW) {
@@ -244,6 +245,24 @@ static void input4(const float *xp, int wp, int th0, int TW, int m, int t0, int 
         for (int j = 0; j < 6; j++)
             d[6 * i + j] = n < 1 ? 0.0f : p[(size_t)i * wp + j];
     in_transform(d, dst, vx);
+}
+
+/* o = A^T s A, 6x6 -> m x m (row-major), m = 4 or 2 (a constant after inlining). */
+static inline void out_transform(const vec *s, vec *o, const int m)
+{
+    vec r[24];
+    for (int i = 0; i < 6; i++) { /* rows: s A -> 6 x m */
+        if (m == 4)
+            at6(s + 6 * i, 1, r + 4 * i, 1);
+        else
+            at6_2(s + 6 * i, 1, r + 2 * i, 1);
+    }
+    for (int j = 0; j < m; j++) {
+        if (m == 4)
+            at6(r + j, 4, o + j, 4);
+        else
+            at6_2(r + j, 2, o + j, 2);
+    }
 }
 
 /* One tile (GROUP 1), m x m outputs. */
