@@ -6,7 +6,8 @@
  * tiles: input transform of 6x6 tiles into 36 packed B matrices, 36 GEMMs on the packed
  * micro-kernel, output transform (A^T, m x 6) with the fused epilogue. SIMD builds
  * transform 4 tiles at once (lane k = tile k of a group of 4 packed columns), any tile
- * positions: interior tiles are read in place, edge tiles through a zero-padded copy.
+ * positions: every tile is read in place from a zero-padded copy of the rows its block
+ * of tiles covers (one per channel and block), so edge tiles need no bounds tests.
  */
 #include "wgk_winograd.h"
 
@@ -120,8 +121,6 @@ static void input4(const float *xp, int wp, int th0, int TW, int m, int t0, int 
     }
 }
 
-/* Output transform + epilogue of the n (1..4) tiles t0.. whose M values are the 4
- * adjacent columns mm[xi * mx + 0..3]. */
 /* o = A^T s A with s read from the GEMM output (s[xi] at mm + xi*mx): each row is
  * loaded and transformed at once, so no 36-vector copy of s passes through the wasm
  * stack. */
@@ -145,6 +144,8 @@ static inline void out_transform_mm(const float *mm, size_t mx, vec *o, const in
     }
 }
 
+/* Output transform + epilogue of the n (1..4) tiles t0.. whose M values are the 4
+ * adjacent columns mm[xi * mx + 0..3]. */
 static void output4(const float *mm, size_t mx, float *y, const float *res, int OH, int OW, int TW,
                     int t0, int n, float b, float lo, float hi)
 {
