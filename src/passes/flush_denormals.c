@@ -39,19 +39,14 @@ static bool has_subnormals(const float *x, int64_t n)
     return false;
 }
 
-/* Input i of node ni, a float32 constant holding subnormals, replaced by a flushed copy
- * (one per source tensor: *copy_of[src] remembers it for the next reader). */
-static wg_status flush_input(wgc_graph *g, int ni, int i, int *copy_of)
+/* A flushed copy of src, a float32 constant holding subnormals; its index, or -1 when
+ * out of memory. */
+static int flushed_copy(wgc_graph *g, int src)
 {
-    const int src = g->nodes[ni].inputs[i];
-    if (copy_of[src] >= 0) {
-        g->nodes[ni].inputs[i] = copy_of[src];
-        return WG_OK;
-    }
     const int64_t n = wgc_numel(&g->tensors[src].shape);
     float *copy = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
     if (!copy)
-        return wgc_error(g, &g->nodes[ni], WG_ERR_NOMEM, "out of memory flushing subnormal weights");
+        return -1;
     const float *x = g->tensors[src].data;
     for (int64_t k = 0; k < n; k++)
         copy[k] = is_subnormal(x[k]) ? (x[k] < 0 ? -0.0f : 0.0f) : x[k];
@@ -60,37 +55,45 @@ static wg_status flush_input(wgc_graph *g, int ni, int i, int *copy_of)
     const int t = wgc_tensor_add(g, name); /* may move g->tensors */
     if (t < 0) {
         free(copy);
-        return wgc_error(g, &g->nodes[ni], WG_ERR_NOMEM, "out of memory flushing subnormal weights");
+        return -1;
     }
     const wgc_shape shape = g->tensors[src].shape;
     wgc_tensor_set_const(g, t, WG_DT_FLOAT, &shape, copy);
-    g->nodes[ni].inputs[i] = t;
-    copy_of[src] = t;
-    return WG_OK;
+    return t;
 }
+
+enum { UNSEEN = -1, CLEAN = -2 }; /* states of copy_of[] besides a copy's index */
 
 wg_status wgc_pass_flush_denormals(wgc_graph *g, const wgc_options *opt)
 {
     (void)opt;
-    /* Tensors added here are never sources, so the table covers every source. */
+    /* Per source tensor: UNSEEN, CLEAN (no subnormals) or its flushed copy, so that a
+     * weight read by several nodes is scanned and copied once. Tensors added here are
+     * copies, never sources, so the table covers every source. */
     const int n_src = g->n_tensors;
     int *copy_of = malloc(sizeof(int) * (size_t)(n_src > 0 ? n_src : 1));
     if (!copy_of)
         return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory flushing subnormal weights");
     for (int t = 0; t < n_src; t++)
-        copy_of[t] = -1;
+        copy_of[t] = UNSEEN;
     wg_status st = WG_OK;
     for (int ni = 0; ni < g->n_nodes && !st; ni++) {
         if (g->nodes[ni].dead || !is_mac_op(g->nodes[ni].op))
             continue;
         for (int i = 0; i < g->nodes[ni].n_inputs; i++) {
             const int t = g->nodes[ni].inputs[i];
-            if (t < 0 || !g->tensors[t].data || g->tensors[t].dtype != WG_DT_FLOAT)
+            if (t < 0 || t >= n_src || !g->tensors[t].data || g->tensors[t].dtype != WG_DT_FLOAT)
                 continue;
-            if (t >= n_src || !has_subnormals(g->tensors[t].data, wgc_numel(&g->tensors[t].shape)))
-                continue;
-            if ((st = flush_input(g, ni, i, copy_of)))
-                break;
+            if (copy_of[t] == UNSEEN) {
+                copy_of[t] = CLEAN;
+                if (has_subnormals(g->tensors[t].data, wgc_numel(&g->tensors[t].shape)) &&
+                    (copy_of[t] = flushed_copy(g, t)) < 0) {
+                    st = wgc_error(g, &g->nodes[ni], WG_ERR_NOMEM, "out of memory flushing subnormal weights");
+                    break;
+                }
+            }
+            if (copy_of[t] >= 0)
+                g->nodes[ni].inputs[i] = copy_of[t];
         }
     }
     free(copy_of);
