@@ -17,14 +17,15 @@ pass=0 fail=0
 ok() { echo "ok   $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 
-# run_and_compare NAME MODULE INPUT_DIR EXPECTED_DIR RTOL ATOL
-# Runs MODULE on INPUT_DIR/input_*.pb and compares every output_<i>.pb with EXPECTED_DIR's.
+# run_and_compare NAME MODULE INPUT_DIR EXPECTED_DIR RTOL ATOL [RUNS]
+# Runs MODULE on INPUT_DIR/input_*.pb (RUNS times in one session, default 1, and keeps the
+# last run's outputs) and compares every output_<i>.pb with EXPECTED_DIR's.
 run_and_compare() {
-    local name=$1 module=$2 indir=$3 want=$4 rtol=$5 atol=$6 args=() f
+    local name=$1 module=$2 indir=$3 want=$4 rtol=$5 atol=$6 runs=${7:-1} args=() f
     local got=$OUT/$name.out
     rm -rf "$got"
     for f in "$indir"/input_*.pb; do args+=(--input "$f"); done
-    if ! "$W" run "$module" "${args[@]}" --output-dir "$got" > "$OUT/$name.run.log" 2>&1; then
+    if ! "$W" run "$module" "${args[@]}" --runs "$runs" --output-dir "$got" > "$OUT/$name.run.log" 2>&1; then
         cat "$OUT/$name.run.log"; bad "$name (run failed)"; return
     fi
     for f in "$want"/output_*.pb; do
@@ -49,6 +50,8 @@ for m in "$SHARED"/models/onnx-light/light_*.onnx; do
     cp "${m%.onnx}_output_0.pb" "$OUT/$n.want/output_0.pb"
     compile "$m" "$OUT/$n.wasm" -q || continue
     run_and_compare "$n" "$OUT/$n.wasm" "$OUT/$n.in" "$OUT/$n.want" 1e-4 1e-5
+    # The second run: Winograd convs that ran direct on the first (src/ops/conv.c).
+    run_and_compare "$n second run" "$OUT/$n.wasm" "$OUT/$n.in" "$OUT/$n.want" 1e-4 1e-5 2
 done
 
 # 2. SqueezeNet 1.1, pretrained, fp32 and fp16 (computed in fp32 by wasmgraph).
@@ -58,6 +61,9 @@ if compile "$SQ/squeezenet1.1_bgr_fp32_from_fp16.onnx" "$OUT/squeezenet-fp32.was
         run_and_compare "squeezenet-fp32-set$s" "$OUT/squeezenet-fp32.wasm" "$SQ/test_data_fp32/test_data_set_$s" \
             "$SQ/test_data_fp32/test_data_set_$s" 1e-4 1e-5
     done
+    # Its 13x13 3x3 convs run direct on the first run, on Winograd from the second.
+    run_and_compare "squeezenet-fp32-set0 second run" "$OUT/squeezenet-fp32.wasm" "$SQ/test_data_fp32/test_data_set_0" \
+        "$SQ/test_data_fp32/test_data_set_0" 1e-4 1e-5 2
 fi
 # The fp16 reference was computed in float16; we compute in float32 and round the output
 # to float16, so the two may differ by a few float16 ulps (2^-11 relative) of the probabilities.
@@ -129,16 +135,20 @@ if [ -s "$R/resnet50v2.onnx" ]; then
         node tools/ort_run.js "$R/resnet50v2.onnx" "$R/want" --input "data=$R/in/input_0.pb" --quiet || bad "onnxruntime reference"
     fi
     if compile "$R/resnet50v2.onnx" "$R/resnet50v2.wasm" -O3; then
+        # First run: its 14x14 and 7x7 3x3 convs direct; second: all on Winograd.
         run_and_compare "resnet50v2-simd" "$R/resnet50v2.wasm" "$R/in" "$R/want" 1e-4 1e-5
+        run_and_compare "resnet50v2-simd second run" "$R/resnet50v2.wasm" "$R/in" "$R/want" 1e-4 1e-5 2
     fi
     if compile "$R/resnet50v2.onnx" "$R/resnet50v2-scalar.wasm" -O3 --no-simd -q; then
         run_and_compare "resnet50v2-no-simd" "$R/resnet50v2-scalar.wasm" "$R/in" "$R/want" 1e-4 1e-5
+        run_and_compare "resnet50v2-no-simd second run" "$R/resnet50v2-scalar.wasm" "$R/in" "$R/want" 1e-4 1e-5 2
     fi
 fi
 
 # 4b. A chain of convolutions with seeded random weights, one of each lowering (Winograd
 #     F(2x2, 5x5), F(4x4, 3x3), F(2x2, 3x3), grouped; packed GEMM strided, padded, dilated,
-#     1x1), against onnxruntime-node, SIMD and scalar builds.
+#     1x1), against onnxruntime-node, SIMD and scalar builds, first and second run (the
+#     small-image Winograd convs run direct on the first).
 C=$OUT/conv-chain
 mkdir -p "$C/in"
 if [ ! -s "$C/conv_chain.onnx" ] || [ tests/models/conv_chain.py -nt "$C/conv_chain.onnx" ]; then
@@ -154,6 +164,7 @@ if [ -s "$C/conv_chain.onnx" ]; then
         flag=(); [ $v = no-simd ] && flag=(--no-simd)
         if compile "$C/conv_chain.onnx" "$C/conv_chain-$v.wasm" -O3 -q "${flag[@]}"; then
             run_and_compare "conv-chain-$v" "$C/conv_chain-$v.wasm" "$C/in" "$C/want" 1e-4 1e-5
+            run_and_compare "conv-chain-$v second run" "$C/conv_chain-$v.wasm" "$C/in" "$C/want" 1e-4 1e-5 2
         fi
     done
 fi

@@ -1,15 +1,16 @@
 /*
  * f32-winograd-weights.c: the Winograd filter transforms U = G g G^T of F(2x2, 3x3),
  * F(4x4, 3x3) and F(2x2, 5x5) (wgk_winograd.h), written straight into the packed layout the Winograd
- * kernels read. Modules run these once, on the first run of each Winograd conv, so that
+ * kernels read. Modules run these once, on the first Winograd run of each conv, so that
  * the file carries the 9-float filters instead of the 16- or 36-float transformed ones.
  *
  * Packed layout (wgk_conv_pack_w per position): matrix xi starts at xi * wx
  * (wx = wgk_conv_pack_w_group(M, C)); in it, panel p = m / MR holds
- * dst[(p*C + c)*MR + r] = U_xi[p*MR + r][c]. With MR = 4 the 4 filters of a panel at one
- * input channel c fill one v128, so the SIMD path transforms 4 filters at once (lane r =
- * filter p*4 + r) into one v128 per position; the 4 filter rows are read in order of c,
- * 9 (25) floats each, and transposed into 9 (25) vectors.
+ * dst[(p*C + c)*MR + r] = U_xi[p*MR + r][c]. The filters come packed the same way
+ * (wgk_conv_pack_w, k = c*taps + tap: the layout the direct packed conv reads, so one
+ * copy in the module serves both paths), so with MR = 4 each tap of the 4 filters of a
+ * panel at one input channel is one v128: the SIMD path transforms 4 filters at once
+ * (lane r = filter p*4 + r) into one v128 per position.
  */
 #include "wgk_winograd.h"
 
@@ -101,46 +102,27 @@ static inline void transform(const vec *g, int n, int r, vec *u, int us)
  * instead of 17 ms on wasmtime). */
 #define CB 16
 
-/* The n*n transformed, packed matrices of w [M][C][r][r] into dst. Inlined into the
- * callers so that n and r are constants and the transforms unroll. */
+/* The n*n transformed, packed matrices of the packed filters w (wgk_conv_pack_w layout
+ * of one group, Kg = C * r * r) into dst. Inlined into the callers so that n and r are
+ * constants and the transforms unroll. */
 static inline __attribute__((always_inline)) void prepare(const float *w, int M, int C, int n, int r,
                                                           float *dst)
 {
     const size_t wx = wgk_conv_pack_w_group((size_t)M, (size_t)C);
     const int npos = n * n, taps = r * r;
-    static const float zero[28];
     for (int p = 0; p * WGK_CONV_MR < M; p++) {
-        /* Row k of the panel: filter p*MR + k, or zeros past M (step 0). */
-        const float *row[WGK_CONV_MR];
-        size_t step[WGK_CONV_MR];
-        for (int k = 0; k < WGK_CONV_MR; k++) {
-            const int m = p * WGK_CONV_MR + k;
-            row[k] = m < M ? w + (size_t)m * C * taps : zero;
-            step[k] = m < M ? (size_t)taps : 0;
-        }
+        /* Panel p of the filters: [c][tap][MR], rows past M already zero. */
+        const float *src = w + (size_t)p * C * taps * WGK_CONV_MR;
         float *d = dst + (size_t)p * C * WGK_CONV_MR;
 #ifdef __wasm_simd128__
         for (int c0 = 0; c0 < C; c0 += CB) {
             const int nc = C - c0 < CB ? C - c0 : CB;
             vec buf[36][CB];
             for (int k = 0; k < nc; k++) {
-                const size_t c = (size_t)(c0 + k);
-                const float *r0 = row[0] + c * step[0], *r1 = row[1] + c * step[1];
-                const float *r2 = row[2] + c * step[2], *r3 = row[3] + c * step[3];
+                const float *s = src + (size_t)(c0 + k) * taps * WGK_CONV_MR;
                 vec g[25];
-                /* 4x4 transposes of taps 0..3, 4..7, ...; the last tap (9 = 2*4 + 1,
-                 * 25 = 6*4 + 1) gathered. */
-                for (int h = 0; h < taps / 4; h++) {
-                    const vec q0 = wasm_v128_load(r0 + 4 * h), q1 = wasm_v128_load(r1 + 4 * h);
-                    const vec q2 = wasm_v128_load(r2 + 4 * h), q3 = wasm_v128_load(r3 + 4 * h);
-                    const vec a0 = wasm_i32x4_shuffle(q0, q1, 0, 4, 1, 5), a1 = wasm_i32x4_shuffle(q2, q3, 0, 4, 1, 5);
-                    const vec a2 = wasm_i32x4_shuffle(q0, q1, 2, 6, 3, 7), a3 = wasm_i32x4_shuffle(q2, q3, 2, 6, 3, 7);
-                    g[4 * h] = wasm_i32x4_shuffle(a0, a1, 0, 1, 4, 5);
-                    g[4 * h + 1] = wasm_i32x4_shuffle(a0, a1, 2, 3, 6, 7);
-                    g[4 * h + 2] = wasm_i32x4_shuffle(a2, a3, 0, 1, 4, 5);
-                    g[4 * h + 3] = wasm_i32x4_shuffle(a2, a3, 2, 3, 6, 7);
-                }
-                g[taps - 1] = wasm_f32x4_make(r0[taps - 1], r1[taps - 1], r2[taps - 1], r3[taps - 1]);
+                for (int t = 0; t < taps; t++)
+                    g[t] = wasm_v128_load(s + t * WGK_CONV_MR);
                 transform(g, n, r, &buf[0][k], CB);
             }
             for (int xi = 0; xi < npos; xi++) {
@@ -152,10 +134,10 @@ static inline __attribute__((always_inline)) void prepare(const float *w, int M,
 #else
         for (int c = 0; c < C; c++, d += WGK_CONV_MR)
             for (int k = 0; k < WGK_CONV_MR; k++) {
-                const float *gr = row[k] + (size_t)c * step[k];
+                const float *s = src + (size_t)c * taps * WGK_CONV_MR + k;
                 vec g[25], u[36];
-                for (int q = 0; q < taps; q++)
-                    g[q] = gr[q];
+                for (int t = 0; t < taps; t++)
+                    g[t] = s[t * WGK_CONV_MR];
                 transform(g, n, r, u, 1);
                 for (int xi = 0; xi < npos; xi++)
                     d[xi * wx + k] = u[xi];

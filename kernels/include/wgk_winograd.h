@@ -3,7 +3,7 @@
  * Winograd F(2x2, 3x3): each 2x2 output tile costs 16 multiplies per (m, c) pair instead
  * of 36, so the GEMM work drops 2.25x; the transforms are cheap additions.
  *
- *   U = G g G^T  (4x4 per output/input channel pair, once, on the module's first run:
+ *   U = G g G^T  (4x4 per output/input channel pair, once, when the module first needs it:
  *                 wgk_wino_prepare_w)
  *   V = B^T d B  (4x4 per input channel and tile, at run time, into packed B panels)
  *   M_xi = U_xi x V_xi for each of the 16 positions xi (the packed-GEMM micro-kernel)
@@ -31,10 +31,12 @@ static inline size_t wgk_wino_pack_w_size(size_t M, size_t C)
     return 16 * wgk_conv_pack_w_group(M, C);
 }
 
-/* Transforms the filters w (ONNX layout [M][C][3][3]) and packs them into dst
+/* Transforms the filters w (packed by wgk_conv_pack_w(w_onnx, M, C*9, 1, w): the layout
+ * of wgk_f32_conv2d_packed, which a module runs the layer on before the transform) and
+ * packs them into dst
  * (wgk_wino_pack_w_size(M, C) floats, rows past M written as zeros). Matrix xi (= 4*i + j
  * of the 4x4 U) starts at xi * wgk_conv_pack_w_group(M, C), packed like wgk_conv_pack_w
- * (MR-row panels). Computed in float32. Modules call it once per conv, on the first run
+ * (MR-row panels). Computed in float32. Modules call it once per conv, on its first Winograd run
  * (kernels/conv/f32-winograd-weights.c). */
 void wgk_wino_prepare_w(const float *w, int M, int C, float *dst);
 
@@ -65,7 +67,8 @@ static inline size_t wgk_wino_scratch(int C, int M, int OH, int OW)
 
 /* a: KH = KW = 3, SH = SW = DH = DW = 1, any padding and groups; a->w prepared by
  * wgk_wino_prepare_w, one group after the other (each wgk_wino_pack_w_size(M/groups,
- * C/groups) floats, from filters w + g*(M/groups)*(C/groups)*9); a->scratch of
+ * C/groups) floats, from the packed filters of group g, at w + g *
+ * wgk_conv_pack_w_group(M/groups, C/groups*9)); a->scratch of
  * wgk_wino_scratch(C/groups, M/groups, ...) floats. */
 void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a);
 

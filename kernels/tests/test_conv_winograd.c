@@ -1,7 +1,7 @@
 /*
  * test_conv_winograd.c: the Winograd F(2x2, 3x3), F(4x4, 3x3) and F(2x2, 5x5)
  * convolutions (wgk_winograd.h), with filters from wgk_wino_prepare_w /
- * wgk_wino4_prepare_w / wgk_wino5x5_prepare_w, against a naive convolution: odd and even output sizes (partial tiles), pads 0..2 on each side
+ * wgk_wino4_prepare_w / wgk_wino5x5_prepare_w (from wgk_conv_pack_w-packed filters), against a naive convolution: odd and even output sizes (partial tiles), pads 0..2 on each side
  * (asymmetric), channel counts around the 4-row weight panel, tile counts around the
  * 8-column panel, several tile blocks (large C + M), batch 2, every epilogue (bias,
  * residual, relu, clip). SIMD and scalar builds.
@@ -13,7 +13,7 @@
 #include "conv_ref.h"
 
 #define CAP (1 << 20)
-static float WP[4 * CAP], X[CAP], Wt[CAP], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
+static float WP[4 * CAP], X[CAP], Wt[CAP], Wpacked[CAP + 4096], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
 static uint32_t seed = 9090;
 enum { F2, F4, F2K5 };
 static int variant; /* F2: wgk_f32_conv2d_winograd, F4: ..._winograd4, F2K5: ..._winograd5x5 */
@@ -57,7 +57,8 @@ static void check(const shape *s, int epi)
                            : variant == F4 ? wgk_wino4_scratch(s->C, s->M, a.OH, a.OW)
                                            : wgk_wino5x5_scratch(s->C, s->M, a.OH, a.OW);
     WGKT_CHECK(scratch <= CAP, "scratch fits the test buffer");
-    WGKT_CHECK(wgk_wino4_pack_w_size((size_t)s->M, (size_t)s->C) <= 4 * CAP && s->M * K <= CAP,
+    WGKT_CHECK(wgk_wino4_pack_w_size((size_t)s->M, (size_t)s->C) <= 4 * CAP && s->M * K <= CAP &&
+                   wgk_conv_pack_w_size((size_t)s->M, (size_t)K, (size_t)s->groups) <= CAP + 4096,
                "packed weight fits the test buffer");
     fill(X, s->N * s->C * s->H * s->W);
     fill(Wt, s->M * K);
@@ -88,8 +89,10 @@ static void check(const shape *s, int epi)
     const size_t wsize = gsize * (size_t)s->groups;
     for (size_t i = 0; i < wsize + 8; i++)
         WP[i] = NAN;
+    /* The prepare functions read the filters packed like the direct packed conv's. */
+    wgk_conv_pack_w(Wt, (size_t)s->M, (size_t)K, (size_t)s->groups, Wpacked);
     for (int g = 0; g < s->groups; g++) {
-        const float *wg = Wt + (size_t)g * mg * K;
+        const float *wg = Wpacked + (size_t)g * wgk_conv_pack_w_group((size_t)mg, (size_t)K);
         if (variant == F2)
             wgk_wino_prepare_w(wg, mg, cg, WP + g * gsize);
         else if (variant == F4)

@@ -19,7 +19,9 @@
 
 static const char usage[] =
     "wasmgraph run MODEL.wasm [--input NAME=FILE | --input FILE]... [--output-dir DIR]\n"
-    "                     [--time-limit-ms N] [--memory-limit-mb N]\n"
+    "                     [--runs N] [--time-limit-ms N] [--memory-limit-mb N]\n"
+    "  --runs N   run N times on the same inputs and report the last run (a module's first\n"
+    "             run may take another path than later ones: see README, Winograd)\n"
     "  inputs: .pb (ONNX TensorProto), .npy, .bin (raw little-endian bytes); a FILE without\n"
     "  NAME= is the next model input in order. Outputs go to DIR/output_<i>.pb, or are\n"
     "  summarised when no DIR is given.";
@@ -137,7 +139,7 @@ int wg_cmd_run(int argc, char **argv)
     wg_runtime_options opts = {0};
     const char **specs = calloc((size_t)argc + 1, sizeof *specs);
     const char **files = NULL;
-    int n_specs = 0, rc = 1;
+    int n_specs = 0, rc = 1, runs = 1;
     wg_runtime *rt = NULL;
     wg_model *m = NULL;
     wg_session *s = NULL;
@@ -159,6 +161,15 @@ int wg_cmd_run(int argc, char **argv)
                 goto done;
             }
             outdir = argv[++i];
+        } else if (!strcmp(a, "--runs")) {
+            char *end;
+            long v = has_val ? strtol(argv[i + 1], &end, 10) : 0;
+            if (!has_val || *end || end == argv[i + 1] || v < 1 || v > 1000000) {
+                rc = wg_cli_usage(usage, "--runs needs an integer from 1 to 1000000");
+                goto done;
+            }
+            runs = (int)v;
+            i++;
         } else if ((lim = wg_cli_limit_option(usage, a, has_val ? argv[i + 1] : NULL, &opts)) != 0) {
             if (lim < 0) {
                 rc = 2;
@@ -236,12 +247,15 @@ int wg_cmd_run(int argc, char **argv)
         if (load_input(files[j], t, wg_session_input(s, j)))
             goto done; /* rc is 1, message printed */
     }
-    double t0 = wg_cli_now_ms();
-    if (wg_session_run(s)) {
-        rc = wg_cli_fail("%s", wg_last_error(rt));
-        goto done;
+    double dt = 0;
+    for (int r = 0; r < runs; r++) {
+        double t0 = wg_cli_now_ms();
+        if (wg_session_run(s)) {
+            rc = wg_cli_fail("%s", wg_last_error(rt));
+            goto done;
+        }
+        dt = wg_cli_now_ms() - t0;
     }
-    double dt = wg_cli_now_ms() - t0;
     if (outdir) {
         if (mkdir(outdir, 0777) && errno != EEXIST) {
             rc = wg_cli_fail("%s: cannot create the output directory: %s", outdir, strerror(errno));
@@ -262,7 +276,10 @@ int wg_cmd_run(int argc, char **argv)
         for (size_t j = 0; j < wg_model_num_outputs(m); j++)
             summarise(j, wg_model_output(m, j), wg_session_output(s, j));
     }
-    printf("run: %.3f ms\n", dt);
+    if (runs > 1)
+        printf("run %d of %d: %.3f ms\n", runs, runs, dt);
+    else
+        printf("run: %.3f ms\n", dt);
     rc = 0;
 done:
     wg_session_free(s);

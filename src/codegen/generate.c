@@ -7,8 +7,8 @@
  *                                   (page-aligned here and in the file: hosts may map it)
  *   [prepared_base, +prepared_bytes) prepared weights (wgc_prepared): zero at instantiation,
  *                                   no bytes in the file; filled by the ops' code on the
- *                                   first run (Winograd filters, transformed from the ONNX
- *                                   filters in the weights segment: 16/9 or 36/9 larger, so
+ *                                   first or second run (Winograd filters, transformed from the
+ *                                   packed filters in the weights segment: 16/9 or 36/9 larger, so
  *                                   storing them would add ~54 MiB to ResNet-50 v2)
  *   [arena_base, +arena_bytes)      inputs, outputs, intermediates, scratch
  *   [global_base, ...)              the kernels' static data, then the stack (wasm-ld)

@@ -10,21 +10,22 @@
  *                                                          when the output has >= 8 4x4 tiles,
  *                                                          else wgk_f32_conv2d_winograd (F(2x2));
  *   constant weight, 5x5 stride 1, C, M per group >= 16    wgk_f32_conv2d_winograd5x5 (F(2x2,5x5));
- *                                                          Winograd: ONNX weights in the module,
- *                                                          transformed + packed by the module on
- *                                                          its first run
+ *                                                          Winograd: filters packed as for
+ *                                                          wgk_f32_conv2d_packed in the module,
+ *                                                          transformed + packed by the module;
+ *                                                          small images (first_run_direct):
+ *                                                          wgk_f32_conv2d_packed on the first run
  *   other constant-weight 2-D convs                        wgk_f32_conv2d_packed (packed-GEMM,
  *                                                          im2col fused into B packing)
  *   weight computed at run time: 1x1, stride 1, no pad     wgk_f32_conv2d_1x1, ONNX layout
  *                                anything else             wgk_f32_conv2d_im2col, ONNX layout
  * Other constant weights are packed here at compile time (wgk_conv_pack_w, wgk_pack_conv).
- * Winograd filters are not: transformed, they are 16/9 (F(2x2)), 36/9 (F(4x4)) or 36/25 the size
- * of the ONNX ones (ResNet-50 v2: a 152 MiB module instead of 98 MiB), so the module
- * keeps the ONNX filters and each Winograd conv transforms them once, the first time it
- * runs (wgk_wino*_prepare_w into the prepared-weights region,
- * emit.h). That costs ResNet-50 v2's first run about 50 ms: 16 ms of transforms, the rest
- * the first touch of the 85 MiB of fresh memory they fill. A weight computed at run time
- * is read in its ONNX layout (w_rowmajor).
+ * Winograd filters are not transformed here: transformed, they are 16/9 (F(2x2)), 36/9
+ * (F(4x4)) or 36/25 the size of the ONNX ones (ResNet-50 v2: a 152 MiB module instead of
+ * 98 MiB), so the module keeps them packed untransformed and each Winograd conv
+ * transforms them once (wgk_wino*_prepare_w into the prepared-weights region, emit.h):
+ * on the first run, or on the second for the layers first_run_direct() runs direct
+ * first. A weight computed at run time is read in its ONNX layout (w_rowmajor).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +216,25 @@ static bool winograd_per_run(wgc_graph *g)
     return total > WINOGRAD_KEEP_LIMIT;
 }
 
+/* Whether a kept Winograd conv runs as a direct packed conv on the module's first run
+ * and transforms its filters on the second. Transforming them costs the first run, per
+ * (output, input) channel pair, the fresh memory they fill (4 bytes per matrix, ~1 ns a
+ * byte: first touch and transform) where the direct conv costs the multiplies Winograd
+ * saves (taps * pixels - matrices * tiles, ~0.08 ns each at ~26 GFLOP/s). Small images
+ * with many channels go direct: ResNet-50 v2's 14x14 and 7x7 layers (85 ms of its first
+ * run for 78 MiB of filters, against ~30 ms more of direct multiplies); from 28x28 up
+ * Winograd pays at once. */
+static bool first_run_direct(wgc_graph *g, const wgc_node *n, const conv_geom *c)
+{
+    const wino_kind kind = winograd_kind(g, n, c);
+    if (kind == WINO_NONE || winograd_per_run(g))
+        return false;
+    const int64_t tile = kind == WINO_F4 ? 4 : 2, matrices = kind == WINO_F2 ? 16 : 36;
+    const int64_t tiles = (c->OH + tile - 1) / tile * ((c->OW + tile - 1) / tile);
+    const int64_t saved = c->KH * c->KW * c->OH * c->OW - matrices * tiles;
+    return (double)matrices * 4.0 * 1.0 > (double)saved * 0.08;
+}
+
 /* The 2-D geometry as the kernels take it (no pointers). */
 static wgk_conv2d_args geom_args(const conv_geom *c)
 {
@@ -238,7 +258,13 @@ static size_t conv_scratch(const wgc_graph *g, const wgc_node *n)
         const size_t k = kind == WINO_F2   ? wgk_wino_scratch(cg, mg, (int)c.OH, (int)c.OW)
                          : kind == WINO_F4 ? wgk_wino4_scratch(cg, mg, (int)c.OH, (int)c.OW)
                                            : wgk_wino5x5_scratch(cg, mg, (int)c.OH, (int)c.OW);
-        return (w + k) * sizeof(float);
+        size_t bytes = (w + k) * sizeof(float);
+        if (first_run_direct((wgc_graph *)g, n, &c)) { /* the first run's kernel */
+            const wgk_conv2d_args a = geom_args(&c);
+            const size_t direct = wgk_conv_packed_scratch(&a) * sizeof(float);
+            bytes = direct > bytes ? direct : bytes;
+        }
+        return bytes;
     }
     const wgk_conv2d_args a = geom_args(&c);
     if (use_packed((wgc_graph *)g, n, &c))
@@ -277,40 +303,43 @@ static wg_status emit_direct(wgc_emitter *e, wgc_graph *g, wgc_node *n, const co
     return WG_OK;
 }
 
-/* Winograd convs: the module stores the ONNX filters [M][C][KH][KW] (wgc_ptr), not the
- * 16/9, 36/9 or 36/25 larger transformed ones. Normally each conv transforms them into the
- * prepared-weights region on its first run, behind a static flag set after the
- * transform (a run interrupted inside it redoes it); in a winograd_per_run() model, on
- * every run into the start of its scratch. Sets *wexpr to the transformed filters'
- * address and *kscratch to the kernel's scratch after them. */
+/* Winograd convs: the module stores the filters packed for the direct packed conv
+ * (wpacked, the size of the ONNX ones), not the 16/9, 36/9 or 36/25 larger transformed
+ * ones. Normally each conv transforms them into the prepared-weights region once,
+ * behind a static flag set after the transform (a run interrupted inside it redoes it);
+ * in a winograd_per_run() model, on every run into the start of its scratch. Sets
+ * *wexpr to the transformed filters' address and *kscratch to the kernel's scratch
+ * after them. */
 static wg_status emit_winograd_prepare(wgc_emitter *e, wgc_graph *g, wgc_node *n, const conv_geom *c,
-                                       const char **wexpr, char *kscratch, size_t kscratch_len)
+                                       const char *wpacked, char *wexpr, size_t wexpr_len,
+                                       char *kscratch, size_t kscratch_len)
 {
     const struct wino_impl *impl = &wino_impls[winograd_kind(g, n, c)];
     const bool per_run = winograd_per_run(g);
     const size_t cg = (size_t)(c->C / c->groups), mg = (size_t)(c->M / c->groups);
     const size_t count = winograd_weight_floats(g, n, c), group = count / (size_t)c->groups;
-    const char *src = wgc_ptr(e, g, n->inputs[1]);
     const char *scratch = wgc_scratch(e);
     snprintf(kscratch, kscratch_len, "%s", scratch);
     if (per_run) {
-        *wexpr = scratch;
+        snprintf(wexpr, wexpr_len, "%s", scratch);
         snprintf(kscratch, kscratch_len, "(float *)%s + %zu", scratch, count);
     } else {
-        wg_status st = wgc_prepared(e, count * sizeof(float), wexpr);
+        const char *p;
+        wg_status st = wgc_prepared(e, count * sizeof(float), &p);
         if (st)
             return wgc_error(g, n, st, "the transformed weight of '%s' does not fit in memory",
                              wgc_in(g, n, 1)->name);
+        snprintf(wexpr, wexpr_len, "%s", p);
     }
     wgc_emit(e, "{\n");
     if (!per_run) {
-        wgc_emit(e, "    static int prepared; /* filters transformed (first run) */\n");
+        wgc_emit(e, "    static int prepared; /* filters transformed (once) */\n");
         wgc_emit(e, "    if (!prepared) {\n");
     } else
         wgc_emit(e, "    { /* filters transformed on every run, into the scratch */\n");
     wgc_emit(e, "        for (int g = 0; g < %lld; g++) /* groups: one after the other */\n", (long long)c->groups);
     wgc_emit(e, "            %s((const float *)%s + (size_t)g * %zu, %zu, %zu, (float *)%s + (size_t)g * %zu);\n",
-             impl->prepare, src, mg * cg * impl->taps, mg, cg, *wexpr, group);
+             impl->prepare, wpacked, wgk_conv_pack_w_group(mg, cg * impl->taps), mg, cg, wexpr, group);
     if (!per_run)
         wgc_emit(e, "        prepared = 1;\n");
     wgc_emit(e, "    }\n");
@@ -330,10 +359,97 @@ static void emit_post_pass(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
              (long long)wgc_numel(&y->shape), post, wgc_float(e, ps), wgc_float(e, pt));
 }
 
+/* One call of a 2-D conv kernel on the layer's arguments, then the post-ops as a pass
+ * of their own unless the kernel applies them (post_in_kernel). */
+static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const conv_geom *c,
+                             const char *kernel, const char *wexpr, const char *kscratch,
+                             const char *gemm, bool rowmajor, bool post_in_kernel)
+{
+    const wgc_window *wn = &c->win;
+    const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
+    float lo, hi, ps, pt;
+    wgc_act_range(n, &lo, &hi);
+    wgc_emit(e,
+             "%s(&(const wgk_conv2d_args){.N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, "
+             ".OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, "
+             ".DW = %lld, .PT = %lld, .PL = %lld, .groups = %lld,\n",
+             kernel, (long long)c->N, (long long)c->C, (long long)c->H, (long long)c->W,
+             (long long)c->M, (long long)c->OH, (long long)c->OW, (long long)c->KH, (long long)c->KW,
+             (long long)wn->s[0], (long long)wn->s[1], (long long)wn->d[0], (long long)wn->d[1],
+             (long long)wn->pb[0], (long long)wn->pb[1], (long long)c->groups);
+    wgc_emit(e, "    .x = %s, .w = %s, .bias = %s, .res = %s, .y = %s,\n", wgc_ptr(e, g, n->inputs[0]),
+             wexpr, has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
+             n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]));
+    /* Post-ops (fused HardSwish, scalar affine): in the kernel where it applies them
+     * (packed GEMM, padded depthwise), else one pass over the output after it. */
+    const int post = wgc_post_ops(n, &ps, &pt);
+    wgc_emit(e, "    .scratch = %s, .min = %s, .max = %s, .gemm = %s, .w_rowmajor = %d", kscratch,
+             wgc_float(e, lo), wgc_float(e, hi), gemm, rowmajor);
+    if (post && post_in_kernel)
+        wgc_emit(e, ",\n    .post = %d, .post_scale = %s, .post_shift = %s", post, wgc_float(e, ps), wgc_float(e, pt));
+    wgc_emit(e, "});\n");
+    if (!post_in_kernel)
+        emit_post_pass(e, g, n);
+}
+
+/* Packs a constant weight for the packed-GEMM kernel (wgk_conv_pack_w) or the generic
+ * im2col one (wgk_pack_conv) into the weights segment; *wexpr gets its address. */
+static wg_status emit_packed_weight(wgc_emitter *e, wgc_graph *g, wgc_node *n, const conv_geom *c,
+                                    char *wexpr, size_t wexpr_len)
+{
+    const wgc_tensor *w = wgc_in(g, n, 1);
+    const size_t kg = (size_t)(c->C / c->groups * c->KH * c->KW);
+    const bool packed = use_packed(g, n, c);
+    const size_t count = packed ? wgk_conv_pack_w_size((size_t)c->M, kg, (size_t)c->groups)
+                                : wgk_pack_conv_size((size_t)c->M, kg, (size_t)c->groups);
+    float *buf = malloc(count * sizeof(float));
+    if (!buf)
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing weight '%s'", w->name);
+    if (packed)
+        wgk_conv_pack_w((const float *)w->data, (size_t)c->M, kg, (size_t)c->groups, buf);
+    else
+        wgk_pack_conv((const float *)w->data, (size_t)c->M, kg, (size_t)c->groups, buf);
+    const char *p;
+    wg_status st = wgc_weight(e, buf, count * sizeof(float), &p);
+    free(buf);
+    if (st)
+        return wgc_error(g, n, st, "out of memory packing weight '%s'", w->name);
+    snprintf(wexpr, wexpr_len, "%s", p);
+    return WG_OK;
+}
+
+/* A Winograd conv: its packed filters, their transform and the Winograd kernel; under
+ * first_run_direct(), the direct packed conv on the first run instead, on the same
+ * packed filters, and the transform on the second. */
+static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const conv_geom *c)
+{
+    char wpacked[64], wexpr[128], kscratch[128];
+    wg_status st = emit_packed_weight(e, g, n, c, wpacked, sizeof wpacked);
+    if (st)
+        return st;
+    const bool direct = first_run_direct(g, n, c);
+    if (direct) {
+        wgc_emit(e, "{ /* first run: direct; later runs: Winograd, filters transformed on the second */\n");
+        wgc_emit(e, "static int ran;\n");
+        wgc_emit(e, "if (!ran) {\n");
+        char scratch[64];
+        snprintf(scratch, sizeof scratch, "%s", wgc_scratch(e));
+        emit_kernel_call(e, g, n, c, "wgk_f32_conv2d_packed", wpacked, scratch, "0", false, true);
+        wgc_emit(e, "ran = 1;\n");
+        wgc_emit(e, "} else {\n");
+    }
+    if ((st = emit_winograd_prepare(e, g, n, c, wpacked, wexpr, sizeof wexpr, kscratch, sizeof kscratch)))
+        return st;
+    emit_kernel_call(e, g, n, c, wino_impls[winograd_kind(g, n, c)].kernel, wexpr, kscratch, "0",
+                     false, false);
+    if (direct)
+        wgc_emit(e, "}\n}\n");
+    return WG_OK;
+}
+
 static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     conv_geom c;
-    float *packed = NULL;
     wg_status st = resolve(g, n, &c);
     if (st)
         return st;
@@ -343,35 +459,17 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         emit_post_pass(e, g, n);
         return WG_OK;
     }
+    if (use_winograd(g, n, &c))
+        return emit_winograd(e, g, n, &c);
     const wgc_tensor *w = wgc_in(g, n, 1);
-    const char *wexpr;
-    char kscratch[128] = "0"; /* the kernel's scratch */
-    /* A weight computed at run time is read in ONNX layout (slower GEMM access). */
+    char wexpr[128], kscratch[128] = "0"; /* the kernel's scratch */
+    /* A weight computed at run time is read in its ONNX layout (slower GEMM access). */
     const bool rowmajor = !w->data && c.kind != CONV_DW;
-    if (c.kind == CONV_DW || !w->data) {
-        wexpr = wgc_ptr(e, g, n->inputs[1]);
-    } else if (use_winograd(g, n, &c)) {
-        if ((st = emit_winograd_prepare(e, g, n, &c, &wexpr, kscratch, sizeof kscratch)))
-            goto fail;
-    } else {
-        size_t kg = (size_t)(c.C / c.groups * c.KH * c.KW);
-        size_t count = use_packed(g, n, &c) ? wgk_conv_pack_w_size((size_t)c.M, kg, (size_t)c.groups)
-                                            : wgk_pack_conv_size((size_t)c.M, kg, (size_t)c.groups);
-        packed = malloc(count * sizeof(float));
-        if (!packed) {
-            st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing weight '%s'", w->name);
-            goto fail;
-        }
-        if (use_packed(g, n, &c))
-            wgk_conv_pack_w((const float *)w->data, (size_t)c.M, kg, (size_t)c.groups, packed);
-        else
-            wgk_pack_conv((const float *)w->data, (size_t)c.M, kg, (size_t)c.groups, packed);
-        if ((st = wgc_weight(e, packed, count * sizeof(float), &wexpr))) {
-            st = wgc_error(g, n, st, "out of memory packing weight '%s'", w->name);
-            goto fail;
-        }
-    }
-    if ((c.kind == CONV_IM2COL || use_packed(g, n, &c)) && !use_winograd(g, n, &c))
+    if (c.kind == CONV_DW || !w->data)
+        snprintf(wexpr, sizeof wexpr, "%s", wgc_ptr(e, g, n->inputs[1]));
+    else if ((st = emit_packed_weight(e, g, n, &c, wexpr, sizeof wexpr)))
+        return st;
+    if (c.kind == CONV_IM2COL || use_packed(g, n, &c))
         snprintf(kscratch, sizeof kscratch, "%s", wgc_scratch(e));
     /* Depthwise 3x3 / 5x5, strides 1-2, SIMD: the padded-plane kernels. */
     const wgk_conv2d_args ga = geom_args(&c);
@@ -381,43 +479,14 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         snprintf(dwname, sizeof dwname, "wgk_f32_dwconv2d_%dx%d_s%dx%d", ga.KH, ga.KW, ga.SH, ga.SW);
         snprintf(kscratch, sizeof kscratch, "%s", wgc_scratch(e));
     }
-    const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
-    float lo, hi;
-    wgc_act_range(n, &lo, &hi);
     const char *names[] = {dwname, "wgk_f32_conv2d_1x1", "wgk_f32_conv2d_im2col"};
     /* Only the generic 1x1 and im2col kernels call a GEMM through this pointer; naming it
      * for the others would link its code (4 KiB of wasm for wasmtime to compile) in vain. */
     const char *gemm = wgc_emit_target(e)->simd ? "wgk_f32_gemm_4x8__wasmsimd" : "wgk_f32_gemm_4x4__scalar";
-    const wgc_window *wn = &c.win;
-    wgc_emit(e,
-             "%s(&(const wgk_conv2d_args){.N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, "
-             ".OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, "
-             ".DW = %lld, .PT = %lld, .PL = %lld, .groups = %lld,\n",
-             use_winograd(g, n, &c) ? wino_impls[winograd_kind(g, n, &c)].kernel
-             : use_packed(g, n, &c) ? "wgk_f32_conv2d_packed"
-                                    : names[c.kind], (long long)c.N, (long long)c.C, (long long)c.H, (long long)c.W,
-             (long long)c.M, (long long)c.OH, (long long)c.OW, (long long)c.KH, (long long)c.KW,
-             (long long)wn->s[0], (long long)wn->s[1], (long long)wn->d[0], (long long)wn->d[1],
-             (long long)wn->pb[0], (long long)wn->pb[1], (long long)c.groups);
-    wgc_emit(e, "    .x = %s, .w = %s, .bias = %s, .res = %s, .y = %s,\n", wgc_ptr(e, g, n->inputs[0]),
-             wexpr, has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
-             n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]));
-    /* Post-ops (fused HardSwish, scalar affine): in the kernel where it applies them
-     * (packed GEMM, padded depthwise), else one pass over the output after it. */
-    float ps, pt;
-    const int post = wgc_post_ops(n, &ps, &pt);
-    const bool post_in_kernel = (use_packed(g, n, &c) && !use_winograd(g, n, &c)) || dw_padded;
-    wgc_emit(e, "    .scratch = %s, .min = %s, .max = %s, .gemm = %s, .w_rowmajor = %d",
-             kscratch, wgc_float(e, lo), wgc_float(e, hi),
-             c.kind == CONV_DW || use_packed(g, n, &c) ? "0" : gemm, rowmajor);
-    if (post && post_in_kernel)
-        wgc_emit(e, ",\n    .post = %d, .post_scale = %s, .post_shift = %s", post, wgc_float(e, ps), wgc_float(e, pt));
-    wgc_emit(e, "});\n");
-    if (!post_in_kernel)
-        emit_post_pass(e, g, n);
-fail:
-    free(packed);
-    return st;
+    emit_kernel_call(e, g, n, &c, use_packed(g, n, &c) ? "wgk_f32_conv2d_packed" : names[c.kind], wexpr,
+                     kscratch, c.kind == CONV_DW || use_packed(g, n, &c) ? "0" : gemm, rowmajor,
+                     use_packed(g, n, &c) || dw_padded);
+    return WG_OK;
 }
 
 const wgc_op_def wgc_op_conv = {conv_infer, NULL, conv_emit, conv_scratch};

@@ -56,6 +56,11 @@ expect 0 "2 3 4 5" "$WG" run "$FX/add_one.wasm" --input "x=$TMP/x.npy"
 expect 0 "1 2 3 4" "$WG" run "$FX/add_one.wasm" --input "$TMP/x.bin"
 expect 0 "wrote .*/output_0.pb" "$WG" run "$FX/add_one.wasm" --input "$TMP/x.npy" --output-dir "$TMP/out"
 expect 0 "3 4 5 6" "$WG" run "$FX/add_one.wasm" --input "$TMP/out/output_0.pb"
+# --runs N: N runs in one session on the same inputs, the last one reported.
+expect 0 "run 3 of 3: " "$WG" run "$FX/add_one.wasm" --input "$TMP/x.npy" --runs 3
+expect 2 "--runs needs an integer from 1" "$WG" run "$FX/add_one.wasm" --input "$TMP/x.npy" --runs 0
+expect 2 "--runs needs an integer from 1" "$WG" run "$FX/add_one.wasm" --input "$TMP/x.npy" --runs 2x
+expect 2 "--runs needs an integer from 1" "$WG" run "$FX/add_one.wasm" --input "$TMP/x.npy" --runs
 expect 0 "0 2 4 6 8 10" "$WG" run "$FX/add2.wasm" --input "b=$TMP/a.npy" --input "$TMP/a.npy"
 expect 1 "input 'x': .*x64.npy holds float64 \[4\], the model wants float32 \[4\]" \
     "$WG" run "$FX/add_one.wasm" --input "$TMP/x64.npy"

@@ -6,7 +6,8 @@ compiler chooses (src/ops/conv.c), for the model tests to compare against onnxru
   5x5, pad 2                        Winograd F(2x2, 5x5)
   5x5, 2 groups, asymmetric pads    Winograd F(2x2, 5x5), group by group
   3x3, 26x27 output                Winograd F(4x4, 3x3)
-  3x3, pad 1, 6x6 output            Winograd F(2x2, 3x3)
+  3x3, pad 1, 6x6 output            Winograd F(2x2, 3x3); first run direct (packed GEMM)
+  5x5, 2 groups, 6x6 output         Winograd F(2x2, 5x5) by group; first run direct
   3x3 stride 2                      packed GEMM, stride-2 im2col
   7x7, pad 3                        packed GEMM, padded im2col copy
   3x3 dilation 2                    packed GEMM, dilated taps
@@ -52,8 +53,9 @@ x = conv(x, 32, 40, 3, stride=2)                          # stride 2: 13x14
 x = conv(x, 40, 24, 7)                                    # 7x7 padded
 x = conv(x, 24, 20, 3, dilation=2)                        # dilated
 x = conv(x, 20, 16, 3, stride=2, pads=[0, 0, 0, 0])       # 6x6
-x = conv(x, 16, 16, 3)                                    # F(2x2, 3x3) on 6x6
-x = conv(x, 16, 10, 1, relu=False)                        # 1x1
+x = conv(x, 16, 32, 3)                                    # F(2x2, 3x3) on 6x6
+x = conv(x, 32, 32, 5, group=2)                           # F(2x2, 5x5) grouped on 6x6
+x = conv(x, 32, 10, 1, relu=False)                        # 1x1
 
 graph = helper.make_graph(nodes, "conv_chain",
                           [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 115, 115])],
