@@ -113,6 +113,11 @@ const char *wgc_ptr(wgc_emitter *e, wgc_graph *g, int t)
     return s;
 }
 
+void wgc_static_data(wgc_emitter *e, size_t bytes)
+{
+    e->static_bytes += (bytes + 15) / 16 * 16;
+}
+
 const char *wgc_scratch(wgc_emitter *e)
 {
     char *s = ring_next(e);

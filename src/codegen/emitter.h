@@ -16,6 +16,7 @@ struct wgc_emitter {
     size_t wlen, wcap;
     int64_t *weight_off;  /* per tensor: offset in weights, -1 until placed */
     size_t plen;          /* bytes reserved in the prepared-weights region (wgc_prepared) */
+    size_t static_bytes;  /* static data the ops' code declares (wgc_static_data) */
     bool failed;          /* an allocation failed: the result is unusable */
     char ring[16][96];
     int ring_i;

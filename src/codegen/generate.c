@@ -11,7 +11,8 @@
  *                                   packed filters in the weights segment: 16/9 or 36/9 larger, so
  *                                   storing them would add ~54 MiB to ResNet-50 v2)
  *   [arena_base, +arena_bytes)      inputs, outputs, intermediates, scratch
- *   [global_base, ...)              the kernels' static data, then the stack (wasm-ld)
+ *   [global_base, ...)              the kernels' and ops' static data (WGC_STATIC_DATA_BUDGET
+ *                                   + wgc_static_data), then the stack (wasm-ld)
  *
  * A profile build (`compile --profile`) wraps each live node's code in one case of an
  * exported `wg_profile_step(k)`, exports `wg_profile_steps()` (the count), and wg_run
@@ -143,7 +144,7 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *
     uint64_t prepared_base = align_up(WGC_WEIGHTS_BASE + e->wlen, 64);
     uint64_t arena_base = align_up(prepared_base + e->plen, 64);
     uint64_t global_base = align_up(arena_base + (uint64_t)plan->arena_bytes, 64);
-    uint64_t memory = align_up(global_base + WGC_STATIC_DATA_BUDGET + WGC_STACK_BYTES, 65536);
+    uint64_t memory = align_up(global_base + WGC_STATIC_DATA_BUDGET + e->static_bytes + WGC_STACK_BYTES, 65536);
     if (memory > (uint64_t)4 << 30 || memory > 0xffff0000u) {
         st = wgc_error(g, NULL, WG_ERR_INVALID,
                        "the model needs %llu bytes of memory (weights %llu + prepared weights %llu + "

@@ -369,25 +369,30 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const co
     const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
     float lo, hi, ps, pt;
     wgc_act_range(n, &lo, &hi);
+    /* The arguments as static data (wgc_static_data): no code builds them. */
+    wgc_static_data(e, sizeof(wgk_conv2d_args));
+    wgc_emit(e, "{");
     wgc_emit(e,
-             "%s(&(const wgk_conv2d_args){.N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, "
+             "    static const wgk_conv2d_args args = {.N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, "
              ".OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, "
              ".DW = %lld, .PT = %lld, .PL = %lld, .groups = %lld,\n",
-             kernel, (long long)c->N, (long long)c->C, (long long)c->H, (long long)c->W,
+             (long long)c->N, (long long)c->C, (long long)c->H, (long long)c->W,
              (long long)c->M, (long long)c->OH, (long long)c->OW, (long long)c->KH, (long long)c->KW,
              (long long)wn->s[0], (long long)wn->s[1], (long long)wn->d[0], (long long)wn->d[1],
              (long long)wn->pb[0], (long long)wn->pb[1], (long long)c->groups);
-    wgc_emit(e, "    .x = %s, .w = %s, .bias = %s, .res = %s, .y = %s,\n", wgc_ptr(e, g, n->inputs[0]),
+    wgc_emit(e, "        .x = %s, .w = %s, .bias = %s, .res = %s, .y = %s,", wgc_ptr(e, g, n->inputs[0]),
              wexpr, has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
              n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]));
     /* Post-ops (fused HardSwish, scalar affine): in the kernel where it applies them
      * (packed GEMM, padded depthwise), else one pass over the output after it. */
     const int post = wgc_post_ops(n, &ps, &pt);
-    wgc_emit(e, "    .scratch = %s, .min = %s, .max = %s, .gemm = %s, .w_rowmajor = %d", kscratch,
+    wgc_emit(e, "        .scratch = %s, .min = %s, .max = %s, .gemm = %s, .w_rowmajor = %d,", kscratch,
              wgc_float(e, lo), wgc_float(e, hi), gemm, rowmajor);
     if (post && post_in_kernel)
-        wgc_emit(e, ",\n    .post = %d, .post_scale = %s, .post_shift = %s", post, wgc_float(e, ps), wgc_float(e, pt));
-    wgc_emit(e, "});\n");
+        wgc_emit(e, "        .post = %d, .post_scale = %s, .post_shift = %s", post, wgc_float(e, ps), wgc_float(e, pt));
+    wgc_emit(e, "    };");
+    wgc_emit(e, "    %s(&args);", kernel);
+    wgc_emit(e, "}");
     if (!post_in_kernel)
         emit_post_pass(e, g, n);
 }
@@ -430,20 +435,22 @@ static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
     const bool direct = first_run_direct(g, n, c);
     if (direct) {
         wgc_emit(e, "{ /* first run: direct; later runs: Winograd, filters transformed on the second */\n");
-        wgc_emit(e, "static int ran;\n");
-        wgc_emit(e, "if (!ran) {\n");
+        wgc_emit(e, "    static int ran;");
+        wgc_emit(e, "    if (!ran) {");
         char scratch[64];
         snprintf(scratch, sizeof scratch, "%s", wgc_scratch(e));
         emit_kernel_call(e, g, n, c, "wgk_f32_conv2d_packed", wpacked, scratch, "0", false, true);
-        wgc_emit(e, "ran = 1;\n");
-        wgc_emit(e, "} else {\n");
+        wgc_emit(e, "    ran = 1;");
+        wgc_emit(e, "    } else {");
     }
     if ((st = emit_winograd_prepare(e, g, n, c, wpacked, wexpr, sizeof wexpr, kscratch, sizeof kscratch)))
         return st;
     emit_kernel_call(e, g, n, c, wino_impls[winograd_kind(g, n, c)].kernel, wexpr, kscratch, "0",
                      false, false);
-    if (direct)
-        wgc_emit(e, "}\n}\n");
+    if (direct) {
+        wgc_emit(e, "    }");
+        wgc_emit(e, "}");
+    }
     return WG_OK;
 }
 
