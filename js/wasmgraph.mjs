@@ -2,7 +2,9 @@
 // (no dependencies). Reads the `wasmgraph` custom section (JSON metadata, ABI v1,
 // see DESIGN.md), checks the ABI (version, exports, no imports), instantiates the
 // module with no imports, and gives zero-copy typed-array views of the input and
-// output tensors in the module's linear memory.
+// output tensors in the module's linear memory. Like the C host, it takes the weights
+// (the module's data segments) out of what V8 compiles and copies them into each
+// session's memory itself: for a file in Node, straight from the file (splitModule).
 //
 //   import { load } from './wasmgraph.mjs';
 //   const s = await load('model.wasm');      // path (Node), URL, Response, bytes or Module
@@ -57,12 +59,8 @@ async function readSource(src) {
   const name = String(src);
   const fileLike = isUrl ? src.protocol === 'file:' : !/^[a-z][a-z0-9+.-]*:\/\//i.test(src) || src.startsWith('file:');
   if (isNode && fileLike) {
-    const fs = await import('node:fs/promises');
-    try {
-      return { bytes: new Uint8Array(await fs.readFile(isUrl || src.startsWith('file:') ? new URL(src) : src)), name };
-    } catch (e) {
-      throw fail('io', `${name}: cannot read: ${e.message}`, e);
-    }
+    const { fileURLToPath } = await import('node:url');
+    return { file: isUrl || src.startsWith('file:') ? fileURLToPath(src) : src, name };
   }
   let res;
   try {
@@ -92,6 +90,102 @@ function checkTensors(list, what, name) {
     }
     return { name: t.name, dtype: t.dtype, shape: t.shape.slice(), bytes: t.bytes, size: numel };
   });
+}
+
+// ---- weights outside the compiled module ----
+//
+// A wasmgraph module carries its weights as active data segments (ResNet-50 v2: 98 MB).
+// Compiled whole, V8 copies and hashes all of them into the compiled module (~60 ms for
+// ResNet-50 v2) and keeps them there next to every instance's memory. As the C host does
+// (src/host/data_split.h), the loader compiles the other sections only and copies each
+// segment into a new session's memory itself. It does so only when that is exactly what
+// instantiation would do: no start function (nothing runs before the copy), no data count
+// section (no memory.init / data.drop), every segment active in memory 0 at an i32.const
+// offset, and a data section that parses exactly and comes after every other non-custom
+// section. Anything else is compiled whole, and V8 reports any problem as before.
+
+function uleb(read, pos, end) {
+  let v = 0, shift = 0;
+  for (let i = 0; i < 5; i++) {
+    if (pos >= end) return null;
+    const b = read(pos++, 1)[0];
+    v += (b & 0x7f) * 2 ** shift;
+    shift += 7;
+    if (!(b & 0x80)) return v <= 0xffffffff ? [v, pos] : null;
+  }
+  return null;
+}
+
+function sleb32(read, pos, end) {
+  let v = 0, shift = 0;
+  for (let i = 0; i < 5; i++) {
+    if (pos >= end) return null;
+    const b = read(pos++, 1)[0];
+    v += (b & 0x7f) * 2 ** shift;
+    shift += 7;
+    if (!(b & 0x80)) {
+      if (b & 0x40) v -= 2 ** shift; /* sign-extend */
+      return v >= -(2 ** 31) && v < 2 ** 31 ? [v, pos] : null;
+    }
+  }
+  return null;
+}
+
+/**
+ * The module at read(pos, len) (size bytes) without its data section, and where each
+ * data segment goes: { code: Uint8Array, segments: [{ mem, pos, len }] } (mem: address
+ * in linear memory, pos: offset in the file), or null when it cannot be split exactly.
+ */
+export function splitModule(read, size) {
+  if (size < 8) return null;
+  const head = read(0, 8);
+  if (head[0] !== 0 || head[1] !== 0x61 || head[2] !== 0x73 || head[3] !== 0x6d || head[4] !== 1 ||
+      head[5] || head[6] || head[7]) return null;
+  const parts = [head];
+  let segments = null, pos = 8;
+  while (pos < size) {
+    const id = read(pos, 1)[0];
+    const sz = uleb(read, pos + 1, size);
+    if (!sz || sz[1] + sz[0] > size) return null;
+    const [len, body] = sz, end = body + len;
+    if (id === 8 || id === 12 || (segments && id !== 0)) return null;
+    if (id === 11) {
+      segments = [];
+      let p = uleb(read, body, end);
+      if (!p) return null;
+      const count = p[0];
+      let q = p[1];
+      for (let i = 0; i < count; i++) {
+        const flags = uleb(read, q, end);
+        if (!flags || flags[0] !== 0 || flags[1] >= end || read(flags[1], 1)[0] !== 0x41) return null;
+        const off = sleb32(read, flags[1] + 1, end);
+        if (!off || off[1] >= end || read(off[1], 1)[0] !== 0x0b) return null;
+        const n = uleb(read, off[1] + 1, end);
+        if (!n || n[1] + n[0] > end) return null;
+        segments.push({ mem: off[0] >>> 0, pos: n[1], len: n[0] });
+        q = n[1] + n[0];
+      }
+      if (q !== end) return null;
+    } else {
+      parts.push(read(pos, end - pos));
+    }
+    pos = end;
+  }
+  if (!segments) return null;
+  const code = new Uint8Array(parts.reduce((a, b) => a + b.length, 0));
+  let o = 0;
+  for (const b of parts) { code.set(b, o); o += b.length; }
+  return { code, segments };
+}
+
+/* Reads [pos, pos + len) of an open file into dst (a view into linear memory). */
+function readInto(fs, fd, dst, pos, name) {
+  let done = 0;
+  while (done < dst.length) {
+    const got = fs.readSync(fd, dst, done, dst.length - done, pos + done);
+    if (got <= 0) throw fail('io', `${name}: unexpected end of file at byte ${pos + done}`);
+    done += got;
+  }
 }
 
 /**
@@ -134,10 +228,13 @@ export function inspect(module, name = 'module') {
 
 /** A compiled, checked module: create any number of independent sessions from it. */
 export class Model {
-  constructor(module, metadata, name) {
+  // weights: null (compiled whole), or { segments, bytes } (the module's bytes), or
+  // { segments, file, size, mtimeMs } (a file in Node, read again for each session).
+  constructor(module, metadata, name, weights = null) {
     this.module = module;
     this.metadata = metadata;
     this.name = name;
+    this.weights = weights;
   }
 
   get inputs() { return this.metadata.inputs; }
@@ -151,7 +248,38 @@ export class Model {
     } catch (e) {
       throw fail('abi', `${this.name}: cannot instantiate: ${e.message}`, e);
     }
+    if (this.weights) await this.#copyWeights(instance.exports.memory);
     return new Session(this, instance);
+  }
+
+  /* What instantiating the whole module would have done: each data segment into memory. */
+  async #copyWeights(memory) {
+    const w = this.weights;
+    if (!(memory instanceof WebAssembly.Memory)) throw fail('abi', `${this.name}: not a wasmgraph module: no export 'memory'`);
+    const room = memory.buffer.byteLength;
+    w.segments.forEach((g, i) => {
+      if (g.mem + g.len > room) {
+        throw fail('abi', `${this.name}: data segment ${i} (${g.len} bytes at ${g.mem}) does not fit in memory (${room} bytes)`);
+      }
+    });
+    if (w.bytes) {
+      for (const g of w.segments) new Uint8Array(memory.buffer, g.mem, g.len).set(w.bytes.subarray(g.pos, g.pos + g.len));
+      return;
+    }
+    const fs = await import('node:fs');
+    let fd;
+    try {
+      fd = fs.openSync(w.file, 'r');
+      const st = fs.fstatSync(fd);
+      if (st.size !== w.size || st.mtimeMs !== w.mtimeMs) {
+        throw fail('io', `${this.name}: the file changed since the model was compiled (now ${st.size} bytes, was ${w.size}): compile it again`);
+      }
+      for (const g of w.segments) readInto(fs, fd, new Uint8Array(memory.buffer, g.mem, g.len), g.pos, this.name);
+    } catch (e) {
+      throw e instanceof WasmgraphError ? e : fail('io', `${this.name}: cannot read: ${e.message}`, e);
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
   }
 }
 
@@ -244,13 +372,37 @@ export async function compile(source, name) {
   if (source instanceof WebAssembly.Module) return new Model(source, inspect(source, name || 'module'), name || 'module');
   const src = await readSource(source);
   const label = name || src.name;
+  let bytes = src.bytes, split = null, weights = null;
+  if (src.file) {
+    const fs = await import('node:fs');
+    let fd;
+    try {
+      fd = fs.openSync(src.file, 'r');
+      const st = fs.fstatSync(fd);
+      const read = (pos, len) => {
+        const b = new Uint8Array(Math.min(len, st.size - pos));
+        readInto(fs, fd, b, pos, label);
+        return b;
+      };
+      split = st.isFile() ? splitModule(read, st.size) : null;
+      if (split) weights = { segments: split.segments, file: src.file, size: st.size, mtimeMs: st.mtimeMs };
+      else bytes = new Uint8Array(fs.readFileSync(fd));
+    } catch (e) {
+      throw e instanceof WasmgraphError ? e : fail('io', `${label}: cannot read: ${e.message}`, e);
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+  } else {
+    split = splitModule((pos, len) => bytes.subarray(pos, pos + len), bytes.length);
+    if (split) weights = { segments: split.segments, bytes };
+  }
   let module;
   try {
-    module = await WebAssembly.compile(src.bytes);
+    module = await WebAssembly.compile(split ? split.code : bytes);
   } catch (e) {
     throw fail('format', `${label}: not a valid WebAssembly module: ${e.message}`, e);
   }
-  return new Model(module, inspect(module, label), label);
+  return new Model(module, inspect(module, label), label, weights);
 }
 
 /** compile() then createSession(): the common case. */

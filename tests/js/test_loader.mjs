@@ -3,6 +3,8 @@
 //    the same logits as the C host (`wasmgraph run`, wasmtime) on one input.
 // 2. Tiny hand-assembled ABI modules check each error path: non-zero status, trap,
 //    imports, missing section, ABI version mismatches, bad pointers, bad arguments.
+// 3. The weights (data segments) are copied by the loader, from bytes or straight from
+//    the file, exactly as instantiation would; modules that cannot be split so run whole.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -11,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import { load, compile, WasmgraphError } from '../../js/wasmgraph.mjs';
+import { load, compile, splitModule, WasmgraphError } from '../../js/wasmgraph.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BUILD = process.env.BUILD || 'build';
@@ -45,6 +47,12 @@ test('LeNet in V8 through wasmgraph.mjs matches the C host (wasmtime) output', a
     assert.ok(Math.abs(y[i] - ref.data[i]) <= 1e-5 * (1 + Math.abs(ref.data[i])),
       `logit ${i}: V8 ${y[i]} vs wasmtime ${ref.data[i]}`);
   }
+  // Loaded from a file, the weights stay out of the compiled module and are read from
+  // the file into each session's memory; from bytes, copied from them.
+  const fromFile = await compile(wasm), fromBytes = await compile(readFileSync(wasm));
+  assert.equal(fromFile.weights.file, wasm);
+  assert.ok(fromBytes.weights.bytes);
+  assert.ok(fromFile.weights.segments.some((g) => g.len > 100000), 'the weights are a data segment');
   // A second session from the same file is independent of the first.
   const s2 = await load(readFileSync(wasm));
   s2.input(0).fill(0);
@@ -82,7 +90,7 @@ const META = {
   outputs: [{ name: 'y', dtype: 'float32', shape: [4], bytes: 16 }],
 };
 
-function fixture({ run = 'double', meta = META, abi = 1, outPtr = OUT, withImport = false, noRun = false } = {}) {
+function fixture({ run = 'double', meta = META, abi = 1, outPtr = OUT, withImport = false, noRun = false, data = [] } = {}) {
   const types = section(1, vec([[0x60, 0, 1, 0x7f], [0x60, 1, 0x7f, 1, 0x7f]]));
   const imports = withImport ? section(2, vec([[...str('env'), ...str('f'), 0, 0]])) : [];
   const base = withImport ? 1 : 0;
@@ -93,7 +101,9 @@ function fixture({ run = 'double', meta = META, abi = 1, outPtr = OUT, withImpor
   const exps = section(7, vec([[...str('memory'), 2, 0], ...names.map((n, i) => [...str(n), 0, base + i])]));
   const code = section(10, vec(funcs.map(([, body]) => { const b = [0, ...body, 0x0b]; return [...uleb(b.length), ...b]; })));
   const custom = meta ? section(0, [...str('wasmgraph'), ...Buffer.from(JSON.stringify(meta))]) : [];
-  return new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, ...types, ...imports, ...fsec, ...mem, ...exps, ...code, ...custom]);
+  // data: [[address, [bytes]]...], active segments of memory 0
+  const dsec = data.length ? section(11, vec(data.map(([at, b]) => [0, ...i32c(at), 0x0b, ...uleb(b.length), ...b]))) : [];
+  return new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, ...types, ...imports, ...fsec, ...mem, ...exps, ...code, ...dsec, ...custom]);
 }
 
 async function rejects(promise, code, pattern) {
@@ -147,4 +157,50 @@ test('bad files and bad arguments give clear errors', async () => {
   const s = await load(fixture());
   assert.throws(() => s.input(1), /input index 1 out of range \(the model has 1\)/);
   assert.throws(() => s.output('z'), /no output called 'z' \(outputs: y\)/);
+});
+
+const f32bytes = (v) => [...new Uint8Array(new Float32Array(v).buffer)];
+
+test('data segments are copied into each session as instantiation would (bytes, file, whole)', async (t) => {
+  // The input x preset by a segment, and a second segment past it: the run doubles x.
+  const bytes = fixture({ data: [[IN, f32bytes([1, 2, 3, -4])], [200, [7, 8, 9]]] });
+  const split = splitModule((p, n) => bytes.subarray(p, p + n), bytes.length);
+  assert.deepEqual(split.segments.map((g) => [g.mem, g.len]), [[IN, 16], [200, 3]]);
+  assert.ok(split.code.length < bytes.length - 19);
+  const dir = mkdtempSync(join(tmpdir(), 'wg-js-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'data.wasm');
+  writeFileSync(file, bytes);
+  for (const src of [bytes, file, new WebAssembly.Module(bytes)]) {
+    const m = await compile(src, 'data.wasm');
+    assert.equal(m.weights === null, src instanceof WebAssembly.Module);
+    for (let k = 0; k < 2; k++) { // every session gets its own copy
+      const s = await m.createSession();
+      assert.deepEqual(Array.from(new Uint8Array(s.memory.buffer, 200, 3)), [7, 8, 9]);
+      s.run();
+      assert.deepEqual(Array.from(s.output('y')), [2, 4, 6, -8]);
+      s.input('x').fill(0);
+    }
+  }
+  // The file rewritten after compile: the next session refuses it.
+  const m = await compile(file);
+  writeFileSync(file, fixture({ data: [[IN, f32bytes([5, 5, 5, 5])]] }));
+  await rejects(m.createSession(), 'io', /the file changed since the model was compiled/);
+});
+
+test('modules that cannot be split exactly are compiled whole or refused as before', async () => {
+  const read = (b) => (p, n) => b.subarray(p, p + n);
+  const head = [0, 0x61, 0x73, 0x6d, 1, 0, 0, 0];
+  // No data section, a start section, a data count section, a passive segment, trailing bytes.
+  assert.equal(splitModule(read(fixture()), fixture().length), null);
+  for (const body of [[8, 1, 0], [12, 1, 0], [11, 4, 1, 1, 1, 0x2a], [11, 8, 1, 0, 0x41, 0, 0x0b, 1, 0x2a, 0]]) {
+    const b = new Uint8Array([...head, ...body]);
+    assert.equal(splitModule(read(b), b.length), null, `section ${body[0]}`);
+  }
+  // A segment past the end of memory: refused at session creation, as instantiation would.
+  await rejects(load(fixture({ data: [[65534, [1, 2, 3, 4]]] })), 'abi', /data segment 0 \(4 bytes at 65534\) does not fit in memory/);
+  await rejects(load(new WebAssembly.Module(fixture({ data: [[65534, [1, 2, 3, 4]]] }))), 'abi', /cannot instantiate/);
+  // A truncated file: V8 reports it.
+  const cut = fixture({ data: [[IN, f32bytes([1, 2, 3, 4])]] });
+  await rejects(load(cut.subarray(0, cut.length - 40)), 'format', /not a valid WebAssembly module/);
 });
