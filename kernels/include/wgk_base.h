@@ -39,8 +39,10 @@ WGK_INLINE v128_t wgk_exp4(v128_t x)
     p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(0.5f));
     p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f));
     p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f));
-    const v128_t two_k =
-        wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(k), wasm_i32x4_splat(127)), 23);
+    /* 2^k: k + 127 (1..254) lands in the low mantissa bits of k + 127 + 2^23, and the
+     * shift puts it in the exponent field (an f32->i32 conversion would cost ~8 x86
+     * instructions in wasm). A NaN k makes 0 here, and NaN * 0 is NaN. */
+    const v128_t two_k = wasm_i32x4_shl(wasm_f32x4_add(k, wasm_f32x4_splat(8388608.0f + 127.0f)), 23);
     return wasm_f32x4_mul(p, two_k);
 }
 #endif
