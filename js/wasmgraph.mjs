@@ -104,29 +104,18 @@ function checkTensors(list, what, name) {
 // offset, and a data section that parses exactly and comes after every other non-custom
 // section. Anything else is compiled whole, and V8 reports any problem as before.
 
-function uleb(read, pos, end) {
+/* A LEB128 number at pos (at most 5 bytes, before end): [value, next pos], or null when
+ * it is malformed or does not fit 32 bits (unsigned, or signed for i32.const). */
+function leb(read, pos, end, signed = false) {
   let v = 0, shift = 0;
-  for (let i = 0; i < 5; i++) {
-    if (pos >= end) return null;
+  for (let i = 0; i < 5 && pos < end; i++) {
     const b = read(pos++, 1)[0];
     v += (b & 0x7f) * 2 ** shift;
     shift += 7;
-    if (!(b & 0x80)) return v <= 0xffffffff ? [v, pos] : null;
-  }
-  return null;
-}
-
-function sleb32(read, pos, end) {
-  let v = 0, shift = 0;
-  for (let i = 0; i < 5; i++) {
-    if (pos >= end) return null;
-    const b = read(pos++, 1)[0];
-    v += (b & 0x7f) * 2 ** shift;
-    shift += 7;
-    if (!(b & 0x80)) {
-      if (b & 0x40) v -= 2 ** shift; /* sign-extend */
-      return v >= -(2 ** 31) && v < 2 ** 31 ? [v, pos] : null;
-    }
+    if (b & 0x80) continue;
+    if (signed && (b & 0x40)) v -= 2 ** shift; /* sign-extend */
+    const ok = signed ? v >= -(2 ** 31) && v < 2 ** 31 : v <= 0xffffffff;
+    return ok ? [v, pos] : null;
   }
   return null;
 }
@@ -145,22 +134,22 @@ export function splitModule(read, size) {
   let segments = null, pos = 8;
   while (pos < size) {
     const id = read(pos, 1)[0];
-    const sz = uleb(read, pos + 1, size);
+    const sz = leb(read, pos + 1, size);
     if (!sz || sz[1] + sz[0] > size) return null;
     const [len, body] = sz, end = body + len;
     if (id === 8 || id === 12 || (segments && id !== 0)) return null;
     if (id === 11) {
       segments = [];
-      let p = uleb(read, body, end);
+      let p = leb(read, body, end);
       if (!p) return null;
       const count = p[0];
       let q = p[1];
       for (let i = 0; i < count; i++) {
-        const flags = uleb(read, q, end);
+        const flags = leb(read, q, end);
         if (!flags || flags[0] !== 0 || flags[1] >= end || read(flags[1], 1)[0] !== 0x41) return null;
-        const off = sleb32(read, flags[1] + 1, end);
+        const off = leb(read, flags[1] + 1, end, true);
         if (!off || off[1] >= end || read(off[1], 1)[0] !== 0x0b) return null;
-        const n = uleb(read, off[1] + 1, end);
+        const n = leb(read, off[1] + 1, end);
         if (!n || n[1] + n[0] > end) return null;
         segments.push({ mem: off[0] >>> 0, pos: n[1], len: n[0] });
         q = n[1] + n[0];
