@@ -217,7 +217,8 @@ export function inspect(module, name = 'module') {
 
 /** A compiled, checked module: create any number of independent sessions from it. */
 export class Model {
-  // weights: null (compiled whole), or { segments, bytes } (the module's bytes), or
+  // weights: null (compiled whole), or { segments, bytes } (a copy of the segments'
+  // bytes, segment pos relative to it), or
   // { segments, file, size, mtimeMs } (a file in Node, read again for each session).
   constructor(module, metadata, name, weights = null) {
     this.module = module;
@@ -383,7 +384,13 @@ export async function compile(source, name) {
     }
   } else {
     split = splitModule((pos, len) => bytes.subarray(pos, pos + len), bytes.length);
-    if (split) weights = { segments: split.segments, bytes };
+    if (split) {
+      /* A copy of the segments' bytes (what V8 would copy), so that the caller may reuse
+       * or change its buffer after compile() returns. */
+      const lo = Math.min(...split.segments.map((g) => g.pos), bytes.length);
+      const hi = Math.max(...split.segments.map((g) => g.pos + g.len), lo);
+      weights = { segments: split.segments.map((g) => ({ ...g, pos: g.pos - lo })), bytes: bytes.slice(lo, hi) };
+    }
   }
   let module;
   try {

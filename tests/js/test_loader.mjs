@@ -182,6 +182,12 @@ test('data segments are copied into each session as instantiation would (bytes, 
       s.input('x').fill(0);
     }
   }
+  // Bytes changed after compile do not reach later sessions.
+  const copy = Uint8Array.from(bytes), fromCopy = await compile(copy);
+  copy.fill(0);
+  const s = await fromCopy.createSession();
+  s.run();
+  assert.deepEqual(Array.from(s.output('y')), [2, 4, 6, -8]);
   // The file rewritten after compile: the next session refuses it.
   const m = await compile(file);
   writeFileSync(file, fixture({ data: [[IN, f32bytes([5, 5, 5, 5])]] }));
