@@ -162,9 +162,8 @@ int wg_cmd_run(int argc, char **argv)
             }
             outdir = argv[++i];
         } else if (!strcmp(a, "--runs")) {
-            char *end;
-            long v = has_val ? strtol(argv[i + 1], &end, 10) : 0;
-            if (!has_val || *end || end == argv[i + 1] || v < 1 || v > 1000000) {
+            uint64_t v;
+            if (!has_val || !wg_cli_parse_u64(argv[i + 1], 1, 1000000, &v)) {
                 rc = wg_cli_usage(usage, "--runs needs an integer from 1 to 1000000");
                 goto done;
             }

@@ -224,6 +224,9 @@ static bool winograd_per_run(wgc_graph *g)
  * with many channels go direct: ResNet-50 v2's 14x14 and 7x7 layers (85 ms of its first
  * run for 78 MiB of filters, against ~30 ms more of direct multiplies); from 28x28 up
  * Winograd pays at once. */
+#define FRESH_NS_PER_BYTE 1.0  /* transform + first touch of fresh memory, per byte */
+#define DIRECT_NS_PER_MAC 0.08 /* the direct conv, per multiply-add */
+
 static bool first_run_direct(wgc_graph *g, const wgc_node *n, const conv_geom *c)
 {
     const wino_kind kind = winograd_kind(g, n, c);
@@ -232,7 +235,7 @@ static bool first_run_direct(wgc_graph *g, const wgc_node *n, const conv_geom *c
     const int64_t tile = kind == WINO_F4 ? 4 : 2, matrices = kind == WINO_F2 ? 16 : 36;
     const int64_t tiles = (c->OH + tile - 1) / tile * ((c->OW + tile - 1) / tile);
     const int64_t saved = c->KH * c->KW * c->OH * c->OW - matrices * tiles;
-    return (double)matrices * 4.0 * 1.0 > (double)saved * 0.08;
+    return (double)(matrices * (int64_t)sizeof(float)) * FRESH_NS_PER_BYTE > (double)saved * DIRECT_NS_PER_MAC;
 }
 
 /* The 2-D geometry as the kernels take it (no pointers). */
