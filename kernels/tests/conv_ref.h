@@ -1,7 +1,8 @@
 /*
  * conv_ref.h: the naive 2-D convolution every conv kernel test compares against:
  * NCHW input a->x, weights Wt in ONNX layout [M][C/groups][KH][KW], groups, strides,
- * dilations, pads, bias, residual and min/max clamp, accumulated in double. Writes Want.
+ * dilations, pads, bias, residual and min/max clamp, accumulated in double, then the
+ * post-ops (HardSwish, affine) as wgk_post4 applies them. Writes Want.
  */
 #ifndef WGKT_CONV_REF_H
 #define WGKT_CONV_REF_H
@@ -30,7 +31,14 @@ static inline void wgkt_conv2d_reference(const wgk_conv2d_args *a, const float *
                     size_t o = (((size_t)n * a->M + m) * a->OH + oh) * a->OW + ow;
                     float v = (float)s + (a->res ? a->res[o] : 0.0f);
                     v = v < a->min ? a->min : v;
-                    Want[o] = v > a->max ? a->max : v;
+                    v = v > a->max ? a->max : v;
+                    if (a->post & WGK_POST_HARDSWISH) {
+                        float t = v / 6.0f + 0.5f;
+                        v *= t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
+                    }
+                    if (a->post & WGK_POST_AFFINE)
+                        v = v * a->post_scale + a->post_shift;
+                    Want[o] = v;
                 }
 }
 

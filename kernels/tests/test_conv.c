@@ -44,7 +44,9 @@ static void dwconv_padded(const wgk_conv2d_args *a)
 #endif
 
 /* kind: 0 = 1x1 direct, 1 = im2col, 2 = depthwise, 3 = depthwise padded-plane (SIMD).
- * epi: 0 none, 1 bias, 2 bias+res+relu, 3 res+clip, 4 bias+res with y the residual's memory */
+ * epi: 0 none, 1 bias, 2 bias+res+relu, 3 res+clip, 4 bias+res with y the residual's memory,
+ * 5 bias+res then HardSwish and affine, 6 res+clip then HardSwish (5, 6: kernels that apply
+ * post-ops, the padded depthwise ones) */
 static void check(const shape *s, int kind, int epi, wgk_gemm_fn gemm, const char *name)
 {
     wgk_conv2d_args a = {
@@ -67,10 +69,18 @@ static void check(const shape *s, int kind, int epi, wgk_gemm_fn gemm, const cha
     a.res = epi >= 2 ? Res : NULL;
     if (epi == 2)
         a.min = 0.0f;
-    if (epi == 3) {
+    if (epi == 3 || epi == 6) {
         a.min = -0.25f;
         a.max = 0.5f;
     }
+    if (epi == 5) {
+        a.bias = Bias;
+        a.post = WGK_POST_HARDSWISH | WGK_POST_AFFINE;
+        a.post_scale = 0.75f;
+        a.post_shift = -0.125f;
+    }
+    if (epi == 6)
+        a.post = WGK_POST_HARDSWISH;
     a.y = Y;
     a.scratch = Scratch;
     if (epi == 4) { /* in place: y starts as the residual */
@@ -212,7 +222,7 @@ static void check_depthwise_padded(void)
         {1, 2, 6, 6, 2, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 2},     /* no padding */
     };
     for (unsigned i = 0; i < sizeof dw / sizeof *dw; i++)
-        for (int epi = 0; epi < 5; epi++)
+        for (int epi = 0; epi < 7; epi++)
             check(&dw[i], 3, epi, NULL, "dwconv2d padded");
     for (unsigned i = 0; i < sizeof dw / sizeof *dw; i++)
         check(&dw[i], 2, 4, NULL, "dwconv2d in place");

@@ -39,7 +39,8 @@ static float tolerance(int K)
     return atol;
 }
 
-/* epi: 0 none, 1 bias, 2 bias+res+relu, 3 res+clip */
+/* epi: 0 none, 1 bias, 2 bias+res+relu, 3 res+clip, 4 bias+res then HardSwish and affine,
+ * 5 res+clip then HardSwish */
 static void check(const shape *s, int epi)
 {
     wgk_conv2d_args a = {
@@ -68,10 +69,18 @@ static void check(const shape *s, int epi)
     a.res = epi >= 2 ? Res : NULL;
     if (epi == 2)
         a.min = 0.0f;
-    if (epi == 3) {
+    if (epi == 3 || epi == 5) {
         a.min = -0.25f;
         a.max = 0.5f;
     }
+    if (epi == 4) {
+        a.bias = Bias;
+        a.post = WGK_POST_HARDSWISH | WGK_POST_AFFINE;
+        a.post_scale = 0.75f;
+        a.post_shift = -0.125f;
+    }
+    if (epi == 5)
+        a.post = WGK_POST_HARDSWISH;
     a.y = Y;
     a.scratch = Scratch;
     reference(&a);
@@ -193,7 +202,7 @@ static void run(void)
         {1, 2, 20, 31, 3, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1},   /* stride 2 in place to the last column */
     };
     for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
-        for (int epi = 0; epi < 4; epi++)
+        for (int epi = 0; epi < 6; epi++)
             check(&shapes[i], epi);
 }
 
