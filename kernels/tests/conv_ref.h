@@ -9,6 +9,22 @@
 
 #include "wgk.h"
 
+/* The epilogue cases every conv kernel test runs (WGKT_EPI_CASES of them): 0 none, 1 bias,
+ * 2 bias+res+relu, 3 res+clip, 4 bias+res then HardSwish and affine, 5 res+clip then
+ * HardSwish (4, 5: for kernels that apply post-ops). */
+#define WGKT_EPI_CASES 6
+
+static inline void wgkt_conv_epilogue(wgk_conv2d_args *a, int epi, const float *bias, const float *res)
+{
+    a->bias = epi == 1 || epi == 2 || epi == 4 ? bias : NULL;
+    a->res = epi >= 2 ? res : NULL;
+    a->min = epi == 2 ? 0.0f : epi == 3 || epi == 5 ? -0.25f : -INFINITY;
+    a->max = epi == 3 || epi == 5 ? 0.5f : INFINITY;
+    a->post = epi == 4 ? WGK_POST_HARDSWISH | WGK_POST_AFFINE : epi == 5 ? WGK_POST_HARDSWISH : 0;
+    a->post_scale = 0.75f;
+    a->post_shift = -0.125f;
+}
+
 static inline void wgkt_conv2d_reference(const wgk_conv2d_args *a, const float *Wt, float *Want)
 {
     const int cg = a->C / a->groups, mg = a->M / a->groups;

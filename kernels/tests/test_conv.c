@@ -44,9 +44,9 @@ static void dwconv_padded(const wgk_conv2d_args *a)
 #endif
 
 /* kind: 0 = 1x1 direct, 1 = im2col, 2 = depthwise, 3 = depthwise padded-plane (SIMD).
- * epi: 0 none, 1 bias, 2 bias+res+relu, 3 res+clip, 4 bias+res with y the residual's memory,
- * 5 bias+res then HardSwish and affine, 6 res+clip then HardSwish (5, 6: kernels that apply
- * post-ops, the padded depthwise ones) */
+ * epi: a wgkt_conv_epilogue case (4, 5, with post-ops: the padded depthwise kernels only),
+ * or EPI_IN_PLACE: bias+res with y the residual's memory */
+#define EPI_IN_PLACE WGKT_EPI_CASES
 static void check(const shape *s, int kind, int epi, wgk_gemm_fn gemm, const char *name)
 {
     wgk_conv2d_args a = {
@@ -65,25 +65,11 @@ static void check(const shape *s, int kind, int epi, wgk_gemm_fn gemm, const cha
     for (int i = 0; i < ysize + 8; i++)
         Y[i] = 1000.0f;
     a.x = X;
-    a.bias = epi == 1 || epi == 2 ? Bias : NULL;
-    a.res = epi >= 2 ? Res : NULL;
-    if (epi == 2)
-        a.min = 0.0f;
-    if (epi == 3 || epi == 6) {
-        a.min = -0.25f;
-        a.max = 0.5f;
-    }
-    if (epi == 5) {
-        a.bias = Bias;
-        a.post = WGK_POST_HARDSWISH | WGK_POST_AFFINE;
-        a.post_scale = 0.75f;
-        a.post_shift = -0.125f;
-    }
-    if (epi == 6)
-        a.post = WGK_POST_HARDSWISH;
+    wgkt_conv_epilogue(&a, epi == EPI_IN_PLACE ? 1 : epi, Bias, Res);
     a.y = Y;
     a.scratch = Scratch;
-    if (epi == 4) { /* in place: y starts as the residual */
+    if (epi == EPI_IN_PLACE) { /* y starts as the residual */
+        a.res = Res;
         a.bias = Bias;
         for (int i = 0; i < ysize; i++)
             Y[i] = Res[i];
@@ -91,7 +77,7 @@ static void check(const shape *s, int kind, int epi, wgk_gemm_fn gemm, const cha
     WGKT_CHECK(wgk_conv2d_im2col_scratch(s->C, s->groups, s->KH, s->KW, a.OH, a.OW) <= CAP,
                "scratch fits the test buffer");
     reference(&a);
-    if (epi == 4)
+    if (epi == EPI_IN_PLACE)
         a.res = Y; /* the reference read Res; the kernel reads the same values from y */
     if (kind == 2) {
         a.w = Wt;
@@ -222,10 +208,10 @@ static void check_depthwise_padded(void)
         {1, 2, 6, 6, 2, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 2},     /* no padding */
     };
     for (unsigned i = 0; i < sizeof dw / sizeof *dw; i++)
-        for (int epi = 0; epi < 7; epi++)
+        for (int epi = 0; epi <= EPI_IN_PLACE; epi++)
             check(&dw[i], 3, epi, NULL, "dwconv2d padded");
     for (unsigned i = 0; i < sizeof dw / sizeof *dw; i++)
-        check(&dw[i], 2, 4, NULL, "dwconv2d in place");
+        check(&dw[i], 2, EPI_IN_PLACE, NULL, "dwconv2d in place");
 }
 #endif
 

@@ -39,8 +39,7 @@ static float tolerance(int K)
     return atol;
 }
 
-/* epi: 0 none, 1 bias, 2 bias+res+relu, 3 res+clip, 4 bias+res then HardSwish and affine,
- * 5 res+clip then HardSwish */
+/* epi: a wgkt_conv_epilogue case */
 static void check(const shape *s, int epi)
 {
     wgk_conv2d_args a = {
@@ -65,22 +64,7 @@ static void check(const shape *s, int epi)
     for (int i = 0; i < ysize + 8; i++)
         Y[i] = 1000.0f;
     a.x = X;
-    a.bias = epi == 1 || epi == 2 ? Bias : NULL;
-    a.res = epi >= 2 ? Res : NULL;
-    if (epi == 2)
-        a.min = 0.0f;
-    if (epi == 3 || epi == 5) {
-        a.min = -0.25f;
-        a.max = 0.5f;
-    }
-    if (epi == 4) {
-        a.bias = Bias;
-        a.post = WGK_POST_HARDSWISH | WGK_POST_AFFINE;
-        a.post_scale = 0.75f;
-        a.post_shift = -0.125f;
-    }
-    if (epi == 5)
-        a.post = WGK_POST_HARDSWISH;
+    wgkt_conv_epilogue(&a, epi, Bias, Res);
     a.y = Y;
     a.scratch = Scratch;
     reference(&a);
@@ -202,7 +186,7 @@ static void run(void)
         {1, 2, 20, 31, 3, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1},   /* stride 2 in place to the last column */
     };
     for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
-        for (int epi = 0; epi < 6; epi++)
+        for (int epi = 0; epi < WGKT_EPI_CASES; epi++)
             check(&shapes[i], epi);
 }
 
