@@ -10,24 +10,31 @@
 #define KC WGK_CONV_KC
 #define WGK_CONV_INPLACE_K 160
 
-/* 1x1, stride 1, no padding: B[k][n] = x[k*HW + n]; panels of NR columns. */
+/* 1x1, stride 1, no padding: B[k][n] = x[k*HW + n]; panels of NR columns. Panel by
+ * panel, so the writes are sequential: row by row, every write went to another panel
+ * K*NR floats on, often a multiple of 4 KiB, and the writes fought over a few L1 sets. */
 static void pack_direct(const float *x, int K, int HW, int nb, int ncols, float *dst)
 {
     const int full = ncols / WGK_CONV_NR, tail = ncols % WGK_CONV_NR;
-    const size_t pstride = (size_t)K * WGK_CONV_NR;
-    for (int k = 0; k < K; k++) {
-        const float *src = x + (size_t)k * HW + nb;
-        float *d = dst + (size_t)k * WGK_CONV_NR;
-        for (int p = 0; p < full; p++) {
+    for (int p = 0; p < full; p++) {
+        const float *src = x + nb + p * WGK_CONV_NR;
+        float *d = dst + (size_t)p * K * WGK_CONV_NR;
+        for (int k = 0; k < K; k++, src += HW, d += WGK_CONV_NR) {
+#ifdef __wasm_simd128__
+            wasm_v128_store(d, wasm_v128_load(src));
+            wasm_v128_store(d + 4, wasm_v128_load(src + 4));
+#else
             for (int j = 0; j < WGK_CONV_NR; j++)
                 d[j] = src[j];
-            src += WGK_CONV_NR;
-            d += pstride;
+#endif
         }
-        if (tail) {
+    }
+    if (tail) {
+        const float *src = x + nb + full * WGK_CONV_NR;
+        float *d = dst + (size_t)full * K * WGK_CONV_NR;
+        for (int k = 0; k < K; k++, src += HW, d += WGK_CONV_NR)
             for (int j = 0; j < WGK_CONV_NR; j++)
                 d[j] = j < tail ? src[j] : 0.0f;
-        }
     }
 }
 

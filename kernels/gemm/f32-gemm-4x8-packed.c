@@ -19,13 +19,20 @@
 #define MADD WGK_MADD
 
 /* bias, residual and clamp for 4 columns of one row. */
-WGK_INLINE v128_t finish(v128_t v, const float *bias, const float *res, v128_t lo, v128_t hi)
+WGK_INLINE v128_t finish(v128_t v, const float *bias, const float *res, v128_t lo, v128_t hi, int clamp)
 {
     if (bias)
         v = wasm_f32x4_add(v, wasm_v128_load32_splat(bias));
     if (res)
         v = wasm_f32x4_add(v, wasm_v128_load(res));
-    return wasm_f32x4_pmin(wasm_f32x4_pmax(v, lo), hi);
+    return clamp ? wasm_f32x4_pmin(wasm_f32x4_pmax(v, lo), hi) : v;
+}
+
+/* Whether [min, max] clamps anything: partial sums (min = -inf, max = inf) skip the two
+ * vector ops per 4 outputs. */
+WGK_INLINE int clamps(float min, float max)
+{
+    return min > -__builtin_inff() || max < __builtin_inff();
 }
 
 static void store_tile(const v128_t *xs, const v128_t *ys, int mr, int nr, float *c, int ldc,
@@ -59,7 +66,7 @@ static void tile_half(int mr, int nr, int K, const float *a, const float *b, flo
             ct[j] = accumulate && j < nr ? cr[j] : 0.0f;
         }
         const v128_t u = wasm_f32x4_add(xs[r], wasm_v128_load(ct));
-        wasm_v128_store(t, finish(u, bias ? bias + r : NULL, rr ? rt : NULL, lo, hi));
+        wasm_v128_store(t, finish(u, bias ? bias + r : NULL, rr ? rt : NULL, lo, hi, 1));
         for (int j = 0; j < nr; j++)
             cr[j] = t[j];
     }
@@ -104,6 +111,7 @@ static void store_tile(const v128_t *xs, const v128_t *ys, int mr, int nr, float
                        int accumulate)
 {
     const v128_t lo = wasm_f32x4_splat(min), hi = wasm_f32x4_splat(max);
+    const int clamp = clamps(min, max);
     for (int r = 0; r < mr; r++) {
         const float *br = bias ? bias + r : NULL;
         const float *rr = res ? res + (ptrdiff_t)r * ldr : NULL;
@@ -114,8 +122,8 @@ static void store_tile(const v128_t *xs, const v128_t *ys, int mr, int nr, float
                 u = wasm_f32x4_add(u, wasm_v128_load(cr));
                 v = wasm_f32x4_add(v, wasm_v128_load(cr + 4));
             }
-            wasm_v128_store(cr, finish(u, br, rr, lo, hi));
-            wasm_v128_store(cr + 4, finish(v, br, rr ? rr + 4 : NULL, lo, hi));
+            wasm_v128_store(cr, finish(u, br, rr, lo, hi, clamp));
+            wasm_v128_store(cr + 4, finish(v, br, rr ? rr + 4 : NULL, lo, hi, clamp));
             continue;
         }
         /* Partial tile: rows may end inside the vector, so go through copies. */
@@ -126,8 +134,8 @@ static void store_tile(const v128_t *xs, const v128_t *ys, int mr, int nr, float
         }
         v128_t u = wasm_f32x4_add(xs[r], wasm_v128_load(ct));
         v128_t v = wasm_f32x4_add(ys[r], wasm_v128_load(ct + 4));
-        wasm_v128_store(t, finish(u, br, rr ? rt : NULL, lo, hi));
-        wasm_v128_store(t + 4, finish(v, br, rr ? rt + 4 : NULL, lo, hi));
+        wasm_v128_store(t, finish(u, br, rr ? rt : NULL, lo, hi, clamp));
+        wasm_v128_store(t + 4, finish(v, br, rr ? rt + 4 : NULL, lo, hi, clamp));
         for (int j = 0; j < nr; j++)
             cr[j] = t[j];
     }
@@ -135,14 +143,13 @@ static void store_tile(const v128_t *xs, const v128_t *ys, int mr, int nr, float
 
 /* The same 4x8 tile from a broadcast A panel (16 floats per k: each weight 4 times,
  * wgk_conv_splat_a): 4 plain loads instead of 1 load + 4 shuffles, which compete with
- * the multiplies and adds for the vector ALU ports (about 25% faster in wasmtime). */
-static void tile_splat(int mr, int nr, int K, const float *a, const float *b, size_t bk, float *c,
-                       int ldc, const float *bias, const float *res, int ldr, float min, float max,
-                       int accumulate)
+ * the multiplies and adds for the vector ALU ports (about 25% faster in wasmtime).
+ * Leaves the rows in xs[r] | ys[r]; half: only the first 4 columns (ys untouched). */
+WGK_INLINE void splat_acc(int half, int K, const float *a, const float *b, size_t bk, v128_t *xs, v128_t *ys)
 {
     v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, x1 = x0, y1 = x0, x2 = x0, y2 = x0, x3 = x0,
            y3 = x0;
-    if (nr <= 4) {
+    if (half) {
         for (int k = 0; k < K; k++) {
             const v128_t b0 = wasm_v128_load(b);
             x0 = MADD(x0, wasm_v128_load(a), b0);
@@ -171,8 +178,51 @@ static void tile_splat(int mr, int nr, int K, const float *a, const float *b, si
             b += bk;
         }
     }
-    const v128_t xs[WGK_CONV_MR] = {x0, x1, x2, x3}, ys[WGK_CONV_MR] = {y0, y1, y2, y3};
+    xs[0] = x0, xs[1] = x1, xs[2] = x2, xs[3] = x3;
+    ys[0] = y0, ys[1] = y1, ys[2] = y2, ys[3] = y3;
+}
+
+static void tile_splat(int mr, int nr, int K, const float *a, const float *b, size_t bk, float *c,
+                       int ldc, const float *bias, const float *res, int ldr, float min, float max,
+                       int accumulate)
+{
+    v128_t xs[WGK_CONV_MR], ys[WGK_CONV_MR];
+    splat_acc(nr <= 4, K, a, b, bk, xs, ys);
     store_tile(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate);
+}
+
+/* c = (accumulate ? c : 0) +- the tile (rows xs[r] | ys[r], nr columns): a Strassen
+ * product's second destination, no bias, residual or clamp. */
+static void add_tile(const v128_t *xs, const v128_t *ys, int mr, int nr, float *c, int ldc, int negate,
+                     int accumulate)
+{
+    const v128_t zero = wasm_f32x4_splat(0.0f);
+    for (int r = 0; r < mr; r++) {
+        float *cr = c + (ptrdiff_t)r * ldc;
+        if (nr == WGK_CONV_NR) {
+            const v128_t u = accumulate ? wasm_v128_load(cr) : zero, v = accumulate ? wasm_v128_load(cr + 4) : zero;
+            wasm_v128_store(cr, negate ? wasm_f32x4_sub(u, xs[r]) : wasm_f32x4_add(u, xs[r]));
+            wasm_v128_store(cr + 4, negate ? wasm_f32x4_sub(v, ys[r]) : wasm_f32x4_add(v, ys[r]));
+            continue;
+        }
+        float t[WGK_CONV_NR];
+        wasm_v128_store(t, xs[r]);
+        wasm_v128_store(t + 4, ys[r]);
+        for (int j = 0; j < nr; j++)
+            cr[j] = (accumulate ? cr[j] : 0.0f) + (negate ? -t[j] : t[j]);
+    }
+}
+
+static void tile_splat_dual(int mr, int nr, int K, const float *a, const float *b, size_t bk, float *c,
+                            int ldc, const float *bias, const float *res, int ldr, float min, float max,
+                            int accumulate, const wgk_conv_dst2 *d2, int nr2, int j)
+{
+    v128_t xs[WGK_CONV_MR], ys[WGK_CONV_MR];
+    splat_acc((nr > nr2 ? nr : nr2) <= 4, K, a, b, bk, xs, ys);
+    if (nr > 0)
+        store_tile(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate);
+    if (nr2 > 0)
+        add_tile(xs, ys, mr, nr2, d2->c + j, ldc, d2->negate, d2->accumulate);
 }
 
 void wgk_conv_splat_a(const float *a, int K, float *dst)
@@ -187,14 +237,29 @@ void wgk_conv_splat_a(const float *a, int K, float *dst)
     }
 }
 
+void wgk_conv_splat_a2(const float *a, const float *a2, int negate, int K, float *dst)
+{
+    if (!a2) {
+        wgk_conv_splat_a(a, K, dst);
+        return;
+    }
+    for (int k = 0; k < K; k++) {
+        const v128_t u = wasm_v128_load(a + 4 * k), w = wasm_v128_load(a2 + 4 * k);
+        const v128_t v = negate ? wasm_f32x4_sub(u, w) : wasm_f32x4_add(u, w);
+        wasm_v128_store(dst, wasm_i32x4_shuffle(v, v, 0, 0, 0, 0));
+        wasm_v128_store(dst + 4, wasm_i32x4_shuffle(v, v, 1, 1, 1, 1));
+        wasm_v128_store(dst + 8, wasm_i32x4_shuffle(v, v, 2, 2, 2, 2));
+        wasm_v128_store(dst + 12, wasm_i32x4_shuffle(v, v, 3, 3, 3, 3));
+        dst += 16;
+    }
+}
+
 #else
 
 /* as: floats of A per k, al: distance of the rows' values (4, 1 packed; 16, 4 splat). */
-static void tile_gen(int as, int al, int mr, int nr, int K, const float *a, const float *b, size_t bk,
-                     float *c, int ldc, const float *bias, const float *res, int ldr, float min, float max,
-                     int accumulate)
+static void acc_gen(int as, int al, int K, const float *a, const float *b, size_t bk,
+                    float acc[WGK_CONV_MR][WGK_CONV_NR])
 {
-    float acc[WGK_CONV_MR][WGK_CONV_NR] = {{0}};
     for (int k = 0; k < K; k++) {
         for (int r = 0; r < WGK_CONV_MR; r++) {
             const float s = a[r * al];
@@ -204,6 +269,11 @@ static void tile_gen(int as, int al, int mr, int nr, int K, const float *a, cons
         a += as;
         b += bk;
     }
+}
+
+static void store_gen(float acc[WGK_CONV_MR][WGK_CONV_NR], int mr, int nr, float *c, int ldc,
+                      const float *bias, const float *res, int ldr, float min, float max, int accumulate)
+{
     for (int r = 0; r < mr; r++)
         for (int j = 0; j < nr; j++) {
             float v = acc[r][j] + (accumulate ? c[(ptrdiff_t)r * ldc + j] : 0.0f);
@@ -219,22 +289,48 @@ static void tile_gen(int as, int al, int mr, int nr, int K, const float *a, cons
 static void tile(int mr, int nr, int K, const float *a, const float *b, float *c, int ldc,
                  const float *bias, const float *res, int ldr, float min, float max, int accumulate)
 {
-    tile_gen(WGK_CONV_MR, 1, mr, nr, K, a, b, WGK_CONV_NR, c, ldc, bias, res, ldr, min, max, accumulate);
+    float acc[WGK_CONV_MR][WGK_CONV_NR] = {{0}};
+    acc_gen(WGK_CONV_MR, 1, K, a, b, WGK_CONV_NR, acc);
+    store_gen(acc, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate);
 }
 
 static void tile_splat(int mr, int nr, int K, const float *a, const float *b, size_t bk, float *c,
                        int ldc, const float *bias, const float *res, int ldr, float min, float max,
                        int accumulate)
 {
-    tile_gen(4 * WGK_CONV_MR, 4, mr, nr, K, a, b, bk, c, ldc, bias, res, ldr, min, max, accumulate);
+    float acc[WGK_CONV_MR][WGK_CONV_NR] = {{0}};
+    acc_gen(4 * WGK_CONV_MR, 4, K, a, b, bk, acc);
+    store_gen(acc, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate);
+}
+
+static void tile_splat_dual(int mr, int nr, int K, const float *a, const float *b, size_t bk, float *c,
+                            int ldc, const float *bias, const float *res, int ldr, float min, float max,
+                            int accumulate, const wgk_conv_dst2 *d2, int nr2, int j)
+{
+    float acc[WGK_CONV_MR][WGK_CONV_NR] = {{0}};
+    acc_gen(4 * WGK_CONV_MR, 4, K, a, b, bk, acc);
+    if (nr > 0)
+        store_gen(acc, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate);
+    for (int r = 0; r < mr; r++)
+        for (int i = 0; i < nr2; i++) {
+            float *cv = d2->c + (ptrdiff_t)r * ldc + j + i;
+            *cv = (d2->accumulate ? *cv : 0.0f) + (d2->negate ? -acc[r][i] : acc[r][i]);
+        }
 }
 
 void wgk_conv_splat_a(const float *a, int K, float *dst)
 {
+    wgk_conv_splat_a2(a, NULL, 0, K, dst);
+}
+
+void wgk_conv_splat_a2(const float *a, const float *a2, int negate, int K, float *dst)
+{
     for (int k = 0; k < K; k++)
-        for (int r = 0; r < WGK_CONV_MR; r++)
+        for (int r = 0; r < WGK_CONV_MR; r++) {
+            const float u = a[k * WGK_CONV_MR + r], w = a2 ? a2[k * WGK_CONV_MR + r] : 0.0f;
             for (int l = 0; l < 4; l++)
-                dst[(k * WGK_CONV_MR + r) * 4 + l] = a[k * WGK_CONV_MR + r];
+                dst[(k * WGK_CONV_MR + r) * 4 + l] = negate ? u - w : u + w;
+        }
 }
 
 #endif
@@ -247,6 +343,21 @@ void wgk_f32_conv_ukernel_splat(int mr, int ncols, int K, const float *a, const 
         const int nr = ncols - j < WGK_CONV_NR ? ncols - j : WGK_CONV_NR;
         tile_splat(mr, nr, K, a, b, WGK_CONV_NR, c + j, ldc, bias, res ? res + j : NULL, ldr, min, max,
                    accumulate);
+        b += bstride;
+    }
+}
+
+void wgk_f32_conv_ukernel_splat_dual(int mr, int ncols, int K, const float *a, const float *b,
+                                     size_t bstride, float *c, int ldc, const float *bias,
+                                     const float *res, int ldr, float min, float max, int accumulate,
+                                     const wgk_conv_dst2 *d2)
+{
+    const int n = d2 && d2->ncols > ncols ? d2->ncols : ncols;
+    for (int j = 0; j < n; j += WGK_CONV_NR) {
+        const int nr = ncols - j < WGK_CONV_NR ? ncols - j : WGK_CONV_NR;
+        const int nr2 = !d2 ? 0 : d2->ncols - j < WGK_CONV_NR ? d2->ncols - j : WGK_CONV_NR;
+        tile_splat_dual(mr, nr, K, a, b, WGK_CONV_NR, c + j, ldc, bias, res ? res + j : NULL, ldr, min, max,
+                        accumulate, d2, nr2, j);
         b += bstride;
     }
 }

@@ -16,6 +16,7 @@
 #include "wgk_data.h"
 #include "wgk_conv.h"
 #include "wgk_conv_packed.h"
+#include "wgk_conv_strassen.h"
 #include "wgk_winograd.h"
 #include "wgk_pool.h"
 #include "wgk_gemm.h"

@@ -148,6 +148,25 @@ void wgk_f32_conv_ukernel_splat(int mr, int ncols, int K, const float *a, const 
                                 size_t bstride, float *c, int ldc, const float *bias,
                                 const float *res, int ldr, float min, float max, int accumulate);
 
+/* wgk_conv_splat_a of a + a2 (a - a2 when negate; a alone when a2 is NULL): the broadcast
+ * panel of a sum of two packed weight panels (wgk_conv_strassen.h). */
+void wgk_conv_splat_a2(const float *a, const float *a2, int negate, int K, float *dst);
+
+/* A second destination of a tile: c (same ldc as the first) = (accumulate ? c : 0) +- the
+ * product, over its first ncols columns; no bias, residual or clamp. */
+typedef struct wgk_conv_dst2 {
+    float *c;
+    int ncols, negate, accumulate;
+} wgk_conv_dst2;
+
+/* wgk_f32_conv_ukernel_splat that also writes each tile to d2 (NULL: none), over
+ * max(ncols, d2->ncols) columns of B: one product added into two blocks of the output,
+ * as Strassen's algorithm needs (kernels/conv/f32-conv2d-strassen.c). */
+void wgk_f32_conv_ukernel_splat_dual(int mr, int ncols, int K, const float *a, const float *b,
+                                     size_t bstride, float *c, int ldc, const float *bias,
+                                     const float *res, int ldr, float min, float max, int accumulate,
+                                     const wgk_conv_dst2 *d2);
+
 /* wgk_f32_conv_ukernel_splat on an unpacked B read in place, B(k, j) = b[k*ldb + j]: the
  * NCHW activations of a 1x1 stride-1 conv are already that matrix (ldb = H*W), so they
  * need no packing. ncols: a multiple of NR (whole tiles only; nothing past them is read). */

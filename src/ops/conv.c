@@ -2,7 +2,7 @@
  * conv.c: Conv (1-D, 2-D and 3-D, NC[D][H]W, float32) with groups, dilations, strides, pads, auto_pad and
  * the fused epilogue set by the passes (residual add, then Relu/Clip).
  *
- * Lowering, chosen per layer (resolve(), use_packed(), use_winograd()):
+ * Lowering, chosen per layer (resolve(), use_packed(), use_winograd(), use_strassen()):
  *   depthwise (one input channel per group, groups > 1)   wgk_f32_dwconv2d, ONNX weights;
  *                                                          3x3/5x5, strides 1-2, SIMD builds:
  *                                                          wgk_f32_dwconv2d_KxK_sHxW (padded plane)
@@ -15,6 +15,9 @@
  *                                                          transformed + packed by the module;
  *                                                          small images (first_run_direct):
  *                                                          wgk_f32_conv2d_packed on the first run
+ *   constant weight, 1x1 stride 1, C >= M >= 128, HW >= 128 wgk_f32_conv2d_strassen (one level of
+ *                                                          Strassen, wgk_conv_strassen_ok) on the
+ *                                                          weights packed as for the next line
  *   other constant-weight 2-D convs                        wgk_f32_conv2d_packed (packed-GEMM,
  *                                                          im2col fused into B packing)
  *   weight computed at run time: 1x1, stride 1, no pad     wgk_f32_conv2d_1x1, ONNX layout
@@ -33,6 +36,7 @@
 #include "../../kernels/include/wgk_pack.h"
 #include "../../kernels/include/wgk_convnd.h"
 #include "../../kernels/include/wgk_conv_packed.h"
+#include "../../kernels/include/wgk_conv_strassen.h"
 #include "../../kernels/include/wgk_winograd.h"
 #include "epilogue.h"
 #include "window.h"
@@ -238,6 +242,16 @@ static bool first_run_direct(wgc_graph *g, const wgc_node *n, const conv_geom *c
     return (double)(matrices * (int64_t)sizeof(float)) * FRESH_NS_PER_BYTE > (double)saved * DIRECT_NS_PER_MAC;
 }
 
+static wgk_conv2d_args geom_args(const conv_geom *c);
+
+/* Packed 1x1 convs where one level of Strassen's algorithm saves work
+ * (wgk_conv_strassen_ok): the same packed weight, a different kernel. */
+static bool use_strassen(wgc_graph *g, const wgc_node *n, const conv_geom *c)
+{
+    const wgk_conv2d_args a = geom_args(c);
+    return use_packed(g, n, c) && !use_winograd(g, n, c) && c->rank == 2 && wgk_conv_strassen_ok(&a);
+}
+
 /* The 2-D geometry as the kernels take it (no pointers). */
 static wgk_conv2d_args geom_args(const conv_geom *c)
 {
@@ -270,6 +284,8 @@ static size_t conv_scratch(const wgc_graph *g, const wgc_node *n)
         return bytes;
     }
     const wgk_conv2d_args a = geom_args(&c);
+    if (use_strassen((wgc_graph *)g, n, &c))
+        return wgk_conv_strassen_scratch(&a) * sizeof(float);
     if (use_packed((wgc_graph *)g, n, &c))
         return wgk_conv_packed_scratch(&a) * sizeof(float);
     if (c.kind == CONV_DW) /* the SIMD kernels' padded plane (wgk_dwconv2d_padded_ok) */
@@ -493,7 +509,8 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     /* Only the generic 1x1 and im2col kernels call a GEMM through this pointer; naming it
      * for the others would link its code (4 KiB of wasm for wasmtime to compile) in vain. */
     const char *gemm = wgc_emit_target(e)->simd ? "wgk_f32_gemm_4x8__wasmsimd" : "wgk_f32_gemm_4x4__scalar";
-    emit_kernel_call(e, g, n, &c, use_packed(g, n, &c) ? "wgk_f32_conv2d_packed" : names[c.kind], wexpr,
+    const char *packed_kernel = use_strassen(g, n, &c) ? "wgk_f32_conv2d_strassen" : "wgk_f32_conv2d_packed";
+    emit_kernel_call(e, g, n, &c, use_packed(g, n, &c) ? packed_kernel : names[c.kind], wexpr,
                      kscratch, c.kind == CONV_DW || use_packed(g, n, &c) ? "0" : gemm, rowmajor,
                      use_packed(g, n, &c) || dw_padded);
     return WG_OK;

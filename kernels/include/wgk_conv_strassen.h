@@ -1,0 +1,75 @@
+/*
+ * wgk_conv_strassen.h: 1x1 convolutions (stride 1, no padding, one group) by one
+ * level of Strassen's algorithm. The conv is the GEMM Y = W X (W: M x K output by input
+ * channels, X: K x P input channels by output pixels); split into 2x2 blocks along M, K
+ * and P, it takes 7 products of half size instead of 8:
+ *
+ *   M1 = (W11 + W22)(X11 + X22)   M5 = (W11 + W12) X22      Y11 = M1 + M4 - M5 + M7
+ *   M2 = (W21 + W22) X11          M6 = (W21 - W11)(X11 + X12) Y12 = M3 + M5
+ *   M3 = W11 (X12 - X22)          M7 = (W12 - W22)(X21 + X22) Y21 = M2 + M4
+ *   M4 = W22 (X21 - X11)                                     Y22 = M1 - M2 + M3 + M6
+ *
+ * 12.5% fewer multiplies, for additions in proportion to K*P (the input sums, packed per
+ * block of pixels) and M*P (each product lands in one or two output blocks, through the
+ * micro-kernel's second destination). The weight sums are formed while the weight panel
+ * is broadcast (wgk_conv_splat_a2), so the weights stay in the layout of
+ * wgk_f32_conv2d_packed (wgk_conv_pack_w) and cost no memory: codegen can switch a layer
+ * between the two kernels freely.
+ *
+ * Plain C: the compiler includes this header to choose the kernel and size the scratch.
+ */
+#ifndef WGK_CONV_STRASSEN_H
+#define WGK_CONV_STRASSEN_H
+
+#include "wgk_conv_packed.h"
+
+/* Whether the layer's shape suits the kernel and it pays. Measured against
+ * wgk_f32_conv2d_packed on ResNet-50's and PP-OCRv4 rec's 1x1 shapes (paired wasmtime
+ * runs, and per layer in ResNet-50 v2's profile): 0.91-0.97x the time where K >= M >= 128
+ * with P >= 196 (512 -> 128 on 28x28 0.93-0.94x, 480 -> 480 on 6x80 0.90-0.92x,
+ * 1024 -> 256 on 14x14 0.94-0.96x); even for 256 -> 64 (0.98-1.02x); slower where M > K (64 -> 256 1.2x, 256 -> 1024 1.03-1.05x: the products' extra
+ * output writes and weight broadcasts), where K = 64 (1.2x: the halved reductions are too
+ * short), on 7x7 outputs (1.07-1.08x: 4 tiles per product) and with stride 2 (1.0x: the
+ * gather eats the gain), so those run on the packed kernel. */
+static inline int wgk_conv_strassen_ok(const wgk_conv2d_args *a)
+{
+    if (a->groups != 1 || a->KH != 1 || a->KW != 1 || a->SH != 1 || a->SW != 1 || a->PT != 0 || a->PL != 0 ||
+        a->OH != a->H || a->OW != a->W || a->M % (2 * WGK_CONV_MR) != 0 || a->C % 2 != 0)
+        return 0;
+    return a->C >= 128 && a->C >= a->M && a->M >= 128 && (long)a->OH * a->OW >= 128;
+}
+
+/* Output pixels per block of the first half (P/2 rounded up) of the pixels, a multiple of
+ * NR: the block's 7 packed input operands (7 x K/2 x columns) stay within about 1.6 MiB
+ * of L2 while every weight panel's products sweep them; blocks of equal width. */
+static inline int wgk_conv_strassen_block_cols(int K, int M, int P)
+{
+    (void)M;
+    const long ph = (P + 1) / 2;
+    long nc = 409600L / (7L * (K / 2 > 0 ? K / 2 : 1));
+    nc -= nc % WGK_CONV_NR;
+    if (nc < WGK_CONV_NR)
+        nc = WGK_CONV_NR;
+    const long blocks = (ph + nc - 1) / nc, w = (ph + blocks - 1) / blocks;
+    return (int)((w + WGK_CONV_NR - 1) / WGK_CONV_NR * WGK_CONV_NR);
+}
+
+/* Scratch floats: the 7 packed input operands and the broadcast weight slice; at least what
+ * wgk_f32_conv2d_packed needs, which the kernel falls back to when the output overlaps
+ * its input (other than a residual that is the output itself). */
+static inline size_t wgk_conv_strassen_scratch(const wgk_conv2d_args *a)
+{
+    const size_t P = (size_t)a->OH * (size_t)a->OW, K = (size_t)a->C;
+    const size_t nc = (size_t)wgk_conv_strassen_block_cols(a->C, a->M, (int)P);
+    const size_t need = 7 * (K / 2) * nc + 4 * WGK_CONV_MR * WGK_CONV_KC;
+    const size_t packed = wgk_conv_packed_scratch(a);
+    return need > packed ? need : packed;
+}
+
+/* a: 1x1, stride 1, no padding, one group, M a multiple of 8, C even (wgk_conv_strassen_ok
+ * without the cost test); a->w packed by wgk_conv_pack_w (as for
+ * wgk_f32_conv2d_packed); a->scratch of wgk_conv_strassen_scratch(a) floats. Same
+ * epilogue (bias, residual, clamp, post-ops) as wgk_f32_conv2d_packed. */
+void wgk_f32_conv2d_strassen(const wgk_conv2d_args *a);
+
+#endif

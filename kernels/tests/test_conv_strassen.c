@@ -1,0 +1,147 @@
+/*
+ * test_conv_strassen.c: the Strassen 1x1 convolution (wgk_conv_strassen.h) against the
+ * naive convolution: odd and even pixel counts (the second half one pixel short, or
+ * empty), partial NR panels, several pixel blocks, two k slices per half (K/2 > KC),
+ * batch, every epilogue, a residual that is the output itself; and the
+ * micro-kernel's second destination for every pair of column counts. SIMD and scalar
+ * builds. The packed conv's tolerances (rtol 1e-4, atol 1e-5 growing with the square
+ * root of K): the sums of two weights and of two inputs that the products multiply add
+ * rounding, but not beyond them on these shapes.
+ */
+#include "wgk_conv_strassen.h"
+#include "wgkt.h"
+#include "conv_ref.h"
+
+#define CAP (1 << 20)
+static float X[CAP], Wt[CAP], WP[CAP + 64], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
+static uint32_t seed = 777;
+
+static void fill(float *p, int n)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = wgkt_rand(&seed);
+}
+
+static float tolerance(int K)
+{
+    float atol = 1e-5f;
+    for (int k = 1; k * k < K; k++)
+        atol = 1e-5f * (float)(k + 1);
+    return atol;
+}
+
+typedef struct shape {
+    int N, C, H, W, M;
+} shape;
+
+/* epi: a wgkt_conv_epilogue case; res_in_y: the residual is the output buffer itself. */
+static void check(const shape *s, int epi, int res_in_y)
+{
+    wgk_conv2d_args a = {.N = s->N, .C = s->C, .H = s->H, .W = s->W, .M = s->M, .KH = 1, .KW = 1,
+                         .SH = 1, .SW = 1, .DH = 1, .DW = 1, .groups = 1, .OH = s->H, .OW = s->W};
+    const int ysize = s->N * s->M * a.OH * a.OW;
+    WGKT_CHECK(wgk_conv_strassen_scratch(&a) <= CAP, "scratch fits the test buffer");
+    WGKT_CHECK((size_t)s->M * s->C <= CAP && ysize < CAP, "weight and output fit the test buffers");
+    fill(X, s->N * s->C * s->H * s->W);
+    fill(Wt, s->M * s->C);
+    fill(Bias, s->M);
+    fill(Res, ysize);
+    for (int i = 0; i < CAP; i++)
+        Scratch[i] = NAN;
+    for (int i = 0; i < ysize + 8; i++)
+        Y[i] = 1000.0f;
+    a.x = X;
+    wgkt_conv_epilogue(&a, epi, Bias, Res);
+    a.y = Y;
+    a.scratch = Scratch;
+    wgkt_conv2d_reference(&a, Wt, Want);
+    if (res_in_y && a.res) {
+        for (int i = 0; i < ysize; i++)
+            Y[i] = Res[i];
+        a.res = Y;
+    }
+    wgk_conv_pack_w(Wt, (size_t)s->M, (size_t)s->C, 1, WP);
+    a.w = WP;
+    wgk_f32_conv2d_strassen(&a);
+    const float atol = tolerance(s->C);
+    int bad = 0;
+    for (int i = 0; i < ysize && !bad; i++)
+        if (!wgkt_close(Y[i], Want[i], 1e-4f, atol)) {
+            bad = 1;
+            WGKT_CHECK_CLOSE(Y[i], Want[i], 1e-4f, atol, "conv2d_strassen");
+            wgkt_log("  at index ");
+            wgkt_log_int(i);
+            wgkt_log(" C=");
+            wgkt_log_int(s->C);
+            wgkt_log(" H=");
+            wgkt_log_int(s->H);
+            wgkt_log(" W=");
+            wgkt_log_int(s->W);
+            wgkt_log(" M=");
+            wgkt_log_int(s->M);
+            wgkt_log(" epi=");
+            wgkt_log_int(epi);
+            wgkt_log("\n");
+        }
+    WGKT_CHECK(!bad, "conv2d_strassen matches the naive convolution");
+    WGKT_CHECK(Y[ysize] == 1000.0f, "conv2d_strassen wrote past its output");
+}
+
+/* wgk_f32_conv_ukernel_splat_dual: the first destination as wgk_f32_conv_ukernel_splat,
+ * the second c2 = (acc ? c2 : 0) +- the product, each over its own column count. */
+static void check_dual(void)
+{
+    const int K = 5, ldc = 21;
+    fill(X, K * WGK_CONV_MR);
+    wgk_conv_splat_a(X, K, Wt);
+    fill(Res, 3 * WGK_CONV_NR * K);
+    static float C1[WGK_CONV_MR * 21], C2[WGK_CONV_MR * 21], Old[WGK_CONV_MR * 21];
+    fill(Old, WGK_CONV_MR * ldc);
+    for (int n1 = 0; n1 <= 2 * WGK_CONV_NR; n1++)
+        for (int n2 = 0; n2 <= 2 * WGK_CONV_NR; n2++)
+            for (int mode = 0; mode < 4; mode++) { /* bit 0: subtract, bit 1: accumulate */
+                for (int i = 0; i < WGK_CONV_MR * ldc; i++)
+                    C1[i] = C2[i] = Old[i];
+                const int panels = ((n1 > n2 ? n1 : n2) + WGK_CONV_NR - 1) / WGK_CONV_NR;
+                wgk_conv_dst2 d2 = {C2, n2, mode & 1, mode >> 1};
+                wgk_f32_conv_ukernel_splat_dual(WGK_CONV_MR, n1, K, Wt, Res, (size_t)K * WGK_CONV_NR, C1, ldc,
+                                                NULL, NULL, 0, -INFINITY, INFINITY, 0, &d2);
+                int bad = 0;
+                for (int r = 0; r < WGK_CONV_MR; r++)
+                    for (int j = 0; j < ldc; j++) {
+                        double sum = 0.0;
+                        if (j < panels * WGK_CONV_NR)
+                            for (int k = 0; k < K; k++)
+                                sum += (double)X[k * WGK_CONV_MR + r] *
+                                       Res[(j / WGK_CONV_NR) * K * WGK_CONV_NR + k * WGK_CONV_NR + j % WGK_CONV_NR];
+                        const float old = Old[r * ldc + j], v = (float)sum;
+                        const float want1 = j < n1 ? v : old;
+                        const float want2 = j < n2 ? (mode >> 1 ? old : 0.0f) + (mode & 1 ? -v : v) : old;
+                        bad |= !wgkt_close(C1[r * ldc + j], want1, 1e-5f, 1e-5f);
+                        bad |= !wgkt_close(C2[r * ldc + j], want2, 1e-5f, 1e-5f);
+                    }
+                WGKT_CHECK(!bad, "dual micro-kernel (columns of each destination, sign, accumulate)");
+            }
+}
+
+static void run(void)
+{
+    check_dual();
+    static const shape shapes[] = {
+        /* N  C   H   W    M */
+        {1, 2, 1, 1, 8},        /* one pixel: the second half is empty */
+        {1, 4, 3, 3, 8},        /* odd pixel count */
+        {2, 6, 5, 7, 16},       /* batch */
+        {1, 64, 8, 8, 64},      /* whole panels */
+        {1, 130, 14, 14, 24},   /* 98 pixels per half: partial panel */
+        {1, 2048, 7, 7, 16},    /* K/2 = 1024: two k slices */
+        {1, 16, 30, 30, 1024},  /* several pixel blocks */
+    };
+    for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
+        for (int epi = 0; epi < WGKT_EPI_CASES; epi++)
+            check(&shapes[i], epi, 0);
+    check(&shapes[4], 2, 1);
+    check(&shapes[2], 4, 1);
+}
+
+WGKT_MAIN("conv_strassen", run)
