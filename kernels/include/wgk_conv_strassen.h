@@ -24,19 +24,19 @@
 #include "wgk_conv_packed.h"
 
 /* Whether the layer's shape suits the kernel and it pays. Measured against
- * wgk_f32_conv2d_packed on ResNet-50's and PP-OCRv4 rec's 1x1 shapes (paired wasmtime
- * runs, and per layer in ResNet-50 v2's profile): 0.91-0.97x the time where K >= M >= 128
- * with P >= 196 (512 -> 128 on 28x28 0.93-0.94x, 480 -> 480 on 6x80 0.90-0.92x,
- * 1024 -> 256 on 14x14 0.94-0.96x); even for 256 -> 64 (0.98-1.02x); slower where M > K (64 -> 256 1.2x, 256 -> 1024 1.03-1.05x: the products' extra
- * output writes and weight broadcasts), where K = 64 (1.2x: the halved reductions are too
- * short), on 7x7 outputs (1.07-1.08x: 4 tiles per product) and with stride 2 (1.0x: the
- * gather eats the gain), so those run on the packed kernel. */
+ * wgk_f32_conv2d_packed (paired wasmtime runs of the kernels on ResNet-50's and PP-OCRv4
+ * rec's 1x1 shapes, and per layer in ResNet-50 v2's profile): 0.92-0.98x the time for
+ * K >= 128 on 128 or more pixels (512 -> 128 on 28x28 0.93-0.94x, 480 -> 480 on 6x80
+ * 0.90-0.94x, 240 -> 480 on 6x80 0.92-0.93x, 128 -> 512 on 28x28 0.93-0.94x, 256 -> 64
+ * on 56x56 0.95x, 256 -> 1024 on 14x14 0.98x); slower for K = 64 (64 -> 256 1.06-1.2x:
+ * the halved reductions are too short for the extra additions) and on 7x7 outputs
+ * (1.05-1.08x: 4 tiles per product), so those stay on the packed kernel. */
 static inline int wgk_conv_strassen_ok(const wgk_conv2d_args *a)
 {
     if (a->groups != 1 || a->KH != 1 || a->KW != 1 || a->SH != 1 || a->SW != 1 || a->PT != 0 || a->PL != 0 ||
         a->OH != a->H || a->OW != a->W || a->M % (2 * WGK_CONV_MR) != 0 || a->C % 2 != 0)
         return 0;
-    return a->C >= 128 && a->C >= a->M && a->M >= 128 && (long)a->OH * a->OW >= 128;
+    return a->C >= 128 && a->M >= 64 && (long)a->OH * a->OW >= 128;
 }
 
 /* Output pixels per block of the first half (P/2 rounded up) of the pixels, a multiple of
