@@ -171,8 +171,19 @@ void wgk_f32_conv2d_strassen(const wgk_conv2d_args *a)
     float *const b = a->scratch;
     const size_t ostride = (size_t)s.Kh * nc;
     float *const splat = b + 7 * ostride;
+    float *const gathered = splat + 4 * MR * KC;
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * a->C * a->H * a->W;
+        if (a->SH != 1 || a->SW != 1) { /* strided: gather the pixels the conv reads, K x P */
+            for (int k = 0; k < s.K; k++)
+                for (int oh = 0; oh < a->OH; oh++) {
+                    const float *src = x + ((size_t)k * a->H + (size_t)oh * a->SH) * a->W;
+                    float *dst = gathered + ((size_t)k * a->OH + oh) * a->OW;
+                    for (int ow = 0; ow < a->OW; ow++)
+                        dst[ow] = src[(size_t)ow * a->SW];
+                }
+            x = gathered;
+        }
         float *y = a->y + (size_t)n * a->M * P;
         const float *res = a->res ? a->res + (size_t)n * a->M * P : NULL;
         for (s.nb = 0; s.nb < s.Ph; s.nb += nc) {

@@ -1,5 +1,5 @@
 /*
- * wgk_conv_strassen.h: 1x1 convolutions (stride 1, no padding, one group) by one
+ * wgk_conv_strassen.h: 1x1 convolutions (any stride, no padding, one group) by one
  * level of Strassen's algorithm. The conv is the GEMM Y = W X (W: M x K output by input
  * channels, X: K x P input channels by output pixels); split into 2x2 blocks along M, K
  * and P, it takes 7 products of half size instead of 8:
@@ -28,13 +28,15 @@
  * rec's 1x1 shapes, and per layer in ResNet-50 v2's profile): 0.92-0.98x the time for
  * K >= 128 on 128 or more pixels (512 -> 128 on 28x28 0.93-0.94x, 480 -> 480 on 6x80
  * 0.90-0.94x, 240 -> 480 on 6x80 0.92-0.93x, 128 -> 512 on 28x28 0.93-0.94x, 256 -> 64
- * on 56x56 0.95x, 256 -> 1024 on 14x14 0.98x); slower for K = 64 (64 -> 256 1.06-1.2x:
+ * on 56x56 0.95x, 256 -> 1024 on 14x14 0.98x; stride 2, the input gathered first: 256 ->
+ * 512 on 56x56 0.93-0.95x, 512 -> 1024 on 28x28 0.98x); slower for K = 64 (64 -> 256 1.06-1.2x:
  * the halved reductions are too short for the extra additions) and on 7x7 outputs
  * (1.05-1.08x: 4 tiles per product), so those stay on the packed kernel. */
 static inline int wgk_conv_strassen_ok(const wgk_conv2d_args *a)
 {
-    if (a->groups != 1 || a->KH != 1 || a->KW != 1 || a->SH != 1 || a->SW != 1 || a->PT != 0 || a->PL != 0 ||
-        a->OH != a->H || a->OW != a->W || a->M % (2 * WGK_CONV_MR) != 0 || a->C % 2 != 0)
+    if (a->groups != 1 || a->KH != 1 || a->KW != 1 || a->PT != 0 || a->PL != 0 ||
+        wgk_conv_span(a->OH, a->SH, 1, 1) > a->H || wgk_conv_span(a->OW, a->SW, 1, 1) > a->W ||
+        a->M % (2 * WGK_CONV_MR) != 0 || a->C % 2 != 0)
         return 0;
     return a->C >= 128 && a->M >= 64 && (long)a->OH * a->OW >= 128;
 }
@@ -54,19 +56,21 @@ static inline int wgk_conv_strassen_block_cols(int K, int M, int P)
     return (int)((w + WGK_CONV_NR - 1) / WGK_CONV_NR * WGK_CONV_NR);
 }
 
-/* Scratch floats: the 7 packed input operands and the broadcast weight slice; at least what
+/* Scratch floats: the 7 packed input operands, the broadcast weight slice and, strided,
+ * the input pixels the conv reads (K x P); at least what
  * wgk_f32_conv2d_packed needs, which the kernel falls back to when the output overlaps
  * its input (other than a residual that is the output itself). */
 static inline size_t wgk_conv_strassen_scratch(const wgk_conv2d_args *a)
 {
     const size_t P = (size_t)a->OH * (size_t)a->OW, K = (size_t)a->C;
     const size_t nc = (size_t)wgk_conv_strassen_block_cols(a->C, a->M, (int)P);
-    const size_t need = 7 * (K / 2) * nc + 4 * WGK_CONV_MR * WGK_CONV_KC;
+    const size_t strided = a->SH == 1 && a->SW == 1 ? 0 : K * P;
+    const size_t need = 7 * (K / 2) * nc + 4 * WGK_CONV_MR * WGK_CONV_KC + strided;
     const size_t packed = wgk_conv_packed_scratch(a);
     return need > packed ? need : packed;
 }
 
-/* a: 1x1, stride 1, no padding, one group, M a multiple of 8, C even (wgk_conv_strassen_ok
+/* a: 1x1, no padding, one group, M a multiple of 8, C even (wgk_conv_strassen_ok
  * without the cost test); a->w packed by wgk_conv_pack_w (as for
  * wgk_f32_conv2d_packed); a->scratch of wgk_conv_strassen_scratch(a) floats. Same
  * epilogue (bias, residual, clamp, post-ops) as wgk_f32_conv2d_packed. */

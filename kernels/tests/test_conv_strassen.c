@@ -2,7 +2,7 @@
  * test_conv_strassen.c: the Strassen 1x1 convolution (wgk_conv_strassen.h) against the
  * naive convolution: odd and even pixel counts (the second half one pixel short, or
  * empty), partial NR panels, several pixel blocks, two k slices per half (K/2 > KC),
- * batch, every epilogue, a residual that is the output itself; and the
+ * strides 1 and 2 (odd sizes), batch, every epilogue, a residual that is the output itself; and the
  * micro-kernel's second destination for every pair of column counts. SIMD and scalar
  * builds. The packed conv's tolerances (rtol 1e-4, atol 1e-5 growing with the square
  * root of K): the sums of two weights and of two inputs that the products multiply add
@@ -31,14 +31,16 @@ static float tolerance(int K)
 }
 
 typedef struct shape {
-    int N, C, H, W, M;
+    int N, C, H, W, M, S;
 } shape;
 
 /* epi: a wgkt_conv_epilogue case; res_in_y: the residual is the output buffer itself. */
 static void check(const shape *s, int epi, int res_in_y)
 {
     wgk_conv2d_args a = {.N = s->N, .C = s->C, .H = s->H, .W = s->W, .M = s->M, .KH = 1, .KW = 1,
-                         .SH = 1, .SW = 1, .DH = 1, .DW = 1, .groups = 1, .OH = s->H, .OW = s->W};
+                         .SH = s->S, .SW = s->S, .DH = 1, .DW = 1, .groups = 1};
+    a.OH = (s->H - 1) / s->S + 1;
+    a.OW = (s->W - 1) / s->S + 1;
     const int ysize = s->N * s->M * a.OH * a.OW;
     WGKT_CHECK(wgk_conv_strassen_scratch(&a) <= CAP, "scratch fits the test buffer");
     WGKT_CHECK((size_t)s->M * s->C <= CAP && ysize < CAP, "weight and output fit the test buffers");
@@ -79,6 +81,8 @@ static void check(const shape *s, int epi, int res_in_y)
             wgkt_log_int(s->W);
             wgkt_log(" M=");
             wgkt_log_int(s->M);
+            wgkt_log(" S=");
+            wgkt_log_int(s->S);
             wgkt_log(" epi=");
             wgkt_log_int(epi);
             wgkt_log("\n");
@@ -128,14 +132,17 @@ static void run(void)
 {
     check_dual();
     static const shape shapes[] = {
-        /* N  C   H   W    M */
-        {1, 2, 1, 1, 8},        /* one pixel: the second half is empty */
-        {1, 4, 3, 3, 8},        /* odd pixel count */
-        {2, 6, 5, 7, 16},       /* batch */
-        {1, 64, 8, 8, 64},      /* whole panels */
-        {1, 130, 14, 14, 24},   /* 98 pixels per half: partial panel */
-        {1, 2048, 7, 7, 16},    /* K/2 = 1024: two k slices */
-        {1, 16, 30, 30, 1024},  /* several pixel blocks */
+        /* N  C   H   W    M  S */
+        {1, 2, 1, 1, 8, 1},        /* one pixel: the second half is empty */
+        {1, 4, 3, 3, 8, 1},        /* odd pixel count */
+        {2, 6, 5, 7, 16, 1},       /* batch */
+        {1, 64, 8, 8, 64, 1},      /* whole panels */
+        {1, 130, 14, 14, 24, 1},   /* 98 pixels per half: partial panel */
+        {1, 2048, 7, 7, 16, 1},    /* K/2 = 1024: two k slices */
+        {1, 16, 30, 30, 1024, 1},  /* several pixel blocks */
+        {1, 8, 9, 9, 8, 2},        /* stride 2 */
+        {2, 10, 8, 9, 16, 2},      /* stride 2, batch, odd width */
+        {1, 32, 14, 14, 16, 2},    /* stride 2, 7x7 */
     };
     for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
         for (int epi = 0; epi < WGKT_EPI_CASES; epi++)

@@ -15,7 +15,7 @@
  *                                                          transformed + packed by the module;
  *                                                          small images (first_run_direct):
  *                                                          wgk_f32_conv2d_packed on the first run
- *   constant weight, 1x1 stride 1, C >= 128, HW >= 128      wgk_f32_conv2d_strassen (one level of
+ *   constant weight, 1x1 no pad, C >= 128, OH*OW >= 128     wgk_f32_conv2d_strassen (one level of
  *                                                          Strassen, wgk_conv_strassen_ok) on the
  *                                                          weights packed as for the next line
  *   other constant-weight 2-D convs                        wgk_f32_conv2d_packed (packed-GEMM,
