@@ -17,6 +17,7 @@
 #include "wgk_conv.h"
 #include "wgk_conv_packed.h"
 #include "wgk_conv_strassen.h"
+#include "wgk_conv_fewpix.h"
 #include "wgk_winograd.h"
 #include "wgk_pool.h"
 #include "wgk_gemm.h"

@@ -18,6 +18,8 @@
  *   constant weight, 1x1 no pad, C >= 128, OH*OW >= 128     wgk_f32_conv2d_strassen (one level of
  *                                                          Strassen, wgk_conv_strassen_ok) on the
  *                                                          weights packed as for the next line
+ *   constant weight, one group, 16-64 output pixels,       wgk_f32_conv2d_fewpix (pixels broadcast,
+ *     M >= 64, C*KH*KW >= 256 (wgk_conv_fewpix_ok)         weights in 8-channel panels)
  *   other constant-weight 2-D convs                        wgk_f32_conv2d_packed (packed-GEMM,
  *                                                          im2col fused into B packing)
  *   weight computed at run time: 1x1, stride 1, no pad     wgk_f32_conv2d_1x1, ONNX layout
@@ -37,6 +39,7 @@
 #include "../../kernels/include/wgk_convnd.h"
 #include "../../kernels/include/wgk_conv_packed.h"
 #include "../../kernels/include/wgk_conv_strassen.h"
+#include "../../kernels/include/wgk_conv_fewpix.h"
 #include "../../kernels/include/wgk_winograd.h"
 #include "epilogue.h"
 #include "window.h"
@@ -252,6 +255,14 @@ static bool use_strassen(wgc_graph *g, const wgc_node *n, const conv_geom *c)
     return use_packed(g, n, c) && !use_winograd(g, n, c) && c->rank == 2 && wgk_conv_strassen_ok(&a);
 }
 
+/* Packed convs on small outputs (wgk_conv_fewpix_ok, ResNet's 7x7 stage): the pixels
+ * broadcast instead of the weights, which are packed in 8-channel panels instead. */
+static bool use_fewpix(wgc_graph *g, const wgc_node *n, const conv_geom *c)
+{
+    const wgk_conv2d_args a = geom_args(c);
+    return use_packed(g, n, c) && !use_winograd(g, n, c) && c->rank == 2 && wgk_conv_fewpix_ok(&a);
+}
+
 /* The 2-D geometry as the kernels take it (no pointers). */
 static wgk_conv2d_args geom_args(const conv_geom *c)
 {
@@ -286,6 +297,8 @@ static size_t conv_scratch(const wgc_graph *g, const wgc_node *n)
     const wgk_conv2d_args a = geom_args(&c);
     if (use_strassen((wgc_graph *)g, n, &c))
         return wgk_conv_strassen_scratch(&a) * sizeof(float);
+    if (use_fewpix((wgc_graph *)g, n, &c))
+        return wgk_conv_fewpix_scratch(&a) * sizeof(float);
     if (use_packed((wgc_graph *)g, n, &c))
         return wgk_conv_packed_scratch(&a) * sizeof(float);
     if (c.kind == CONV_DW) /* the SIMD kernels' padded plane (wgk_dwconv2d_padded_ok) */
@@ -416,20 +429,24 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const co
         emit_post_pass(e, g, n);
 }
 
-/* Packs a constant weight for the packed-GEMM kernel (wgk_conv_pack_w) or the generic
- * im2col one (wgk_pack_conv) into the weights segment; *wexpr gets its address. */
+/* Packs a constant weight for the packed-GEMM kernel (wgk_conv_pack_w; its 8-channel
+ * panels for the few-pixel kernel, wgk_conv_fewpix_pack_w) or the generic im2col one
+ * (wgk_pack_conv) into the weights segment; *wexpr gets its address. */
 static wg_status emit_packed_weight(wgc_emitter *e, wgc_graph *g, wgc_node *n, const conv_geom *c,
                                     char *wexpr, size_t wexpr_len)
 {
     const wgc_tensor *w = wgc_in(g, n, 1);
     const size_t kg = (size_t)(c->C / c->groups * c->KH * c->KW);
-    const bool packed = use_packed(g, n, c);
-    const size_t count = packed ? wgk_conv_pack_w_size((size_t)c->M, kg, (size_t)c->groups)
-                                : wgk_pack_conv_size((size_t)c->M, kg, (size_t)c->groups);
+    const bool packed = use_packed(g, n, c), fewpix = use_fewpix(g, n, c);
+    const size_t count = fewpix   ? wgk_conv_fewpix_pack_w_size((size_t)c->M, kg)
+                         : packed ? wgk_conv_pack_w_size((size_t)c->M, kg, (size_t)c->groups)
+                                  : wgk_pack_conv_size((size_t)c->M, kg, (size_t)c->groups);
     float *buf = malloc(count * sizeof(float));
     if (!buf)
         return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing weight '%s'", w->name);
-    if (packed)
+    if (fewpix)
+        wgk_conv_fewpix_pack_w((const float *)w->data, (size_t)c->M, kg, buf);
+    else if (packed)
         wgk_conv_pack_w((const float *)w->data, (size_t)c->M, kg, (size_t)c->groups, buf);
     else
         wgk_pack_conv((const float *)w->data, (size_t)c->M, kg, (size_t)c->groups, buf);
@@ -509,7 +526,9 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     /* Only the generic 1x1 and im2col kernels call a GEMM through this pointer; naming it
      * for the others would link its code (4 KiB of wasm for wasmtime to compile) in vain. */
     const char *gemm = wgc_emit_target(e)->simd ? "wgk_f32_gemm_4x8__wasmsimd" : "wgk_f32_gemm_4x4__scalar";
-    const char *packed_kernel = use_strassen(g, n, &c) ? "wgk_f32_conv2d_strassen" : "wgk_f32_conv2d_packed";
+    const char *packed_kernel = use_strassen(g, n, &c)  ? "wgk_f32_conv2d_strassen"
+                                : use_fewpix(g, n, &c) ? "wgk_f32_conv2d_fewpix"
+                                                       : "wgk_f32_conv2d_packed";
     emit_kernel_call(e, g, n, &c, use_packed(g, n, &c) ? packed_kernel : names[c.kind], wexpr,
                      kscratch, c.kind == CONV_DW || use_packed(g, n, &c) ? "0" : gemm, rowmajor,
                      use_packed(g, n, &c) || dw_padded);

@@ -1,0 +1,102 @@
+/*
+ * test_conv_fewpix.c: the few-pixel convolution (wgk_conv_fewpix.h) against the naive
+ * convolution: 1x1 and 3x3 convs on 16-64 output pixels (pixel counts not a multiple of
+ * 4, channel counts not a multiple of 8 or 4), strides 1 and 2, padding, dilation, two k
+ * slices (K > KC), every epilogue. SIMD and scalar builds; the packed conv's tolerances
+ * (rtol 1e-4, atol 1e-5 growing with the square root of K).
+ */
+#include "wgk_conv_fewpix.h"
+#include "wgkt.h"
+#include "conv_ref.h"
+
+#define CAP (1 << 20)
+static float X[CAP], Wt[CAP], WP[CAP + 64], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
+static uint32_t seed = 99;
+
+static void fill(float *p, int n)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = wgkt_rand(&seed);
+}
+
+static float tolerance(int K)
+{
+    float atol = 1e-5f;
+    for (int k = 1; k * k < K; k++)
+        atol = 1e-5f * (float)(k + 1);
+    return atol;
+}
+
+typedef struct shape {
+    int C, H, W, M, KH, S, D, PAD;
+} shape;
+
+static void check(const shape *s, int epi)
+{
+    wgk_conv2d_args a = {.N = 1, .C = s->C, .H = s->H, .W = s->W, .M = s->M, .KH = s->KH, .KW = s->KH,
+                         .SH = s->S, .SW = s->S, .DH = s->D, .DW = s->D, .PT = s->PAD, .PL = s->PAD, .groups = 1};
+    a.OH = (s->H + 2 * s->PAD - ((s->KH - 1) * s->D + 1)) / s->S + 1;
+    a.OW = (s->W + 2 * s->PAD - ((s->KH - 1) * s->D + 1)) / s->S + 1;
+    const int K = s->C * s->KH * s->KH, ysize = s->M * a.OH * a.OW;
+    WGKT_CHECK(wgk_conv_fewpix_scratch(&a) <= CAP, "scratch fits the test buffer");
+    WGKT_CHECK(wgk_conv_fewpix_pack_w_size((size_t)s->M, (size_t)K) <= CAP, "packed weight fits the test buffer");
+    fill(X, s->C * s->H * s->W);
+    fill(Wt, s->M * K);
+    fill(Bias, s->M);
+    fill(Res, ysize);
+    for (int i = 0; i < CAP; i++)
+        Scratch[i] = NAN;
+    for (int i = 0; i < ysize + 8; i++)
+        Y[i] = 1000.0f;
+    a.x = X;
+    wgkt_conv_epilogue(&a, epi, Bias, Res);
+    a.y = Y;
+    a.scratch = Scratch;
+    wgkt_conv2d_reference(&a, Wt, Want);
+    wgk_conv_fewpix_pack_w(Wt, (size_t)s->M, (size_t)K, WP);
+    a.w = WP;
+    wgk_f32_conv2d_fewpix(&a);
+    const float atol = tolerance(K);
+    int bad = 0;
+    for (int i = 0; i < ysize && !bad; i++)
+        if (!wgkt_close(Y[i], Want[i], 1e-4f, atol)) {
+            bad = 1;
+            WGKT_CHECK_CLOSE(Y[i], Want[i], 1e-4f, atol, "conv2d_fewpix");
+            wgkt_log("  at index ");
+            wgkt_log_int(i);
+            wgkt_log(" C=");
+            wgkt_log_int(s->C);
+            wgkt_log(" H=");
+            wgkt_log_int(s->H);
+            wgkt_log(" M=");
+            wgkt_log_int(s->M);
+            wgkt_log(" K=");
+            wgkt_log_int(s->KH);
+            wgkt_log(" epi=");
+            wgkt_log_int(epi);
+            wgkt_log("\n");
+        }
+    WGKT_CHECK(!bad, "conv2d_fewpix matches the naive convolution");
+    WGKT_CHECK(Y[ysize] == 1000.0f, "conv2d_fewpix wrote past its output");
+}
+
+static void run(void)
+{
+    static const shape shapes[] = {
+        /* C    H   W   M  KH S  D PAD */
+        {64, 7, 7, 64, 1, 1, 1, 0},     /* ResNet stage 4 1x1, 49 pixels */
+        {300, 7, 7, 13, 1, 1, 1, 0},    /* M neither a multiple of 8 nor of 4 */
+        {1100, 5, 6, 10, 1, 1, 1, 0},   /* K > KC: three k slices */
+        {64, 13, 13, 16, 1, 2, 1, 0},   /* 1x1 stride 2: gathered pixels */
+        {32, 14, 14, 24, 3, 2, 1, 1},   /* 3x3 stride 2, padded */
+        {40, 7, 7, 9, 3, 1, 1, 1},      /* 3x3 stride 1, padded */
+        {16, 9, 9, 8, 3, 1, 2, 2},      /* dilated */
+        {256, 4, 4, 32, 1, 1, 1, 0},    /* 16 pixels: whole groups */
+        {32, 8, 7, 20, 3, 1, 1, 0},     /* 30 pixels, no padding */
+    };
+    for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
+        for (int epi = 0; epi < WGKT_EPI_CASES; epi++)
+            check(&shapes[i], epi);
+}
+
+WGKT_MAIN("conv_fewpix", run)
