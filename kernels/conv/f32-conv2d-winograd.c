@@ -109,10 +109,43 @@ static void store_tiles4(const float *mm, size_t mx, float *y, const float *res,
 }
 #endif
 
+/* Few tiles (at most 2 panels: ResNet's 14x14 F(4x4) and 7x7 F(2x2) layers): broadcast
+ * each group of 4 tiles' transformed input (cheap: few tiles) rather than each weight
+ * panel (the weights stream past the tile groups, each pair of 4-row panels one 8-wide B
+ * operand), and store the tiles transposed into Mo. The weight-broadcast path would
+ * reuse each broadcast for only 1-2 tiles, so it ran the shuffle micro-kernel instead,
+ * about 25% slower per tile. */
+static void gemm_few_tiles(const float *w, size_t wx, int npos, int M, int C, const float *V, size_t vx,
+                           size_t pstride, float *Mo, size_t mx, int nt, int ncols, float *As)
+{
+    const int groups = ncols / 4;
+    for (int xi = 0; xi < npos; xi++) {
+        const float *v = V + xi * vx;
+        for (int g = 0; g < groups; g++) {
+            const float *src = v + (size_t)(4 * g / WGK_CONV_NR) * pstride + (4 * g) % WGK_CONV_NR;
+            float *d = As + (size_t)g * C * 16;
+            for (int c = 0; c < C; c++, src += WGK_CONV_NR, d += 16)
+                for (int r = 0; r < 4; r++)
+                    for (int l = 0; l < 4; l++)
+                        d[r * 4 + l] = src[r];
+        }
+        for (int m0 = 0; m0 < M; m0 += 2 * WGK_CONV_MR) {
+            const float *b = w + xi * wx + (size_t)(m0 / WGK_CONV_MR) * C * WGK_CONV_MR;
+            for (int g = 0; g < groups; g++)
+                wgk_f32_conv_ukernel_splat_t(C, As + (size_t)g * C * 16, b, WGK_CONV_MR, (size_t)C * WGK_CONV_MR,
+                                             Mo + xi * mx + (size_t)m0 * nt + 4 * g, nt);
+        }
+    }
+}
+
 void wgk_wino_gemm(const float *w, size_t wx, int npos, int M, int C, const float *V, size_t vx,
                    size_t pstride, float *Mo, size_t mx, int nt, int ncols, float *As)
 {
     const float inf = __builtin_inff();
+    if (ncols <= 2 * WGK_CONV_NR && ncols % 4 == 0 && M % (2 * WGK_CONV_MR) == 0) {
+        gemm_few_tiles(w, wx, npos, M, C, V, vx, pstride, Mo, mx, nt, ncols, As);
+        return;
+    }
     for (int xi = 0; xi < npos; xi++)
         for (int m0 = 0; m0 < M; m0 += WGK_CONV_MR) {
             const int mr = M - m0 < WGK_CONV_MR ? M - m0 : WGK_CONV_MR;
@@ -166,7 +199,7 @@ void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a)
     const size_t pstride = (size_t)C * WGK_CONV_NR;
     float *V = a->scratch;       /* [16][nt/NR][C][NR]: packed B per position */
     float *Mo = V + 16 * vx;     /* [16][M][nt] */
-    float *As = Mo + 16 * mx; /* [C][16]: broadcast weight panel */
+    float *As = Mo + 16 * mx; /* [C][16]: broadcast weight panel (or [4][C][16]: tiles) */
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * C * H * W;
         const size_t yo = (size_t)n * M * OH * OW;

@@ -307,8 +307,8 @@ static inline __attribute__((always_inline)) void winograd6x6(const wgk_conv2d_a
     const size_t pstride = (size_t)C * WGK_CONV_NR;
     float *V = a->scratch;   /* [36][nt/NR][C][NR]: packed B per position */
     float *Mo = V + 36 * vx; /* [36][M][nt] */
-    float *As = Mo + 36 * mx; /* [C][16]: broadcast weight panel */
-    float *xp = As + (size_t)16 * C; /* one plane's padded rows for the block */
+    float *As = Mo + 36 * mx; /* [C][16]: broadcast weight panel (or [4][C][16]: tiles) */
+    float *xp = As + (size_t)64 * C; /* one plane's padded rows for the block */
     const int wp = wgk_wino6x6_pad_width(OW, m);
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * C * H * W;

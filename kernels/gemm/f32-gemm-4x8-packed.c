@@ -168,7 +168,8 @@ static void store_tile(const v128_t *xs, const v128_t *ys, int mr, int nr, float
  * wgk_conv_splat_a): 4 plain loads instead of 1 load + 4 shuffles, which compete with
  * the multiplies and adds for the vector ALU ports (about 25% faster in wasmtime).
  * Leaves the rows in xs[r] | ys[r]; half: only the first 4 columns (ys untouched). */
-WGK_INLINE void splat_acc(int half, int K, const float *a, const float *b, size_t bk, v128_t *xs, v128_t *ys)
+WGK_INLINE void splat_acc_at(int half, int K, const float *a, const float *b, size_t bk, size_t b1, v128_t *xs,
+                             v128_t *ys)
 {
     v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, x1 = x0, y1 = x0, x2 = x0, y2 = x0, x3 = x0,
            y3 = x0;
@@ -184,25 +185,31 @@ WGK_INLINE void splat_acc(int half, int K, const float *a, const float *b, size_
         }
     } else {
         for (int k = 0; k < K; k++) {
-            const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
+            const v128_t b0 = wasm_v128_load(b), b1v = wasm_v128_load(b + b1);
             v128_t s = wasm_v128_load(a);
             x0 = MADD(x0, s, b0);
-            y0 = MADD(y0, s, b1);
+            y0 = MADD(y0, s, b1v);
             s = wasm_v128_load(a + 4);
             x1 = MADD(x1, s, b0);
-            y1 = MADD(y1, s, b1);
+            y1 = MADD(y1, s, b1v);
             s = wasm_v128_load(a + 8);
             x2 = MADD(x2, s, b0);
-            y2 = MADD(y2, s, b1);
+            y2 = MADD(y2, s, b1v);
             s = wasm_v128_load(a + 12);
             x3 = MADD(x3, s, b0);
-            y3 = MADD(y3, s, b1);
+            y3 = MADD(y3, s, b1v);
             a += 4 * WGK_CONV_MR;
             b += bk;
         }
     }
     xs[0] = x0, xs[1] = x1, xs[2] = x2, xs[3] = x3;
     ys[0] = y0, ys[1] = y1, ys[2] = y2, ys[3] = y3;
+}
+
+/* B's columns 4-7 right after 0-3 (the packed panels). */
+WGK_INLINE void splat_acc(int half, int K, const float *a, const float *b, size_t bk, v128_t *xs, v128_t *ys)
+{
+    splat_acc_at(half, K, a, b, bk, 4, xs, ys);
 }
 
 static void tile_splat(int mr, int nr, int K, const float *a, const float *b, size_t bk, float *c,
@@ -270,6 +277,23 @@ void wgk_conv_splat_a(const float *a, int K, float *dst)
         wasm_v128_store(dst + 8, wasm_i32x4_shuffle(v, v, 2, 2, 2, 2));
         wasm_v128_store(dst + 12, wasm_i32x4_shuffle(v, v, 3, 3, 3, 3));
         dst += 16;
+    }
+}
+
+void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t bk, size_t b1, float *c, int ldc)
+{
+    v128_t xs[WGK_CONV_MR], ys[WGK_CONV_MR];
+    splat_acc_at(0, K, a, b, bk, b1, xs, ys);
+    /* Rows r (of a) x columns j (of b) -> c[j*ldc + r]: two 4x4 transposes. */
+    for (int h = 0; h < 2; h++) {
+        const v128_t *v = h ? ys : xs;
+        const v128_t u0 = wasm_i32x4_shuffle(v[0], v[1], 0, 4, 1, 5), u1 = wasm_i32x4_shuffle(v[2], v[3], 0, 4, 1, 5);
+        const v128_t u2 = wasm_i32x4_shuffle(v[0], v[1], 2, 6, 3, 7), u3 = wasm_i32x4_shuffle(v[2], v[3], 2, 6, 3, 7);
+        float *o = c + (ptrdiff_t)(4 * h) * ldc;
+        wasm_v128_store(o, wasm_i32x4_shuffle(u0, u1, 0, 1, 4, 5));
+        wasm_v128_store(o + ldc, wasm_i32x4_shuffle(u0, u1, 2, 3, 6, 7));
+        wasm_v128_store(o + 2 * ldc, wasm_i32x4_shuffle(u2, u3, 0, 1, 4, 5));
+        wasm_v128_store(o + 3 * ldc, wasm_i32x4_shuffle(u2, u3, 2, 3, 6, 7));
     }
 }
 
@@ -357,6 +381,18 @@ static void tile_splat_dual(int mr, int nr, int K, const float *a, const float *
 void wgk_conv_splat_a(const float *a, int K, float *dst)
 {
     wgk_conv_splat_a2(a, NULL, 0, K, dst);
+}
+
+void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t bk, size_t b1, float *c, int ldc)
+{
+    float acc[WGK_CONV_MR][WGK_CONV_NR] = {{0}};
+    for (int k = 0; k < K; k++, a += 4 * WGK_CONV_MR, b += bk)
+        for (int r = 0; r < WGK_CONV_MR; r++)
+            for (int j = 0; j < WGK_CONV_NR; j++)
+                acc[r][j] += a[r * 4] * (j < 4 ? b[j] : b[b1 + j - 4]);
+    for (int r = 0; r < WGK_CONV_MR; r++)
+        for (int j = 0; j < WGK_CONV_NR; j++)
+            c[(ptrdiff_t)j * ldc + r] = acc[r][j];
 }
 
 void wgk_conv_splat_a2(const float *a, const float *a2, int negate, int K, float *dst)

@@ -167,6 +167,13 @@ void wgk_f32_conv_ukernel_splat_dual(int mr, int ncols, int K, const float *a, c
                                      const float *res, int ldr, float min, float max, int accumulate,
                                      const wgk_conv_dst2 *d2);
 
+/* One whole 4x8 tile from a broadcast A panel (wgk_conv_splat_a), stored transposed:
+ * c[j*ldc + r] = sum_k A(k, r) * B(k, j), with B(k, j) = b[k*bk + j] for j < 4 and
+ * b[k*bk + b1 + j - 4] for j >= 4 (two 4-wide panels side by side; b1 = 4, bk = 8 is an
+ * 8-wide one). No epilogue. The Winograd GEMM on few tiles (wgk_wino_gemm): the tiles'
+ * transformed inputs broadcast, two 4-channel weight panels as B. */
+void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t bk, size_t b1, float *c, int ldc);
+
 /* wgk_f32_conv_ukernel_splat on an unpacked B read in place, B(k, j) = b[k*ldb + j]: the
  * NCHW activations of a 1x1 stride-1 conv are already that matrix (ldb = H*W), so they
  * need no packing. ncols: a multiple of NR (whole tiles only; nothing past them is read). */

@@ -60,9 +60,10 @@ static inline int wgk_wino_block_tiles(int C, int M, int tiles)
 static inline size_t wgk_wino_scratch(int C, int M, int OH, int OW)
 {
     const int tiles = ((OH + 1) / 2) * ((OW + 1) / 2);
-    /* + the broadcast weight panel (wgk_conv_splat_a) */
+    /* + the broadcast weight panel (wgk_conv_splat_a) or up to 4 groups of broadcast
+     * tiles (wgk_wino_gemm on few tiles) */
     return (size_t)16 * ((size_t)(C + M) * (size_t)wgk_wino_block_tiles(C, M, tiles) + 2 * WGK_WINO_SKEW) +
-           (size_t)16 * (size_t)C;
+           (size_t)64 * (size_t)C;
 }
 
 /* a: KH = KW = 3, SH = SW = DH = DW = 1, any padding and groups; a->w prepared by
@@ -81,7 +82,8 @@ int wgk_wino_per_group(const wgk_conv2d_args *a, void (*kernel)(const wgk_conv2d
 /* The multiplication step of both Winograd kernels: for each of the npos transform
  * positions xi, Mo[xi] (M x nt, stride mx) = U[xi] (packed weights at w + xi*wx, M x C)
  * x V[xi] (packed B panels at V + xi*vx, C x ncols, panel stride pstride), on the conv
- * micro-kernels; As: scratch for one broadcast weight panel (16*C floats). */
+ * micro-kernels; As: scratch for one broadcast weight panel or up to 4 groups of
+ * broadcast tiles (64*C floats). */
 void wgk_wino_gemm(const float *w, size_t wx, int npos, int M, int C, const float *V, size_t vx,
                    size_t pstride, float *Mo, size_t mx, int nt, int ncols, float *As);
 
@@ -136,7 +138,7 @@ static inline size_t wgk_wino6x6_scratch(int C, int M, int OH, int OW, int m)
 {
     const int tiles = ((OH + m - 1) / m) * ((OW + m - 1) / m);
     return (size_t)36 * ((size_t)(C + M) * (size_t)wgk_wino4_block_tiles(C, M, tiles) + 2 * WGK_WINO_SKEW) +
-           (size_t)16 * (size_t)C + wgk_wino6x6_pad_floats(C, M, OH, OW, m);
+           (size_t)64 * (size_t)C + wgk_wino6x6_pad_floats(C, M, OH, OW, m);
 }
 
 static inline size_t wgk_wino4_scratch(int C, int M, int OH, int OW)
