@@ -182,4 +182,53 @@ static inline size_t wgk_wino5x5_scratch(int C, int M, int OH, int OW)
  * M/groups, ...) floats. */
 void wgk_f32_conv2d_winograd5x5(const wgk_conv2d_args *a);
 
+/* ---- 3x3 stride 2 (kernels/conv/f32-conv2d-winograd-s2.c): 2x2 output tiles on 5x5
+ * input windows, 25 GEMMs of M x C (0.69x the direct multiplies), a 25/9 larger weight.
+ * Per dimension, on the window d0..d4 and the filter (w0, w1, w2):
+ *   B^T = [0 1 0 0 0; 0 0 0 1 0; 1 0 -1 0 0; 0 0 1 0 0; 0 0 -1 0 1]
+ *   G   = [0 1 0; 0 1 0; 1 0 0; 1 0 1; 0 0 1]
+ *   A^T = [1 0 1 1 0; 0 1 0 1 1] */
+
+static inline size_t wgk_wino_s2_pack_w_size(size_t M, size_t C)
+{
+    return 25 * wgk_conv_pack_w_group(M, C);
+}
+
+/* Like wgk_wino_prepare_w, 25 matrices (xi = 5*i + j) into wgk_wino_s2_pack_w_size(M, C)
+ * floats. */
+void wgk_wino_s2_prepare_w(const float *w, int M, int C, float *dst);
+
+/* Tiles per block: V (25 x C x NT) and M (25 x M x NT) in about 1 MiB. */
+static inline int wgk_wino_s2_block_tiles(int C, int M, int tiles)
+{
+    long nt = 10486L / (C + M > 0 ? C + M : 1);
+    nt -= nt % WGK_CONV_NR;
+    if (nt < WGK_CONV_NR)
+        nt = WGK_CONV_NR;
+    long need = ((long)tiles + WGK_CONV_NR - 1) / WGK_CONV_NR * WGK_CONV_NR;
+    return (int)(nt < need ? nt : need);
+}
+
+static inline size_t wgk_wino_s2_scratch(int C, int M, int OH, int OW)
+{
+    const int tiles = ((OH + 1) / 2) * ((OW + 1) / 2);
+    return (size_t)25 * ((size_t)(C + M) * (size_t)wgk_wino_s2_block_tiles(C, M, tiles) + 2 * WGK_WINO_SKEW) +
+           (size_t)64 * (size_t)C;
+}
+
+/* Whether the tiles' multiplies (25 per 2x2 tile, counting whole half panels as
+ * wgk_wino4_better does) stay under 0.8x the direct conv's 9 per output: 28x28 and
+ * 14x14 outputs yes (0.69x), 7x7 no (16 tiles for 49 outputs, 0.91x, for a weight 25/9
+ * the size streamed per run). */
+static inline int wgk_wino_s2_better(int OH, int OW)
+{
+    const long tiles = (long)((OH + 1) / 2) * ((OW + 1) / 2);
+    return 25 * ((tiles + 3) / 4 * 4) * 10 < 9L * OH * OW * 8;
+}
+
+/* a: KH = KW = 3, SH = SW = 2, DH = DW = 1, any padding and groups; a->w prepared by
+ * wgk_wino_s2_prepare_w (per group); a->scratch of wgk_wino_s2_scratch(C/groups,
+ * M/groups, ...) floats. */
+void wgk_f32_conv2d_winograd_s2(const wgk_conv2d_args *a);
+
 #endif

@@ -1,7 +1,8 @@
 /*
- * test_conv_winograd.c: the Winograd F(2x2, 3x3), F(4x4, 3x3) and F(2x2, 5x5)
- * convolutions (wgk_winograd.h), with filters from wgk_wino_prepare_w /
- * wgk_wino4_prepare_w / wgk_wino5x5_prepare_w (from wgk_conv_pack_w-packed filters), against a naive convolution: odd and even output sizes (partial tiles), pads 0..2 on each side
+ * test_conv_winograd.c: the Winograd F(2x2, 3x3), F(4x4, 3x3), F(2x2, 5x5) and 3x3
+ * stride-2 convolutions (wgk_winograd.h), with filters from wgk_wino_prepare_w /
+ * wgk_wino4_prepare_w / wgk_wino5x5_prepare_w / wgk_wino_s2_prepare_w (from
+ * wgk_conv_pack_w-packed filters), against a naive convolution: odd and even output sizes (partial tiles), pads 0..2 on each side
  * (asymmetric), channel counts around the 4-row weight panel, tile counts around the
  * 8-column panel, several tile blocks (large C + M), batch 2, every epilogue (bias,
  * residual, relu, clip). SIMD and scalar builds.
@@ -15,8 +16,9 @@
 #define CAP (1 << 20)
 static float WP[4 * CAP], X[CAP], Wt[CAP], Wpacked[CAP + 4096], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
 static uint32_t seed = 9090;
-enum { F2, F4, F2K5 };
-static int variant; /* F2: wgk_f32_conv2d_winograd, F4: ..._winograd4, F2K5: ..._winograd5x5 */
+enum { F2, F4, F2K5, S2 };
+static int variant; /* F2: wgk_f32_conv2d_winograd, F4: ..._winograd4, F2K5: ..._winograd5x5,
+                     * S2: ..._winograd_s2 */
 
 static void fill(float *p, int n)
 {
@@ -55,6 +57,7 @@ static void check(const shape *s, int epi)
     const int ysize = s->N * s->M * a.OH * a.OW;
     const size_t scratch = variant == F2   ? wgk_wino_scratch(s->C, s->M, a.OH, a.OW)
                            : variant == F4 ? wgk_wino4_scratch(s->C, s->M, a.OH, a.OW)
+                           : variant == S2 ? wgk_wino_s2_scratch(s->C, s->M, a.OH, a.OW)
                                            : wgk_wino5x5_scratch(s->C, s->M, a.OH, a.OW);
     WGKT_CHECK(scratch <= CAP, "scratch fits the test buffer");
     WGKT_CHECK(wgk_wino4_pack_w_size((size_t)s->M, (size_t)s->C) <= 4 * CAP && s->M * K <= CAP &&
@@ -84,8 +87,9 @@ static void check(const shape *s, int epi)
     /* Every float of the prepared weight, the zero rows past M included, is written;
      * grouped: one group's after the other's. */
     const int mg = s->M / s->groups;
-    const size_t gsize = variant == F2 ? wgk_wino_pack_w_size((size_t)mg, (size_t)cg)
-                                       : wgk_wino4_pack_w_size((size_t)mg, (size_t)cg);
+    const size_t gsize = variant == F2   ? wgk_wino_pack_w_size((size_t)mg, (size_t)cg)
+                         : variant == S2 ? wgk_wino_s2_pack_w_size((size_t)mg, (size_t)cg)
+                                         : wgk_wino4_pack_w_size((size_t)mg, (size_t)cg);
     const size_t wsize = gsize * (size_t)s->groups;
     for (size_t i = 0; i < wsize + 8; i++)
         WP[i] = NAN;
@@ -97,6 +101,8 @@ static void check(const shape *s, int epi)
             wgk_wino_prepare_w(wg, mg, cg, WP + g * gsize);
         else if (variant == F4)
             wgk_wino4_prepare_w(wg, mg, cg, WP + g * gsize);
+        else if (variant == S2)
+            wgk_wino_s2_prepare_w(wg, mg, cg, WP + g * gsize);
         else
             wgk_wino5x5_prepare_w(wg, mg, cg, WP + g * gsize);
     }
@@ -110,6 +116,8 @@ static void check(const shape *s, int epi)
         wgk_f32_conv2d_winograd(&a);
     else if (variant == F4)
         wgk_f32_conv2d_winograd4(&a);
+    else if (variant == S2)
+        wgk_f32_conv2d_winograd_s2(&a);
     else
         wgk_f32_conv2d_winograd5x5(&a);
     int past = 0; /* the kernel keeps to its scratch size */
@@ -118,8 +126,9 @@ static void check(const shape *s, int epi)
     WGKT_CHECK(!past, "the Winograd kernel writes nothing past its scratch size");
     /* F(4x4) rounds through larger transform coefficients (up to 8 in A^T, 5 in B^T):
      * about 10x the error of F(2x2), still ~1e-4 of the output scale. F(2x2, 5x5) has
-     * the same B^T and G entries up to 16/24. */
-    const float atol = tolerance(K) * (variant == F2 ? 1.0f : 4.0f);
+     * the same B^T and G entries up to 16/24. The stride-2 transforms only add and
+     * subtract (F(2x2)'s tolerance). */
+    const float atol = tolerance(K) * (variant == F2 || variant == S2 ? 1.0f : 4.0f);
     int bad = 0;
     for (int i = 0; i < ysize && !bad; i++)
         if (!wgkt_close(Y[i], Want[i], 1e-4f, atol)) {
@@ -143,7 +152,7 @@ static void check(const shape *s, int epi)
             wgkt_log_int(s->groups);
             wgkt_log(" epi=");
             wgkt_log_int(epi);
-            wgkt_log(variant == F2 ? " F(2x2)" : variant == F4 ? " F(4x4)" : " F(2x2, 5x5)");
+            wgkt_log(variant == F2 ? " F(2x2)" : variant == F4 ? " F(4x4)" : variant == S2 ? " stride 2" : " F(2x2, 5x5)");
             wgkt_log("\n");
         }
     WGKT_CHECK(!bad, "conv2d_winograd matches the naive convolution");
@@ -191,6 +200,23 @@ static void run(void)
     for (unsigned i = 0; i < sizeof shapes5 / sizeof *shapes5; i++)
         for (int epi = 0; epi < 4; epi++)
             check(&shapes5[i], epi);
+    /* Stride 2: output sizes odd and even, pads 0..1 each side (asymmetric), windows
+     * at every edge, rows of 4 whole tiles inside the image (the SIMD loads), blocks. */
+    static const shape shapes_s2[] = {
+        {1, 1, 3, 3, 1, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+        {1, 1, 5, 5, 1, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+        {1, 3, 9, 11, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+        {2, 8, 16, 16, 16, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 1},
+        {1, 6, 10, 7, 9, 3, 3, 2, 2, 1, 1, 0, 1, 1, 0, 1},
+        {1, 16, 56, 56, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},   /* ResNet stage 2's shape */
+        {1, 37, 28, 27, 13, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+        {1, 600, 30, 29, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  /* 2 tile blocks */
+        {2, 32, 14, 14, 48, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},   /* groups, 2 images */
+    };
+    variant = S2;
+    for (unsigned i = 0; i < sizeof shapes_s2 / sizeof *shapes_s2; i++)
+        for (int epi = 0; epi < 4; epi++)
+            check(&shapes_s2[i], epi);
 }
 
 WGKT_MAIN("conv_winograd", run)

@@ -10,6 +10,8 @@
  *                                                          when the output has >= 8 4x4 tiles,
  *                                                          else wgk_f32_conv2d_winograd (F(2x2));
  *   constant weight, 5x5 stride 1, C, M per group >= 16    wgk_f32_conv2d_winograd5x5 (F(2x2,5x5));
+ *   constant weight, 3x3 stride 2, C, M per group >= 16,   wgk_f32_conv2d_winograd_s2 (25 products
+ *     2x2 tiles < 0.8x the direct multiplies               per 2x2 tile on the input's phases);
  *                                                          Winograd: filters packed as for
  *                                                          wgk_f32_conv2d_packed in the module,
  *                                                          transformed + packed by the module;
@@ -160,8 +162,10 @@ static bool use_packed(wgc_graph *g, const wgc_node *n, const conv_geom *c)
  * made by the module on its first run; grouped ones (AlexNet) run group by group:
  *   3x3, F(4x4, 3x3) when it beats F(2x2) (wgk_wino4_better)  4x fewer multiplies, 36/9 weight
  *   3x3, else F(2x2, 3x3)                                     2.25x fewer, 16/9 weight
- *   5x5, F(2x2, 5x5)                                          2.8x fewer, 36/25 weight */
-typedef enum { WINO_NONE, WINO_F2, WINO_F4, WINO_F2K5 } wino_kind;
+ *   5x5, F(2x2, 5x5)                                          2.8x fewer, 36/25 weight
+ * and 3x3 stride 2 where its tiles pay (wgk_wino_s2_better): 25 products per 2x2 tile on
+ * the input's even and odd phases, 1.44x fewer multiplies, 25/9 weight. */
+typedef enum { WINO_NONE, WINO_F2, WINO_F4, WINO_F2K5, WINO_S2 } wino_kind;
 
 static const struct wino_impl {
     const char *kernel, *prepare;
@@ -170,13 +174,18 @@ static const struct wino_impl {
     [WINO_F2] = {"wgk_f32_conv2d_winograd", "wgk_wino_prepare_w", 9},
     [WINO_F4] = {"wgk_f32_conv2d_winograd4", "wgk_wino4_prepare_w", 9},
     [WINO_F2K5] = {"wgk_f32_conv2d_winograd5x5", "wgk_wino5x5_prepare_w", 25},
+    [WINO_S2] = {"wgk_f32_conv2d_winograd_s2", "wgk_wino_s2_prepare_w", 9},
 };
 
 static wino_kind winograd_kind(wgc_graph *g, const wgc_node *n, const conv_geom *c)
 {
     const wgc_window *w = &c->win;
-    if (!use_packed(g, n, c) || c->rank != 2 || w->s[0] != 1 || w->s[1] != 1 || w->d[0] != 1 ||
-        w->d[1] != 1 || c->C / c->groups < 16 || c->M / c->groups < 16)
+    if (!use_packed(g, n, c) || c->rank != 2 || w->s[0] != w->s[1] || w->d[0] != 1 || w->d[1] != 1 ||
+        c->C / c->groups < 16 || c->M / c->groups < 16)
+        return WINO_NONE;
+    if (w->s[0] == 2)
+        return c->KH == 3 && c->KW == 3 && wgk_wino_s2_better((int)c->OH, (int)c->OW) ? WINO_S2 : WINO_NONE;
+    if (w->s[0] != 1)
         return WINO_NONE;
     if (c->KH == 3 && c->KW == 3)
         return wgk_wino4_better((int)c->OH, (int)c->OW) ? WINO_F4 : WINO_F2;
@@ -195,8 +204,10 @@ static bool use_winograd(wgc_graph *g, const wgc_node *n, const conv_geom *c)
 static size_t winograd_weight_floats(wgc_graph *g, const wgc_node *n, const conv_geom *c)
 {
     const size_t cg = (size_t)(c->C / c->groups), mg = (size_t)(c->M / c->groups);
-    const size_t group = winograd_kind(g, n, c) == WINO_F2 ? wgk_wino_pack_w_size(mg, cg)
-                                                           : wgk_wino4_pack_w_size(mg, cg);
+    const wino_kind kind = winograd_kind(g, n, c);
+    const size_t group = kind == WINO_F2   ? wgk_wino_pack_w_size(mg, cg)
+                         : kind == WINO_S2 ? wgk_wino_s2_pack_w_size(mg, cg)
+                                           : wgk_wino4_pack_w_size(mg, cg);
     return group * (size_t)c->groups;
 }
 
@@ -239,7 +250,8 @@ static bool first_run_direct(wgc_graph *g, const wgc_node *n, const conv_geom *c
     const wino_kind kind = winograd_kind(g, n, c);
     if (kind == WINO_NONE || winograd_per_run(g))
         return false;
-    const int64_t tile = kind == WINO_F4 ? 4 : 2, matrices = kind == WINO_F2 ? 16 : 36;
+    const int64_t tile = kind == WINO_F4 ? 4 : 2;
+    const int64_t matrices = kind == WINO_F2 ? 16 : kind == WINO_S2 ? 25 : 36;
     const int64_t tiles = (c->OH + tile - 1) / tile * ((c->OW + tile - 1) / tile);
     const int64_t saved = c->KH * c->KW * c->OH * c->OW - matrices * tiles;
     return (double)(matrices * (int64_t)sizeof(float)) * FRESH_NS_PER_BYTE > (double)saved * DIRECT_NS_PER_MAC;
@@ -285,6 +297,7 @@ static size_t conv_scratch(const wgc_graph *g, const wgc_node *n)
         const wino_kind kind = winograd_kind((wgc_graph *)g, n, &c);
         const size_t k = kind == WINO_F2   ? wgk_wino_scratch(cg, mg, (int)c.OH, (int)c.OW)
                          : kind == WINO_F4 ? wgk_wino4_scratch(cg, mg, (int)c.OH, (int)c.OW)
+                         : kind == WINO_S2 ? wgk_wino_s2_scratch(cg, mg, (int)c.OH, (int)c.OW)
                                            : wgk_wino5x5_scratch(cg, mg, (int)c.OH, (int)c.OW);
         size_t bytes = (w + k) * sizeof(float);
         if (first_run_direct((wgc_graph *)g, n, &c)) { /* the first run's kernel */
