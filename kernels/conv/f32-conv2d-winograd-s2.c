@@ -8,10 +8,9 @@
  *   t = (d1, d3, d0 - d2, d2, d4 - d2),  f = (w1, w1, w0, w0 + w2, w2),
  *   y0 = p0 + p2 + p3,  y1 = p1 + p3 + p4   (p = t * f),
  * and in 2-D 25 instead of 36 per 2x2 tile and (m, c) pair (0.69x), exact in its
- * arithmetic (no fractions). Per image and block of tiles: input transform into 25
- * packed B matrices, the GEMMs (wgk_wino_gemm), output transform with the epilogue.
+ * arithmetic (no fractions). The transforms for the 2x2-tile driver (winograd-2x2.h).
  */
-#include "wgk_winograd.h"
+#include "winograd-2x2.h"
 
 #define NPOS 25
 
@@ -100,104 +99,35 @@ static void store_tiles4(const float *mm, size_t mx, float *y, const float *res,
         const v128_t *q = r + 5 * i;
         const v128_t o0 = wasm_f32x4_add(wasm_f32x4_add(q[0], q[2]), q[3]);
         const v128_t o1 = wasm_f32x4_add(wasm_f32x4_add(q[1], q[3]), q[4]);
-        v128_t v0 = wasm_f32x4_add(wasm_i32x4_shuffle(o0, o1, 0, 4, 1, 5), bv);
-        v128_t v1 = wasm_f32x4_add(wasm_i32x4_shuffle(o0, o1, 2, 6, 3, 7), bv);
-        float *yr = y + (size_t)i * OW;
-        if (res) {
-            const float *rr = res + (size_t)i * OW;
-            v0 = wasm_f32x4_add(v0, wasm_v128_load(rr));
-            v1 = wasm_f32x4_add(v1, wasm_v128_load(rr + 4));
-        }
-        wasm_v128_store(yr, wasm_f32x4_pmin(wasm_f32x4_pmax(v0, lv), hv));
-        wasm_v128_store(yr + 4, wasm_f32x4_pmin(wasm_f32x4_pmax(v1, lv), hv));
+        wgk_wino_store_row4(o0, o1, y + (size_t)i * OW, res ? res + (size_t)i * OW : NULL, bv, lv, hv);
     }
 }
 #endif
+
+/* y tile = A^T M A, A^T = [1 0 1 1 0; 0 1 0 1 1]. */
+static void out_tile(const float *s, float *out)
+{
+    float r[10];
+    for (int j = 0; j < 5; j++) {
+        r[j] = s[j] + s[10 + j] + s[15 + j];
+        r[5 + j] = s[5 + j] + s[15 + j] + s[20 + j];
+    }
+    out[0] = r[0] + r[2] + r[3];
+    out[1] = r[1] + r[3] + r[4];
+    out[2] = r[5] + r[7] + r[8];
+    out[3] = r[6] + r[8] + r[9];
+}
 
 void wgk_f32_conv2d_winograd_s2(const wgk_conv2d_args *a)
 {
     if (wgk_wino_per_group(a, wgk_f32_conv2d_winograd_s2,
                            wgk_wino_s2_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
         return;
-    const int C = a->C, M = a->M, H = a->H, W = a->W, OH = a->OH, OW = a->OW;
-    const int TW = (OW + 1) / 2, T = ((OH + 1) / 2) * TW;
-    const int nt = wgk_wino_s2_block_tiles(C, M, T);
-    const size_t vx = (size_t)C * nt + WGK_WINO_SKEW, mx = (size_t)M * nt + WGK_WINO_SKEW;
-    const size_t wx = wgk_conv_pack_w_group((size_t)M, (size_t)C);
-    const size_t pstride = (size_t)C * WGK_CONV_NR;
-    float *V = a->scratch;         /* [25][nt/NR][C][NR]: packed B per position */
-    float *Mo = V + NPOS * vx;     /* [25][M][nt] */
-    float *As = Mo + NPOS * mx;    /* broadcasts (wgk_wino_gemm) */
-    for (int n = 0; n < a->N; n++) {
-        const float *x = a->x + (size_t)n * C * H * W;
-        const size_t yo = (size_t)n * M * OH * OW;
-        for (int t0 = 0; t0 < T; t0 += nt) {
-            const int cnt = T - t0 < nt ? T - t0 : nt;
-            const int panels = (cnt + WGK_CONV_NR - 1) / WGK_CONV_NR;
-            for (int c = 0; c < C; c++) {
-                const float *xc = x + (size_t)c * H * W;
-                for (int tl = 0; tl < panels * WGK_CONV_NR; tl++) {
-                    float *dst = V + (size_t)(tl / WGK_CONV_NR) * pstride + (size_t)c * WGK_CONV_NR +
-                                 tl % WGK_CONV_NR;
-                    if (tl >= cnt) {
-                        for (int xi = 0; xi < NPOS; xi++)
-                            dst[xi * vx] = 0.0f;
-                        continue;
-                    }
-                    const int t = t0 + tl, th = t / TW, tw = t - th * TW;
-                    const int ih0 = 4 * th - a->PT, iw0 = 4 * tw - a->PL;
+    static const wino2x2 s2 = {NPOS, 4, 5, load_tile, out_tile,
 #ifdef __wasm_simd128__
-                    /* 4 tiles of one row, in one panel, inside the image. */
-                    if (tl % WGK_CONV_NR <= WGK_CONV_NR - 4 && tl + 4 <= cnt && tw + 4 <= TW && ih0 >= 0 &&
-                        ih0 + 5 <= H && iw0 >= 0 && iw0 + 17 <= W) {
-                        load_tiles4(xc, W, ih0, iw0, dst, vx);
-                        tl += 3;
-                        continue;
-                    }
+                               load_tiles4, store_tiles4
 #endif
-                    load_tile(xc, H, W, ih0, iw0, dst, vx);
-                }
-            }
-            const int ncols = (cnt + 3) / 4 * 4;
-            wgk_wino_gemm(a->w, wx, NPOS, M, C, V, vx, pstride, Mo, mx, nt, ncols, As);
-            /* y tile = A^T M A, A^T = [1 0 1 1 0; 0 1 0 1 1], then the epilogue. */
-            for (int m = 0; m < M; m++) {
-                const float *mm = Mo + (size_t)m * nt;
-                const float b = a->bias ? a->bias[m] : 0.0f;
-                const size_t ym = yo + (size_t)m * OH * OW;
-                for (int tl = 0; tl < cnt; tl++) {
-                    const int t = t0 + tl, th = t / TW, tw = t - th * TW;
-#ifdef __wasm_simd128__
-                    if (tl + 4 <= cnt && tw + 4 <= TW && 2 * tw + 8 <= OW && 2 * th + 2 <= OH) {
-                        const size_t o = ym + (size_t)(2 * th) * OW + 2 * tw;
-                        store_tiles4(mm + tl, mx, a->y + o, a->res ? a->res + o : NULL, OW, b, a->min, a->max);
-                        tl += 3;
-                        continue;
-                    }
-#endif
-                    float s[NPOS], r[10];
-                    for (int xi = 0; xi < NPOS; xi++)
-                        s[xi] = mm[xi * mx + tl];
-                    for (int j = 0; j < 5; j++) {
-                        r[j] = s[j] + s[10 + j] + s[15 + j];
-                        r[5 + j] = s[5 + j] + s[15 + j] + s[20 + j];
-                    }
-                    const float out[4] = {r[0] + r[2] + r[3], r[1] + r[3] + r[4], r[5] + r[7] + r[8],
-                                          r[6] + r[8] + r[9]};
-                    for (int i = 0; i < 2; i++)
-                        for (int j = 0; j < 2; j++) {
-                            const int oh = 2 * th + i, ow = 2 * tw + j;
-                            if (oh >= OH || ow >= OW)
-                                continue;
-                            const size_t o = ym + (size_t)oh * OW + ow;
-                            float v = out[2 * i + j] + b;
-                            if (a->res)
-                                v += a->res[o];
-                            v = v < a->min ? a->min : v;
-                            a->y[o] = v > a->max ? a->max : v;
-                        }
-                }
-            }
-        }
-    }
+    };
+    const int tiles = ((a->OH + 1) / 2) * ((a->OW + 1) / 2);
+    wgk_wino2x2_run(a, &s2, wgk_wino_s2_block_tiles(a->C, a->M, tiles));
 }

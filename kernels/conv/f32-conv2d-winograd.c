@@ -1,10 +1,11 @@
 /*
  * f32-conv2d-winograd.c: 3x3 stride-1 convolution by Winograd F(2x2, 3x3)
- * (wgk_winograd.h). Per image and block of 2x2 output tiles: input transform into 16
- * packed B matrices, 16 GEMMs on the packed micro-kernel, output transform with the
- * fused epilogue.
+ * (wgk_winograd.h): its transforms for the 2x2-tile driver (winograd-2x2.h: 16 packed B
+ * matrices, 16 GEMMs on the packed micro-kernel, output transform with the fused
+ * epilogue); also the GEMM step every Winograd kernel shares (wgk_wino_gemm) and the
+ * group loop (wgk_wino_per_group).
  */
-#include "wgk_winograd.h"
+#include "winograd-2x2.h"
 
 /* V = B^T d B, B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]; d and v row-major 4x4. */
 static inline void in_transform(const float *d, float *v)
@@ -95,16 +96,7 @@ static void store_tiles4(const float *mm, size_t mx, float *y, const float *res,
         const v128_t *q = r + 4 * i;
         const v128_t o0 = wasm_f32x4_add(wasm_f32x4_add(q[0], q[1]), q[2]);
         const v128_t o1 = wasm_f32x4_sub(wasm_f32x4_sub(q[1], q[2]), q[3]);
-        v128_t v0 = wasm_f32x4_add(wasm_i32x4_shuffle(o0, o1, 0, 4, 1, 5), bv);
-        v128_t v1 = wasm_f32x4_add(wasm_i32x4_shuffle(o0, o1, 2, 6, 3, 7), bv);
-        float *yr = y + (size_t)i * OW;
-        if (res) {
-            const float *rr = res + (size_t)i * OW;
-            v0 = wasm_f32x4_add(v0, wasm_v128_load(rr));
-            v1 = wasm_f32x4_add(v1, wasm_v128_load(rr + 4));
-        }
-        wasm_v128_store(yr, wasm_f32x4_pmin(wasm_f32x4_pmax(v0, lv), hv));
-        wasm_v128_store(yr + 4, wasm_f32x4_pmin(wasm_f32x4_pmax(v1, lv), hv));
+        wgk_wino_store_row4(o0, o1, y + (size_t)i * OW, res ? res + (size_t)i * OW : NULL, bv, lv, hv);
     }
 }
 #endif
@@ -186,97 +178,30 @@ int wgk_wino_per_group(const wgk_conv2d_args *a, void (*kernel)(const wgk_conv2d
     return 1;
 }
 
+/* y tile = A^T M A, A^T = [1 1 1 0; 0 1 -1 -1]. */
+static void out_tile(const float *s, float *out)
+{
+    float r[8];
+    for (int j = 0; j < 4; j++) {
+        r[j] = s[j] + s[4 + j] + s[8 + j];
+        r[4 + j] = s[4 + j] - s[8 + j] - s[12 + j];
+    }
+    out[0] = r[0] + r[1] + r[2];
+    out[1] = r[1] - r[2] - r[3];
+    out[2] = r[4] + r[5] + r[6];
+    out[3] = r[5] - r[6] - r[7];
+}
+
 void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a)
 {
     if (wgk_wino_per_group(a, wgk_f32_conv2d_winograd,
                            wgk_wino_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
         return;
-    const int C = a->C, M = a->M, H = a->H, W = a->W, OH = a->OH, OW = a->OW;
-    const int TW = (OW + 1) / 2, T = ((OH + 1) / 2) * TW;
-    const int nt = wgk_wino_block_tiles(C, M, T);
-    const size_t vx = (size_t)C * nt + WGK_WINO_SKEW, mx = (size_t)M * nt + WGK_WINO_SKEW;
-    const size_t wx = wgk_conv_pack_w_group((size_t)M, (size_t)C);
-    const size_t pstride = (size_t)C * WGK_CONV_NR;
-    float *V = a->scratch;       /* [16][nt/NR][C][NR]: packed B per position */
-    float *Mo = V + 16 * vx;     /* [16][M][nt] */
-    float *As = Mo + 16 * mx; /* [C][16]: broadcast weight panel (or [4][C][16]: tiles) */
-    for (int n = 0; n < a->N; n++) {
-        const float *x = a->x + (size_t)n * C * H * W;
-        const size_t yo = (size_t)n * M * OH * OW;
-        for (int t0 = 0; t0 < T; t0 += nt) {
-            const int cnt = T - t0 < nt ? T - t0 : nt;
-            const int panels = (cnt + WGK_CONV_NR - 1) / WGK_CONV_NR;
-            for (int c = 0; c < C; c++) {
-                const float *xc = x + (size_t)c * H * W;
-                for (int tl = 0; tl < panels * WGK_CONV_NR; tl++) {
-                    float *dst = V + (size_t)(tl / WGK_CONV_NR) * pstride + (size_t)c * WGK_CONV_NR +
-                                 tl % WGK_CONV_NR;
-                    if (tl >= cnt) {
-                        for (int xi = 0; xi < 16; xi++)
-                            dst[xi * vx] = 0.0f;
-                        continue;
-                    }
-                    const int t = t0 + tl, th = t / TW, tw = t - th * TW;
-                    const int ih0 = 2 * th - a->PT, iw0 = 2 * tw - a->PL;
+    static const wino2x2 f2 = {16, 2, 4, load_tile, out_tile,
 #ifdef __wasm_simd128__
-                    /* 4 tiles of one row, in one panel, inside the image. */
-                    if (tl % WGK_CONV_NR <= WGK_CONV_NR - 4 && tl + 4 <= cnt && tw + 4 <= TW &&
-                        ih0 >= 0 && ih0 + 4 <= H && iw0 >= 0 && iw0 + 10 <= W) {
-                        load_tiles4(xc, W, ih0, iw0, dst, vx);
-                        tl += 3;
-                        continue;
-                    }
+                               load_tiles4, store_tiles4
 #endif
-                    load_tile(xc, H, W, ih0, iw0, dst, vx);
-                }
-            }
-            /* Columns up to a multiple of 4: a last half panel costs half (the output
-             * transforms read 4 adjacent columns). */
-            const int ncols = (cnt + 3) / 4 * 4;
-            wgk_wino_gemm(a->w, wx, 16, M, C, V, vx, pstride, Mo, mx, nt, ncols, As);
-            /* y tile = A^T M A, A^T = [1 1 1 0; 0 1 -1 -1], then the epilogue. */
-            for (int m = 0; m < M; m++) {
-                const float *mm = Mo + (size_t)m * nt;
-                const float b = a->bias ? a->bias[m] : 0.0f;
-                const size_t ym = yo + (size_t)m * OH * OW;
-                for (int tl = 0; tl < cnt; tl++) {
-#ifdef __wasm_simd128__
-                    {
-                        const int t = t0 + tl, th = t / TW, tw = t - th * TW;
-                        if (tl + 4 <= cnt && tw + 4 <= TW && 2 * tw + 8 <= OW && 2 * th + 2 <= OH) {
-                            const size_t o = ym + (size_t)(2 * th) * OW + 2 * tw;
-                            store_tiles4(mm + tl, mx, a->y + o, a->res ? a->res + o : NULL, OW, b,
-                                         a->min, a->max);
-                            tl += 3;
-                            continue;
-                        }
-                    }
-#endif
-                    float s[16];
-                    for (int xi = 0; xi < 16; xi++)
-                        s[xi] = mm[xi * mx + tl];
-                    float r[8];
-                    for (int j = 0; j < 4; j++) {
-                        r[j] = s[j] + s[4 + j] + s[8 + j];
-                        r[4 + j] = s[4 + j] - s[8 + j] - s[12 + j];
-                    }
-                    float out[4] = {r[0] + r[1] + r[2], r[1] - r[2] - r[3], r[4] + r[5] + r[6],
-                                    r[5] - r[6] - r[7]};
-                    const int t = t0 + tl, th = t / TW, tw = t - th * TW;
-                    for (int i = 0; i < 2; i++)
-                        for (int j = 0; j < 2; j++) {
-                            const int oh = 2 * th + i, ow = 2 * tw + j;
-                            if (oh >= OH || ow >= OW)
-                                continue;
-                            const size_t o = ym + (size_t)oh * OW + ow;
-                            float v = out[2 * i + j] + b;
-                            if (a->res)
-                                v += a->res[o];
-                            v = v < a->min ? a->min : v;
-                            a->y[o] = v > a->max ? a->max : v;
-                        }
-                }
-            }
-        }
-    }
+    };
+    const int tiles = ((a->OH + 1) / 2) * ((a->OW + 1) / 2);
+    wgk_wino2x2_run(a, &f2, wgk_wino_block_tiles(a->C, a->M, tiles));
 }

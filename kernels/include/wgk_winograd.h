@@ -40,15 +40,22 @@ static inline size_t wgk_wino_pack_w_size(size_t M, size_t C)
  * (kernels/conv/f32-winograd-weights.c). */
 void wgk_wino_prepare_w(const float *w, int M, int C, float *dst);
 
-/* Tiles per block: V (16 x C x NT) and M (16 x M x NT) in about 1 MiB. */
-static inline int wgk_wino_block_tiles(int C, int M, int tiles)
+/* Tiles per block of the Winograd kernels: V (npos x C x NT) and M (npos x M x NT) in
+ * budget floats, whole NR panels, never more than the image needs. */
+static inline int wgk_wino_tiles_in(long budget, int npos, int C, int M, int tiles)
 {
-    long nt = 16384L / (C + M > 0 ? C + M : 1);
+    long nt = budget / npos / (C + M > 0 ? C + M : 1);
     nt -= nt % WGK_CONV_NR;
     if (nt < WGK_CONV_NR)
         nt = WGK_CONV_NR;
     long need = ((long)tiles + WGK_CONV_NR - 1) / WGK_CONV_NR * WGK_CONV_NR;
     return (int)(nt < need ? nt : need);
+}
+
+/* Tiles per block: V (16 x C x NT) and M (16 x M x NT) in about 1 MiB. */
+static inline int wgk_wino_block_tiles(int C, int M, int tiles)
+{
+    return wgk_wino_tiles_in(16 * 16384L, 16, C, M, tiles);
 }
 
 /* Floats added to the distance between the per-position matrices of V and M: without
@@ -109,12 +116,7 @@ void wgk_wino4_prepare_w(const float *w, int M, int C, float *dst);
  * panels are streamed once per block; 1 MiB blocks made ResNet-50 ~3% slower). */
 static inline int wgk_wino4_block_tiles(int C, int M, int tiles)
 {
-    long nt = 14563L / (C + M > 0 ? C + M : 1);
-    nt -= nt % WGK_CONV_NR;
-    if (nt < WGK_CONV_NR)
-        nt = WGK_CONV_NR;
-    long need = ((long)tiles + WGK_CONV_NR - 1) / WGK_CONV_NR * WGK_CONV_NR;
-    return (int)(nt < need ? nt : need);
+    return wgk_wino_tiles_in(36 * 14563L, 36, C, M, tiles);
 }
 
 /* The zero-padded rows of one input plane that a block of the 6x6-tile kernels reads:
@@ -201,12 +203,7 @@ void wgk_wino_s2_prepare_w(const float *w, int M, int C, float *dst);
 /* Tiles per block: V (25 x C x NT) and M (25 x M x NT) in about 1 MiB. */
 static inline int wgk_wino_s2_block_tiles(int C, int M, int tiles)
 {
-    long nt = 10486L / (C + M > 0 ? C + M : 1);
-    nt -= nt % WGK_CONV_NR;
-    if (nt < WGK_CONV_NR)
-        nt = WGK_CONV_NR;
-    long need = ((long)tiles + WGK_CONV_NR - 1) / WGK_CONV_NR * WGK_CONV_NR;
-    return (int)(nt < need ? nt : need);
+    return wgk_wino_tiles_in(16 * 16384L, 25, C, M, tiles);
 }
 
 static inline size_t wgk_wino_s2_scratch(int C, int M, int OH, int OW)

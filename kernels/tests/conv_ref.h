@@ -58,4 +58,35 @@ static inline void wgkt_conv2d_reference(const wgk_conv2d_args *a, const float *
                 }
 }
 
+/* The conv tests' absolute tolerance: 1e-5, growing with the square root of the
+ * reduction length K (with rtol 1e-4). */
+static inline float wgkt_conv_atol(int K)
+{
+    float atol = 1e-5f;
+    for (int k = 1; k * k < K; k++)
+        atol = 1e-5f * (float)(k + 1);
+    return atol;
+}
+
+/* Whether y[0..n) matches want (rtol 1e-4, atol); logs the first mismatch with the
+ * conv's shape, the epilogue case and what (a kernel or variant name). */
+static inline int wgkt_conv_matches(const float *y, const float *want, int n, float atol,
+                                    const wgk_conv2d_args *a, int epi, const char *what)
+{
+    for (int i = 0; i < n; i++)
+        if (!wgkt_close(y[i], want[i], 1e-4f, atol)) {
+            WGKT_CHECK_CLOSE(y[i], want[i], 1e-4f, atol, what);
+            const int v[] = {i, a->C, a->H, a->W, a->M, a->KH, a->KW, a->SH, a->groups, epi};
+            static const char *const k[] = {"  at index ", " C=", " H=", " W=", " M=", " K=", "x",
+                                            " stride=", " groups=", " epi="};
+            for (int j = 0; j < 10; j++) {
+                wgkt_log(k[j]);
+                wgkt_log_int(v[j]);
+            }
+            wgkt_log("\n");
+            return 0;
+        }
+    return 1;
+}
+
 #endif

@@ -19,13 +19,6 @@ static void fill(float *p, int n)
         p[i] = wgkt_rand(&seed);
 }
 
-static float tolerance(int K)
-{
-    float atol = 1e-5f;
-    for (int k = 1; k * k < K; k++)
-        atol = 1e-5f * (float)(k + 1);
-    return atol;
-}
 
 typedef struct shape {
     int C, H, W, M, KH, S, D, PAD;
@@ -56,26 +49,8 @@ static void check(const shape *s, int epi)
     wgk_conv_fewpix_pack_w(Wt, (size_t)s->M, (size_t)K, WP);
     a.w = WP;
     wgk_f32_conv2d_fewpix(&a);
-    const float atol = tolerance(K);
-    int bad = 0;
-    for (int i = 0; i < ysize && !bad; i++)
-        if (!wgkt_close(Y[i], Want[i], 1e-4f, atol)) {
-            bad = 1;
-            WGKT_CHECK_CLOSE(Y[i], Want[i], 1e-4f, atol, "conv2d_fewpix");
-            wgkt_log("  at index ");
-            wgkt_log_int(i);
-            wgkt_log(" C=");
-            wgkt_log_int(s->C);
-            wgkt_log(" H=");
-            wgkt_log_int(s->H);
-            wgkt_log(" M=");
-            wgkt_log_int(s->M);
-            wgkt_log(" K=");
-            wgkt_log_int(s->KH);
-            wgkt_log(" epi=");
-            wgkt_log_int(epi);
-            wgkt_log("\n");
-        }
+    const float atol = wgkt_conv_atol(K);
+    const int bad = !wgkt_conv_matches(Y, Want, ysize, atol, &a, epi, "conv2d_fewpix");
     WGKT_CHECK(!bad, "conv2d_fewpix matches the naive convolution");
     WGKT_CHECK(Y[ysize] == 1000.0f, "conv2d_fewpix wrote past its output");
 }

@@ -31,13 +31,6 @@ static void reference(const wgk_conv2d_args *a)
     wgkt_conv2d_reference(a, Wt, Want);
 }
 
-static float tolerance(int K)
-{
-    float atol = 1e-5f;
-    for (int k = 1; k * k < K; k++)
-        atol = 1e-5f * (float)(k + 1);
-    return atol;
-}
 
 /* epi: a wgkt_conv_epilogue case */
 static void check(const shape *s, int epi)
@@ -71,32 +64,8 @@ static void check(const shape *s, int epi)
     wgk_conv_pack_w(Wt, (size_t)s->M, (size_t)K, (size_t)s->groups, WP);
     a.w = WP;
     wgk_f32_conv2d_packed(&a);
-    const float atol = tolerance(K);
-    int bad = 0;
-    for (int i = 0; i < ysize && !bad; i++)
-        if (!wgkt_close(Y[i], Want[i], 1e-4f, atol)) {
-            bad = 1;
-            WGKT_CHECK_CLOSE(Y[i], Want[i], 1e-4f, atol, "conv2d_packed");
-            wgkt_log("  at index ");
-            wgkt_log_int(i);
-            wgkt_log(" C=");
-            wgkt_log_int(s->C);
-            wgkt_log(" H=");
-            wgkt_log_int(s->H);
-            wgkt_log(" W=");
-            wgkt_log_int(s->W);
-            wgkt_log(" M=");
-            wgkt_log_int(s->M);
-            wgkt_log(" K=");
-            wgkt_log_int(s->KH);
-            wgkt_log("x");
-            wgkt_log_int(s->KW);
-            wgkt_log(" groups=");
-            wgkt_log_int(s->groups);
-            wgkt_log(" epi=");
-            wgkt_log_int(epi);
-            wgkt_log("\n");
-        }
+    const float atol = wgkt_conv_atol(K);
+    const int bad = !wgkt_conv_matches(Y, Want, ysize, atol, &a, epi, "conv2d_packed");
     WGKT_CHECK(!bad, "conv2d_packed matches the naive convolution");
     WGKT_CHECK(Y[ysize] == 1000.0f, "conv2d_packed wrote past its output");
 }
@@ -138,7 +107,7 @@ static void check_ukernel(void)
                                 s += (double)X[k * WGK_CONV_MR + r] * Wt[k * WGK_CONV_NR + j];
                             float v = (float)s + (epi ? (acc ? 0.0f : Bias[r]) + Res[r * ldr + j] : 0.0f);
                             v = v < lo ? lo : v > hi ? hi : v;
-                            bad |= !wgkt_close(got, v, 1e-4f, tolerance(K));
+                            bad |= !wgkt_close(got, v, 1e-4f, wgkt_conv_atol(K));
                         }
                     WGKT_CHECK(!bad, "conv micro-kernel tile (mr, nr, K, epilogue)");
                 }

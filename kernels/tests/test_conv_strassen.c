@@ -22,13 +22,6 @@ static void fill(float *p, int n)
         p[i] = wgkt_rand(&seed);
 }
 
-static float tolerance(int K)
-{
-    float atol = 1e-5f;
-    for (int k = 1; k * k < K; k++)
-        atol = 1e-5f * (float)(k + 1);
-    return atol;
-}
 
 typedef struct shape {
     int N, C, H, W, M, S;
@@ -65,28 +58,8 @@ static void check(const shape *s, int epi, int res_in_y)
     wgk_conv_pack_w(Wt, (size_t)s->M, (size_t)s->C, 1, WP);
     a.w = WP;
     wgk_f32_conv2d_strassen(&a);
-    const float atol = tolerance(s->C);
-    int bad = 0;
-    for (int i = 0; i < ysize && !bad; i++)
-        if (!wgkt_close(Y[i], Want[i], 1e-4f, atol)) {
-            bad = 1;
-            WGKT_CHECK_CLOSE(Y[i], Want[i], 1e-4f, atol, "conv2d_strassen");
-            wgkt_log("  at index ");
-            wgkt_log_int(i);
-            wgkt_log(" C=");
-            wgkt_log_int(s->C);
-            wgkt_log(" H=");
-            wgkt_log_int(s->H);
-            wgkt_log(" W=");
-            wgkt_log_int(s->W);
-            wgkt_log(" M=");
-            wgkt_log_int(s->M);
-            wgkt_log(" S=");
-            wgkt_log_int(s->S);
-            wgkt_log(" epi=");
-            wgkt_log_int(epi);
-            wgkt_log("\n");
-        }
+    const float atol = wgkt_conv_atol(s->C);
+    const int bad = !wgkt_conv_matches(Y, Want, ysize, atol, &a, epi, "conv2d_strassen");
     WGKT_CHECK(!bad, "conv2d_strassen matches the naive convolution");
     WGKT_CHECK(Y[ysize] == 1000.0f, "conv2d_strassen wrote past its output");
 }

@@ -35,13 +35,6 @@ static void reference(const wgk_conv2d_args *a)
     wgkt_conv2d_reference(a, Wt, Want);
 }
 
-static float tolerance(int K)
-{
-    float atol = 1e-5f;
-    for (int k = 1; k * k < K; k++)
-        atol = 1e-5f * (float)(k + 1);
-    return atol;
-}
 
 /* epi: 0 none, 1 bias, 2 bias+res+relu, 3 res+clip */
 static void check(const shape *s, int epi)
@@ -128,33 +121,10 @@ static void check(const shape *s, int epi)
      * about 10x the error of F(2x2), still ~1e-4 of the output scale. F(2x2, 5x5) has
      * the same B^T and G entries up to 16/24. The stride-2 transforms only add and
      * subtract (F(2x2)'s tolerance). */
-    const float atol = tolerance(K) * (variant == F2 || variant == S2 ? 1.0f : 4.0f);
-    int bad = 0;
-    for (int i = 0; i < ysize && !bad; i++)
-        if (!wgkt_close(Y[i], Want[i], 1e-4f, atol)) {
-            bad = 1;
-            WGKT_CHECK_CLOSE(Y[i], Want[i], 1e-4f, atol, "conv2d_winograd");
-            wgkt_log("  at index ");
-            wgkt_log_int(i);
-            wgkt_log(" C=");
-            wgkt_log_int(s->C);
-            wgkt_log(" H=");
-            wgkt_log_int(s->H);
-            wgkt_log(" W=");
-            wgkt_log_int(s->W);
-            wgkt_log(" M=");
-            wgkt_log_int(s->M);
-            wgkt_log(" K=");
-            wgkt_log_int(s->KH);
-            wgkt_log("x");
-            wgkt_log_int(s->KW);
-            wgkt_log(" groups=");
-            wgkt_log_int(s->groups);
-            wgkt_log(" epi=");
-            wgkt_log_int(epi);
-            wgkt_log(variant == F2 ? " F(2x2)" : variant == F4 ? " F(4x4)" : variant == S2 ? " stride 2" : " F(2x2, 5x5)");
-            wgkt_log("\n");
-        }
+    const float atol = wgkt_conv_atol(K) * (variant == F2 || variant == S2 ? 1.0f : 4.0f);
+    static const char *const names[] = {[F2] = "conv2d_winograd F(2x2)", [F4] = "conv2d_winograd F(4x4)",
+                                        [F2K5] = "conv2d_winograd F(2x2, 5x5)", [S2] = "conv2d_winograd stride 2"};
+    const int bad = !wgkt_conv_matches(Y, Want, ysize, atol, &a, epi, names[variant]);
     WGKT_CHECK(!bad, "conv2d_winograd matches the naive convolution");
     WGKT_CHECK(Y[ysize] == 1000.0f, "conv2d_winograd wrote past its output");
 }
