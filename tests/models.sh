@@ -122,7 +122,7 @@ if compile "$MN/mnist-8.onnx" "$OUT/mnist.wasm" -q; then
 fi
 
 # 4. ResNet-50 v2 (zoo architecture, seeded random weights) against onnxruntime-node,
-#    SIMD and scalar builds.
+#    SIMD, scalar and relaxed-SIMD builds.
 R=$OUT/resnet50v2
 mkdir -p "$R"
 if [ ! -s "$R/resnet50v2.onnx" ] || [ tools/make_resnet50v2.py -nt "$R/resnet50v2.onnx" ]; then
@@ -142,6 +142,12 @@ if [ -s "$R/resnet50v2.onnx" ]; then
     if compile "$R/resnet50v2.onnx" "$R/resnet50v2-scalar.wasm" -O3 --no-simd -q; then
         run_and_compare "resnet50v2-no-simd" "$R/resnet50v2-scalar.wasm" "$R/in" "$R/want" 1e-4 1e-5
         run_and_compare "resnet50v2-no-simd second run" "$R/resnet50v2-scalar.wasm" "$R/in" "$R/want" 1e-4 1e-5 2
+    fi
+    # The relaxed-SIMD build (fused multiply-add in every conv kernel: Strassen, few-pixel,
+    # Winograd, stride-2), same tolerances.
+    if compile "$R/resnet50v2.onnx" "$R/resnet50v2-relaxed.wasm" -O3 --relaxed-simd -q; then
+        run_and_compare "resnet50v2-relaxed" "$R/resnet50v2-relaxed.wasm" "$R/in" "$R/want" 1e-4 1e-5
+        run_and_compare "resnet50v2-relaxed second run" "$R/resnet50v2-relaxed.wasm" "$R/in" "$R/want" 1e-4 1e-5 2
     fi
 fi
 

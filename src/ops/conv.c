@@ -2,7 +2,8 @@
  * conv.c: Conv (1-D, 2-D and 3-D, NC[D][H]W, float32) with groups, dilations, strides, pads, auto_pad and
  * the fused epilogue set by the passes (residual add, then Relu/Clip).
  *
- * Lowering, chosen per layer (resolve(), use_packed(), use_winograd(), use_strassen()):
+ * Lowering, chosen per layer (resolve(), use_packed(), use_winograd(), use_strassen(),
+ * use_fewpix()):
  *   depthwise (one input channel per group, groups > 1)   wgk_f32_dwconv2d, ONNX weights;
  *                                                          3x3/5x5, strides 1-2, SIMD builds:
  *                                                          wgk_f32_dwconv2d_KxK_sHxW (padded plane)
