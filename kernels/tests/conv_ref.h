@@ -58,6 +58,29 @@ static inline void wgkt_conv2d_reference(const wgk_conv2d_args *a, const float *
                 }
 }
 
+/* p[0..n) = pseudo-random values in [-1, 1) (wgkt_rand). */
+static inline void wgkt_fill(float *p, int n, uint32_t *seed)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = wgkt_rand(seed);
+}
+
+/* A conv test's buffers before a check: pseudo-random input, weight, bias and residual;
+ * NaN in the scratch (garbage there must not reach the result); 1000 in y and the 8
+ * floats past it (a write past y shows). */
+static inline void wgkt_conv_buffers(uint32_t *seed, float *x, int nx, float *w, int nw, float *bias, int nb,
+                                     float *res, float *y, int ny, float *scratch, int nscratch)
+{
+    wgkt_fill(x, nx, seed);
+    wgkt_fill(w, nw, seed);
+    wgkt_fill(bias, nb, seed);
+    wgkt_fill(res, ny, seed);
+    for (int i = 0; i < nscratch; i++)
+        scratch[i] = __builtin_nanf("");
+    for (int i = 0; i < ny + 8; i++)
+        y[i] = 1000.0f;
+}
+
 /* The conv tests' absolute tolerance: 1e-5, growing with the square root of the
  * reduction length K (with rtol 1e-4). */
 static inline float wgkt_conv_atol(int K)

@@ -13,12 +13,6 @@
 static float X[CAP], Wt[CAP], WP[CAP + 64], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
 static uint32_t seed = 99;
 
-static void fill(float *p, int n)
-{
-    for (int i = 0; i < n; i++)
-        p[i] = wgkt_rand(&seed);
-}
-
 
 typedef struct shape {
     int C, H, W, M, KH, S, D, PAD;
@@ -33,14 +27,7 @@ static void check(const shape *s, int epi)
     const int K = s->C * s->KH * s->KH, ysize = s->M * a.OH * a.OW;
     WGKT_CHECK(wgk_conv_fewpix_scratch(&a) <= CAP, "scratch fits the test buffer");
     WGKT_CHECK(wgk_conv_fewpix_pack_w_size((size_t)s->M, (size_t)K) <= CAP, "packed weight fits the test buffer");
-    fill(X, s->C * s->H * s->W);
-    fill(Wt, s->M * K);
-    fill(Bias, s->M);
-    fill(Res, ysize);
-    for (int i = 0; i < CAP; i++)
-        Scratch[i] = NAN;
-    for (int i = 0; i < ysize + 8; i++)
-        Y[i] = 1000.0f;
+    wgkt_conv_buffers(&seed, X, s->C * s->H * s->W, Wt, s->M * K, Bias, s->M, Res, Y, ysize, Scratch, CAP);
     a.x = X;
     wgkt_conv_epilogue(&a, epi, Bias, Res);
     a.y = Y;

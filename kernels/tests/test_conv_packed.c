@@ -16,12 +16,6 @@
 static float X[CAP], Wt[CAP], WP[CAP + 64], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
 static uint32_t seed = 4242;
 
-static void fill(float *p, int n)
-{
-    for (int i = 0; i < n; i++)
-        p[i] = wgkt_rand(&seed);
-}
-
 typedef struct shape {
     int N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, groups;
 } shape;
@@ -30,7 +24,6 @@ static void reference(const wgk_conv2d_args *a)
 {
     wgkt_conv2d_reference(a, Wt, Want);
 }
-
 
 /* epi: a wgkt_conv_epilogue case */
 static void check(const shape *s, int epi)
@@ -47,15 +40,7 @@ static void check(const shape *s, int epi)
     WGKT_CHECK(wgk_conv_packed_scratch(&a) <= CAP, "scratch fits the test buffer");
     WGKT_CHECK(wgk_conv_pack_w_size((size_t)s->M, (size_t)K, (size_t)s->groups) <= CAP,
                "packed weight fits the test buffer");
-    fill(X, s->N * s->C * s->H * s->W);
-    fill(Wt, s->M * K);
-    fill(Bias, s->M);
-    fill(Res, ysize);
-    /* Garbage in the scratch must not leak into the result. */
-    for (int i = 0; i < CAP; i++)
-        Scratch[i] = NAN;
-    for (int i = 0; i < ysize + 8; i++)
-        Y[i] = 1000.0f;
+    wgkt_conv_buffers(&seed, X, s->N * s->C * s->H * s->W, Wt, s->M * K, Bias, s->M, Res, Y, ysize, Scratch, CAP);
     a.x = X;
     wgkt_conv_epilogue(&a, epi, Bias, Res);
     a.y = Y;
@@ -76,10 +61,10 @@ static void check_ukernel(void)
     static const int ks[] = {0, 1, 3, 17};
     for (unsigned ki = 0; ki < sizeof ks / sizeof *ks; ki++) {
         const int K = ks[ki];
-        fill(X, K * WGK_CONV_MR);
-        fill(Wt, K * WGK_CONV_NR);
-        fill(Bias, WGK_CONV_MR);
-        fill(Res, 16 * WGK_CONV_MR);
+        wgkt_fill(X, K * WGK_CONV_MR, &seed);
+        wgkt_fill(Wt, K * WGK_CONV_NR, &seed);
+        wgkt_fill(Bias, WGK_CONV_MR, &seed);
+        wgkt_fill(Res, 16 * WGK_CONV_MR, &seed);
         for (int mr = 1; mr <= WGK_CONV_MR; mr++)
             for (int nr = 1; nr <= WGK_CONV_NR; nr++)
                 for (int epi = 0; epi < 4; epi++) {

@@ -16,12 +16,6 @@
 static float X[CAP], Wt[CAP], WP[CAP + 64], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
 static uint32_t seed = 777;
 
-static void fill(float *p, int n)
-{
-    for (int i = 0; i < n; i++)
-        p[i] = wgkt_rand(&seed);
-}
-
 
 typedef struct shape {
     int N, C, H, W, M, S;
@@ -37,14 +31,7 @@ static void check(const shape *s, int epi, int res_in_y)
     const int ysize = s->N * s->M * a.OH * a.OW;
     WGKT_CHECK(wgk_conv_strassen_scratch(&a) <= CAP, "scratch fits the test buffer");
     WGKT_CHECK((size_t)s->M * s->C <= CAP && ysize < CAP, "weight and output fit the test buffers");
-    fill(X, s->N * s->C * s->H * s->W);
-    fill(Wt, s->M * s->C);
-    fill(Bias, s->M);
-    fill(Res, ysize);
-    for (int i = 0; i < CAP; i++)
-        Scratch[i] = NAN;
-    for (int i = 0; i < ysize + 8; i++)
-        Y[i] = 1000.0f;
+    wgkt_conv_buffers(&seed, X, s->N * s->C * s->H * s->W, Wt, s->M * s->C, Bias, s->M, Res, Y, ysize, Scratch, CAP);
     a.x = X;
     wgkt_conv_epilogue(&a, epi, Bias, Res);
     a.y = Y;
@@ -69,11 +56,11 @@ static void check(const shape *s, int epi, int res_in_y)
 static void check_dual(void)
 {
     const int K = 5, ldc = 21;
-    fill(X, K * WGK_CONV_MR);
+    wgkt_fill(X, K * WGK_CONV_MR, &seed);
     wgk_conv_splat_a(X, K, Wt);
-    fill(Res, 3 * WGK_CONV_NR * K);
+    wgkt_fill(Res, 3 * WGK_CONV_NR * K, &seed);
     static float C1[WGK_CONV_MR * 21], C2[WGK_CONV_MR * 21], Old[WGK_CONV_MR * 21];
-    fill(Old, WGK_CONV_MR * ldc);
+    wgkt_fill(Old, WGK_CONV_MR * ldc, &seed);
     for (int n1 = 0; n1 <= 2 * WGK_CONV_NR; n1++)
         for (int n2 = 0; n2 <= 2 * WGK_CONV_NR; n2++)
             for (int mode = 0; mode < 4; mode++) { /* bit 0: subtract, bit 1: accumulate */

@@ -20,12 +20,6 @@ enum { F2, F4, F2K5, S2 };
 static int variant; /* F2: wgk_f32_conv2d_winograd, F4: ..._winograd4, F2K5: ..._winograd5x5,
                      * S2: ..._winograd_s2 */
 
-static void fill(float *p, int n)
-{
-    for (int i = 0; i < n; i++)
-        p[i] = wgkt_rand(&seed);
-}
-
 typedef struct shape {
     int N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, groups;
 } shape;
@@ -34,7 +28,6 @@ static void reference(const wgk_conv2d_args *a)
 {
     wgkt_conv2d_reference(a, Wt, Want);
 }
-
 
 /* epi: 0 none, 1 bias, 2 bias+res+relu, 3 res+clip */
 static void check(const shape *s, int epi)
@@ -56,15 +49,7 @@ static void check(const shape *s, int epi)
     WGKT_CHECK(wgk_wino4_pack_w_size((size_t)s->M, (size_t)s->C) <= 4 * CAP && s->M * K <= CAP &&
                    wgk_conv_pack_w_size((size_t)s->M, (size_t)K, (size_t)s->groups) <= CAP + 4096,
                "packed weight fits the test buffer");
-    fill(X, s->N * s->C * s->H * s->W);
-    fill(Wt, s->M * K);
-    fill(Bias, s->M);
-    fill(Res, ysize);
-    /* Garbage in the scratch must not leak into the result. */
-    for (int i = 0; i < CAP; i++)
-        Scratch[i] = NAN;
-    for (int i = 0; i < ysize + 8; i++)
-        Y[i] = 1000.0f;
+    wgkt_conv_buffers(&seed, X, s->N * s->C * s->H * s->W, Wt, s->M * K, Bias, s->M, Res, Y, ysize, Scratch, CAP);
     a.x = X;
     a.bias = epi == 1 || epi == 2 ? Bias : NULL;
     a.res = epi >= 2 ? Res : NULL;
