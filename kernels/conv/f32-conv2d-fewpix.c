@@ -1,8 +1,9 @@
 /*
  * f32-conv2d-fewpix.c: convolutions on small outputs with the GEMM's operands swapped
  * (wgk_conv_fewpix.h): per k slice, broadcast every group of 4 output pixels' im2col
- * values, then for each 8-channel weight panel run the conv micro-kernel over the pixel
- * groups into Y^T (scratch); finally transpose Y^T into y with the epilogue.
+ * values, then for each pair of 4-row weight panels run the conv micro-kernel over the
+ * pixel groups, storing transposed into a channel-major copy of y (scratch); finally the
+ * epilogue row by row into y.
  */
 #include "wgk_conv_fewpix.h"
 
@@ -69,53 +70,25 @@ static void splat_pixels(const float *src, const int32_t *kb, const int32_t *off
     }
 }
 
-/* y[m][p] = post(clamp(yt[p][m] + bias[m] + res[m][p])): the transpose and the epilogue;
- * 4x4 blocks in SIMD builds. */
-static void store_output(const wgk_conv2d_args *a, const float *yt, int mp, int P)
+/* y[m][p] = post(clamp(yc[m][p] + bias[m] + res[m][p])), yc rows ldy apart. */
+static void store_output(const wgk_conv2d_args *a, const float *yc, int ldy, int P)
 {
-    const int M = a->M;
-    int m0 = 0;
-#ifdef __wasm_simd128__
-    const v128_t lo = wasm_f32x4_splat(a->min), hi = wasm_f32x4_splat(a->max);
-    const v128_t ps = wasm_f32x4_splat(a->post_scale), pt = wasm_f32x4_splat(a->post_shift);
-    for (; m0 + 4 <= M; m0 += 4) {
-        int p0 = 0;
-        for (; p0 + 4 <= P; p0 += 4) {
-            const float *t = yt + (size_t)p0 * mp + m0;
-            const v128_t r0 = wasm_v128_load(t), r1 = wasm_v128_load(t + mp);
-            const v128_t r2 = wasm_v128_load(t + 2 * mp), r3 = wasm_v128_load(t + 3 * mp);
-            const v128_t u0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5), u1 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5);
-            const v128_t u2 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7), u3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
-            v128_t c[4] = {wasm_i32x4_shuffle(u0, u1, 0, 1, 4, 5), wasm_i32x4_shuffle(u0, u1, 2, 3, 6, 7),
-                           wasm_i32x4_shuffle(u2, u3, 0, 1, 4, 5), wasm_i32x4_shuffle(u2, u3, 2, 3, 6, 7)};
-            for (int j = 0; j < 4; j++) {
-                const size_t o = (size_t)(m0 + j) * P + p0;
-                v128_t v = c[j];
-                if (a->bias)
-                    v = wasm_f32x4_add(v, wasm_f32x4_splat(a->bias[m0 + j]));
-                if (a->res)
-                    v = wasm_f32x4_add(v, wasm_v128_load(a->res + o));
-                v = wasm_f32x4_pmin(wasm_f32x4_pmax(v, lo), hi);
-                wasm_v128_store(a->y + o, wgk_post4(v, a->post, ps, pt));
-            }
-        }
-        for (int j = 0; j < 4 && p0 < P; j++) { /* the last pixels of these 4 channels */
-            float *yr = a->y + (size_t)(m0 + j) * P;
-            for (int p = p0; p < P; p++) {
-                float v = yt[(size_t)p * mp + m0 + j] + (a->bias ? a->bias[m0 + j] : 0.0f) +
-                          (a->res ? a->res[(size_t)(m0 + j) * P + p] : 0.0f);
-                v = v < a->min ? a->min : v;
-                yr[p] = v > a->max ? a->max : v;
-            }
-            if (a->post)
-                wgk_f32_post(yr + p0, (size_t)(P - p0), a->post, a->post_scale, a->post_shift);
-        }
-    }
-#endif
-    for (int m = m0; m < M; m++) {
+    for (int m = 0; m < a->M; m++) {
+        const float *src = yc + (size_t)m * ldy, *res = a->res ? a->res + (size_t)m * P : NULL;
         float *yr = a->y + (size_t)m * P;
-        for (int p = 0; p < P; p++) {
-            float v = yt[(size_t)p * mp + m] + (a->bias ? a->bias[m] : 0.0f) + (a->res ? a->res[(size_t)m * P + p] : 0.0f);
+        const float b = a->bias ? a->bias[m] : 0.0f;
+        int p = 0;
+#ifdef __wasm_simd128__
+        const v128_t bv = wasm_f32x4_splat(b), lo = wasm_f32x4_splat(a->min), hi = wasm_f32x4_splat(a->max);
+        for (; p + 4 <= P; p += 4) {
+            v128_t v = wasm_f32x4_add(wasm_v128_load(src + p), bv);
+            if (res)
+                v = wasm_f32x4_add(v, wasm_v128_load(res + p));
+            wasm_v128_store(yr + p, wasm_f32x4_pmin(wasm_f32x4_pmax(v, lo), hi));
+        }
+#endif
+        for (; p < P; p++) {
+            float v = src[p] + b + (res ? res[p] : 0.0f);
             v = v < a->min ? a->min : v;
             yr[p] = v > a->max ? a->max : v;
         }
@@ -126,28 +99,36 @@ static void store_output(const wgk_conv2d_args *a, const float *yt, int mp, int 
 
 void wgk_f32_conv2d_fewpix(const wgk_conv2d_args *a)
 {
-    const int P = a->OH * a->OW, K = a->C * a->KH * a->KW, groups = (P + 3) / 4;
-    const int mp = (a->M + NR - 1) / NR * NR;
-    const float inf = __builtin_inff();
-    /* Scratch: Y^T (4*groups rows, so every tile is whole), broadcast pixels, padded
-     * input, offset tables. */
-    float *const yt = a->scratch;
-    float *const splat = yt + (size_t)4 * groups * mp;
-    float *const pad = splat + (size_t)groups * KC * 16;
+    const int P = a->OH * a->OW, K = a->C * a->KH * a->KW, groups = (P + 3) / 4, ldy = 4 * groups;
+    const int panels = (a->M + WGK_CONV_MR - 1) / WGK_CONV_MR; /* 4-row weight panels */
+    /* Scratch: channel-major output (8 rows per panel pair, every tile whole),
+     * broadcast pixels, a last odd panel paired with zeros, padded input, offsets. */
+    float *const yc = a->scratch;
+    float *const splat = yc + (size_t)(panels + 1) / 2 * NR * ldy;
+    float *const odd = splat + (size_t)groups * KC * 16;
+    float *const pad = odd + (size_t)NR * K;
     int32_t *const kb = (int32_t *)(pad + wgk_conv_packed_pad_floats(a));
     int32_t *const off = kb + K;
     const float *src = im2col_tables(a, pad, kb, off);
+    if (panels % 2) { /* the last panel and a zero one, side by side like two packed panels */
+        const float *last = a->w + (size_t)(panels - 1) * K * WGK_CONV_MR;
+        for (size_t i = 0; i < (size_t)K * WGK_CONV_MR; i++) {
+            odd[i] = last[i];
+            odd[(size_t)K * WGK_CONV_MR + i] = 0.0f;
+        }
+    }
     for (int k0 = 0; k0 < K; k0 += KC) {
         const int kc = K - k0 < KC ? K - k0 : KC;
         splat_pixels(src, kb, off, P, k0, kc, splat);
-        /* One weight panel slice (kc x NR, in L1) against every pixel group. */
-        for (int n = 0; n < mp / NR; n++) {
-            const float *b = a->w + ((size_t)n * K + k0) * NR;
+        /* One pair of weight panels' slice (kc x 8, in L1) against every pixel group. */
+        for (int n = 0; 2 * n < panels; n++) {
+            const float *b = (2 * n + 1 < panels ? a->w + (size_t)2 * n * K * WGK_CONV_MR : odd) +
+                             (size_t)k0 * WGK_CONV_MR;
             for (int g = 0; g < groups; g++)
-                wgk_f32_conv_ukernel_splat(WGK_CONV_MR, NR, kc, splat + (size_t)g * kc * 16, b, 0,
-                                           yt + (size_t)4 * g * mp + (size_t)n * NR, mp, NULL, NULL, 0, -inf, inf,
-                                           k0 > 0);
+                wgk_f32_conv_ukernel_splat_t(kc, splat + (size_t)g * kc * 16, b, WGK_CONV_MR,
+                                             (size_t)K * WGK_CONV_MR, yc + (size_t)n * NR * ldy + 4 * g, ldy,
+                                             k0 > 0);
         }
     }
-    store_output(a, yt, mp, P);
+    store_output(a, yc, ldy, P);
 }

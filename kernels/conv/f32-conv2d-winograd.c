@@ -125,7 +125,7 @@ static void gemm_few_tiles(const float *w, size_t wx, int npos, int M, int C, co
             const float *b = w + xi * wx + (size_t)(m0 / WGK_CONV_MR) * C * WGK_CONV_MR;
             for (int g = 0; g < groups; g++)
                 wgk_f32_conv_ukernel_splat_t(C, As + (size_t)g * C * 16, b, WGK_CONV_MR, (size_t)C * WGK_CONV_MR,
-                                             Mo + xi * mx + (size_t)m0 * nt + 4 * g, nt);
+                                             Mo + xi * mx + (size_t)m0 * nt + 4 * g, nt, 0);
         }
     }
 }

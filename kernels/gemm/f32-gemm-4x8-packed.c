@@ -280,7 +280,8 @@ void wgk_conv_splat_a(const float *a, int K, float *dst)
     }
 }
 
-void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t bk, size_t b1, float *c, int ldc)
+void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t bk, size_t b1, float *c, int ldc,
+                                  int accumulate)
 {
     v128_t xs[WGK_CONV_MR], ys[WGK_CONV_MR];
     splat_acc_at(0, K, a, b, bk, b1, xs, ys);
@@ -289,11 +290,12 @@ void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t 
         const v128_t *v = h ? ys : xs;
         const v128_t u0 = wasm_i32x4_shuffle(v[0], v[1], 0, 4, 1, 5), u1 = wasm_i32x4_shuffle(v[2], v[3], 0, 4, 1, 5);
         const v128_t u2 = wasm_i32x4_shuffle(v[0], v[1], 2, 6, 3, 7), u3 = wasm_i32x4_shuffle(v[2], v[3], 2, 6, 3, 7);
-        float *o = c + (ptrdiff_t)(4 * h) * ldc;
-        wasm_v128_store(o, wasm_i32x4_shuffle(u0, u1, 0, 1, 4, 5));
-        wasm_v128_store(o + ldc, wasm_i32x4_shuffle(u0, u1, 2, 3, 6, 7));
-        wasm_v128_store(o + 2 * ldc, wasm_i32x4_shuffle(u2, u3, 0, 1, 4, 5));
-        wasm_v128_store(o + 3 * ldc, wasm_i32x4_shuffle(u2, u3, 2, 3, 6, 7));
+        const v128_t t[4] = {wasm_i32x4_shuffle(u0, u1, 0, 1, 4, 5), wasm_i32x4_shuffle(u0, u1, 2, 3, 6, 7),
+                             wasm_i32x4_shuffle(u2, u3, 0, 1, 4, 5), wasm_i32x4_shuffle(u2, u3, 2, 3, 6, 7)};
+        for (int j = 0; j < 4; j++) {
+            float *o = c + (ptrdiff_t)(4 * h + j) * ldc;
+            wasm_v128_store(o, accumulate ? wasm_f32x4_add(t[j], wasm_v128_load(o)) : t[j]);
+        }
     }
 }
 
@@ -383,7 +385,8 @@ void wgk_conv_splat_a(const float *a, int K, float *dst)
     wgk_conv_splat_a2(a, NULL, 0, K, dst);
 }
 
-void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t bk, size_t b1, float *c, int ldc)
+void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t bk, size_t b1, float *c, int ldc,
+                                  int accumulate)
 {
     float acc[WGK_CONV_MR][WGK_CONV_NR] = {{0}};
     for (int k = 0; k < K; k++, a += 4 * WGK_CONV_MR, b += bk)
@@ -392,7 +395,7 @@ void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t 
                 acc[r][j] += a[r * 4] * (j < 4 ? b[j] : b[b1 + j - 4]);
     for (int r = 0; r < WGK_CONV_MR; r++)
         for (int j = 0; j < WGK_CONV_NR; j++)
-            c[(ptrdiff_t)j * ldc + r] = acc[r][j];
+            c[(ptrdiff_t)j * ldc + r] = acc[r][j] + (accumulate ? c[(ptrdiff_t)j * ldc + r] : 0.0f);
 }
 
 void wgk_conv_splat_a2(const float *a, const float *a2, int negate, int K, float *dst)

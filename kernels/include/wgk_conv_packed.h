@@ -168,11 +168,14 @@ void wgk_f32_conv_ukernel_splat_dual(int mr, int ncols, int K, const float *a, c
                                      const wgk_conv_dst2 *d2);
 
 /* One whole 4x8 tile from a broadcast A panel (wgk_conv_splat_a), stored transposed:
- * c[j*ldc + r] = sum_k A(k, r) * B(k, j), with B(k, j) = b[k*bk + j] for j < 4 and
- * b[k*bk + b1 + j - 4] for j >= 4 (two 4-wide panels side by side; b1 = 4, bk = 8 is an
- * 8-wide one). No epilogue. The Winograd GEMM on few tiles (wgk_wino_gemm): the tiles'
- * transformed inputs broadcast, two 4-channel weight panels as B. */
-void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t bk, size_t b1, float *c, int ldc);
+ * c[j*ldc + r] (+)= sum_k A(k, r) * B(k, j), with B(k, j) = b[k*bk + j] for j < 4 and
+ * b[k*bk + b1 + j - 4] for j >= 4 (two 4-wide panels side by side, such as two 4-row
+ * weight panels of wgk_conv_pack_w: bk = 4, b1 = K*4; b1 = 4, bk = 8 is an 8-wide one);
+ * added to what c holds when accumulate. No other epilogue. The GEMMs whose rows are
+ * broadcast pixels or Winograd tiles and whose columns are output channels
+ * (wgk_f32_conv2d_fewpix, wgk_wino_gemm on few tiles). */
+void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t bk, size_t b1, float *c, int ldc,
+                                  int accumulate);
 
 /* wgk_f32_conv_ukernel_splat on an unpacked B read in place, B(k, j) = b[k*ldb + j]: the
  * NCHW activations of a 1x1 stride-1 conv are already that matrix (ldb = H*W), so they

@@ -26,14 +26,14 @@ static void check(const shape *s, int epi)
     a.OW = (s->W + 2 * s->PAD - ((s->KH - 1) * s->D + 1)) / s->S + 1;
     const int K = s->C * s->KH * s->KH, ysize = s->M * a.OH * a.OW;
     WGKT_CHECK(wgk_conv_fewpix_scratch(&a) <= CAP, "scratch fits the test buffer");
-    WGKT_CHECK(wgk_conv_fewpix_pack_w_size((size_t)s->M, (size_t)K) <= CAP, "packed weight fits the test buffer");
+    WGKT_CHECK(wgk_conv_pack_w_size((size_t)s->M, (size_t)K, 1) <= CAP, "packed weight fits the test buffer");
     wgkt_conv_buffers(&seed, X, s->C * s->H * s->W, Wt, s->M * K, Bias, s->M, Res, Y, ysize, Scratch, CAP);
     a.x = X;
     wgkt_conv_epilogue(&a, epi, Bias, Res);
     a.y = Y;
     a.scratch = Scratch;
     wgkt_conv2d_reference(&a, Wt, Want);
-    wgk_conv_fewpix_pack_w(Wt, (size_t)s->M, (size_t)K, WP);
+    wgk_conv_pack_w(Wt, (size_t)s->M, (size_t)K, 1, WP);
     a.w = WP;
     wgk_f32_conv2d_fewpix(&a);
     const float atol = wgkt_conv_atol(K);

@@ -22,7 +22,7 @@
  *                                                          Strassen, wgk_conv_strassen_ok) on the
  *                                                          weights packed as for the next line
  *   constant weight, one group, 16-64 output pixels,       wgk_f32_conv2d_fewpix (pixels broadcast,
- *     M >= 64, C*KH*KW >= 256 (wgk_conv_fewpix_ok)         weights in 8-channel panels)
+ *     M >= 64, C*KH*KW >= 256 (wgk_conv_fewpix_ok)         weight panels streamed; same weights)
  *   other constant-weight 2-D convs                        wgk_f32_conv2d_packed (packed-GEMM,
  *                                                          im2col fused into B packing)
  *   weight computed at run time: 1x1, stride 1, no pad     wgk_f32_conv2d_1x1, ONNX layout
@@ -268,8 +268,8 @@ static bool use_strassen(wgc_graph *g, const wgc_node *n, const conv_geom *c)
     return use_packed(g, n, c) && !use_winograd(g, n, c) && c->rank == 2 && wgk_conv_strassen_ok(&a);
 }
 
-/* Packed convs on small outputs (wgk_conv_fewpix_ok, ResNet's 7x7 stage): the pixels
- * broadcast instead of the weights, which are packed in 8-channel panels instead. */
+/* Packed convs on small outputs (wgk_conv_fewpix_ok, ResNet's 7x7 stage): the same packed
+ * weight, a kernel that broadcasts the pixels instead of the weights. */
 static bool use_fewpix(wgc_graph *g, const wgc_node *n, const conv_geom *c)
 {
     const wgk_conv2d_args a = geom_args(c);
@@ -443,24 +443,20 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const co
         emit_post_pass(e, g, n);
 }
 
-/* Packs a constant weight for the packed-GEMM kernel (wgk_conv_pack_w; its 8-channel
- * panels for the few-pixel kernel, wgk_conv_fewpix_pack_w) or the generic im2col one
- * (wgk_pack_conv) into the weights segment; *wexpr gets its address. */
+/* Packs a constant weight for the packed-GEMM kernels (wgk_conv_pack_w) or the generic
+ * im2col one (wgk_pack_conv) into the weights segment; *wexpr gets its address. */
 static wg_status emit_packed_weight(wgc_emitter *e, wgc_graph *g, wgc_node *n, const conv_geom *c,
                                     char *wexpr, size_t wexpr_len)
 {
     const wgc_tensor *w = wgc_in(g, n, 1);
     const size_t kg = (size_t)(c->C / c->groups * c->KH * c->KW);
-    const bool packed = use_packed(g, n, c), fewpix = use_fewpix(g, n, c);
-    const size_t count = fewpix   ? wgk_conv_fewpix_pack_w_size((size_t)c->M, kg)
-                         : packed ? wgk_conv_pack_w_size((size_t)c->M, kg, (size_t)c->groups)
-                                  : wgk_pack_conv_size((size_t)c->M, kg, (size_t)c->groups);
+    const bool packed = use_packed(g, n, c);
+    const size_t count = packed ? wgk_conv_pack_w_size((size_t)c->M, kg, (size_t)c->groups)
+                                : wgk_pack_conv_size((size_t)c->M, kg, (size_t)c->groups);
     float *buf = malloc(count * sizeof(float));
     if (!buf)
         return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing weight '%s'", w->name);
-    if (fewpix)
-        wgk_conv_fewpix_pack_w((const float *)w->data, (size_t)c->M, kg, buf);
-    else if (packed)
+    if (packed)
         wgk_conv_pack_w((const float *)w->data, (size_t)c->M, kg, (size_t)c->groups, buf);
     else
         wgk_pack_conv((const float *)w->data, (size_t)c->M, kg, (size_t)c->groups, buf);
