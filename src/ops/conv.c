@@ -237,13 +237,16 @@ static bool winograd_per_run(wgc_graph *g)
 
 /* Whether a kept Winograd conv runs as a direct packed conv on the module's first run
  * and transforms its filters on the second. Transforming them costs the first run, per
- * (output, input) channel pair, the fresh memory they fill (4 bytes per matrix, ~1 ns a
- * byte: first touch and transform) where the direct conv costs the multiplies Winograd
- * saves (taps * pixels - matrices * tiles, ~0.08 ns each at ~26 GFLOP/s). Small images
- * with many channels go direct: ResNet-50 v2's 14x14 and 7x7 layers (85 ms of its first
- * run for 78 MiB of filters, against ~30 ms more of direct multiplies); from 28x28 up
- * Winograd pays at once. */
-#define FRESH_NS_PER_BYTE 1.0  /* transform + first touch of fresh memory, per byte */
+ * (output, input) channel pair, the fresh memory they fill (4 bytes per matrix: first
+ * touch and transform) where the direct conv costs the multiplies Winograd saves (taps *
+ * pixels - matrices * tiles, ~0.08 ns each at ~26 GFLOP/s). Measured on ResNet-50 v2's
+ * first run (profile build, `wasmgraph profile --warmup 0 --iters 1`): a 14x14 256-channel
+ * F(4x4) layer takes 5.5-5.8 ms with its transform (9 MiB, ~0.23 ns a byte) against 3.4
+ * warm and ~8.7 direct; in the machine's slow phases up to 1 ns a byte. 0.45 keeps the
+ * 14x14 F(4x4) layers on Winograd (10 ms less first run, 12 interleaved cold starts) and
+ * sends the 7x7 ones (38 MiB of filters each) and the 14x14 stride-2 one (measured even)
+ * direct. */
+#define FRESH_NS_PER_BYTE 0.45 /* transform + first touch of fresh memory, per byte */
 #define DIRECT_NS_PER_MAC 0.08 /* the direct conv, per multiply-add */
 
 static bool first_run_direct(wgc_graph *g, const wgc_node *n, const conv_geom *c)
