@@ -271,12 +271,17 @@ static bool use_strassen(wgc_graph *g, const wgc_node *n, const conv_geom *c)
     return use_packed(g, n, c) && !use_winograd(g, n, c) && c->rank == 2 && wgk_conv_strassen_ok(&a);
 }
 
-/* Packed convs on small outputs (wgk_conv_fewpix_ok, ResNet's 7x7 stage): the same packed
- * weight, a kernel that broadcasts the pixels instead of the weights. */
-static bool use_fewpix(wgc_graph *g, const wgc_node *n, const conv_geom *c)
+/* Whether a packed conv's shape suits the few-pixel kernel (wgk_conv_fewpix_ok, ResNet's
+ * 7x7 stage), which reads the same packed weight but broadcasts the pixels instead. */
+static bool direct_fewpix(const conv_geom *c)
 {
     const wgk_conv2d_args a = geom_args(c);
-    return use_packed(g, n, c) && !use_winograd(g, n, c) && c->rank == 2 && wgk_conv_fewpix_ok(&a);
+    return c->rank == 2 && wgk_conv_fewpix_ok(&a);
+}
+
+static bool use_fewpix(wgc_graph *g, const wgc_node *n, const conv_geom *c)
+{
+    return use_packed(g, n, c) && !use_winograd(g, n, c) && direct_fewpix(c);
 }
 
 /* The 2-D geometry as the kernels take it (no pointers). */
@@ -306,7 +311,8 @@ static size_t conv_scratch(const wgc_graph *g, const wgc_node *n)
         size_t bytes = (w + k) * sizeof(float);
         if (first_run_direct((wgc_graph *)g, n, &c)) { /* the first run's kernel */
             const wgk_conv2d_args a = geom_args(&c);
-            const size_t direct = wgk_conv_packed_scratch(&a) * sizeof(float);
+            const size_t direct = (direct_fewpix(&c) ? wgk_conv_fewpix_scratch(&a) : wgk_conv_packed_scratch(&a)) *
+                                  sizeof(float);
             bytes = direct > bytes ? direct : bytes;
         }
         return bytes;
@@ -473,8 +479,8 @@ static wg_status emit_packed_weight(wgc_emitter *e, wgc_graph *g, wgc_node *n, c
 }
 
 /* A Winograd conv: its packed filters, their transform and the Winograd kernel; under
- * first_run_direct(), the direct packed conv on the first run instead, on the same
- * packed filters, and the transform on the second. */
+ * first_run_direct(), the direct packed (or few-pixel) conv on the first run instead, on
+ * the same packed filters, and the transform on the second. */
 static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const conv_geom *c)
 {
     char wpacked[64], wexpr[128], kscratch[128];
@@ -488,7 +494,8 @@ static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
         wgc_emit(e, "    if (!ran) {");
         char scratch[64];
         snprintf(scratch, sizeof scratch, "%s", wgc_scratch(e));
-        emit_kernel_call(e, g, n, c, "wgk_f32_conv2d_packed", wpacked, scratch, "0", false, true);
+        emit_kernel_call(e, g, n, c, direct_fewpix(c) ? "wgk_f32_conv2d_fewpix" : "wgk_f32_conv2d_packed", wpacked,
+                         scratch, "0", false, true);
         wgc_emit(e, "    ran = 1;");
         wgc_emit(e, "    } else {");
     }
