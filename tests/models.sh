@@ -153,8 +153,9 @@ fi
 
 # 4b. A chain of convolutions with seeded random weights, one of each lowering (Winograd
 #     F(2x2, 5x5), F(4x4, 3x3), F(2x2, 3x3), grouped; packed GEMM strided, padded, dilated,
-#     1x1), against onnxruntime-node, SIMD and scalar builds, first and second run (the
-#     small-image Winograd convs run direct on the first).
+#     1x1; 7x7 and 8x8 stride-2 phase splits), against onnxruntime-node, SIMD and scalar
+#     builds, first and second run (the small-image Winograd convs run direct on the
+#     first).
 C=$OUT/conv-chain
 mkdir -p "$C/in"
 if [ ! -s "$C/conv_chain.onnx" ] || [ tests/models/conv_chain.py -nt "$C/conv_chain.onnx" ]; then

@@ -1,8 +1,8 @@
 /*
  * f32-conv2d-winograd6x6.c: the Winograd convolutions on 6x6 input tiles
  * (wgk_winograd.h), which share the points 0, +-1, +-2, infinity and so the input
- * transform B^T d B: F(4x4, 3x3) for 3x3 and F(2x2, 5x5) for 5x5 stride-1 convs (an
- * m x m output tile every m input pixels; m = 4 or 2). Per image and block of output
+ * transform B^T d B: F(4x4, 3x3) for 3x3, F(3x3, 4x4) for 4x4 and F(2x2, 5x5) for 5x5
+ * stride-1 convs (an m x m output tile every m input pixels; m = 4, 3 or 2). Per image and block of output
  * tiles: input transform of 6x6 tiles into 36 packed B matrices, 36 GEMMs on the packed
  * micro-kernel, output transform (A^T, m x 6) with the fused epilogue. SIMD builds
  * transform 4 tiles at once (lane k = tile k of a group of 4 packed columns), any tile
@@ -64,6 +64,29 @@ static inline void at6(const vec *s, int ss, vec *r, int rs)
     r[rs] = ADD(b, MUL(2.0f, e));
     r[2 * rs] = ADD(a, MUL(4.0f, c));
     r[3 * rs] = ADD(ADD(b, MUL(8.0f, e)), s[5 * ss]);
+}
+
+/* r = A^T s for 6 values -> 3 (F(3x3, 4x4)): A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0;
+ * 0 1 1 4 4 1]. */
+static inline void at6_3(const vec *s, int ss, vec *r, int rs)
+{
+    const vec a = ADD(s[ss], s[2 * ss]), c = ADD(s[3 * ss], s[4 * ss]);
+    r[0] = ADD(ADD(s[0], a), c);
+    r[rs] = ADD(SUB(s[ss], s[2 * ss]), MUL(2.0f, SUB(s[3 * ss], s[4 * ss])));
+    r[2 * rs] = ADD(ADD(a, MUL(4.0f, c)), s[5 * ss]);
+}
+
+static inline void at6_2(const vec *s, int ss, vec *r, int rs);
+
+/* r = A^T s for 6 values -> m (m = 4, 3 or 2, a constant after inlining). */
+static inline void at6_m(const vec *s, int ss, vec *r, int rs, const int m)
+{
+    if (m == 4)
+        at6(s, ss, r, rs);
+    else if (m == 3)
+        at6_3(s, ss, r, rs);
+    else
+        at6_2(s, ss, r, rs);
 }
 
 /* r = A^T s for 6 values -> 2 (F(2x2, 5x5)): A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 1]. */
@@ -131,17 +154,10 @@ static inline void out_transform_mm(const float *mm, size_t mx, vec *o, const in
         vec si[6];
         for (int j = 0; j < 6; j++)
             si[j] = wasm_v128_load(mm + (size_t)(6 * i + j) * mx);
-        if (m == 4)
-            at6(si, 1, r + 4 * i, 1);
-        else
-            at6_2(si, 1, r + 2 * i, 1);
+        at6_m(si, 1, r + m * i, 1, m);
     }
-    for (int j = 0; j < m; j++) {
-        if (m == 4)
-            at6(r + j, 4, o + j, 4);
-        else
-            at6_2(r + j, 2, o + j, 2);
-    }
+    for (int j = 0; j < m; j++)
+        at6_m(r + j, m, o + j, m, m);
 }
 
 /* Output transform + epilogue of the n (1..4) tiles t0.. whose M values are the 4
@@ -216,6 +232,47 @@ static void output4_2(const float *mm, size_t mx, float *y, const float *res, in
     }
 }
 
+/* The same for F(3x3, 4x4): 3x3 tiles. Four tiles side by side in one row of tiles are
+ * 12 adjacent outputs in each of 3 rows, put together from the 4 tiles' lanes by two
+ * shuffles per vector. */
+static void output4_3(const float *mm, size_t mx, float *y, const float *res, int OH, int OW,
+                      int TW, int t0, int n, float b, float lo, float hi)
+{
+    vec o[9];
+    out_transform_mm(mm, mx, o, 3);
+    const int th = t0 / TW, tw = t0 - th * TW;
+    const int oh0 = 3 * th, ow0 = 3 * tw;
+    if (n == 4 && tw + 4 <= TW && oh0 + 3 <= OH && ow0 + 12 <= OW) {
+        const vec bv = wasm_f32x4_splat(b), lv = wasm_f32x4_splat(lo), hv = wasm_f32x4_splat(hi);
+        for (int i = 0; i < 3; i++) {
+            /* vj: column j of row i, lane k = tile k; the row is v0[0] v1[0] v2[0] v0[1] ... */
+            const vec v0 = o[3 * i], v1 = o[3 * i + 1], v2 = o[3 * i + 2];
+            const vec t01 = wasm_i32x4_shuffle(v0, v1, 0, 4, 1, 5), t12 = wasm_i32x4_shuffle(v1, v2, 1, 5, 2, 6);
+            const vec t3 = wasm_i32x4_shuffle(v0, v1, 3, 7, 3, 7);
+            vec q[3] = {wasm_i32x4_shuffle(t01, v2, 0, 1, 4, 2), wasm_i32x4_shuffle(t12, v0, 0, 1, 6, 2),
+                        wasm_i32x4_shuffle(t3, v2, 6, 0, 1, 7)};
+            const size_t p = (size_t)(oh0 + i) * OW + ow0;
+            for (int h = 0; h < 3; h++) {
+                vec v = wasm_f32x4_add(q[h], bv);
+                if (res)
+                    v = wasm_f32x4_add(v, wasm_v128_load(res + p + 4 * h));
+                wasm_v128_store(y + p + 4 * h, wasm_f32x4_pmin(wasm_f32x4_pmax(v, lv), hv));
+            }
+        }
+        return;
+    }
+    float lanes[9][4]; /* lanes[xi][k]: output xi (3*i + j) of tile k */
+    for (int xi = 0; xi < 9; xi++)
+        wasm_v128_store(lanes[xi], o[xi]);
+    for (int k = 0; k < n; k++) {
+        const int t = t0 + k, h = t / TW, w = t - h * TW;
+        float tile[9];
+        for (int xi = 0; xi < 9; xi++)
+            tile[xi] = lanes[xi][k];
+        put_tile(tile, 3, y, res, OH, OW, 3 * h, 3 * w, b, lo, hi);
+    }
+}
+
 #define GROUP 4
 
 #else
@@ -248,22 +305,14 @@ static void input4(const float *xp, int wp, int th0, int TW, int m, int t0, int 
     in_transform(d, dst, vx);
 }
 
-/* o = A^T s A, 6x6 -> m x m (row-major), m = 4 or 2 (a constant after inlining). */
+/* o = A^T s A, 6x6 -> m x m (row-major), m = 4, 3 or 2 (a constant after inlining). */
 static inline void out_transform(const vec *s, vec *o, const int m)
 {
     vec r[24];
-    for (int i = 0; i < 6; i++) { /* rows: s A -> 6 x m */
-        if (m == 4)
-            at6(s + 6 * i, 1, r + 4 * i, 1);
-        else
-            at6_2(s + 6 * i, 1, r + 2 * i, 1);
-    }
-    for (int j = 0; j < m; j++) {
-        if (m == 4)
-            at6(r + j, 4, o + j, 4);
-        else
-            at6_2(r + j, 2, o + j, 2);
-    }
+    for (int i = 0; i < 6; i++) /* rows: s A -> 6 x m */
+        at6_m(s + 6 * i, 1, r + m * i, 1, m);
+    for (int j = 0; j < m; j++)
+        at6_m(r + j, m, o + j, m, m);
 }
 
 /* One tile (GROUP 1), m x m outputs. */
@@ -290,6 +339,13 @@ static void output4_2(const float *mm, size_t mx, float *y, const float *res, in
 {
     (void)n;
     output1(mm, mx, y, res, OH, OW, TW, t0, b, lo, hi, 2);
+}
+
+static void output4_3(const float *mm, size_t mx, float *y, const float *res, int OH, int OW,
+                      int TW, int t0, int n, float b, float lo, float hi)
+{
+    (void)n;
+    output1(mm, mx, y, res, OH, OW, TW, t0, b, lo, hi, 3);
 }
 
 #define GROUP 1
@@ -343,6 +399,9 @@ static inline __attribute__((always_inline)) void winograd6x6(const wgk_conv2d_a
                     if (m == 4)
                         output4(mm + tl, mx, a->y + ym, a->res ? a->res + ym : NULL, OH, OW, TW, t0 + tl,
                                 k, b, a->min, a->max);
+                    else if (m == 3)
+                        output4_3(mm + tl, mx, a->y + ym, a->res ? a->res + ym : NULL, OH, OW, TW,
+                                  t0 + tl, k, b, a->min, a->max);
                     else
                         output4_2(mm + tl, mx, a->y + ym, a->res ? a->res + ym : NULL, OH, OW, TW,
                                   t0 + tl, k, b, a->min, a->max);
@@ -357,6 +416,13 @@ void wgk_f32_conv2d_winograd4(const wgk_conv2d_args *a)
     if (!wgk_wino_per_group(a, wgk_f32_conv2d_winograd4,
                             wgk_wino4_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
         winograd6x6(a, 4);
+}
+
+void wgk_f32_conv2d_winograd4x4(const wgk_conv2d_args *a)
+{
+    if (!wgk_wino_per_group(a, wgk_f32_conv2d_winograd4x4,
+                            wgk_wino4_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
+        winograd6x6(a, 3);
 }
 
 void wgk_f32_conv2d_winograd5x5(const wgk_conv2d_args *a)

@@ -1,6 +1,6 @@
 /*
  * f32-winograd-weights.c: the Winograd filter transforms U = G g G^T of F(2x2, 3x3),
- * F(4x4, 3x3), F(2x2, 5x5) and 3x3 stride 2 (wgk_winograd.h), written straight into the packed layout the Winograd
+ * F(4x4, 3x3), F(3x3, 4x4), F(2x2, 5x5) and 3x3 stride 2 (wgk_winograd.h), written straight into the packed layout the Winograd
  * kernels read. Modules run these once, on the first Winograd run of each conv, so that
  * the file carries the 9-float filters instead of the 16- or 36-float transformed ones.
  *
@@ -70,6 +70,21 @@ static inline void g6_5(const vec *x, int xs, vec *o, int os)
     o[5 * os] = x4;
 }
 
+/* o[0..5 * os] = G x (x0 .. x3) of F(3x3, 4x4): G = [1/4 0 0 0; -1/6 (1 1 1 1);
+ * -1/6 (1 -1 1 -1); 1/24 (1 2 4 8); 1/24 (1 -2 4 -8); 0 0 0 1]. */
+static inline void g6_4(const vec *x, int xs, vec *o, int os)
+{
+    const vec x0 = x[0], x1 = x[xs], x2 = x[2 * xs], x3 = x[3 * xs];
+    const vec e = ADD(x0, x2), d = ADD(x1, x3);
+    const vec e2 = ADD(x0, MUL(4.0f, x2)), d2 = ADD(MUL(2.0f, x1), MUL(8.0f, x3));
+    o[0] = MUL(0.25f, x0);
+    o[os] = MUL(-1.0f / 6, ADD(e, d));
+    o[2 * os] = MUL(-1.0f / 6, SUB(e, d));
+    o[3 * os] = MUL(1.0f / 24, ADD(e2, d2));
+    o[4 * os] = MUL(1.0f / 24, SUB(e2, d2));
+    o[5 * os] = x3;
+}
+
 /* o[0..4 * os] = G x (x0, x1, x2) of the stride-2 transform: G = [0 1 0; 0 1 0; 1 0 0;
  * 1 0 1; 0 0 1]. */
 static inline void g5(vec x0, vec x1, vec x2, vec *o, int os)
@@ -83,13 +98,15 @@ static inline void g5(vec x0, vec x1, vec x2, vec *o, int os)
 
 /* u (n x n row-major, element xi at u[xi * us]) = G g G^T of the r x r filter g
  * (row-major vecs): n = 4, r = 3 (F(2x2, 3x3)); n = 6, r = 3 (F(4x4, 3x3)); n = 6,
- * r = 5 (F(2x2, 5x5)); n = 5, r = 3 (stride 2). */
+ * r = 4 (F(3x3, 4x4)); n = 6, r = 5 (F(2x2, 5x5)); n = 5, r = 3 (stride 2). */
 static inline void transform(const vec *g, int n, int r, vec *u, int us)
 {
     vec t[30]; /* G g: n x r, row-major */
     for (int j = 0; j < r; j++) {
         if (r == 5)
             g6_5(g + j, 5, t + j, 5);
+        else if (r == 4)
+            g6_4(g + j, 4, t + j, 4);
         else if (n == 5)
             g5(g[j], g[3 + j], g[6 + j], t + j, 3);
         else if (n == 4)
@@ -100,6 +117,8 @@ static inline void transform(const vec *g, int n, int r, vec *u, int us)
     for (int i = 0; i < n; i++) { /* row i of (G g) G^T */
         if (r == 5)
             g6_5(t + 5 * i, 1, u + 6 * i * us, us);
+        else if (r == 4)
+            g6_4(t + 4 * i, 1, u + 6 * i * us, us);
         else if (n == 5)
             g5(t[3 * i], t[3 * i + 1], t[3 * i + 2], u + 5 * i * us, us);
         else if (n == 4)
@@ -169,6 +188,11 @@ void wgk_wino_prepare_w(const float *w, int M, int C, float *dst)
 void wgk_wino4_prepare_w(const float *w, int M, int C, float *dst)
 {
     prepare(w, M, C, 6, 3, dst);
+}
+
+void wgk_wino4x4_prepare_w(const float *w, int M, int C, float *dst)
+{
+    prepare(w, M, C, 6, 4, dst);
 }
 
 void wgk_wino5x5_prepare_w(const float *w, int M, int C, float *dst)

@@ -186,6 +186,75 @@ static inline size_t wgk_wino5x5_scratch(int C, int M, int OH, int OW)
  * M/groups, ...) floats. */
 void wgk_f32_conv2d_winograd5x5(const wgk_conv2d_args *a);
 
+/* ---- Winograd F(3x3, 4x4): the same 6x6 input tiles, points and B^T, 3x3 output
+ * tiles: 36 multiplies per tile and (m, c) pair instead of 144 (4x fewer), a 36/16
+ * larger weight. It serves the phase split below (4x4 kernels are rare in models).
+ *   G   = [1/4 0 0 0; -1/6 -1/6 -1/6 -1/6; -1/6 1/6 -1/6 1/6; 1/24 1/12 1/6 1/3;
+ *          1/24 -1/12 1/6 -1/3; 0 0 0 1]
+ *   A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 1]
+ * The weight has the F(4x4) layout and size (wgk_wino4_pack_w_size). */
+void wgk_wino4x4_prepare_w(const float *w, int M, int C, float *dst);
+
+static inline size_t wgk_wino4x4_scratch(int C, int M, int OH, int OW)
+{
+    return wgk_wino6x6_scratch(C, M, OH, OW, 3);
+}
+
+/* a: KH = KW = 4, SH = SW = DH = DW = 1, any padding and groups; a->w prepared by
+ * wgk_wino4x4_prepare_w (per group); a->scratch of wgk_wino4x4_scratch(C/groups,
+ * M/groups, ...) floats. */
+void wgk_f32_conv2d_winograd4x4(const wgk_conv2d_args *a);
+
+/* ---- Stride-2 convs with 7x7 or 8x8 filters as one stride-1 4x4 conv on the input's
+ * four phases (kernels/conv/f32-conv2d-phases.c; ResNet's 7x7 stride-2 first layer).
+ * With xp the zero-padded input and x_pq[i][j] = xp[2i + p][2j + q]:
+ *   y[o][v] = sum_{p,q} sum_{i,j < 4} w[2i + p][2j + q] x_pq[o + i][v + j]
+ * (taps past the filter are zero), a 4x4 stride-1 conv with 4C input channels (channel
+ * (2p + q)*C + c) on (OH + 3) x (OW + 3) phase planes, which F(3x3, 4x4) does with 16
+ * multiplies per output and input channel instead of the direct conv's 49: 36/9 per
+ * phase channel. */
+static inline int wgk_conv_phases_ok(const wgk_conv2d_args *a)
+{
+    return a->groups == 1 && a->SH == 2 && a->SW == 2 && a->DH == 1 && a->DW == 1 && a->KH == a->KW &&
+           (a->KH == 7 || a->KH == 8);
+}
+
+/* The stride-1 conv on the phase planes (pointers unset). */
+static inline wgk_conv2d_args wgk_conv_phases_geom(const wgk_conv2d_args *a)
+{
+    return (wgk_conv2d_args){.N = 1, .C = 4 * a->C, .H = a->OH + 3, .W = a->OW + 3, .M = a->M, .OH = a->OH,
+                             .OW = a->OW, .KH = 4, .KW = 4, .SH = 1, .SW = 1, .DH = 1, .DW = 1, .groups = 1};
+}
+
+/* The 4x4 filters of the phase conv from the ONNX ones (w[M][C][K][K], K = 7 or 8):
+ * dst[m][(2p + q)*C + c][i][j] = w[m][c][2i + p][2j + q], zero past K. Compile time. */
+static inline void wgk_conv_phases_weights(const float *w, int M, int C, int K, float *dst)
+{
+    for (int m = 0; m < M; m++)
+        for (int p = 0; p < 2; p++)
+            for (int q = 0; q < 2; q++)
+                for (int c = 0; c < C; c++)
+                    for (int i = 0; i < 4; i++)
+                        for (int j = 0; j < 4; j++) {
+                            const int kh = 2 * i + p, kw = 2 * j + q;
+                            dst[((((size_t)m * 4 + 2 * p + q) * C + c) * 4 + i) * 4 + j] =
+                                kh < K && kw < K ? w[(((size_t)m * C + c) * K + kh) * K + kw] : 0.0f;
+                        }
+}
+
+/* Scratch floats: one image's phase planes, then the F(3x3, 4x4) kernel's scratch. */
+static inline size_t wgk_conv_phases_scratch(const wgk_conv2d_args *a)
+{
+    const wgk_conv2d_args p = wgk_conv_phases_geom(a);
+    return (size_t)p.C * (size_t)p.H * (size_t)p.W + wgk_wino4x4_scratch(p.C, p.M, p.OH, p.OW);
+}
+
+/* a: wgk_conv_phases_ok; a->w: the phase conv's filters (wgk_conv_phases_weights, packed
+ * by wgk_conv_pack_w) prepared by wgk_wino4x4_prepare_w(w, M, 4C, ...); a->scratch of
+ * wgk_conv_phases_scratch(a) floats. Same epilogue as the Winograd kernels (bias,
+ * residual, clamp). */
+void wgk_f32_conv2d_phases(const wgk_conv2d_args *a);
+
 /* ---- 3x3 stride 2 (kernels/conv/f32-conv2d-winograd-s2.c): 2x2 output tiles on 5x5
  * input windows, 25 GEMMs of M x C (0.69x the direct multiplies), a 25/9 larger weight.
  * Per dimension, on the window d0..d4 and the filter (w0, w1, w2):

@@ -1,8 +1,8 @@
 /*
- * test_conv_winograd.c: the Winograd F(2x2, 3x3), F(4x4, 3x3), F(2x2, 5x5) and 3x3
- * stride-2 convolutions (wgk_winograd.h), with filters from wgk_wino_prepare_w /
- * wgk_wino4_prepare_w / wgk_wino5x5_prepare_w / wgk_wino_s2_prepare_w (from
- * wgk_conv_pack_w-packed filters), against a naive convolution: odd and even output sizes (partial tiles), pads 0..2 on each side
+ * test_conv_winograd.c: the Winograd F(2x2, 3x3), F(4x4, 3x3), F(3x3, 4x4), F(2x2, 5x5)
+ * and 3x3 stride-2 convolutions and the 7x7/8x8 stride-2 phase split (wgk_winograd.h),
+ * with filters from wgk_wino_prepare_w / wgk_wino4_prepare_w / wgk_wino4x4_prepare_w /
+ * wgk_wino5x5_prepare_w / wgk_wino_s2_prepare_w (from wgk_conv_pack_w-packed filters), against a naive convolution: odd and even output sizes (partial tiles), pads 0..2 on each side
  * (asymmetric), channel counts around the 4-row weight panel, tile counts around the
  * 8-column panel, several tile blocks (large C + M), batch 2, every epilogue (bias,
  * residual, relu, clip). SIMD and scalar builds.
@@ -14,11 +14,11 @@
 #include "conv_ref.h"
 
 #define CAP (1 << 20)
-static float WP[4 * CAP], X[CAP], Wt[CAP], Wpacked[CAP + 4096], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
+static float WP[4 * CAP], X[CAP], Wt[CAP], Wr[CAP], Wpacked[CAP + 4096], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
 static uint32_t seed = 9090;
-enum { F2, F4, F2K5, S2 };
+enum { F2, F4, F2K5, S2, F3K4, PH };
 static int variant; /* F2: wgk_f32_conv2d_winograd, F4: ..._winograd4, F2K5: ..._winograd5x5,
-                     * S2: ..._winograd_s2 */
+                     * S2: ..._winograd_s2, F3K4: ..._winograd4x4, PH: wgk_f32_conv2d_phases */
 
 typedef struct shape {
     int N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, groups;
@@ -40,14 +40,18 @@ static void check(const shape *s, int epi)
     a.OH = (s->H + s->PT + s->PB - ((s->KH - 1) * s->DH + 1)) / s->SH + 1;
     a.OW = (s->W + s->PL + s->PR - ((s->KW - 1) * s->DW + 1)) / s->SW + 1;
     const int cg = s->C / s->groups, K = cg * s->KH * s->KW;
+    /* The phase split's 4x4 conv on 4C phase channels: its filters and their shape. */
+    const int wc = variant == PH ? 4 * cg : cg, wk = variant == PH ? wc * 16 : K;
     const int ysize = s->N * s->M * a.OH * a.OW;
     const size_t scratch = variant == F2   ? wgk_wino_scratch(s->C, s->M, a.OH, a.OW)
                            : variant == F4 ? wgk_wino4_scratch(s->C, s->M, a.OH, a.OW)
                            : variant == S2 ? wgk_wino_s2_scratch(s->C, s->M, a.OH, a.OW)
-                                           : wgk_wino5x5_scratch(s->C, s->M, a.OH, a.OW);
+                           : variant == F3K4 ? wgk_wino4x4_scratch(s->C, s->M, a.OH, a.OW)
+                           : variant == PH   ? wgk_conv_phases_scratch(&a)
+                                             : wgk_wino5x5_scratch(s->C, s->M, a.OH, a.OW);
     WGKT_CHECK(scratch <= CAP, "scratch fits the test buffer");
-    WGKT_CHECK(wgk_wino4_pack_w_size((size_t)s->M, (size_t)s->C) <= 4 * CAP && s->M * K <= CAP &&
-                   wgk_conv_pack_w_size((size_t)s->M, (size_t)K, (size_t)s->groups) <= CAP + 4096,
+    WGKT_CHECK(wgk_wino4_pack_w_size((size_t)s->M, (size_t)wc) <= 4 * CAP && s->M * wk <= CAP &&
+                   wgk_conv_pack_w_size((size_t)s->M, (size_t)wk, (size_t)s->groups) <= CAP + 4096,
                "packed weight fits the test buffer");
     wgkt_conv_buffers(&seed, X, s->N * s->C * s->H * s->W, Wt, s->M * K, Bias, s->M, Res, Y, ysize, Scratch, CAP);
     a.x = X;
@@ -67,15 +71,20 @@ static void check(const shape *s, int epi)
     const int mg = s->M / s->groups;
     const size_t gsize = variant == F2   ? wgk_wino_pack_w_size((size_t)mg, (size_t)cg)
                          : variant == S2 ? wgk_wino_s2_pack_w_size((size_t)mg, (size_t)cg)
-                                         : wgk_wino4_pack_w_size((size_t)mg, (size_t)cg);
+                                         : wgk_wino4_pack_w_size((size_t)mg, (size_t)wc);
     const size_t wsize = gsize * (size_t)s->groups;
     for (size_t i = 0; i < wsize + 8; i++)
         WP[i] = NAN;
-    /* The prepare functions read the filters packed like the direct packed conv's. */
-    wgk_conv_pack_w(Wt, (size_t)s->M, (size_t)K, (size_t)s->groups, Wpacked);
+    /* The prepare functions read the filters packed like the direct packed conv's (the
+     * phase split: its 4x4 filters, as the compiler packs them). */
+    if (variant == PH)
+        wgk_conv_phases_weights(Wt, s->M, s->C, s->KH, Wr);
+    wgk_conv_pack_w(variant == PH ? Wr : Wt, (size_t)s->M, (size_t)wk, (size_t)s->groups, Wpacked);
     for (int g = 0; g < s->groups; g++) {
-        const float *wg = Wpacked + (size_t)g * wgk_conv_pack_w_group((size_t)mg, (size_t)K);
-        if (variant == F2)
+        const float *wg = Wpacked + (size_t)g * wgk_conv_pack_w_group((size_t)mg, (size_t)wk);
+        if (variant == F3K4 || variant == PH)
+            wgk_wino4x4_prepare_w(wg, mg, wc, WP + g * gsize);
+        else if (variant == F2)
             wgk_wino_prepare_w(wg, mg, cg, WP + g * gsize);
         else if (variant == F4)
             wgk_wino4_prepare_w(wg, mg, cg, WP + g * gsize);
@@ -96,6 +105,10 @@ static void check(const shape *s, int epi)
         wgk_f32_conv2d_winograd4(&a);
     else if (variant == S2)
         wgk_f32_conv2d_winograd_s2(&a);
+    else if (variant == F3K4)
+        wgk_f32_conv2d_winograd4x4(&a);
+    else if (variant == PH)
+        wgk_f32_conv2d_phases(&a);
     else
         wgk_f32_conv2d_winograd5x5(&a);
     int past = 0; /* the kernel keeps to its scratch size */
@@ -104,11 +117,13 @@ static void check(const shape *s, int epi)
     WGKT_CHECK(!past, "the Winograd kernel writes nothing past its scratch size");
     /* F(4x4) rounds through larger transform coefficients (up to 8 in A^T, 5 in B^T):
      * about 10x the error of F(2x2), still ~1e-4 of the output scale. F(2x2, 5x5) has
-     * the same B^T and G entries up to 16/24. The stride-2 transforms only add and
-     * subtract (F(2x2)'s tolerance). */
-    const float atol = wgkt_conv_atol(K) * (variant == F2 || variant == S2 ? 1.0f : 4.0f);
+     * the same B^T and G entries up to 16/24, F(3x3, 4x4) (and the phase split, which
+     * runs it over a 4C x 16 reduction) up to 8/24 in G. The stride-2 transforms only
+     * add and subtract (F(2x2)'s tolerance). */
+    const float atol = wgkt_conv_atol(wk) * (variant == F2 || variant == S2 ? 1.0f : 4.0f);
     static const char *const names[] = {[F2] = "conv2d_winograd F(2x2)", [F4] = "conv2d_winograd F(4x4)",
-                                        [F2K5] = "conv2d_winograd F(2x2, 5x5)", [S2] = "conv2d_winograd stride 2"};
+                                        [F2K5] = "conv2d_winograd F(2x2, 5x5)", [S2] = "conv2d_winograd stride 2",
+                                        [F3K4] = "conv2d_winograd F(3x3, 4x4)", [PH] = "conv2d_phases 7x7/8x8 stride 2"};
     const int bad = !wgkt_conv_matches(Y, Want, ysize, atol, &a, epi, names[variant]);
     WGKT_CHECK(!bad, "conv2d_winograd matches the naive convolution");
     WGKT_CHECK(Y[ysize] == 1000.0f, "conv2d_winograd wrote past its output");
@@ -172,6 +187,35 @@ static void run(void)
     for (unsigned i = 0; i < sizeof shapes_s2 / sizeof *shapes_s2; i++)
         for (int epi = 0; epi < 4; epi++)
             check(&shapes_s2[i], epi);
+    /* F(3x3, 4x4): 4x4 filters, stride 1; outputs of 3k and 3k +- 1 (partial tiles),
+     * rows of 4 whole tiles (the SIMD stores) and tile groups straddling rows. */
+    static const shape shapes4[] = {
+        {1, 1, 4, 4, 1, 4, 4, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 1, 6, 6, 1, 4, 4, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        {1, 3, 9, 11, 5, 4, 4, 1, 1, 1, 1, 1, 2, 2, 1, 1},
+        {2, 8, 15, 16, 16, 4, 4, 1, 1, 1, 1, 1, 1, 2, 2, 1},
+        {1, 12, 40, 41, 20, 4, 4, 1, 1, 1, 1, 0, 0, 0, 0, 1},   /* 13 tiles a row: whole rows of 4 */
+        {1, 600, 16, 14, 40, 4, 4, 1, 1, 1, 1, 1, 1, 2, 2, 1},  /* 2 tile blocks */
+        {2, 32, 13, 13, 48, 4, 4, 1, 1, 1, 1, 1, 2, 2, 1, 2},   /* groups, 2 images */
+    };
+    variant = F3K4;
+    for (unsigned i = 0; i < sizeof shapes4 / sizeof *shapes4; i++)
+        for (int epi = 0; epi < 4; epi++)
+            check(&shapes4[i], epi);
+    /* Phase split: 7x7 and 8x8 stride 2, pads 0..4 (asymmetric), odd and even input
+     * sizes, ResNet's first layer (3 -> 64, 224x224, pad 3) at reduced height, 2 images. */
+    static const shape shapes_ph[] = {
+        {1, 1, 7, 7, 1, 7, 7, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+        {1, 3, 16, 15, 5, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1},
+        {2, 3, 21, 24, 16, 7, 7, 2, 2, 1, 1, 2, 3, 4, 1, 1},
+        {1, 5, 20, 19, 9, 8, 8, 2, 2, 1, 1, 3, 4, 4, 3, 1},
+        {1, 3, 40, 224, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1},
+        {1, 150, 18, 17, 24, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1},  /* 600 phase channels */
+    };
+    variant = PH;
+    for (unsigned i = 0; i < sizeof shapes_ph / sizeof *shapes_ph; i++)
+        for (int epi = 0; epi < 4; epi++)
+            check(&shapes_ph[i], epi);
 }
 
 WGKT_MAIN("conv_winograd", run)

@@ -233,6 +233,10 @@ wg_status wg_runtime_new(const wg_runtime_options *opts, wg_runtime **out)
     wasmtime_config_cranelift_opt_level_set(cfg, WASMTIME_OPT_LEVEL_SPEED);
     wasmtime_config_wasm_simd_set(cfg, true);
     wasmtime_config_wasm_relaxed_simd_set(cfg, true);
+    /* For `perf record`: JIT code symbols in /tmp/perf-PID.map (documented in README). */
+    const char *pm = getenv("WASMGRAPH_PERFMAP");
+    if (pm && !strcmp(pm, "1"))
+        wasmtime_config_profiler_set(cfg, WASMTIME_PROFILING_STRATEGY_PERFMAP);
     /* Epoch checks cost a little on every loop back-edge: only with a time limit. */
     wasmtime_config_epoch_interruption_set(cfg, rt->opts.time_limit_ms > 0);
     rt->engine = wasm_engine_new_with_config(cfg); /* takes cfg */

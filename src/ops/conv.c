@@ -13,6 +13,9 @@
  *   constant weight, 5x5 stride 1, C, M per group >= 16    wgk_f32_conv2d_winograd5x5 (F(2x2,5x5));
  *   constant weight, 3x3 stride 2, C, M per group >= 16,   wgk_f32_conv2d_winograd_s2 (25 products
  *     2x2 tiles < 0.8x the direct multiplies               per 2x2 tile on the input's phases);
+ *   constant weight, 7x7/8x8 stride 2, one group, M >= 16   wgk_f32_conv2d_phases (a 4x4 conv on the
+ *                                                          4 phases by F(3x3, 4x4); the module
+ *                                                          stores the phase conv's filters);
  *                                                          Winograd: filters packed as for
  *                                                          wgk_f32_conv2d_packed in the module,
  *                                                          transformed + packed by the module;
@@ -165,8 +168,11 @@ static bool use_packed(wgc_graph *g, const wgc_node *n, const conv_geom *c)
  *   3x3, else F(2x2, 3x3)                                     2.25x fewer, 16/9 weight
  *   5x5, F(2x2, 5x5)                                          2.8x fewer, 36/25 weight
  * and 3x3 stride 2 where its tiles pay (wgk_wino_s2_better): 25 products per 2x2 tile on
- * the input's even and odd phases, 1.44x fewer multiplies, 25/9 weight. */
-typedef enum { WINO_NONE, WINO_F2, WINO_F4, WINO_F2K5, WINO_S2 } wino_kind;
+ * the input's even and odd phases, 1.44x fewer multiplies, 25/9 weight; and 7x7 or 8x8
+ * stride 2 (wgk_conv_phases_ok, any channel count: ResNet's first layer) as a 4x4 conv on
+ * the input's 4 phases by F(3x3, 4x4): 16 multiplies per output and input channel
+ * instead of 49, a 144/49 weight (the module stores the phase conv's 4x4 filters). */
+typedef enum { WINO_NONE, WINO_F2, WINO_F4, WINO_F2K5, WINO_S2, WINO_PHASE } wino_kind;
 
 static const struct wino_impl {
     const char *kernel, *prepare;
@@ -176,13 +182,27 @@ static const struct wino_impl {
     [WINO_F4] = {"wgk_f32_conv2d_winograd4", "wgk_wino4_prepare_w", 9},
     [WINO_F2K5] = {"wgk_f32_conv2d_winograd5x5", "wgk_wino5x5_prepare_w", 25},
     [WINO_S2] = {"wgk_f32_conv2d_winograd_s2", "wgk_wino_s2_prepare_w", 9},
+    [WINO_PHASE] = {"wgk_f32_conv2d_phases", "wgk_wino4x4_prepare_w", 16},
 };
+
+static wgk_conv2d_args geom_args(const conv_geom *c);
+
+/* Input channels of the filters a Winograd kind transforms: the phase split's conv has 4
+ * per input channel. */
+static size_t wino_channels(wino_kind kind, size_t cg)
+{
+    return kind == WINO_PHASE ? 4 * cg : cg;
+}
 
 static wino_kind winograd_kind(wgc_graph *g, const wgc_node *n, const conv_geom *c)
 {
     const wgc_window *w = &c->win;
-    if (!use_packed(g, n, c) || c->rank != 2 || w->s[0] != w->s[1] || w->d[0] != 1 || w->d[1] != 1 ||
-        c->C / c->groups < 16 || c->M / c->groups < 16)
+    if (!use_packed(g, n, c) || c->rank != 2)
+        return WINO_NONE;
+    const wgk_conv2d_args a = geom_args(c);
+    if (wgk_conv_phases_ok(&a) && c->M >= 16 && c->OH * c->OW >= 36)
+        return WINO_PHASE;
+    if (w->s[0] != w->s[1] || w->d[0] != 1 || w->d[1] != 1 || c->C / c->groups < 16 || c->M / c->groups < 16)
         return WINO_NONE;
     if (w->s[0] == 2)
         return c->KH == 3 && c->KW == 3 && wgk_wino_s2_better((int)c->OH, (int)c->OW) ? WINO_S2 : WINO_NONE;
@@ -208,7 +228,7 @@ static size_t winograd_weight_floats(wgc_graph *g, const wgc_node *n, const conv
     const wino_kind kind = winograd_kind(g, n, c);
     const size_t group = kind == WINO_F2   ? wgk_wino_pack_w_size(mg, cg)
                          : kind == WINO_S2 ? wgk_wino_s2_pack_w_size(mg, cg)
-                                           : wgk_wino4_pack_w_size(mg, cg);
+                                           : wgk_wino4_pack_w_size(mg, wino_channels(kind, cg));
     return group * (size_t)c->groups;
 }
 
@@ -252,7 +272,8 @@ static bool winograd_per_run(wgc_graph *g)
 static bool first_run_direct(wgc_graph *g, const wgc_node *n, const conv_geom *c)
 {
     const wino_kind kind = winograd_kind(g, n, c);
-    if (kind == WINO_NONE || winograd_per_run(g))
+    /* The phase split's module holds only its own 4x4 filters: no direct conv to run. */
+    if (kind == WINO_NONE || kind == WINO_PHASE || winograd_per_run(g))
         return false;
     const int64_t tile = kind == WINO_F4 ? 4 : 2;
     const int64_t matrices = kind == WINO_F2 ? 16 : kind == WINO_S2 ? 25 : 36;
@@ -260,8 +281,6 @@ static bool first_run_direct(wgc_graph *g, const wgc_node *n, const conv_geom *c
     const int64_t saved = c->KH * c->KW * c->OH * c->OW - matrices * tiles;
     return (double)(matrices * (int64_t)sizeof(float)) * FRESH_NS_PER_BYTE > (double)saved * DIRECT_NS_PER_MAC;
 }
-
-static wgk_conv2d_args geom_args(const conv_geom *c);
 
 /* Packed 1x1 convs where one level of Strassen's algorithm saves work
  * (wgk_conv_strassen_ok): the same packed weight, a different kernel. */
@@ -304,9 +323,11 @@ static size_t conv_scratch(const wgc_graph *g, const wgc_node *n)
     if (use_winograd((wgc_graph *)g, n, &c)) {
         const size_t w = winograd_per_run((wgc_graph *)g) ? winograd_weight_floats((wgc_graph *)g, n, &c) : 0;
         const wino_kind kind = winograd_kind((wgc_graph *)g, n, &c);
+        const wgk_conv2d_args ga = geom_args(&c);
         const size_t k = kind == WINO_F2   ? wgk_wino_scratch(cg, mg, (int)c.OH, (int)c.OW)
                          : kind == WINO_F4 ? wgk_wino4_scratch(cg, mg, (int)c.OH, (int)c.OW)
                          : kind == WINO_S2 ? wgk_wino_s2_scratch(cg, mg, (int)c.OH, (int)c.OW)
+                         : kind == WINO_PHASE ? wgk_conv_phases_scratch(&ga)
                                            : wgk_wino5x5_scratch(cg, mg, (int)c.OH, (int)c.OW);
         size_t bytes = (w + k) * sizeof(float);
         if (first_run_direct((wgc_graph *)g, n, &c)) { /* the first run's kernel */
@@ -371,7 +392,8 @@ static wg_status emit_winograd_prepare(wgc_emitter *e, wgc_graph *g, wgc_node *n
 {
     const struct wino_impl *impl = &wino_impls[winograd_kind(g, n, c)];
     const bool per_run = winograd_per_run(g);
-    const size_t cg = (size_t)(c->C / c->groups), mg = (size_t)(c->M / c->groups);
+    const size_t cg = wino_channels(winograd_kind(g, n, c), (size_t)(c->C / c->groups));
+    const size_t mg = (size_t)(c->M / c->groups);
     const size_t count = winograd_weight_floats(g, n, c), group = count / (size_t)c->groups;
     const char *scratch = wgc_scratch(e);
     snprintf(kscratch, kscratch_len, "%s", scratch);
@@ -478,13 +500,37 @@ static wg_status emit_packed_weight(wgc_emitter *e, wgc_graph *g, wgc_node *n, c
     return WG_OK;
 }
 
+/* The phase split's filters: the 4x4 ones of its stride-1 conv on the 4C phase channels
+ * (wgk_conv_phases_weights), packed for wgk_wino4x4_prepare_w. */
+static wg_status emit_phase_weight(wgc_emitter *e, wgc_graph *g, wgc_node *n, const conv_geom *c,
+                                   char *wexpr, size_t wexpr_len)
+{
+    const wgc_tensor *w = wgc_in(g, n, 1);
+    const size_t kg = (size_t)(4 * c->C * 16), count = wgk_conv_pack_w_size((size_t)c->M, kg, 1);
+    float *phased = malloc((size_t)c->M * kg * sizeof(float)), *buf = malloc(count * sizeof(float));
+    wg_status st = WG_ERR_NOMEM;
+    const char *p;
+    if (phased && buf) {
+        wgk_conv_phases_weights((const float *)w->data, (int)c->M, (int)c->C, (int)c->KH, phased);
+        wgk_conv_pack_w(phased, (size_t)c->M, kg, 1, buf);
+        st = wgc_weight(e, buf, count * sizeof(float), &p);
+    }
+    free(phased);
+    free(buf);
+    if (st)
+        return wgc_error(g, n, st, "out of memory packing weight '%s'", w->name);
+    snprintf(wexpr, wexpr_len, "%s", p);
+    return WG_OK;
+}
+
 /* A Winograd conv: its packed filters, their transform and the Winograd kernel; under
  * first_run_direct(), the direct packed (or few-pixel) conv on the first run instead, on
  * the same packed filters, and the transform on the second. */
 static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const conv_geom *c)
 {
     char wpacked[64], wexpr[128], kscratch[128];
-    wg_status st = emit_packed_weight(e, g, n, c, wpacked, sizeof wpacked);
+    wg_status st = winograd_kind(g, n, c) == WINO_PHASE ? emit_phase_weight(e, g, n, c, wpacked, sizeof wpacked)
+                                                         : emit_packed_weight(e, g, n, c, wpacked, sizeof wpacked);
     if (st)
         return st;
     const bool direct = first_run_direct(g, n, c);
