@@ -121,12 +121,16 @@ static void gemm_few_tiles(const float *w, size_t wx, int npos, int M, int C, co
                     for (int l = 0; l < 4; l++)
                         d[r * 4 + l] = src[r];
         }
-        for (int m0 = 0; m0 < M; m0 += 2 * WGK_CONV_MR) {
-            const float *b = w + xi * wx + (size_t)(m0 / WGK_CONV_MR) * C * WGK_CONV_MR;
-            for (int g = 0; g < groups; g++)
+        /* Group by group: the group's broadcast tiles (C x 16) stay in L1 while the
+         * weights (M x C, in L2) stream past them; weights outer and groups inner read
+         * the groups (64 KiB at C = 256) from L2 instead, twice the bytes per multiply:
+         * 14x14 256-channel F(4x4) layers 3.42-3.46 -> 3.31-3.38 ms. */
+        for (int g = 0; g < groups; g++)
+            for (int m0 = 0; m0 < M; m0 += 2 * WGK_CONV_MR) {
+                const float *b = w + xi * wx + (size_t)(m0 / WGK_CONV_MR) * C * WGK_CONV_MR;
                 wgk_f32_conv_ukernel_splat_t(C, As + (size_t)g * C * 16, b, WGK_CONV_MR, (size_t)C * WGK_CONV_MR,
                                              Mo + xi * mx + (size_t)m0 * nt + 4 * g, nt, 0);
-        }
+            }
     }
 }
 
