@@ -162,6 +162,15 @@ static inline void out_transform_mm(const float *mm, size_t mx, vec *o, const in
         at6_m(r + j, m, o + j, m, m);
 }
 
+/* y[q..q+3] = clamp(v + bias (+ res[q..q+3])): 4 outputs of a row. */
+static inline void put4(vec v, float *y, const float *res, size_t q, vec bv, vec lv, vec hv)
+{
+    v = wasm_f32x4_add(v, bv);
+    if (res)
+        v = wasm_f32x4_add(v, wasm_v128_load(res + q));
+    wasm_v128_store(y + q, wasm_f32x4_pmin(wasm_f32x4_pmax(v, lv), hv));
+}
+
 /* Output transform + epilogue of the n (1..4) tiles t0.. whose M values are the 4
  * adjacent columns mm[xi * mx + 0..3]. */
 static void output4(const float *mm, size_t mx, float *y, const float *res, int OH, int OW, int TW,
@@ -184,19 +193,31 @@ static void output4(const float *mm, size_t mx, float *y, const float *res, int 
         const int t = t0 + k, th = t / TW, tw = t - th * TW;
         const int oh0 = 4 * th, ow0 = 4 * tw;
         if (oh0 + 4 <= OH && ow0 + 4 <= OW) {
-            for (int i = 0; i < 4; i++) {
-                const size_t q = (size_t)(oh0 + i) * OW + ow0;
-                vec v = wasm_f32x4_add(rows[k][i], bv);
-                if (res)
-                    v = wasm_f32x4_add(v, wasm_v128_load(res + q));
-                wasm_v128_store(y + q, wasm_f32x4_pmin(wasm_f32x4_pmax(v, lv), hv));
-            }
+            for (int i = 0; i < 4; i++)
+                put4(rows[k][i], y, res, (size_t)(oh0 + i) * OW + ow0, bv, lv, hv);
         } else {
             float tmp[16];
             for (int i = 0; i < 4; i++)
                 wasm_v128_store(tmp + 4 * i, rows[k][i]);
             put_tile(tmp, 4, y, res, OH, OW, oh0, ow0, b, lo, hi);
         }
+    }
+}
+
+/* The n tiles t0.. of an m x m output transform, tile k in lane k of o[xi], one by one
+ * through put_tile (tiles off the 4-tile fast paths). */
+static void put_tiles(const vec *o, int m, float *y, const float *res, int OH, int OW, int TW, int t0, int n,
+                      float b, float lo, float hi)
+{
+    float lanes[9][4]; /* lanes[xi][k]: output xi (m*i + j) of tile k */
+    for (int xi = 0; xi < m * m; xi++)
+        wasm_v128_store(lanes[xi], o[xi]);
+    for (int k = 0; k < n; k++) {
+        const int t = t0 + k, h = t / TW, w = t - h * TW;
+        float tile[9];
+        for (int xi = 0; xi < m * m; xi++)
+            tile[xi] = lanes[xi][k];
+        put_tile(tile, m, y, res, OH, OW, m * h, m * w, b, lo, hi);
     }
 }
 
@@ -213,25 +234,12 @@ static void output4_2(const float *mm, size_t mx, float *y, const float *res, in
         const vec bv = wasm_f32x4_splat(b), lv = wasm_f32x4_splat(lo), hv = wasm_f32x4_splat(hi);
         for (int i = 0; i < 2; i++) {
             const size_t q = (size_t)(oh0 + i) * OW + ow0;
-            vec v0 = wasm_f32x4_add(wasm_i32x4_shuffle(o[2 * i], o[2 * i + 1], 0, 4, 1, 5), bv);
-            vec v1 = wasm_f32x4_add(wasm_i32x4_shuffle(o[2 * i], o[2 * i + 1], 2, 6, 3, 7), bv);
-            if (res) {
-                v0 = wasm_f32x4_add(v0, wasm_v128_load(res + q));
-                v1 = wasm_f32x4_add(v1, wasm_v128_load(res + q + 4));
-            }
-            wasm_v128_store(y + q, wasm_f32x4_pmin(wasm_f32x4_pmax(v0, lv), hv));
-            wasm_v128_store(y + q + 4, wasm_f32x4_pmin(wasm_f32x4_pmax(v1, lv), hv));
+            put4(wasm_i32x4_shuffle(o[2 * i], o[2 * i + 1], 0, 4, 1, 5), y, res, q, bv, lv, hv);
+            put4(wasm_i32x4_shuffle(o[2 * i], o[2 * i + 1], 2, 6, 3, 7), y, res, q + 4, bv, lv, hv);
         }
         return;
     }
-    float lanes[4][4]; /* lanes[xi][k]: output xi (2*i + j) of tile k */
-    for (int xi = 0; xi < 4; xi++)
-        wasm_v128_store(lanes[xi], o[xi]);
-    for (int k = 0; k < n; k++) {
-        const int t = t0 + k, h = t / TW, w = t - h * TW;
-        const float tile[4] = {lanes[0][k], lanes[1][k], lanes[2][k], lanes[3][k]};
-        put_tile(tile, 2, y, res, OH, OW, 2 * h, 2 * w, b, lo, hi);
-    }
+    put_tiles(o, 2, y, res, OH, OW, TW, t0, n, b, lo, hi);
 }
 
 /* The same for F(3x3, 4x4): 3x3 tiles. Four tiles side by side in one row of tiles are
@@ -251,28 +259,14 @@ static void output4_3(const float *mm, size_t mx, float *y, const float *res, in
             const vec v0 = o[3 * i], v1 = o[3 * i + 1], v2 = o[3 * i + 2];
             const vec t01 = wasm_i32x4_shuffle(v0, v1, 0, 4, 1, 5), t12 = wasm_i32x4_shuffle(v1, v2, 1, 5, 2, 6);
             const vec t3 = wasm_i32x4_shuffle(v0, v1, 3, 7, 3, 7);
-            vec q[3] = {wasm_i32x4_shuffle(t01, v2, 0, 1, 4, 2), wasm_i32x4_shuffle(t12, v0, 0, 1, 6, 2),
-                        wasm_i32x4_shuffle(t3, v2, 6, 0, 1, 7)};
             const size_t p = (size_t)(oh0 + i) * OW + ow0;
-            for (int h = 0; h < 3; h++) {
-                vec v = wasm_f32x4_add(q[h], bv);
-                if (res)
-                    v = wasm_f32x4_add(v, wasm_v128_load(res + p + 4 * h));
-                wasm_v128_store(y + p + 4 * h, wasm_f32x4_pmin(wasm_f32x4_pmax(v, lv), hv));
-            }
+            put4(wasm_i32x4_shuffle(t01, v2, 0, 1, 4, 2), y, res, p, bv, lv, hv);
+            put4(wasm_i32x4_shuffle(t12, v0, 0, 1, 6, 2), y, res, p + 4, bv, lv, hv);
+            put4(wasm_i32x4_shuffle(t3, v2, 6, 0, 1, 7), y, res, p + 8, bv, lv, hv);
         }
         return;
     }
-    float lanes[9][4]; /* lanes[xi][k]: output xi (3*i + j) of tile k */
-    for (int xi = 0; xi < 9; xi++)
-        wasm_v128_store(lanes[xi], o[xi]);
-    for (int k = 0; k < n; k++) {
-        const int t = t0 + k, h = t / TW, w = t - h * TW;
-        float tile[9];
-        for (int xi = 0; xi < 9; xi++)
-            tile[xi] = lanes[xi][k];
-        put_tile(tile, 3, y, res, OH, OW, 3 * h, 3 * w, b, lo, hi);
-    }
+    put_tiles(o, 3, y, res, OH, OW, TW, t0, n, b, lo, hi);
 }
 
 #define GROUP 4

@@ -129,6 +129,15 @@ static void check(const shape *s, int epi)
     WGKT_CHECK(Y[ysize] == 1000.0f, "conv2d_winograd wrote past its output");
 }
 
+/* Every shape of a variant with every epilogue. */
+static void check_all(int v, const shape *shapes, unsigned n)
+{
+    variant = v;
+    for (unsigned i = 0; i < n; i++)
+        for (int epi = 0; epi < 4; epi++)
+            check(&shapes[i], epi);
+}
+
 static void run(void)
 {
     /* N  C  H  W  M KH KW SH SW DH DW PT PL PB PR groups */
@@ -162,14 +171,9 @@ static void run(void)
         {2, 32, 13, 13, 48, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 2},  /* groups, 2 images */
         {1, 12, 9, 10, 21, 5, 5, 1, 1, 1, 1, 0, 1, 1, 0, 3},   /* 3 groups, odd M per group */
     };
-    for (variant = F2; variant <= F4; variant++)
-        for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
-            for (int epi = 0; epi < 4; epi++)
-                check(&shapes[i], epi);
-    variant = F2K5;
-    for (unsigned i = 0; i < sizeof shapes5 / sizeof *shapes5; i++)
-        for (int epi = 0; epi < 4; epi++)
-            check(&shapes5[i], epi);
+    check_all(F2, shapes, sizeof shapes / sizeof *shapes);
+    check_all(F4, shapes, sizeof shapes / sizeof *shapes);
+    check_all(F2K5, shapes5, sizeof shapes5 / sizeof *shapes5);
     /* Stride 2: output sizes odd and even, pads 0..1 each side (asymmetric), windows
      * at every edge, rows of 4 whole tiles inside the image (the SIMD loads), blocks. */
     static const shape shapes_s2[] = {
@@ -183,10 +187,7 @@ static void run(void)
         {1, 600, 30, 29, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  /* 2 tile blocks */
         {2, 32, 14, 14, 48, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},   /* groups, 2 images */
     };
-    variant = S2;
-    for (unsigned i = 0; i < sizeof shapes_s2 / sizeof *shapes_s2; i++)
-        for (int epi = 0; epi < 4; epi++)
-            check(&shapes_s2[i], epi);
+    check_all(S2, shapes_s2, sizeof shapes_s2 / sizeof *shapes_s2);
     /* F(3x3, 4x4): 4x4 filters, stride 1; outputs of 3k and 3k +- 1 (partial tiles),
      * rows of 4 whole tiles (the SIMD stores) and tile groups straddling rows. */
     static const shape shapes4[] = {
@@ -198,10 +199,7 @@ static void run(void)
         {1, 600, 16, 14, 40, 4, 4, 1, 1, 1, 1, 1, 1, 2, 2, 1},  /* 2 tile blocks */
         {2, 32, 13, 13, 48, 4, 4, 1, 1, 1, 1, 1, 2, 2, 1, 2},   /* groups, 2 images */
     };
-    variant = F3K4;
-    for (unsigned i = 0; i < sizeof shapes4 / sizeof *shapes4; i++)
-        for (int epi = 0; epi < 4; epi++)
-            check(&shapes4[i], epi);
+    check_all(F3K4, shapes4, sizeof shapes4 / sizeof *shapes4);
     /* Phase split: 7x7 and 8x8 stride 2, pads 0..4 (asymmetric), odd and even input
      * sizes, ResNet's first layer (3 -> 64, 224x224, pad 3) at reduced height, 2 images. */
     static const shape shapes_ph[] = {
@@ -212,10 +210,7 @@ static void run(void)
         {1, 3, 40, 224, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1},
         {1, 150, 18, 17, 24, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1},  /* 600 phase channels */
     };
-    variant = PH;
-    for (unsigned i = 0; i < sizeof shapes_ph / sizeof *shapes_ph; i++)
-        for (int epi = 0; epi < 4; epi++)
-            check(&shapes_ph[i], epi);
+    check_all(PH, shapes_ph, sizeof shapes_ph / sizeof *shapes_ph);
 }
 
 WGKT_MAIN("conv_winograd", run)
