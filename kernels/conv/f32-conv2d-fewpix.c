@@ -10,12 +10,6 @@
 #define NR WGK_CONV_NR
 #define KC WGK_CONV_KC
 
-/* Whether the conv reads a zero-padded copy of its input. */
-static int src_padded(const wgk_conv2d_args *a)
-{
-    return wgk_conv_packed_pad_floats(a) > 0;
-}
-
 /* The im2col source: the input, or its zero-padded copy when the conv pads, with tap
  * offsets kb[k] (k = (c, kh, kw)) and pixel offsets off[p] (p = oh*OW + ow) such that
  * B(k, p) = src[kb[k] + off[p]]. */
@@ -23,7 +17,7 @@ static const float *im2col_tables(const wgk_conv2d_args *a, float *pad, int32_t 
 {
     const float *src = a->x;
     int rs = a->W, ps = a->H * a->W;
-    if (src_padded(a)) {
+    if (wgk_conv_packed_pad_floats(a)) {
         const int hp = wgk_conv_span(a->OH, a->SH, a->KH, a->DH), wp = wgk_conv_span(a->OW, a->SW, a->KW, a->DW);
         wgk_pad_planes(a->x, a->C, a->H, a->W, a->PT, a->PL, hp, wp, pad);
         src = pad;
@@ -42,12 +36,10 @@ static const float *im2col_tables(const wgk_conv2d_args *a, float *pad, int32_t 
 }
 
 /* Pixel group g's broadcast slice: dst[(g*kc + k)*16 + r*4 + l] = B(k0 + k, 4g + r) for
- * every lane l (zero for pixels past P), through the input prologue when a->in_scale is
- * set (channel (k0 + k) / taps). */
-static void splat_pixels(const wgk_conv2d_args *a, const float *src, const int32_t *kb, const int32_t *off, int P,
-                         int k0, int kc, float *dst)
+ * every lane l (zero for pixels past P). */
+static void splat_pixels(const float *src, const int32_t *kb, const int32_t *off, int P, int k0, int kc,
+                         float *dst)
 {
-    const int taps = a->KH * a->KW;
     const int groups = (P + 3) / 4;
     for (int g = 0; g < groups; g++) {
         const int p0 = 4 * g, valid = P - p0 < 4 ? P - p0 : 4;
@@ -58,11 +50,9 @@ static void splat_pixels(const wgk_conv2d_args *a, const float *src, const int32
             const float *s = src + kb[k0 + k];
             float v[4];
 #ifdef __wasm_simd128__
-            v128_t u = run ? wasm_v128_load(s + o[0])
-                           : wasm_f32x4_make(s[o[0]], valid > 1 ? s[o[1]] : 0.0f, valid > 2 ? s[o[2]] : 0.0f,
-                                             valid > 3 ? s[o[3]] : 0.0f);
-            if (a->in_scale) /* lanes past P only reach outputs past P, which are dropped */
-                u = wgk_conv_prologue(a, (k0 + k) / taps, u);
+            const v128_t u = run ? wasm_v128_load(s + o[0])
+                                 : wasm_f32x4_make(s[o[0]], valid > 1 ? s[o[1]] : 0.0f, valid > 2 ? s[o[2]] : 0.0f,
+                                                   valid > 3 ? s[o[3]] : 0.0f);
             wasm_v128_store(d, wasm_i32x4_shuffle(u, u, 0, 0, 0, 0));
             wasm_v128_store(d + 4, wasm_i32x4_shuffle(u, u, 1, 1, 1, 1));
             wasm_v128_store(d + 8, wasm_i32x4_shuffle(u, u, 2, 2, 2, 2));
@@ -71,7 +61,7 @@ static void splat_pixels(const wgk_conv2d_args *a, const float *src, const int32
 #else
             (void)run;
             for (int r = 0; r < 4; r++)
-                v[r] = r < valid ? (a->in_scale ? wgk_conv_prologue1(a, (k0 + k) / taps, s[o[r]]) : s[o[r]]) : 0.0f;
+                v[r] = r < valid ? s[o[r]] : 0.0f;
             for (int r = 0; r < 4; r++)
                 for (int l = 0; l < 4; l++)
                     d[r * 4 + l] = v[r];
@@ -119,8 +109,6 @@ void wgk_f32_conv2d_fewpix(const wgk_conv2d_args *a)
     float *const pad = odd + (size_t)NR * K;
     int32_t *const kb = (int32_t *)(pad + wgk_conv_packed_pad_floats(a));
     int32_t *const off = kb + K;
-    if (a->in_scale && src_padded(a)) /* the prologue would turn the padding's zeros into shifts */
-        __builtin_trap();
     const float *src = im2col_tables(a, pad, kb, off);
     if (panels % 2) { /* the last panel and a zero one, side by side like two packed panels */
         const float *last = a->w + (size_t)(panels - 1) * K * WGK_CONV_MR;
@@ -131,7 +119,7 @@ void wgk_f32_conv2d_fewpix(const wgk_conv2d_args *a)
     }
     for (int k0 = 0; k0 < K; k0 += KC) {
         const int kc = K - k0 < KC ? K - k0 : KC;
-        splat_pixels(a, src, kb, off, P, k0, kc, splat);
+        splat_pixels(src, kb, off, P, k0, kc, splat);
         /* One pair of weight panels' slice (kc x 8, in L1) against every pixel group. */
         for (int n = 0; 2 * n < panels; n++) {
             const float *b = (2 * n + 1 < panels ? a->w + (size_t)2 * n * K * WGK_CONV_MR : odd) +

@@ -57,10 +57,8 @@ static int valid_cols(const strassen_geom *s, int q)
 /* The 7 products' input operands for the block, in one pass over its input: operand i
  * (products[i]) at dst + i*ostride, in panels: [(p*Kh + k)*NR + j] = Xa(k, nb + p*NR + j)
  * (+ or - Xb(...)), zero past each quadrant's valid columns. Panel by panel, so the
- * writes are sequential (as pack_direct in f32-conv2d-packed.c). pro: the input
- * prologue to apply as x is read (wgk_conv2d_args.in_scale), or NULL. */
-static void pack_operands(const float *x, const strassen_geom *s, const wgk_conv2d_args *pro, float *dst,
-                          size_t ostride)
+ * writes are sequential (as pack_direct in f32-conv2d-packed.c). */
+static void pack_operands(const float *x, const strassen_geom *s, float *dst, size_t ostride)
 {
     const int panels = (s->ncl + NR - 1) / NR;
     const size_t qoff[4] = {(size_t)s->nb, (size_t)s->Ph + s->nb, (size_t)s->Kh * s->P + s->nb,
@@ -76,11 +74,6 @@ static void pack_operands(const float *x, const strassen_geom *s, const wgk_conv
                 for (int q = 0; q < 4; q++) {
                     q0[q] = wasm_v128_load(r + qoff[q]);
                     q1[q] = wasm_v128_load(r + qoff[q] + 4);
-                    if (pro) { /* channel k of the first or second half of K */
-                        const int c = (q >> 1) * s->Kh + k;
-                        q0[q] = wgk_conv_prologue(pro, c, q0[q]);
-                        q1[q] = wgk_conv_prologue(pro, c, q1[q]);
-                    }
                 }
                 for (int i = 0; i < 7; i++) {
                     const strassen_product *t = &products[i];
@@ -99,11 +92,8 @@ static void pack_operands(const float *x, const strassen_geom *s, const wgk_conv
         for (int k = 0; k < s->Kh; k++, r += s->P, d += NR)
             for (int j = 0; j < NR; j++) {
                 float v[4];
-                for (int q = 0; q < 4; q++) {
+                for (int q = 0; q < 4; q++)
                     v[q] = j0 + j < valid_cols(s, q) ? r[qoff[q] + j] : 0.0f;
-                    if (pro && j0 + j < valid_cols(s, q))
-                        v[q] = wgk_conv_prologue1(pro, (q >> 1) * s->Kh + k, v[q]);
-                }
                 for (int i = 0; i < 7; i++) {
                     const strassen_product *t = &products[i];
                     const float w = t->xb >= 0 ? v[t->xb] : 0.0f;
@@ -173,8 +163,6 @@ void wgk_f32_conv2d_strassen(const wgk_conv2d_args *a)
     const int res_in_y = a->res == a->y;
     /* Output blocks are written before every input (and residual) value is read. */
     if (overlaps(a->x, xsize, a->y, ysize) || (a->res && !res_in_y && overlaps(a->res, ysize, a->y, ysize))) {
-        if (a->in_scale) /* the packed kernel has no prologue; compiled models never get here */
-            __builtin_trap();
         wgk_f32_conv2d_packed(a);
         return;
     }
@@ -186,17 +174,15 @@ void wgk_f32_conv2d_strassen(const wgk_conv2d_args *a)
     float *const gathered = splat + 4 * MR * KC;
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * a->C * a->H * a->W;
-        const wgk_conv2d_args *pro = a->in_scale ? a : NULL;
         if (a->SH != 1 || a->SW != 1) { /* strided: gather the pixels the conv reads, K x P */
             for (int k = 0; k < s.K; k++)
                 for (int oh = 0; oh < a->OH; oh++) {
                     const float *src = x + ((size_t)k * a->H + (size_t)oh * a->SH) * a->W;
                     float *dst = gathered + ((size_t)k * a->OH + oh) * a->OW;
                     for (int ow = 0; ow < a->OW; ow++)
-                        dst[ow] = pro ? wgk_conv_prologue1(pro, k, src[(size_t)ow * a->SW]) : src[(size_t)ow * a->SW];
+                        dst[ow] = src[(size_t)ow * a->SW];
                 }
             x = gathered;
-            pro = NULL; /* applied */
         }
         float *y = a->y + (size_t)n * a->M * P;
         const float *res = a->res ? a->res + (size_t)n * a->M * P : NULL;
@@ -204,7 +190,7 @@ void wgk_f32_conv2d_strassen(const wgk_conv2d_args *a)
             s.ncl = s.Ph - s.nb < nc ? s.Ph - s.nb : nc;
             const int right = (int)P - s.Ph - s.nb;
             s.ncr = right < 0 ? 0 : right < nc ? right : nc;
-            pack_operands(x, &s, pro, b, ostride);
+            pack_operands(x, &s, b, ostride);
             for (int m0 = 0; m0 < s.Mh; m0 += MR)
                 run_panel(a, &s, m0, b, ostride, y, res, res_in_y, splat);
         }

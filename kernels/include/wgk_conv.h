@@ -44,30 +44,7 @@ typedef struct wgk_conv2d_args {
      * post & WGK_POST_AFFINE: y = y * post_scale + post_shift. */
     int post;
     float post_scale, post_shift;
-    /* Before the conv (wgk_f32_conv2d_strassen and wgk_f32_conv2d_fewpix only, on convs
-     * without padding; NULL in_scale: none): every input value of channel c is read as
-     * clamp(x * in_scale[c] + in_shift[c], in_min, in_max), a BatchNormalization (+ ReLU
-     * or Clip) on the input fused into the conv that consumes it. */
-    const float *in_scale, *in_shift;
-    float in_min, in_max;
 } wgk_conv2d_args;
-
-#ifdef __wasm_simd128__
-/* The input prologue on 4 values of channel c (a->in_scale set). */
-static inline v128_t wgk_conv_prologue(const struct wgk_conv2d_args *a, int c, v128_t v)
-{
-    v = wasm_f32x4_add(wasm_f32x4_mul(v, wasm_f32x4_splat(a->in_scale[c])), wasm_f32x4_splat(a->in_shift[c]));
-    return wasm_f32x4_pmin(wasm_f32x4_pmax(v, wasm_f32x4_splat(a->in_min)), wasm_f32x4_splat(a->in_max));
-}
-#endif
-
-/* The same on one value. */
-static inline float wgk_conv_prologue1(const struct wgk_conv2d_args *a, int c, float v)
-{
-    v = v * a->in_scale[c] + a->in_shift[c];
-    v = v < a->in_min ? a->in_min : v;
-    return v > a->in_max ? a->in_max : v;
-}
 
 #define WGK_POST_HARDSWISH 1
 #define WGK_POST_AFFINE 2

@@ -41,10 +41,8 @@ static inline void wgkt_conv2d_reference(const wgk_conv2d_args *a, const float *
                                 int iw = ow * a->SW - a->PL + kw * a->DW;
                                 if (ih < 0 || ih >= a->H || iw < 0 || iw >= a->W)
                                     continue;
-                                float xv = a->x[((n * a->C + g * cg + c) * a->H + ih) * a->W + iw];
-                                if (a->in_scale) /* the input prologue (not on padding) */
-                                    xv = wgk_conv_prologue1(a, g * cg + c, xv);
-                                s += (double)xv * Wt[((m * cg + c) * a->KH + kh) * a->KW + kw];
+                                s += (double)a->x[((n * a->C + g * cg + c) * a->H + ih) * a->W + iw] *
+                                     Wt[((m * cg + c) * a->KH + kh) * a->KW + kw];
                             }
                     size_t o = (((size_t)n * a->M + m) * a->OH + oh) * a->OW + ow;
                     float v = (float)s + (a->res ? a->res[o] : 0.0f);
@@ -65,23 +63,6 @@ static inline void wgkt_fill(float *p, int n, uint32_t *seed)
 {
     for (int i = 0; i < n; i++)
         p[i] = wgkt_rand(seed);
-}
-
-/* A BatchNormalization-like input prologue (wgk_conv2d_args.in_scale) with a ReLU (kind 1)
- * or a Clip (kind 2); kind 0: none. scale, shift: C floats each, filled here. */
-static inline void wgkt_conv_prologue(wgk_conv2d_args *a, int kind, float *scale, float *shift, uint32_t *seed)
-{
-    a->in_scale = a->in_shift = NULL;
-    if (!kind)
-        return;
-    wgkt_fill(scale, a->C, seed);
-    wgkt_fill(shift, a->C, seed);
-    for (int c = 0; c < a->C; c++)
-        scale[c] = 1.0f + 0.5f * scale[c]; /* 0.5 .. 1.5 */
-    a->in_scale = scale;
-    a->in_shift = shift;
-    a->in_min = kind == 1 ? 0.0f : -0.5f;
-    a->in_max = kind == 1 ? INFINITY : 0.75f;
 }
 
 /* A conv test's buffers before a check: pseudo-random input, weight, bias and residual;
