@@ -36,12 +36,20 @@ static const float *im2col_tables(const wgk_conv2d_args *a, float *pad, int32_t 
 }
 
 /* Pixel group g's broadcast slice: dst[(g*kc + k)*16 + r*4 + l] = B(k0 + k, 4g + r) for
- * every lane l (zero for pixels past P). */
-static void splat_pixels(const float *src, const int32_t *kb, const int32_t *off, int P, int k0, int kc,
-                         float *dst)
+ * every lane l (zero for pixels past P). A last group of `tail` (1 or 2) pixels is stored
+ * compact instead, dst[g*kc*16 + r*kc + k] = B(k0 + k, 4g + r), for
+ * wgk_f32_conv_ukernel_t_few. */
+static void splat_pixels(const float *src, const int32_t *kb, const int32_t *off, int P, int tail, int k0,
+                         int kc, float *dst)
 {
     const int groups = (P + 3) / 4;
-    for (int g = 0; g < groups; g++) {
+    if (tail) {
+        float *d = dst + (size_t)(groups - 1) * kc * 16;
+        for (int r = 0; r < tail; r++)
+            for (int k = 0; k < kc; k++)
+                d[(size_t)r * kc + k] = src[kb[k0 + k] + off[4 * (groups - 1) + r]];
+    }
+    for (int g = 0; g < groups - (tail > 0); g++) {
         const int p0 = 4 * g, valid = P - p0 < 4 ? P - p0 : 4;
         const int32_t *o = off + p0;
         const int run = valid == 4 && o[1] == o[0] + 1 && o[2] == o[0] + 2 && o[3] == o[0] + 3;
@@ -101,6 +109,9 @@ void wgk_f32_conv2d_fewpix(const wgk_conv2d_args *a)
 {
     const int P = a->OH * a->OW, K = a->C * a->KH * a->KW, groups = (P + 3) / 4, ldy = 4 * groups;
     const int panels = (a->M + WGK_CONV_MR - 1) / WGK_CONV_MR; /* 4-row weight panels */
+    /* Pixels in a last group of 1 or 2 (0: whole groups, or 3, which the 4-row tile
+     * takes with one row wasted). */
+    const int tail = P % 4 == 1 || P % 4 == 2 ? P % 4 : 0;
     /* Scratch: channel-major output (8 rows per panel pair, every tile whole),
      * broadcast pixels, a last odd panel paired with zeros, padded input, offsets. */
     float *const yc = a->scratch;
@@ -119,15 +130,20 @@ void wgk_f32_conv2d_fewpix(const wgk_conv2d_args *a)
     }
     for (int k0 = 0; k0 < K; k0 += KC) {
         const int kc = K - k0 < KC ? K - k0 : KC;
-        splat_pixels(src, kb, off, P, k0, kc, splat);
+        splat_pixels(src, kb, off, P, tail, k0, kc, splat);
         /* One pair of weight panels' slice (kc x 8, in L1) against every pixel group. */
         for (int n = 0; 2 * n < panels; n++) {
             const float *b = (2 * n + 1 < panels ? a->w + (size_t)2 * n * K * WGK_CONV_MR : odd) +
                              (size_t)k0 * WGK_CONV_MR;
-            for (int g = 0; g < groups; g++)
-                wgk_f32_conv_ukernel_splat_t(kc, splat + (size_t)g * kc * 16, b, WGK_CONV_MR,
-                                             (size_t)K * WGK_CONV_MR, yc + (size_t)n * NR * ldy + 4 * g, ldy,
-                                             k0 > 0);
+            for (int g = 0; g < groups; g++) {
+                const float *ag = splat + (size_t)g * kc * 16;
+                float *cg = yc + (size_t)n * NR * ldy + 4 * g;
+                if (tail && g == groups - 1) /* 1 or 2 pixels: a quarter or half the work */
+                    wgk_f32_conv_ukernel_t_few(tail, kc, ag, b, WGK_CONV_MR, (size_t)K * WGK_CONV_MR, cg, ldy,
+                                                     k0 > 0);
+                else
+                    wgk_f32_conv_ukernel_splat_t(kc, ag, b, WGK_CONV_MR, (size_t)K * WGK_CONV_MR, cg, ldy, k0 > 0);
+            }
         }
     }
     store_output(a, yc, ldy, P);

@@ -299,6 +299,68 @@ void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t 
     }
 }
 
+/* Row r's 8 sums (lo: columns 0-3, hi: 4-7) into column r of the transposed tile. */
+static void put_row_t(v128_t lo, v128_t hi, int r, float *c, int ldc, int accumulate)
+{
+    float t[WGK_CONV_NR];
+    wasm_v128_store(t, lo);
+    wasm_v128_store(t + 4, hi);
+    for (int j = 0; j < WGK_CONV_NR; j++) {
+        float *o = c + (ptrdiff_t)j * ldc + r;
+        *o = t[j] + (accumulate ? *o : 0.0f);
+    }
+}
+
+/* acc (+)= x * (the 8 weights of row k of B): one row's multiply-adds for one k. */
+#define FEW_MADD(p, q, x, b)                                                                                           \
+    do {                                                                                                               \
+        p = wasm_f32x4_add(p, wasm_f32x4_mul(x, wasm_v128_load(b)));                                                    \
+        q = wasm_f32x4_add(q, wasm_f32x4_mul(x, wasm_v128_load((b) + b1)));                                             \
+    } while (0)
+
+void wgk_f32_conv_ukernel_t_few(int rows, int K, const float *x, const float *b, size_t bk, size_t b1, float *c,
+                                int ldc, int accumulate)
+{
+    const v128_t z = wasm_f32x4_splat(0.0f);
+    /* Accumulators pN / qN (columns 0-3 / 4-7). 1 row: N = k % 4; 2 rows: N = 2 * (k %
+     * 2) + row. Each 4 values of a row are one load and 4 lane broadcasts. */
+    v128_t p0 = z, q0 = z, p1 = z, q1 = z, p2 = z, q2 = z, p3 = z, q3 = z;
+    const float *x1 = x + K;
+    int k = 0;
+    if (rows == 1) {
+        for (; k + 4 <= K; k += 4, b += 4 * bk) {
+            const v128_t v = wasm_v128_load(x + k);
+            FEW_MADD(p0, q0, wasm_i32x4_shuffle(v, v, 0, 0, 0, 0), b);
+            FEW_MADD(p1, q1, wasm_i32x4_shuffle(v, v, 1, 1, 1, 1), b + bk);
+            FEW_MADD(p2, q2, wasm_i32x4_shuffle(v, v, 2, 2, 2, 2), b + 2 * bk);
+            FEW_MADD(p3, q3, wasm_i32x4_shuffle(v, v, 3, 3, 3, 3), b + 3 * bk);
+        }
+        for (; k < K; k++, b += bk)
+            FEW_MADD(p0, q0, wasm_f32x4_splat(x[k]), b);
+        put_row_t(wasm_f32x4_add(wasm_f32x4_add(p0, p1), wasm_f32x4_add(p2, p3)),
+                  wasm_f32x4_add(wasm_f32x4_add(q0, q1), wasm_f32x4_add(q2, q3)), 0, c, ldc, accumulate);
+        return;
+    }
+    for (; k + 4 <= K; k += 4, b += 4 * bk) {
+        const v128_t u = wasm_v128_load(x + k), v = wasm_v128_load(x1 + k);
+        FEW_MADD(p0, q0, wasm_i32x4_shuffle(u, u, 0, 0, 0, 0), b);
+        FEW_MADD(p1, q1, wasm_i32x4_shuffle(v, v, 0, 0, 0, 0), b);
+        FEW_MADD(p2, q2, wasm_i32x4_shuffle(u, u, 1, 1, 1, 1), b + bk);
+        FEW_MADD(p3, q3, wasm_i32x4_shuffle(v, v, 1, 1, 1, 1), b + bk);
+        FEW_MADD(p0, q0, wasm_i32x4_shuffle(u, u, 2, 2, 2, 2), b + 2 * bk);
+        FEW_MADD(p1, q1, wasm_i32x4_shuffle(v, v, 2, 2, 2, 2), b + 2 * bk);
+        FEW_MADD(p2, q2, wasm_i32x4_shuffle(u, u, 3, 3, 3, 3), b + 3 * bk);
+        FEW_MADD(p3, q3, wasm_i32x4_shuffle(v, v, 3, 3, 3, 3), b + 3 * bk);
+    }
+    for (; k < K; k++, b += bk) {
+        FEW_MADD(p0, q0, wasm_f32x4_splat(x[k]), b);
+        FEW_MADD(p1, q1, wasm_f32x4_splat(x1[k]), b);
+    }
+    put_row_t(wasm_f32x4_add(p0, p2), wasm_f32x4_add(q0, q2), 0, c, ldc, accumulate);
+    put_row_t(wasm_f32x4_add(p1, p3), wasm_f32x4_add(q1, q3), 1, c, ldc, accumulate);
+}
+#undef FEW_MADD
+
 void wgk_conv_splat_a2(const float *a, const float *a2, int negate, int K, float *dst)
 {
     if (!a2) {
@@ -396,6 +458,19 @@ void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t 
     for (int r = 0; r < WGK_CONV_MR; r++)
         for (int j = 0; j < WGK_CONV_NR; j++)
             c[(ptrdiff_t)j * ldc + r] = acc[r][j] + (accumulate ? c[(ptrdiff_t)j * ldc + r] : 0.0f);
+}
+
+void wgk_f32_conv_ukernel_t_few(int rows, int K, const float *x, const float *b, size_t bk, size_t b1, float *c,
+                                int ldc, int accumulate)
+{
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < WGK_CONV_NR; j++) {
+            float s = 0.0f;
+            for (int k = 0; k < K; k++)
+                s += x[(size_t)r * K + k] * (j < 4 ? b[k * bk + j] : b[k * bk + b1 + j - 4]);
+            float *o = c + (ptrdiff_t)j * ldc + r;
+            *o = s + (accumulate ? *o : 0.0f);
+        }
 }
 
 void wgk_conv_splat_a2(const float *a, const float *a2, int negate, int K, float *dst)

@@ -177,6 +177,15 @@ void wgk_f32_conv_ukernel_splat_dual(int mr, int ncols, int K, const float *a, c
 void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t bk, size_t b1, float *c, int ldc,
                                   int accumulate);
 
+/* wgk_f32_conv_ukernel_splat_t's tile for only `rows` (1 or 2) rows of A, given
+ * compact (x[r*K + k] = A(k, r)), not broadcast: the last, part-filled group of rows when
+ * their count is 1 or 2 past a multiple of 4 (a 7x7 output's 49th pixel). A whole tile
+ * costs the same as 4 rows: one broadcast line per k, as many multiplies. Here each 4 k
+ * of a row are one load, and the reduction runs as interleaved partial sums so that 8
+ * multiply-add chains keep the vector units busy. */
+void wgk_f32_conv_ukernel_t_few(int rows, int K, const float *x, const float *b, size_t bk, size_t b1, float *c,
+                                int ldc, int accumulate);
+
 /* wgk_f32_conv_ukernel_splat on an unpacked B read in place, B(k, j) = b[k*ldb + j]: the
  * NCHW activations of a 1x1 stride-1 conv are already that matrix (ldb = H*W), so they
  * need no packing. ncols: a multiple of NR (whole tiles only; nothing past them is read). */

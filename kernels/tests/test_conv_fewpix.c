@@ -55,6 +55,9 @@ static void run(void)
         {16, 9, 9, 8, 3, 1, 2, 2},      /* dilated */
         {256, 4, 4, 32, 1, 1, 1, 0},    /* 16 pixels: whole groups */
         {32, 8, 7, 20, 3, 1, 1, 0},     /* 30 pixels, no padding */
+        {600, 7, 7, 24, 1, 1, 1, 0},    /* 49 pixels (a 1-pixel last group), two k slices */
+        {72, 9, 3, 24, 1, 1, 1, 0},     /* 27 pixels (3 in the last group) */
+        {513, 2, 9, 16, 1, 1, 1, 0},    /* 18 pixels (2 in the last group), odd K, two k slices */
     };
     for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
         for (int epi = 0; epi < WGKT_EPI_CASES; epi++)
