@@ -8,7 +8,11 @@ BUILD=${BUILD:-build}
 module=$1 set=$2 work=$3
 mkdir -p "$work"
 wasm2c "$module" -n model -o "$work/model.c"
-objs=$(find "$BUILD/obj/src" -name '*.o' ! -path '*/cli/main.o')
+# The project's objects, skipping any left behind by a source file since removed.
+objs=$(find "$BUILD/obj/src" -name '*.o' ! -path '*/cli/main.o' | while read -r o; do
+    src=${o#"$BUILD"/obj/}
+    if [ -f "${src%.o}.c" ]; then echo "$o"; fi
+done)
 clang-19 -O1 -w -I"$work" -I/usr/include -c "$work/model.c" -o "$work/model.o"
 clang-19 -O2 -w -c /usr/share/wabt/wasm2c/wasm-rt-impl.c -I/usr/include -o "$work/wasm-rt-impl.o"
 # WG_SANFLAGS: the sanitizer flags the project objects were built with (make SAN=1).
