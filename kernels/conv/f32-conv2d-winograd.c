@@ -105,18 +105,18 @@ static void store_tiles4(const float *mm, size_t mx, float *y, const float *res,
  * each group of 4 tiles' transformed input (cheap: few tiles) rather than each weight
  * panel (the weights stream past the tile groups, each pair of 4-row panels one 8-wide B
  * operand), and store the tiles transposed into Mo. The weight-broadcast path would
- * reuse each broadcast for only 1-2 tiles, so it ran the shuffle micro-kernel instead,
- * about 25% slower per tile. */
-static void gemm_few_tiles(const float *w, size_t wx, int npos, int M, int C, const float *V, size_t vx,
-                           size_t pstride, float *Mo, size_t mx, int nt, int ncols, float *As)
+ * reuse each broadcast for only 1-2 tiles (the shuffle micro-kernel instead: about 25%
+ * slower per tile). */
+static void gemm_few_tiles(const float *w, size_t wx, int npos, int M, int C, const float *V, size_t vx, float *Mo,
+                           size_t mx, int nt, int ncols, float *As)
 {
     const int groups = ncols / 4;
     for (int xi = 0; xi < npos; xi++) {
         const float *v = V + xi * vx;
         for (int g = 0; g < groups; g++) {
-            const float *src = v + (size_t)(4 * g / WGK_CONV_NR) * pstride + (4 * g) % WGK_CONV_NR;
+            const float *src = v + 4 * g;
             float *d = As + (size_t)g * C * 16;
-            for (int c = 0; c < C; c++, src += WGK_CONV_NR, d += 16)
+            for (int c = 0; c < C; c++, src += nt, d += 16)
                 for (int r = 0; r < 4; r++)
                     for (int l = 0; l < 4; l++)
                         d[r * 4 + l] = src[r];
@@ -135,11 +135,11 @@ static void gemm_few_tiles(const float *w, size_t wx, int npos, int M, int C, co
 }
 
 void wgk_wino_gemm(const float *w, size_t wx, int npos, int M, int C, const float *V, size_t vx,
-                   size_t pstride, float *Mo, size_t mx, int nt, int ncols, float *As)
+                   float *Mo, size_t mx, int nt, int ncols, float *As)
 {
     const float inf = __builtin_inff();
     if (ncols <= 2 * WGK_CONV_NR && ncols % 4 == 0 && M % (2 * WGK_CONV_MR) == 0) {
-        gemm_few_tiles(w, wx, npos, M, C, V, vx, pstride, Mo, mx, nt, ncols, As);
+        gemm_few_tiles(w, wx, npos, M, C, V, vx, Mo, mx, nt, ncols, As);
         return;
     }
     for (int xi = 0; xi < npos; xi++)
@@ -147,14 +147,9 @@ void wgk_wino_gemm(const float *w, size_t wx, int npos, int M, int C, const floa
             const int mr = M - m0 < WGK_CONV_MR ? M - m0 : WGK_CONV_MR;
             const float *ap = w + xi * wx + (size_t)(m0 / WGK_CONV_MR) * C * WGK_CONV_MR;
             float *mo = Mo + xi * mx + (size_t)m0 * nt;
-            if (ncols > 2 * WGK_CONV_NR) { /* broadcast weights pay for >2 tiles */
-                wgk_conv_splat_a(ap, C, As);
-                wgk_f32_conv_ukernel_splat(mr, ncols, C, As, V + xi * vx, pstride, mo, nt, NULL, NULL,
-                                           0, -inf, inf, 0);
-            } else {
-                wgk_f32_conv_ukernel(mr, ncols, C, ap, V + xi * vx, pstride, mo, nt, NULL, NULL, 0,
-                                     -inf, inf, 0);
-            }
+            wgk_conv_splat_a(ap, C, As);
+            wgk_f32_conv_ukernel_splat_rows(mr, ncols, C, As, V + xi * vx, (size_t)nt, mo, nt, NULL, NULL, 0, -inf,
+                                            inf, 0);
         }
 }
 

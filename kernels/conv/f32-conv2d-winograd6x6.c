@@ -356,8 +356,7 @@ static inline __attribute__((always_inline)) void winograd6x6(const wgk_conv2d_a
     const int nt = wgk_wino4_block_tiles(C, M, T);
     const size_t vx = (size_t)C * nt + WGK_WINO_SKEW, mx = (size_t)M * nt + WGK_WINO_SKEW;
     const size_t wx = wgk_conv_pack_w_group((size_t)M, (size_t)C);
-    const size_t pstride = (size_t)C * WGK_CONV_NR;
-    float *V = a->scratch;   /* [36][nt/NR][C][NR]: packed B per position */
+    float *V = a->scratch;   /* [36][C][nt]: row c = channel c's tiles (wgk_wino_gemm) */
     float *Mo = V + 36 * vx; /* [36][M][nt] */
     float *As = Mo + 36 * mx; /* [C][16]: broadcast weight panel (or [4][C][16]: tiles) */
     float *xp = As + (size_t)64 * C; /* one plane's padded rows for the block */
@@ -375,17 +374,13 @@ static inline __attribute__((always_inline)) void winograd6x6(const wgk_conv2d_a
             const int th0 = t0 / TW, th1 = (t0 + cnt - 1) / TW, rows = m * (th1 - th0) + 6;
             for (int c = 0; c < C; c++) {
                 wgk_pad_planes(x + (size_t)c * H * W, 1, H, W, a->PT - m * th0, a->PL, rows, wp, xp);
-                /* GROUP divides NR: a group never straddles two panels. */
-                for (int tl = 0; tl < panels * WGK_CONV_NR; tl += GROUP) {
-                    float *dst = V + (size_t)(tl / WGK_CONV_NR) * pstride + (size_t)c * WGK_CONV_NR +
-                                 tl % WGK_CONV_NR;
-                    input4(xp, wp, th0, TW, m, t0 + tl, cnt - tl, dst, vx);
-                }
+                for (int tl = 0; tl < panels * WGK_CONV_NR; tl += GROUP)
+                    input4(xp, wp, th0, TW, m, t0 + tl, cnt - tl, V + (size_t)c * nt + tl, vx);
             }
             /* Columns up to a multiple of 4: a last half panel costs half (the output
              * transforms read 4 adjacent columns). */
             const int ncols = (cnt + 3) / 4 * 4;
-            wgk_wino_gemm(a->w, wx, 36, M, C, V, vx, pstride, Mo, mx, nt, ncols, As);
+            wgk_wino_gemm(a->w, wx, 36, M, C, V, vx, Mo, mx, nt, ncols, As);
             for (int o = 0; o < M; o++) {
                 const float *mm = Mo + (size_t)o * nt;
                 const float b = a->bias ? a->bias[o] : 0.0f;

@@ -38,8 +38,7 @@ WGK_INLINE void wgk_wino2x2_run(const wgk_conv2d_args *a, const wino2x2 *k, int 
     const int TW = (OW + 1) / 2, T = ((OH + 1) / 2) * TW;
     const size_t vx = (size_t)C * nt + WGK_WINO_SKEW, mx = (size_t)M * nt + WGK_WINO_SKEW;
     const size_t wx = wgk_conv_pack_w_group((size_t)M, (size_t)C);
-    const size_t pstride = (size_t)C * WGK_CONV_NR;
-    float *V = a->scratch;     /* [npos][nt/NR][C][NR]: packed B per position */
+    float *V = a->scratch;     /* [npos][C][nt]: row c = channel c's tiles (wgk_wino_gemm) */
     float *Mo = V + npos * vx; /* [npos][M][nt] */
     float *As = Mo + npos * mx; /* broadcasts (wgk_wino_gemm) */
     for (int n = 0; n < a->N; n++) {
@@ -51,8 +50,7 @@ WGK_INLINE void wgk_wino2x2_run(const wgk_conv2d_args *a, const wino2x2 *k, int 
             for (int c = 0; c < C; c++) {
                 const float *xc = x + (size_t)c * H * W;
                 for (int tl = 0; tl < panels * WGK_CONV_NR; tl++) {
-                    float *dst = V + (size_t)(tl / WGK_CONV_NR) * pstride + (size_t)c * WGK_CONV_NR +
-                                 tl % WGK_CONV_NR;
+                    float *dst = V + (size_t)c * nt + tl;
                     if (tl >= cnt) {
                         for (int xi = 0; xi < npos; xi++)
                             dst[xi * vx] = 0.0f;
@@ -61,8 +59,8 @@ WGK_INLINE void wgk_wino2x2_run(const wgk_conv2d_args *a, const wino2x2 *k, int 
                     const int t = t0 + tl, th = t / TW, tw = t - th * TW;
                     const int ih0 = k->step * th - a->PT, iw0 = k->step * tw - a->PL;
 #ifdef __wasm_simd128__
-                    /* 4 tiles of one row, in one panel, inside the image. */
-                    if (tl % WGK_CONV_NR <= WGK_CONV_NR - 4 && tl + 4 <= cnt && tw + 4 <= TW && ih0 >= 0 &&
+                    /* 4 tiles of one row, inside the image. */
+                    if (tl + 4 <= cnt && tw + 4 <= TW && ih0 >= 0 &&
                         ih0 + k->win <= H && iw0 >= 0 && iw0 + 3 * k->step + k->win <= W) {
                         k->load_tiles4(xc, W, ih0, iw0, dst, vx);
                         tl += 3;
@@ -75,7 +73,7 @@ WGK_INLINE void wgk_wino2x2_run(const wgk_conv2d_args *a, const wino2x2 *k, int 
             /* Columns up to a multiple of 4: a last half panel costs half (the output
              * transforms read 4 adjacent columns). */
             const int ncols = (cnt + 3) / 4 * 4;
-            wgk_wino_gemm(a->w, wx, npos, M, C, V, vx, pstride, Mo, mx, nt, ncols, As);
+            wgk_wino_gemm(a->w, wx, npos, M, C, V, vx, Mo, mx, nt, ncols, As);
             for (int m = 0; m < M; m++) {
                 const float *mm = Mo + (size_t)m * nt;
                 const float b = a->bias ? a->bias[m] : 0.0f;

@@ -524,9 +524,17 @@ void wgk_f32_conv_ukernel_splat_rows(int mr, int ncols, int K, const float *a, c
                                      size_t ldb, float *c, int ldc, const float *bias,
                                      const float *res, int ldr, float min, float max, int accumulate)
 {
-    for (int j = 0; j + WGK_CONV_NR <= ncols; j += WGK_CONV_NR)
-        tile_splat(mr, WGK_CONV_NR, K, a, b + j, ldb, c + j, ldc, bias, res ? res + j : NULL, ldr, min,
-                   max, accumulate);
+#ifdef __wasm_simd128__
+    if (!bias && !res && !(min > -__builtin_inff() || max < __builtin_inff())) {
+        for (int j = 0; j < ncols; j += WGK_CONV_NR)
+            tile_splat_plain(mr, ncols - j < WGK_CONV_NR ? ncols - j : WGK_CONV_NR, K, a, b + j, ldb, c + j, ldc,
+                             accumulate);
+        return;
+    }
+#endif
+    for (int j = 0; j < ncols; j += WGK_CONV_NR)
+        tile_splat(mr, ncols - j < WGK_CONV_NR ? ncols - j : WGK_CONV_NR, K, a, b + j, ldb, c + j, ldc, bias,
+                   res ? res + j : NULL, ldr, min, max, accumulate);
 }
 
 void wgk_f32_conv_ukernel(int mr, int ncols, int K, const float *a, const float *b, size_t bstride,

@@ -86,13 +86,18 @@ void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a);
 int wgk_wino_per_group(const wgk_conv2d_args *a, void (*kernel)(const wgk_conv2d_args *),
                        size_t wgroup);
 
-/* The multiplication step of both Winograd kernels: for each of the npos transform
+/* The multiplication step of every Winograd kernel: for each of the npos transform
  * positions xi, Mo[xi] (M x nt, stride mx) = U[xi] (packed weights at w + xi*wx, M x C)
- * x V[xi] (packed B panels at V + xi*vx, C x ncols, panel stride pstride), on the conv
- * micro-kernels; As: scratch for one broadcast weight panel or up to 4 groups of
- * broadcast tiles (64*C floats). */
+ * x V[xi] (C x ncols at V + xi*vx, row c at c*nt: channel c's transformed tiles), on the
+ * conv micro-kernels; ncols a multiple of 4, at most nt (a multiple of NR); As: scratch
+ * for one broadcast weight panel or up to 4 groups of broadcast tiles (64*C floats).
+ *
+ * V[xi] is row-major rather than in NR-column panels so that an input transform, which
+ * writes one tile's npos values to the npos matrices, writes the same npos pages for
+ * every tile of a channel and for the next channels: with 4 KiB pages (V8's linear
+ * memory) panels C*NR floats apart made most of its stores first-level TLB misses. */
 void wgk_wino_gemm(const float *w, size_t wx, int npos, int M, int C, const float *V, size_t vx,
-                   size_t pstride, float *Mo, size_t mx, int nt, int ncols, float *As);
+                   float *Mo, size_t mx, int nt, int ncols, float *As);
 
 /* ---- Winograd F(4x4, 3x3): 6x6 input tiles, 4x4 output tiles, 36 GEMMs of M x C:
  * 4x fewer multiplies than direct (F(2x2): 2.25x) for a 36/9 larger weight. Points
