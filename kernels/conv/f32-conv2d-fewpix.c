@@ -78,7 +78,7 @@ static void splat_pixels(const float *src, const int32_t *kb, const int32_t *off
     }
 }
 
-/* y[m][p] = post(clamp(yc[m][p] + bias[m] + res[m][p])), yc rows ldy apart. */
+/* y[m][p] = post(clamp(yc[m][p] + bias[m] + res[m][p])), yc rows ldy apart; then y2. */
 static void store_output(const wgk_conv2d_args *a, const float *yc, int ldy, int P)
 {
     for (int m = 0; m < a->M; m++) {
@@ -102,6 +102,8 @@ static void store_output(const wgk_conv2d_args *a, const float *yc, int ldy, int
         }
         if (a->post)
             wgk_f32_post(yr, (size_t)P, a->post, a->post_scale, a->post_shift);
+        if (a->y2)
+            wgk_conv2d_out2(a, m, yr, (size_t)P);
     }
 }
 

@@ -255,6 +255,9 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
                             for (int r = 0; r < mr; r++)
                                 wgk_f32_post(a->y + o + (size_t)r * OHW, (size_t)ncols, a->post, a->post_scale,
                                              a->post_shift);
+                        if (last && a->y2)
+                            for (int r = 0; r < mr; r++)
+                                wgk_conv2d_out2(a, g * mg + m0 + r, a->y + o + (size_t)r * OHW, (size_t)ncols);
                     }
                 }
             }

@@ -147,6 +147,9 @@ static void run_panel(const wgk_conv2d_args *a, const strassen_geom *s, int m0, 
             if (final && a->post)
                 for (int j = 0; j < MR; j++)
                     wgk_f32_post(y + o1 + (size_t)j * s->P, (size_t)n1, a->post, a->post_scale, a->post_shift);
+            if (final && a->y2)
+                for (int j = 0; j < MR; j++)
+                    wgk_conv2d_out2(a, (t->d1 >> 1) * s->Mh + m0 + j, y + o1 + (size_t)j * s->P, (size_t)n1);
         }
     }
 }

@@ -44,6 +44,14 @@ typedef struct wgk_conv2d_args {
      * post & WGK_POST_AFFINE: y = y * post_scale + post_shift. */
     int post;
     float post_scale, post_shift;
+    /* A second output, from the final y (wgk_f32_conv2d_packed, _strassen and _fewpix;
+     * others ignore it): y2 = clamp(y * y2_affine[m] + y2_affine[M + m], y2_min, y2_max)
+     * for output channel m, at y2 + (the offset in y); y2 == y overwrites y. A
+     * BatchNormalization (+ Relu) that reads the conv's output, applied while the rows are
+     * in L1 instead of in a pass of its own (wgk_conv2d_out2). NULL: none. */
+    float *y2;
+    const float *y2_affine;
+    float y2_min, y2_max;
 } wgk_conv2d_args;
 
 #define WGK_POST_HARDSWISH 1
@@ -56,6 +64,9 @@ void wgk_pad_planes(const float *x, int planes, int H, int W, int PT, int PL, in
 
 /* The same over n floats of y, in place: for the kernels that do not apply it. */
 void wgk_f32_post(float *y, size_t n, int post, float scale, float shift);
+
+/* a->y2's n values of output channel m from the final ones at y (a row of a->y). */
+void wgk_conv2d_out2(const wgk_conv2d_args *a, int m, const float *y, size_t n);
 
 #ifdef __wasm_simd128__
 /* The post-ops on one vector (same operations, in the same order, as wgk_f32_post). */

@@ -112,4 +112,40 @@ static inline int wgkt_conv_matches(const float *y, const float *want, int n, fl
     return 1;
 }
 
+/* The second output (wgk_conv2d_args.y2) of the kernels that write it (packed, Strassen,
+ * few-pixel), by epilogue case: 1 in place (y2 == y), 2 its own buffer with a clamp to
+ * [0, 3], 3 its own buffer unclamped, the others none; a pseudo-random affine, and 1000 in
+ * y2 and the 8 floats past its n (a write past it shows). */
+static inline void wgkt_conv_out2_setup(wgk_conv2d_args *a, int epi, float *y2, int n, float *affine,
+                                        uint32_t *seed)
+{
+    a->y2 = epi == 1 ? a->y : epi == 2 || epi == 3 ? y2 : NULL;
+    a->y2_affine = affine;
+    a->y2_min = epi == 2 ? 0.0f : -INFINITY;
+    a->y2_max = epi == 2 ? 3.0f : INFINITY;
+    wgkt_fill(affine, 2 * a->M, seed);
+    for (int i = 0; i < n + 8 && a->y2 == y2; i++)
+        y2[i] = 1000.0f;
+}
+
+/* Whether y matches want (wgkt_conv_matches) and y2, when set, want's channel affine and
+ * clamp (computed into want2); in place, y holds only the second. */
+static inline int wgkt_conv_matches2(const wgk_conv2d_args *a, const float *want, float *want2, int n, float atol,
+                                     int epi, const char *what)
+{
+    if (!a->y2)
+        return wgkt_conv_matches(a->y, want, n, atol, a, epi, what);
+    const int P = a->OH * a->OW;
+    for (int i = 0; i < n; i++) {
+        const int m = (i / P) % a->M;
+        float v = want[i] * a->y2_affine[m] + a->y2_affine[a->M + m];
+        v = v < a->y2_min ? a->y2_min : v;
+        want2[i] = v > a->y2_max ? a->y2_max : v;
+    }
+    if (a->y2 == a->y)
+        return wgkt_conv_matches(a->y, want2, n, atol, a, epi, what);
+    return wgkt_conv_matches(a->y, want, n, atol, a, epi, what) &&
+           wgkt_conv_matches(a->y2, want2, n, atol, a, epi, what) && a->y2[n] == 1000.0f;
+}
+
 #endif

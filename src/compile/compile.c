@@ -25,6 +25,7 @@ static const struct {
     {"fold-batchnorm", wgc_pass_fold_batchnorm},
     {"match-hardswish", wgc_pass_match_hardswish},
     {"fuse-epilogue", wgc_pass_fuse_epilogue},
+    {"fuse-bn-output", wgc_pass_fuse_bn_output},
     {"flush-denormals", wgc_pass_flush_denormals},
     {"remove-dead", wgc_pass_remove_dead},
 };

@@ -134,6 +134,7 @@ int wgc_node_add(wgc_graph *g, const char *name, const char *op_type, const char
     wgc_node *n = &g->nodes[g->n_nodes];
     memset(n, 0, sizeof *n);
     n->residual = -1;
+    n->aux_affine = -1;
     n->act_min = -INFINITY;
     n->act_max = INFINITY;
     n->name = dup_str(name);

@@ -109,6 +109,11 @@ typedef struct wgc_node {
     int residual;     /* tensor index added before the activation, -1 for none */
     bool post_affine;
     float post_scale, post_shift;
+    /* A BatchNormalization applied to the final y in place (fuse_bn_output.c): the
+     * constant [2][M] aux_affine (scale; shift), then a clamp to [aux_min, aux_max].
+     * -1: none. Conv only. */
+    int aux_affine;
+    float aux_min, aux_max;
 } wgc_node;
 
 typedef struct wgc_graph {

@@ -39,6 +39,7 @@
  * first. A weight computed at run time is read in its ONNX layout (w_rowmajor).
  */
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "../../kernels/include/wgk_pack.h"
@@ -436,12 +437,43 @@ static void emit_post_pass(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
              (long long)wgc_numel(&y->shape), post, wgc_float(e, ps), wgc_float(e, pt));
 }
 
+/* The fused BatchNormalization's affine (fuse_bn_output.c) in the weights; *expr gets its
+ * address, "" when the node has none. */
+static wg_status emit_aux_affine(wgc_emitter *e, wgc_graph *g, wgc_node *n, char *expr, size_t len)
+{
+    expr[0] = '\0';
+    if (n->aux_affine < 0)
+        return WG_OK;
+    const wgc_tensor *t = &g->tensors[n->aux_affine];
+    const char *w;
+    wg_status st = wgc_weight(e, t->data, sizeof(float) * (size_t)wgc_numel(&t->shape), &w);
+    if (st)
+        return wgc_error(g, n, st, "out of memory");
+    snprintf(expr, len, "%s", w);
+    return WG_OK;
+}
+
+/* The fused BatchNormalization as a pass of its own over y, for the kernels that do not
+ * apply wgk_conv2d_args.y2. */
+static void emit_aux_pass(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const conv_geom *c, const char *affine)
+{
+    wgc_emit(e, "wgk_f32_channel_affine(%s, %s, (const float *)%s + %lld, 0, %s, %lld, %lld, %lld, %s, %s);\n",
+             wgc_ptr(e, g, n->outputs[0]), affine, affine, (long long)c->M, wgc_ptr(e, g, n->outputs[0]),
+             (long long)c->N, (long long)c->M, (long long)(c->OH * c->OW), wgc_float(e, n->aux_min),
+             wgc_float(e, n->aux_max));
+}
+
 /* One call of a 2-D conv kernel on the layer's arguments, then the post-ops as a pass
- * of their own unless the kernel applies them (post_in_kernel). */
+ * of their own unless the kernel applies them (post_in_kernel); likewise a fused
+ * BatchNormalization (affine: its constant, "" for none) unless the kernel applies it
+ * (y2 == y: the packed, Strassen and few-pixel kernels). */
 static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const conv_geom *c,
                              const char *kernel, const char *wexpr, const char *kscratch,
-                             const char *gemm, bool rowmajor, bool post_in_kernel)
+                             const char *gemm, bool rowmajor, bool post_in_kernel, const char *affine)
 {
+    const bool aux_in_kernel = affine[0] && (!strcmp(kernel, "wgk_f32_conv2d_packed") ||
+                                             !strcmp(kernel, "wgk_f32_conv2d_strassen") ||
+                                             !strcmp(kernel, "wgk_f32_conv2d_fewpix"));
     const wgc_window *wn = &c->win;
     const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
     float lo, hi, ps, pt;
@@ -466,12 +498,18 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const co
     wgc_emit(e, "        .scratch = %s, .min = %s, .max = %s, .gemm = %s, .w_rowmajor = %d,", kscratch,
              wgc_float(e, lo), wgc_float(e, hi), gemm, rowmajor);
     if (post && post_in_kernel)
-        wgc_emit(e, "        .post = %d, .post_scale = %s, .post_shift = %s", post, wgc_float(e, ps), wgc_float(e, pt));
+        wgc_emit(e, "        .post = %d, .post_scale = %s, .post_shift = %s,", post, wgc_float(e, ps),
+                 wgc_float(e, pt));
+    if (aux_in_kernel)
+        wgc_emit(e, "        .y2 = %s, .y2_affine = %s, .y2_min = %s, .y2_max = %s,", wgc_ptr(e, g, n->outputs[0]),
+                 affine, wgc_float(e, n->aux_min), wgc_float(e, n->aux_max));
     wgc_emit(e, "    };");
     wgc_emit(e, "    %s(&args);", kernel);
     wgc_emit(e, "}");
     if (!post_in_kernel)
         emit_post_pass(e, g, n);
+    if (affine[0] && !aux_in_kernel)
+        emit_aux_pass(e, g, n, c, affine);
 }
 
 /* Packs a constant weight for the packed-GEMM kernels (wgk_conv_pack_w) or the generic
@@ -528,10 +566,10 @@ static wg_status emit_phase_weight(wgc_emitter *e, wgc_graph *g, wgc_node *n, co
  * the same packed filters, and the transform on the second. */
 static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const conv_geom *c)
 {
-    char wpacked[64], wexpr[128], kscratch[128];
+    char wpacked[64], wexpr[128], kscratch[128], affine[64];
     wg_status st = winograd_kind(g, n, c) == WINO_PHASE ? emit_phase_weight(e, g, n, c, wpacked, sizeof wpacked)
                                                          : emit_packed_weight(e, g, n, c, wpacked, sizeof wpacked);
-    if (st)
+    if (st || (st = emit_aux_affine(e, g, n, affine, sizeof affine)))
         return st;
     const bool direct = first_run_direct(g, n, c);
     if (direct) {
@@ -541,14 +579,14 @@ static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
         char scratch[64];
         snprintf(scratch, sizeof scratch, "%s", wgc_scratch(e));
         emit_kernel_call(e, g, n, c, direct_fewpix(c) ? "wgk_f32_conv2d_fewpix" : "wgk_f32_conv2d_packed", wpacked,
-                         scratch, "0", false, true);
+                         scratch, "0", false, true, affine);
         wgc_emit(e, "    ran = 1;");
         wgc_emit(e, "    } else {");
     }
     if ((st = emit_winograd_prepare(e, g, n, c, wpacked, wexpr, sizeof wexpr, kscratch, sizeof kscratch)))
         return st;
     emit_kernel_call(e, g, n, c, wino_impls[winograd_kind(g, n, c)].kernel, wexpr, kscratch, "0",
-                     false, false);
+                     false, false, affine);
     if (direct) {
         wgc_emit(e, "    }");
         wgc_emit(e, "}");
@@ -563,6 +601,8 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     if (c.kind == CONV_3D) {
+        if (n->aux_affine >= 0) /* fuse_bn_output.c takes 2-D convs only */
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "a fused BatchNormalization on a 3-D Conv");
         if ((st = emit_direct(e, g, n, &c)))
             return st;
         emit_post_pass(e, g, n);
@@ -571,7 +611,9 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (use_winograd(g, n, &c))
         return emit_winograd(e, g, n, &c);
     const wgc_tensor *w = wgc_in(g, n, 1);
-    char wexpr[128], kscratch[128] = "0"; /* the kernel's scratch */
+    char wexpr[128], kscratch[128] = "0", affine[64]; /* kscratch: the kernel's scratch */
+    if ((st = emit_aux_affine(e, g, n, affine, sizeof affine)))
+        return st;
     /* A weight computed at run time is read in its ONNX layout (slower GEMM access). */
     const bool rowmajor = !w->data && c.kind != CONV_DW;
     if (c.kind == CONV_DW || !w->data)
@@ -597,7 +639,7 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
                                                        : "wgk_f32_conv2d_packed";
     emit_kernel_call(e, g, n, &c, use_packed(g, n, &c) ? packed_kernel : names[c.kind], wexpr,
                      kscratch, c.kind == CONV_DW || use_packed(g, n, &c) ? "0" : gemm, rowmajor,
-                     use_packed(g, n, &c) || dw_padded);
+                     use_packed(g, n, &c) || dw_padded, affine);
     return WG_OK;
 }
 

@@ -25,6 +25,9 @@ wg_status wgc_pass_fold_batchnorm(wgc_graph *g, const wgc_options *opt);
 wg_status wgc_pass_match_hardswish(wgc_graph *g, const wgc_options *opt);
 /* Relu/Clip (and a residual Add before them) move into the producing Conv's epilogue. */
 wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_options *opt);
+/* A BatchNormalization (+ Relu) that is the only reader of a Conv's output moves into
+ * the Conv's epilogue (fuse_bn_output.c). */
+wg_status wgc_pass_fuse_bn_output(wgc_graph *g, const wgc_options *opt);
 /* Subnormal float32 weights of Conv/Gemm/MatMul/RNN nodes become zeros (x86 computes
  * with subnormals ~100x slower; flush_denormals.c). */
 wg_status wgc_pass_flush_denormals(wgc_graph *g, const wgc_options *opt);

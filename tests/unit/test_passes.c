@@ -7,7 +7,8 @@
  * graph outputs; dead branches go; and the planner never gives two tensors that are alive
  * at the same time overlapping bytes (on hand-made and random graphs), while tensors with
  * disjoint lifetimes do share memory; subnormal Conv weights become zeros of their sign
- * while other readers of the same constant keep the exact values.
+ * while other readers of the same constant keep the exact values; a BatchNormalization
+ * after a Conv's residual Add moves into the Conv only when it is the sole reader.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -289,6 +290,55 @@ TEST(residual_and_relu_fuse_into_conv)
     wgc_graph_free(g);
 }
 
+/* x -> Conv -> Add(x) -> BatchNormalization -> Relu -> graph output; with second_reader,
+ * the Add's result is also a graph output. */
+static wgc_graph *residual_bn_graph(bool second_reader)
+{
+    wgc_graph *g = wgc_graph_new();
+    int64_t xd[4] = {1, 3, 2, 2}, wd[4] = {3, 3, 1, 1}, cd[1] = {3};
+    int x = input(g, "x", 4, xd);
+    int in_conv[2] = {x, constant(g, "w", 4, wd, fill_w)};
+    int a = op(g, "Add", (int[]){op(g, "Conv", in_conv, 2, "c"), x}, 2, "a");
+    int in_bn[5] = {a, constant(g, "scale", 1, cd, fill_scale), constant(g, "beta", 1, cd, fill_b),
+                    constant(g, "mean", 1, cd, fill_b), constant(g, "var", 1, cd, fill_var)};
+    int y = op(g, "Relu", (int[]){op(g, "BatchNormalization", in_bn, 5, "bn")}, 1, "y");
+    output(g, y);
+    if (second_reader)
+        output(g, a);
+    return g;
+}
+
+/* fuse-epilogue then fuse-bn-output: the Conv takes the residual, then the
+ * BatchNormalization and its Relu, whose affine is the BN's scale and shift. */
+TEST(batchnorm_after_residual_moves_into_conv)
+{
+    wgc_options o = opts();
+    wgc_graph *g = residual_bn_graph(false);
+    CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
+    CHECK(wgc_pass_fuse_epilogue(g, &o) == WG_OK, "%s", g->err);
+    CHECK(wgc_pass_fuse_bn_output(g, &o) == WG_OK, "%s", g->err);
+    const wgc_node *cv = &g->nodes[0];
+    CHECK(cv->residual == g->inputs[0], "the Conv should take the residual");
+    CHECK(cv->aux_affine >= 0 && g->nodes[2].dead, "the BatchNormalization should move into the Conv");
+    CHECK(cv->outputs[0] == g->outputs[0], "the Conv should write the graph output");
+    CHECK(cv->aux_min == 0.0f && isinf(cv->aux_max), "the BN's Relu should become the clamp");
+    const float *ab = g->tensors[cv->aux_affine].data;
+    for (int c = 0; c < 3; c++) {
+        const double a = fill_scale(c) / sqrt(fill_var(c) + 1e-5);
+        CHECK(fabs(ab[c] - a) < 1e-6 && fabs(ab[3 + c] - (fill_b(c) - fill_b(c) * a)) < 1e-6,
+              "channel %d: scale %g shift %g", c, ab[c], ab[3 + c]);
+    }
+    wgc_graph_free(g);
+
+    /* The Conv's output has another reader: the BatchNormalization stays a node. */
+    g = residual_bn_graph(true);
+    CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
+    CHECK(wgc_pass_fuse_epilogue(g, &o) == WG_OK, "%s", g->err);
+    CHECK(wgc_pass_fuse_bn_output(g, &o) == WG_OK, "%s", g->err);
+    CHECK(g->nodes[0].aux_affine < 0 && !g->nodes[2].dead, "a BN that is not the only reader must stay");
+    wgc_graph_free(g);
+}
+
 static float fill_three(int64_t i) { (void)i; return 3.0f; }
 
 /* Conv -> HardSwish -> Mul(k1) -> Sub(k2), with k1 of shape kdims (rank kr). */
@@ -544,6 +594,7 @@ int main(void)
     RUN(dropout_with_unread_mask_is_removed);
     RUN(residual_and_relu_fuse_into_conv);
     RUN(hardswish_and_scalar_affine_fuse_into_conv);
+    RUN(batchnorm_after_residual_moves_into_conv);
     RUN(subnormal_mac_weights_flush_to_zero_elsewhere_kept);
     RUN(concat_inputs_are_produced_in_place);
     RUN(identity_removal_keeps_outputs_and_dead_code_goes);
