@@ -59,6 +59,18 @@ static size_t bn_scratch(const wgc_graph *g, const wgc_node *n)
     return 2 * sizeof(float) * (size_t)g->tensors[n->inputs[0]].shape.dims[1];
 }
 
+void wgc_bn_affine(wgc_graph *g, const wgc_node *bn, int64_t C, float *ab)
+{
+    const float eps = wgc_attr_float(bn, "epsilon", 1e-5f);
+    const float *ga = wgc_in(g, bn, 1)->data, *be = wgc_in(g, bn, 2)->data, *mu = wgc_in(g, bn, 3)->data,
+                *va = wgc_in(g, bn, 4)->data;
+    for (int64_t c = 0; c < C; c++) {
+        const double a = ga[c] / sqrt((double)va[c] + eps);
+        ab[c] = (float)a;
+        ab[C + c] = (float)(be[c] - mu[c] * a);
+    }
+}
+
 static wg_status bn_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     wg_status st = WG_OK;
@@ -68,18 +80,12 @@ static wg_status bn_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     const float eps = wgc_attr_float(n, "epsilon", 1e-5f);
     char scale[128], shift[128];
     if (params_const(g, n)) {
-        const float *ga = wgc_in(g, n, 1)->data, *be = wgc_in(g, n, 2)->data,
-                    *mu = wgc_in(g, n, 3)->data, *va = wgc_in(g, n, 4)->data;
         ab = malloc(2 * sizeof(float) * (size_t)(C > 0 ? C : 1));
         if (!ab) {
             st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
             goto fail;
         }
-        for (int64_t c = 0; c < C; c++) {
-            double a = ga[c] / sqrt((double)va[c] + eps);
-            ab[c] = (float)a;
-            ab[C + c] = (float)(be[c] - mu[c] * a);
-        }
+        wgc_bn_affine(g, n, C, ab);
         const char *w;
         if ((st = wgc_weight(e, ab, 2 * sizeof(float) * (size_t)C, &w))) {
             st = wgc_error(g, n, st, "out of memory");

@@ -38,4 +38,9 @@ wg_status wgc_check_input(wgc_graph *g, const wgc_node *n, int i, const int *dty
 /* Sets output i's dtype and shape. */
 void wgc_set_output(wgc_graph *g, const wgc_node *n, int i, int dtype, const wgc_shape *s);
 
+/* A BatchNormalization's per-channel affine from its constant parameters (inputs 1-4,
+ * C each): ab[c] = gamma / sqrt(var + epsilon), ab[C + c] = beta - mean * ab[c], in
+ * double before rounding (ops/batchnorm.c, passes/fuse_bn_output.c). */
+void wgc_bn_affine(wgc_graph *g, const wgc_node *bn, int64_t C, float *ab);
+
 #endif

@@ -15,7 +15,6 @@
  * post-affine of its own on the BatchNormalization; y float32, not a graph output, read
  * by nothing else; a 2-D Conv, run before it, not already carrying one.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -41,21 +40,14 @@ static bool bn_fusable(wgc_graph *g, const wgc_node *bn)
     return true;
 }
 
-/* The [2][C] constant (scale; shift) of bn, computed as bn_emit does; its index or -1. */
+/* The [2][C] constant (scale; shift) of bn (wgc_bn_affine); its index or -1. */
 static int affine_const(wgc_graph *g, const wgc_node *bn)
 {
     const int64_t C = wgc_in(g, bn, 0)->shape.dims[1];
-    const float eps = wgc_attr_float(bn, "epsilon", 1e-5f);
     float *ab = malloc(2 * sizeof(float) * (size_t)(C > 0 ? C : 1));
     if (!ab)
         return -1;
-    const float *ga = wgc_in(g, bn, 1)->data, *be = wgc_in(g, bn, 2)->data, *mu = wgc_in(g, bn, 3)->data,
-                *va = wgc_in(g, bn, 4)->data;
-    for (int64_t c = 0; c < C; c++) {
-        const double a = ga[c] / sqrt((double)va[c] + eps);
-        ab[c] = (float)a;
-        ab[C + c] = (float)(be[c] - mu[c] * a);
-    }
+    wgc_bn_affine(g, bn, C, ab);
     char name[512];
     snprintf(name, sizeof name, "%s/affine", bn->name);
     const int t = wgc_tensor_add(g, name);
