@@ -2,13 +2,16 @@
  * f32-conv2d-packed.c: the packed-GEMM convolution driver (wgk_conv_packed.h): per
  * image, group and block of output pixels, pack B (im2col fused) into scratch, then
  * run the micro-kernel over every MR-row weight panel x NR-column B panel. A 1x1
- * stride-1 conv's input already is B (channel rows of H*W pixels): with a short
- * reduction its whole tiles are read in place and only a last partial tile is packed.
+ * stride-1 conv's input already is B (channel rows of H*W pixels) but is packed all the
+ * same: reading its rows in place for reductions up to 160 (one cache line and, with 4
+ * KiB pages, one page per k) was 3-12% slower than the copy on every SqueezeNet and
+ * ResNet-50 shape tried (paired kernel runs, 2 MiB and 4 KiB pages; model profiles:
+ * ResNet-50 v2's 64 -> 256 convs 16.4 -> 15.5 ms, SqueezeNet's expand and squeeze convs
+ * 0.91-0.94x).
  */
 #include "wgk_conv_packed.h"
 
 #define KC WGK_CONV_KC
-#define WGK_CONV_INPLACE_K 160
 
 /* 1x1, stride 1, no padding: B[k][n] = x[k*HW + n]; panels of NR columns. Panel by
  * panel, so the writes are sequential: row by row, every write went to another panel
@@ -205,17 +208,9 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
             const size_t out = ((size_t)n * a->M + (size_t)g * mg) * OHW;
             for (int nb = 0; nb < OHW; nb += nc) {
                 const int ncols = OHW - nb < nc ? OHW - nb : nc;
-                /* 1x1 stride 1, short reductions: whole tiles read x in place
-                 * (wgk_f32_conv_ukernel_splat_rows), only a last partial tile is packed. A
-                 * tile touches one cache line per k; past ~128 k those lines and the
-                 * broadcast weights no longer share L1 and packing wins (SqueezeNet
-                 * profile: K <= 128 layers ~17% faster in place, K = 256 even, K >= 384
-                 * up to 20% slower). */
-                const int inplace = direct && K <= WGK_CONV_INPLACE_K ? ncols - ncols % WGK_CONV_NR : 0;
-                if (direct) {
-                    if (inplace < ncols)
-                        pack_direct(x, K, OHW, nb + inplace, ncols - inplace, a->scratch);
-                } else
+                if (direct)
+                    pack_direct(x, K, OHW, nb, ncols, a->scratch);
+                else
                     pack_im2col(a, &src, kb, K, nb, ncols, a->scratch, off, info);
                 /* k blocks of KC: a weight panel slice (KC x MR) stays in L1 while the
                  * B block streams past it from L2; partial sums go through y. */
@@ -232,24 +227,14 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
                         const float *bias = first && a->bias ? a->bias + g * mg + m0 : NULL;
                         const float *res = first && a->res ? a->res + o : NULL;
                         /* Many tiles: broadcast the weight slice once (after the B block). */
-                        const float *as = NULL;
-                        if (inplace || ncols > 2 * WGK_CONV_NR) {
+                        if (ncols > 2 * WGK_CONV_NR) {
                             wgk_conv_splat_a(ap, kc, splat);
-                            as = splat;
+                            wgk_f32_conv_ukernel_splat(mr, ncols, kc, splat, a->scratch + (size_t)k0 * WGK_CONV_NR,
+                                                       pstride, a->y + o, OHW, bias, res, OHW, lo, hi, !first);
+                        } else {
+                            wgk_f32_conv_ukernel(mr, ncols, kc, ap, a->scratch + (size_t)k0 * WGK_CONV_NR, pstride,
+                                                 a->y + o, OHW, bias, res, OHW, lo, hi, !first);
                         }
-                        if (inplace)
-                            wgk_f32_conv_ukernel_splat_rows(mr, inplace, kc, as, x + (size_t)k0 * OHW + nb,
-                                                            (size_t)OHW, a->y + o, OHW, bias, res, OHW,
-                                                            lo, hi, !first);
-                        const int rest = ncols - inplace;
-                        if (rest && as)
-                            wgk_f32_conv_ukernel_splat(mr, rest, kc, as, a->scratch + (size_t)k0 * WGK_CONV_NR,
-                                                       pstride, a->y + o + inplace, OHW, bias,
-                                                       res ? res + inplace : NULL, OHW, lo, hi, !first);
-                        else if (rest)
-                            wgk_f32_conv_ukernel(mr, rest, kc, ap, a->scratch + (size_t)k0 * WGK_CONV_NR,
-                                                 pstride, a->y + o + inplace, OHW, bias,
-                                                 res ? res + inplace : NULL, OHW, lo, hi, !first);
                         /* Post-ops on the rows just finished, while they are in L1. */
                         if (last && a->post)
                             for (int r = 0; r < mr; r++)

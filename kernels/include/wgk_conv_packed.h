@@ -186,11 +186,10 @@ void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t 
 void wgk_f32_conv_ukernel_t_few(int rows, int K, const float *x, const float *b, size_t bk, size_t b1, float *c,
                                 int ldc, int accumulate);
 
-/* wgk_f32_conv_ukernel_splat on an unpacked B read in place, B(k, j) = b[k*ldb + j]: the
- * NCHW activations of a 1x1 stride-1 conv are already that matrix (ldb = H*W), so they
- * need no packing; so are the Winograd kernels' transformed tiles (wgk_wino_gemm).
- * ncols: a multiple of 4; a last tile of 4 columns reads only those, any other tile all
- * 8 (nothing past ncols is read when ncols is a multiple of NR). */
+/* wgk_f32_conv_ukernel_splat on a row-major B, B(k, j) = b[k*ldb + j]: the Winograd
+ * kernels' transformed tiles (wgk_wino_gemm, rows nt floats apart). ncols: a multiple of
+ * 4; a last tile of 4 columns reads only those, any other tile all 8 (nothing past ncols
+ * is read when ncols is a multiple of NR). */
 void wgk_f32_conv_ukernel_splat_rows(int mr, int ncols, int K, const float *a, const float *b,
                                      size_t ldb, float *c, int ldc, const float *bias,
                                      const float *res, int ldr, float min, float max, int accumulate);
