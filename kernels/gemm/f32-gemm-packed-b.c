@@ -10,6 +10,7 @@
  * four panels at once (row1_x4): more memory streams, and independent accumulators.
  */
 #include "gemm_epilogue.h"
+#include "wgk_conv_packed.h"
 
 /* Rows of A per block: the block (rows x K floats) stays in L2 while the panels pass. */
 static int block_rows(int K)
@@ -182,6 +183,68 @@ static void rows4(const wgk_gemm_args *g, int m, int n, const float *b, v128_t a
     store_row(g, m + 3, n, x3, y3, alpha, lo, hi);
 }
 
+/* Broadcast rows of A for the splat path: 128 KiB, 4-row groups of K x 16 floats. */
+#define SPLAT_FLOATS 32768
+static float a_splat[SPLAT_FLOATS];
+
+/* Rows m..m+3 of A (zeros past M) as wgk_conv_splat_a lays out a weight panel:
+ * dst[(k*4 + r)*4 + l] = A(m + r, k). */
+static void splat_rows(const wgk_gemm_args *g, int m, float *dst)
+{
+    for (int r = 0; r < 4; r++) {
+        const float *a = g->a + (ptrdiff_t)(m + r) * g->a_m;
+        for (int k = 0; k < g->K; k++)
+            wasm_v128_store(dst + (k * 4 + r) * 4, wasm_f32x4_splat(m + r < g->M ? a[k] : 0.0f));
+    }
+}
+
+/* The epilogue (alpha, beta * bias, residual, clamp) on rows m..m+mr-1, columns n..n+nc-1
+ * of C, which hold the plain products. */
+static void epilogue_tile(const wgk_gemm_args *g, int m, int mr, int n, int nc, v128_t alpha, v128_t lo,
+                          v128_t hi)
+{
+    for (int r = 0; r < mr; r++) {
+        float *c = g->c + (ptrdiff_t)(m + r) * g->ldc + n;
+        int j = 0;
+        for (; j + 4 <= nc; j += 4)
+            wasm_v128_store(c + j, wgk_gemm_epilogue4(g, m + r, n + j, wasm_v128_load(c + j), alpha, lo, hi));
+        for (; j < nc; j++)
+            c[j] = wgk_gemm_epilogue1(g, m + r, n + j, c[j]);
+    }
+}
+
+/* Four or more rows: each 4-row group of A broadcast once (splat_rows), then per panel of
+ * B (in L1) every group through the conv micro-kernel, 4 loads per k where rows4 spends
+ * 4 lane shuffles on the vector ALU ports the multiplies need (PP-OCRv4 rec's 40 x 120 x
+ * 6625 classifier: 2.98 -> 2.3 ms). Returns 0 when a 4-row group of the reduction does
+ * not fit the buffer twice (rows4 then). */
+static int splat_groups(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t hi)
+{
+    const int M = g->M, N = g->N, K = g->K, per = SPLAT_FLOATS / (16 * (K > 0 ? K : 1));
+    if (per < 2)
+        return 0;
+    const int plain = g->alpha == 1.0f && !g->bias && !g->res && g->min == -__builtin_inff() &&
+                      g->max == __builtin_inff();
+    for (int m0 = 0; m0 < M; m0 += 4 * per) {
+        const int groups = (M - m0 + 3) / 4 < per ? (M - m0 + 3) / 4 : per;
+        for (int i = 0; i < groups; i++)
+            splat_rows(g, m0 + 4 * i, a_splat + (size_t)i * 16 * K);
+        for (int n = 0; n < N; n += WGK_GEMM_NR) {
+            const float *b = g->b + (ptrdiff_t)(n / WGK_GEMM_NR) * K * WGK_GEMM_NR;
+            const int nc = N - n < WGK_GEMM_NR ? N - n : WGK_GEMM_NR;
+            for (int i = 0; i < groups; i++) {
+                const int m = m0 + 4 * i, mr = M - m < 4 ? M - m : 4;
+                wgk_f32_conv_ukernel_splat(mr, nc, K, a_splat + (size_t)i * 16 * K, b, (size_t)K * WGK_GEMM_NR,
+                                           g->c + (ptrdiff_t)m * g->ldc + n, g->ldc, NULL, NULL, 0,
+                                           -__builtin_inff(), __builtin_inff(), 0);
+                if (!plain)
+                    epilogue_tile(g, m, mr, n, nc, alpha, lo, hi);
+            }
+        }
+    }
+    return 1;
+}
+
 void wgk_f32_gemm_pb(const wgk_gemm_args *g)
 {
     const int M = g->M, N = g->N, K = g->K;
@@ -191,6 +254,8 @@ void wgk_f32_gemm_pb(const wgk_gemm_args *g)
         few_rows(g, alpha, lo, hi);
         return;
     }
+    if (splat_groups(g, alpha, lo, hi))
+        return;
     const int mb = block_rows(K);
     for (int m0 = 0; m0 < M; m0 += mb) {
         const int me = M - m0 < mb ? M : m0 + mb;

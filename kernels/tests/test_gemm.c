@@ -138,7 +138,8 @@ static void check_kernel(wgk_gemm_fn fn, const char *name)
     check_one(fn, name, 1, 100, 257, 1, 2, 0, 1.0f, 1.0f, -INFINITY, INFINITY);
 }
 
-/* The packed-B kernel: row-major A only; row blocks (K = 2000: 16 rows), row tails. */
+/* The packed-B kernel: row-major A only; row blocks (K = 2000: 16 rows), row tails,
+ * broadcast row groups. */
 static void check_packed_b(void)
 {
     static const int ms[] = {1, 2, 3, 4, 5, 9};
@@ -155,6 +156,12 @@ static void check_packed_b(void)
     check_one(wgk_f32_gemm_pb, "gemm packed B relu", 7, 19, 5, 3, 2, 1, 0.5f, 2.0f, 0.0f, INFINITY);
     check_one(wgk_f32_gemm_pb, "gemm packed B GEMV", 1, 100, 257, 3, 2, 0, 1.0f, 1.0f, -INFINITY, INFINITY);
     check_one(wgk_f32_gemm_pb, "gemm packed B row blocks", 37, 9, 2000, 3, 1, 1, 1.0f, 1.0f, -INFINITY,
+              INFINITY);
+    /* Broadcast 4-row groups (M >= 4, 2 or more groups per buffer): several buffers of
+     * groups (K = 700: 2 groups), and a classifier-like plain product. */
+    check_one(wgk_f32_gemm_pb, "gemm packed B splat blocks", 37, 20, 700, 3, 2, 1, 1.0f, 1.0f, -INFINITY,
+              INFINITY);
+    check_one(wgk_f32_gemm_pb, "gemm packed B splat plain", 40, 301, 120, 3, 0, 0, 1.0f, 1.0f, -INFINITY,
               INFINITY);
 }
 
