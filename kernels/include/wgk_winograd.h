@@ -160,11 +160,12 @@ static inline int wgk_wino4_better(int OH, int OW)
     /* The micro-kernel does a last tile of <= 4 columns at half cost: count half panels. */
     const long t4 = (long)((OH + 3) / 4) * ((OW + 3) / 4), t2 = (long)((OH + 1) / 2) * ((OW + 1) / 2);
     const long w4 = 36 * ((t4 + 3) / 4), w2 = 16 * ((t2 + 3) / 4);
-    /* Fewer than 4 tiles leave the tiles-broadcast product (wgk_wino_gemm) too few to
-     * stream each transformed weight (36/9 of the original) against. At 4 tiles (7x7)
-     * F(4x4) is still memory-bound on large layers but does 44% fewer multiplies: 512
-     * channels on 7x7 4.7-4.8 ms against F(2x2)'s 5.5-5.8 (ResNet-50 v2 profile). */
-    return t4 >= 4 && w4 * 10 < w2 * 9;
+    /* Few tiles: each transformed weight (36/9 of the original) serves few multiplies.
+     * At 4 tiles (7x7) F(4x4) is still faster on large layers (512 channels 4.7-4.8 ms
+     * against F(2x2)'s 5.5-5.8, ResNet-50 v2 profile) but its filters take 2.25x the
+     * memory: +42 MiB on ResNet-50, whose peak RSS then reached 0.66-0.70 of
+     * onnxruntime-web's for the light model (the target is 0.6). So 8 tiles or more. */
+    return t4 >= 8 && w4 * 10 < w2 * 9;
 }
 
 /* a as for wgk_f32_conv2d_winograd; a->w prepared by wgk_wino4_prepare_w (per group);

@@ -8,7 +8,7 @@
  *                                                          3x3/5x5, strides 1-2, SIMD builds:
  *                                                          wgk_f32_dwconv2d_KxK_sHxW (padded plane)
  *   constant weight, 3x3 stride 1, C, M per group >= 16    wgk_f32_conv2d_winograd4 (F(4x4,3x3))
- *                                                          when the output has >= 4 4x4 tiles,
+ *                                                          when the output has >= 8 4x4 tiles,
  *                                                          else wgk_f32_conv2d_winograd (F(2x2));
  *   constant weight, 5x5 stride 1, C, M per group >= 16    wgk_f32_conv2d_winograd5x5 (F(2x2,5x5));
  *   constant weight, 3x3 stride 2, C, M per group >= 16,   wgk_f32_conv2d_winograd_s2 (25 products
@@ -237,9 +237,9 @@ static size_t winograd_weight_floats(wgc_graph *g, const wgc_node *n, const conv
  * them: every Winograd conv transforms its filters on every run into its scratch, which
  * all nodes share. VGG-19 (548 MiB of weights) would otherwise add 305 MiB to its memory
  * (0.82 of onnxruntime-web's peak RSS) and first-touch it in its first run; per run the
- * transforms cost it ~6%. ResNet-50 (133 MiB, a larger share of its work in small layers
+ * transforms cost it ~6%. ResNet-50 (91 MiB, a larger share of its work in small layers
  * where the transform is dear) keeps them. */
-#define WINOGRAD_KEEP_LIMIT ((size_t)192 << 20)
+#define WINOGRAD_KEEP_LIMIT ((size_t)128 << 20)
 
 static bool winograd_per_run(wgc_graph *g)
 {
