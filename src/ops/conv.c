@@ -39,7 +39,6 @@
  * first. A weight computed at run time is read in its ONNX layout (w_rowmajor).
  */
 #include <stdio.h>
-#include <string.h>
 #include <stdlib.h>
 
 #include "../../kernels/include/wgk_pack.h"
@@ -463,17 +462,19 @@ static void emit_aux_pass(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const
              wgc_float(e, n->aux_max));
 }
 
+/* What a conv kernel applies itself (emit_kernel_call's in_kernel): the post-ops (the
+ * packed GEMM kernels, the padded depthwise ones) and a fused BatchNormalization through
+ * wgk_conv2d_args.y2 (the packed, Strassen and few-pixel kernels). */
+enum { IN_KERNEL_POST = 1, IN_KERNEL_Y2 = 2 };
+
 /* One call of a 2-D conv kernel on the layer's arguments, then the post-ops as a pass
- * of their own unless the kernel applies them (post_in_kernel); likewise a fused
- * BatchNormalization (affine: its constant, "" for none) unless the kernel applies it
- * (y2 == y: the packed, Strassen and few-pixel kernels). */
+ * of their own unless the kernel applies them; likewise a fused BatchNormalization
+ * (affine: its constant, "" for none). */
 static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const conv_geom *c,
                              const char *kernel, const char *wexpr, const char *kscratch,
-                             const char *gemm, bool rowmajor, bool post_in_kernel, const char *affine)
+                             const char *gemm, bool rowmajor, int in_kernel, const char *affine)
 {
-    const bool aux_in_kernel = affine[0] && (!strcmp(kernel, "wgk_f32_conv2d_packed") ||
-                                             !strcmp(kernel, "wgk_f32_conv2d_strassen") ||
-                                             !strcmp(kernel, "wgk_f32_conv2d_fewpix"));
+    const bool post_in_kernel = in_kernel & IN_KERNEL_POST, aux_in_kernel = affine[0] && (in_kernel & IN_KERNEL_Y2);
     const wgc_window *wn = &c->win;
     const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
     float lo, hi, ps, pt;
@@ -492,8 +493,8 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const co
     wgc_emit(e, "        .x = %s, .w = %s, .bias = %s, .res = %s, .y = %s,", wgc_ptr(e, g, n->inputs[0]),
              wexpr, has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
              n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]));
-    /* Post-ops (fused HardSwish, scalar affine): in the kernel where it applies them
-     * (packed GEMM, padded depthwise), else one pass over the output after it. */
+    /* Post-ops (fused HardSwish, scalar affine): in the kernel where it applies them,
+     * else one pass over the output after it. */
     const int post = wgc_post_ops(n, &ps, &pt);
     wgc_emit(e, "        .scratch = %s, .min = %s, .max = %s, .gemm = %s, .w_rowmajor = %d,", kscratch,
              wgc_float(e, lo), wgc_float(e, hi), gemm, rowmajor);
@@ -579,14 +580,14 @@ static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
         char scratch[64];
         snprintf(scratch, sizeof scratch, "%s", wgc_scratch(e));
         emit_kernel_call(e, g, n, c, direct_fewpix(c) ? "wgk_f32_conv2d_fewpix" : "wgk_f32_conv2d_packed", wpacked,
-                         scratch, "0", false, true, affine);
+                         scratch, "0", false, IN_KERNEL_POST | IN_KERNEL_Y2, affine);
         wgc_emit(e, "    ran = 1;");
         wgc_emit(e, "    } else {");
     }
     if ((st = emit_winograd_prepare(e, g, n, c, wpacked, wexpr, sizeof wexpr, kscratch, sizeof kscratch)))
         return st;
     emit_kernel_call(e, g, n, c, wino_impls[winograd_kind(g, n, c)].kernel, wexpr, kscratch, "0",
-                     false, false, affine);
+                     false, 0, affine);
     if (direct) {
         wgc_emit(e, "    }");
         wgc_emit(e, "}");
@@ -639,7 +640,7 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
                                                        : "wgk_f32_conv2d_packed";
     emit_kernel_call(e, g, n, &c, use_packed(g, n, &c) ? packed_kernel : names[c.kind], wexpr,
                      kscratch, c.kind == CONV_DW || use_packed(g, n, &c) ? "0" : gemm, rowmajor,
-                     use_packed(g, n, &c) || dw_padded, affine);
+                     use_packed(g, n, &c) ? IN_KERNEL_POST | IN_KERNEL_Y2 : dw_padded ? IN_KERNEL_POST : 0, affine);
     return WG_OK;
 }
 
