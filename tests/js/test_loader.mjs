@@ -4,7 +4,8 @@
 // 2. Tiny hand-assembled ABI modules check each error path: non-zero status, trap,
 //    imports, missing section, ABI version mismatches, bad pointers, bad arguments.
 // 3. The weights (data segments) are copied by the loader, from bytes or straight from
-//    the file, exactly as instantiation would; modules that cannot be split so run whole.
+//    the file (in pieces read side by side), exactly as instantiation would; modules that
+//    cannot be split so run whole.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -13,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import { load, compile, splitModule, WasmgraphError } from '../../js/wasmgraph.mjs';
+import { open } from 'node:fs/promises';
+import { load, compile, splitModule, readSegments, WasmgraphError } from '../../js/wasmgraph.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BUILD = process.env.BUILD || 'build';
@@ -192,6 +194,35 @@ test('data segments are copied into each session as instantiation would (bytes, 
   const m = await compile(file);
   writeFileSync(file, fixture({ data: [[IN, f32bytes([5, 5, 5, 5])]] }));
   await rejects(m.createSession(), 'io', /the file changed since the model was compiled/);
+});
+
+test('weights read from a file in pieces land where each segment says, or fail as io', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'wg-js-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'w.bin');
+  const bytes = Uint8Array.from({ length: 1000 }, (_, i) => (i * 37 + 11) & 255);
+  writeFileSync(file, bytes);
+  // Two segments, neither a multiple of the piece size, so every piece boundary case occurs.
+  const segments = [{ mem: 64, pos: 3, len: 500 }, { mem: 4096, pos: 600, len: 400 }];
+  for (const piece of [7, 500, 1 << 20]) {
+    const memory = new WebAssembly.Memory({ initial: 1 });
+    const fh = await open(file, 'r');
+    try {
+      await readSegments(fh, memory, segments, 'w.bin', piece);
+    } finally {
+      await fh.close();
+    }
+    const mem = new Uint8Array(memory.buffer);
+    for (const g of segments) assert.deepEqual(mem.subarray(g.mem, g.mem + g.len), bytes.subarray(g.pos, g.pos + g.len), `piece ${piece}`);
+    assert.equal(mem[63] + mem[564] + mem[4095] + mem[4496], 0, `piece ${piece}: nothing outside the segments`);
+  }
+  // A segment that runs past the end of the file: an io error naming the byte.
+  const fh = await open(file, 'r');
+  try {
+    await rejects(readSegments(fh, new WebAssembly.Memory({ initial: 1 }), [{ mem: 0, pos: 900, len: 200 }], 'w.bin', 64), 'io', /w.bin: unexpected end of file at byte 1000/);
+  } finally {
+    await fh.close();
+  }
 });
 
 test('modules that cannot be split exactly are compiled whole or refused as before', async () => {
