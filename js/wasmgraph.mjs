@@ -48,12 +48,14 @@ async function readSource(src) {
   if (ArrayBuffer.isView(src)) {
     return { bytes: new Uint8Array(src.buffer, src.byteOffset, src.byteLength), name: 'module' };
   }
-  if (typeof Response !== 'undefined' && src instanceof Response) {
-    if (!src.ok) throw fail('io', `${src.url || 'response'}: HTTP ${src.status}`);
-    return { bytes: new Uint8Array(await src.arrayBuffer()), name: src.url || 'module' };
-  }
   const isUrl = src instanceof URL;
   if (typeof src !== 'string' && !isUrl) {
+    /* Only now look at Response: in Node 20 the first use of that global loads the whole
+     * fetch implementation (~40 ms), which a path must not pay. */
+    if (typeof Response !== 'undefined' && src instanceof Response) {
+      if (!src.ok) throw fail('io', `${src.url || 'response'}: HTTP ${src.status}`);
+      return { bytes: new Uint8Array(await src.arrayBuffer()), name: src.url || 'module' };
+    }
     throw fail('arg', 'load() takes a path, a URL, a Response, bytes or a WebAssembly.Module');
   }
   const name = String(src);
