@@ -11,6 +11,10 @@
 //   s.input(0).set(pixels);                   // Float32Array view at wg_input_ptr(0)
 //   s.run();                                  // throws WasmgraphError on status or trap
 //   const logits = s.output(0);               // view at wg_output_ptr(0)
+//
+// For the quickest first result in Node, `load(path, { streamWeights: true })` returns
+// while the weights are still being read and `await s.runAsync()` runs each step as soon
+// as the weights it needs are in (`await s.ready` before a plain run()).
 
 export const ABI_VERSION = 1;
 export const SECTION_NAME = 'wasmgraph';
@@ -20,7 +24,7 @@ export class WasmgraphError extends Error {
   constructor(code, message, options) {
     super(message, options);
     this.name = 'WasmgraphError';
-    this.code = code; // 'io' | 'format' | 'abi' | 'status' | 'trap' | 'arg'
+    this.code = code; // 'io' | 'format' | 'abi' | 'status' | 'trap' | 'arg' | 'state'
   }
 }
 
@@ -197,21 +201,48 @@ async function readIntoAsync(fh, dst, pos, name) {
 // 374-394 ms and 225-237 ms.
 const READ_PIECE = 8 << 20;
 
+/* Starts reading every segment ({ mem, pos, len }) from an open FileHandle into a
+ * WebAssembly.Memory, `piece` bytes per request: [{ seg, off, done }], done a Promise. */
+function startReads(fh, memory, segments, name, piece) {
+  const reads = [];
+  segments.forEach((g, seg) => {
+    for (let off = 0; off < g.len; off += piece) {
+      const len = Math.min(piece, g.len - off);
+      reads.push({ seg, off, done: readIntoAsync(fh, new Uint8Array(memory.buffer, g.mem + off, len), g.pos + off, name) });
+    }
+  });
+  return reads;
+}
+
+/* Resolves when every read has settled (none still writing into memory); rejects with
+ * the first failure. */
+async function settle(reads) {
+  const failed = (await Promise.allSettled(reads.map((r) => r.done))).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
 /**
  * Reads every segment ({ mem, pos, len }) from an open FileHandle into a
  * WebAssembly.Memory, `piece` bytes per request. Exported for the tests.
  */
 export async function readSegments(fh, memory, segments, name, piece = READ_PIECE) {
-  const reads = [];
-  for (const g of segments) {
-    for (let off = 0; off < g.len; off += piece) {
-      const len = Math.min(piece, g.len - off);
-      reads.push(readIntoAsync(fh, new Uint8Array(memory.buffer, g.mem + off, len), g.pos + off, name));
-    }
+  await settle(startReads(fh, memory, segments, name, piece));
+}
+
+/* The metadata's "step_weights" when the module can run step by step while its weights
+ * are read: an array with one entry per wg_run_step step, each the bytes of the weights
+ * segment (the one at "weights_base") that step and those before it read, never
+ * decreasing; null otherwise (the session then reads every weight before it runs). */
+function stepWeights(meta, exports, segments) {
+  const steps = meta.step_weights;
+  const weights = segments.findIndex((g) => g.mem === meta.weights_base);
+  if (!Array.isArray(steps) || weights < 0 || typeof exports.wg_run_step !== 'function' ||
+      typeof exports.wg_run_steps !== 'function' || exports.wg_run_steps() !== steps.length) return null;
+  const len = segments[weights].len;
+  for (let k = 0; k < steps.length; k++) {
+    if (!Number.isInteger(steps[k]) || steps[k] < (k ? steps[k - 1] : 0) || steps[k] > len) return null;
   }
-  /* allSettled: no read may still be writing into memory when the caller sees an error. */
-  const failed = (await Promise.allSettled(reads)).find((r) => r.status === 'rejected');
-  if (failed) throw failed.reason;
+  return { steps, weights };
 }
 
 /**
@@ -267,32 +298,52 @@ export class Model {
   get inputs() { return this.metadata.inputs; }
   get outputs() { return this.metadata.outputs; }
 
-  /** Instantiates the module (no imports) and checks what its exports return. */
-  async createSession() {
+  /**
+   * Instantiates the module (no imports), puts the weights into its memory and checks
+   * what its exports return. options.streamWeights (Node, a model compiled from a file):
+   * return as soon as the reads of the weights have started; the session's first
+   * runAsync() runs the graph step by step, each step once the weights it reads are in,
+   * so reading overlaps the first run. run() waits for nothing: before `session.ready`
+   * has resolved it throws a 'state' error. options.pieceBytes: the size of each read
+   * request (default 8 MiB).
+   */
+  async createSession(options = {}) {
     let instance;
     try {
       instance = await WebAssembly.instantiate(this.module, {});
     } catch (e) {
       throw fail('abi', `${this.name}: cannot instantiate: ${e.message}`, e);
     }
-    if (this.weights) await this.#copyWeights(instance.exports.memory);
-    return new Session(this, instance);
+    if (!this.weights) return new Session(this, instance);
+    const memory = this.#checkSegments(instance.exports.memory);
+    const stream = options.streamWeights && this.weights.file ? stepWeights(this.metadata, instance.exports, this.weights.segments) : null;
+    if (!stream) {
+      await this.#copyWeights(memory, options.pieceBytes);
+      return new Session(this, instance);
+    }
+    const { fh, reads } = await this.#startFileReads(memory, options.pieceBytes);
+    const loading = { ...stream, reads, all: settle(reads).finally(() => fh.close()) };
+    loading.all.catch(() => {}); /* handled: reported through session.ready and runAsync() */
+    return new Session(this, instance, loading);
   }
 
-  /* What instantiating the whole module would have done: each data segment into memory. */
-  async #copyWeights(memory) {
-    const w = this.weights;
+  /* The instance's memory, once every data segment is known to fit in it. */
+  #checkSegments(memory) {
     if (!(memory instanceof WebAssembly.Memory)) throw fail('abi', `${this.name}: not a wasmgraph module: no export 'memory'`);
     const room = memory.buffer.byteLength;
-    w.segments.forEach((g, i) => {
+    this.weights.segments.forEach((g, i) => {
       if (g.mem + g.len > room) {
         throw fail('abi', `${this.name}: data segment ${i} (${g.len} bytes at ${g.mem}) does not fit in memory (${room} bytes)`);
       }
     });
-    if (w.bytes) {
-      for (const g of w.segments) new Uint8Array(memory.buffer, g.mem, g.len).set(w.bytes.subarray(g.pos, g.pos + g.len));
-      return;
-    }
+    return memory;
+  }
+
+  /* Opens the file again, checks it is the one compiled, and starts reading every
+   * segment into memory: { fh, reads } (startReads). */
+  async #startFileReads(memory, piece = READ_PIECE) {
+    const w = this.weights;
+    if (!Number.isInteger(piece) || piece < 1) throw fail('arg', `${this.name}: pieceBytes must be a positive integer, not ${piece}`);
     const { open } = await import('node:fs/promises');
     let fh;
     try {
@@ -301,21 +352,45 @@ export class Model {
       if (st.size !== w.size || st.mtimeMs !== w.mtimeMs) {
         throw fail('io', `${this.name}: the file changed since the model was compiled (now ${st.size} bytes, was ${w.size}): compile it again`);
       }
-      await readSegments(fh, memory, w.segments, this.name);
+      return { fh, reads: startReads(fh, memory, w.segments, this.name, piece) };
+    } catch (e) {
+      if (fh !== undefined) await fh.close();
+      throw e instanceof WasmgraphError ? e : fail('io', `${this.name}: cannot read: ${e.message}`, e);
+    }
+  }
+
+  /* What instantiating the whole module would have done: each data segment into memory. */
+  async #copyWeights(memory, piece) {
+    const w = this.weights;
+    if (w.bytes) {
+      for (const g of w.segments) new Uint8Array(memory.buffer, g.mem, g.len).set(w.bytes.subarray(g.pos, g.pos + g.len));
+      return;
+    }
+    const { fh, reads } = await this.#startFileReads(memory, piece);
+    try {
+      await settle(reads);
     } catch (e) {
       throw e instanceof WasmgraphError ? e : fail('io', `${this.name}: cannot read: ${e.message}`, e);
     } finally {
-      if (fh !== undefined) await fh.close();
+      await fh.close();
     }
   }
 }
 
 export class Session {
-  constructor(model, instance) {
+  // loading: null, or the weights still being read (Model.createSession, streamWeights):
+  // { steps, weights, reads, all } (stepWeights, startReads, all: their settling).
+  #loading;
+
+  constructor(model, instance, loading = null) {
     this.model = model;
     this.exports = instance.exports;
     this.memory = instance.exports.memory;
-    this.broken = null; // set after a trap: the instance's state is then unknown
+    this.broken = null; // set after a trap or a failed weight read: the instance is then unusable
+    this.#loading = loading;
+    /** Resolves once every weight is in memory (at once unless streamWeights). */
+    this.ready = loading ? loading.all.then(() => { this.#loading = null; }, (e) => { throw this.#readFailed(e); }) : Promise.resolve();
+    this.ready.catch(() => {}); /* a failure is reported by whoever awaits ready or runs */
     const name = model.name;
     const version = this.#call('wg_abi_version');
     if (version !== ABI_VERSION) {
@@ -335,6 +410,7 @@ export class Session {
     } catch (e) {
       if (e instanceof WebAssembly.RuntimeError) {
         this.broken = `${fname} trapped`;
+        this.#brokenCode = 'trap';
         throw fail('trap', `${this.model.name}: trap in ${fname}: ${e.message}`, e);
       }
       throw e;
@@ -386,11 +462,76 @@ export class Session {
 
   /** Runs the graph once on the current inputs. Throws WasmgraphError on a status or trap. */
   run() {
-    if (this.broken) {
-      throw fail('trap', `${this.model.name}: session unusable (${this.broken} earlier); create a new session`);
+    this.#checkUsable();
+    if (this.#streaming) throw fail('state', `${this.model.name}: a runAsync() is still running on this session`);
+    if (this.#loading) {
+      throw fail('state', `${this.model.name}: the weights are still being read: await session.ready first, or use runAsync()`);
     }
     const st = this.#call('wg_run');
     if (st !== 0) throw fail('status', `${this.model.name}: wg_run returned status ${st}`);
+  }
+
+  /**
+   * run(), as a Promise. While the weights are still being read (streamWeights), runs
+   * the graph step by step (wg_run_step), each step as soon as the weights it reads are
+   * in memory, and resolves once the run and every read are done.
+   */
+  async runAsync() {
+    const loading = this.#loading;
+    if (!loading) return this.run();
+    this.#checkUsable();
+    if (this.#streaming) throw fail('state', `${this.model.name}: runAsync() is already running on this session`);
+    this.#streaming = true;
+    try {
+      await this.#runStreamed(loading);
+    } finally {
+      this.#streaming = false;
+    }
+  }
+
+  #streaming = false;
+
+  /* The steps in order, each once the weights it reads are in, then the rest of them. */
+  async #runStreamed(loading) {
+    const { steps, weights, reads } = loading;
+    const name = this.model.name;
+    /* Reads in file order: the weights segment's pieces by offset; every other segment
+     * (the kernels' static data) before the first step. */
+    const pieces = reads.filter((r) => r.seg === weights);
+    try {
+      await Promise.all(reads.filter((r) => r.seg !== weights).map((r) => r.done));
+    } catch (e) {
+      throw this.#readFailed(e);
+    }
+    let next = 0;
+    for (let k = 0; k < steps.length; k++) {
+      while (next < pieces.length && pieces[next].off < steps[k]) {
+        try {
+          await pieces[next++].done;
+        } catch (e) {
+          throw this.#readFailed(e);
+        }
+      }
+      this.#checkUsable();
+      const st = this.#call('wg_run_step', k);
+      if (st !== 0) throw fail('status', `${name}: wg_run_step(${k}) returned status ${st}`);
+    }
+    await this.ready;
+  }
+
+  #checkUsable() {
+    if (this.broken) {
+      throw fail(this.#brokenCode, `${this.model.name}: session unusable (${this.broken} earlier); create a new session`);
+    }
+  }
+
+  #brokenCode = 'trap';
+
+  /* A weight read failed: the session is unusable; the error to report (an 'io' one). */
+  #readFailed(e) {
+    this.broken = 'its weights could not be read';
+    this.#brokenCode = 'io';
+    return e instanceof WasmgraphError ? e : fail('io', `${this.model.name}: cannot read: ${e.message}`, e);
   }
 }
 
@@ -438,7 +579,11 @@ export async function compile(source, name) {
   return new Model(module, inspect(module, label), label, weights);
 }
 
-/** compile() then createSession(): the common case. */
-export async function load(source, name) {
-  return (await compile(source, name)).createSession();
+/**
+ * compile() then createSession(): the common case. options: a name for messages (a
+ * string), or { name, streamWeights } (Model.createSession).
+ */
+export async function load(source, options = {}) {
+  const o = typeof options === 'string' ? { name: options } : options;
+  return (await compile(source, o.name)).createSession(o);
 }

@@ -36,8 +36,8 @@ typedef struct wgc_layout {
 wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *opt, wgc_emitter *e,
                          wgc_layout *layout, char **src);
 
-/* The JSON for the `wasmgraph` custom section (malloc'ed). */
-char *wgc_metadata_json(const wgc_graph *g, const wgc_options *opt, const wgc_layout *layout);
+/* The JSON for the `wasmgraph` custom section (malloc'ed); e: after wgc_generate_c. */
+char *wgc_metadata_json(const wgc_graph *g, const wgc_options *opt, const wgc_layout *layout, const wgc_emitter *e);
 
 /* Compiles src and links it with the kernel library into the module file opt->output_path,
  * adding weights and metadata; writes atomically (temporary file, then rename). */

@@ -29,6 +29,7 @@ void wgc_emitter_free(wgc_emitter *e)
     free(e->body);
     free(e->weights);
     free(e->weight_off);
+    free(e->step_weights);
     memset(e, 0, sizeof *e);
 }
 

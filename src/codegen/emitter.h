@@ -17,6 +17,8 @@ struct wgc_emitter {
     int64_t *weight_off;  /* per tensor: offset in weights, -1 until placed */
     size_t plen;          /* bytes reserved in the prepared-weights region (wgc_prepared) */
     size_t static_bytes;  /* static data the ops' code declares (wgc_static_data) */
+    size_t *step_weights; /* per step of wg_run_step: bytes of weights it and the steps before read */
+    int n_steps;
     bool failed;          /* an allocation failed: the result is unusable */
     char ring[16][96];
     int ring_i;

@@ -14,13 +14,19 @@
  *   [global_base, ...)              the kernels' and ops' static data (WGC_STATIC_DATA_BUDGET
  *                                   + wgc_static_data), then the stack (wasm-ld)
  *
- * A profile build (`compile --profile`) wraps each live node's code in one case of an
- * exported `wg_profile_step(k)`, exports `wg_profile_steps()` (the count), and wg_run
- * calls the steps in order; the metadata's "profile" array names the steps (metadata.c
- * walks the same live nodes in the same order). Wrapping is safe because emit hooks keep
- * their declarations inside their own `{ ... }` (two nodes of one op would otherwise
- * clash in wg_run too) and #undef what they #define; a `return` of an error status from
- * a node returns it from the step, and wg_run passes it on. Other builds are unchanged.
+ * Each live node's code is one case of an exported `wg_run_step(k)` (and the copies of
+ * constant outputs, when there are any, one more), `wg_run_steps()` is the count, and
+ * wg_run calls the steps in order. The metadata's "step_weights" gives, per step, how many
+ * bytes of the weights segment the steps up to it read: weights are placed in the order
+ * the nodes first use them, so that is the segment's length once the step is emitted. A
+ * host that copies the weights itself may then run the first steps while later weights
+ * are still being read (js/wasmgraph.mjs, streamWeights). A profile build (`compile
+ * --profile`) also exports `wg_profile_steps()` (the node steps) and `wg_profile_step(k)`,
+ * and its metadata's "profile" array names them (metadata.c walks the same live nodes in
+ * the same order). Wrapping is safe because emit hooks keep their declarations inside
+ * their own `{ ... }` (two nodes of one op would otherwise clash in wg_run too) and
+ * #undef what they #define; a `return` of an error status from a node returns it from the
+ * step, and wg_run passes it on.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,16 +96,24 @@ static void emit_output_copies(wgc_emitter *e, wgc_graph *g)
     }
 }
 
-/* The step functions of a profile build: span[2k], span[2k+1] bound step k's code in
- * e->body. Returns -1 (unknown step) past the last one. */
-static void put_profile_steps(text *t, const wgc_emitter *e, const size_t *span, int n_steps)
+/* The step function: span[2k], span[2k+1] bound step k's code in e->body. Returns -1
+ * (unknown step) past the last one. A profile build also gets its node steps by the
+ * names `wasmgraph profile` uses. */
+static void put_steps(text *t, const wgc_emitter *e, const size_t *span, int n_steps, int n_node_steps,
+                      bool profile)
 {
-    put(t, "__attribute__((export_name(\"wg_profile_steps\"))) int wg_profile_steps(void) { return %d; }\n\n",
-        n_steps);
-    put(t, "__attribute__((export_name(\"wg_profile_step\"))) int wg_profile_step(int k)\n{\n    switch (k) {\n");
+    put(t, "__attribute__((export_name(\"wg_run_steps\"))) int wg_run_steps(void) { return %d; }\n\n", n_steps);
+    put(t, "__attribute__((export_name(\"wg_run_step\"))) int wg_run_step(int k)\n{\n    switch (k) {\n");
     for (int k = 0; k < n_steps; k++)
         put(t, "    case %d: {\n%.*s    } break;\n", k, (int)(span[2 * k + 1] - span[2 * k]), e->body + span[2 * k]);
     put(t, "    default: return -1;\n    }\n    return 0;\n}\n\n");
+    if (profile) {
+        put(t, "__attribute__((export_name(\"wg_profile_steps\"))) int wg_profile_steps(void) { return %d; }\n\n",
+            n_node_steps);
+        put(t, "__attribute__((export_name(\"wg_profile_step\"))) int wg_profile_step(int k)\n{\n"
+               "    return k >= 0 && k < %d ? wg_run_step(k) : -1;\n}\n\n",
+            n_node_steps);
+    }
 }
 
 wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *opt, wgc_emitter *e,
@@ -107,10 +121,12 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *
 {
     text t = {0};
     wg_status st = WG_OK;
-    size_t *span = NULL; /* profile builds: [start, end) of each step's code in e->body */
+    size_t *span = NULL; /* [start, end) of each step's code in e->body */
     int n_steps = 0;
     *src = NULL;
-    if (opt->profile && !(span = malloc(sizeof *span * 2 * (size_t)(g->n_nodes + 1)))) {
+    /* One step per live node and one for the output copies. */
+    if (!(span = malloc(sizeof *span * 2 * (size_t)(g->n_nodes + 1))) ||
+        !(e->step_weights = malloc(sizeof *e->step_weights * (size_t)(g->n_nodes + 1)))) {
         st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
         goto fail;
     }
@@ -123,15 +139,20 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *
         wgc_emit(e, "/* %s: %s */\n", n->op_type, n->name);
         if ((st = wgc_op_hooks(n->op)->emit(e, g, n)))
             goto fail;
-        if (span) {
-            span[2 * n_steps] = start;
-            span[2 * n_steps + 1] = e->len;
-            n_steps++;
-        }
+        span[2 * n_steps] = start;
+        span[2 * n_steps + 1] = e->len;
+        e->step_weights[n_steps++] = e->wlen;
     }
-    size_t nodes_end = e->len; /* what follows is the output copies */
+    const int n_node_steps = n_steps;
+    size_t copies_start = e->len;
     e->node = -1;
     emit_output_copies(e, g);
+    if (e->len > copies_start) {
+        span[2 * n_steps] = copies_start;
+        span[2 * n_steps + 1] = e->len;
+        e->step_weights[n_steps++] = e->wlen;
+    }
+    e->n_steps = n_steps;
     if (e->failed) {
         st = wgc_error(g, NULL, WG_ERR_NOMEM, "code generation failed (out of memory or unplanned tensor)");
         goto fail;
@@ -175,18 +196,10 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *
         put(&t, "    case %d: return (int)(uintptr_t)A(%lld); /* %s */\n", k,
             (long long)g->tensors[g->outputs[k]].addr, g->tensors[g->outputs[k]].name);
     put(&t, "    default: return 0;\n    }\n}\n\n");
-    if (span) {
-        put_profile_steps(&t, e, span, n_steps);
-        put(&t, "__attribute__((export_name(\"wg_run\"))) int wg_run(void)\n{\n");
-        put(&t, "    for (int k = 0; k < %d; k++) {\n        int status = wg_profile_step(k);\n"
-                "        if (status)\n            return status;\n    }\n", n_steps);
-        if (e->len > nodes_end)
-            put(&t, "%.*s", (int)(e->len - nodes_end), e->body + nodes_end);
-    } else {
-        put(&t, "__attribute__((export_name(\"wg_run\"))) int wg_run(void)\n{\n");
-        if (e->len)
-            put(&t, "%.*s", (int)e->len, e->body);
-    }
+    put_steps(&t, e, span, n_steps, n_node_steps, opt->profile);
+    put(&t, "__attribute__((export_name(\"wg_run\"))) int wg_run(void)\n{\n");
+    put(&t, "    for (int k = 0; k < %d; k++) {\n        int status = wg_run_step(k);\n"
+            "        if (status)\n            return status;\n    }\n", n_steps);
     put(&t, "    return 0;\n}\n");
     if (t.failed) {
         st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing the C source");

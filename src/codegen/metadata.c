@@ -100,7 +100,17 @@ static void add_profile(sbuf *b, const wgc_graph *g)
     add(b, "]", 1);
 }
 
-char *wgc_metadata_json(const wgc_graph *g, const wgc_options *opt, const wgc_layout *layout)
+/* "step_weights": per step of wg_run_step, the bytes of the weights segment (at
+ * "weights_base") that it and the steps before it read. */
+static void add_step_weights(sbuf *b, const wgc_emitter *e)
+{
+    add(b, ",\"step_weights\":[", strlen(",\"step_weights\":["));
+    for (int k = 0; k < e->n_steps; k++)
+        addf(b, k ? ",%llu" : "%llu", (unsigned long long)e->step_weights[k]);
+    add(b, "]", 1);
+}
+
+char *wgc_metadata_json(const wgc_graph *g, const wgc_options *opt, const wgc_layout *layout, const wgc_emitter *e)
 {
     sbuf b = {0};
     addf(&b, "{\"abi\":%d,\"name\":", WG_ABI_VERSION);
@@ -113,9 +123,10 @@ char *wgc_metadata_json(const wgc_graph *g, const wgc_options *opt, const wgc_la
     add_tensors(&b, g, g->outputs, g->n_outputs);
     addf(&b, ",\"options\":{\"simd\":%s,\"relaxed_simd\":%s,\"opt_level\":%d}", opt->simd ? "true" : "false",
          opt->relaxed_simd ? "true" : "false", opt->opt_level);
-    addf(&b, ",\"arena_bytes\":%llu,\"weight_bytes\":%llu,\"memory_bytes\":%u",
+    addf(&b, ",\"arena_bytes\":%llu,\"weight_bytes\":%llu,\"memory_bytes\":%u,\"weights_base\":%u",
          (unsigned long long)layout->arena_bytes, (unsigned long long)layout->weight_bytes,
-         layout->memory_bytes);
+         layout->memory_bytes, layout->weights_base);
+    add_step_weights(&b, e);
     if (opt->profile)
         add_profile(&b, g);
     add(&b, ",\"compiler\":\"wasmgraph " WG_VERSION "\"}", strlen(",\"compiler\":\"wasmgraph " WG_VERSION "\"}"));

@@ -201,7 +201,7 @@ wg_status wgc_build_module(wgc_graph *g, const wgc_options *opt, const char *src
     }
     if ((st = read_file(g, wasm_path, &linked, &linked_len)))
         goto fail;
-    json = wgc_metadata_json(g, opt, layout);
+    json = wgc_metadata_json(g, opt, layout, e);
     if (!json) {
         st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing metadata");
         goto fail;

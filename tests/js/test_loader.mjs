@@ -5,7 +5,8 @@
 //    imports, missing section, ABI version mismatches, bad pointers, bad arguments.
 // 3. The weights (data segments) are copied by the loader, from bytes or straight from
 //    the file (in pieces read side by side), exactly as instantiation would; modules that
-//    cannot be split so run whole.
+//    cannot be split so run whole. Streamed (streamWeights), the first run goes step by
+//    step as the weights arrive and gives the same output.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -60,6 +61,50 @@ test('LeNet in V8 through wasmgraph.mjs matches the C host (wasmtime) output', a
   s2.input(0).fill(0);
   s2.run();
   assert.notDeepEqual(Array.from(s2.output(0)), Array.from(y));
+});
+
+test('LeNet with streamed weights: each step runs once its weights are read, and the output is the same', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'wg-js-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const wasm = join(dir, 'lenet.wasm');
+  execFileSync(WG, ['compile', join(ROOT, 'models', 'lenet5-fashion.onnx'), '-o', wasm, '--quiet']);
+  const x = Float32Array.from({ length: 784 }, (_, i) => ((i * 104729) % 1000) / 1000);
+
+  // The metadata: one never-decreasing entry per wg_run_step step, ending at the weights.
+  const model = await compile(wasm);
+  const steps = model.metadata.step_weights, segs = model.weights.segments;
+  const weights = segs.find((g) => g.mem === model.metadata.weights_base);
+  assert.ok(weights && steps.length > 1, 'a weights segment and several steps');
+  steps.forEach((v, k) => assert.ok(Number.isInteger(v) && v >= (k ? steps[k - 1] : 0), `step ${k}: ${v}`));
+  assert.equal(steps[steps.length - 1], weights.len);
+
+  const plain = await model.createSession();
+  plain.input(0).set(x);
+  plain.run();
+  // 4 KiB pieces: LeNet's 245 KB of weights arrive in ~60 reads, so steps wait for some.
+  for (const pieceBytes of [4096, undefined]) {
+    const s = await model.createSession({ streamWeights: true, pieceBytes });
+    s.input(0).set(x);
+    assert.throws(() => s.run(), (e) => e instanceof WasmgraphError && e.code === 'state' && /still being read/.test(e.message));
+    const first = s.runAsync();
+    // One run at a time: a second one, or a plain run, while it goes is refused.
+    await rejects(s.runAsync(), 'state', /already running/);
+    assert.throws(() => s.run(), (e) => e.code === 'state' && /still running/.test(e.message));
+    await first;
+    assert.deepEqual(Array.from(s.output(0)), Array.from(plain.output(0)), `pieceBytes ${pieceBytes}`);
+    await s.ready;
+    s.run(); // after ready, a plain run
+    assert.deepEqual(Array.from(s.output(0)), Array.from(plain.output(0)));
+  }
+  // From bytes there is nothing to stream: the session is ready at once.
+  const fromBytes = await load(readFileSync(wasm), { streamWeights: true });
+  fromBytes.input(0).set(x);
+  fromBytes.run();
+  assert.deepEqual(Array.from(fromBytes.output(0)), Array.from(plain.output(0)));
+  // Bad piece sizes and a file changed since compile are refused before any step runs.
+  await rejects(model.createSession({ streamWeights: true, pieceBytes: 0 }), 'arg', /pieceBytes must be a positive integer/);
+  writeFileSync(wasm, readFileSync(wasm).subarray(0, 1000));
+  await rejects(model.createSession({ streamWeights: true }), 'io', /the file changed since the model was compiled/);
 });
 
 // ---- a minimal wasm assembler for ABI fixtures ----
