@@ -200,18 +200,39 @@ async function readIntoAsync(fh, dst, pos, name) {
 // 90 ms in one synchronous read and 51-54 ms this way on 2 cores; VGG-19's 548 MB,
 // 374-394 ms and 225-237 ms.
 const READ_PIECE = 8 << 20;
+// Streamed, smaller pieces let the first steps start sooner: ResNet-50 v2's session and
+// first run in one process (fresh memory, bench/first-run.mjs) 293-381 ms with 1 MiB
+// pieces, 345-547 ms with 8 MiB, 364-537 ms not streamed.
+const STREAM_PIECE = 1 << 20;
 
-/* Starts reading every segment ({ mem, pos, len }) from an open FileHandle into a
- * WebAssembly.Memory, `piece` bytes per request: [{ seg, off, done }], done a Promise. */
-function startReads(fh, memory, segments, name, piece) {
+/* Reads every segment ({ mem, pos, len }) from an open FileHandle into a
+ * WebAssembly.Memory, `piece` bytes per request, in segment order: { reads, hurry }, reads
+ * [{ seg, off, done }] (done: a Promise). `lanes` requests at a time (Node's thread pool
+ * runs up to 4), or every one at once after hurry(): one lane leaves the other cores to
+ * whatever runs meanwhile, and hurry() is for when that waits on the reads. A failed
+ * read starts no more. */
+function startReads(fh, memory, segments, name, piece, lanes = Infinity) {
   const reads = [];
   segments.forEach((g, seg) => {
     for (let off = 0; off < g.len; off += piece) {
       const len = Math.min(piece, g.len - off);
-      reads.push({ seg, off, done: readIntoAsync(fh, new Uint8Array(memory.buffer, g.mem + off, len), g.pos + off, name) });
+      const r = { seg, off, run: () => readIntoAsync(fh, new Uint8Array(memory.buffer, g.mem + off, len), g.pos + off, name) };
+      r.done = new Promise((resolve, reject) => { r.resolve = resolve; r.reject = reject; });
+      reads.push(r);
     }
   });
-  return reads;
+  let next = 0, running = 0, failed = false;
+  const pump = () => {
+    while (!failed && running < lanes && next < reads.length) {
+      const r = reads[next++];
+      running++;
+      r.run().then(() => { running--; r.settled = true; r.resolve(); pump(); }, (e) => { running--; failed = true; r.reject(e); skipRest(e); });
+    }
+  };
+  /* After a failure the reads not started fail with it, so that every promise settles. */
+  const skipRest = (e) => { while (next < reads.length) reads[next++].reject(e); };
+  pump();
+  return { reads, hurry: () => { lanes = Infinity; pump(); } };
 }
 
 /* Resolves when every read has settled (none still writing into memory); rejects with
@@ -226,7 +247,7 @@ async function settle(reads) {
  * WebAssembly.Memory, `piece` bytes per request. Exported for the tests.
  */
 export async function readSegments(fh, memory, segments, name, piece = READ_PIECE) {
-  await settle(startReads(fh, memory, segments, name, piece));
+  await settle(startReads(fh, memory, segments, name, piece).reads);
 }
 
 /* The metadata's "step_weights" when the module can run step by step while its weights
@@ -305,7 +326,7 @@ export class Model {
    * runAsync() runs the graph step by step, each step once the weights it reads are in,
    * so reading overlaps the first run. run() waits for nothing: before `session.ready`
    * has resolved it throws a 'state' error. options.pieceBytes: the size of each read
-   * request (default 8 MiB).
+   * request (default 8 MiB, streamed 1 MiB).
    */
   async createSession(options = {}) {
     let instance;
@@ -321,8 +342,10 @@ export class Model {
       await this.#copyWeights(memory, options.pieceBytes);
       return new Session(this, instance);
     }
-    const { fh, reads } = await this.#startFileReads(memory, options.pieceBytes);
-    const loading = { ...stream, reads, all: settle(reads).finally(() => fh.close()) };
+    /* One read at a time while the first run computes on this thread (more reading
+     * threads slow it down more than they gain on 2 cores), all at once when it waits. */
+    const { fh, reads, hurry } = await this.#startFileReads(memory, options.pieceBytes ?? STREAM_PIECE, 1);
+    const loading = { ...stream, reads, hurry, all: settle(reads).finally(() => fh.close()) };
     loading.all.catch(() => {}); /* handled: reported through session.ready and runAsync() */
     return new Session(this, instance, loading);
   }
@@ -341,7 +364,7 @@ export class Model {
 
   /* Opens the file again, checks it is the one compiled, and starts reading every
    * segment into memory: { fh, reads } (startReads). */
-  async #startFileReads(memory, piece = READ_PIECE) {
+  async #startFileReads(memory, piece = READ_PIECE, lanes = Infinity) {
     const w = this.weights;
     if (!Number.isInteger(piece) || piece < 1) throw fail('arg', `${this.name}: pieceBytes must be a positive integer, not ${piece}`);
     const { open } = await import('node:fs/promises');
@@ -352,7 +375,7 @@ export class Model {
       if (st.size !== w.size || st.mtimeMs !== w.mtimeMs) {
         throw fail('io', `${this.name}: the file changed since the model was compiled (now ${st.size} bytes, was ${w.size}): compile it again`);
       }
-      return { fh, reads: startReads(fh, memory, w.segments, this.name, piece) };
+      return { fh, ...startReads(fh, memory, w.segments, this.name, piece, lanes) };
     } catch (e) {
       if (fh !== undefined) await fh.close();
       throw e instanceof WasmgraphError ? e : fail('io', `${this.name}: cannot read: ${e.message}`, e);
@@ -493,7 +516,7 @@ export class Session {
 
   /* The steps in order, each once the weights it reads are in, then the rest of them. */
   async #runStreamed(loading) {
-    const { steps, weights, reads } = loading;
+    const { steps, weights, reads, hurry } = loading;
     const name = this.model.name;
     /* Reads in file order: the weights segment's pieces by offset; every other segment
      * (the kernels' static data) before the first step. */
@@ -506,6 +529,7 @@ export class Session {
     let next = 0;
     for (let k = 0; k < steps.length; k++) {
       while (next < pieces.length && pieces[next].off < steps[k]) {
+        if (!pieces[next].settled) hurry(); /* the run waits: read everything left at once */
         try {
           await pieces[next++].done;
         } catch (e) {
