@@ -401,9 +401,11 @@ export class Model {
 }
 
 export class Session {
-  // loading: null, or the weights still being read (Model.createSession, streamWeights):
-  // { steps, weights, reads, all } (stepWeights, startReads, all: their settling).
+  // null, or the weights still being read (Model.createSession, streamWeights):
+  // { steps, weights, reads, hurry, all } (stepWeights, startReads, all: their settling).
   #loading;
+  #streaming = false; // a runAsync() is running the steps
+  #brokenCode = 'trap'; // the error code once broken: 'trap', or 'io' after a failed read
 
   constructor(model, instance, loading = null) {
     this.model = model;
@@ -512,8 +514,6 @@ export class Session {
     }
   }
 
-  #streaming = false;
-
   /* The steps in order, each once the weights it reads are in, then the rest of them. */
   async #runStreamed(loading) {
     const { steps, weights, reads, hurry } = loading;
@@ -548,8 +548,6 @@ export class Session {
       throw fail(this.#brokenCode, `${this.model.name}: session unusable (${this.broken} earlier); create a new session`);
     }
   }
-
-  #brokenCode = 'trap';
 
   /* A weight read failed: the session is unusable; the error to report (an 'io' one). */
   #readFailed(e) {
@@ -608,6 +606,6 @@ export async function compile(source, name) {
  * string), or { name, streamWeights } (Model.createSession).
  */
 export async function load(source, options = {}) {
-  const o = typeof options === 'string' ? { name: options } : options;
+  const o = typeof options === 'string' ? { name: options } : options ?? {};
   return (await compile(source, o.name)).createSession(o);
 }
