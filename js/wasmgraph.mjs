@@ -173,7 +173,7 @@ export function splitModule(read, size) {
   return { code, segments };
 }
 
-/* Reads [pos, pos + len) of an open file into dst (a view into linear memory). */
+/* Reads [pos, pos + len) of an open file into dst (compile(): the sections around the data). */
 function readInto(fs, fd, dst, pos, name) {
   let done = 0;
   while (done < dst.length) {
@@ -183,7 +183,7 @@ function readInto(fs, fd, dst, pos, name) {
   }
 }
 
-/* The same through a FileHandle: the read runs on Node's thread pool. */
+/* The same through a FileHandle, into a view of linear memory: the read runs on Node's thread pool. */
 async function readIntoAsync(fh, dst, pos, name) {
   let done = 0;
   while (done < dst.length) {
