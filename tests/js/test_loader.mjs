@@ -6,7 +6,8 @@
 // 3. The weights (data segments) are copied by the loader, from bytes or straight from
 //    the file (in pieces read side by side), exactly as instantiation would; modules that
 //    cannot be split so run whole. Streamed (streamWeights), the first run goes step by
-//    step as the weights arrive and gives the same output.
+//    step as the weights arrive and gives the same output; the prepared region is zeroed
+//    from /dev/zero ahead of the steps that use it, and both runs give the same output.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -105,6 +106,43 @@ test('LeNet with streamed weights: each step runs once its weights are read, and
   await rejects(model.createSession({ streamWeights: true, pieceBytes: 0 }), 'arg', /pieceBytes must be a positive integer/);
   writeFileSync(wasm, readFileSync(wasm).subarray(0, 1000));
   await rejects(model.createSession({ streamWeights: true }), 'io', /the file changed since the model was compiled/);
+});
+
+test('Streamed with a prepared region (Winograd filters): zeroed ahead of its steps, the same output in both runs', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'wg-js-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const onnx = join(dir, 'conv_chain.onnx'), wasm = join(dir, 'conv_chain.wasm');
+  const py = process.env.WG_PYTHON || join(process.env.HOME || '', '.cache', 'wasmgraph', 'venv', 'bin', 'python');
+  execFileSync(existsSync(py) ? py : 'python3', [join(ROOT, 'tests', 'models', 'conv_chain.py'), onnx]);
+  execFileSync(WG, ['compile', onnx, '-o', wasm, '--quiet']);
+  const model = await compile(wasm);
+  const meta = model.metadata, prepared = meta.step_prepared;
+  // One never-decreasing entry per step, ending at the region's size: the Winograd convs
+  // (some transform their filters on the first run, some on the second) reserve it.
+  assert.ok(meta.prepared_bytes > 0 && prepared.length === meta.step_weights.length);
+  prepared.forEach((v, k) => assert.ok(Number.isInteger(v) && v >= (k ? prepared[k - 1] : 0), `step ${k}: ${v}`));
+  assert.equal(prepared[prepared.length - 1], meta.prepared_bytes);
+  assert.ok(meta.prepared_base >= meta.weights_base + meta.weight_bytes);
+
+  const x = Float32Array.from({ length: 3 * 115 * 115 }, (_, i) => ((i * 7919) % 1000) / 500 - 1);
+  const runs = async (s, first) => {
+    s.input(0).set(x);
+    await first(s);
+    const a = s.outputs.map((_, i) => Array.from(s.output(i)));
+    s.run(); // the second run reads the filters transformed by the first (or transforms them)
+    return [a, s.outputs.map((_, i) => Array.from(s.output(i)))];
+  };
+  const plain = await runs(await model.createSession(), (s) => s.run());
+  // 4 KiB pieces: the zeroing of the prepared region and the weight reads arrive in many
+  // pieces, interleaved; a zero piece landing after its step ran would change the
+  // second run's output.
+  for (const pieceBytes of [4096, undefined]) {
+    const streamed = await runs(await model.createSession({ streamWeights: true, pieceBytes }), async (s) => {
+      await s.runAsync();
+      await s.ready;
+    });
+    assert.deepEqual(streamed, plain, `pieceBytes ${pieceBytes}`);
+  }
 });
 
 // ---- a minimal wasm assembler for ABI fixtures ----
