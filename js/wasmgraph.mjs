@@ -205,57 +205,22 @@ const READ_PIECE = 8 << 20;
 // pieces, 345-547 ms with 8 MiB, 364-537 ms not streamed.
 const STREAM_PIECE = 1 << 20;
 
-/* Requests that read every segment ({ mem, pos, len }) of an open FileHandle into a
- * WebAssembly.Memory, `piece` bytes each, in segment order: [{ seg, off, run }] (seg:
- * the segment's index, off: the piece's offset in it). */
-function filePieces(fh, memory, segments, name, piece) {
-  const pieces = [];
+/* Reads every segment ({ mem, pos, len }) from an open FileHandle into a
+ * WebAssembly.Memory, `piece` bytes per request, in segment order: { reads, hurry }, reads
+ * [{ seg, off, done }] (done: a Promise). `lanes` requests at a time (Node's thread pool
+ * runs up to 4), or every one at once after hurry(): one lane leaves the other cores to
+ * whatever runs meanwhile, and hurry() is for when that waits on the reads. A failed
+ * read starts no more. */
+function startReads(fh, memory, segments, name, piece, lanes = Infinity) {
+  const reads = [];
   segments.forEach((g, seg) => {
     for (let off = 0; off < g.len; off += piece) {
       const len = Math.min(piece, g.len - off);
-      pieces.push({ seg, off, run: () => readIntoAsync(fh, new Uint8Array(memory.buffer, g.mem + off, len), g.pos + off, name) });
+      const r = { seg, off, run: () => readIntoAsync(fh, new Uint8Array(memory.buffer, g.mem + off, len), g.pos + off, name) };
+      r.done = new Promise((resolve, reject) => { r.resolve = resolve; r.reject = reject; });
+      reads.push(r);
     }
   });
-  return pieces;
-}
-
-// The first touch of a fresh page of linear memory costs the thread that touches it
-// ~0.45 ns a byte in V8 on our test VM (the kernel faults in and zeroes 4 KiB pages). The
-// module's prepared region is such memory, filled during the first run (ResNet-50 v2:
-// ~60 MiB of Winograd filters transformed in its first run, ~20 ms). Reading /dev/zero
-// into it on Node's thread pool, ahead of the steps that use it, moves those faults to
-// another core; the bytes stay zero, as the module expects them.
-async function openZeros() {
-  let fh;
-  try {
-    const { open } = await import('node:fs/promises');
-    fh = await open('/dev/zero', 'r');
-    if ((await fh.stat()).isCharacterDevice()) return fh;
-  } catch {
-    /* no /dev/zero (Windows): the module touches its pages itself */
-  }
-  if (fh !== undefined) await fh.close().catch(() => {});
-  return null;
-}
-
-/* Requests that fill [base, base + len) of memory from /dev/zero, `piece` bytes each:
- * [{ seg: 'zeros', off, run }]. A failed one changes nothing (the bytes were zero). */
-function zeroPieces(zeros, memory, base, len, piece) {
-  const pieces = [];
-  for (let off = 0; off < len; off += piece) {
-    const n = Math.min(piece, len - off);
-    pieces.push({ seg: 'zeros', off, run: () => readIntoAsync(zeros, new Uint8Array(memory.buffer, base + off, n), 0, '/dev/zero').catch(() => {}) });
-  }
-  return pieces;
-}
-
-/* Starts the requests ([{ run }], in the given order): { reads, hurry }, reads the
- * requests with r.done (a Promise) and r.settled. `lanes` requests at a time (Node's
- * thread pool runs up to 4), or every one at once after hurry(): one lane leaves the
- * other cores to whatever runs meanwhile, and hurry() is for when that waits on the
- * reads. A failed read starts no more. */
-function startReads(reads, lanes = Infinity) {
-  for (const r of reads) r.done = new Promise((resolve, reject) => { r.resolve = resolve; r.reject = reject; });
   let next = 0, running = 0, failed = false;
   const pump = () => {
     while (!failed && running < lanes && next < reads.length) {
@@ -282,44 +247,23 @@ async function settle(reads) {
  * WebAssembly.Memory, `piece` bytes per request. Exported for the tests.
  */
 export async function readSegments(fh, memory, segments, name, piece = READ_PIECE) {
-  await settle(startReads(filePieces(fh, memory, segments, name, piece)).reads);
+  await settle(startReads(fh, memory, segments, name, piece).reads);
 }
 
-/* Whether `bounds` is a per-step array of byte counts: one integer per step, never
- * decreasing, at most `len`. */
-function stepBounds(bounds, n, len) {
-  if (!Array.isArray(bounds) || bounds.length !== n) return false;
-  return bounds.every((b, k) => Number.isInteger(b) && b >= (k ? bounds[k - 1] : 0) && b <= len);
-}
-
-/* The metadata's per-step bounds when the module can run step by step while its
- * weights are read: { steps, weights, prepared }, steps the "step_weights" array (per
- * wg_run_step step, the bytes of the weights segment, the one at "weights_base", that
- * step and those before it read) and weights that segment's index; null otherwise (the
- * session then reads every weight before it runs). prepared: { base, len, steps } from
- * "prepared_base" and "step_prepared" (the same for the prepared region), or null when
- * the metadata has none that fits in memory clear of the segments. */
-function stepWeights(meta, exports, segments, memBytes) {
+/* The metadata's "step_weights" when the module can run step by step while its weights
+ * are read: an array with one entry per wg_run_step step, each the bytes of the weights
+ * segment (the one at "weights_base") that step and those before it read, never
+ * decreasing; null otherwise (the session then reads every weight before it runs). */
+function stepWeights(meta, exports, segments) {
+  const steps = meta.step_weights;
   const weights = segments.findIndex((g) => g.mem === meta.weights_base);
-  if (weights < 0 || typeof exports.wg_run_step !== 'function' || typeof exports.wg_run_steps !== 'function') return null;
-  const n = exports.wg_run_steps();
-  if (!stepBounds(meta.step_weights, n, segments[weights].len)) return null;
-  const base = meta.prepared_base, len = meta.prepared_bytes;
-  const fits = Number.isInteger(base) && Number.isInteger(len) && base >= 0 && base + len <= memBytes &&
-    segments.every((g) => base + len <= g.mem || g.mem + g.len <= base);
-  const prepared = fits && stepBounds(meta.step_prepared, n, len) ? { base, len, steps: meta.step_prepared } : null;
-  return { steps: meta.step_weights, weights, prepared };
-}
-
-/* The first step whose bound exceeds `off` (bounds.length if none): the step that
- * first needs byte `off` of the region. */
-function firstNeed(bounds, off) {
-  let lo = 0, hi = bounds.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (bounds[mid] > off) hi = mid; else lo = mid + 1;
+  if (!Array.isArray(steps) || weights < 0 || typeof exports.wg_run_step !== 'function' ||
+      typeof exports.wg_run_steps !== 'function' || exports.wg_run_steps() !== steps.length) return null;
+  const len = segments[weights].len;
+  for (let k = 0; k < steps.length; k++) {
+    if (!Number.isInteger(steps[k]) || steps[k] < (k ? steps[k - 1] : 0) || steps[k] > len) return null;
   }
-  return lo;
+  return { steps, weights };
 }
 
 /**
@@ -393,32 +337,21 @@ export class Model {
     }
     if (!this.weights) return new Session(this, instance);
     const memory = this.#checkSegments(instance.exports.memory);
-    const stream = options.streamWeights && this.weights.file
-      ? stepWeights(this.metadata, instance.exports, this.weights.segments, memory.buffer.byteLength) : null;
+    const stream = options.streamWeights && this.weights.file ? stepWeights(this.metadata, instance.exports, this.weights.segments) : null;
     if (!stream) {
       await this.#copyWeights(memory, options.pieceBytes);
       return new Session(this, instance);
     }
-    const piece = options.pieceBytes ?? STREAM_PIECE;
-    const fh = await this.#openFile(piece);
-    const pieces = filePieces(fh, memory, this.weights.segments, this.name, piece);
-    const zeros = stream.prepared ? await openZeros() : null;
-    if (zeros) pieces.push(...zeroPieces(zeros, memory, stream.prepared.base, stream.prepared.len, piece));
-    /* In the order the steps need them: the other segments (the kernels' static data)
-     * first, then each step's weights and its part of the prepared region. One request
-     * at a time while the first run computes on this thread (more reading threads slow
-     * it down more than they gain on 2 cores), all at once when it waits. */
-    const isStaticData = (r) => r.seg !== stream.weights && r.seg !== 'zeros';
-    const need = (r) => (isStaticData(r) ? -1 : r.seg === 'zeros' ? firstNeed(stream.prepared.steps, r.off) + 0.5
-      : firstNeed(stream.steps, r.off));
-    pieces.sort((a, b) => need(a) - need(b));
-    const { reads, hurry } = startReads(pieces, 1);
-    const loading = { ...stream, reads, hurry, all: settle(reads).finally(() => Promise.all([fh.close(), zeros?.close()])) };
+    /* One read at a time while the first run computes on this thread (more reading
+     * threads slow it down more than they gain on 2 cores), all at once when it waits. */
+    const { fh, reads, hurry } = await this.#startFileReads(memory, options.pieceBytes ?? STREAM_PIECE, 1);
+    const loading = { ...stream, reads, hurry, all: settle(reads).finally(() => fh.close()) };
     loading.all.catch(() => {}); /* handled: reported through session.ready and runAsync() */
-    /* The other segments before the Session checks the exports: clang may compile a
-     * switch (wg_output_ptr's, with several outputs) to a table in them. */
+    /* The other segments (the kernels' static data, read first) before the Session
+     * calls the exports: clang may compile a switch, such as wg_output_ptr's with
+     * several outputs, to a table in them. */
     try {
-      await Promise.all(reads.filter(isStaticData).map((r) => r.done));
+      await Promise.all(reads.filter((r) => r.seg !== stream.weights).map((r) => r.done));
     } catch (e) {
       throw e instanceof WasmgraphError ? e : fail('io', `${this.name}: cannot read: ${e.message}`, e);
     }
@@ -437,8 +370,9 @@ export class Model {
     return memory;
   }
 
-  /* Opens the file again and checks it is the one compiled: a FileHandle. */
-  async #openFile(piece) {
+  /* Opens the file again, checks it is the one compiled, and starts reading every
+   * segment into memory: { fh, reads } (startReads). */
+  async #startFileReads(memory, piece = READ_PIECE, lanes = Infinity) {
     const w = this.weights;
     if (!Number.isInteger(piece) || piece < 1) throw fail('arg', `${this.name}: pieceBytes must be a positive integer, not ${piece}`);
     const { open } = await import('node:fs/promises');
@@ -449,7 +383,7 @@ export class Model {
       if (st.size !== w.size || st.mtimeMs !== w.mtimeMs) {
         throw fail('io', `${this.name}: the file changed since the model was compiled (now ${st.size} bytes, was ${w.size}): compile it again`);
       }
-      return fh;
+      return { fh, ...startReads(fh, memory, w.segments, this.name, piece, lanes) };
     } catch (e) {
       if (fh !== undefined) await fh.close();
       throw e instanceof WasmgraphError ? e : fail('io', `${this.name}: cannot read: ${e.message}`, e);
@@ -457,15 +391,15 @@ export class Model {
   }
 
   /* What instantiating the whole module would have done: each data segment into memory. */
-  async #copyWeights(memory, piece = READ_PIECE) {
+  async #copyWeights(memory, piece) {
     const w = this.weights;
     if (w.bytes) {
       for (const g of w.segments) new Uint8Array(memory.buffer, g.mem, g.len).set(w.bytes.subarray(g.pos, g.pos + g.len));
       return;
     }
-    const fh = await this.#openFile(piece);
+    const { fh, reads } = await this.#startFileReads(memory, piece);
     try {
-      await settle(startReads(filePieces(fh, memory, w.segments, this.name, piece)).reads);
+      await settle(reads);
     } catch (e) {
       throw e instanceof WasmgraphError ? e : fail('io', `${this.name}: cannot read: ${e.message}`, e);
     } finally {
@@ -476,8 +410,7 @@ export class Model {
 
 export class Session {
   // null, or the weights still being read (Model.createSession, streamWeights):
-  // { steps, weights, prepared, reads, hurry, all } (stepWeights, startReads, all: their
-  // settling).
+  // { steps, weights, reads, hurry, all } (stepWeights, startReads, all: their settling).
   #loading;
   #streaming = false; // a runAsync() is running the steps
   #brokenCode = 'trap'; // the error code once broken: 'trap', or 'io' after a failed read
@@ -589,38 +522,28 @@ export class Session {
     }
   }
 
-  /* The steps in order, each once the weights it reads (and its part of the prepared
-   * region, when that is being zeroed) are in, then the rest of them. */
+  /* The steps in order, each once the weights it reads are in, then the rest of them. */
   async #runStreamed(loading) {
-    const { steps, weights, prepared, reads, hurry } = loading;
+    const { steps, weights, reads, hurry } = loading;
     const name = this.model.name;
-    /* Each region's pieces by offset (the other segments are in: createSession). */
-    const pieces = reads.filter((r) => r.seg === weights).sort((a, b) => a.off - b.off);
-    const zeros = reads.filter((r) => r.seg === 'zeros').sort((a, b) => a.off - b.off);
-    let nw = 0, nz = 0;
+    /* Reads in file order: the weights segment's pieces by offset (every other segment
+     * is in: createSession). */
+    const pieces = reads.filter((r) => r.seg === weights);
+    let next = 0;
     for (let k = 0; k < steps.length; k++) {
-      nw = await this.#awaitBelow(pieces, nw, steps[k], hurry);
-      if (prepared) nz = await this.#awaitBelow(zeros, nz, prepared.steps[k], hurry);
+      while (next < pieces.length && pieces[next].off < steps[k]) {
+        if (!pieces[next].settled) hurry(); /* the run waits: read everything left at once */
+        try {
+          await pieces[next++].done;
+        } catch (e) {
+          throw this.#readFailed(e);
+        }
+      }
       this.#checkUsable();
       const st = this.#call('wg_run_step', k);
       if (st !== 0) throw fail('status', `${name}: wg_run_step(${k}) returned status ${st}`);
     }
     await this.ready;
-  }
-
-  /* Waits for pieces[next...] (sorted by offset) up to the first at or past `bound`;
-   * returns the index of that one. The run waits on any not yet done: hurry() then
-   * starts every read left at once. */
-  async #awaitBelow(pieces, next, bound, hurry) {
-    for (; next < pieces.length && pieces[next].off < bound; next++) {
-      if (!pieces[next].settled) hurry();
-      try {
-        await pieces[next].done;
-      } catch (e) {
-        throw this.#readFailed(e);
-      }
-    }
-    return next;
   }
 
   #checkUsable() {

@@ -30,7 +30,6 @@ void wgc_emitter_free(wgc_emitter *e)
     free(e->weights);
     free(e->weight_off);
     free(e->step_weights);
-    free(e->step_prepared);
     memset(e, 0, sizeof *e);
 }
 

@@ -18,7 +18,6 @@ struct wgc_emitter {
     size_t plen;          /* bytes reserved in the prepared-weights region (wgc_prepared) */
     size_t static_bytes;  /* static data the ops' code declares (wgc_static_data) */
     size_t *step_weights; /* per step of wg_run_step: bytes of weights it and the steps before read */
-    size_t *step_prepared; /* per step: bytes of the prepared region it and the steps before reserved */
     int n_steps;
     bool failed;          /* an allocation failed: the result is unusable */
     char ring[16][96];

@@ -20,10 +20,7 @@
  * bytes of the weights segment the steps up to it read: weights are placed in the order
  * the nodes first use them, so that is the segment's length once the step is emitted. A
  * host that copies the weights itself may then run the first steps while later weights
- * are still being read (js/wasmgraph.mjs, streamWeights); "step_prepared" gives the
- * same for the prepared region (each node's reservations are made while it is emitted),
- * so that host can touch the region's fresh pages on another thread ahead of the steps
- * that fill them. A profile build (`compile
+ * are still being read (js/wasmgraph.mjs, streamWeights). A profile build (`compile
  * --profile`) also exports `wg_profile_steps()` (the node steps) and `wg_profile_step(k)`,
  * and its metadata's "profile" array names them (metadata.c walks the same live nodes in
  * the same order). Wrapping is safe because emit hooks keep their declarations inside
@@ -129,8 +126,7 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *
     *src = NULL;
     /* One step per live node and one for the output copies. */
     if (!(span = malloc(sizeof *span * 2 * (size_t)(g->n_nodes + 1))) ||
-        !(e->step_weights = malloc(sizeof *e->step_weights * (size_t)(g->n_nodes + 1))) ||
-        !(e->step_prepared = malloc(sizeof *e->step_prepared * (size_t)(g->n_nodes + 1)))) {
+        !(e->step_weights = malloc(sizeof *e->step_weights * (size_t)(g->n_nodes + 1)))) {
         st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
         goto fail;
     }
@@ -145,7 +141,6 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *
             goto fail;
         span[2 * n_steps] = start;
         span[2 * n_steps + 1] = e->len;
-        e->step_prepared[n_steps] = e->plen;
         e->step_weights[n_steps++] = e->wlen;
     }
     const int n_node_steps = n_steps;
@@ -155,7 +150,6 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *
     if (e->len > copies_start) {
         span[2 * n_steps] = copies_start;
         span[2 * n_steps + 1] = e->len;
-        e->step_prepared[n_steps] = e->plen;
         e->step_weights[n_steps++] = e->wlen;
     }
     e->n_steps = n_steps;

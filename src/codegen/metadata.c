@@ -100,12 +100,13 @@ static void add_profile(sbuf *b, const wgc_graph *g)
     add(b, "]", 1);
 }
 
-/* A per-step array of byte counts (one entry per step of wg_run_step), as ,"key":[...]. */
-static void add_steps(sbuf *b, const char *key, const size_t *bytes, int n_steps)
+/* "step_weights": per step of wg_run_step, the bytes of the weights segment (at
+ * "weights_base") that it and the steps before it read. */
+static void add_step_weights(sbuf *b, const wgc_emitter *e)
 {
-    addf(b, ",\"%s\":[", key);
-    for (int k = 0; k < n_steps; k++)
-        addf(b, k ? ",%llu" : "%llu", (unsigned long long)bytes[k]);
+    add(b, ",\"step_weights\":[", strlen(",\"step_weights\":["));
+    for (int k = 0; k < e->n_steps; k++)
+        addf(b, k ? ",%llu" : "%llu", (unsigned long long)e->step_weights[k]);
     add(b, "]", 1);
 }
 
@@ -125,14 +126,7 @@ char *wgc_metadata_json(const wgc_graph *g, const wgc_options *opt, const wgc_la
     addf(&b, ",\"arena_bytes\":%llu,\"weight_bytes\":%llu,\"memory_bytes\":%u,\"weights_base\":%u",
          (unsigned long long)layout->arena_bytes, (unsigned long long)layout->weight_bytes,
          layout->memory_bytes, layout->weights_base);
-    /* "step_weights": per step, the bytes of the weights segment (at "weights_base") that it
-     * and the steps before it read. "step_prepared": likewise the bytes of the prepared
-     * region (at "prepared_base", zero at instantiation) they write or read; a host may
-     * touch the rest of that region ahead of the run (js/wasmgraph.mjs). */
-    addf(&b, ",\"prepared_base\":%u,\"prepared_bytes\":%llu", layout->prepared_base,
-         (unsigned long long)layout->prepared_bytes);
-    add_steps(&b, "step_weights", e->step_weights, e->n_steps);
-    add_steps(&b, "step_prepared", e->step_prepared, e->n_steps);
+    add_step_weights(&b, e);
     if (opt->profile)
         add_profile(&b, g);
     add(&b, ",\"compiler\":\"wasmgraph " WG_VERSION "\"}", strlen(",\"compiler\":\"wasmgraph " WG_VERSION "\"}"));
