@@ -322,9 +322,10 @@ export class Model {
   /**
    * Instantiates the module (no imports), puts the weights into its memory and checks
    * what its exports return. options.streamWeights (Node, a model compiled from a file):
-   * return as soon as the reads of the weights have started; the session's first
-   * runAsync() runs the graph step by step, each step once the weights it reads are in,
-   * so reading overlaps the first run. run() waits for nothing: before `session.ready`
+   * return as soon as the reads of the weights have started (and the kernels' static
+   * data, a few KiB read first, is in); the session's first runAsync() runs the graph
+   * step by step, each step once the weights it reads are in, so reading overlaps the
+   * first run. run() waits for nothing: before `session.ready`
    * has resolved it throws a 'state' error. options.pieceBytes: the size of each read
    * request (default 8 MiB, streamed 1 MiB).
    */
