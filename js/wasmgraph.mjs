@@ -46,6 +46,11 @@ function fail(code, msg, cause) {
   return new WasmgraphError(code, msg, cause ? { cause } : undefined);
 }
 
+/* A failure while reading `name`: itself if already a WasmgraphError, else an 'io' one. */
+function readError(name, e) {
+  return e instanceof WasmgraphError ? e : fail('io', `${name}: cannot read: ${e.message}`, e);
+}
+
 /* Reads a path (Node), a URL (file: in Node, anything fetch knows elsewhere) or a Response. */
 async function readSource(src) {
   if (src instanceof ArrayBuffer) return { bytes: new Uint8Array(src), name: 'module' };
@@ -354,7 +359,7 @@ export class Model {
     try {
       await Promise.all(reads.filter((r) => r.seg !== stream.weights).map((r) => r.done));
     } catch (e) {
-      throw e instanceof WasmgraphError ? e : fail('io', `${this.name}: cannot read: ${e.message}`, e);
+      throw readError(this.name, e);
     }
     return new Session(this, instance, loading);
   }
@@ -387,7 +392,7 @@ export class Model {
       return { fh, ...startReads(fh, memory, w.segments, this.name, piece, lanes) };
     } catch (e) {
       if (fh !== undefined) await fh.close();
-      throw e instanceof WasmgraphError ? e : fail('io', `${this.name}: cannot read: ${e.message}`, e);
+      throw readError(this.name, e);
     }
   }
 
@@ -402,7 +407,7 @@ export class Model {
     try {
       await settle(reads);
     } catch (e) {
-      throw e instanceof WasmgraphError ? e : fail('io', `${this.name}: cannot read: ${e.message}`, e);
+      throw readError(this.name, e);
     } finally {
       await fh.close();
     }
@@ -557,7 +562,7 @@ export class Session {
   #readFailed(e) {
     this.broken = 'its weights could not be read';
     this.#brokenCode = 'io';
-    return e instanceof WasmgraphError ? e : fail('io', `${this.model.name}: cannot read: ${e.message}`, e);
+    return readError(this.model.name, e);
   }
 }
 
@@ -582,7 +587,7 @@ export async function compile(source, name) {
       if (split) weights = { segments: split.segments, file: src.file, size: st.size, mtimeMs: st.mtimeMs };
       else bytes = new Uint8Array(fs.readFileSync(fd));
     } catch (e) {
-      throw e instanceof WasmgraphError ? e : fail('io', `${label}: cannot read: ${e.message}`, e);
+      throw readError(label, e);
     } finally {
       if (fd !== undefined) fs.closeSync(fd);
     }

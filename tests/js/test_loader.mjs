@@ -126,14 +126,15 @@ test('Streamed, a model with several outputs and Winograd convs gives the same o
     s.run(); // the second run reads the filters transformed by the first (or transforms them)
     return [a, s.outputs.map((_, i) => Array.from(s.output(i)))];
   };
-  const plain = await runs(await model.createSession(), (s) => s.run());
+  const reference = await model.createSession();
+  const plain = await runs(reference, (s) => s.run());
   // Every streamed session (the bug this guards against struck about 1 in 10): clang
   // compiles wg_output_ptr's switch to a table in the static data segment, which must be
   // in memory before the session asks for the output pointers.
   for (let i = 0; i < 20; i++) {
     const pieceBytes = i % 2 ? undefined : 4096;
     const s = await model.createSession({ streamWeights: true, pieceBytes });
-    assert.deepEqual(s.outputPtrs, (await model.createSession()).outputPtrs, `session ${i}`);
+    assert.deepEqual(s.outputPtrs, reference.outputPtrs, `session ${i}`);
     const streamed = await runs(s, async () => {
       await s.runAsync();
       await s.ready;
