@@ -69,7 +69,10 @@ static inline void wgk_conv_pack_w(const float *w, size_t M, size_t Kg, size_t g
 /* Reduction depth per pass over y: a KC x MR weight slice, broadcast 4x
  * (wgk_conv_splat_a), is 32 KiB: stays in the 48 KiB L1 next to the B panel streaming
  * past it. 512 rather than 256 halves the read-modify-write passes over y for deep
- * reductions (ResNet stage 4: 3x3 stride-2 conv 13.8 -> 10.6 ms min; 1x1 convs 2-5%). */
+ * reductions (ResNet stage 4: 3x3 stride-2 conv 13.8 -> 10.6 ms min; 1x1 convs 2-5%).
+ * With a 32 KiB L1 (Zen 3) 256 was no faster either: ResNet-50 v2's profile 211.8 ms
+ * with 512, 213.5 with 256 (the 56x56 layers a little faster, the 14x14 and 7x7 ones
+ * slower from the extra passes). */
 #define WGK_CONV_KC 512
 
 /* Output pixels per packed B block, a multiple of NR, never more than the image needs.
