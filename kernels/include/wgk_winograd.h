@@ -164,7 +164,10 @@ static inline int wgk_wino4_better(int OH, int OW)
      * At 4 tiles (7x7) F(4x4) is still faster on large layers (512 channels 4.7-4.8 ms
      * against F(2x2)'s 5.5-5.8, ResNet-50 v2 profile) but its filters take 2.25x the
      * memory: +42 MiB on ResNet-50, whose peak RSS then reached 0.66-0.70 of
-     * onnxruntime-web's for the light model (the target is 0.6). So 8 tiles or more. */
+     * onnxruntime-web's for the light model (the target is 0.6). So 8 tiles or more.
+     * On the Zen 3 CI machine (512 KiB L2) F(4x4) at 7x7 is slower as well: ResNet-50
+     * v2's two 512-channel 7x7 layers 7.9 ms each against F(2x2)'s 4.9 (each 38 MiB
+     * filter set streams from memory once per run for only 4 tiles). */
     return t4 >= 8 && w4 * 10 < w2 * 9;
 }
 
