@@ -101,25 +101,6 @@ static void store_tiles4(const float *mm, size_t mx, float *y, const float *res,
 }
 #endif
 
-/* The 4 tiles src[c*nt + r] (r < 4) of every channel c < C, each value 4 times:
- * dst[c*16 + r*4 + l], the broadcast A operand of wgk_f32_conv_ukernel_splat_t. */
-static void splat_tiles(const float *src, int nt, int C, float *dst)
-{
-    for (int c = 0; c < C; c++, src += nt, dst += 16) {
-#ifdef __wasm_simd128__
-        const v128_t v = wasm_v128_load(src);
-        wasm_v128_store(dst, wasm_i32x4_shuffle(v, v, 0, 0, 0, 0));
-        wasm_v128_store(dst + 4, wasm_i32x4_shuffle(v, v, 1, 1, 1, 1));
-        wasm_v128_store(dst + 8, wasm_i32x4_shuffle(v, v, 2, 2, 2, 2));
-        wasm_v128_store(dst + 12, wasm_i32x4_shuffle(v, v, 3, 3, 3, 3));
-#else
-        for (int r = 0; r < 4; r++)
-            for (int l = 0; l < 4; l++)
-                dst[r * 4 + l] = src[r];
-#endif
-    }
-}
-
 /* Few tiles (at most 2 panels: ResNet's 14x14 F(4x4) and 7x7 F(2x2) layers): broadcast
  * each group of 4 tiles' transformed input (cheap: few tiles) rather than each weight
  * panel (the weights stream past the tile groups, each pair of 4-row panels one 8-wide B
@@ -133,7 +114,7 @@ static void gemm_few_tiles(const float *w, size_t wx, int npos, int M, int C, co
     for (int xi = 0; xi < npos; xi++) {
         const float *v = V + xi * vx;
         for (int g = 0; g < groups; g++)
-            splat_tiles(v + 4 * g, nt, C, As + (size_t)g * C * 16);
+            wgk_conv_splat_strided(v + 4 * g, (size_t)nt, C, As + (size_t)g * C * 16);
         /* Group by group: the group's broadcast tiles (C x 16) stay in L1 while the
          * weights (M x C, in L2) stream past them; weights outer and groups inner read
          * the groups (64 KiB at C = 256) from L2 instead, twice the bytes per multiply:

@@ -278,16 +278,20 @@ static void tile_splat_dual(int mr, int nr, int K, const float *a, const float *
         add_tile(xs, ys, mr, nr2, d2->c + j, ldc, d2->negate, d2->accumulate);
 }
 
-void wgk_conv_splat_a(const float *a, int K, float *dst)
+void wgk_conv_splat_strided(const float *src, size_t stride, int K, float *dst)
 {
-    for (int k = 0; k < K; k++) {
-        const v128_t v = wasm_v128_load(a + 4 * k);
+    for (int k = 0; k < K; k++, src += stride, dst += 16) {
+        const v128_t v = wasm_v128_load(src);
         wasm_v128_store(dst, wasm_i32x4_shuffle(v, v, 0, 0, 0, 0));
         wasm_v128_store(dst + 4, wasm_i32x4_shuffle(v, v, 1, 1, 1, 1));
         wasm_v128_store(dst + 8, wasm_i32x4_shuffle(v, v, 2, 2, 2, 2));
         wasm_v128_store(dst + 12, wasm_i32x4_shuffle(v, v, 3, 3, 3, 3));
-        dst += 16;
     }
+}
+
+void wgk_conv_splat_a(const float *a, int K, float *dst)
+{
+    wgk_conv_splat_strided(a, WGK_CONV_MR, K, dst);
 }
 
 void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t bk, size_t b1, float *c, int ldc,
@@ -455,6 +459,14 @@ static void tile_splat_dual(int mr, int nr, int K, const float *a, const float *
 void wgk_conv_splat_a(const float *a, int K, float *dst)
 {
     wgk_conv_splat_a2(a, NULL, 0, K, dst);
+}
+
+void wgk_conv_splat_strided(const float *src, size_t stride, int K, float *dst)
+{
+    for (int k = 0; k < K; k++, src += stride)
+        for (int r = 0; r < 4; r++)
+            for (int l = 0; l < 4; l++)
+                *dst++ = src[r];
 }
 
 void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t bk, size_t b1, float *c, int ldc,
