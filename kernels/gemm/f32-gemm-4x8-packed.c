@@ -458,7 +458,7 @@ static void tile_splat_dual(int mr, int nr, int K, const float *a, const float *
 
 void wgk_conv_splat_a(const float *a, int K, float *dst)
 {
-    wgk_conv_splat_a2(a, NULL, 0, K, dst);
+    wgk_conv_splat_strided(a, WGK_CONV_MR, K, dst);
 }
 
 void wgk_conv_splat_strided(const float *src, size_t stride, int K, float *dst)

@@ -147,13 +147,13 @@ void wgk_f32_conv_ukernel(int mr, int ncols, int K, const float *a, const float 
  * k, each of the 4 weights 4 times). Faster in wasmtime (4 loads instead of 4 lane
  * shuffles); the broadcast costs about as much as one tile, so use it for >= 2 tiles. */
 void wgk_conv_splat_a(const float *a, int K, float *dst);
+void wgk_f32_conv_ukernel_splat(int mr, int ncols, int K, const float *a, const float *b,
+                                size_t bstride, float *c, int ldc, const float *bias,
+                                const float *res, int ldr, float min, float max, int accumulate);
 /* The same layout from 4 values per k found stride floats apart:
  * dst[k*16 + r*4 + l] = src[k*stride + r] (wgk_conv_splat_a is stride 4; the Winograd
  * few-tile GEMM broadcasts 4 tiles of each channel, stride = tiles per channel). */
 void wgk_conv_splat_strided(const float *src, size_t stride, int K, float *dst);
-void wgk_f32_conv_ukernel_splat(int mr, int ncols, int K, const float *a, const float *b,
-                                size_t bstride, float *c, int ldc, const float *bias,
-                                const float *res, int ldr, float min, float max, int accumulate);
 
 /* wgk_conv_splat_a of a + a2 (a - a2 when negate; a alone when a2 is NULL): the broadcast
  * panel of a sum of two packed weight panels (wgk_conv_strassen.h). */
