@@ -49,21 +49,27 @@ static void store_tile(const v128_t *xs, const v128_t *ys, int mr, int nr, float
                        const float *bias, const float *res, int ldr, float min, float max,
                        int accumulate);
 
-/* The epilogue of a whole 4x8 tile with no bias, residual or clamp (the Winograd
- * products, partial sums, Strassen products): 8 stores (or load-add-stores) in place,
- * no call that passes the rows through memory (10% of a 64-deep Winograd product in
- * wasmtime). Returns 0 when store_tile must do it. */
+/* The epilogue of a whole 4x8 tile with no bias or clamp (the Winograd products, partial
+ * sums, Strassen products, and convs whose only epilogue is a residual): 8 stores, each
+ * after adding the residual's or (accumulate) the output's row, in place, no call that
+ * passes the rows through memory (10% of a 64-deep Winograd product in wasmtime; the
+ * residual through store_tile made ResNet-50 v2's 64 -> 256 1x1 convs 15-27% slower than
+ * the same convs without). A residual comes with the first k slice only, so never with
+ * accumulate. Returns 0 when store_tile must do it. */
 WGK_INLINE int store_plain(const v128_t *xs, const v128_t *ys, int mr, int nr, float *c, int ldc,
-                           const float *bias, const float *res, float min, float max, int accumulate)
+                           const float *bias, const float *res, int ldr, float min, float max, int accumulate)
 {
-    if (mr != WGK_CONV_MR || nr != WGK_CONV_NR || bias || res || clamps(min, max))
+    if (mr != WGK_CONV_MR || nr != WGK_CONV_NR || bias || (res && accumulate) || clamps(min, max))
         return 0;
+    const float *add = res ? res : accumulate ? c : NULL;
+    const int lda = res ? ldr : ldc;
     for (int r = 0; r < WGK_CONV_MR; r++) {
         float *cr = c + (ptrdiff_t)r * ldc;
         v128_t u = xs[r], v = ys[r];
-        if (accumulate) {
-            u = wasm_f32x4_add(u, wasm_v128_load(cr));
-            v = wasm_f32x4_add(v, wasm_v128_load(cr + 4));
+        if (add) {
+            const float *ar = add + (ptrdiff_t)r * lda;
+            u = wasm_f32x4_add(u, wasm_v128_load(ar));
+            v = wasm_f32x4_add(v, wasm_v128_load(ar + 4));
         }
         wasm_v128_store(cr, u);
         wasm_v128_store(cr + 4, v);
@@ -134,7 +140,7 @@ static void tile(int mr, int nr, int K, const float *a, const float *b, float *c
         b += WGK_CONV_NR;
     }
     const v128_t xs[WGK_CONV_MR] = {x0, x1, x2, x3}, ys[WGK_CONV_MR] = {y0, y1, y2, y3};
-    if (!store_plain(xs, ys, mr, nr, c, ldc, bias, res, min, max, accumulate))
+    if (!store_plain(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate))
         store_tile(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate);
 }
 
@@ -231,15 +237,15 @@ static void tile_splat(int mr, int nr, int K, const float *a, const float *b, si
     store_tile(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate);
 }
 
-/* tile_splat with no bias, residual or clamp (wgk_f32_conv_ukernel_splat decides once). */
+/* tile_splat with no bias or clamp (wgk_f32_conv_ukernel_splat decides once). */
 static void tile_splat_plain(int mr, int nr, int K, const float *a, const float *b, size_t bk, float *c,
-                             int ldc, int accumulate)
+                             int ldc, const float *res, int ldr, int accumulate)
 {
     const float inf = __builtin_inff();
     v128_t xs[WGK_CONV_MR], ys[WGK_CONV_MR];
     splat_acc(nr <= 4, K, a, b, bk, xs, ys);
-    if (!store_plain(xs, ys, mr, nr, c, ldc, NULL, NULL, -inf, inf, accumulate))
-        store_tile(xs, ys, mr, nr, c, ldc, NULL, NULL, 0, -inf, inf, accumulate);
+    if (!store_plain(xs, ys, mr, nr, c, ldc, NULL, res, ldr, -inf, inf, accumulate))
+        store_tile(xs, ys, mr, nr, c, ldc, NULL, res, ldr, -inf, inf, accumulate);
 }
 
 /* c = (accumulate ? c : 0) +- the tile (rows xs[r] | ys[r], nr columns): a Strassen
@@ -270,10 +276,11 @@ static void tile_splat_dual(int mr, int nr, int K, const float *a, const float *
 {
     v128_t xs[WGK_CONV_MR], ys[WGK_CONV_MR];
     splat_acc((nr > nr2 ? nr : nr2) <= 4, K, a, b, bk, xs, ys);
-    if (nr > 0 && !store_plain(xs, ys, mr, nr, c, ldc, bias, res, min, max, accumulate))
+    if (nr > 0 && !store_plain(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate))
         store_tile(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate);
     if (nr2 == WGK_CONV_NR && mr == WGK_CONV_MR && !d2->negate)
-        store_plain(xs, ys, mr, nr2, d2->c + j, ldc, NULL, NULL, -__builtin_inff(), __builtin_inff(), d2->accumulate);
+        store_plain(xs, ys, mr, nr2, d2->c + j, ldc, NULL, NULL, 0, -__builtin_inff(), __builtin_inff(),
+                    d2->accumulate);
     else if (nr2 > 0)
         add_tile(xs, ys, mr, nr2, d2->c + j, ldc, d2->negate, d2->accumulate);
 }
@@ -512,10 +519,10 @@ void wgk_f32_conv_ukernel_splat(int mr, int ncols, int K, const float *a, const 
                                 const float *res, int ldr, float min, float max, int accumulate)
 {
 #ifdef __wasm_simd128__
-    if (!bias && !res && !(min > -__builtin_inff() || max < __builtin_inff())) {
+    if (!bias && !(min > -__builtin_inff() || max < __builtin_inff())) {
         for (int j = 0; j < ncols; j += WGK_CONV_NR, b += bstride)
             tile_splat_plain(mr, ncols - j < WGK_CONV_NR ? ncols - j : WGK_CONV_NR, K, a, b, WGK_CONV_NR, c + j, ldc,
-                             accumulate);
+                             res ? res + j : NULL, ldr, accumulate);
         return;
     }
 #endif
@@ -547,10 +554,10 @@ void wgk_f32_conv_ukernel_splat_rows(int mr, int ncols, int K, const float *a, c
                                      const float *res, int ldr, float min, float max, int accumulate)
 {
 #ifdef __wasm_simd128__
-    if (!bias && !res && !(min > -__builtin_inff() || max < __builtin_inff())) {
+    if (!bias && !(min > -__builtin_inff() || max < __builtin_inff())) {
         for (int j = 0; j < ncols; j += WGK_CONV_NR)
             tile_splat_plain(mr, ncols - j < WGK_CONV_NR ? ncols - j : WGK_CONV_NR, K, a, b + j, ldb, c + j, ldc,
-                             accumulate);
+                             res ? res + j : NULL, ldr, accumulate);
         return;
     }
 #endif

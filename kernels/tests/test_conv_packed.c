@@ -69,8 +69,9 @@ static void check_ukernel(void)
         wgkt_fill(Res, 16 * WGK_CONV_MR, &seed);
         for (int mr = 1; mr <= WGK_CONV_MR; mr++)
             for (int nr = 1; nr <= WGK_CONV_NR; nr++)
-                for (int epi = 0; epi < 4; epi++) {
-                    /* epi 3: accumulate onto what c holds (a later k block) */
+                for (int epi = 0; epi < 5; epi++) {
+                    /* epi 1: bias + res, 2: bias + res + clamp, 3: accumulate onto what c
+                     * holds (a later k block), 4: res alone */
                     const int ldc = 13, ldr = 11, acc = epi == 3;
                     for (int i = 0; i < ldc * WGK_CONV_MR; i++)
                         Y[i] = 1000.0f;
@@ -80,7 +81,7 @@ static void check_ukernel(void)
                                 Y[r * ldc + j] = Res[r * ldr + j];
                     const float lo = epi == 2 ? 0.0f : -INFINITY, hi = epi == 2 ? 0.75f : INFINITY;
                     wgk_f32_conv_ukernel(mr, nr, K, X, Wt, 0, Y, ldc, epi == 1 || epi == 2 ? Bias : NULL,
-                                         epi == 1 || epi == 2 ? Res : NULL, ldr, lo, hi, acc);
+                                         epi == 1 || epi == 2 || epi == 4 ? Res : NULL, ldr, lo, hi, acc);
                     int bad = 0;
                     for (int r = 0; r < WGK_CONV_MR; r++)
                         for (int j = 0; j < ldc; j++) {
@@ -92,7 +93,7 @@ static void check_ukernel(void)
                             double s = 0.0;
                             for (int k = 0; k < K; k++)
                                 s += (double)X[k * WGK_CONV_MR + r] * Wt[k * WGK_CONV_NR + j];
-                            float v = (float)s + (epi ? (acc ? 0.0f : Bias[r]) + Res[r * ldr + j] : 0.0f);
+                            float v = (float)s + (epi ? (acc || epi == 4 ? 0.0f : Bias[r]) + Res[r * ldr + j] : 0.0f);
                             v = v < lo ? lo : v > hi ? hi : v;
                             bad |= !wgkt_close(got, v, 1e-4f, wgkt_conv_atol(K));
                         }
