@@ -49,27 +49,42 @@ static void store_tile(const v128_t *xs, const v128_t *ys, int mr, int nr, float
                        const float *bias, const float *res, int ldr, float min, float max,
                        int accumulate);
 
-/* The epilogue of a whole 4x8 tile with no bias or clamp (the Winograd products, partial
- * sums, Strassen products, and convs whose only epilogue is a residual): 8 stores, each
- * after adding the residual's or (accumulate) the output's row, in place, no call that
- * passes the rows through memory (10% of a 64-deep Winograd product in wasmtime; the
- * residual through store_tile made ResNet-50 v2's 64 -> 256 1x1 convs 15-27% slower than
- * the same convs without). A residual comes with the first k slice only, so never with
- * accumulate. Returns 0 when store_tile must do it. */
-WGK_INLINE int store_plain(const v128_t *xs, const v128_t *ys, int mr, int nr, float *c, int ldc,
+/* The epilogue of a whole 4x8 tile, kept inline in the tile functions: per row, the
+ * output's row (accumulate) or the residual's added, then the bias, then the clamp, as
+ * store_tile does, and 8 stores in place. store_tile is a call that passes the rows
+ * through memory: 33% of a 3x3 stride-2 conv from 3 channels (27-deep products,
+ * SqueezeNet's first layer) and 10% of a 64-deep Winograd product in wasmtime; with a
+ * residual, ResNet-50 v2's 64 -> 256 1x1 convs took 15-27% longer than without. Bias
+ * and clamp cost nothing where the caller passes constants (NULL, +-inf). A residual
+ * comes with the first k slice only, so never with accumulate. Returns 0 for a partial
+ * tile, which store_tile must do. */
+WGK_INLINE int store_whole(const v128_t *xs, const v128_t *ys, int mr, int nr, float *c, int ldc,
                            const float *bias, const float *res, int ldr, float min, float max, int accumulate)
 {
-    if (mr != WGK_CONV_MR || nr != WGK_CONV_NR || bias || (res && accumulate) || clamps(min, max))
+    if (mr != WGK_CONV_MR || nr != WGK_CONV_NR || (res && accumulate))
         return 0;
-    const float *add = res ? res : accumulate ? c : NULL;
-    const int lda = res ? ldr : ldc;
+    const int clamp = clamps(min, max);
+    const v128_t lo = wasm_f32x4_splat(min), hi = wasm_f32x4_splat(max);
     for (int r = 0; r < WGK_CONV_MR; r++) {
         float *cr = c + (ptrdiff_t)r * ldc;
         v128_t u = xs[r], v = ys[r];
-        if (add) {
-            const float *ar = add + (ptrdiff_t)r * lda;
+        if (accumulate) {
+            u = wasm_f32x4_add(u, wasm_v128_load(cr));
+            v = wasm_f32x4_add(v, wasm_v128_load(cr + 4));
+        }
+        if (bias) {
+            const v128_t bv = wasm_v128_load32_splat(bias + r);
+            u = wasm_f32x4_add(u, bv);
+            v = wasm_f32x4_add(v, bv);
+        }
+        if (res) {
+            const float *ar = res + (ptrdiff_t)r * ldr;
             u = wasm_f32x4_add(u, wasm_v128_load(ar));
             v = wasm_f32x4_add(v, wasm_v128_load(ar + 4));
+        }
+        if (clamp) {
+            u = wasm_f32x4_pmin(wasm_f32x4_pmax(u, lo), hi);
+            v = wasm_f32x4_pmin(wasm_f32x4_pmax(v, lo), hi);
         }
         wasm_v128_store(cr, u);
         wasm_v128_store(cr + 4, v);
@@ -140,7 +155,7 @@ static void tile(int mr, int nr, int K, const float *a, const float *b, float *c
         b += WGK_CONV_NR;
     }
     const v128_t xs[WGK_CONV_MR] = {x0, x1, x2, x3}, ys[WGK_CONV_MR] = {y0, y1, y2, y3};
-    if (!store_plain(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate))
+    if (!store_whole(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate))
         store_tile(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate);
 }
 
@@ -234,7 +249,8 @@ static void tile_splat(int mr, int nr, int K, const float *a, const float *b, si
 {
     v128_t xs[WGK_CONV_MR], ys[WGK_CONV_MR];
     splat_acc(nr <= 4, K, a, b, bk, xs, ys);
-    store_tile(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate);
+    if (!store_whole(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate))
+        store_tile(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate);
 }
 
 /* tile_splat with no bias or clamp (wgk_f32_conv_ukernel_splat decides once). */
@@ -244,7 +260,7 @@ static void tile_splat_plain(int mr, int nr, int K, const float *a, const float 
     const float inf = __builtin_inff();
     v128_t xs[WGK_CONV_MR], ys[WGK_CONV_MR];
     splat_acc(nr <= 4, K, a, b, bk, xs, ys);
-    if (!store_plain(xs, ys, mr, nr, c, ldc, NULL, res, ldr, -inf, inf, accumulate))
+    if (!store_whole(xs, ys, mr, nr, c, ldc, NULL, res, ldr, -inf, inf, accumulate))
         store_tile(xs, ys, mr, nr, c, ldc, NULL, res, ldr, -inf, inf, accumulate);
 }
 
@@ -276,10 +292,10 @@ static void tile_splat_dual(int mr, int nr, int K, const float *a, const float *
 {
     v128_t xs[WGK_CONV_MR], ys[WGK_CONV_MR];
     splat_acc((nr > nr2 ? nr : nr2) <= 4, K, a, b, bk, xs, ys);
-    if (nr > 0 && !store_plain(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate))
+    if (nr > 0 && !store_whole(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate))
         store_tile(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate);
     if (nr2 == WGK_CONV_NR && mr == WGK_CONV_MR && !d2->negate)
-        store_plain(xs, ys, mr, nr2, d2->c + j, ldc, NULL, NULL, 0, -__builtin_inff(), __builtin_inff(),
+        store_whole(xs, ys, mr, nr2, d2->c + j, ldc, NULL, NULL, 0, -__builtin_inff(), __builtin_inff(),
                     d2->accumulate);
     else if (nr2 > 0)
         add_tile(xs, ys, mr, nr2, d2->c + j, ldc, d2->negate, d2->accumulate);
