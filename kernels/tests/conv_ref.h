@@ -12,7 +12,7 @@
 /* The epilogue cases every conv kernel test runs (WGKT_EPI_CASES of them): 0 none, 1 bias,
  * 2 bias+res+relu, 3 res+clip, 4 bias+res then HardSwish and affine, 5 res+clip then
  * HardSwish (4, 5: for kernels that apply post-ops), 6 res alone (a ResNet block's last
- * conv: the kernels' plain-store path). */
+ * conv). */
 #define WGKT_EPI_CASES 7
 
 static inline void wgkt_conv_epilogue(wgk_conv2d_args *a, int epi, const float *bias, const float *res)
