@@ -253,7 +253,10 @@ static void tile_splat(int mr, int nr, int K, const float *a, const float *b, si
         store_tile(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate);
 }
 
-/* tile_splat with no bias or clamp (wgk_f32_conv_ukernel_splat decides once). */
+/* tile_splat with no bias or clamp (wgk_f32_conv_ukernel_splat decides once), so that
+ * store_whole's bias and clamp fold away. Calling tile_splat instead was measured
+ * slower: a 64 -> 256 1x1 conv with a residual on 56x56, best of 150 runs, 3.39-3.41 ->
+ * 3.55-3.59 ms in wasmtime, and 1-6% slower best rounds in V8. */
 static void tile_splat_plain(int mr, int nr, int K, const float *a, const float *b, size_t bk, float *c,
                              int ldc, const float *res, int ldr, int accumulate)
 {
