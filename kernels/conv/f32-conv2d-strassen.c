@@ -117,7 +117,10 @@ static const float *weight_panel(const float *w, const strassen_geom *s, int q, 
 
 /* Rows m0 .. m0 + MR of every output block's half, all 7 products (their operands at
  * b + i*ostride): the 4 output blocks' rows stay in L1 while the products add into them.
- * K/2 in slices of KC. */
+ * K/2 in slices of KC. The 7 operands (~1.6 MiB) outgrow the 512 KiB L2, so each weight
+ * panel streams them from L3; products outside and weight panels inside, which keeps one
+ * operand (~200 KiB) in L2 for all the panels, was no faster (ResNet-50 v2 and PP-OCRv4
+ * rec, interleaved wasmtime runs: the same minima within 1-2%). */
 static void run_panel(const wgk_conv2d_args *a, const strassen_geom *s, int m0, const float *b, size_t ostride,
                       float *y, const float *res, int res_in_y, float *splat)
 {
