@@ -545,7 +545,7 @@ void wgk_f32_conv_ukernel_splat(int mr, int ncols, int K, const float *a, const 
                                 const float *res, int ldr, float min, float max, int accumulate)
 {
 #ifdef __wasm_simd128__
-    if (!bias && !(min > -__builtin_inff() || max < __builtin_inff())) {
+    if (!bias && !clamps(min, max)) {
         for (int j = 0; j < ncols; j += WGK_CONV_NR, b += bstride)
             tile_splat_plain(mr, ncols - j < WGK_CONV_NR ? ncols - j : WGK_CONV_NR, K, a, b, WGK_CONV_NR, c + j, ldc,
                              res ? res + j : NULL, ldr, accumulate);
@@ -580,7 +580,7 @@ void wgk_f32_conv_ukernel_splat_rows(int mr, int ncols, int K, const float *a, c
                                      const float *res, int ldr, float min, float max, int accumulate)
 {
 #ifdef __wasm_simd128__
-    if (!bias && !(min > -__builtin_inff() || max < __builtin_inff())) {
+    if (!bias && !clamps(min, max)) {
         for (int j = 0; j < ncols; j += WGK_CONV_NR)
             tile_splat_plain(mr, ncols - j < WGK_CONV_NR ? ncols - j : WGK_CONV_NR, K, a, b + j, ldb, c + j, ldc,
                              res ? res + j : NULL, ldr, accumulate);
