@@ -26,6 +26,9 @@ int wg_cmd_profile(int argc, char **argv);
 int wg_cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints `wasmgraph: error: <message>` and `usage: <usage>`, returns 2. */
 int wg_cli_usage(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* True, after printing the usage to stdout, when an argument is exactly -h or --help:
+ * the command then exits 0. usage may or may not start with "usage: ". */
+bool wg_cli_help(const char *usage, int argc, char **argv);
 /* A decimal integer in [min, max], the whole string; false otherwise. */
 bool wg_cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* The sandbox limits every command that runs a module accepts:

@@ -36,6 +36,19 @@ int wg_cli_usage(const char *usage, const char *fmt, ...)
     return 2;
 }
 
+bool wg_cli_help(const char *usage, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            const char *prefix = strncmp(usage, "usage: ", 7) ? "usage: " : "";
+            size_t n = strlen(usage);
+            printf("%s%s%s", prefix, usage, n && usage[n - 1] == '\n' ? "" : "\n");
+            return true;
+        }
+    }
+    return false;
+}
+
 bool wg_cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
     if (!s || !*s || *s == '-' || *s == '+')

@@ -105,6 +105,8 @@ static int serve(wg_runtime *rt, wg_session *s)
 
 int wg_cmd_bench(int argc, char **argv)
 {
+    if (wg_cli_help(usage, argc, argv))
+        return 0;
     static const char *const flags[] = {"--json", "--serve", NULL};
     bool set[2] = {false, false};
     wg_cli_timing t = {.warmup = 3, .iters = 20};

@@ -10,97 +10,66 @@
 #include "common/dtype.h"
 #include "image.h"
 #include "labels.h"
+#include "preprocess.h"
 #include "wasmgraph.h"
 
 static const char usage[] =
     "wasmgraph classify MODEL.wasm -i IMAGE -l LABELS [--top 5] [--size N] [--crop]\n"
     "                          [--mean R,G,B] [--std R,G,B] [--scale S] [--bgr]\n"
-    "                          [--layout nchw|nhwc] [--gray]\n"
+    "                          [--layout nchw|nhwc] [--gray] [--no-preprocess]\n"
     "                          [--time-limit-ms N] [--memory-limit-mb N]\n"
     "  pixel v in 0..255 becomes (v / scale - mean) / std (defaults 1, 0, 1); the image is\n"
     "  resized to the model's input size, or with --crop/--size N its shorter side goes to\n"
-    "  N (default size*256/224) and the centre is cropped; --gray is automatic for 1 channel";
-
-/* "a,b,c" or one value for all three. */
-static bool parse_triple(const char *s, float out[3])
-{
-    char *end;
-    for (int i = 0; i < 3; i++) {
-        out[i] = strtof(s, &end);
-        if (end == s)
-            return false;
-        if (i == 0 && !*end) {
-            out[1] = out[2] = out[0];
-            return true;
-        }
-        if (i < 2 && *end != ',')
-            return false;
-        s = end + 1;
-    }
-    return !*end;
-}
+    "  N (default size*256/224) and the centre is cropped; --gray is automatic for 1 channel.\n"
+    "  A model compiled with --preprocess \"...\" gives the defaults of these options\n"
+    "  (the command line overrides each one; --no-preprocess ignores the model's)";
 
 typedef struct args {
     const char *model, *image, *labels;
-    uint64_t top, size;
-    bool crop, bgr, gray, layout_set, nhwc;
-    float mean[3], std[3], scale;
+    uint64_t top;
+    bool no_preprocess;
+    wg_cli_prep prep;
     wg_runtime_options limits;
 } args;
 
 static int parse_args(int argc, char **argv, args *a)
 {
-    *a = (args){.top = 5, .scale = 1, .std = {1, 1, 1}};
+    *a = (args){.top = 5, .prep = wg_cli_prep_defaults()};
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes = true;
         int lim = wg_cli_limit_option(usage, o, val, &a->limits);
-        if (lim < 0)
+        int prep = lim ? 0 : wg_cli_prep_option(usage, o, val, &a->prep);
+        if (lim < 0 || prep < 0)
             return 2;
-        if (lim > 0) {
-        } else if (!strcmp(o, "-i") || !strcmp(o, "--image")) {
-            a->image = val;
-        } else if (!strcmp(o, "-l") || !strcmp(o, "--labels")) {
-            a->labels = val;
-        } else if (!strcmp(o, "--top")) {
-            if (!wg_cli_parse_u64(val, 1, 1000000, &a->top))
-                return wg_cli_usage(usage, "--top needs a positive integer");
-        } else if (!strcmp(o, "--size")) {
-            if (!wg_cli_parse_u64(val, 1, 16384, &a->size))
-                return wg_cli_usage(usage, "--size needs a positive integer");
-        } else if (!strcmp(o, "--mean") || !strcmp(o, "--std")) {
-            if (!val || !parse_triple(val, o[2] == 'm' ? a->mean : a->std))
-                return wg_cli_usage(usage, "%s needs R,G,B numbers (or one number)", o);
-        } else if (!strcmp(o, "--scale")) {
-            char *end;
-            a->scale = val ? strtof(val, &end) : 0;
-            if (!val || *end || !(a->scale > 0))
-                return wg_cli_usage(usage, "--scale needs a positive number");
-        } else if (!strcmp(o, "--layout")) {
-            if (!val || (strcmp(val, "nchw") && strcmp(val, "nhwc")))
-                return wg_cli_usage(usage, "--layout is nchw or nhwc");
-            a->layout_set = true;
-            a->nhwc = !strcmp(val, "nhwc");
-        } else {
-            takes = false;
-            if (!strcmp(o, "--crop"))
-                a->crop = true;
-            else if (!strcmp(o, "--bgr"))
-                a->bgr = true;
-            else if (!strcmp(o, "--gray"))
-                a->gray = true;
-            else if (o[0] == '-' && o[1])
-                return wg_cli_usage(usage, "unknown option '%s'", o);
-            else if (a->model)
-                return wg_cli_usage(usage, "unexpected argument '%s'", o);
-            else
-                a->model = o;
+        if (lim > 0 || prep == 2) {
+            i++;
+            continue;
         }
-        if (takes) {
+        if (prep == 1)
+            continue;
+        if (!strcmp(o, "--no-preprocess")) {
+            a->no_preprocess = true;
+            continue;
+        }
+        bool image = !strcmp(o, "-i") || !strcmp(o, "--image");
+        bool labels = !strcmp(o, "-l") || !strcmp(o, "--labels"), top = !strcmp(o, "--top");
+        if (image || labels || top) {
             if (!val)
                 return wg_cli_usage(usage, "%s needs a value", o);
+            if (top && !wg_cli_parse_u64(val, 1, 1000000, &a->top))
+                return wg_cli_usage(usage, "--top needs a positive integer");
+            if (image)
+                a->image = val;
+            if (labels)
+                a->labels = val;
             i++;
+        } else if (o[0] == '-' && o[1]) {
+            return wg_cli_usage(usage, "unknown option '%s'", o);
+        } else if (a->model) {
+            return wg_cli_usage(usage, "unexpected argument '%s'", o);
+        } else {
+            a->model = o;
         }
     }
     if (!a->model)
@@ -112,8 +81,26 @@ static int parse_args(int argc, char **argv, args *a)
     return 0;
 }
 
+/* The preprocessing the model recorded (compile --preprocess) under what the command
+ * line gave; returns nonzero (after printing) when the metadata's object is bad. */
+static int model_preprocess(const args *a, const wg_model *m, wg_cli_prep *p)
+{
+    *p = a->prep;
+    if (a->no_preprocess)
+        return 0;
+    const char *meta = wg_model_metadata_json(m);
+    char err[256];
+    wg_json *j = meta ? wg_json_parse(meta, strlen(meta), err, sizeof err) : NULL;
+    if (!j)
+        return 0; /* the host checked the metadata when it loaded the model */
+    const wg_json *pre = wg_json_get(j, "preprocess");
+    bool ok = !pre || wg_cli_prep_from_json(pre, p, err, sizeof err);
+    wg_json_free(j);
+    return ok ? 0 : wg_cli_fail("%s: %s", a->model, err);
+}
+
 /* Works out the input's layout and size; returns nonzero (after printing) on failure. */
-static int plan_input(const args *a, const wg_tensor_info *t, wg_preprocess *p)
+static int plan_input(const wg_cli_prep *a, const wg_tensor_info *t, wg_preprocess *p)
 {
     char shape[160];
     wg_cli_shape_str(t->dims, t->rank, shape, sizeof shape);
@@ -154,6 +141,8 @@ static int plan_input(const args *a, const wg_tensor_info *t, wg_preprocess *p)
 
 int wg_cmd_classify(int argc, char **argv)
 {
+    if (wg_cli_help(usage, argc, argv))
+        return 0;
     args a;
     int rc = parse_args(argc, argv, &a);
     if (rc)
@@ -192,7 +181,8 @@ int wg_cmd_classify(int argc, char **argv)
         rc = wg_cli_fail("output '%s' is empty", out->name);
         goto done;
     }
-    if ((rc = plan_input(&a, in, &p)))
+    wg_cli_prep prep;
+    if ((rc = model_preprocess(&a, m, &prep)) || (rc = plan_input(&prep, in, &p)))
         goto done;
     rc = 1;
     if (wg_labels_load(a.labels, &labels, err, sizeof err)) {

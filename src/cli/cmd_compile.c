@@ -6,12 +6,15 @@
 
 #include "../compile/compile.h"
 #include "cli.h"
+#include "preprocess.h"
 
 static const char usage[] =
     "usage: wasmgraph compile MODEL.onnx -o MODEL.wasm [-O0|-O1|-O2|-O3] [--no-simd]\n"
     "                         [--relaxed-simd] [--shape NAME=1x3x224x224]... [--emit-c DIR] [--quiet]\n"
     "                         [--const NAME=FILE.pb]...  (graph input NAME becomes that constant)\n"
     "                         [--profile]  (one exported step per node, for `wasmgraph profile`)\n"
+    "                         [--preprocess \"--size 256 --crop --bgr ...\"]  (classify's image\n"
+    "                         options, recorded in the metadata as the model's defaults)\n"
     "errors print as 'wasmgraph: error (STATUS): ...' where STATUS names the wg_status\n"
     "(e.g. 'unsupported' for an operator, attribute or dtype the compiler does not handle);\n"
     "exit status: 0 ok, 1 compile error, 2 bad command line.\n";
@@ -41,7 +44,8 @@ static bool parse_dims(const char *text, wgc_shape *s)
     return true;
 }
 
-int wg_cmd_compile(int argc, char **argv)
+/* The command; *prep_json: the --preprocess metadata text it allocated (caller frees). */
+static int compile_cmd(int argc, char **argv, char **prep_json)
 {
     wgc_options opt = {.opt_level = 2, .simd = true};
     for (int i = 1; i < argc; i++) {
@@ -56,6 +60,15 @@ int wg_cmd_compile(int argc, char **argv)
             opt.relaxed_simd = true;
         } else if (!strcmp(a, "--emit-c") && i + 1 < argc) {
             opt.emit_c_dir = argv[++i];
+        } else if (!strcmp(a, "--preprocess") && i + 1 < argc) {
+            wg_cli_prep prep = wg_cli_prep_defaults();
+            if (wg_cli_prep_parse(usage, argv[++i], &prep))
+                return 2;
+            free(*prep_json);
+            if (!(opt.preprocess_json = *prep_json = wg_cli_prep_json(&prep))) {
+                fprintf(stderr, "wasmgraph: error: out of memory\n");
+                return 1;
+            }
         } else if (!strcmp(a, "--profile")) {
             opt.profile = true;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
@@ -118,4 +131,14 @@ int wg_cmd_compile(int argc, char **argv)
                (double)s.arena_bytes / 1048576.0, (double)s.memory_bytes / 1048576.0,
                (double)s.module_bytes / 1048576.0, s.seconds);
     return 0;
+}
+
+int wg_cmd_compile(int argc, char **argv)
+{
+    if (wg_cli_help(usage, argc, argv))
+        return 0;
+    char *prep_json = NULL;
+    int rc = compile_cmd(argc, argv, &prep_json);
+    free(prep_json);
+    return rc;
 }

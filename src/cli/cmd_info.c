@@ -30,6 +30,8 @@ static void print_bytes(const char *what, int64_t v)
 
 int wg_cmd_info(int argc, char **argv)
 {
+    if (wg_cli_help(usage, argc, argv))
+        return 0;
     const char *path = NULL;
     bool json = false;
     for (int i = 1; i < argc; i++) {

@@ -87,6 +87,8 @@ static void print_table(const row *rows, size_t n, bool by_op, double total)
 
 int wg_cmd_profile(int argc, char **argv)
 {
+    if (wg_cli_help(usage, argc, argv))
+        return 0;
     static const char *const flags[] = {"--by-op", NULL};
     bool set[1] = {false};
     wg_cli_timing t = {.warmup = 3, .iters = 20};

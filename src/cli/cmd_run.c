@@ -135,6 +135,8 @@ static void summarise(size_t i, const wg_tensor_info *t, const void *data)
 
 int wg_cmd_run(int argc, char **argv)
 {
+    if (wg_cli_help(usage, argc, argv))
+        return 0;
     const char *model = NULL, *outdir = NULL;
     wg_runtime_options opts = {0};
     const char **specs = calloc((size_t)argc + 1, sizeof *specs);

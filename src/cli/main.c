@@ -24,7 +24,7 @@ static void usage(FILE *f)
             WG_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].what);
-    fprintf(f, "\nRun `wasmgraph COMMAND` without arguments for its options.\n");
+    fprintf(f, "\nRun `wasmgraph COMMAND --help` for its options.\n");
 }
 
 int main(int argc, char **argv)

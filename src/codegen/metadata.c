@@ -129,6 +129,10 @@ char *wgc_metadata_json(const wgc_graph *g, const wgc_options *opt, const wgc_la
     add_step_weights(&b, e);
     if (opt->profile)
         add_profile(&b, g);
+    if (opt->preprocess_json) { /* compile --preprocess: the image preprocessing the model wants */
+        add(&b, ",\"preprocess\":", strlen(",\"preprocess\":"));
+        add(&b, opt->preprocess_json, strlen(opt->preprocess_json));
+    }
     add(&b, ",\"compiler\":\"wasmgraph " WG_VERSION "\"}", strlen(",\"compiler\":\"wasmgraph " WG_VERSION "\"}"));
     if (b.failed) {
         free(b.s);

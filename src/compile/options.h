@@ -30,6 +30,7 @@ typedef struct wgc_options {
     bool relaxed_simd;
     bool quiet;              /* no compile summary */
     bool profile;            /* one exported step per node (wg_profile_step), see generate.c */
+    const char *preprocess_json; /* NULL, or a JSON object stored as the metadata's "preprocess" */
     wgc_shape_override shapes[WGC_MAX_SHAPE_OVERRIDES];
     int n_shapes;
     wgc_const_binding consts[WGC_MAX_SHAPE_OVERRIDES];
