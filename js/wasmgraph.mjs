@@ -8,9 +8,11 @@
 //
 //   import { load } from './wasmgraph.mjs';
 //   const s = await load('model.wasm');      // path (Node), URL, Response, bytes or Module
-//   s.input(0).set(pixels);                   // Float32Array view at wg_input_ptr(0)
-//   s.run();                                  // throws WasmgraphError on status or trap
-//   const logits = s.output(0);               // view at wg_output_ptr(0)
+//   const out = s.run({ image: pixels });    // checked feeds in, copies of the outputs back
+//   s.dispose();                              // frees the instance now
+// or zero-copy: s.input(0).set(pixels); s.run(); s.output(0) (views into linear memory).
+// `load(url, { worker: true })` runs the module in a worker (remote.mjs, worker.mjs);
+// image.mjs has the image-to-tensor helpers with `wasmgraph classify`'s semantics.
 //
 // For the quickest first result in Node, `load(path, { streamWeights: true })` returns
 // while the weights are still being read and `await s.runAsync()` runs each step as soon
@@ -19,14 +21,10 @@
 export const ABI_VERSION = 1;
 export const SECTION_NAME = 'wasmgraph';
 
-/** Every failure of this module is a WasmgraphError; `code` tells the kind. */
-export class WasmgraphError extends Error {
-  constructor(code, message, options) {
-    super(message, options);
-    this.name = 'WasmgraphError';
-    this.code = code; // 'io' | 'format' | 'abi' | 'status' | 'trap' | 'arg' | 'state'
-  }
-}
+import { WasmgraphError, fail, checkOptions, isBool, isString, isPositiveInt, describe, typeName } from './errors.mjs';
+
+export { WasmgraphError };
+export { decodePNG, decodeImage, imageToTensor, preprocessOptions, topClasses, f32ToF16 } from './image.mjs';
 
 // dtype name (metadata) -> [typed array constructor, element size]. float16 is
 // exposed as its raw bits (Uint16Array): Float16Array is not available everywhere.
@@ -41,10 +39,6 @@ const DTYPES = {
 const REQUIRED_FUNCS = { wg_abi_version: 0, wg_input_ptr: 1, wg_output_ptr: 1, wg_run: 0 };
 
 const isNode = typeof process !== 'undefined' && !!(process.versions && process.versions.node);
-
-function fail(code, msg, cause) {
-  return new WasmgraphError(code, msg, cause ? { cause } : undefined);
-}
 
 /* A failure while reading `name`: itself if already a WasmgraphError, else an 'io' one. */
 function readError(name, e) {
@@ -176,6 +170,48 @@ export function splitModule(read, size) {
   let o = 0;
   for (const b of parts) { code.set(b, o); o += b.length; }
   return { code, segments };
+}
+
+const SECTION_NAMES = ['custom', 'type', 'import', 'function', 'table', 'memory', 'global', 'export',
+  'start', 'element', 'code', 'data', 'data count', 'tag'];
+
+/**
+ * The first structural problem of the module at read(pos, len) (size bytes), in the C
+ * host's words (src/host/wasm_scan.c), or null: a missing magic or another version, a
+ * section that runs past the end of the file (a truncated file), a section id repeated
+ * or unknown, a custom section whose name does not parse. V8 checks the rest.
+ */
+export function scanModule(read, size) {
+  const head = read(0, Math.min(8, size));
+  if (size < 8 || head[0] !== 0 || head[1] !== 0x61 || head[2] !== 0x73 || head[3] !== 0x6d) {
+    return `not a WebAssembly module (no \\0asm magic${size < 8 ? `: the file has ${size} bytes` : ''})`;
+  }
+  const version = (head[4] | head[5] << 8 | head[6] << 16 | head[7] << 24) >>> 0;
+  if (version !== 1) {
+    return `WebAssembly binary version 0x${version.toString(16).padStart(8, '0')}, expected 1 (a component or a newer format?)`;
+  }
+  const seen = new Set();
+  let pos = 8;
+  while (pos < size) {
+    const id = read(pos, 1)[0];
+    const what = `section ${id}${SECTION_NAMES[id] ? ` (${SECTION_NAMES[id]})` : ''} at byte ${pos}`;
+    const sz = leb(read, pos + 1, size);
+    if (!sz) return `${what} runs past the end of the file (${size} bytes): its size does not parse`;
+    const [len, body] = sz;
+    if (body + len > size) {
+      return `${what} runs past the end of the file (${size} bytes): it says ${len} bytes, ${size - body} are left (truncated?)`;
+    }
+    if (id >= SECTION_NAMES.length) return `${what} has an unknown id`;
+    if (id !== 0) {
+      if (seen.has(id)) return `${what} appears twice`;
+      seen.add(id);
+    } else {
+      const nl = leb(read, body, body + len);
+      if (!nl || nl[1] + nl[0] > body + len) return `custom section at byte ${pos} has a bad name`;
+    }
+    pos = body + len;
+  }
+  return null;
 }
 
 /* Reads [pos, pos + len) of an open file into dst (compile(): the sections around the data). */
@@ -324,6 +360,12 @@ export class Model {
   get inputs() { return this.metadata.inputs; }
   get outputs() { return this.metadata.outputs; }
 
+  /** Drops the compiled code and the weights' copy; sessions made before keep working. */
+  dispose() {
+    this.module = null;
+    this.weights = null;
+  }
+
   /**
    * Instantiates the module (no imports), puts the weights into its memory and checks
    * what its exports return. options.streamWeights (Node, a model compiled from a file):
@@ -335,6 +377,8 @@ export class Model {
    * request (default 8 MiB, streamed 1 MiB).
    */
   async createSession(options = {}) {
+    options = checkOptions(options, SESSION_OPTIONS, `${this.name}: createSession()`);
+    if (!this.module) throw fail('state', `${this.name}: the model was disposed`);
     let instance;
     try {
       instance = await WebAssembly.instantiate(this.module, {});
@@ -414,12 +458,51 @@ export class Model {
   }
 }
 
+/* What createSession() accepts, and load() too (with name and worker). */
+const SESSION_OPTIONS = { streamWeights: isBool, pieceBytes: isPositiveInt };
+const LOAD_OPTIONS = { ...SESSION_OPTIONS, name: isString, worker: isBool };
+
+/**
+ * The feeds of run(): { name: typedArray | { data, dims } } with one entry per input.
+ * Checks names, dtypes (the typed-array kind), element counts and dims; returns the
+ * typed arrays in input order. Exported for the worker side (remote.mjs).
+ */
+export function checkFeeds(feeds, inputs, label) {
+  if (!feeds || typeof feeds !== 'object' || Array.isArray(feeds) || ArrayBuffer.isView(feeds)) {
+    throw fail('arg', `${label}: run() takes { inputName: typedArray } (inputs: ${inputs.map((t) => t.name).join(', ')}), not ${describe(feeds)}`);
+  }
+  const known = new Set(inputs.map((t) => t.name));
+  const unknown = Object.keys(feeds).filter((k) => !known.has(k));
+  if (unknown.length) {
+    throw fail('arg', `${label}: run(): no input called '${unknown[0]}' (inputs: ${[...known].join(', ')})`);
+  }
+  const missing = inputs.filter((t) => !Object.hasOwn(feeds, t.name)).map((t) => t.name);
+  if (missing.length) throw fail('arg', `${label}: run(): input '${missing.join("', '")}' not given`);
+  return inputs.map((t) => {
+    let v = feeds[t.name], dims = null;
+    if (v && typeof v === 'object' && !ArrayBuffer.isView(v) && 'data' in v) ({ data: v, dims = null } = v);
+    const Ctor = DTYPES[t.dtype][0];
+    const want = `${t.dtype} (${Ctor.name}) of ${t.size} elements [${t.shape}]`;
+    if (!ArrayBuffer.isView(v) || typeName(v) !== Ctor.name) {
+      throw fail('arg', `${label}: input '${t.name}': got ${describe(v)}, the model wants ${want}`);
+    }
+    if (dims !== null) {
+      if (!Array.isArray(dims) || dims.length !== t.shape.length || dims.some((d, i) => d !== t.shape[i])) {
+        throw fail('arg', `${label}: input '${t.name}': got dims ${JSON.stringify(dims)}, the model wants [${t.shape}]`);
+      }
+    }
+    if (v.length !== t.size) throw fail('arg', `${label}: input '${t.name}': got ${describe(v)}, the model wants ${want}`);
+    return v;
+  });
+}
+
 export class Session {
   // null, or the weights still being read (Model.createSession, streamWeights):
   // { steps, weights, reads, hurry, all } (stepWeights, startReads, all: their settling).
   #loading;
   #streaming = false; // a runAsync() is running the steps
   #brokenCode = 'trap'; // the error code once broken: 'trap', or 'io' after a failed read
+  #disposed = false;
 
   constructor(model, instance, loading = null) {
     this.model = model;
@@ -487,20 +570,67 @@ export class Session {
     return new Ctor(this.memory.buffer, ptr, t.size);
   }
 
-  /** Typed-array view of input `which` (index or name) in linear memory: write into it. */
+  /**
+   * Typed-array view of input `which` (index or name) in linear memory: write into it.
+   * The view is exactly the tensor: a write past its end throws a RangeError.
+   */
   input(which = 0) {
+    this.#checkLive();
     const i = this.#index(this.inputs, which, 'input');
     return this.#view(this.inputs[i], this.inputPtrs[i]);
   }
 
   /** Typed-array view of output `which` (index or name): valid until the next run(). */
   output(which = 0) {
+    this.#checkLive();
     const i = this.#index(this.outputs, which, 'output');
     return this.#view(this.outputs[i], this.outputPtrs[i]);
   }
 
-  /** Runs the graph once on the current inputs. Throws WasmgraphError on a status or trap. */
-  run() {
+  /**
+   * run(feeds): checks and writes each input (checkFeeds), runs the graph and returns
+   * { outputName: typedArray }, copies that survive the next run. run() with no
+   * argument runs on what the input views hold and returns nothing (zero-copy: read
+   * the output views). Throws WasmgraphError on a bad feed, a status or a trap.
+   */
+  run(feeds) {
+    if (feeds === undefined) {
+      this.#runViews();
+      return undefined;
+    }
+    this.#checkLive();
+    this.#write(feeds);
+    this.#runViews();
+    return this.#copyOutputs();
+  }
+
+  #write(feeds) {
+    checkFeeds(feeds, this.inputs, this.model.name).forEach((v, i) => this.#view(this.inputs[i], this.inputPtrs[i]).set(v));
+  }
+
+  #copyOutputs() {
+    const out = {};
+    this.outputs.forEach((t, i) => { out[t.name] = this.#view(t, this.outputPtrs[i]).slice(); });
+    return out;
+  }
+
+  /**
+   * Frees the session now: drops the instance, its memory and the views, so the memory
+   * goes back with the next collection whatever still refers to the Session (in worker
+   * mode the worker ends, which frees it at once). Any later use is a 'state' error.
+   */
+  dispose() {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.exports = null;
+    this.memory = null;
+    this.inputPtrs = this.outputPtrs = null;
+    this.#loading = null;
+  }
+
+  get disposed() { return this.#disposed; }
+
+  #runViews() {
     this.#checkUsable();
     if (this.#streaming) throw fail('state', `${this.model.name}: a runAsync() is still running on this session`);
     if (this.#loading) {
@@ -515,17 +645,19 @@ export class Session {
    * the graph step by step (wg_run_step), each step as soon as the weights it reads are
    * in memory, and resolves once the run and every read are done.
    */
-  async runAsync() {
+  async runAsync(feeds) {
     const loading = this.#loading;
-    if (!loading) return this.run();
+    if (!loading) return this.run(feeds);
     this.#checkUsable();
     if (this.#streaming) throw fail('state', `${this.model.name}: runAsync() is already running on this session`);
+    if (feeds !== undefined) this.#write(feeds);
     this.#streaming = true;
     try {
       await this.#runStreamed(loading);
     } finally {
       this.#streaming = false;
     }
+    return feeds === undefined ? undefined : this.#copyOutputs();
   }
 
   /* The steps in order, each once the weights it reads are in, then the rest of them. */
@@ -552,7 +684,12 @@ export class Session {
     await this.ready;
   }
 
+  #checkLive() {
+    if (this.#disposed) throw fail('state', `${this.model.name}: the session was disposed`);
+  }
+
   #checkUsable() {
+    this.#checkLive();
     if (this.broken) {
       throw fail(this.#brokenCode, `${this.model.name}: session unusable (${this.broken} earlier); create a new session`);
     }
@@ -568,6 +705,7 @@ export class Session {
 
 /** Compiles and checks a module (path, URL, Response, bytes or WebAssembly.Module). */
 export async function compile(source, name) {
+  if (name !== undefined && typeof name !== 'string') throw fail('arg', `compile(): the name must be a string, not ${describe(name)}`);
   if (source instanceof WebAssembly.Module) return new Model(source, inspect(source, name || 'module'), name || 'module');
   const src = await readSource(source);
   const label = name || src.name;
@@ -583,6 +721,10 @@ export async function compile(source, name) {
         readInto(fs, fd, b, pos, label);
         return b;
       };
+      if (st.isFile()) {
+        const problem = scanModule(read, st.size);
+        if (problem) throw fail('format', `${label}: ${problem}`);
+      }
       split = st.isFile() ? splitModule(read, st.size) : null;
       if (split) weights = { segments: split.segments, file: src.file, size: st.size, mtimeMs: st.mtimeMs };
       else bytes = new Uint8Array(fs.readFileSync(fd));
@@ -592,7 +734,10 @@ export async function compile(source, name) {
       if (fd !== undefined) fs.closeSync(fd);
     }
   } else {
-    split = splitModule((pos, len) => bytes.subarray(pos, pos + len), bytes.length);
+    const read = (pos, len) => bytes.subarray(pos, pos + len);
+    const problem = scanModule(read, bytes.length);
+    if (problem) throw fail('format', `${label}: ${problem}`);
+    split = splitModule(read, bytes.length);
     if (split) {
       /* A copy of the segments' bytes (what V8 would copy), so that the caller may reuse
        * or change its buffer after compile() returns. */
@@ -612,9 +757,13 @@ export async function compile(source, name) {
 
 /**
  * compile() then createSession(): the common case. options: a name for messages (a
- * string), or { name, streamWeights } (Model.createSession).
+ * string), or { name, streamWeights, pieceBytes, worker }. worker: true runs the module
+ * in a Web Worker (Node: a worker thread) and gives a RemoteSession (remote.mjs) whose
+ * run() returns a Promise. An unknown option is an 'arg' error naming it.
  */
 export async function load(source, options = {}) {
-  const o = typeof options === 'string' ? { name: options } : options ?? {};
-  return (await compile(source, o.name)).createSession(o);
+  const o = checkOptions(typeof options === 'string' ? { name: options } : options, LOAD_OPTIONS, 'load()');
+  const { name, worker, ...session } = o;
+  if (worker) return (await import('./remote.mjs')).loadInWorker(source, { name, ...session });
+  return (await compile(source, name)).createSession(session);
 }

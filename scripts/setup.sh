@@ -26,7 +26,8 @@ for arg in "$@"; do
     esac
 done
 
-APT_PACKAGES="clang-19 lld-19 llvm-19 wabt libstb-dev libonnx-testdata dataset-fashion-mnist libclang-rt-19-dev"
+# chromium: the browser suite (tests/browser) drives Debian's /usr/bin/chromium headless
+APT_PACKAGES="clang-19 lld-19 llvm-19 wabt libstb-dev libonnx-testdata dataset-fashion-mnist libclang-rt-19-dev chromium"
 
 say() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }

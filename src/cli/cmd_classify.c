@@ -10,6 +10,7 @@
 #include "common/dtype.h"
 #include "image.h"
 #include "labels.h"
+#include "onnx/tensor_file.h"
 #include "preprocess.h"
 #include "wasmgraph.h"
 
@@ -17,6 +18,7 @@ static const char usage[] =
     "wasmgraph classify MODEL.wasm -i IMAGE -l LABELS [--top 5] [--size N] [--crop]\n"
     "                          [--mean R,G,B] [--std R,G,B] [--scale S] [--bgr]\n"
     "                          [--layout nchw|nhwc] [--gray] [--no-preprocess]\n"
+    "                          [--save-input FILE.pb]  (the input tensor, as fed)\n"
     "                          [--time-limit-ms N] [--memory-limit-mb N]\n"
     "  pixel v in 0..255 becomes (v / scale - mean) / std (defaults 1, 0, 1); the image is\n"
     "  resized to the model's input size, or with --crop/--size N its shorter side goes to\n"
@@ -25,7 +27,7 @@ static const char usage[] =
     "  (the command line overrides each one; --no-preprocess ignores the model's)";
 
 typedef struct args {
-    const char *model, *image, *labels;
+    const char *model, *image, *labels, *save_input;
     uint64_t top;
     bool no_preprocess;
     wg_cli_prep prep;
@@ -54,7 +56,8 @@ static int parse_args(int argc, char **argv, args *a)
         }
         bool image = !strcmp(o, "-i") || !strcmp(o, "--image");
         bool labels = !strcmp(o, "-l") || !strcmp(o, "--labels"), top = !strcmp(o, "--top");
-        if (image || labels || top) {
+        bool save = !strcmp(o, "--save-input");
+        if (image || labels || top || save) {
             if (!val)
                 return wg_cli_usage(usage, "%s needs a value", o);
             if (top && !wg_cli_parse_u64(val, 1, 1000000, &a->top))
@@ -63,6 +66,8 @@ static int parse_args(int argc, char **argv, args *a)
                 a->image = val;
             if (labels)
                 a->labels = val;
+            if (save)
+                a->save_input = val;
             i++;
         } else if (o[0] == '-' && o[1]) {
             return wg_cli_usage(usage, "unknown option '%s'", o);
@@ -219,6 +224,11 @@ int wg_cmd_classify(int argc, char **argv)
             uint16_t h = wg_f32_to_f16(pix[i]);
             memcpy((uint8_t *)dst + 2 * i, &h, 2);
         }
+    }
+    if (a.save_input && wg_tensor_file_write_pb(a.save_input, in->name, in->dtype, in->dims, in->rank, dst,
+                                                err, sizeof err)) {
+        rc = wg_cli_fail("%s", err);
+        goto done;
     }
     if (wg_session_run(s)) {
         rc = wg_cli_fail("%s", wg_last_error(rt));

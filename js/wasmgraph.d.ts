@@ -1,0 +1,181 @@
+// wasmgraph.d.ts: TypeScript declarations for the wasmgraph package (wasmgraph.mjs and
+// the modules it re-exports: errors.mjs, image.mjs, png.mjs, remote.mjs). Hand-written;
+// tests/js/test_package.mjs type-checks a program against them when `tsc` is present.
+
+export declare const ABI_VERSION: 1;
+export declare const SECTION_NAME: 'wasmgraph';
+
+export type ErrorCode = 'io' | 'format' | 'abi' | 'status' | 'trap' | 'arg' | 'state' | 'worker';
+
+/** Every failure of this package; `code` tells the kind. */
+export declare class WasmgraphError extends Error {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown });
+  readonly name: 'WasmgraphError';
+  readonly code: ErrorCode;
+}
+
+export type DType =
+  | 'float32' | 'float64' | 'float16' | 'int8' | 'uint8' | 'int16' | 'uint16'
+  | 'int32' | 'uint32' | 'int64' | 'uint64' | 'bool';
+
+/** float16 is its raw bits (Uint16Array); bool is Uint8Array. */
+export type TypedArray =
+  | Float32Array | Float64Array | Int8Array | Uint8Array | Int16Array | Uint16Array
+  | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
+
+export interface TensorInfo {
+  name: string;
+  dtype: DType;
+  shape: number[];
+  /** bytes in linear memory */
+  bytes: number;
+  /** elements */
+  size: number;
+}
+
+/** What compile --preprocess recorded (all fields present when recorded). */
+export interface PreprocessOptions {
+  /** resize the shorter side to this, then centre-crop (0: none) */
+  size?: number;
+  /** centre-crop after resizing the shorter side to size*256/224 */
+  crop?: boolean;
+  /** v in 0..255 becomes (v / scale - mean) / std */
+  scale?: number;
+  mean?: number | [number, number, number];
+  std?: number | [number, number, number];
+  bgr?: boolean;
+  gray?: boolean;
+  layout?: 'auto' | 'nchw' | 'nhwc';
+}
+
+export interface Metadata {
+  abi: number;
+  name: string;
+  producer?: string;
+  opset?: number;
+  inputs: TensorInfo[];
+  outputs: TensorInfo[];
+  options?: { simd: boolean; relaxed_simd: boolean; opt_level: number };
+  arena_bytes?: number;
+  weight_bytes?: number;
+  memory_bytes?: number;
+  weights_base?: number;
+  step_weights?: number[];
+  profile?: { op: string; name: string; output: string }[];
+  preprocess?: Required<PreprocessOptions>;
+  compiler?: string;
+  [key: string]: unknown;
+}
+
+/** A typed array of the input's kind, or one with its dims (checked against the shape). */
+export type Feed = TypedArray | { data: TypedArray; dims?: number[] };
+export type Feeds = Record<string, Feed>;
+export type Outputs = Record<string, TypedArray>;
+
+export type Source = string | URL | Response | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
+
+export interface SessionOptions {
+  /** Node, from a file: return while the weights are read; runAsync() overlaps them. */
+  streamWeights?: boolean;
+  /** bytes per read request (default 8 MiB, streamed 1 MiB) */
+  pieceBytes?: number;
+}
+
+export interface LoadOptions extends SessionOptions {
+  /** the name used in messages (default: the path or URL) */
+  name?: string;
+  /** run the module in a Web Worker / Node worker thread: load() gives a RemoteSession */
+  worker?: boolean;
+}
+
+export declare class Model {
+  readonly name: string;
+  readonly metadata: Metadata;
+  readonly inputs: TensorInfo[];
+  readonly outputs: TensorInfo[];
+  createSession(options?: SessionOptions): Promise<Session>;
+  /** Drops the compiled code and the weights' copy; later createSession() is a 'state' error. */
+  dispose(): void;
+}
+
+export declare class Session {
+  readonly model: Model;
+  readonly metadata: Metadata;
+  readonly inputs: TensorInfo[];
+  readonly outputs: TensorInfo[];
+  /** the module's exports and memory (null once disposed) */
+  readonly exports: WebAssembly.Exports | null;
+  readonly memory: WebAssembly.Memory | null;
+  /** why the session cannot run any more (a trap, a failed read), or null */
+  readonly broken: string | null;
+  readonly disposed: boolean;
+  /** resolves once every weight is in memory (at once unless streamWeights) */
+  readonly ready: Promise<void>;
+  /** Zero-copy view of an input (index or name), exactly the tensor's extent. */
+  input(which?: number | string): TypedArray;
+  /** Zero-copy view of an output: valid until the next run. */
+  output(which?: number | string): TypedArray;
+  /** Checks and writes the feeds, runs, returns copies of every output. */
+  run(feeds: Feeds): Outputs;
+  /** Runs on what the input views hold (zero-copy). */
+  run(): void;
+  runAsync(feeds: Feeds): Promise<Outputs>;
+  runAsync(): Promise<void>;
+  /** Frees the instance and its memory; later use is a 'state' error. */
+  dispose(): void;
+}
+
+/** A session in a worker (load(source, { worker: true })); not a class you construct. */
+export interface RemoteSession {
+  readonly name: string;
+  readonly metadata: Metadata;
+  readonly inputs: TensorInfo[];
+  readonly outputs: TensorInfo[];
+  readonly disposed: boolean;
+  /** Inputs that span a whole ArrayBuffer are transferred (detached in the caller). */
+  run(feeds: Feeds): Promise<Outputs>;
+  /** Ends the worker: its memory is freed at once. */
+  dispose(): Promise<void>;
+  /** Always throws: no zero-copy views in worker mode. */
+  input(which?: number | string): never;
+  output(which?: number | string): never;
+}
+
+export declare function compile(source: Source, name?: string): Promise<Model>;
+export declare function load(source: Source, options: LoadOptions & { worker: true }): Promise<RemoteSession>;
+export declare function load(source: Source, options?: string | (LoadOptions & { worker?: false })): Promise<Session>;
+/** The checked metadata of a compiled module, without instantiating it. */
+export declare function inspect(module: WebAssembly.Module, name?: string): Metadata;
+/** The first structural problem of a module's bytes (the C host's words), or null. */
+export declare function scanModule(read: (pos: number, len: number) => Uint8Array, size: number): string | null;
+export declare function splitModule(read: (pos: number, len: number) => Uint8Array, size: number):
+  { code: Uint8Array; segments: { mem: number; pos: number; len: number }[] } | null;
+/** Checks run()'s feeds against the inputs; the arrays in input order. */
+export declare function checkFeeds(feeds: Feeds, inputs: TensorInfo[], label: string): TypedArray[];
+
+// ---- images (image.mjs, png.mjs) ----
+
+export interface DecodedImage {
+  width: number;
+  height: number;
+  /** 3 (RGB) or 4 (RGBA) */
+  channels: 3 | 4;
+  data: Uint8Array;
+}
+
+/** PNG bytes to RGB, as stb_image decodes them (no colour-space or gamma conversion). */
+export declare function decodePNG(bytes: ArrayBuffer | ArrayBufferView, name?: string): Promise<DecodedImage>;
+/** PNG everywhere; other formats through createImageBitmap (browsers). */
+export declare function decodeImage(bytes: ArrayBuffer | ArrayBufferView, name?: string): Promise<DecodedImage>;
+/** The model's recorded preprocessing with overrides on top. */
+export declare function preprocessOptions(metadata: Metadata | undefined, overrides?: PreprocessOptions): Required<PreprocessOptions> & { mean: number[]; std: number[] };
+/** The input tensor `wasmgraph classify` computes for the image. */
+export declare function imageToTensor(
+  image: { width: number; height: number; data: ArrayLike<number> },
+  target: Session | Model | RemoteSession | { name: string; dtype: DType; shape: number[] },
+  options?: PreprocessOptions,
+): Float32Array | Uint16Array;
+/** classify's soft-max (unless already probabilities) and top-k. */
+export declare function topClasses(scores: ArrayLike<number>, k?: number): { softmax: boolean; top: { index: number; prob: number }[] };
+/** float32 to float16 bits, round to nearest even. */
+export declare function f32ToF16(v: number): number;
