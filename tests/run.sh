@@ -7,13 +7,15 @@
 #   malformed  121 malformed ONNX and wasm files (tests/malformed/cases.tsv): message and exit code
 #   regression  every input a fuzzer crashed on, replayed: a clean error, never a signal
 #   conformance  ONNX backend tests (libonnx-testdata); "K unsupported" is not counted as failed
-#   js       the JS loader (js/wasmgraph.mjs) under node --test
+#   js       the JS package (js/) under node --test: loader, checked API, worker, images,
+#            dispose memory, npm pack + install + tsc
+#   browser  the package and the demo page in headless Chromium (tests/browser)
 # Every suite prints "SUITE: N passed, M failed"; the last line is the total.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build}
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(unit kernels models errors malformed regression js conformance)
+[ ${#suites[@]} -gt 0 ] || suites=(unit kernels models errors malformed regression js browser conformance)
 logdir=$BUILD/test-logs
 mkdir -p "$logdir"
 total_pass=0 total_fail=0
@@ -50,16 +52,19 @@ unit_tests() {
         "$t" || rc=1
     done
     tests/host/test_cli.sh "$BUILD/bin/wasmgraph" "$WG_HOST_FIXTURES" || rc=1
+    tests/cli/test_help.sh "$BUILD/bin/wasmgraph" || rc=1
     return $rc
 }
 
-js_tests() { # node --test prints "# pass N" / "# fail M": turn them into our line
-    local out rc
-    out=$(node --test tests/js/test_*.mjs 2>&1); rc=$?
+node_tests() { # SUITE FILES...: node --test prints "# pass N" / "# fail M": turn them into our line
+    local name=$1 out rc; shift
+    out=$(node --test "$@" 2>&1); rc=$?
     echo "$out"
-    echo "js: $(echo "$out" | awk '/^# pass /{print $3}') passed, $(echo "$out" | awk '/^# fail /{print $3}') failed"
+    echo "$name: $(echo "$out" | awk '/^# pass /{print $3}') passed, $(echo "$out" | awk '/^# fail /{print $3}') failed"
     return $rc
 }
+js_tests() { node_tests js tests/js/test_*.mjs; }
+browser_tests() { node_tests browser tests/browser/test_*.mjs; }
 
 for s in "${suites[@]}"; do
     case $s in
@@ -71,6 +76,7 @@ for s in "${suites[@]}"; do
     regression) run_suite regression tests/regression/run.sh ;;
     conformance) run_suite conformance tests/conformance/run.sh ;;
     js) run_suite js js_tests ;;
+    browser) run_suite browser browser_tests ;;
     *) echo "unknown suite $s"; exit 2 ;;
     esac
 done
