@@ -53,6 +53,7 @@ unit_tests() {
     done
     tests/host/test_cli.sh "$BUILD/bin/wasmgraph" "$WG_HOST_FIXTURES" || rc=1
     tests/cli/test_help.sh "$BUILD/bin/wasmgraph" || rc=1
+    tests/cli/test_preprocess.sh "$BUILD/bin/wasmgraph" || rc=1
     return $rc
 }
 
