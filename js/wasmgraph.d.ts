@@ -150,6 +150,9 @@ export declare function inspect(module: WebAssembly.Module, name?: string): Meta
 export declare function scanModule(read: (pos: number, len: number) => Uint8Array, size: number): string | null;
 export declare function splitModule(read: (pos: number, len: number) => Uint8Array, size: number):
   { code: Uint8Array; segments: { mem: number; pos: number; len: number }[] } | null;
+/** Reads data segments from an open Node FileHandle into a memory (exported for the tests). */
+export declare function readSegments(fh: unknown, memory: WebAssembly.Memory,
+  segments: { mem: number; pos: number; len: number }[], name: string, piece?: number): Promise<void>;
 /** Checks run()'s feeds against the inputs; the arrays in input order. */
 export declare function checkFeeds(feeds: Feeds, inputs: TensorInfo[], label: string): TypedArray[];
 

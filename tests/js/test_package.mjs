@@ -36,6 +36,13 @@ test('package.json: name, the compiler\'s version, ES module, exports, types, fi
   }
 });
 
+test('the declarations cover every export of the entry point, and declare nothing it lacks', async () => {
+  const api = await import('../../js/wasmgraph.mjs');
+  const dts = readFileSync(join(ROOT, 'js', 'wasmgraph.d.ts'), 'utf8');
+  const declared = [...dts.matchAll(/^export declare (?:function|class|const) (\w+)/gm)].map((m) => m[1]);
+  assert.deepEqual([...new Set(declared)].sort(), Object.keys(api).sort());
+});
+
 test('npm pack installs into a fresh project, imports by name, runs, and type-checks', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'wg-pkg-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
