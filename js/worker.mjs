@@ -20,7 +20,8 @@ async function handle(msg) {
     session = await load(msg.source, msg.options);
     return [{ metadata: session.metadata }];
   case 'run': {
-    const outputs = session.run(msg.feeds);
+    /* runAsync: with streamWeights the first run goes step by step as the weights arrive */
+    const outputs = await session.runAsync(msg.feeds);
     return [{ outputs }, Object.values(outputs).map((a) => a.buffer)];
   }
   case 'dispose':

@@ -141,6 +141,9 @@ test('worker mode: the module runs in a worker thread, run() is a Promise, error
   assert.equal(view.length, 784);
   await assert.rejects(s.run({ image: new Float32Array(3) }), isErr('arg', "'image'", 'Float32Array(3)'));
   assert.throws(() => s.input(0), isErr('arg', 'worker mode'));
+  const streamed = await load(lenet, { worker: true, streamWeights: true, pieceBytes: 4096 });
+  assert.deepEqual(await streamed.run({ image: input() }), ref, 'streamed weights in the worker');
+  await streamed.dispose();
   await s.dispose();
   await assert.rejects(s.run({ image: input() }), isErr('state', 'disposed'));
   await assert.rejects(load(join(dir, 'nothing.wasm'), { worker: true }), isErr('io', 'nothing.wasm'));
