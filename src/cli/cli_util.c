@@ -25,13 +25,23 @@ int wg_cli_fail(const char *fmt, ...)
     return 1;
 }
 
+/* "usage: <usage>" and a newline, whether or not usage starts with "usage: " or ends
+ * with a newline (compile's does both). */
+static void print_usage(FILE *f, const char *usage)
+{
+    size_t n = strlen(usage);
+    fprintf(f, "%s%s%s", strncmp(usage, "usage: ", 7) ? "usage: " : "", usage,
+            n && usage[n - 1] == '\n' ? "" : "\n");
+}
+
 int wg_cli_usage(const char *usage, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     fputs("wasmgraph: error: ", stderr);
     vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nusage: %s\n", usage);
+    fputc('\n', stderr);
+    print_usage(stderr, usage);
     va_end(ap);
     return 2;
 }
@@ -40,9 +50,7 @@ bool wg_cli_help(const char *usage, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            const char *prefix = strncmp(usage, "usage: ", 7) ? "usage: " : "";
-            size_t n = strlen(usage);
-            printf("%s%s%s", prefix, usage, n && usage[n - 1] == '\n' ? "" : "\n");
+            print_usage(stdout, usage);
             return true;
         }
     }

@@ -27,7 +27,7 @@ if grep -q '"preprocess"' "$tmp/b.json"; then bad "a module compiled without --p
 expect2() { # WHAT SPEC MESSAGE
     "$WG" compile "$LENET" -o "$tmp/c.wasm" --quiet --preprocess "$2" > /dev/null 2> "$tmp/err"
     local rc=$?
-    if [ "$rc" -eq 2 ] && grep -qF -- "$3" "$tmp/err"; then ok; else bad "$1: exit $rc, $(cat "$tmp/err")"; fi
+    if [ "$rc" -eq 2 ] && grep -qF -- "$3" "$tmp/err" && grep -q "^usage: wasmgraph compile" "$tmp/err"; then ok; else bad "$1: exit $rc, $(cat "$tmp/err")"; fi
 }
 expect2 "not an option" "--bgr --top 5" "--preprocess: '--top' is not a preprocessing option"
 expect2 "missing value" "--size" "--size needs a value"
