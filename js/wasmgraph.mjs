@@ -18,13 +18,13 @@
 // while the weights are still being read and `await s.runAsync()` runs each step as soon
 // as the weights it needs are in (`await s.ready` before a plain run()).
 
-export const ABI_VERSION = 1;
-export const SECTION_NAME = 'wasmgraph';
-
 import { WasmgraphError, fail, checkOptions, isBool, isString, isPositiveInt, describe, typeName } from './errors.mjs';
 
 export { WasmgraphError };
 export { decodePNG, decodeImage, imageToTensor, preprocessOptions, topClasses, f32ToF16 } from './image.mjs';
+
+export const ABI_VERSION = 1;
+export const SECTION_NAME = 'wasmgraph';
 
 // dtype name (metadata) -> [typed array constructor, element size]. float16 is
 // exposed as its raw bits (Uint16Array): Float16Array is not available everywhere.
