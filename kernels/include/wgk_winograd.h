@@ -11,7 +11,7 @@
  *
  * Tiles are processed in blocks of wgk_wino_block_tiles() so V and M of a block stay in
  * L2. Plain C: the compiler includes this header to size the transformed weights and
- * the scratch and to choose between F(2x2) and F(4x4).
+ * the scratch (which of these kernels a layer runs is src/select/'s choice).
  *
  * The transform runs in the module rather than in the compiler so that the module file
  * holds the 9-float filters, not the 16 (F(2x2)) or 36 (F(4x4)) transformed ones: that
@@ -153,24 +153,6 @@ static inline size_t wgk_wino4_scratch(int C, int M, int OH, int OW)
     return wgk_wino6x6_scratch(C, M, OH, OW, 4);
 }
 
-/* Whether F(4x4) does less GEMM work than F(2x2) for this output size, counting the
- * zero-padded tile columns of the last half panel; 10% margin for the dearer transforms. */
-static inline int wgk_wino4_better(int OH, int OW)
-{
-    /* The micro-kernel does a last tile of <= 4 columns at half cost: count half panels. */
-    const long t4 = (long)((OH + 3) / 4) * ((OW + 3) / 4), t2 = (long)((OH + 1) / 2) * ((OW + 1) / 2);
-    const long w4 = 36 * ((t4 + 3) / 4), w2 = 16 * ((t2 + 3) / 4);
-    /* Few tiles: each transformed weight (36/9 of the original) serves few multiplies.
-     * At 4 tiles (7x7) F(4x4) is still faster on large layers (512 channels 4.7-4.8 ms
-     * against F(2x2)'s 5.5-5.8, ResNet-50 v2 profile) but its filters take 2.25x the
-     * memory: +42 MiB on ResNet-50, whose peak RSS then reached 0.66-0.70 of
-     * onnxruntime-web's for the light model (the target is 0.6). So 8 tiles or more.
-     * On the Zen 3 CI machine (512 KiB L2) F(4x4) at 7x7 is slower as well: ResNet-50
-     * v2's two 512-channel 7x7 layers 7.9 ms each against F(2x2)'s 4.9 (each 38 MiB
-     * filter set streams from memory once per run for only 4 tiles). */
-    return t4 >= 8 && w4 * 10 < w2 * 9;
-}
-
 /* a as for wgk_f32_conv2d_winograd; a->w prepared by wgk_wino4_prepare_w (per group);
  * a->scratch of wgk_wino4_scratch(C/groups, M/groups, ...) floats. */
 void wgk_f32_conv2d_winograd4(const wgk_conv2d_args *a);
@@ -291,16 +273,6 @@ static inline size_t wgk_wino_s2_scratch(int C, int M, int OH, int OW)
     const int tiles = ((OH + 1) / 2) * ((OW + 1) / 2);
     return (size_t)25 * ((size_t)(C + M) * (size_t)wgk_wino_s2_block_tiles(C, M, tiles) + 2 * WGK_WINO_SKEW) +
            (size_t)64 * (size_t)C;
-}
-
-/* Whether the tiles' multiplies (25 per 2x2 tile, counting whole half panels as
- * wgk_wino4_better does) stay under 0.8x the direct conv's 9 per output: 28x28 and
- * 14x14 outputs yes (0.69x), 7x7 no (16 tiles for 49 outputs, 0.91x, for a weight 25/9
- * the size streamed per run). */
-static inline int wgk_wino_s2_better(int OH, int OW)
-{
-    const long tiles = (long)((OH + 1) / 2) * ((OW + 1) / 2);
-    return 25 * ((tiles + 3) / 4 * 4) * 10 < 9L * OH * OW * 8;
 }
 
 /* a: KH = KW = 3, SH = SW = 2, DH = DW = 1, any padding and groups; a->w prepared by
