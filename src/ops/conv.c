@@ -226,7 +226,7 @@ static wg_status emit_packed_weight(wgc_emitter *e, wgc_graph *g, wgc_node *n, c
 }
 
 /* The phase split's filters: the 4x4 ones of its stride-1 conv on the 4C phase channels
- * (wgk_conv_phases_weights), packed for wgk_wino4x4_prepare_w. */
+ * (wgk_conv_phases_weights), packed for wgk_winograd_f3x4_prepare_w. */
 static wg_status emit_phase_weight(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_conv_geom *c,
                                    char *wexpr, size_t wexpr_len)
 {

@@ -72,22 +72,22 @@ static size_t scratch_fewpix(const wgc_conv_geom *c)
 
 static size_t scratch_winograd_f2x3(const wgc_conv_geom *c)
 {
-    return wgk_wino_scratch((int)(c->C / c->groups), (int)(c->M / c->groups), (int)c->OH, (int)c->OW);
+    return wgk_winograd_f2x3_scratch((int)(c->C / c->groups), (int)(c->M / c->groups), (int)c->OH, (int)c->OW);
 }
 
 static size_t scratch_winograd_f4x3(const wgc_conv_geom *c)
 {
-    return wgk_wino4_scratch((int)(c->C / c->groups), (int)(c->M / c->groups), (int)c->OH, (int)c->OW);
+    return wgk_winograd_f4x3_scratch((int)(c->C / c->groups), (int)(c->M / c->groups), (int)c->OH, (int)c->OW);
 }
 
 static size_t scratch_winograd_f2x5(const wgc_conv_geom *c)
 {
-    return wgk_wino5x5_scratch((int)(c->C / c->groups), (int)(c->M / c->groups), (int)c->OH, (int)c->OW);
+    return wgk_winograd_f2x5_scratch((int)(c->C / c->groups), (int)(c->M / c->groups), (int)c->OH, (int)c->OW);
 }
 
 static size_t scratch_winograd_s2(const wgc_conv_geom *c)
 {
-    return wgk_wino_s2_scratch((int)(c->C / c->groups), (int)(c->M / c->groups), (int)c->OH, (int)c->OW);
+    return wgk_winograd_f2x3s2_scratch((int)(c->C / c->groups), (int)(c->M / c->groups), (int)c->OH, (int)c->OW);
 }
 
 static size_t scratch_phases(const wgc_conv_geom *c)
