@@ -12,7 +12,7 @@
  * operands contiguously (A panel from L1, B block from L2). The im2col is fused into
  * that packing: no full im2col buffer.
  *
- * The micro-kernel is SIMD128 (4x8 tile, kernels/gemm/f32-gemm-4x8-packed.c) in
+ * The micro-kernel is SIMD128 (4x8 tile, kernels/conv-ukernel/f32-conv-ukernel-4x8.c) in
  * -msimd128 builds, f32x4.relaxed_madd
  * under -mrelaxed-simd, and scalar otherwise; the driver is the same.
  *
