@@ -9,7 +9,8 @@
  * get a direct first-run kernel; a model whose transformed Winograd filters exceed
  * WGC_WINOGRAD_KEEP_LIMIT transforms them on every run into its scratch (and one just
  * under it keeps them); every kernel of src/ir/kernels.def appears in the table of
- * docs/performance.md and every row of that table names a kernel of the list.
+ * docs/performance.md with its C symbol, and every row of that table names a kernel of
+ * the list.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -330,6 +331,14 @@ TEST(performance_doc_lists_every_kernel)
                 found = k;
             }
         CHECK(found, "docs/performance.md names a kernel that is not in src/ir/kernels.def: %.*s", (int)(e - s), s);
+        /* the second cell: the kernel's C symbol, as the list gives it */
+        const char *sym = strstr(e, "| `"), *se = sym ? strchr(sym + 3, '`') : NULL;
+        if (found) {
+            const char *want = wgc_kernel_get(found)->symbol;
+            CHECK(se && strlen(want) == (size_t)(se - sym - 3) && !strncmp(sym + 3, want, strlen(want)),
+                  "docs/performance.md gives '%s' another C symbol than src/ir/kernels.def's %s",
+                  wgc_kernel_label(found), want);
+        }
     }
     fclose(f);
     CHECK(rows > 0, "docs/performance.md has no kernel table");
