@@ -209,7 +209,8 @@ if [ -f "$OUT/squeezenet-fp32-scalar.wasm" ]; then
 fi
 
 # 7. Profile builds (`compile --profile`, LeNet-5): the same outputs as the normal build,
-#    bit for bit, and `wasmgraph profile` prints one row per step (per live node).
+#    bit for bit, and `wasmgraph profile` prints one row per step (per live node), naming
+#    the kernel of each Conv and Gemm step (src/ir/kernels.def's labels).
 LE=models/lenet5-fashion.onnx P=$OUT/profile
 mkdir -p "$P"
 if [ ! -s "$P/in/input_0.pb" ]; then
@@ -220,13 +221,23 @@ if compile "$LE" "$P/lenet.wasm" -q && compile "$LE" "$P/lenet-prof.wasm" -q --p
     run_and_compare "profile-lenet5 same output as the normal build" "$P/lenet-prof.wasm" "$P/in" "$P/want" 0 0
     steps=$("$W" info "$P/lenet-prof.wasm" --json | "$PY" -c 'import json, sys; print(len(json.load(sys.stdin)["profile"]))')
     out=$("$W" profile "$P/lenet-prof.wasm" --warmup 1 --iters 3 2>&1)
-    # Table rows are "rank step op name ms % cum%": every step index once, then the total line.
-    idx=$(echo "$out" | awk 'NF == 7 && $1 ~ /^[0-9]+$/ {print $2}' | sort -n | tr '\n' ' ')
+    # Table rows are "rank step op name ms % cum% [kernel]": every step index once, then the
+    # total line.
+    idx=$(echo "$out" | awk 'NF >= 7 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {print $2}' | sort -n | tr '\n' ' ')
     want=$(seq 0 $((steps - 1)) | tr '\n' ' ')
     if [ "$steps" -gt 0 ] && [ "$idx" = "$want" ] && echo "$out" | grep -Eq "^total: [0-9.]+ ms .*, $steps steps$"; then
         ok "profile-lenet5 one row per step ($steps steps)"
     else
         echo "$out"; bad "profile-lenet5 one row per step (want $steps: $want, got $idx)"
+    fi
+    # LeNet-5's two 5x5 convs have 1 and 6 input channels (too few for Winograd) and its
+    # fully connected layers constant weights.
+    convs=$(echo "$out" | awk '$3 == "Conv"' | grep -c '  packed 4x8$')
+    gemms=$(echo "$out" | awk '$3 == "Gemm"' | grep -c '  gemm packed-B$')
+    if [ "$convs" -eq 2 ] && [ "$gemms" -eq 3 ]; then
+        ok "profile-lenet5 names each step's kernel"
+    else
+        echo "$out"; bad "profile-lenet5 names each step's kernel (packed 4x8: $convs of 2 Conv, gemm packed-B: $gemms of 3 Gemm)"
     fi
 else
     cat "$P/run.log" 2>/dev/null; bad "profile-lenet5 builds"

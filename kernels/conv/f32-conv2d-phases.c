@@ -51,6 +51,6 @@ void wgk_f32_conv2d_phases(const wgk_conv2d_args *a)
         split_phases(a->x + n * xs, a->C, a->H, a->W, a->PT, a->PL, p.H, p.W, planes);
         p.y = a->y + n * ys;
         p.res = a->res ? a->res + n * ys : NULL;
-        wgk_f32_conv2d_winograd4x4(&p);
+        wgk_f32_conv2d_winograd_f3x4(&p);
     }
 }

@@ -1,6 +1,6 @@
 /*
  * winograd-store.h: the epilogue store shared by the 2x2-tile Winograd kernels
- * (f32-conv2d-winograd.c, f32-conv2d-winograd-s2.c), SIMD builds only.
+ * (f32-conv2d-winograd-f2x3.c, f32-conv2d-winograd-f2x3s2.c), SIMD builds only.
  */
 #ifndef WGK_WINOGRAD_STORE_H
 #define WGK_WINOGRAD_STORE_H
@@ -11,7 +11,7 @@
 /* One output row of four adjacent 2x2 tiles: o0, o1 hold the row's left and right
  * outputs (lane k = tile k); interleaved back into 8 contiguous floats at yr, plus the
  * bias bv and the residual row rr (NULL: none), clamped to [lv, hv]. */
-WGK_INLINE void wgk_wino_store_row4(v128_t o0, v128_t o1, float *yr, const float *rr, v128_t bv, v128_t lv,
+WGK_INLINE void wgk_winograd_store_row4(v128_t o0, v128_t o1, float *yr, const float *rr, v128_t bv, v128_t lv,
                                     v128_t hv)
 {
     v128_t v0 = wasm_f32x4_add(wasm_i32x4_shuffle(o0, o1, 0, 4, 1, 5), bv);

@@ -4,10 +4,9 @@
  * wasm engines use on x86). Contract in wgk_gemm.h.
  */
 #include "gemm_epilogue.h"
+#include "wgk_ukernel_4x8.h"
 
 #ifdef __wasm_simd128__
-
-#define MADD WGK_MADD
 
 /* Columns of B per cache block: about 512 KiB of B stays in L2 while every A panel
  * sweeps it. */
@@ -37,33 +36,16 @@ void wgk_f32_gemm_4x8__wasmsimd(const wgk_gemm_args *g)
             float *c0 = g->c + (ptrdiff_t)m0 * ldc;
             int n = nb;
             for (; n + 8 <= ne; n += 8) {
-                v128_t x0 = wasm_f32x4_splat(0), y0 = x0, x1 = x0, y1 = x0, x2 = x0, y2 = x0,
-                       x3 = x0, y3 = x0;
-                const float *a = ap;
-                const float *b = g->b + n;
+                const v128_t zero = wasm_f32x4_splat(0);
+                v128_t xs[4] = {zero, zero, zero, zero}, ys[4] = {zero, zero, zero, zero};
                 if (g->a_m == 1 && rows == WGK_GEMM_MR) {
-                    /* The 4 rows of a k are adjacent (packed or transposed A): one load and
-                     * lane broadcasts, cheaper on x86 engines than 4 load-splats (which
-                     * Cranelift turns into GPR load + movd + vpbroadcastd, all on one port). */
-                    for (int k = 0; k < K; k++) {
-                        const v128_t av = wasm_v128_load(a);
-                        const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
-                        v128_t s = wasm_i32x4_shuffle(av, av, 0, 0, 0, 0);
-                        x0 = MADD(x0, s, b0);
-                        y0 = MADD(y0, s, b1);
-                        s = wasm_i32x4_shuffle(av, av, 1, 1, 1, 1);
-                        x1 = MADD(x1, s, b0);
-                        y1 = MADD(y1, s, b1);
-                        s = wasm_i32x4_shuffle(av, av, 2, 2, 2, 2);
-                        x2 = MADD(x2, s, b0);
-                        y2 = MADD(y2, s, b1);
-                        s = wasm_i32x4_shuffle(av, av, 3, 3, 3, 3);
-                        x3 = MADD(x3, s, b0);
-                        y3 = MADD(y3, s, b1);
-                        a += ak;
-                        b += ldb;
-                    }
+                    /* The 4 rows of a k are adjacent (packed or transposed A): the shared
+                     * loop of load and lane broadcasts (wgk_ukernel_4x8.h). */
+                    wgk_f32_ukernel_4x8_loop(K, ap, ak, g->b + n, ldb, xs, ys);
                 } else {
+                    v128_t x0 = zero, y0 = zero, x1 = zero, y1 = zero, x2 = zero, y2 = zero, x3 = zero, y3 = zero;
+                    const float *a = ap;
+                    const float *b = g->b + n;
                     for (int k = 0; k < K; k++) {
                         const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
                         v128_t s = wasm_v128_load32_splat(a);
@@ -81,8 +63,9 @@ void wgk_f32_gemm_4x8__wasmsimd(const wgk_gemm_args *g)
                         a += ak;
                         b += ldb;
                     }
+                    xs[0] = x0, xs[1] = x1, xs[2] = x2, xs[3] = x3;
+                    ys[0] = y0, ys[1] = y1, ys[2] = y2, ys[3] = y3;
                 }
-                const v128_t xs[4] = {x0, x1, x2, x3}, ys[4] = {y0, y1, y2, y3};
                 for (int r = 0; r < rows; r++) {
                     float *c = c0 + r * ldc + n;
                     wasm_v128_store(c, wgk_gemm_epilogue4(g, m0 + r, n, xs[r], alpha, lo, hi));

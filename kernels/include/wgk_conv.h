@@ -65,7 +65,8 @@ void wgk_pad_planes(const float *x, int planes, int H, int W, int PT, int PL, in
 /* The same over n floats of y, in place: for the kernels that do not apply it. */
 void wgk_f32_post(float *y, size_t n, int post, float scale, float shift);
 
-/* a->y2's n values of output channel m from the final ones at y (a row of a->y). */
+/* a->y2's n values of output channel m from the final ones at y (a row of a->y;
+ * kernels/conv/f32-conv2d-out2.c). */
 void wgk_conv2d_out2(const wgk_conv2d_args *a, int m, const float *y, size_t n);
 
 #ifdef __wasm_simd128__

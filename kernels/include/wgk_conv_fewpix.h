@@ -13,18 +13,18 @@
  * (wgk_f32_conv_ukernel_splat_t) into a channel-major copy of y in scratch; a last pass
  * applies the epilogue (bias, residual, clamp, post-ops) row by row into y.
  *
- * Plain C: the compiler includes this header to choose the kernel and size the scratch.
+ * Plain C: the compiler includes this header to check the shape and size the scratch.
  */
 #ifndef WGK_CONV_FEWPIX_H
 #define WGK_CONV_FEWPIX_H
 
 #include "wgk_conv_packed.h"
 
-/* Whether to use the kernel: one group, few output pixels, enough channels. */
-static inline int wgk_conv_fewpix_ok(const wgk_conv2d_args *a)
+/* Whether the layer's shape suits the kernel: one group, one image. On which layers it
+ * pays (few output pixels, enough channels) is src/select/'s choice (WGC_FEWPIX_*). */
+static inline int wgk_conv_fewpix_fits(const wgk_conv2d_args *a)
 {
-    const long P = (long)a->OH * a->OW, K = (long)(a->C / (a->groups > 0 ? a->groups : 1)) * a->KH * a->KW;
-    return a->groups == 1 && a->N == 1 && P >= 16 && P <= 64 && a->M >= 64 && K >= 256;
+    return a->groups == 1 && a->N == 1;
 }
 
 /* Scratch floats: the channel-major output (M rounded up to 8, x P rounded up to 4), the

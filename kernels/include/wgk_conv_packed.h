@@ -12,7 +12,7 @@
  * operands contiguously (A panel from L1, B block from L2). The im2col is fused into
  * that packing: no full im2col buffer.
  *
- * The micro-kernel is SIMD128 (4x8 tile, kernels/gemm/f32-gemm-4x8-packed.c) in
+ * The micro-kernel is SIMD128 (4x8 tile, kernels/conv-ukernel/f32-conv-ukernel-4x8.c) in
  * -msimd128 builds, f32x4.relaxed_madd
  * under -mrelaxed-simd, and scalar otherwise; the driver is the same.
  *
@@ -180,7 +180,7 @@ void wgk_f32_conv_ukernel_splat_dual(int mr, int ncols, int K, const float *a, c
  * weight panels of wgk_conv_pack_w: bk = 4, b1 = K*4; b1 = 4, bk = 8 is an 8-wide one);
  * added to what c holds when accumulate. No other epilogue. The GEMMs whose rows are
  * broadcast pixels or Winograd tiles and whose columns are output channels
- * (wgk_f32_conv2d_fewpix, wgk_wino_gemm on few tiles). */
+ * (wgk_f32_conv2d_fewpix, wgk_winograd_gemm on few tiles). */
 void wgk_f32_conv_ukernel_splat_t(int K, const float *a, const float *b, size_t bk, size_t b1, float *c, int ldc,
                                   int accumulate);
 
@@ -194,7 +194,7 @@ void wgk_f32_conv_ukernel_t_few(int rows, int K, const float *x, const float *b,
                                 int ldc, int accumulate);
 
 /* wgk_f32_conv_ukernel_splat on a row-major B, B(k, j) = b[k*ldb + j]: the Winograd
- * kernels' transformed tiles (wgk_wino_gemm, rows nt floats apart). ncols: a multiple of
+ * kernels' transformed tiles (wgk_winograd_gemm, rows nt floats apart). ncols: a multiple of
  * 4; a last tile of 4 columns reads only those, any other tile all 8 (nothing past ncols
  * is read when ncols is a multiple of NR). */
 void wgk_f32_conv_ukernel_splat_rows(int mr, int ncols, int K, const float *a, const float *b,

@@ -16,29 +16,20 @@
  * wgk_f32_conv2d_packed (wgk_conv_pack_w) and cost no memory: codegen can switch a layer
  * between the two kernels freely.
  *
- * Plain C: the compiler includes this header to choose the kernel and size the scratch.
+ * Plain C: the compiler includes this header to check the shape and size the scratch.
  */
 #ifndef WGK_CONV_STRASSEN_H
 #define WGK_CONV_STRASSEN_H
 
 #include "wgk_conv_packed.h"
 
-/* Whether the layer's shape suits the kernel and it pays. Measured against
- * wgk_f32_conv2d_packed (paired wasmtime runs of the kernels on ResNet-50's and PP-OCRv4
- * rec's 1x1 shapes, and per layer in ResNet-50 v2's profile): 0.92-0.98x the time for
- * K >= 128 on 128 or more pixels (512 -> 128 on 28x28 0.93-0.94x, 480 -> 480 on 6x80
- * 0.90-0.94x, 240 -> 480 on 6x80 0.92-0.93x, 128 -> 512 on 28x28 0.93-0.94x, 256 -> 64
- * on 56x56 0.95x, 256 -> 1024 on 14x14 0.98x; stride 2, the input gathered first: 256 ->
- * 512 on 56x56 0.93-0.95x, 512 -> 1024 on 28x28 0.98x); slower for K = 64 (64 -> 256 1.06-1.2x:
- * the halved reductions are too short for the extra additions) and on 7x7 outputs
- * (1.05-1.08x: 4 tiles per product), so those stay on the packed kernel. */
-static inline int wgk_conv_strassen_ok(const wgk_conv2d_args *a)
+/* Whether the layer's shape suits the kernel: 1x1, no padding, one group, M a multiple
+ * of 8, C even. Whether it pays is src/select/'s choice (tunables.h, WGC_STRASSEN_*). */
+static inline int wgk_conv_strassen_fits(const wgk_conv2d_args *a)
 {
-    if (a->groups != 1 || a->KH != 1 || a->KW != 1 || a->PT != 0 || a->PL != 0 ||
-        wgk_conv_span(a->OH, a->SH, 1, 1) > a->H || wgk_conv_span(a->OW, a->SW, 1, 1) > a->W ||
-        a->M % (2 * WGK_CONV_MR) != 0 || a->C % 2 != 0)
-        return 0;
-    return a->C >= 128 && a->M >= 64 && (long)a->OH * a->OW >= 128;
+    return a->groups == 1 && a->KH == 1 && a->KW == 1 && a->PT == 0 && a->PL == 0 &&
+           wgk_conv_span(a->OH, a->SH, 1, 1) <= a->H && wgk_conv_span(a->OW, a->SW, 1, 1) <= a->W &&
+           a->M % (2 * WGK_CONV_MR) == 0 && a->C % 2 == 0;
 }
 
 /* Output pixels per block of the first half (P/2 rounded up) of the pixels, a multiple of
@@ -72,8 +63,7 @@ static inline size_t wgk_conv_strassen_scratch(const wgk_conv2d_args *a)
     return need > packed ? need : packed;
 }
 
-/* a: 1x1, no padding, one group, M a multiple of 8, C even (wgk_conv_strassen_ok
- * without the cost test); a->w packed by wgk_conv_pack_w (as for
+/* a: wgk_conv_strassen_fits; a->w packed by wgk_conv_pack_w (as for
  * wgk_f32_conv2d_packed); a->scratch of wgk_conv_strassen_scratch(a) floats. Same
  * epilogue (bias, residual, clamp, post-ops) as wgk_f32_conv2d_packed. */
 void wgk_f32_conv2d_strassen(const wgk_conv2d_args *a);

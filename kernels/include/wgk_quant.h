@@ -44,7 +44,7 @@ typedef struct wgk_s32_conv_args {
     const int32_t *x, *w, *bias;
     int32_t *y;
 } wgk_s32_conv_args;
-void wgk_s32_conv3d_direct(const wgk_s32_conv_args *a);
+void wgk_s32_conv3d_direct(const wgk_s32_conv_args *a); /* kernels/conv/s32-conv3d-direct.c */
 
 /* y (ydt 2 or 3) = sat(rint((double)acc * (float)(sa * sb[j] / sy)) + zy), j per ax_b. */
 void wgk_requantize(const int32_t *acc, void *y, int ydt, size_t n, const float *sa,

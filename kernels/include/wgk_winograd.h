@@ -4,14 +4,14 @@
  * of 36, so the GEMM work drops 2.25x; the transforms are cheap additions.
  *
  *   U = G g G^T  (4x4 per output/input channel pair, once, when the module first needs it:
- *                 wgk_wino_prepare_w)
+ *                 wgk_winograd_f2x3_prepare_w)
  *   V = B^T d B  (4x4 per input channel and tile, at run time, into packed B panels)
  *   M_xi = U_xi x V_xi for each of the 16 positions xi (the packed-GEMM micro-kernel)
  *   y tile = A^T M A (+ bias + residual, clamp)
  *
- * Tiles are processed in blocks of wgk_wino_block_tiles() so V and M of a block stay in
+ * Tiles are processed in blocks of wgk_winograd_f2x3_block_tiles() so V and M of a block stay in
  * L2. Plain C: the compiler includes this header to size the transformed weights and
- * the scratch and to choose between F(2x2) and F(4x4).
+ * the scratch (which of these kernels a layer runs is src/select/'s choice).
  *
  * The transform runs in the module rather than in the compiler so that the module file
  * holds the 9-float filters, not the 16 (F(2x2)) or 36 (F(4x4)) transformed ones: that
@@ -26,7 +26,7 @@
 #include "wgk_conv_packed.h"
 
 /* Floats of the transformed, packed weight: 16 packed (M x C) matrices. */
-static inline size_t wgk_wino_pack_w_size(size_t M, size_t C)
+static inline size_t wgk_winograd_f2x3_pack_w_size(size_t M, size_t C)
 {
     return 16 * wgk_conv_pack_w_group(M, C);
 }
@@ -34,15 +34,15 @@ static inline size_t wgk_wino_pack_w_size(size_t M, size_t C)
 /* Transforms the filters w (packed by wgk_conv_pack_w(w_onnx, M, C*9, 1, w): the layout
  * of wgk_f32_conv2d_packed, which a module runs the layer on before the transform) and
  * packs them into dst
- * (wgk_wino_pack_w_size(M, C) floats, rows past M written as zeros). Matrix xi (= 4*i + j
+ * (wgk_winograd_f2x3_pack_w_size(M, C) floats, rows past M written as zeros). Matrix xi (= 4*i + j
  * of the 4x4 U) starts at xi * wgk_conv_pack_w_group(M, C), packed like wgk_conv_pack_w
  * (MR-row panels). Computed in float32. Modules call it once per conv, on its first Winograd run
- * (kernels/conv/f32-winograd-weights.c). */
-void wgk_wino_prepare_w(const float *w, int M, int C, float *dst);
+ * (kernels/conv/f32-conv2d-winograd-prepare.c). */
+void wgk_winograd_f2x3_prepare_w(const float *w, int M, int C, float *dst);
 
 /* Tiles per block of the Winograd kernels: V (npos x C x NT) and M (npos x M x NT) in
  * budget floats, whole NR panels, never more than the image needs. */
-static inline int wgk_wino_tiles_in(long budget, int npos, int C, int M, int tiles)
+static inline int wgk_winograd_tiles_in(long budget, int npos, int C, int M, int tiles)
 {
     long nt = budget / npos / (C + M > 0 ? C + M : 1);
     nt -= nt % WGK_CONV_NR;
@@ -53,37 +53,37 @@ static inline int wgk_wino_tiles_in(long budget, int npos, int C, int M, int til
 }
 
 /* Tiles per block: V (16 x C x NT) and M (16 x M x NT) in about 1 MiB. */
-static inline int wgk_wino_block_tiles(int C, int M, int tiles)
+static inline int wgk_winograd_f2x3_block_tiles(int C, int M, int tiles)
 {
-    return wgk_wino_tiles_in(16 * 16384L, 16, C, M, tiles);
+    return wgk_winograd_tiles_in(16 * 16384L, 16, C, M, tiles);
 }
 
 /* Floats added to the distance between the per-position matrices of V and M: without
  * it that distance is often a multiple of 4 KiB, so the 16 (36) streams the transforms
  * read and write fall into the same few L1 sets and evict each other. */
-#define WGK_WINO_SKEW 16
+#define WGK_WINOGRAD_SKEW 16
 
-/* Scratch floats wgk_f32_conv2d_winograd needs. */
-static inline size_t wgk_wino_scratch(int C, int M, int OH, int OW)
+/* Scratch floats wgk_f32_conv2d_winograd_f2x3 needs. */
+static inline size_t wgk_winograd_f2x3_scratch(int C, int M, int OH, int OW)
 {
     const int tiles = ((OH + 1) / 2) * ((OW + 1) / 2);
     /* + the broadcast weight panel (wgk_conv_splat_a) or up to 4 groups of broadcast
-     * tiles (wgk_wino_gemm on few tiles) */
-    return (size_t)16 * ((size_t)(C + M) * (size_t)wgk_wino_block_tiles(C, M, tiles) + 2 * WGK_WINO_SKEW) +
+     * tiles (wgk_winograd_gemm on few tiles) */
+    return (size_t)16 * ((size_t)(C + M) * (size_t)wgk_winograd_f2x3_block_tiles(C, M, tiles) + 2 * WGK_WINOGRAD_SKEW) +
            (size_t)64 * (size_t)C;
 }
 
 /* a: KH = KW = 3, SH = SW = DH = DW = 1, any padding and groups; a->w prepared by
- * wgk_wino_prepare_w, one group after the other (each wgk_wino_pack_w_size(M/groups,
+ * wgk_winograd_f2x3_prepare_w, one group after the other (each wgk_winograd_f2x3_pack_w_size(M/groups,
  * C/groups) floats, from the packed filters of group g, at w + g *
  * wgk_conv_pack_w_group(M/groups, C/groups*9)); a->scratch of
- * wgk_wino_scratch(C/groups, M/groups, ...) floats. */
-void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a);
+ * wgk_winograd_f2x3_scratch(C/groups, M/groups, ...) floats. */
+void wgk_f32_conv2d_winograd_f2x3(const wgk_conv2d_args *a);
 
 /* Grouped convolutions (AlexNet's 3x3 layers): runs kernel, a one-group Winograd
  * kernel, once per image and group on that group's channels; wgroup: floats of one
  * group's prepared weight. Returns 0 (nothing done) when a->groups == 1. */
-int wgk_wino_per_group(const wgk_conv2d_args *a, void (*kernel)(const wgk_conv2d_args *),
+int wgk_winograd_per_group(const wgk_conv2d_args *a, void (*kernel)(const wgk_conv2d_args *),
                        size_t wgroup);
 
 /* The multiplication step of every Winograd kernel: for each of the npos transform
@@ -96,7 +96,7 @@ int wgk_wino_per_group(const wgk_conv2d_args *a, void (*kernel)(const wgk_conv2d
  * writes one tile's npos values to the npos matrices, writes the same npos pages for
  * every tile of a channel and for the next channels: with 4 KiB pages (V8's linear
  * memory) panels C*NR floats apart made most of its stores first-level TLB misses. */
-void wgk_wino_gemm(const float *w, size_t wx, int npos, int M, int C, const float *V, size_t vx,
+void wgk_winograd_gemm(const float *w, size_t wx, int npos, int M, int C, const float *V, size_t vx,
                    float *Mo, size_t mx, int nt, int ncols, float *As);
 
 /* ---- Winograd F(4x4, 3x3): 6x6 input tiles, 4x4 output tiles, 36 GEMMs of M x C:
@@ -106,74 +106,56 @@ void wgk_wino_gemm(const float *w, size_t wx, int npos, int M, int C, const floa
  *          0 4 0 -5 0 1]
  *   G   = [1/4 0 0; -1/6 -1/6 -1/6; -1/6 1/6 -1/6; 1/24 1/12 1/6; 1/24 -1/12 1/6; 0 0 1]
  *   A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1]
- * U = G g G^T is computed in float32 (wgk_wino4_prepare_w). */
+ * U = G g G^T is computed in float32 (wgk_winograd_f4x3_prepare_w). */
 
-static inline size_t wgk_wino4_pack_w_size(size_t M, size_t C)
+static inline size_t wgk_winograd_f4x3_pack_w_size(size_t M, size_t C)
 {
     return 36 * wgk_conv_pack_w_group(M, C);
 }
 
-/* Like wgk_wino_prepare_w, 36 matrices (xi = 6*i + j) into wgk_wino4_pack_w_size(M, C)
+/* Like wgk_winograd_f2x3_prepare_w, 36 matrices (xi = 6*i + j) into wgk_winograd_f4x3_pack_w_size(M, C)
  * floats. */
-void wgk_wino4_prepare_w(const float *w, int M, int C, float *dst);
+void wgk_winograd_f4x3_prepare_w(const float *w, int M, int C, float *dst);
 
 /* Tiles per block: V (36 x C x NT) and M (36 x M x NT) in about 2 MiB (the weight
  * panels are streamed once per block; 1 MiB blocks made ResNet-50 ~3% slower). */
-static inline int wgk_wino4_block_tiles(int C, int M, int tiles)
+static inline int wgk_winograd_f4x3_block_tiles(int C, int M, int tiles)
 {
-    return wgk_wino_tiles_in(36 * 14563L, 36, C, M, tiles);
+    return wgk_winograd_tiles_in(36 * 14563L, 36, C, M, tiles);
 }
 
 /* The zero-padded rows of one input plane that a block of the 6x6-tile kernels reads:
  * every tile of the block is then read in place, none needs a bounds test. Width: the
  * tile columns' span; rows: the span of the tile rows a block of nt tiles can touch. */
-static inline int wgk_wino6x6_pad_width(int OW, int m)
+static inline int wgk_winograd_tile6_pad_width(int OW, int m)
 {
     return m * ((OW + m - 1) / m - 1) + 6;
 }
 
-static inline size_t wgk_wino6x6_pad_floats(int C, int M, int OH, int OW, int m)
+static inline size_t wgk_winograd_tile6_pad_floats(int C, int M, int OH, int OW, int m)
 {
     const int TW = (OW + m - 1) / m, tiles = ((OH + m - 1) / m) * TW;
-    const int nt = wgk_wino4_block_tiles(C, M, tiles);
-    return (size_t)(m * (nt / TW + 2) + 6) * (size_t)wgk_wino6x6_pad_width(OW, m);
+    const int nt = wgk_winograd_f4x3_block_tiles(C, M, tiles);
+    return (size_t)(m * (nt / TW + 2) + 6) * (size_t)wgk_winograd_tile6_pad_width(OW, m);
 }
 
 /* Scratch floats of the 6x6-tile kernels for m x m output tiles (m = 4: F(4x4, 3x3),
  * m = 2: F(2x2, 5x5)). */
-static inline size_t wgk_wino6x6_scratch(int C, int M, int OH, int OW, int m)
+static inline size_t wgk_winograd_tile6_scratch(int C, int M, int OH, int OW, int m)
 {
     const int tiles = ((OH + m - 1) / m) * ((OW + m - 1) / m);
-    return (size_t)36 * ((size_t)(C + M) * (size_t)wgk_wino4_block_tiles(C, M, tiles) + 2 * WGK_WINO_SKEW) +
-           (size_t)64 * (size_t)C + wgk_wino6x6_pad_floats(C, M, OH, OW, m);
+    return (size_t)36 * ((size_t)(C + M) * (size_t)wgk_winograd_f4x3_block_tiles(C, M, tiles) + 2 * WGK_WINOGRAD_SKEW) +
+           (size_t)64 * (size_t)C + wgk_winograd_tile6_pad_floats(C, M, OH, OW, m);
 }
 
-static inline size_t wgk_wino4_scratch(int C, int M, int OH, int OW)
+static inline size_t wgk_winograd_f4x3_scratch(int C, int M, int OH, int OW)
 {
-    return wgk_wino6x6_scratch(C, M, OH, OW, 4);
+    return wgk_winograd_tile6_scratch(C, M, OH, OW, 4);
 }
 
-/* Whether F(4x4) does less GEMM work than F(2x2) for this output size, counting the
- * zero-padded tile columns of the last half panel; 10% margin for the dearer transforms. */
-static inline int wgk_wino4_better(int OH, int OW)
-{
-    /* The micro-kernel does a last tile of <= 4 columns at half cost: count half panels. */
-    const long t4 = (long)((OH + 3) / 4) * ((OW + 3) / 4), t2 = (long)((OH + 1) / 2) * ((OW + 1) / 2);
-    const long w4 = 36 * ((t4 + 3) / 4), w2 = 16 * ((t2 + 3) / 4);
-    /* Few tiles: each transformed weight (36/9 of the original) serves few multiplies.
-     * At 4 tiles (7x7) F(4x4) is still faster on large layers (512 channels 4.7-4.8 ms
-     * against F(2x2)'s 5.5-5.8, ResNet-50 v2 profile) but its filters take 2.25x the
-     * memory: +42 MiB on ResNet-50, whose peak RSS then reached 0.66-0.70 of
-     * onnxruntime-web's for the light model (the target is 0.6). So 8 tiles or more.
-     * On the Zen 3 CI machine (512 KiB L2) F(4x4) at 7x7 is slower as well: ResNet-50
-     * v2's two 512-channel 7x7 layers 7.9 ms each against F(2x2)'s 4.9 (each 38 MiB
-     * filter set streams from memory once per run for only 4 tiles). */
-    return t4 >= 8 && w4 * 10 < w2 * 9;
-}
-
-/* a as for wgk_f32_conv2d_winograd; a->w prepared by wgk_wino4_prepare_w (per group);
- * a->scratch of wgk_wino4_scratch(C/groups, M/groups, ...) floats. */
-void wgk_f32_conv2d_winograd4(const wgk_conv2d_args *a);
+/* a as for wgk_f32_conv2d_winograd_f2x3; a->w prepared by wgk_winograd_f4x3_prepare_w (per group);
+ * a->scratch of wgk_winograd_f4x3_scratch(C/groups, M/groups, ...) floats. */
+void wgk_f32_conv2d_winograd_f4x3(const wgk_conv2d_args *a);
 
 /* ---- Winograd F(2x2, 5x5): the same 6x6 input tiles, points and B^T as F(4x4, 3x3),
  * 2x2 output tiles: 36 multiplies per tile and (m, c) pair instead of 100 (2.8x fewer),
@@ -182,18 +164,18 @@ void wgk_f32_conv2d_winograd4(const wgk_conv2d_args *a);
  *          1/24 1/12 1/6 1/3 2/3; 1/24 -1/12 1/6 -1/3 2/3; 0 0 0 0 1]
  *   A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 1]
  * (G[j][k] = a_j^k / prod_{l != j} (a_j - a_l) for the finite points a_j.) The weight has
- * the F(4x4) layout and size (wgk_wino4_pack_w_size). */
-void wgk_wino5x5_prepare_w(const float *w, int M, int C, float *dst);
+ * the F(4x4) layout and size (wgk_winograd_f4x3_pack_w_size). */
+void wgk_winograd_f2x5_prepare_w(const float *w, int M, int C, float *dst);
 
-static inline size_t wgk_wino5x5_scratch(int C, int M, int OH, int OW)
+static inline size_t wgk_winograd_f2x5_scratch(int C, int M, int OH, int OW)
 {
-    return wgk_wino6x6_scratch(C, M, OH, OW, 2);
+    return wgk_winograd_tile6_scratch(C, M, OH, OW, 2);
 }
 
 /* a: KH = KW = 5, SH = SW = DH = DW = 1, any padding and groups; a->w prepared by
- * wgk_wino5x5_prepare_w (per group); a->scratch of wgk_wino5x5_scratch(C/groups,
+ * wgk_winograd_f2x5_prepare_w (per group); a->scratch of wgk_winograd_f2x5_scratch(C/groups,
  * M/groups, ...) floats. */
-void wgk_f32_conv2d_winograd5x5(const wgk_conv2d_args *a);
+void wgk_f32_conv2d_winograd_f2x5(const wgk_conv2d_args *a);
 
 /* ---- Winograd F(3x3, 4x4): the same 6x6 input tiles, points and B^T, 3x3 output
  * tiles: 36 multiplies per tile and (m, c) pair instead of 144 (4x fewer), a 36/16
@@ -201,18 +183,18 @@ void wgk_f32_conv2d_winograd5x5(const wgk_conv2d_args *a);
  *   G   = [1/4 0 0 0; -1/6 -1/6 -1/6 -1/6; -1/6 1/6 -1/6 1/6; 1/24 1/12 1/6 1/3;
  *          1/24 -1/12 1/6 -1/3; 0 0 0 1]
  *   A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 1]
- * The weight has the F(4x4) layout and size (wgk_wino4_pack_w_size). */
-void wgk_wino4x4_prepare_w(const float *w, int M, int C, float *dst);
+ * The weight has the F(4x4) layout and size (wgk_winograd_f4x3_pack_w_size). */
+void wgk_winograd_f3x4_prepare_w(const float *w, int M, int C, float *dst);
 
-static inline size_t wgk_wino4x4_scratch(int C, int M, int OH, int OW)
+static inline size_t wgk_winograd_f3x4_scratch(int C, int M, int OH, int OW)
 {
-    return wgk_wino6x6_scratch(C, M, OH, OW, 3);
+    return wgk_winograd_tile6_scratch(C, M, OH, OW, 3);
 }
 
 /* a: KH = KW = 4, SH = SW = DH = DW = 1, any padding and groups; a->w prepared by
- * wgk_wino4x4_prepare_w (per group); a->scratch of wgk_wino4x4_scratch(C/groups,
+ * wgk_winograd_f3x4_prepare_w (per group); a->scratch of wgk_winograd_f3x4_scratch(C/groups,
  * M/groups, ...) floats. */
-void wgk_f32_conv2d_winograd4x4(const wgk_conv2d_args *a);
+void wgk_f32_conv2d_winograd_f3x4(const wgk_conv2d_args *a);
 
 /* ---- Stride-2 convs with 7x7 or 8x8 filters as one stride-1 4x4 conv on the input's
  * four phases (kernels/conv/f32-conv2d-phases.c; ResNet's 7x7 stride-2 first layer).
@@ -255,57 +237,47 @@ static inline void wgk_conv_phases_weights(const float *w, int M, int C, int K, 
 static inline size_t wgk_conv_phases_scratch(const wgk_conv2d_args *a)
 {
     const wgk_conv2d_args p = wgk_conv_phases_geom(a);
-    return (size_t)p.C * (size_t)p.H * (size_t)p.W + wgk_wino4x4_scratch(p.C, p.M, p.OH, p.OW);
+    return (size_t)p.C * (size_t)p.H * (size_t)p.W + wgk_winograd_f3x4_scratch(p.C, p.M, p.OH, p.OW);
 }
 
 /* a: wgk_conv_phases_ok; a->w: the phase conv's filters (wgk_conv_phases_weights, packed
- * by wgk_conv_pack_w) prepared by wgk_wino4x4_prepare_w(w, M, 4C, ...); a->scratch of
+ * by wgk_conv_pack_w) prepared by wgk_winograd_f3x4_prepare_w(w, M, 4C, ...); a->scratch of
  * wgk_conv_phases_scratch(a) floats. Same epilogue as the Winograd kernels (bias,
  * residual, clamp). */
 void wgk_f32_conv2d_phases(const wgk_conv2d_args *a);
 
-/* ---- 3x3 stride 2 (kernels/conv/f32-conv2d-winograd-s2.c): 2x2 output tiles on 5x5
+/* ---- 3x3 stride 2 (kernels/conv/f32-conv2d-winograd-f2x3s2.c): 2x2 output tiles on 5x5
  * input windows, 25 GEMMs of M x C (0.69x the direct multiplies), a 25/9 larger weight.
  * Per dimension, on the window d0..d4 and the filter (w0, w1, w2):
  *   B^T = [0 1 0 0 0; 0 0 0 1 0; 1 0 -1 0 0; 0 0 1 0 0; 0 0 -1 0 1]
  *   G   = [0 1 0; 0 1 0; 1 0 0; 1 0 1; 0 0 1]
  *   A^T = [1 0 1 1 0; 0 1 0 1 1] */
 
-static inline size_t wgk_wino_s2_pack_w_size(size_t M, size_t C)
+static inline size_t wgk_winograd_f2x3s2_pack_w_size(size_t M, size_t C)
 {
     return 25 * wgk_conv_pack_w_group(M, C);
 }
 
-/* Like wgk_wino_prepare_w, 25 matrices (xi = 5*i + j) into wgk_wino_s2_pack_w_size(M, C)
+/* Like wgk_winograd_f2x3_prepare_w, 25 matrices (xi = 5*i + j) into wgk_winograd_f2x3s2_pack_w_size(M, C)
  * floats. */
-void wgk_wino_s2_prepare_w(const float *w, int M, int C, float *dst);
+void wgk_winograd_f2x3s2_prepare_w(const float *w, int M, int C, float *dst);
 
 /* Tiles per block: V (25 x C x NT) and M (25 x M x NT) in about 1 MiB. */
-static inline int wgk_wino_s2_block_tiles(int C, int M, int tiles)
+static inline int wgk_winograd_f2x3s2_block_tiles(int C, int M, int tiles)
 {
-    return wgk_wino_tiles_in(16 * 16384L, 25, C, M, tiles);
+    return wgk_winograd_tiles_in(16 * 16384L, 25, C, M, tiles);
 }
 
-static inline size_t wgk_wino_s2_scratch(int C, int M, int OH, int OW)
+static inline size_t wgk_winograd_f2x3s2_scratch(int C, int M, int OH, int OW)
 {
     const int tiles = ((OH + 1) / 2) * ((OW + 1) / 2);
-    return (size_t)25 * ((size_t)(C + M) * (size_t)wgk_wino_s2_block_tiles(C, M, tiles) + 2 * WGK_WINO_SKEW) +
+    return (size_t)25 * ((size_t)(C + M) * (size_t)wgk_winograd_f2x3s2_block_tiles(C, M, tiles) + 2 * WGK_WINOGRAD_SKEW) +
            (size_t)64 * (size_t)C;
 }
 
-/* Whether the tiles' multiplies (25 per 2x2 tile, counting whole half panels as
- * wgk_wino4_better does) stay under 0.8x the direct conv's 9 per output: 28x28 and
- * 14x14 outputs yes (0.69x), 7x7 no (16 tiles for 49 outputs, 0.91x, for a weight 25/9
- * the size streamed per run). */
-static inline int wgk_wino_s2_better(int OH, int OW)
-{
-    const long tiles = (long)((OH + 1) / 2) * ((OW + 1) / 2);
-    return 25 * ((tiles + 3) / 4 * 4) * 10 < 9L * OH * OW * 8;
-}
-
 /* a: KH = KW = 3, SH = SW = 2, DH = DW = 1, any padding and groups; a->w prepared by
- * wgk_wino_s2_prepare_w (per group); a->scratch of wgk_wino_s2_scratch(C/groups,
+ * wgk_winograd_f2x3s2_prepare_w (per group); a->scratch of wgk_winograd_f2x3s2_scratch(C/groups,
  * M/groups, ...) floats. */
-void wgk_f32_conv2d_winograd_s2(const wgk_conv2d_args *a);
+void wgk_f32_conv2d_winograd_f2x3s2(const wgk_conv2d_args *a);
 
 #endif

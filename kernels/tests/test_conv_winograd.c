@@ -1,8 +1,8 @@
 /*
  * test_conv_winograd.c: the Winograd F(2x2, 3x3), F(4x4, 3x3), F(3x3, 4x4), F(2x2, 5x5)
  * and 3x3 stride-2 convolutions and the 7x7/8x8 stride-2 phase split (wgk_winograd.h),
- * with filters from wgk_wino_prepare_w / wgk_wino4_prepare_w / wgk_wino4x4_prepare_w /
- * wgk_wino5x5_prepare_w / wgk_wino_s2_prepare_w (from wgk_conv_pack_w-packed filters), against a naive convolution: odd and even output sizes (partial tiles), pads 0..2 on each side
+ * with filters from wgk_winograd_f2x3_prepare_w / wgk_winograd_f4x3_prepare_w / wgk_winograd_f3x4_prepare_w /
+ * wgk_winograd_f2x5_prepare_w / wgk_winograd_f2x3s2_prepare_w (from wgk_conv_pack_w-packed filters), against a naive convolution: odd and even output sizes (partial tiles), pads 0..2 on each side
  * (asymmetric), channel counts around the 4-row weight panel, tile counts around the
  * 8-column panel, several tile blocks (large C + M), batch 2, every epilogue (bias,
  * residual, relu, clip). SIMD and scalar builds.
@@ -17,7 +17,7 @@
 static float WP[4 * CAP], X[CAP], Wt[CAP], Wr[CAP], Wpacked[CAP + 4096], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
 static uint32_t seed = 9090;
 enum { F2, F4, F2K5, S2, F3K4, PH };
-static int variant; /* F2: wgk_f32_conv2d_winograd, F4: ..._winograd4, F2K5: ..._winograd5x5,
+static int variant; /* F2: wgk_f32_conv2d_winograd_f2x3, F4: ..._winograd4, F2K5: ..._winograd5x5,
                      * S2: ..._winograd_s2, F3K4: ..._winograd4x4, PH: wgk_f32_conv2d_phases */
 
 typedef struct shape {
@@ -43,14 +43,14 @@ static void check(const shape *s, int epi)
     /* The phase split's 4x4 conv on 4C phase channels: its filters and their shape. */
     const int wc = variant == PH ? 4 * cg : cg, wk = variant == PH ? wc * 16 : K;
     const int ysize = s->N * s->M * a.OH * a.OW;
-    const size_t scratch = variant == F2   ? wgk_wino_scratch(s->C, s->M, a.OH, a.OW)
-                           : variant == F4 ? wgk_wino4_scratch(s->C, s->M, a.OH, a.OW)
-                           : variant == S2 ? wgk_wino_s2_scratch(s->C, s->M, a.OH, a.OW)
-                           : variant == F3K4 ? wgk_wino4x4_scratch(s->C, s->M, a.OH, a.OW)
+    const size_t scratch = variant == F2   ? wgk_winograd_f2x3_scratch(s->C, s->M, a.OH, a.OW)
+                           : variant == F4 ? wgk_winograd_f4x3_scratch(s->C, s->M, a.OH, a.OW)
+                           : variant == S2 ? wgk_winograd_f2x3s2_scratch(s->C, s->M, a.OH, a.OW)
+                           : variant == F3K4 ? wgk_winograd_f3x4_scratch(s->C, s->M, a.OH, a.OW)
                            : variant == PH   ? wgk_conv_phases_scratch(&a)
-                                             : wgk_wino5x5_scratch(s->C, s->M, a.OH, a.OW);
+                                             : wgk_winograd_f2x5_scratch(s->C, s->M, a.OH, a.OW);
     WGKT_CHECK(scratch <= CAP, "scratch fits the test buffer");
-    WGKT_CHECK(wgk_wino4_pack_w_size((size_t)s->M, (size_t)wc) <= 4 * CAP && s->M * wk <= CAP &&
+    WGKT_CHECK(wgk_winograd_f4x3_pack_w_size((size_t)s->M, (size_t)wc) <= 4 * CAP && s->M * wk <= CAP &&
                    wgk_conv_pack_w_size((size_t)s->M, (size_t)wk, (size_t)s->groups) <= CAP + 4096,
                "packed weight fits the test buffer");
     wgkt_conv_buffers(&seed, X, s->N * s->C * s->H * s->W, Wt, s->M * K, Bias, s->M, Res, Y, ysize, Scratch, CAP);
@@ -69,9 +69,9 @@ static void check(const shape *s, int epi)
     /* Every float of the prepared weight, the zero rows past M included, is written;
      * grouped: one group's after the other's. */
     const int mg = s->M / s->groups;
-    const size_t gsize = variant == F2   ? wgk_wino_pack_w_size((size_t)mg, (size_t)cg)
-                         : variant == S2 ? wgk_wino_s2_pack_w_size((size_t)mg, (size_t)cg)
-                                         : wgk_wino4_pack_w_size((size_t)mg, (size_t)wc);
+    const size_t gsize = variant == F2   ? wgk_winograd_f2x3_pack_w_size((size_t)mg, (size_t)cg)
+                         : variant == S2 ? wgk_winograd_f2x3s2_pack_w_size((size_t)mg, (size_t)cg)
+                                         : wgk_winograd_f4x3_pack_w_size((size_t)mg, (size_t)wc);
     const size_t wsize = gsize * (size_t)s->groups;
     for (size_t i = 0; i < wsize + 8; i++)
         WP[i] = NAN;
@@ -83,15 +83,15 @@ static void check(const shape *s, int epi)
     for (int g = 0; g < s->groups; g++) {
         const float *wg = Wpacked + (size_t)g * wgk_conv_pack_w_group((size_t)mg, (size_t)wk);
         if (variant == F3K4 || variant == PH)
-            wgk_wino4x4_prepare_w(wg, mg, wc, WP + g * gsize);
+            wgk_winograd_f3x4_prepare_w(wg, mg, wc, WP + g * gsize);
         else if (variant == F2)
-            wgk_wino_prepare_w(wg, mg, cg, WP + g * gsize);
+            wgk_winograd_f2x3_prepare_w(wg, mg, cg, WP + g * gsize);
         else if (variant == F4)
-            wgk_wino4_prepare_w(wg, mg, cg, WP + g * gsize);
+            wgk_winograd_f4x3_prepare_w(wg, mg, cg, WP + g * gsize);
         else if (variant == S2)
-            wgk_wino_s2_prepare_w(wg, mg, cg, WP + g * gsize);
+            wgk_winograd_f2x3s2_prepare_w(wg, mg, cg, WP + g * gsize);
         else
-            wgk_wino5x5_prepare_w(wg, mg, cg, WP + g * gsize);
+            wgk_winograd_f2x5_prepare_w(wg, mg, cg, WP + g * gsize);
     }
     int unset = 0;
     for (size_t i = 0; i < wsize; i++)
@@ -100,17 +100,17 @@ static void check(const shape *s, int epi)
     WGKT_CHECK(WP[wsize] != WP[wsize], "wino_prepare_w wrote past its packed weight");
     a.w = WP;
     if (variant == F2)
-        wgk_f32_conv2d_winograd(&a);
+        wgk_f32_conv2d_winograd_f2x3(&a);
     else if (variant == F4)
-        wgk_f32_conv2d_winograd4(&a);
+        wgk_f32_conv2d_winograd_f4x3(&a);
     else if (variant == S2)
-        wgk_f32_conv2d_winograd_s2(&a);
+        wgk_f32_conv2d_winograd_f2x3s2(&a);
     else if (variant == F3K4)
-        wgk_f32_conv2d_winograd4x4(&a);
+        wgk_f32_conv2d_winograd_f3x4(&a);
     else if (variant == PH)
         wgk_f32_conv2d_phases(&a);
     else
-        wgk_f32_conv2d_winograd5x5(&a);
+        wgk_f32_conv2d_winograd_f2x5(&a);
     int past = 0; /* the kernel keeps to its scratch size */
     for (size_t i = scratch; i < CAP && i < scratch + 4096; i++)
         past += Scratch[i] == Scratch[i];

@@ -1,10 +1,12 @@
 /* cmd_profile.c: `wasmgraph profile`: times each step (node) of a module compiled with
- * `--profile` and prints the steps, or the op types with --by-op, slowest first.
+ * `--profile` and prints the steps, or the op types with --by-op, slowest first, each step
+ * with the kernel it ran (the metadata's "kernel" of the step, src/ir/kernels.def).
  * Inputs stay as instantiation leaves them (zero-filled). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/json.h"
 #include "cli.h"
 #include "wasmgraph.h"
 
@@ -18,6 +20,8 @@ typedef struct row {
     const char *op;   /* op type, op_len bytes (points into a step label) */
     int op_len;
     const char *name; /* node name (NULL with --by-op) */
+    const char *kernel; /* the kernel the step ran, "" when the op has no choice */
+    const char *first_run; /* the kernel of the module's first run when another, else NULL */
     double ms;        /* median ms of the step, or the sum of those medians */
 } row;
 
@@ -69,8 +73,8 @@ static void print_table(const row *rows, size_t n, bool by_op, double total)
     if (by_op)
         printf("%4s  %-*s  %5s  %10s  %6s  %6s\n", "rank", op_w, "op", "steps", "ms", "%", "cum%");
     else
-        printf("%4s  %5s  %-*s  %-*s  %10s  %6s  %6s\n", "rank", "step", op_w, "op", name_w, "name", "ms", "%",
-               "cum%");
+        printf("%4s  %5s  %-*s  %-*s  %10s  %6s  %6s  %s\n", "rank", "step", op_w, "op", name_w, "name", "ms", "%",
+               "cum%", "kernel");
     double cum = 0;
     for (size_t i = 0; i < n; i++) {
         const row *r = &rows[i];
@@ -79,9 +83,15 @@ static void print_table(const row *rows, size_t n, bool by_op, double total)
         if (by_op)
             printf("%4zu  %-*.*s  %5zu  %10.4f  %6.2f  %6.2f\n", i + 1, op_w, r->op_len, r->op, r->count, r->ms, pct,
                    cum);
-        else
-            printf("%4zu  %5zu  %-*.*s  %-*s  %10.4f  %6.2f  %6.2f\n", i + 1, r->step, op_w, r->op_len, r->op, name_w,
+        else {
+            printf("%4zu  %5zu  %-*.*s  %-*s  %10.4f  %6.2f  %6.2f", i + 1, r->step, op_w, r->op_len, r->op, name_w,
                    r->name, r->ms, pct, cum);
+            if (r->kernel[0])
+                printf("  %s", r->kernel);
+            if (r->first_run)
+                printf(" (first run: %s)", r->first_run);
+            putchar('\n');
+        }
     }
 }
 
@@ -104,6 +114,7 @@ int wg_cmd_profile(int argc, char **argv)
     wg_session *s = NULL;
     double *lat = NULL; /* lat[k * iters + r]: step k in round r, ms */
     row *rows = NULL;
+    wg_json *meta = NULL; /* the metadata, for the steps' kernels */
     wg_status st = wg_runtime_new(&t.limits, &rt);
     if (st)
         return wg_cli_fail("cannot start the wasm engine: %s", wg_status_str(st));
@@ -123,6 +134,11 @@ int wg_cmd_profile(int argc, char **argv)
         rc = wg_cli_fail("out of memory for %zu steps x %llu rounds", n, (unsigned long long)iters);
         goto done;
     }
+    const char *mj = wg_model_metadata_json(m);
+    char jerr[128];
+    /* The host has checked the metadata already; a module without it names no kernels. */
+    meta = mj ? wg_json_parse(mj, strlen(mj), jerr, sizeof jerr) : NULL;
+    const wg_json *steps = wg_json_get(meta, "profile");
     if (wg_session_new(m, &s)) {
         rc = wg_cli_fail("%s", wg_last_error(rt));
         goto done;
@@ -150,6 +166,9 @@ int wg_cmd_profile(int argc, char **argv)
         rows[k] = (row){.step = k, .count = 1, .op = label, .op_len = sp ? (int)(sp - label) : (int)strlen(label),
                         .name = sp ? sp + 1 : "",
                         .ms = iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2};
+        const char *kernel = wg_json_str(wg_json_get(wg_json_at(steps, k), "kernel"));
+        rows[k].kernel = kernel ? kernel : "";
+        rows[k].first_run = wg_json_str(wg_json_get(wg_json_at(steps, k), "first_run_kernel"));
         total += rows[k].ms;
     }
     size_t n_rows = by_op ? group_by_op(rows, n) : n;
@@ -163,6 +182,7 @@ int wg_cmd_profile(int argc, char **argv)
         printf("total: %.4f ms (sum of step medians), %zu steps\n", total, n);
     rc = 0;
 done:
+    wg_json_free(meta);
     free(rows);
     free(lat);
     wg_session_free(s);

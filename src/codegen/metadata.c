@@ -1,11 +1,14 @@
 /* metadata.c: the JSON carried by the module's `wasmgraph` custom section (DESIGN.md, ABI v1).
  * Profile builds add "profile": one {"op","name","output"} per step, that is per live node
- * in graph order, the same walk as generate.c's. */
+ * in graph order, the same walk as generate.c's; steps whose kernel the selection step
+ * chose also name it: "kernel" (its label in src/ir/kernels.def) and, when the module's
+ * first run runs another one, "first_run_kernel". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "codegen.h"
+#include "../ir/kernels.h"
 
 typedef struct sbuf {
     char *s;
@@ -94,6 +97,14 @@ static void add_profile(sbuf *b, const wgc_graph *g)
         add_string(b, n->name);
         add(b, ",\"output\":", strlen(",\"output\":"));
         add_string(b, out);
+        if (n->impl.kernel) {
+            add(b, ",\"kernel\":", strlen(",\"kernel\":"));
+            add_string(b, wgc_kernel_label(n->impl.kernel));
+        }
+        if (n->impl.first_run) {
+            add(b, ",\"first_run_kernel\":", strlen(",\"first_run_kernel\":"));
+            add_string(b, wgc_kernel_label(n->impl.first_run));
+        }
         add(b, "}", 1);
         first = false;
     }

@@ -11,6 +11,7 @@
 #include "../onnx/onnx_reader.h"
 #include "../passes/passes.h"
 #include "../plan/plan.h"
+#include "../select/select.h"
 
 /* The passes, in order. Folding happens inside infer (see passes/infer.c for why). */
 static const struct {
@@ -28,6 +29,8 @@ static const struct {
     {"fuse-bn-output", wgc_pass_fuse_bn_output},
     {"flush-denormals", wgc_pass_flush_denormals},
     {"remove-dead", wgc_pass_remove_dead},
+    /* after every rewrite: decides each node's kernel (node->impl) on the final graph */
+    {"select-kernels", wgc_pass_select_kernels},
 };
 
 static double now(void)

@@ -89,6 +89,38 @@ typedef struct wgc_attr {
 /* Activation fused into a producer's epilogue (set by passes, read by emitters). */
 typedef enum wgc_act { WGC_ACT_NONE = 0, WGC_ACT_RELU, WGC_ACT_CLIP, WGC_ACT_HARDSWISH } wgc_act;
 
+/* The kernels the selection step (src/select/) chooses from: one per line of kernels.def. */
+typedef enum wgc_kernel {
+    WGC_KERNEL_NONE = 0, /* not chosen: the op has one implementation, or selection has not run */
+#define WG_KERNEL(e, ...) WGC_KERNEL_##e,
+#include "kernels.def"
+#undef WG_KERNEL
+    WGC_KERNEL_COUNT,
+} wgc_kernel;
+
+/* When a node's constant weights take the layout its kernel reads. */
+typedef enum wgc_prep {
+    WGC_PREP_NONE = 0, /* read as they are: the model's layout, or computed at run time */
+    WGC_PREP_COMPILE,  /* packed by the compiler into the module (kernels.def's PACK) */
+    WGC_PREP_ONCE,     /* packed by the compiler, then transformed by the module once (the
+                        * kernel's prepare function) into the prepared-weights region */
+    WGC_PREP_PER_RUN,  /* packed by the compiler, transformed on every run into the node's
+                        * scratch (the model's transformed filters would exceed
+                        * WGC_WINOGRAD_KEEP_LIMIT, src/select/tunables.h) */
+} wgc_prep;
+
+/* How a node runs, decided once by the selection step (src/select/select.c) from the
+ * layer's shape, the target and the model's memory budget; the op's scratch and emit
+ * hooks only read it. All zero for ops without a choice. */
+typedef struct wgc_impl {
+    wgc_kernel kernel;    /* what the node runs */
+    wgc_kernel first_run; /* NONE, or what the module's first run runs instead (a
+                           * WGC_PREP_ONCE Winograd conv that transforms on the second) */
+    wgc_kernel gemm;      /* the GEMM the kernel calls through a pointer, NONE for none */
+    wgc_prep prep;
+    size_t scratch;       /* bytes of arena scratch: the larger of both runs' kernels' */
+} wgc_impl;
+
 typedef struct wgc_node {
     wgc_op op;
     char *name;       /* never NULL: the reader names anonymous nodes "<op_type>_<index>" */
@@ -114,6 +146,7 @@ typedef struct wgc_node {
      * -1: none. Conv only. */
     int aux_affine;
     float aux_min, aux_max;
+    wgc_impl impl;    /* set by the selection step, after every rewriting pass */
 } wgc_node;
 
 typedef struct wgc_graph {

@@ -1,7 +1,8 @@
 /*
  * gemm.c: Gemm, Y = alpha * A' * B' + beta * C (A' = transA ? A^T : A, likewise B), float32,
  * C optional and broadcast to [M, N]. A constant B is packed at compile time in column
- * panels for wgk_f32_gemm_pb (row-major [K][N] when A is transposed); a non-constant
+ * panels for the packed-B kernel when src/select/ chose it (without transA), else made
+ * row-major [K][N] for the plain GEMM; a non-constant
  * transposed B is transposed into scratch at run time. A's transposition is absorbed by
  * the kernel's strides.
  */
@@ -86,7 +87,9 @@ static wg_status gemm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return WG_OK;
     const wgc_tensor *b = wgc_in(g, n, 1), *c = wgc_in(g, n, 2);
     char bexpr[128];
-    const bool pack = b->data && !q.ta;
+    if (!wgc_kernel_get(n->impl.kernel)) /* a compiler bug, not a model problem */
+        return wgc_error(g, n, WG_ERR_INVALID, "no kernel was selected for this Gemm (src/select/ did not run)");
+    const bool pack = n->impl.kernel == WGC_KERNEL_GEMM_PACKED_B;
     if (pack || (b->data && q.tb)) {
         /* Constant B: column panels for the packed-B kernel (any transB), or row-major
          * [K][N] when A is transposed. */
@@ -124,7 +127,7 @@ static wg_status gemm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wgc_gemm_call call = {
         .M = q.M, .N = q.N, .K = q.K, .a = aexpr, .b = bexpr, .ldb = q.N, .c = yexpr, .ldc = q.N,
         .alpha = wgc_attr_float(n, "alpha", 1.0f), .beta = wgc_attr_float(n, "beta", 1.0f),
-        .packed_b = pack,
+        .kernel = n->impl.kernel,
     };
     if (q.ta) { /* A stored [K][M] */
         call.a_panel = WGK_GEMM_MR;

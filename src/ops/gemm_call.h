@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "../../kernels/include/wgk_pack.h"
+#include "../ir/kernels.h"
 #include "op.h"
 
 typedef struct wgc_gemm_call {
@@ -25,14 +26,14 @@ typedef struct wgc_gemm_call {
     const char *res;
     int64_t ldr;
     float alpha, beta, min, max;
-    bool packed_b; /* b is wgk_pack_b panels (constant B), A row-major: wgk_f32_gemm_pb */
+    wgc_kernel kernel; /* the node's impl.kernel (src/select/select_gemm.c): GEMM_PACKED_B
+                        * (b is wgk_pack_b panels of a constant B, A row-major), GEMM_4X8
+                        * or GEMM_4X4 */
 } wgc_gemm_call;
 
 static inline void wgc_emit_gemm(wgc_emitter *e, const wgc_gemm_call *c)
 {
-    const char *fn = c->packed_b              ? "wgk_f32_gemm_pb"
-                     : wgc_emit_target(e)->simd ? "wgk_f32_gemm_4x8__wasmsimd"
-                                                : "wgk_f32_gemm_4x4__scalar";
+    const char *fn = wgc_kernel_get(c->kernel)->symbol;
     wgc_emit(e,
              "%s(&(const wgk_gemm_args){.M = %lld, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, "
              ".a_k = %lld, .a_m = %lld,\n",

@@ -92,6 +92,8 @@ static wg_status mm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wg_status st = resolve(g, n, &q);
     if (st)
         return st;
+    if (!wgc_kernel_get(n->impl.kernel)) /* a compiler bug, not a model problem */
+        return wgc_error(g, n, WG_ERR_INVALID, "no kernel was selected for this MatMul (src/select/ did not run)");
     const int64_t nb = wgc_numel(&q.batch);
     if (nb * q.M * q.N == 0)
         return WG_OK;
@@ -104,7 +106,7 @@ static wg_status mm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wgc_gemm_call call = {
         .M = q.M, .N = q.N, .K = q.K, .a = aexpr, .a_panel = WGK_GEMM_MR * q.K, .a_k = 1,
         .a_m = q.K, .b = bexpr, .ldb = q.N, .c = yexpr, .ldc = q.N, .ldr = q.N,
-        .alpha = 1.0f, .beta = 1.0f,
+        .alpha = 1.0f, .beta = 1.0f, .kernel = n->impl.kernel,
     };
     wgc_act_range(n, &call.min, &call.max);
     if (q.b.rank == 2) {
@@ -112,7 +114,7 @@ static wg_status mm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         call.M = nb * q.M;
         snprintf(aexpr, sizeof aexpr, "%s", pa);
         const wgc_tensor *b = wgc_in(g, n, 1);
-        if (!b->data) {
+        if (n->impl.kernel != WGC_KERNEL_GEMM_PACKED_B) {
             snprintf(bexpr, sizeof bexpr, "%s", wgc_ptr(e, g, n->inputs[1]));
         } else {
             /* Constant B: column panels, read in order by wgk_f32_gemm_pb. */
@@ -127,7 +129,6 @@ static wg_status mm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
             if (st)
                 return wgc_error(g, n, st, "out of memory");
             snprintf(bexpr, sizeof bexpr, "%s", w);
-            call.packed_b = true;
         }
         snprintf(yexpr, sizeof yexpr, "%s", py);
         if (pr) {

@@ -1,8 +1,8 @@
 /*
- * winograd-2x2.h: the driver shared by the Winograd kernels with 2x2 output tiles,
- * F(2x2, 3x3) (f32-conv2d-winograd.c) and the 3x3 stride-2 transform
- * (f32-conv2d-winograd-s2.c). Per image and block of tiles: input transform of every
- * channel's tile windows into npos packed B matrices, the GEMMs (wgk_wino_gemm), output
+ * winograd-out2x2.h: the driver shared by the Winograd kernels with 2x2 output tiles,
+ * F(2x2, 3x3) (f32-conv2d-winograd-f2x3.c) and the 3x3 stride-2 transform
+ * (f32-conv2d-winograd-f2x3s2.c). Per image and block of tiles: input transform of every
+ * channel's tile windows into npos packed B matrices, the GEMMs (wgk_winograd_gemm), output
  * transform with the epilogue. The kernels pass their transforms in a constant struct;
  * the driver is inlined into each, so the calls are direct.
  */
@@ -32,15 +32,15 @@ typedef struct wino2x2 {
 
 /* a: one group; nt tiles per block; the weight prepared for k (wgk_conv_pack_w_group
  * floats per matrix). */
-WGK_INLINE void wgk_wino2x2_run(const wgk_conv2d_args *a, const wino2x2 *k, int nt)
+WGK_INLINE void wgk_winograd_out2x2_run(const wgk_conv2d_args *a, const wino2x2 *k, int nt)
 {
     const int C = a->C, M = a->M, H = a->H, W = a->W, OH = a->OH, OW = a->OW, npos = k->npos;
     const int TW = (OW + 1) / 2, T = ((OH + 1) / 2) * TW;
-    const size_t vx = (size_t)C * nt + WGK_WINO_SKEW, mx = (size_t)M * nt + WGK_WINO_SKEW;
+    const size_t vx = (size_t)C * nt + WGK_WINOGRAD_SKEW, mx = (size_t)M * nt + WGK_WINOGRAD_SKEW;
     const size_t wx = wgk_conv_pack_w_group((size_t)M, (size_t)C);
-    float *V = a->scratch;     /* [npos][C][nt]: row c = channel c's tiles (wgk_wino_gemm) */
+    float *V = a->scratch;     /* [npos][C][nt]: row c = channel c's tiles (wgk_winograd_gemm) */
     float *Mo = V + npos * vx; /* [npos][M][nt] */
-    float *As = Mo + npos * mx; /* broadcasts (wgk_wino_gemm) */
+    float *As = Mo + npos * mx; /* broadcasts (wgk_winograd_gemm) */
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * C * H * W;
         const size_t yo = (size_t)n * M * OH * OW;
@@ -73,7 +73,7 @@ WGK_INLINE void wgk_wino2x2_run(const wgk_conv2d_args *a, const wino2x2 *k, int 
             /* Columns up to a multiple of 4: a last half panel costs half (the output
              * transforms read 4 adjacent columns). */
             const int ncols = (cnt + 3) / 4 * 4;
-            wgk_wino_gemm(a->w, wx, npos, M, C, V, vx, Mo, mx, nt, ncols, As);
+            wgk_winograd_gemm(a->w, wx, npos, M, C, V, vx, Mo, mx, nt, ncols, As);
             for (int m = 0; m < M; m++) {
                 const float *mm = Mo + (size_t)m * nt;
                 const float b = a->bias ? a->bias[m] : 0.0f;

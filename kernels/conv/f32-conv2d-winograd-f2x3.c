@@ -1,11 +1,11 @@
 /*
- * f32-conv2d-winograd.c: 3x3 stride-1 convolution by Winograd F(2x2, 3x3)
- * (wgk_winograd.h): its transforms for the 2x2-tile driver (winograd-2x2.h: 16 packed B
+ * f32-conv2d-winograd-f2x3.c: 3x3 stride-1 convolution by Winograd F(2x2, 3x3)
+ * (wgk_winograd.h): its transforms for the 2x2-tile driver (winograd-out2x2.h: 16 packed B
  * matrices, 16 GEMMs on the packed micro-kernel, output transform with the fused
- * epilogue); also the GEMM step every Winograd kernel shares (wgk_wino_gemm) and the
- * group loop (wgk_wino_per_group).
+ * epilogue); also the GEMM step every Winograd kernel shares (wgk_winograd_gemm) and the
+ * group loop (wgk_winograd_per_group).
  */
-#include "winograd-2x2.h"
+#include "winograd-out2x2.h"
 
 /* V = B^T d B, B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]; d and v row-major 4x4. */
 static inline void in_transform(const float *d, float *v)
@@ -96,7 +96,7 @@ static void store_tiles4(const float *mm, size_t mx, float *y, const float *res,
         const v128_t *q = r + 4 * i;
         const v128_t o0 = wasm_f32x4_add(wasm_f32x4_add(q[0], q[1]), q[2]);
         const v128_t o1 = wasm_f32x4_sub(wasm_f32x4_sub(q[1], q[2]), q[3]);
-        wgk_wino_store_row4(o0, o1, y + (size_t)i * OW, res ? res + (size_t)i * OW : NULL, bv, lv, hv);
+        wgk_winograd_store_row4(o0, o1, y + (size_t)i * OW, res ? res + (size_t)i * OW : NULL, bv, lv, hv);
     }
 }
 #endif
@@ -128,7 +128,7 @@ static void gemm_few_tiles(const float *w, size_t wx, int npos, int M, int C, co
     }
 }
 
-void wgk_wino_gemm(const float *w, size_t wx, int npos, int M, int C, const float *V, size_t vx,
+void wgk_winograd_gemm(const float *w, size_t wx, int npos, int M, int C, const float *V, size_t vx,
                    float *Mo, size_t mx, int nt, int ncols, float *As)
 {
     const float inf = __builtin_inff();
@@ -147,7 +147,7 @@ void wgk_wino_gemm(const float *w, size_t wx, int npos, int M, int C, const floa
         }
 }
 
-int wgk_wino_per_group(const wgk_conv2d_args *a, void (*kernel)(const wgk_conv2d_args *),
+int wgk_winograd_per_group(const wgk_conv2d_args *a, void (*kernel)(const wgk_conv2d_args *),
                        size_t wgroup)
 {
     if (a->groups <= 1)
@@ -185,10 +185,10 @@ static void out_tile(const float *s, float *out)
     out[3] = r[5] - r[6] - r[7];
 }
 
-void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a)
+void wgk_f32_conv2d_winograd_f2x3(const wgk_conv2d_args *a)
 {
-    if (wgk_wino_per_group(a, wgk_f32_conv2d_winograd,
-                           wgk_wino_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
+    if (wgk_winograd_per_group(a, wgk_f32_conv2d_winograd_f2x3,
+                           wgk_winograd_f2x3_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
         return;
     static const wino2x2 f2 = {16, 2, 4, load_tile, out_tile,
 #ifdef __wasm_simd128__
@@ -196,5 +196,5 @@ void wgk_f32_conv2d_winograd(const wgk_conv2d_args *a)
 #endif
     };
     const int tiles = ((a->OH + 1) / 2) * ((a->OW + 1) / 2);
-    wgk_wino2x2_run(a, &f2, wgk_wino_block_tiles(a->C, a->M, tiles));
+    wgk_winograd_out2x2_run(a, &f2, wgk_winograd_f2x3_block_tiles(a->C, a->M, tiles));
 }

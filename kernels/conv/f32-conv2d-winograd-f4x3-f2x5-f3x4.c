@@ -1,5 +1,5 @@
 /*
- * f32-conv2d-winograd6x6.c: the Winograd convolutions on 6x6 input tiles
+ * f32-conv2d-winograd-f4x3-f2x5-f3x4.c: the Winograd convolutions on 6x6 input tiles
  * (wgk_winograd.h), which share the points 0, +-1, +-2, infinity and so the input
  * transform B^T d B: F(4x4, 3x3) for 3x3, F(3x3, 4x4) for 4x4 and F(2x2, 5x5) for 5x5
  * stride-1 convs (an m x m output tile every m input pixels; m = 4, 3 or 2). Per image and block of output
@@ -348,19 +348,19 @@ static void output4_3(const float *mm, size_t mx, float *y, const float *res, in
 
 #endif
 
-/* One group (wgk_wino_per_group splits grouped convs), output tiles of m x m. */
-static inline __attribute__((always_inline)) void winograd6x6(const wgk_conv2d_args *a, const int m)
+/* One group (wgk_winograd_per_group splits grouped convs), output tiles of m x m. */
+static inline __attribute__((always_inline)) void winograd_tile6(const wgk_conv2d_args *a, const int m)
 {
     const int C = a->C, M = a->M, H = a->H, W = a->W, OH = a->OH, OW = a->OW;
     const int TW = (OW + m - 1) / m, T = ((OH + m - 1) / m) * TW;
-    const int nt = wgk_wino4_block_tiles(C, M, T);
-    const size_t vx = (size_t)C * nt + WGK_WINO_SKEW, mx = (size_t)M * nt + WGK_WINO_SKEW;
+    const int nt = wgk_winograd_f4x3_block_tiles(C, M, T);
+    const size_t vx = (size_t)C * nt + WGK_WINOGRAD_SKEW, mx = (size_t)M * nt + WGK_WINOGRAD_SKEW;
     const size_t wx = wgk_conv_pack_w_group((size_t)M, (size_t)C);
-    float *V = a->scratch;   /* [36][C][nt]: row c = channel c's tiles (wgk_wino_gemm) */
+    float *V = a->scratch;   /* [36][C][nt]: row c = channel c's tiles (wgk_winograd_gemm) */
     float *Mo = V + 36 * vx; /* [36][M][nt] */
     float *As = Mo + 36 * mx; /* [C][16]: broadcast weight panel (or [4][C][16]: tiles) */
     float *xp = As + (size_t)64 * C; /* one plane's padded rows for the block */
-    const int wp = wgk_wino6x6_pad_width(OW, m);
+    const int wp = wgk_winograd_tile6_pad_width(OW, m);
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * C * H * W;
         const size_t yo = (size_t)n * M * OH * OW;
@@ -380,7 +380,7 @@ static inline __attribute__((always_inline)) void winograd6x6(const wgk_conv2d_a
             /* Columns up to a multiple of 4: a last half panel costs half (the output
              * transforms read 4 adjacent columns). */
             const int ncols = (cnt + 3) / 4 * 4;
-            wgk_wino_gemm(a->w, wx, 36, M, C, V, vx, Mo, mx, nt, ncols, As);
+            wgk_winograd_gemm(a->w, wx, 36, M, C, V, vx, Mo, mx, nt, ncols, As);
             for (int o = 0; o < M; o++) {
                 const float *mm = Mo + (size_t)o * nt;
                 const float b = a->bias ? a->bias[o] : 0.0f;
@@ -402,23 +402,23 @@ static inline __attribute__((always_inline)) void winograd6x6(const wgk_conv2d_a
     }
 }
 
-void wgk_f32_conv2d_winograd4(const wgk_conv2d_args *a)
+void wgk_f32_conv2d_winograd_f4x3(const wgk_conv2d_args *a)
 {
-    if (!wgk_wino_per_group(a, wgk_f32_conv2d_winograd4,
-                            wgk_wino4_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
-        winograd6x6(a, 4);
+    if (!wgk_winograd_per_group(a, wgk_f32_conv2d_winograd_f4x3,
+                            wgk_winograd_f4x3_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
+        winograd_tile6(a, 4);
 }
 
-void wgk_f32_conv2d_winograd4x4(const wgk_conv2d_args *a)
+void wgk_f32_conv2d_winograd_f3x4(const wgk_conv2d_args *a)
 {
-    if (!wgk_wino_per_group(a, wgk_f32_conv2d_winograd4x4,
-                            wgk_wino4_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
-        winograd6x6(a, 3);
+    if (!wgk_winograd_per_group(a, wgk_f32_conv2d_winograd_f3x4,
+                            wgk_winograd_f4x3_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
+        winograd_tile6(a, 3);
 }
 
-void wgk_f32_conv2d_winograd5x5(const wgk_conv2d_args *a)
+void wgk_f32_conv2d_winograd_f2x5(const wgk_conv2d_args *a)
 {
-    if (!wgk_wino_per_group(a, wgk_f32_conv2d_winograd5x5,
-                            wgk_wino4_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
-        winograd6x6(a, 2);
+    if (!wgk_winograd_per_group(a, wgk_f32_conv2d_winograd_f2x5,
+                            wgk_winograd_f4x3_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
+        winograd_tile6(a, 2);
 }

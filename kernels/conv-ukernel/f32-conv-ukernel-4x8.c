@@ -1,8 +1,8 @@
 /*
- * f32-gemm-4x8-packed.c: the conv micro-kernel (contract in wgk_conv_packed.h): a 4x8
+ * f32-conv-ukernel-4x8.c: the conv micro-kernel (contract in wgk_conv_packed.h): a 4x8
  * tile of C from a packed A panel (4 floats per k) and a packed B panel (8 floats per
  * k). SIMD128: per k, 1 A load + 4 lane shuffles, 2 B loads, 8 multiply-adds into 8
- * f32x4 accumulators. Measured in wasmtime on x86 (Sapphire-Rapids-class, loaded):
+ * f32x4 accumulators (the loop shared with the GEMM, wgk_ukernel_4x8.h). Measured in wasmtime on x86 (Sapphire-Rapids-class, loaded):
  * this 4x8 shuffle form ~28 GFLOP/s (33 with relaxed FMA); a 6x8 tile with
  * v128.load32_splat only ~19 (Cranelift turns each load-splat into a GPR load, movd
  * and vpbroadcastd, all on one port); 6x8 and 4x12 shuffle forms were no faster
@@ -30,6 +30,7 @@
  * 2.5-2.8 GHz, so this loop runs at about 80-90% of that bound.
  */
 #include "wgk_conv_packed.h"
+#include "wgk_ukernel_4x8.h"
 
 #if defined(__wasm_simd128__)
 
@@ -139,29 +140,9 @@ static void tile(int mr, int nr, int K, const float *a, const float *b, float *c
         tile_half(mr, nr, K, a, b, c, ldc, bias, res, ldr, min, max, accumulate);
         return;
     }
-    v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, x1 = x0, y1 = x0, x2 = x0, y2 = x0, x3 = x0,
-           y3 = x0;
-    for (int k = 0; k < K; k++) {
-        /* One load of the 4 weights of this k, then lane broadcasts (pshufd): cheaper
-         * on x86 engines than 4 load-splats, which become GPR load + movd + broadcast. */
-        const v128_t av = wasm_v128_load(a);
-        const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
-        v128_t s = wasm_i32x4_shuffle(av, av, 0, 0, 0, 0);
-        x0 = MADD(x0, s, b0);
-        y0 = MADD(y0, s, b1);
-        s = wasm_i32x4_shuffle(av, av, 1, 1, 1, 1);
-        x1 = MADD(x1, s, b0);
-        y1 = MADD(y1, s, b1);
-        s = wasm_i32x4_shuffle(av, av, 2, 2, 2, 2);
-        x2 = MADD(x2, s, b0);
-        y2 = MADD(y2, s, b1);
-        s = wasm_i32x4_shuffle(av, av, 3, 3, 3, 3);
-        x3 = MADD(x3, s, b0);
-        y3 = MADD(y3, s, b1);
-        a += WGK_CONV_MR;
-        b += WGK_CONV_NR;
-    }
-    const v128_t xs[WGK_CONV_MR] = {x0, x1, x2, x3}, ys[WGK_CONV_MR] = {y0, y1, y2, y3};
+    const v128_t zero = wasm_f32x4_splat(0.0f);
+    v128_t xs[WGK_CONV_MR] = {zero, zero, zero, zero}, ys[WGK_CONV_MR] = {zero, zero, zero, zero};
+    wgk_f32_ukernel_4x8_loop(K, a, WGK_CONV_MR, b, WGK_CONV_NR, xs, ys);
     if (!store_whole(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate))
         store_tile(xs, ys, mr, nr, c, ldc, bias, res, ldr, min, max, accumulate);
 }

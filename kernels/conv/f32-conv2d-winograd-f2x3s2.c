@@ -1,5 +1,5 @@
 /*
- * f32-conv2d-winograd-s2.c: 3x3 stride-2 convolution by a Winograd-style algorithm on
+ * f32-conv2d-winograd-f2x3s2.c: 3x3 stride-2 convolution by a Winograd-style algorithm on
  * the input's even and odd phases (wgk_winograd.h, "stride 2"). Per dimension a 2-output
  * tile reads a 5-wide window d0..d4 and
  *   y0 = w0 d0 + w1 d1 + w2 d2,   y1 = w0 d2 + w1 d3 + w2 d4:
@@ -8,9 +8,9 @@
  *   t = (d1, d3, d0 - d2, d2, d4 - d2),  f = (w1, w1, w0, w0 + w2, w2),
  *   y0 = p0 + p2 + p3,  y1 = p1 + p3 + p4   (p = t * f),
  * and in 2-D 25 instead of 36 per 2x2 tile and (m, c) pair (0.69x), exact in its
- * arithmetic (no fractions). The transforms for the 2x2-tile driver (winograd-2x2.h).
+ * arithmetic (no fractions). The transforms for the 2x2-tile driver (winograd-out2x2.h).
  */
-#include "winograd-2x2.h"
+#include "winograd-out2x2.h"
 
 #define NPOS 25
 
@@ -99,7 +99,7 @@ static void store_tiles4(const float *mm, size_t mx, float *y, const float *res,
         const v128_t *q = r + 5 * i;
         const v128_t o0 = wasm_f32x4_add(wasm_f32x4_add(q[0], q[2]), q[3]);
         const v128_t o1 = wasm_f32x4_add(wasm_f32x4_add(q[1], q[3]), q[4]);
-        wgk_wino_store_row4(o0, o1, y + (size_t)i * OW, res ? res + (size_t)i * OW : NULL, bv, lv, hv);
+        wgk_winograd_store_row4(o0, o1, y + (size_t)i * OW, res ? res + (size_t)i * OW : NULL, bv, lv, hv);
     }
 }
 #endif
@@ -118,10 +118,10 @@ static void out_tile(const float *s, float *out)
     out[3] = r[6] + r[8] + r[9];
 }
 
-void wgk_f32_conv2d_winograd_s2(const wgk_conv2d_args *a)
+void wgk_f32_conv2d_winograd_f2x3s2(const wgk_conv2d_args *a)
 {
-    if (wgk_wino_per_group(a, wgk_f32_conv2d_winograd_s2,
-                           wgk_wino_s2_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
+    if (wgk_winograd_per_group(a, wgk_f32_conv2d_winograd_f2x3s2,
+                           wgk_winograd_f2x3s2_pack_w_size((size_t)(a->M / a->groups), (size_t)(a->C / a->groups))))
         return;
     static const wino2x2 s2 = {NPOS, 4, 5, load_tile, out_tile,
 #ifdef __wasm_simd128__
@@ -129,5 +129,5 @@ void wgk_f32_conv2d_winograd_s2(const wgk_conv2d_args *a)
 #endif
     };
     const int tiles = ((a->OH + 1) / 2) * ((a->OW + 1) / 2);
-    wgk_wino2x2_run(a, &s2, wgk_wino_s2_block_tiles(a->C, a->M, tiles));
+    wgk_winograd_out2x2_run(a, &s2, wgk_winograd_f2x3s2_block_tiles(a->C, a->M, tiles));
 }

@@ -1,5 +1,5 @@
 /*
- * f32-winograd-weights.c: the Winograd filter transforms U = G g G^T of F(2x2, 3x3),
+ * f32-conv2d-winograd-prepare.c: the Winograd filter transforms U = G g G^T of F(2x2, 3x3),
  * F(4x4, 3x3), F(3x3, 4x4), F(2x2, 5x5) and 3x3 stride 2 (wgk_winograd.h), written straight into the packed layout the Winograd
  * kernels read. Modules run these once, on the first Winograd run of each conv, so that
  * the file carries the 9-float filters instead of the 16- or 36-float transformed ones.
@@ -180,27 +180,27 @@ static inline __attribute__((always_inline)) void prepare(const float *w, int M,
     }
 }
 
-void wgk_wino_prepare_w(const float *w, int M, int C, float *dst)
+void wgk_winograd_f2x3_prepare_w(const float *w, int M, int C, float *dst)
 {
     prepare(w, M, C, 4, 3, dst);
 }
 
-void wgk_wino4_prepare_w(const float *w, int M, int C, float *dst)
+void wgk_winograd_f4x3_prepare_w(const float *w, int M, int C, float *dst)
 {
     prepare(w, M, C, 6, 3, dst);
 }
 
-void wgk_wino4x4_prepare_w(const float *w, int M, int C, float *dst)
+void wgk_winograd_f3x4_prepare_w(const float *w, int M, int C, float *dst)
 {
     prepare(w, M, C, 6, 4, dst);
 }
 
-void wgk_wino5x5_prepare_w(const float *w, int M, int C, float *dst)
+void wgk_winograd_f2x5_prepare_w(const float *w, int M, int C, float *dst)
 {
     prepare(w, M, C, 6, 5, dst);
 }
 
-void wgk_wino_s2_prepare_w(const float *w, int M, int C, float *dst)
+void wgk_winograd_f2x3s2_prepare_w(const float *w, int M, int C, float *dst)
 {
     prepare(w, M, C, 5, 3, dst);
 }

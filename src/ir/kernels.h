@@ -1,0 +1,46 @@
+/*
+ * kernels.h: what the compiler knows of each kernel in kernels.def (label, C symbol,
+ * weight layout, prepare function, what it fuses, Winograd tile), for the selection step,
+ * the op emitters, the metadata and the tests. The enum wgc_kernel is in ir.h.
+ */
+#ifndef WGC_IR_KERNELS_H
+#define WGC_IR_KERNELS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ir.h"
+
+/* kernels.def's PACK column. */
+typedef enum wgc_pack {
+    WGC_PACK_ONNX,   /* the model's layout (or a weight computed at run time) */
+    WGC_PACK_CONV,   /* wgk_conv_pack_w: MR-row panels of the [M][C/groups*KH*KW] matrix */
+    WGC_PACK_PHASES, /* wgk_conv_phases_weights (4x4 filters on 4C channels), then wgk_conv_pack_w */
+    WGC_PACK_GEMM_B, /* wgk_pack_b: column panels of a constant B */
+} wgc_pack;
+
+/* kernels.def's FUSES column. */
+enum { WGC_FUSES_POST = 1, WGC_FUSES_BN = 2 };
+
+typedef struct wgc_kernel_info {
+    const char *name;    /* "CONV2D_PACKED" */
+    const char *label;   /* "packed 4x8" */
+    const char *symbol;  /* C function, or a format over KH, KW, SH, SW */
+    wgc_pack pack;
+    const char *prepare; /* NULL for none */
+    const char *scratch; /* the scratch rule's name, "scratch_none" for none */
+    unsigned fuses;      /* WGC_FUSES_* */
+    int tile, matrices, taps;
+} wgc_kernel_info;
+
+/* kernels.def's line for k; NULL for WGC_KERNEL_NONE and out-of-range values. */
+const wgc_kernel_info *wgc_kernel_get(wgc_kernel k);
+/* Whether k takes a scratch area (a scratch rule other than scratch_none). */
+bool wgc_kernel_has_scratch(wgc_kernel k);
+/* k's label, "" for WGC_KERNEL_NONE. */
+const char *wgc_kernel_label(wgc_kernel k);
+/* The C function k is for a layer with kh x kw filters and strides sh, sw, into buf
+ * (the symbol itself for kernels not specialised to them); "" for WGC_KERNEL_NONE. */
+const char *wgc_kernel_symbol(wgc_kernel k, int kh, int kw, int sh, int sw, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,106 @@
+/* conv_geom.c: a Conv node's geometry (conv_geom.h). */
+#include "conv_geom.h"
+
+#include "../../kernels/include/wgk_conv_packed.h"
+
+static const int f32_only[] = {WG_DT_FLOAT, 0};
+
+wg_status wgc_conv_resolve(wgc_graph *g, const wgc_node *n, wgc_conv_geom *c)
+{
+    wg_status st = wgc_check_arity(g, n, 2, 3, 1, 1);
+    if (!st)
+        st = wgc_check_input(g, n, 0, f32_only);
+    if (!st)
+        st = wgc_check_input(g, n, 1, f32_only);
+    if (!st && n->n_inputs > 2 && n->inputs[2] >= 0)
+        st = wgc_check_input(g, n, 2, f32_only);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0), *w = wgc_in(g, n, 1), *b = wgc_in(g, n, 2);
+    const int sr = c->rank = x->shape.rank - 2;
+    if (sr < 1 || sr > 3)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                         "Conv with a rank-%d input is not supported (only 1-D, 2-D and 3-D)",
+                         x->shape.rank);
+    if (w->shape.rank != x->shape.rank)
+        return wgc_error(g, n, WG_ERR_INVALID, "weight '%s' has rank %d, expected %d", w->name,
+                         w->shape.rank, x->shape.rank);
+    c->N = x->shape.dims[0];
+    c->C = x->shape.dims[1];
+    c->M = w->shape.dims[0];
+    c->groups = wgc_attr_int(n, "group", 1);
+    if (c->groups < 1 || c->C % c->groups || c->M % c->groups || c->M < 1 ||
+        w->shape.dims[1] * c->groups != c->C)
+        return wgc_error(g, n, WG_ERR_INVALID,
+                         "group = %lld does not fit input channels %lld, weight '%s' [%lld, %lld, ...]",
+                         (long long)c->groups, (long long)c->C, w->name, (long long)c->M,
+                         (long long)w->shape.dims[1]);
+    if (b && (b->shape.rank != 1 || b->shape.dims[0] != c->M))
+        return wgc_error(g, n, WG_ERR_INVALID, "bias '%s' must have shape [%lld]", b->name,
+                         (long long)c->M);
+    if ((st = wgc_window_resolve(g, n, &x->shape.dims[2], sr, &w->shape.dims[2], false, &c->nd)))
+        return st;
+    if (sr == 2) {
+        c->win = c->nd;
+    } else {
+        /* 1-D: a unit leading dim; 3-D: only the last two matter for the size checks. */
+        const wgc_window *s = &c->nd;
+        const int o = sr == 1 ? -1 : 1;
+        c->win.rank = 2;
+        for (int i = 0; i < 2; i++) {
+            const bool unit = o + i < 0;
+            c->win.k[i] = unit ? 1 : s->k[o + i];
+            c->win.s[i] = unit ? 1 : s->s[o + i];
+            c->win.d[i] = unit ? 1 : s->d[o + i];
+            c->win.pb[i] = unit ? 0 : s->pb[o + i];
+            c->win.pe[i] = unit ? 0 : s->pe[o + i];
+            c->win.out[i] = unit ? 1 : s->out[o + i];
+        }
+    }
+    c->H = sr == 1 ? 1 : x->shape.dims[sr];
+    c->W = x->shape.dims[sr + 1];
+    c->KH = c->win.k[0];
+    c->KW = c->win.k[1];
+    c->OH = c->win.out[0];
+    c->OW = c->win.out[1];
+    const wgc_window *wn = &c->win;
+    if (sr == 3)
+        c->kind = WGC_CONV_3D;
+    else if (c->C == c->groups && c->groups > 1)
+        c->kind = WGC_CONV_DW;
+    else if (c->KH == 1 && c->KW == 1 && wn->s[0] == 1 && wn->s[1] == 1 && !wn->pb[0] &&
+             !wn->pb[1] && !wn->pe[0] && !wn->pe[1])
+        c->kind = WGC_CONV_1X1;
+    else
+        c->kind = WGC_CONV_IM2COL;
+    /* The kernels index with 32-bit ints. */
+    const int64_t lim = (int64_t)1 << 31;
+    const int64_t D = sr == 3 ? x->shape.dims[2] : 1, OD = sr == 3 ? c->nd.out[0] : 1;
+    if (c->N * c->C * D * c->H * c->W >= lim || c->N * c->M * OD * c->OH * c->OW >= lim ||
+        c->C / c->groups * c->KH * c->KW * c->OH * c->OW >= lim / 4)
+        return wgc_error(g, n, WG_ERR_LIMIT, "Conv is too large for the 32-bit kernels");
+    return WG_OK;
+}
+
+wgk_conv2d_args wgc_conv_args(const wgc_conv_geom *c)
+{
+    const wgc_window *w = &c->win;
+    return (wgk_conv2d_args){.N = (int)c->N, .C = (int)c->C, .H = (int)c->H, .W = (int)c->W, .M = (int)c->M,
+                             .OH = (int)c->OH, .OW = (int)c->OW, .KH = (int)c->KH, .KW = (int)c->KW,
+                             .SH = (int)w->s[0], .SW = (int)w->s[1], .DH = (int)w->d[0], .DW = (int)w->d[1],
+                             .PT = (int)w->pb[0], .PL = (int)w->pb[1], .groups = (int)c->groups};
+}
+
+
+size_t wgc_conv_prepare_channels(const wgc_conv_geom *c, wgc_kernel k)
+{
+    const size_t cg = (size_t)(c->C / c->groups);
+    return k == WGC_KERNEL_CONV2D_PHASES ? 4 * cg : cg;
+}
+
+size_t wgc_conv_transformed_floats(const wgc_conv_geom *c, wgc_kernel k)
+{
+    const wgc_kernel_info *info = wgc_kernel_get(k);
+    const size_t mg = (size_t)(c->M / c->groups);
+    return (size_t)info->matrices * wgk_conv_pack_w_group(mg, wgc_conv_prepare_channels(c, k)) * (size_t)c->groups;
+}

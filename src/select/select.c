@@ -1,0 +1,41 @@
+/* select.c: the kernel-selection step (select.h): every node's choice, then the model's
+ * Winograd budget, computed once, and the Winograd convs' preparation that depends on it. */
+#include "select.h"
+
+#include "tunables.h"
+
+wg_status wgc_select_kernels(wgc_graph *g, const wgc_select_target *t)
+{
+    wg_status st = WG_OK;
+    size_t transformed = 0; /* bytes of every Winograd conv's transformed filters */
+    for (int i = 0; i < g->n_nodes && !st; i++) {
+        wgc_node *n = &g->nodes[i];
+        if (n->dead)
+            continue;
+        switch (n->op) {
+        case WGC_OP_CONV:
+            if (!(st = wgc_select_conv(g, n, t)))
+                transformed += wgc_select_conv_transformed_bytes(g, n);
+            break;
+        case WGC_OP_GEMM:
+            wgc_select_gemm(g, n, t);
+            break;
+        case WGC_OP_MATMUL:
+            wgc_select_matmul(g, n, t);
+            break;
+        default: /* one implementation: nothing to choose */
+            break;
+        }
+    }
+    const bool per_run = transformed > WGC_WINOGRAD_KEEP_LIMIT;
+    for (int i = 0; i < g->n_nodes && !st; i++)
+        if (!g->nodes[i].dead && g->nodes[i].op == WGC_OP_CONV)
+            st = wgc_select_conv_prep(g, &g->nodes[i], per_run);
+    return st;
+}
+
+wg_status wgc_pass_select_kernels(wgc_graph *g, const wgc_options *opt)
+{
+    const wgc_select_target t = {.simd = opt->simd || opt->relaxed_simd};
+    return wgc_select_kernels(g, &t);
+}

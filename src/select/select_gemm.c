@@ -1,0 +1,29 @@
+/*
+ * select_gemm.c: the GEMM kernel of Gemm and MatMul nodes. A constant B that the kernel
+ * can read in column panels (Gemm without transA; MatMul with one B matrix, rank <= 2) is
+ * packed at compile time for the packed-B kernel, which streams it once; every other
+ * product runs on the target's GEMM (4x8 SIMD128 or 4x4 scalar).
+ */
+#include "select.h"
+
+static wgc_kernel plain_gemm(const wgc_select_target *t)
+{
+    return t->simd ? WGC_KERNEL_GEMM_4X8 : WGC_KERNEL_GEMM_4X4;
+}
+
+void wgc_select_gemm(wgc_graph *g, wgc_node *n, const wgc_select_target *t)
+{
+    const wgc_tensor *b = wgc_in(g, n, 1);
+    const bool packed = b && b->data && !wgc_attr_int(n, "transA", 0);
+    /* A constant B with transA is transposed at compile time (gemm.c). */
+    n->impl = (wgc_impl){.kernel = packed ? WGC_KERNEL_GEMM_PACKED_B : plain_gemm(t),
+                         .prep = b && b->data ? WGC_PREP_COMPILE : WGC_PREP_NONE};
+}
+
+void wgc_select_matmul(wgc_graph *g, wgc_node *n, const wgc_select_target *t)
+{
+    const wgc_tensor *b = wgc_in(g, n, 1);
+    const bool packed = b && b->data && b->shape.rank <= 2;
+    n->impl = (wgc_impl){.kernel = packed ? WGC_KERNEL_GEMM_PACKED_B : plain_gemm(t),
+                         .prep = packed ? WGC_PREP_COMPILE : WGC_PREP_NONE};
+}

@@ -1,0 +1,90 @@
+/*
+ * tunables.h: the defaults of the kernel-selection step (src/select/), in one place: the
+ * thresholds at which a layer moves from one kernel to another, the model's Winograd
+ * memory budget and the first-run cost model. Each says what was measured to set it;
+ * docs/performance.md tells which kernel serves which layer shape with these values.
+ *
+ * Blocking sizes inside the kernels (tiles per Winograd block, Strassen's column blocks)
+ * stay in their kernel headers: the module reads them at run time.
+ */
+#ifndef WGC_SELECT_TUNABLES_H
+#define WGC_SELECT_TUNABLES_H
+
+#include <stddef.h>
+
+/* ---- Winograd (3x3 and 5x5 stride 1, 3x3 stride 2) */
+
+/* Input and output channels per group below which the transforms do not pay. */
+#define WGC_WINOGRAD_MIN_CHANNELS 16
+
+/* F(4x4, 3x3) instead of F(2x2, 3x3) when it has at least this many 4x4 tiles and its
+ * GEMM work (36 products per half panel of 4 tiles, the micro-kernel does a last tile of
+ * <= 4 columns at half cost) is below WGC_WINO_F4_WORK_NUM/DEN of F(2x2)'s (16 per half
+ * panel): a 10% margin for its dearer transforms.
+ * Few tiles: each transformed weight (36/9 of the original) serves few multiplies. At 4
+ * tiles (7x7) F(4x4) is still faster on large layers (512 channels 4.7-4.8 ms against
+ * F(2x2)'s 5.5-5.8, ResNet-50 v2 profile) but its filters take 2.25x the memory: +42 MiB
+ * on ResNet-50, whose peak RSS then reached 0.66-0.70 of onnxruntime-web's for the light
+ * model (the target is 0.6). So 8 tiles or more. On the Zen 3 CI machine (512 KiB L2)
+ * F(4x4) at 7x7 is slower as well: ResNet-50 v2's two 512-channel 7x7 layers 7.9 ms each
+ * against F(2x2)'s 4.9 (each 38 MiB filter set streams from memory once per run for only
+ * 4 tiles). */
+#define WGC_WINO_F4_MIN_TILES 8
+#define WGC_WINO_F4_WORK_NUM 9
+#define WGC_WINO_F4_WORK_DEN 10
+
+/* 3x3 stride 2 on Winograd-like tiles when their multiplies (25 per 2x2 tile, counting
+ * whole half panels) stay under NUM/DEN of the direct conv's 9 per output: 28x28 and
+ * 14x14 outputs yes (0.69x), 7x7 no (16 tiles for 49 outputs, 0.91x, for a weight 25/9
+ * the size streamed per run). */
+#define WGC_WINO_S2_WORK_NUM 8
+#define WGC_WINO_S2_WORK_DEN 10
+
+/* 7x7 and 8x8 stride 2 (ResNet's first layer) as a 4x4 conv on the input's phases by
+ * F(3x3, 4x4): with at least this many output channels and output pixels. */
+#define WGC_PHASES_MIN_M 16
+#define WGC_PHASES_MIN_PIXELS 36
+
+/* Models whose transformed Winograd filters would together take more than this keep none
+ * of them: every Winograd conv transforms its filters on every run into its scratch,
+ * which all nodes share (WGC_PREP_PER_RUN). VGG-19 (548 MiB of weights) would otherwise
+ * add 305 MiB to its memory (0.82 of onnxruntime-web's peak RSS) and first-touch it in
+ * its first run; per run the transforms cost it ~6%. ResNet-50 (91 MiB, a larger share of
+ * its work in small layers where the transform is dear) keeps them. */
+#define WGC_WINOGRAD_KEEP_LIMIT ((size_t)128 << 20)
+
+/* Whether a kept Winograd conv runs as a direct packed conv on the module's first run and
+ * transforms its filters on the second. Transforming them costs the first run, per
+ * (output, input) channel pair, the fresh memory they fill (4 bytes per matrix: first
+ * touch and transform) where the direct conv costs the multiplies Winograd saves (taps *
+ * pixels - matrices * tiles, ~0.08 ns each at ~26 GFLOP/s). Measured on ResNet-50 v2's
+ * first run (profile build, `wasmgraph profile --warmup 0 --iters 1`): a 14x14 256-channel
+ * F(4x4) layer takes 5.5-5.8 ms with its transform (9 MiB, ~0.23 ns a byte) against 3.4
+ * warm and ~8.7 direct; in the machine's slow phases up to 1 ns a byte. 0.45 keeps the
+ * 14x14 F(4x4) layers on Winograd (10 ms less first run, 12 interleaved cold starts) and
+ * sends the 7x7 ones (38 MiB of filters each) and the 14x14 stride-2 one (measured even)
+ * direct. */
+#define WGC_FIRST_RUN_FRESH_NS_PER_BYTE 0.45 /* transform + first touch of fresh memory, per byte */
+#define WGC_FIRST_RUN_DIRECT_NS_PER_MAC 0.08 /* the direct conv, per multiply-add */
+
+/* ---- Strassen (1x1, one level: 7 half-size products instead of 8)
+ * Measured against the packed kernel (paired wasmtime runs of the kernels on ResNet-50's
+ * and PP-OCRv4 rec's 1x1 shapes, and per layer in ResNet-50 v2's profile): 0.92-0.98x the
+ * time for K >= 128 on 128 or more pixels (512 -> 128 on 28x28 0.93-0.94x, 480 -> 480 on
+ * 6x80 0.90-0.94x, 240 -> 480 on 6x80 0.92-0.93x, 128 -> 512 on 28x28 0.93-0.94x, 256 ->
+ * 64 on 56x56 0.95x, 256 -> 1024 on 14x14 0.98x; stride 2, the input gathered first: 256
+ * -> 512 on 56x56 0.93-0.95x, 512 -> 1024 on 28x28 0.98x); slower for K = 64 (64 -> 256
+ * 1.06-1.2x: the halved reductions are too short for the extra additions) and on 7x7
+ * outputs (1.05-1.08x: 4 tiles per product), so those stay on the packed kernel. */
+#define WGC_STRASSEN_MIN_C 128
+#define WGC_STRASSEN_MIN_M 64
+#define WGC_STRASSEN_MIN_PIXELS 128
+
+/* ---- Few-pixel kernel (the GEMM with its operands swapped; ResNet's 7x7 stage): output
+ * pixels in [MIN, MAX], at least MIN_M output channels and MIN_K products per output. */
+#define WGC_FEWPIX_MIN_PIXELS 16
+#define WGC_FEWPIX_MAX_PIXELS 64
+#define WGC_FEWPIX_MIN_M 64
+#define WGC_FEWPIX_MIN_K 256
+
+#endif

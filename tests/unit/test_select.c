@@ -1,0 +1,368 @@
+/*
+ * test_select.c: graph in, decisions out for the kernel-selection step (src/select/).
+ *
+ * Checks: a table of Conv layer shapes (kernel size, stride, channels, groups, output
+ * size, constant or run-time weight, SIMD or scalar target) against the kernel each must
+ * get, so that a change of policy shows up as a change of this table; Gemm and MatMul get
+ * the packed-B kernel exactly when B is a constant they can read in panels; Winograd
+ * convs whose filters the transform would cost the first run more than the direct conv
+ * get a direct first-run kernel; a model whose transformed Winograd filters exceed
+ * WGC_WINOGRAD_KEEP_LIMIT transforms them on every run into its scratch (and one just
+ * under it keeps them); every kernel of src/ir/kernels.def appears in the table of
+ * docs/performance.md with its C symbol, and every row of that table names a kernel of
+ * the list.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/ir/kernels.h"
+#include "../../src/passes/passes.h"
+#include "../../src/select/select.h"
+#include "../../src/select/tunables.h"
+#include "../test.h"
+
+static int input(wgc_graph *g, const char *name, int rank, const int64_t *dims)
+{
+    int t = wgc_tensor_add(g, name);
+    wgc_tensor *x = &g->tensors[t];
+    x->dtype = WG_DT_FLOAT;
+    x->is_input = true;
+    x->has_shape = true;
+    x->shape.rank = rank;
+    for (int d = 0; d < rank; d++)
+        x->shape.dims[d] = dims[d];
+    g->inputs = realloc(g->inputs, sizeof(int) * (size_t)(g->n_inputs + 1));
+    g->inputs[g->n_inputs++] = t;
+    return t;
+}
+
+static int constant(wgc_graph *g, const char *name, int rank, const int64_t *dims)
+{
+    int t = wgc_tensor_add(g, name);
+    wgc_shape s = {.rank = rank};
+    for (int d = 0; d < rank; d++)
+        s.dims[d] = dims[d];
+    float *v = calloc((size_t)wgc_numel(&s), sizeof(float));
+    wgc_tensor_set_const(g, t, WG_DT_FLOAT, &s, v);
+    return t;
+}
+
+static void output(wgc_graph *g, int t)
+{
+    g->tensors[t].is_output = true;
+    g->outputs = realloc(g->outputs, sizeof(int) * (size_t)(g->n_outputs + 1));
+    g->outputs[g->n_outputs++] = t;
+}
+
+static int node(wgc_graph *g, const char *type, const int *in, int n_in, const char *out_name)
+{
+    int out = wgc_tensor_add(g, out_name);
+    char name[64];
+    snprintf(name, sizeof name, "%s_%d", type, g->n_nodes);
+    int n = wgc_node_add(g, name, type, "", in, n_in, &out, 1);
+    g->tensors[out].producer = n;
+    return out;
+}
+
+static void ints_attr(wgc_graph *g, int n, const char *name, int count, int64_t v)
+{
+    wgc_attr *a = wgc_attr_add(g, n, name, WGC_ATTR_INTS);
+    a->ints = malloc(sizeof(int64_t) * (size_t)count);
+    a->n = (size_t)count;
+    for (int i = 0; i < count; i++)
+        a->ints[i] = v;
+}
+
+/* One Conv layer: rank spatial dims of size `in`, k^rank filters. */
+typedef struct layer {
+    const char *what;
+    int rank;
+    int64_t C, M, in, k, stride, pad, dilation, groups;
+    bool wconst, simd;
+    wgc_kernel want, want_gemm;
+} layer;
+
+/* Adds x -> Conv to g (several layers may share one graph); returns the Conv's index. */
+static int add_conv(wgc_graph *g, const layer *l, int idx)
+{
+    char xn[32], wn[32], yn[32];
+    snprintf(xn, sizeof xn, "x%d", idx);
+    snprintf(wn, sizeof wn, "w%d", idx);
+    snprintf(yn, sizeof yn, "y%d", idx);
+    int64_t xd[5] = {1, l->C}, wd[5] = {l->M, l->C / l->groups};
+    for (int i = 0; i < l->rank; i++) {
+        xd[2 + i] = l->in;
+        wd[2 + i] = l->k;
+    }
+    int in[2] = {input(g, xn, l->rank + 2, xd), 0};
+    in[1] = l->wconst ? constant(g, wn, l->rank + 2, wd) : input(g, wn, l->rank + 2, wd);
+    output(g, node(g, "Conv", in, 2, yn));
+    const int n = g->n_nodes - 1;
+    ints_attr(g, n, "strides", l->rank, l->stride);
+    ints_attr(g, n, "pads", 2 * l->rank, l->pad);
+    ints_attr(g, n, "dilations", l->rank, l->dilation);
+    wgc_attr_add(g, n, "group", WGC_ATTR_INT)->i = l->groups;
+    return n;
+}
+
+static const char *label(wgc_kernel k)
+{
+    return k ? wgc_kernel_label(k) : "(none)";
+}
+
+/* The policy, one layer per row: name, rank, C, M, input size, k, stride, pad, dilation,
+ * groups, constant weight, SIMD, the kernel, the GEMM it calls. */
+static const layer layers[] = {
+    {"depthwise 3x3 (SIMD)", 2, 32, 32, 28, 3, 1, 1, 1, 32, true, true, WGC_KERNEL_CONV2D_DW_PADDED, 0},
+    {"depthwise 5x5 stride 2 (SIMD)", 2, 32, 32, 28, 5, 2, 2, 1, 32, true, true, WGC_KERNEL_CONV2D_DW_PADDED, 0},
+    {"depthwise 3x3 (scalar)", 2, 32, 32, 28, 3, 1, 1, 1, 32, true, false, WGC_KERNEL_CONV2D_DW, 0},
+    {"depthwise 7x7 (SIMD)", 2, 32, 32, 28, 7, 1, 3, 1, 32, true, true, WGC_KERNEL_CONV2D_DW, 0},
+    {"depthwise 3x3 dilated (SIMD)", 2, 32, 32, 28, 3, 1, 2, 2, 32, true, true, WGC_KERNEL_CONV2D_DW, 0},
+    {"run-time weight 1x1 (SIMD)", 2, 64, 64, 28, 1, 1, 0, 1, 1, false, true, WGC_KERNEL_CONV2D_1X1,
+     WGC_KERNEL_GEMM_4X8},
+    {"run-time weight 1x1 (scalar)", 2, 64, 64, 28, 1, 1, 0, 1, 1, false, false, WGC_KERNEL_CONV2D_1X1,
+     WGC_KERNEL_GEMM_4X4},
+    {"run-time weight 3x3", 2, 64, 64, 28, 3, 1, 1, 1, 1, false, true, WGC_KERNEL_CONV2D_IM2COL,
+     WGC_KERNEL_GEMM_4X8},
+    {"run-time weight 1x1 padded", 2, 64, 64, 28, 1, 1, 1, 1, 1, false, true, WGC_KERNEL_CONV2D_IM2COL,
+     WGC_KERNEL_GEMM_4X8},
+    {"3x3 64->64 on 56x56", 2, 64, 64, 56, 3, 1, 1, 1, 1, true, true, WGC_KERNEL_CONV2D_WINOGRAD_F4X3, 0},
+    {"3x3 64->64 on 56x56 (scalar)", 2, 64, 64, 56, 3, 1, 1, 1, 1, true, false, WGC_KERNEL_CONV2D_WINOGRAD_F4X3, 0},
+    {"3x3 256->256 on 14x14", 2, 256, 256, 14, 3, 1, 1, 1, 1, true, true, WGC_KERNEL_CONV2D_WINOGRAD_F4X3, 0},
+    {"3x3 64->64 on 7x7 (4 F(4x4) tiles)", 2, 64, 64, 7, 3, 1, 1, 1, 1, true, true,
+     WGC_KERNEL_CONV2D_WINOGRAD_F2X3, 0},
+    {"3x3 512->512 on 7x7", 2, 512, 512, 7, 3, 1, 1, 1, 1, true, true, WGC_KERNEL_CONV2D_WINOGRAD_F2X3, 0},
+    {"3x3 with 8 input channels", 2, 8, 64, 56, 3, 1, 1, 1, 1, true, true, WGC_KERNEL_CONV2D_PACKED, 0},
+    {"3x3 with 8 output channels", 2, 64, 8, 56, 3, 1, 1, 1, 1, true, true, WGC_KERNEL_CONV2D_PACKED, 0},
+    {"3x3 dilated", 2, 64, 64, 56, 3, 1, 2, 2, 1, true, true, WGC_KERNEL_CONV2D_PACKED, 0},
+    {"3x3 two groups of 32 on 27x27", 2, 64, 64, 27, 3, 1, 1, 1, 2, true, true, WGC_KERNEL_CONV2D_WINOGRAD_F4X3, 0},
+    {"3x3 two groups of 8", 2, 16, 16, 27, 3, 1, 1, 1, 2, true, true, WGC_KERNEL_CONV2D_PACKED, 0},
+    {"5x5 32->32 on 27x27", 2, 32, 32, 27, 5, 1, 2, 1, 1, true, true, WGC_KERNEL_CONV2D_WINOGRAD_F2X5, 0},
+    {"5x5 stride 2", 2, 32, 32, 27, 5, 2, 2, 1, 1, true, true, WGC_KERNEL_CONV2D_PACKED, 0},
+    {"3x3 stride 2 to 28x28", 2, 64, 64, 56, 3, 2, 1, 1, 1, true, true, WGC_KERNEL_CONV2D_WINOGRAD_S2, 0},
+    {"3x3 stride 2 to 14x14", 2, 256, 256, 28, 3, 2, 1, 1, 1, true, true, WGC_KERNEL_CONV2D_WINOGRAD_S2, 0},
+    {"3x3 stride 2 to 7x7, 64->64 (few pixels)", 2, 64, 64, 14, 3, 2, 1, 1, 1, true, true,
+     WGC_KERNEL_CONV2D_FEWPIX, 0},
+    {"3x3 stride 2 to 7x7, 64->32", 2, 64, 32, 14, 3, 2, 1, 1, 1, true, true, WGC_KERNEL_CONV2D_PACKED, 0},
+    {"7x7 stride 2, 3->64 on 224x224", 2, 3, 64, 224, 7, 2, 3, 1, 1, true, true, WGC_KERNEL_CONV2D_PHASES, 0},
+    {"7x7 stride 2, 3->8", 2, 3, 8, 224, 7, 2, 3, 1, 1, true, true, WGC_KERNEL_CONV2D_PACKED, 0},
+    {"7x7 stride 2 to 5x5", 2, 3, 64, 10, 7, 2, 3, 1, 1, true, true, WGC_KERNEL_CONV2D_PACKED, 0},
+    {"8x8 stride 2", 2, 16, 32, 64, 8, 2, 3, 1, 1, true, true, WGC_KERNEL_CONV2D_PHASES, 0},
+    {"1x1 256->64 on 56x56", 2, 256, 64, 56, 1, 1, 0, 1, 1, true, true, WGC_KERNEL_CONV2D_STRASSEN, 0},
+    {"1x1 512->1024 stride 2 on 28x28", 2, 512, 1024, 28, 1, 2, 0, 1, 1, true, true, WGC_KERNEL_CONV2D_STRASSEN, 0},
+    {"1x1 64->256 on 56x56 (short reductions)", 2, 64, 256, 56, 1, 1, 0, 1, 1, true, true, WGC_KERNEL_CONV2D_PACKED,
+     0},
+    {"1x1 256->32 on 56x56", 2, 256, 32, 56, 1, 1, 0, 1, 1, true, true, WGC_KERNEL_CONV2D_PACKED, 0},
+    {"1x1 256->68 (M not a multiple of 8)", 2, 256, 68, 56, 1, 1, 0, 1, 1, true, true, WGC_KERNEL_CONV2D_PACKED, 0},
+    {"1x1 512->2048 on 7x7", 2, 512, 2048, 7, 1, 1, 0, 1, 1, true, true, WGC_KERNEL_CONV2D_FEWPIX, 0},
+    {"1x1 512->64 on 4x4", 2, 512, 64, 4, 1, 1, 0, 1, 1, true, true, WGC_KERNEL_CONV2D_FEWPIX, 0},
+    {"1x1 512->64 on 3x3 (9 pixels)", 2, 512, 64, 3, 1, 1, 0, 1, 1, true, true, WGC_KERNEL_CONV2D_PACKED, 0},
+    {"1x1 128->64 on 7x7 (K = 128)", 2, 128, 64, 7, 1, 1, 0, 1, 1, true, true, WGC_KERNEL_CONV2D_PACKED, 0},
+    {"1-D k3 64->64", 1, 64, 64, 100, 3, 1, 1, 1, 1, true, true, WGC_KERNEL_CONV2D_PACKED, 0},
+    {"1-D k1 256->64", 1, 256, 64, 200, 1, 1, 0, 1, 1, true, true, WGC_KERNEL_CONV2D_PACKED, 0},
+    {"3-D 3x3x3", 3, 8, 8, 8, 3, 1, 1, 1, 1, true, true, WGC_KERNEL_CONV3D_DIRECT, 0},
+};
+
+TEST(conv_layers_get_their_kernels)
+{
+    for (size_t i = 0; i < sizeof layers / sizeof layers[0]; i++) {
+        const layer *l = &layers[i];
+        wgc_graph *g = wgc_graph_new();
+        const int n = add_conv(g, l, 0);
+        wgc_options o = {.opt_level = 2, .simd = l->simd};
+        CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", l->what, g->err);
+        CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", l->what, g->err);
+        const wgc_impl *im = &g->nodes[n].impl;
+        CHECK(im->kernel == l->want, "%s: got %s, want %s", l->what, label(im->kernel), label(l->want));
+        CHECK(im->gemm == l->want_gemm, "%s: calls %s, want %s", l->what, label(im->gemm), label(l->want_gemm));
+        const wgc_kernel_info *k = wgc_kernel_get(im->kernel);
+        if (k) {
+            const wgc_prep want = k->prepare ? WGC_PREP_ONCE : k->pack != WGC_PACK_ONNX ? WGC_PREP_COMPILE
+                                                                                       : WGC_PREP_NONE;
+            CHECK(im->prep == want, "%s: weights prepared %d, want %d", l->what, im->prep, want);
+            CHECK(!wgc_kernel_has_scratch(im->kernel) || im->scratch > 0, "%s: %s without scratch", l->what,
+                  k->label);
+        }
+        wgc_graph_free(g);
+    }
+}
+
+/* Winograd layers whose transform costs the first run more than the multiplies it saves
+ * run direct first (ResNet's 7x7 stage, on the few-pixel kernel), the others not. */
+TEST(first_run_direct_where_the_transform_costs_more)
+{
+    static const struct {
+        layer l;
+        wgc_kernel first;
+    } rows[] = {
+        {{"3x3 512->512 on 7x7", 2, 512, 512, 7, 3, 1, 1, 1, 1, true, true, WGC_KERNEL_CONV2D_WINOGRAD_F2X3, 0},
+         WGC_KERNEL_CONV2D_FEWPIX},
+        {{"3x3 32->32 on 7x7", 2, 32, 32, 7, 3, 1, 1, 1, 1, true, true, WGC_KERNEL_CONV2D_WINOGRAD_F2X3, 0},
+         WGC_KERNEL_CONV2D_PACKED},
+        {{"3x3 256->256 stride 2 to 14x14", 2, 256, 256, 28, 3, 2, 1, 1, 1, true, true,
+          WGC_KERNEL_CONV2D_WINOGRAD_S2, 0},
+         WGC_KERNEL_CONV2D_PACKED},
+        {{"3x3 256->256 on 14x14", 2, 256, 256, 14, 3, 1, 1, 1, 1, true, true, WGC_KERNEL_CONV2D_WINOGRAD_F4X3, 0},
+         WGC_KERNEL_NONE},
+        {{"3x3 64->64 on 56x56", 2, 64, 64, 56, 3, 1, 1, 1, 1, true, true, WGC_KERNEL_CONV2D_WINOGRAD_F4X3, 0},
+         WGC_KERNEL_NONE},
+        {{"7x7 stride 2 phases", 2, 3, 64, 224, 7, 2, 3, 1, 1, true, true, WGC_KERNEL_CONV2D_PHASES, 0},
+         WGC_KERNEL_NONE},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const layer *l = &rows[i].l;
+        wgc_graph *g = wgc_graph_new();
+        const int n = add_conv(g, l, 0);
+        wgc_options o = {.opt_level = 2, .simd = true};
+        CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", l->what, g->err);
+        CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", l->what, g->err);
+        const wgc_impl *im = &g->nodes[n].impl;
+        CHECK(im->kernel == l->want, "%s: got %s", l->what, label(im->kernel));
+        CHECK(im->first_run == rows[i].first, "%s: first run %s, want %s", l->what, label(im->first_run),
+              label(rows[i].first));
+        wgc_graph_free(g);
+    }
+}
+
+/* n 512->512 3x3 layers on 14x14 (F(4x4,3x3), ~37.7 MB of transformed filters each):
+ * three stay under WGC_WINOGRAD_KEEP_LIMIT, four do not. */
+static void budget_case(int layers_n, wgc_prep want)
+{
+    const layer l = {"budget", 2, 512, 512, 14, 3, 1, 1, 1, 1, true, true, WGC_KERNEL_CONV2D_WINOGRAD_F4X3, 0};
+    wgc_graph *g = wgc_graph_new();
+    for (int i = 0; i < layers_n; i++)
+        add_conv(g, &l, i);
+    wgc_options o = {.opt_level = 2, .simd = true};
+    CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
+    CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s", g->err);
+    size_t total = 0;
+    for (int i = 0; i < layers_n; i++)
+        total += wgc_select_conv_transformed_bytes(g, &g->nodes[i]);
+    CHECK((total > WGC_WINOGRAD_KEEP_LIMIT) == (want == WGC_PREP_PER_RUN), "%d layers: %zu bytes", layers_n, total);
+    for (int i = 0; i < layers_n; i++) {
+        const wgc_impl *im = &g->nodes[i].impl;
+        CHECK(im->kernel == l.want, "%d layers, layer %d: %s", layers_n, i, label(im->kernel));
+        CHECK(im->prep == want, "%d layers, layer %d: prepared %d, want %d", layers_n, i, im->prep, want);
+        CHECK(im->first_run == WGC_KERNEL_NONE, "%d layers: no direct first run", layers_n);
+        /* per run, the transformed filters live in the scratch */
+        const size_t tb = wgc_select_conv_transformed_bytes(g, &g->nodes[i]);
+        CHECK(want != WGC_PREP_PER_RUN || im->scratch > tb, "scratch %zu for %zu bytes of filters", im->scratch,
+              tb);
+        CHECK(want == WGC_PREP_PER_RUN || im->scratch < tb, "scratch %zu holds the filters", im->scratch);
+    }
+    wgc_graph_free(g);
+}
+
+TEST(winograd_budget_is_for_the_whole_model)
+{
+    budget_case(3, WGC_PREP_ONCE);
+    budget_case(4, WGC_PREP_PER_RUN);
+}
+
+/* Gemm and MatMul: packed B when B is a constant read in column panels. */
+TEST(gemm_and_matmul_kernels)
+{
+    static const struct {
+        const char *what, *op;
+        int b_rank;
+        bool bconst, trans_a, simd;
+        wgc_kernel want;
+    } rows[] = {
+        {"Gemm, constant B", "Gemm", 2, true, false, true, WGC_KERNEL_GEMM_PACKED_B},
+        {"Gemm, constant B (scalar)", "Gemm", 2, true, false, false, WGC_KERNEL_GEMM_PACKED_B},
+        {"Gemm, constant B, transA", "Gemm", 2, true, true, true, WGC_KERNEL_GEMM_4X8},
+        {"Gemm, run-time B", "Gemm", 2, false, false, true, WGC_KERNEL_GEMM_4X8},
+        {"Gemm, run-time B (scalar)", "Gemm", 2, false, false, false, WGC_KERNEL_GEMM_4X4},
+        {"MatMul, constant 2-D B", "MatMul", 2, true, false, true, WGC_KERNEL_GEMM_PACKED_B},
+        {"MatMul, constant 1-D B", "MatMul", 1, true, false, true, WGC_KERNEL_GEMM_PACKED_B},
+        {"MatMul, constant 3-D B", "MatMul", 3, true, false, true, WGC_KERNEL_GEMM_4X8},
+        {"MatMul, run-time B (scalar)", "MatMul", 2, false, false, false, WGC_KERNEL_GEMM_4X4},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        wgc_graph *g = wgc_graph_new();
+        g->opset = 13; /* Gemm's C optional */
+        const bool mm = !strcmp(rows[i].op, "MatMul");
+        const int64_t ad[3] = {mm ? 2 : 8, 8, 8}, bd2[2] = {8, 16}, bd1[1] = {8}, bd3[3] = {2, 8, 16};
+        const int64_t *bd = rows[i].b_rank == 1 ? bd1 : rows[i].b_rank == 2 ? bd2 : bd3;
+        int in[2] = {input(g, "a", mm ? 3 : 2, ad), 0};
+        in[1] = rows[i].bconst ? constant(g, "b", rows[i].b_rank, bd) : input(g, "b", rows[i].b_rank, bd);
+        output(g, node(g, rows[i].op, in, 2, "y"));
+        if (rows[i].trans_a)
+            wgc_attr_add(g, 0, "transA", WGC_ATTR_INT)->i = 1;
+        wgc_options o = {.opt_level = 2, .simd = rows[i].simd};
+        CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
+        CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
+        CHECK(g->nodes[0].impl.kernel == rows[i].want, "%s: got %s, want %s", rows[i].what,
+              label(g->nodes[0].impl.kernel), label(rows[i].want));
+        wgc_graph_free(g);
+    }
+}
+
+/* Every kernel of the list has its row in docs/performance.md's kernel table (between
+ * the kernel-table markers, the label in backquotes in the first cell) and every row
+ * names a kernel of the list. */
+TEST(performance_doc_lists_every_kernel)
+{
+    FILE *f = fopen("docs/performance.md", "r");
+    CHECK(f != NULL, "cannot open docs/performance.md (run from the repository root)");
+    if (!f)
+        return;
+    int seen[WGC_KERNEL_COUNT] = {0};
+    char line[2048];
+    bool in_table = false;
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strstr(line, "<!-- kernel-table:begin -->")) {
+            in_table = true;
+            continue;
+        }
+        if (strstr(line, "<!-- kernel-table:end -->"))
+            in_table = false;
+        if (!in_table || strncmp(line, "| `", 3) != 0)
+            continue;
+        const char *s = line + 3, *e = strchr(s, '`');
+        if (!e)
+            continue;
+        rows++;
+        int found = 0;
+        for (int k = 1; k < WGC_KERNEL_COUNT; k++)
+            if (strlen(wgc_kernel_label(k)) == (size_t)(e - s) && !strncmp(s, wgc_kernel_label(k), (size_t)(e - s))) {
+                seen[k]++;
+                found = k;
+            }
+        CHECK(found, "docs/performance.md names a kernel that is not in src/ir/kernels.def: %.*s", (int)(e - s), s);
+        /* the second cell: the kernel's C symbol, as the list gives it */
+        const char *sym = strstr(e, "| `"), *se = sym ? strchr(sym + 3, '`') : NULL;
+        if (found) {
+            const char *want = wgc_kernel_get(found)->symbol;
+            CHECK(se && strlen(want) == (size_t)(se - sym - 3) && !strncmp(sym + 3, want, strlen(want)),
+                  "docs/performance.md gives '%s' another C symbol than src/ir/kernels.def's %s",
+                  wgc_kernel_label(found), want);
+        }
+    }
+    fclose(f);
+    CHECK(rows > 0, "docs/performance.md has no kernel table");
+    for (int k = 1; k < WGC_KERNEL_COUNT; k++)
+        CHECK(seen[k] == 1, "kernel '%s' has %d rows in docs/performance.md's table, want 1", wgc_kernel_label(k),
+              seen[k]);
+}
+
+/* The labels are unique (the profile and the doc name kernels by them). */
+TEST(kernel_labels_are_unique)
+{
+    for (int a = 1; a < WGC_KERNEL_COUNT; a++)
+        for (int b = a + 1; b < WGC_KERNEL_COUNT; b++)
+            CHECK(strcmp(wgc_kernel_label(a), wgc_kernel_label(b)) != 0, "kernels %s and %s share a label",
+                  wgc_kernel_get(a)->name, wgc_kernel_get(b)->name);
+}
+
+int main(void)
+{
+    RUN(conv_layers_get_their_kernels);
+    RUN(first_run_direct_where_the_transform_costs_more);
+    RUN(winograd_budget_is_for_the_whole_model);
+    RUN(gemm_and_matmul_kernels);
+    RUN(performance_doc_lists_every_kernel);
+    RUN(kernel_labels_are_unique);
+    return test_summary("select");
+}
