@@ -1,8 +1,8 @@
 /* cast.c: Cast between numeric dtypes (float16 and bool included). `saturate` only
  * matters for float8 types, which we do not support, so it is ignored. */
-#include "elem.h"
+#include "helpers/host_elements.h"
 #include "cast.h"
-#include "lower.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status cast_infer(wgc_graph *g, wgc_node *n)
 {

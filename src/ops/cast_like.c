@@ -3,7 +3,7 @@
  * values are not read). float16 targets compute as float32 (see passes/lower_fp16.c).
  */
 #include "cast.h"
-#include "lower.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status cast_like_infer(wgc_graph *g, wgc_node *n)
 {

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 /* outer/len/inner of the view along the axis (flattened: 1/numel/1). */
 static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *len, int64_t *inner)

@@ -1,8 +1,8 @@
 /* concat.c: Concat along `axis` (negative counts from the end). */
 #include <string.h>
 
-#include "elem.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status concat_infer(wgc_graph *g, wgc_node *n)
 {

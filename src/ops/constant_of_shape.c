@@ -3,8 +3,8 @@
  * graphs build their weights this way. */
 #include <string.h>
 
-#include "elem.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status cos_infer(wgc_graph *g, wgc_node *n)
 {

@@ -47,8 +47,8 @@
 #include "../../kernels/include/wgk_conv_strassen.h"
 #include "../../kernels/include/wgk_conv_fewpix.h"
 #include "../../kernels/include/wgk_winograd.h"
-#include "epilogue.h"
-#include "window.h"
+#include "helpers/fused_epilogue.h"
+#include "helpers/sliding_window.h"
 
 enum { CONV_DW, CONV_1X1, CONV_IM2COL, CONV_3D };
 

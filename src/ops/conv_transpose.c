@@ -10,7 +10,7 @@
  * 1-D and 3-D run on the direct scatter kernel (wgk_f32_deconv3d_direct), ONNX layout.
  */
 #include "../../kernels/include/wgk_convnd.h"
-#include "epilogue.h"
+#include "helpers/fused_epilogue.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * det.c: Det (float, double): the determinant of each trailing [n, n] matrix, by LU
  * decomposition with partial pivoting in double, in an inline loop over a scratch copy.
  */
-#include "gen.h"
+#include "helpers/inline_loops.h"
 
 static wg_status det_infer(wgc_graph *g, wgc_node *n)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "helpers/inline_loops.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846

@@ -5,8 +5,8 @@
  */
 #include <string.h>
 
-#include "elem.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status dropout_infer(wgc_graph *g, wgc_node *n)
 {

@@ -3,8 +3,8 @@
  * with ones on the diagonal shifted by k and zeros elsewhere, of dtype `dtype` (default:
  * the input's; float16 computes as float32).
  */
-#include "elem.h"
-#include "gen.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
 
 static wg_status eye_like_infer(wgc_graph *g, wgc_node *n)
 {

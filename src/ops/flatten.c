@@ -1,6 +1,6 @@
 /* flatten.c: Flatten to 2-D at `axis` (default 1, negative counts from the end). */
-#include "elem.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status flatten_infer(wgc_graph *g, wgc_node *n)
 {

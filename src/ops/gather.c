@@ -2,8 +2,8 @@
  * from the end). Constant indices are range-checked at compile time. */
 #include <string.h>
 
-#include "elem.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
 
 static void gather_geometry(const wgc_shape *x, int axis, int64_t *outer, int64_t *inner)
 {

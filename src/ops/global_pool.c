@@ -1,6 +1,6 @@
 /* global_pool.c: GlobalAveragePool and GlobalMaxPool over NCHW... of any spatial rank >= 1. */
-#include "epilogue.h"
-#include "lower.h"
+#include "helpers/fused_epilogue.h"
+#include "helpers/emit_and_fold.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
 

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "gen.h"
+#include "helpers/inline_loops.h"
 
 enum { GS_NEAREST, GS_LINEAR, GS_CUBIC };
 enum { GS_ZEROS, GS_BORDER, GS_REFLECTION };

@@ -1,5 +1,5 @@
 /* identity.c: Identity: output = input (a copy at run time unless the planner aliases). */
-#include "lower.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status identity_infer(wgc_graph *g, wgc_node *n)
 {

@@ -1,6 +1,6 @@
 /* lrn.c: LRN (local response normalisation across channels), float32, NC... input. */
-#include "epilogue.h"
-#include "lower.h"
+#include "helpers/fused_epilogue.h"
+#include "helpers/emit_and_fold.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
 

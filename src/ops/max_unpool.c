@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "gen.h"
+#include "helpers/inline_loops.h"
 
 typedef struct unpool_geom {
     wgc_shape dflt; /* the shape indices refer to */

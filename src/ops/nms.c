@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "helpers/inline_loops.h"
 
 static float fmin2(float a, float b) { return a < b ? a : b; }
 static float fmax2(float a, float b) { return a > b ? a : b; }

@@ -3,9 +3,9 @@
  * constant and the node always folds: int64 [rank, count] of the indices of the nonzero
  * elements in row-major order.
  */
-#include "elem.h"
-#include "lower.h"
-#include "loops.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
+#include "helpers/index_loops.h"
 
 static wg_status nonzero_infer(wgc_graph *g, wgc_node *n)
 {

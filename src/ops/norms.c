@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "axes.h"
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/read_axes.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 static const int floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, 0};
 

@@ -7,9 +7,9 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 static wg_status onehot_infer(wgc_graph *g, wgc_node *n)
 {

@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "axes.h"
-#include "elem.h"
-#include "fold_map.h"
-#include "lower.h"
+#include "helpers/read_axes.h"
+#include "helpers/host_elements.h"
+#include "helpers/fold_map.h"
+#include "helpers/emit_and_fold.h"
 
 typedef struct pad_spec {
     int mode; /* WGK_PAD_* numbering: 0 constant, 1 reflect, 2 edge */

@@ -5,9 +5,9 @@
  */
 #include <math.h>
 
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 static wg_status range_infer(wgc_graph *g, wgc_node *n)
 {

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
-#include "elem.h"
-#include "fold_map.h"
-#include "gen.h"
-#include "lower.h"
+#include "helpers/read_axes.h"
+#include "helpers/host_elements.h"
+#include "helpers/fold_map.h"
+#include "helpers/inline_loops.h"
+#include "helpers/emit_and_fold.h"
 
 static bool is_arg(wgc_op op) { return op == WGC_OP_ARG_MAX || op == WGC_OP_ARG_MIN; }
 

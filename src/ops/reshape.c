@@ -3,8 +3,8 @@
  * constant once folding has run: 0 copies the input dim (unless allowzero = 1), -1 is
  * inferred from the element count.
  */
-#include "elem.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status reshape_infer(wgc_graph *g, wgc_node *n)
 {

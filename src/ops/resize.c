@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "../../kernels/include/wgk_resize.h"
-#include "elem.h"
-#include "epilogue.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/fused_epilogue.h"
+#include "helpers/emit_and_fold.h"
 
 enum { M_NEAREST, M_LINEAR, M_CUBIC };
 enum { T_HALF_PIXEL, T_HALF_PIXEL_SYM, T_PYTORCH, T_ALIGN, T_ASYM, T_TF_CROP, T_TF_HALF_NN };

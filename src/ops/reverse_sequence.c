@@ -6,9 +6,9 @@
  */
 #include <stdio.h>
 
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 static wg_status rs_infer(wgc_graph *g, wgc_node *n)
 {

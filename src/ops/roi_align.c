@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "gen.h"
+#include "helpers/inline_loops.h"
 
 static wg_status resolve(wgc_graph *g, const wgc_node *n, int *half_pixel, int *max_mode)
 {

@@ -1,7 +1,7 @@
 /* shape.c: Shape (start/end since opset 15). Folds from the input's inferred shape alone,
  * so the driver calls fold even when the input is not constant. */
-#include "elem.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
 
 static void shape_range(const wgc_node *n, int rank, int *start, int *end)
 {

@@ -3,8 +3,8 @@
  * (default 1), and normalised over the second part; opset >= 13: normalised along the
  * one axis `axis` (default -1). Both become the kernel's [outer][n][inner] view.
  */
-#include "epilogue.h"
-#include "lower.h"
+#include "helpers/fused_epilogue.h"
+#include "helpers/emit_and_fold.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elem.h"
-#include "gen.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846

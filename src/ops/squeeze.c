@@ -1,7 +1,7 @@
 /* squeeze.c: Squeeze: removes unit dims at `axes` (attribute < 13, input >= 13), or every
  * unit dim when no axes are given. */
-#include "axes.h"
-#include "lower.h"
+#include "helpers/read_axes.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status squeeze_infer(wgc_graph *g, wgc_node *n)
 {

@@ -7,9 +7,9 @@
  */
 #include <stdio.h>
 
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 static wg_status get_k(wgc_graph *g, const wgc_node *n, int64_t *k)
 {

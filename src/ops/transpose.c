@@ -1,8 +1,8 @@
 /* transpose.c: Transpose by `perm` (default: reverse the dims). */
 #include <string.h>
 
-#include "elem.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
 
 /* perm[rank] from the attribute, checked to be a permutation. */
 static wg_status read_perm(wgc_graph *g, const wgc_node *n, int rank, int64_t *perm)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "helpers/inline_loops.h"
 
 typedef struct uq_view {
     const char *data;

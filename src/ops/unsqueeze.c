@@ -1,6 +1,6 @@
 /* unsqueeze.c: Unsqueeze: inserts unit dims at `axes` (attribute < 13, input >= 13). */
-#include "axes.h"
-#include "lower.h"
+#include "helpers/read_axes.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status unsqueeze_infer(wgc_graph *g, wgc_node *n)
 {

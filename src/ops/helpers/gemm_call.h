@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../kernels/include/wgk_pack.h"
-#include "op.h"
+#include "../../../kernels/include/wgk_pack.h"
+#include "../op.h"
 
 typedef struct wgc_gemm_call {
     int64_t M, N, K;

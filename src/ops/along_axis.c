@@ -1,12 +1,12 @@
 /*
- * axisop.c: ops that work along one axis or a trailing block, as inline loops over an
+ * along_axis.c: ops that work along one axis or a trailing block, as inline loops over an
  * [outer][len][inner] view: LogSoftmax, Hardmax, CumSum, LayerNormalization,
  * InstanceNormalization (floats; statistics in double).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "gen.h"
+#include "helpers/inline_loops.h"
 
 static const int floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, 0};
 
@@ -50,7 +50,7 @@ static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *
     return WG_OK;
 }
 
-static wg_status axisop_infer(wgc_graph *g, wgc_node *n)
+static wg_status along_axis_infer(wgc_graph *g, wgc_node *n)
 {
     static const int num[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, WG_DT_INT32, WG_DT_INT64,
                               WG_DT_UINT32, WG_DT_UINT64, 0};
@@ -95,7 +95,7 @@ static wg_status axisop_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-static wg_status axisop_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     int64_t outer, len, inner;
@@ -184,4 +184,4 @@ static wg_status axisop_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_axisop = {axisop_infer, NULL, axisop_emit, NULL};
+const wgc_op_def wgc_op_along_axis = {along_axis_infer, NULL, along_axis_emit, NULL};

@@ -1,8 +1,8 @@
-/* common.c: checks and helpers shared by the operator files (declared in ops/op.h). */
+/* op_checks.c: checks and helpers shared by the operator files (declared in ops/op.h). */
 #include <stdio.h>
 #include <string.h>
 
-#include "op.h"
+#include "../op.h"
 
 wg_status wgc_check_arity(wgc_graph *g, const wgc_node *n, int min_in, int max_in, int min_out,
                           int max_out)

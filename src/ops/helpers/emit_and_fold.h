@@ -1,12 +1,12 @@
 /*
- * lower.h: helpers shared by the emitters of the elementwise and data-movement ops.
+ * emit_and_fold.h: helpers shared by the emitters of the elementwise and data-movement ops.
  */
-#ifndef WGC_OPS_LOWER_H
-#define WGC_OPS_LOWER_H
+#ifndef WGC_OPS_EMIT_AND_FOLD_H
+#define WGC_OPS_EMIT_AND_FOLD_H
 
 #include <stdint.h>
 
-#include "op.h"
+#include "../op.h"
 
 /* Formats v[n] as a C compound literal "(const int32_t[]){1, 3, 224, 224}" into buf.
  * Rank-0 lists become "(const int32_t[]){1}". */

@@ -1,5 +1,5 @@
 /*
- * elements.c: GatherElements, ScatterElements and the deprecated Scatter: element-wise index
+ * gather_scatter_elements.c: GatherElements, ScatterElements and the deprecated Scatter: element-wise index
  * ops along one axis, as inline loops over the indices (any data dtype, int32/int64
  * indices). Negative indices count from the end; an index out of range makes wg_run fail
  * with WGK_ERR_INDEX (constant indices are checked at compile time). ScatterElements
@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 static const int idx_types[] = {WG_DT_INT64, WG_DT_INT32, 0};
 
@@ -185,4 +185,4 @@ static wg_status el_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_elements = {el_infer, el_fold, el_emit, NULL};
+const wgc_op_def wgc_op_gather_scatter_elements = {el_infer, el_fold, el_emit, NULL};

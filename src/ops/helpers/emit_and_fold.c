@@ -1,11 +1,11 @@
-/* lower.c: helpers shared by the elementwise and data-movement op files (see lower.h). */
-#include "lower.h"
+/* emit_and_fold.c: helpers shared by the elementwise and data-movement op files (see emit_and_fold.h). */
+#include "emit_and_fold.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "elem.h"
+#include "host_elements.h"
 
 const int wgc_numeric_dtypes[] = {WG_DT_FLOAT,  WG_DT_UINT8,  WG_DT_INT8,    WG_DT_UINT16,
                                   WG_DT_INT16,  WG_DT_INT32,  WG_DT_INT64,   WG_DT_BOOL,

@@ -1,5 +1,5 @@
-/* loops.c: helpers for ops that emit their own index loops (see loops.h). */
-#include "loops.h"
+/* index_loops.c: helpers for ops that emit their own index loops (see index_loops.h). */
+#include "index_loops.h"
 
 #include <stdio.h>
 

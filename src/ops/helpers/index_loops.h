@@ -1,14 +1,14 @@
 /*
- * loops.h: small helpers shared by the index-driven ops (GatherElements, Scatter*, GatherND,
+ * index_loops.h: small helpers shared by the index-driven ops (GatherElements, Scatter*, GatherND,
  * Einsum, OneHot, TopK, Trilu, ...) that write their loops inline into the graph code.
  */
-#ifndef WGC_OPS_LOOPS_H
-#define WGC_OPS_LOOPS_H
+#ifndef WGC_OPS_INDEX_LOOPS_H
+#define WGC_OPS_INDEX_LOOPS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "op.h"
+#include "../op.h"
 
 /* The unsigned C type of dtype's element size ("uint8_t".."uint64_t"), for copying. */
 const char *wgc_loop_bits(int dtype);

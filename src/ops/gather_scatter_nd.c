@@ -1,5 +1,5 @@
 /*
- * nd.c: GatherND (with batch_dims) and ScatterND (reductions none/add/mul/max/min), as
+ * gather_scatter_nd.c: GatherND (with batch_dims) and ScatterND (reductions none/add/mul/max/min), as
  * inline loops: each index tuple (the last dim of indices) addresses a slab of data that
  * is copied out (GatherND) or combined with a slab of updates (ScatterND, into a copy of
  * data, tuples in order). Negative indices count from the end; out of range makes wg_run
@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 enum { RED_NONE, RED_ADD, RED_MUL, RED_MAX, RED_MIN, RED_BAD };
 
@@ -170,4 +170,4 @@ static wg_status nd_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_nd = {nd_infer, NULL, nd_emit, NULL};
+const wgc_op_def wgc_op_gather_scatter_nd = {nd_infer, NULL, nd_emit, NULL};
