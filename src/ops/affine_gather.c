@@ -158,7 +158,7 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, view *v)
         }
         return WG_OK;
     }
-    default: { /* DepthToSpace, SpaceToDepth */
+    case WGC_OP_DEPTH_TO_SPACE: case WGC_OP_SPACE_TO_DEPTH: {
         int64_t b = wgc_attr_int(n, "blocksize", 0);
         if (rank != 4 || b <= 0)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "only 4-D input with blocksize > 0");
@@ -199,6 +199,7 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, view *v)
         }
         return WG_OK;
     }
+    default: return wgc_no_case(g, n, "the affine view");
     }
 }
 

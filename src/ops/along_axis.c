@@ -24,7 +24,7 @@ static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *
         break;
     case WGC_OP_LAYER_NORM: block = true; axis = wgc_attr_int(n, "axis", -1); break;
     case WGC_OP_INSTANCE_NORM: block = true; axis = 2; break;
-    default: { /* CumSum */
+    case WGC_OP_CUM_SUM: {
         const wgc_tensor *a = wgc_in(g, n, 1);
         if (!a || !a->data)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED,
@@ -33,6 +33,7 @@ static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *
         axis = wgc_const_int(a, 0);
         break;
     }
+    default: return wgc_no_case(g, n, "the axis view");
     }
     if (axis < -rank || axis >= rank || rank == 0)
         return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d", (long long)axis, rank);
@@ -169,7 +170,7 @@ static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         wgc_emit(e, "int32_t arg = 0;\nfor (int32_t k = 1; k < %lld; k++) if (xr[k * %lld] > xr[arg * %lld]) arg = k;\n", L, I, I);
         wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) yr[k * %lld] = (T)(k == arg);\n", L, I);
         break;
-    default: { /* CumSum */
+    case WGC_OP_CUM_SUM: {
         bool rev = wgc_attr_int(n, "reverse", 0) != 0, ex = wgc_attr_int(n, "exclusive", 0) != 0;
         wgc_emit(e, "T acc = 0;\nfor (int32_t kk = 0; kk < %lld; kk++) {\nint32_t k = %s%lld;\n", L,
                  rev ? "-1 - kk + " : "kk + 0 * ", L);
@@ -179,6 +180,7 @@ static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
             wgc_emit(e, "acc += xr[k * %lld]; yr[k * %lld] = acc;\n}\n", I, I);
         break;
     }
+    default: return wgc_no_case(g, n, "the emitter");
     }
     wgc_emit(e, "}\n}\n");
     return WG_OK;

@@ -170,11 +170,12 @@ static wg_status norms_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         }
         break;
     }
-    default: /* MeanVarianceNormalization */
+    case WGC_OP_MEAN_VARIANCE_NORM:
         wgc_emit(e, "double a = s / %lld, var = s2 / %lld - a * a;\nif (var < 0) var = 0;\n"
                     "double d = wgk__sqrt(var) + 1e-9;\n",
                  (long long)cnt, (long long)cnt);
         break;
+    default: return wgc_no_case(g, n, "the emitter");
     }
     wgc_loop_for(e, "r", v.nr, v.rd);
     wgc_emit(e, "py[base + %s] = (T)((px[base + %s] - a) / d%s%s);\n}\n}\n", ro, ro, sc, bi);

@@ -35,6 +35,9 @@ wg_status wgc_check_arity(wgc_graph *g, const wgc_node *n, int min_in, int max_i
 /* Input i must be present, have a known shape, and have one of the listed dtypes
  * (terminated by 0). */
 wg_status wgc_check_input(wgc_graph *g, const wgc_node *n, int i, const int *dtypes);
+/* The error every switch over ops or modes ends in: no case for n's op (or for the mode
+ * `what`) in `where`, a bug in the op file, never another op's code. */
+wg_status wgc_no_case(wgc_graph *g, const wgc_node *n, const char *where);
 /* Sets output i's dtype and shape. */
 void wgc_set_output(wgc_graph *g, const wgc_node *n, int i, int dtype, const wgc_shape *s);
 

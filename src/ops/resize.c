@@ -264,9 +264,12 @@ static double source_coord(const rs_plan *p, int d, int64_t xi, bool *outside)
         const double offset = center * (1 - adjustment);
         return offset + (x + 0.5) / s - 0.5;
     }
-    default:
+    case T_HALF_PIXEL:
         return (x + 0.5) / s - 0.5;
     }
+    /* ctm is one of the modes above (read_plan rejects the others): NaN, never another
+     * mode's coordinate, makes a missing case visible in every output. */
+    return NAN;
 }
 
 static double cubic_w(double x, double A)

@@ -111,7 +111,8 @@ static wg_status fold_window(wgc_graph *g, const wgc_node *n, void *data)
     switch (n->op) {
     case WGC_OP_HANN_WINDOW: a0 = 0.5, a1 = 0.5, a2 = 0; break;
     case WGC_OP_HAMMING_WINDOW: a0 = 25.0 / 46.0, a1 = 1 - 25.0 / 46.0, a2 = 0; break;
-    default: a0 = 0.42, a1 = 0.5, a2 = 0.08; break; /* Blackman */
+    case WGC_OP_BLACKMAN_WINDOW: a0 = 0.42, a1 = 0.5, a2 = 0.08; break;
+    default: return wgc_no_case(g, n, "the window fold");
     }
     for (int64_t i = 0; i < size; i++) {
         double x = N1 > 0 ? 2 * M_PI * (double)i / N1 : 0;

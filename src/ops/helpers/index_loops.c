@@ -2,6 +2,7 @@
 #include "index_loops.h"
 
 #include <stdio.h>
+#include <string.h>
 
 const char *wgc_loop_bits(int dtype)
 {
@@ -71,3 +72,25 @@ const char *wgc_loop_offset(char *buf, size_t cap, const char *var, int r, const
     return buf;
 }
 
+
+int wgc_scatter_reduction(const wgc_node *n)
+{
+    static const char *names[] = {"none", "add", "mul", "max", "min"};
+    const char *r = wgc_attr_str(n, "reduction", "none");
+    for (int k = 0; k < WGC_SCATTER_BAD; k++)
+        if (!strcmp(r, names[k]))
+            return k;
+    return WGC_SCATTER_BAD;
+}
+
+const char *wgc_scatter_statement(int red)
+{
+    switch (red) {
+    case WGC_SCATTER_NONE: return "*q = u;\n";
+    case WGC_SCATTER_ADD: return "*q = (TD)(*q + u);\n";
+    case WGC_SCATTER_MUL: return "*q = (TD)(*q * u);\n";
+    case WGC_SCATTER_MAX: return "if (u > *q) *q = u;\n";
+    case WGC_SCATTER_MIN: return "if (u < *q) *q = u;\n";
+    default: return NULL;
+    }
+}

@@ -20,4 +20,13 @@ void wgc_loop_for(wgc_emitter *e, const char *var, int r, const int64_t *dims);
 /* Writes "base + VAR0 * st[0] + ..." (zero strides skipped) into buf and returns it. */
 const char *wgc_loop_offset(char *buf, size_t cap, const char *var, int r, const int64_t *st,
                             int64_t base);
+
+/* The `reduction` of ScatterElements and ScatterND: how an update u meets the element *q. */
+enum { WGC_SCATTER_NONE, WGC_SCATTER_ADD, WGC_SCATTER_MUL, WGC_SCATTER_MAX, WGC_SCATTER_MIN,
+       WGC_SCATTER_BAD };
+/* n's reduction attribute (default "none"); WGC_SCATTER_BAD for an unknown one. */
+int wgc_scatter_reduction(const wgc_node *n);
+/* The C statement of reduction red over TD *q and TD u ("*q = u;\n", ...), NULL for BAD. */
+const char *wgc_scatter_statement(int red);
+
 #endif

@@ -57,3 +57,9 @@ void wgc_set_output(wgc_graph *g, const wgc_node *n, int i, int dtype, const wgc
     t->shape = *s;
     t->has_shape = true;
 }
+
+wg_status wgc_no_case(wgc_graph *g, const wgc_node *n, const char *where)
+{
+    return wgc_error(g, n, WG_ERR_UNSUPPORTED, "%s has no case for %s (internal error)", where,
+                     n->op_type);
+}
