@@ -3,18 +3,18 @@
 
 #include "op.h"
 
-#define WG_OP(e, name, stem) extern const wgc_op_def wgc_op_##stem;
+#define WG_OP(e, name, stem, in, out) extern const wgc_op_def wgc_op_##stem;
 #include "../ir/ops.def"
 #undef WG_OP
 
 static const char *const op_names[] = {
-#define WG_OP(e, name, stem) [WGC_OP_##e] = name,
+#define WG_OP(e, name, stem, in, out) [WGC_OP_##e] = name,
 #include "../ir/ops.def"
 #undef WG_OP
 };
 
 static const wgc_op_def *const op_hooks[] = {
-#define WG_OP(e, name, stem) [WGC_OP_##e] = &wgc_op_##stem,
+#define WG_OP(e, name, stem, in, out) [WGC_OP_##e] = &wgc_op_##stem,
 #include "../ir/ops.def"
 #undef WG_OP
 };
