@@ -48,13 +48,19 @@ KLIBS        := $(foreach v,$(VARIANTS),$(foreach o,$(OLEVELS),$(KERNEL_LIB)/lib
 
 .PHONY: all setup demo demo-resnet50 test test-unit test-kernels test-models test-errors \
         clean bench fuzz conformance sanitize test-sanitized
-all: $(BIN) $(KLIBS) $(TOOLS)
+all: $(BIN) $(KLIBS) $(TOOLS) $(BUILD)/obj/src/ops/TEMPLATE.o
 
 # Op emitters include kernel headers (packing layouts live there), hence $(KHDR).
 $(BUILD)/obj/%.o: %.c $(wildcard include/*.h) $(shell find src -name '*.h' -o -name '*.def') $(KHDR)
 	@mkdir -p $(@D)
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) -c $< -o $@
+
+# The op template is compiled (not linked) so that it keeps up with the hooks.
+$(BUILD)/obj/src/ops/TEMPLATE.o: src/ops/TEMPLATE $(shell find src -name '*.h' -o -name '*.def')
+	@mkdir -p $(@D)
+	@echo "CC $< (as C)"
+	@$(CC) $(CFLAGS) -x c -c $< -o $@
 
 $(BIN): $(OBJ) $(WASMTIME_LIB)
 	@mkdir -p $(@D)
