@@ -74,7 +74,7 @@ $(BUILD)/bin/fashion_demo: examples/fashion_demo.c $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJ) $(LDLIBS) -o $@
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) tests/test.h
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) tests/test.h tests/unit/graph_build.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJ) $(LDLIBS) -o $@
 

@@ -9,9 +9,7 @@
 static wg_status cos_infer(wgc_graph *g, wgc_node *n)
 {
     static const int i64[] = {WG_DT_INT64, 0};
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, i64);
+    wg_status st = wgc_check_data_input(g, n, 1, 1, i64);
     if (st)
         return st;
     const wgc_tensor *s = wgc_in(g, n, 0);

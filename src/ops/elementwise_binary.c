@@ -88,21 +88,12 @@ static wgc_scalar twin_mod(const wgc_map_args *a, const wgc_scalar *in)
     return r;
 }
 
-static int cmp3(wgc_kind k, wgc_scalar a, wgc_scalar b) /* -1, 0, 1; 2 when unordered */
-{
-    if (k == WGC_KIND_FLOAT)
-        return a.f < b.f ? -1 : a.f > b.f ? 1 : a.f == b.f ? 0 : 2;
-    if (k == WGC_KIND_SIGNED)
-        return a.i < b.i ? -1 : a.i > b.i;
-    return a.u < b.u ? -1 : a.u > b.u;
-}
-
 /* Comparisons, logical and bitwise ops: the output is bool or the inputs' bits. */
 #define TWIN(name, expr)                                                                   \
     static wgc_scalar name(const wgc_map_args *a, const wgc_scalar *in)                    \
     {                                                                                      \
         wgc_scalar x = in[0], y = in[1];                                                   \
-        int c = cmp3(a->kind, x, y);                                                       \
+        int c = wgc_ew_compare(a->kind, x, y);                                             \
         (void)c;                                                                           \
         return (wgc_scalar){.u = (expr)};                                                  \
     }
@@ -251,15 +242,7 @@ static const wgc_ew_row rows[WGC_OP_COUNT] = {
                       .fold = twin_where},
 };
 
-static wg_status binary_infer(wgc_graph *g, wgc_node *n)
-{
-    return wgc_ew_infer(g, n, rows);
-}
-
-static wg_status binary_fold(wgc_graph *g, wgc_node *n)
-{
-    return wgc_ew_fold(g, n, rows);
-}
+WGC_EW_FAMILY_HOOKS(binary, rows)
 
 /* The binary kernel where the row and the dtype have one, else the inline loop. */
 static wg_status binary_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)

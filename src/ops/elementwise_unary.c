@@ -234,15 +234,7 @@ static const wgc_ew_row rows[WGC_OP_COUNT] = {
                        .fold = twin_shrink},
 };
 
-static wg_status unary_infer(wgc_graph *g, wgc_node *n)
-{
-    return wgc_ew_infer(g, n, rows);
-}
-
-static wg_status unary_fold(wgc_graph *g, wgc_node *n)
-{
-    return wgc_ew_fold(g, n, rows);
-}
+WGC_EW_FAMILY_HOOKS(unary, rows)
 
 /* The float32 kernel where the row has one, else the expression as an inline loop. */
 static wg_status unary_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)

@@ -23,21 +23,13 @@ static wgc_scalar twin_sum(const wgc_map_args *a, const wgc_scalar *in)
     return r;
 }
 
-static int cmp3(wgc_kind k, wgc_scalar a, wgc_scalar b) /* -1, 0, 1; 2 when unordered */
-{
-    if (k == WGC_KIND_FLOAT)
-        return a.f < b.f ? -1 : a.f > b.f ? 1 : a.f == b.f ? 0 : 2;
-    if (k == WGC_KIND_SIGNED)
-        return a.i < b.i ? -1 : a.i > b.i;
-    return a.u < b.u ? -1 : a.u > b.u;
-}
-
 /* Min and Max propagate NaN (numpy minimum/maximum): keep r when it is NaN or wins. */
 static wgc_scalar extreme(const wgc_map_args *a, const wgc_scalar *in, int wins)
 {
     wgc_scalar r = in[0];
     for (int i = 1; i < a->n->n_inputs; i++) {
-        bool keep = (a->kind == WGC_KIND_FLOAT && r.f != r.f) || cmp3(a->kind, r, in[i]) == wins;
+        bool keep = (a->kind == WGC_KIND_FLOAT && r.f != r.f) ||
+                    wgc_ew_compare(a->kind, r, in[i]) == wins;
         if (!keep)
             r = in[i];
     }
@@ -74,15 +66,7 @@ static const wgc_ew_row rows[WGC_OP_COUNT] = {
                      .fold = twin_mean},
 };
 
-static wg_status variadic_infer(wgc_graph *g, wgc_node *n)
-{
-    return wgc_ew_infer(g, n, rows);
-}
-
-static wg_status variadic_fold(wgc_graph *g, wgc_node *n)
-{
-    return wgc_ew_fold(g, n, rows);
-}
+WGC_EW_FAMILY_HOOKS(variadic, rows)
 
 /* Sum: y = in0 + in1, then y += in_i, through the binary kernel. */
 static wg_status sum_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const char *kernel,

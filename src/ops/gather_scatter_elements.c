@@ -37,10 +37,8 @@ static wg_status el_infer(wgc_graph *g, wgc_node *n)
         return wgc_error(g, n, WG_ERR_INVALID, "data %s and indices %s must have the same rank >= 1",
                          wgc_shape_str(&x->shape, b1, sizeof b1), wgc_shape_str(&ix->shape, b2, sizeof b2));
     int axis;
-    int64_t a = wgc_attr_int(n, "axis", 0);
-    if (!wgc_norm_axis(a, x->shape.rank, &axis))
-        return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d", (long long)a,
-                         x->shape.rank);
+    if ((st = wgc_read_axis(g, n, 0, x->shape.rank, &axis)))
+        return st;
     for (int d = 0; d < x->shape.rank; d++)
         if (d != axis && ix->shape.dims[d] > x->shape.dims[d])
             return wgc_error(g, n, WG_ERR_INVALID, "indices %s exceed data %s along axis %d",
@@ -59,17 +57,8 @@ static wg_status el_infer(wgc_graph *g, wgc_node *n)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "reduction '%s' on bool data",
                              wgc_attr_str(n, "reduction", ""));
     }
-    int64_t dim = x->shape.dims[axis];
-    if (ix->data) {
-        int64_t m = wgc_numel(&ix->shape);
-        for (int64_t i = 0; i < m; i++) {
-            int64_t v = wgc_const_int(ix, i);
-            if (v < -dim || v >= dim)
-                return wgc_error(g, n, WG_ERR_INVALID,
-                                 "index %lld (element %lld of '%s') is out of range for axis %d of size %lld",
-                                 (long long)v, (long long)i, ix->name, axis, (long long)dim);
-        }
-    }
+    if ((st = wgc_check_const_indices(g, n, ix, axis, x->shape.dims[axis])))
+        return st;
     wgc_set_output(g, n, 0, x->dtype, ga ? &ix->shape : &x->shape);
     return WG_OK;
 }

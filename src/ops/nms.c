@@ -106,9 +106,7 @@ static wg_status nms_run(wgc_graph *g, const wgc_node *n, int64_t *out, int64_t 
 static wg_status nms_infer(wgc_graph *g, wgc_node *n)
 {
     static const int f32[] = {WG_DT_FLOAT, 0}, i64[] = {WG_DT_INT64, 0};
-    wg_status st = wgc_check_arity(g, n, 2, 5, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, f32);
+    wg_status st = wgc_check_data_input(g, n, 2, 5, f32);
     if (!st)
         st = wgc_check_input(g, n, 1, f32);
     if (!st && wgc_in(g, n, 2))

@@ -9,9 +9,7 @@
 
 static wg_status nonzero_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 1, 1, wgc_numeric_dtypes);
     if (!st)
         st = wgc_loop_need_const(g, n, 0, "data");
     if (st)

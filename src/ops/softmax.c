@@ -38,9 +38,7 @@ static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *
 
 static wg_status softmax_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, f32_only);
+    wg_status st = wgc_check_data_input(g, n, 1, 1, f32_only);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);

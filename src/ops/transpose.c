@@ -29,9 +29,7 @@ static wg_status read_perm(wgc_graph *g, const wgc_node *n, int rank, int64_t *p
 
 static wg_status transpose_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 1, 1, wgc_numeric_dtypes);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);

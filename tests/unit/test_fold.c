@@ -12,27 +12,12 @@
 
 #include "../../src/ops/op.h"
 #include "../test.h"
-
-/* A constant tensor of dtype with dims[rank] copied from vals. */
-static int cst(wgc_graph *g, const char *name, int dtype, const int64_t *dims, int rank,
-               const void *vals)
-{
-    int t = wgc_tensor_add(g, name);
-    wgc_shape s = {.rank = rank};
-    for (int d = 0; d < rank; d++)
-        s.dims[d] = dims[d];
-    size_t bytes = (size_t)wgc_numel(&s) * wg_dtype_size(dtype);
-    void *data = malloc(bytes ? bytes : 1);
-    if (bytes)
-        memcpy(data, vals, bytes);
-    wgc_tensor_set_const(g, t, dtype, &s, data);
-    return t;
-}
+#include "graph_build.h"
 
 static int cst_i64(wgc_graph *g, const char *name, const int64_t *v, int n)
 {
     int64_t dims[1] = {n};
-    return cst(g, name, WG_DT_INT64, dims, 1, v);
+    return tg_const(g, name, WG_DT_INT64, dims, 1, v);
 }
 
 /* A graph input (not constant) with a known shape. */
@@ -87,7 +72,7 @@ TEST(shape_chain_folds_to_static_reshape)
     int x = inp(g, "x", WG_DT_FLOAT, (int64_t[]){2, 3, 4, 5}, 4);
     int shp = wgc_tensor_add(g, "shp"), dim0 = wgc_tensor_add(g, "dim0");
     int un = wgc_tensor_add(g, "un"), cat = wgc_tensor_add(g, "cat"), y = wgc_tensor_add(g, "y");
-    int idx = cst(g, "idx", WG_DT_INT64, NULL, 0, (int64_t[]){0});
+    int idx = tg_const(g, "idx", WG_DT_INT64, NULL, 0, (int64_t[]){0});
     int axes = cst_i64(g, "axes", (int64_t[]){0}, 1);
     int minus1 = cst_i64(g, "minus1", (int64_t[]){-1}, 1);
 
@@ -124,7 +109,7 @@ TEST(reshape_zero_allowzero_and_runtime_shape)
     wgc_graph *g = wgc_graph_new();
     g->opset = 14;
     float xv[6] = {1, 2, 3, 4, 5, 6};
-    int x = cst(g, "x", WG_DT_FLOAT, (int64_t[]){2, 3}, 2, xv);
+    int x = tg_const(g, "x", WG_DT_FLOAT, (int64_t[]){2, 3}, 2, xv);
     int s = cst_i64(g, "s", (int64_t[]){0, 3, -1}, 3);
     int y = wgc_tensor_add(g, "y");
     int n = node(g, "Reshape", (int[]){x, s}, 2, y);
@@ -196,8 +181,8 @@ TEST(binary_broadcast_and_integer_div)
 {
     wgc_graph *g = wgc_graph_new();
     g->opset = 14;
-    int a = cst(g, "a", WG_DT_FLOAT, (int64_t[]){2, 3}, 2, (float[]){1, 2, 3, 4, 5, 6});
-    int b = cst(g, "b", WG_DT_FLOAT, (int64_t[]){3}, 1, (float[]){10, 20, 30});
+    int a = tg_const(g, "a", WG_DT_FLOAT, (int64_t[]){2, 3}, 2, (float[]){1, 2, 3, 4, 5, 6});
+    int b = tg_const(g, "b", WG_DT_FLOAT, (int64_t[]){3}, 1, (float[]){10, 20, 30});
     int y = wgc_tensor_add(g, "y");
     int n = node(g, "Add", (int[]){a, b}, 2, y);
     CHECK(infer_fold(g, n) == WG_OK, "%s", g->err);
@@ -205,7 +190,7 @@ TEST(binary_broadcast_and_integer_div)
     CHECK(shape_is(&g->tensors[y], 2, (int64_t[]){2, 3}) && yv[0] == 11 && yv[5] == 36,
           "[2,3] + [3]");
 
-    int c = cst(g, "c", WG_DT_FLOAT, (int64_t[]){2, 1}, 2, (float[]){2, 4});
+    int c = tg_const(g, "c", WG_DT_FLOAT, (int64_t[]){2, 1}, 2, (float[]){2, 4});
     int y2 = wgc_tensor_add(g, "y2");
     n = node(g, "Div", (int[]){b, c}, 2, y2);
     CHECK(infer_fold(g, n) == WG_OK, "%s", g->err);
@@ -233,9 +218,9 @@ TEST(sum_transpose_cast_clip_unary)
 {
     wgc_graph *g = wgc_graph_new();
     g->opset = 13;
-    int a = cst(g, "a", WG_DT_FLOAT, (int64_t[]){2, 3}, 2, (float[]){1, 2, 3, 4, 5, 6});
-    int b = cst(g, "b", WG_DT_FLOAT, (int64_t[]){3}, 1, (float[]){10, 20, 30});
-    int c = cst(g, "c", WG_DT_FLOAT, NULL, 0, (float[]){100});
+    int a = tg_const(g, "a", WG_DT_FLOAT, (int64_t[]){2, 3}, 2, (float[]){1, 2, 3, 4, 5, 6});
+    int b = tg_const(g, "b", WG_DT_FLOAT, (int64_t[]){3}, 1, (float[]){10, 20, 30});
+    int c = tg_const(g, "c", WG_DT_FLOAT, NULL, 0, (float[]){100});
     int y = wgc_tensor_add(g, "y");
     int n = node(g, "Sum", (int[]){a, b, c}, 3, y);
     CHECK(infer_fold(g, n) == WG_OK, "%s", g->err);
@@ -249,7 +234,7 @@ TEST(sum_transpose_cast_clip_unary)
     CHECK(shape_is(&g->tensors[t], 2, (int64_t[]){3, 2}) && tv[1] == 4 && tv[2] == 2,
           "default perm reverses");
 
-    int f = cst(g, "f", WG_DT_FLOAT, (int64_t[]){4}, 1, (float[]){-3.7f, 3.7f, 1.0f, 65520.f});
+    int f = tg_const(g, "f", WG_DT_FLOAT, (int64_t[]){4}, 1, (float[]){-3.7f, 3.7f, 1.0f, 65520.f});
     int ci = wgc_tensor_add(g, "ci"), ch = wgc_tensor_add(g, "ch");
     n = node(g, "Cast", &f, 1, ci);
     wgc_attr_add(g, n, "to", WGC_ATTR_INT)->i = WG_DT_INT32;
@@ -268,7 +253,7 @@ TEST(sum_transpose_cast_clip_unary)
           "Cast to string unsupported: %s", g->err);
 
     /* Clip, opset 13 with constant bound inputs (max omitted). */
-    int lo = cst(g, "lo", WG_DT_FLOAT, NULL, 0, (float[]){0.5f});
+    int lo = tg_const(g, "lo", WG_DT_FLOAT, NULL, 0, (float[]){0.5f});
     int cl = wgc_tensor_add(g, "cl");
     n = wgc_node_add(g, "clip", "Clip", "", (int[]){f, lo, -1}, 3, &cl, 1);
     CHECK(infer_fold(g, n) == WG_OK, "%s", g->err);
@@ -337,8 +322,8 @@ TEST(squeeze_unsqueeze_flatten_gather_dropout_pad)
     CHECK(wgc_op_hooks(g->nodes[n].op)->infer(g, &g->nodes[n]) == WG_OK, "%s", g->err);
     CHECK(shape_is(&g->tensors[f1], 2, (int64_t[]){3, 4}), "Flatten axis -1");
 
-    int d = cst(g, "d", WG_DT_FLOAT, (int64_t[]){2, 3}, 2, (float[]){1, 2, 3, 4, 5, 6});
-    int gi = cst(g, "gi", WG_DT_INT32, (int64_t[]){2}, 1, (int32_t[]){-1, 0});
+    int d = tg_const(g, "d", WG_DT_FLOAT, (int64_t[]){2, 3}, 2, (float[]){1, 2, 3, 4, 5, 6});
+    int gi = tg_const(g, "gi", WG_DT_INT32, (int64_t[]){2}, 1, (int32_t[]){-1, 0});
     int gy = wgc_tensor_add(g, "gy");
     n = node(g, "Gather", (int[]){d, gi}, 2, gy);
     wgc_attr_add(g, n, "axis", WGC_ATTR_INT)->i = 1;
@@ -347,7 +332,7 @@ TEST(squeeze_unsqueeze_flatten_gather_dropout_pad)
     CHECK(shape_is(&g->tensors[gy], 2, (int64_t[]){2, 2}) && gv[0] == 3 && gv[1] == 1 &&
               gv[2] == 6 && gv[3] == 4,
           "Gather axis 1 with negative int32 indices");
-    int bad = cst(g, "bad", WG_DT_INT64, (int64_t[]){1}, 1, (int64_t[]){3}), gb = wgc_tensor_add(g, "gb");
+    int bad = tg_const(g, "bad", WG_DT_INT64, (int64_t[]){1}, 1, (int64_t[]){3}), gb = wgc_tensor_add(g, "gb");
     n = node(g, "Gather", (int[]){d, bad}, 2, gb);
     wgc_attr_add(g, n, "axis", WGC_ATTR_INT)->i = 1;
     CHECK(wgc_op_hooks(g->nodes[n].op)->infer(g, &g->nodes[n]) == WG_ERR_INVALID, "constant index out of range");

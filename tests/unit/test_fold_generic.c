@@ -13,21 +13,7 @@
 
 #include "../../src/ops/helpers/fold_map.h"
 #include "../test.h"
-
-static int cst(wgc_graph *g, const char *name, int dtype, const int64_t *dims, int rank,
-               const void *vals)
-{
-    int t = wgc_tensor_add(g, name);
-    wgc_shape s = {.rank = rank};
-    for (int d = 0; d < rank; d++)
-        s.dims[d] = dims[d];
-    size_t bytes = (size_t)wgc_numel(&s) * wg_dtype_size(dtype);
-    void *data = malloc(bytes ? bytes : 1);
-    if (bytes)
-        memcpy(data, vals, bytes);
-    wgc_tensor_set_const(g, t, dtype, &s, data);
-    return t;
-}
+#include "graph_build.h"
 
 static int node(wgc_graph *g, const char *op, const int *in, int n_in, int *out)
 {
@@ -54,8 +40,8 @@ TEST(layer_norm_shape_subgraph_folds)
     int shp, pre, neg, suf;
     int n = node(g, "Shape", &x, 1, &shp);
     CHECK(run(g, n) == WG_OK, "%s", g->err);
-    int zero = cst(g, "zero", WG_DT_INT64, (int64_t[]){1}, 1, (int64_t[]){0});
-    int axis = cst(g, "axis", WG_DT_INT64, (int64_t[]){1}, 1, (int64_t[]){-1});
+    int zero = tg_const(g, "zero", WG_DT_INT64, (int64_t[]){1}, 1, (int64_t[]){0});
+    int axis = tg_const(g, "axis", WG_DT_INT64, (int64_t[]){1}, 1, (int64_t[]){-1});
     n = node(g, "Slice", (int[]){shp, zero, axis}, 3, &pre);
     CHECK(run(g, n) == WG_OK, "%s", g->err);
     const int64_t *pv = g->tensors[pre].data;
@@ -76,21 +62,21 @@ TEST(elementwise_int_wrap_compare_where_nan)
     wgc_graph *g = wgc_graph_new();
     g->opset = 17;
     int y;
-    int a8 = cst(g, "a8", WG_DT_INT8, (int64_t[]){3}, 1, (int8_t[]){-128, 5, -7});
+    int a8 = tg_const(g, "a8", WG_DT_INT8, (int64_t[]){3}, 1, (int8_t[]){-128, 5, -7});
     int n = node(g, "Neg", &a8, 1, &y);
     CHECK(run(g, n) == WG_OK, "%s", g->err);
     const int8_t *nv = g->tensors[y].data;
     CHECK(nv && nv[0] == -128 && nv[1] == -5 && nv[2] == 7, "Neg int8 wraps -128 like C");
 
-    int b8 = cst(g, "b8", WG_DT_INT8, (int64_t[]){1}, 1, (int8_t[]){3});
+    int b8 = tg_const(g, "b8", WG_DT_INT8, (int64_t[]){1}, 1, (int8_t[]){3});
     n = node(g, "Mod", (int[]){a8, b8}, 2, &y);
     CHECK(run(g, n) == WG_OK, "%s", g->err);
     const int8_t *mv = g->tensors[y].data;
     CHECK(mv && mv[0] == 1 && mv[1] == 2 && mv[2] == 2, "Mod (fmod=0) is floored: -128 %% 3 = 1, -7 %% 3 = 2");
 
     float nan = NAN;
-    int fa = cst(g, "fa", WG_DT_FLOAT, (int64_t[]){3}, 1, (float[]){1.0f, nan, -2.0f});
-    int fb = cst(g, "fb", WG_DT_FLOAT, (int64_t[]){3}, 1, (float[]){0.5f, 0.0f, -1.0f});
+    int fa = tg_const(g, "fa", WG_DT_FLOAT, (int64_t[]){3}, 1, (float[]){1.0f, nan, -2.0f});
+    int fb = tg_const(g, "fb", WG_DT_FLOAT, (int64_t[]){3}, 1, (float[]){0.5f, 0.0f, -1.0f});
     n = node(g, "Less", (int[]){fa, fb}, 2, &y);
     CHECK(run(g, n) == WG_OK, "%s", g->err);
     const uint8_t *lv = g->tensors[y].data;
@@ -113,8 +99,8 @@ TEST(reduce_tile_pad_and_size_limit)
     wgc_graph *g = wgc_graph_new();
     g->opset = 13;
     int y;
-    int x = cst(g, "x", WG_DT_INT32, (int64_t[]){2, 3}, 2, (int32_t[]){1, 7, 7, -4, 2, -4});
-    int ax = cst(g, "ax", WG_DT_INT64, (int64_t[]){1}, 1, (int64_t[]){1});
+    int x = tg_const(g, "x", WG_DT_INT32, (int64_t[]){2, 3}, 2, (int32_t[]){1, 7, 7, -4, 2, -4});
+    int ax = tg_const(g, "ax", WG_DT_INT64, (int64_t[]){1}, 1, (int64_t[]){1});
     int n = node(g, "ReduceSum", (int[]){x, ax}, 2, &y);
     wgc_attr_add(g, n, "keepdims", WGC_ATTR_INT)->i = 0;
     CHECK(run(g, n) == WG_OK, "%s", g->err);
@@ -129,13 +115,13 @@ TEST(reduce_tile_pad_and_size_limit)
     CHECK(av && g->tensors[y].dtype == WG_DT_INT64 && av[0] == 2 && av[1] == 1,
           "ArgMax select_last_index takes the last of equal maxima");
 
-    int rep = cst(g, "rep", WG_DT_INT64, (int64_t[]){2}, 1, (int64_t[]){1, 2});
+    int rep = tg_const(g, "rep", WG_DT_INT64, (int64_t[]){2}, 1, (int64_t[]){1, 2});
     n = node(g, "Tile", (int[]){x, rep}, 2, &y);
     CHECK(run(g, n) == WG_OK, "%s", g->err);
     const int32_t *tv = g->tensors[y].data;
     CHECK(tv && g->tensors[y].shape.dims[1] == 6 && tv[3] == 1 && tv[11] == -4, "Tile [1, 2]");
 
-    int pads = cst(g, "pads", WG_DT_INT64, (int64_t[]){4}, 1, (int64_t[]){0, 2, 0, 0});
+    int pads = tg_const(g, "pads", WG_DT_INT64, (int64_t[]){4}, 1, (int64_t[]){0, 2, 0, 0});
     n = node(g, "Pad", (int[]){x, pads}, 2, &y);
     wgc_attr *mode = wgc_attr_add(g, n, "mode", WGC_ATTR_STRING);
     mode->s = strdup("reflect");
@@ -147,8 +133,8 @@ TEST(reduce_tile_pad_and_size_limit)
           "reflect Pad mirrors without repeating the border");
 
     /* Expand to 2^23 elements: the fold declines (the module computes it) */
-    int big = cst(g, "big", WG_DT_INT64, (int64_t[]){2}, 1, (int64_t[]){1 << 12, 1 << 11});
-    int one = cst(g, "one", WG_DT_FLOAT, (int64_t[]){1}, 1, (float[]){1.0f});
+    int big = tg_const(g, "big", WG_DT_INT64, (int64_t[]){2}, 1, (int64_t[]){1 << 12, 1 << 11});
+    int one = tg_const(g, "one", WG_DT_FLOAT, (int64_t[]){1}, 1, (float[]){1.0f});
     n = node(g, "Expand", (int[]){one, big}, 2, &y);
     CHECK(run(g, n) == WG_ERR_UNSUPPORTED && !g->tensors[y].data,
           "a fold larger than WGC_FOLD_MAX_NUMEL declines");

@@ -227,6 +227,15 @@ wg_status wgc_ew_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_ew_ro
     return st;
 }
 
+int wgc_ew_compare(wgc_kind k, wgc_scalar a, wgc_scalar b)
+{
+    if (k == WGC_KIND_FLOAT)
+        return a.f < b.f ? -1 : a.f > b.f ? 1 : a.f == b.f ? 0 : 2;
+    if (k == WGC_KIND_SIGNED)
+        return a.i < b.i ? -1 : a.i > b.i;
+    return a.u < b.u ? -1 : a.u > b.u;
+}
+
 const char *wgc_binary_kernel(int dtype)
 {
     switch (dtype) {

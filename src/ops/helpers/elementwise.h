@@ -98,6 +98,20 @@ wg_status wgc_ew_infer(wgc_graph *g, wgc_node *n, const wgc_ew_row *table);
 wg_status wgc_ew_fold(wgc_graph *g, wgc_node *n, const wgc_ew_row *table);
 wg_status wgc_ew_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_ew_row *table);
 
+/* The infer and fold hooks <family>_infer and <family>_fold of a family over its table. */
+#define WGC_EW_FAMILY_HOOKS(family, table)                                                 \
+    static wg_status family##_infer(wgc_graph *g, wgc_node *n)                             \
+    {                                                                                      \
+        return wgc_ew_infer(g, n, table);                                                  \
+    }                                                                                      \
+    static wg_status family##_fold(wgc_graph *g, wgc_node *n)                              \
+    {                                                                                      \
+        return wgc_ew_fold(g, n, table);                                                   \
+    }
+
+/* Compares two elements of kind k: -1, 0 or 1, and 2 when unordered (a NaN). */
+int wgc_ew_compare(wgc_kind k, wgc_scalar a, wgc_scalar b);
+
 /* wgk_{f32,i32,i64}_binary for dtype, or NULL when the module has no such kernel. */
 const char *wgc_binary_kernel(int dtype);
 /* Emits y = a OP b through kernel (OP a WGK_BIN_* name) with numpy broadcasting. */

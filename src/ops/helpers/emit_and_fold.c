@@ -110,10 +110,14 @@ wg_status wgc_fold_copy(wgc_graph *g, const wgc_node *n, int i, const void *byte
     return WG_OK;
 }
 
-bool wgc_inputs_const(wgc_graph *g, const wgc_node *n)
+wg_status wgc_fold_same_bytes(wgc_graph *g, wgc_node *n)
 {
-    for (int i = 0; i < n->n_inputs; i++)
-        if (n->inputs[i] >= 0 && !g->tensors[n->inputs[i]].data)
-            return false;
-    return true;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    return x->data ? wgc_fold_copy(g, n, 0, x->data) : WG_ERR_UNSUPPORTED;
+}
+
+wg_status wgc_emit_same_bytes(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    wgc_emit_copy(e, g, n->inputs[0], n->outputs[0]);
+    return WG_OK;
 }
