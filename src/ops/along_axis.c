@@ -96,6 +96,18 @@ static wg_status along_axis_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
+/* Opens the loop over the outer rows (xr, yr) and computes each row's mean m and variance v
+ * in double (InstanceNormalization, LayerNormalization). */
+static void emit_row_stats(wgc_emitter *e, int64_t outer, int64_t len)
+{
+    wgc_emit(e, "for (int32_t o = 0; o < %lld; o++) {\nconst T *xr = px + o * %lld; T *yr = py + o * %lld;\n",
+             (long long)outer, (long long)len, (long long)len);
+    wgc_emit(e, "double m = 0, v = 0;\nfor (int32_t k = 0; k < %lld; k++) m += xr[k];\nm /= %lld;\n",
+             (long long)len, (long long)len);
+    wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) v += (xr[k] - m) * (xr[k] - m);\nv /= %lld;\n",
+             (long long)len, (long long)len);
+}
+
 static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
@@ -103,10 +115,8 @@ static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wg_status st = view(g, n, &outer, &len, &inner);
     if (!st)
         st = wgc_check_i32_numel(g, n, x);
-    if (st)
+    if (st || wgc_numel(&x->shape) == 0)
         return st;
-    if (wgc_numel(&x->shape) == 0)
-        return WG_OK;
     const char *ct = wgc_ctype(x->dtype);
     wgc_emit(e, "{\ntypedef %s T;\nconst T *px = (const T *)%s;\nT *py = (T *)%s;\n", ct,
              wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]));
@@ -117,12 +127,7 @@ static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         wgc_dlit(eps, sizeof eps, wgc_attr_float(n, "epsilon", 1e-5f));
         wgc_emit(e, "const T *sc = (const T *)%s, *bi = (const T *)%s;\n", wgc_ptr(e, g, n->inputs[1]),
                  wgc_ptr(e, g, n->inputs[2]));
-        wgc_emit(e, "for (int32_t o = 0; o < %lld; o++) {\nconst T *xr = px + o * %lld; T *yr = py + o * %lld;\n",
-                 (long long)outer, (long long)len, (long long)len);
-        wgc_emit(e, "double m = 0, v = 0;\nfor (int32_t k = 0; k < %lld; k++) m += xr[k];\nm /= %lld;\n",
-                 (long long)len, (long long)len);
-        wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) v += (xr[k] - m) * (xr[k] - m);\nv /= %lld;\n",
-                 (long long)len, (long long)len);
+        emit_row_stats(e, outer, len);
         wgc_emit(e, "double r = 1.0 / wgk__sqrt(v + %s), s = sc[o %% %lld] * r, b = bi[o %% %lld];\n", eps,
                  (long long)C, (long long)C);
         wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) yr[k] = (T)((xr[k] - m) * s + b);\n}\n}\n",
@@ -140,12 +145,7 @@ static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
             wgc_emit(e, "%s *pm = (%s *)%s;\n", wgc_ctype(tm->dtype), wgc_ctype(tm->dtype), wgc_ptr(e, g, n->outputs[1]));
         if (ti)
             wgc_emit(e, "%s *pi = (%s *)%s;\n", wgc_ctype(ti->dtype), wgc_ctype(ti->dtype), wgc_ptr(e, g, n->outputs[2]));
-        wgc_emit(e, "for (int32_t o = 0; o < %lld; o++) {\nconst T *xr = px + o * %lld; T *yr = py + o * %lld;\n",
-                 (long long)outer, (long long)len, (long long)len);
-        wgc_emit(e, "double m = 0, v = 0;\nfor (int32_t k = 0; k < %lld; k++) m += xr[k];\nm /= %lld;\n",
-                 (long long)len, (long long)len);
-        wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) v += (xr[k] - m) * (xr[k] - m);\nv /= %lld;\n",
-                 (long long)len, (long long)len);
+        emit_row_stats(e, outer, len);
         wgc_emit(e, "double r = 1.0 / wgk__sqrt(v + %s);\n", eps);
         if (tm)
             wgc_emit(e, "pm[o] = m;\n");

@@ -115,10 +115,8 @@ static wg_status norms_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wg_status st = view(g, n, &v);
     if (!st)
         st = wgc_check_i32_numel(g, n, x);
-    if (st)
+    if (st || wgc_numel(&x->shape) == 0)
         return st;
-    if (wgc_numel(&x->shape) == 0)
-        return WG_OK;
     int64_t cnt = 1;
     for (int d = 0; d < v.nr; d++)
         cnt *= v.rd[d];

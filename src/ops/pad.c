@@ -128,10 +128,8 @@ static wg_status pad_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wg_status st = read_pads(g, n, &p);
     if (!st)
         st = wgc_check_i32_numel(g, n, y);
-    if (st)
+    if (st || wgc_numel(&y->shape) == 0)
         return st;
-    if (wgc_numel(&y->shape) == 0)
-        return WG_OK;
     /* The fill value as one element of the data dtype, placed in the weights. */
     char value[8] = {0};
     if (cv) {

@@ -79,10 +79,8 @@ static wg_status transpose_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wg_status st = read_perm(g, n, x->shape.rank, perm);
     if (!st)
         st = wgc_check_i32_numel(g, n, x);
-    if (st)
+    if (st || wgc_numel(&x->shape) == 0)
         return st;
-    if (wgc_numel(&x->shape) == 0)
-        return WG_OK;
     char ld[160], lp[160];
     const char *px = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
     wgc_emit(e, "wgk_transpose(%s, %s, %zu, %d, %s, %s);\n", py, px, wg_dtype_size(x->dtype),

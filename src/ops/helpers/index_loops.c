@@ -54,6 +54,18 @@ wg_status wgc_loop_need_const(wgc_graph *g, const wgc_node *n, int i, const char
                      what, t->name);
 }
 
+wg_status wgc_loop_const_scalar(wgc_graph *g, const wgc_node *n, int i, const char *what,
+                                int64_t *v)
+{
+    wg_status st = wgc_loop_need_const(g, n, i, what);
+    if (st)
+        return st;
+    if (wgc_numel(&wgc_in(g, n, i)->shape) != 1)
+        return wgc_error(g, n, WG_ERR_INVALID, "%s must hold one value", what);
+    *v = wgc_const_int(wgc_in(g, n, i), 0);
+    return WG_OK;
+}
+
 void wgc_loop_for(wgc_emitter *e, const char *var, int r, const int64_t *dims)
 {
     for (int d = 0; d < r; d++)

@@ -15,6 +15,9 @@ const char *wgc_loop_bits(int dtype);
 /* WG_OK when input i is present and constant; else an UNSUPPORTED error that says the
  * input "is computed at run time" (the CLI then suggests --const for a graph input). */
 wg_status wgc_loop_need_const(wgc_graph *g, const wgc_node *n, int i, const char *what);
+/* The one value of constant input i (`what`, e.g. "k") into *v, or an error naming it. */
+wg_status wgc_loop_const_scalar(wgc_graph *g, const wgc_node *n, int i, const char *what,
+                                int64_t *v);
 /* Emits r nested "for (int32_t VARd = 0; VARd < dims[d]; VARd++)" headers (no braces). */
 void wgc_loop_for(wgc_emitter *e, const char *var, int r, const int64_t *dims);
 /* Writes "base + VAR0 * st[0] + ..." (zero strides skipped) into buf and returns it. */
