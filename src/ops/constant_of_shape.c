@@ -71,10 +71,4 @@ static wg_status cos_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-static wg_status cos_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    (void)e;
-    return wgc_error(g, n, WG_ERR_INVALID, "ConstantOfShape was not folded (internal error)");
-}
-
-const wgc_op_def wgc_op_constant_of_shape = {cos_infer, cos_fold, cos_emit, NULL};
+const wgc_op_def wgc_op_constant_of_shape = {cos_infer, cos_fold, wgc_emit_folded_only, NULL};

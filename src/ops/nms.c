@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "helpers/emit_and_fold.h"
 #include "helpers/inline_loops.h"
 
 static float fmin2(float a, float b) { return a < b ? a : b; }
@@ -159,11 +160,4 @@ static wg_status nms_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-/* Never reached: infer rejects run-time inputs and fold then always succeeds. */
-static wg_status nms_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    (void)e;
-    return wgc_error(g, n, WG_ERR_UNSUPPORTED, "only constant inputs are supported");
-}
-
-const wgc_op_def wgc_op_nms = {nms_infer, nms_fold, nms_emit, NULL};
+const wgc_op_def wgc_op_nms = {nms_infer, nms_fold, wgc_emit_folded_only, NULL};

@@ -43,10 +43,4 @@ static wg_status nonzero_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-static wg_status nonzero_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    (void)e;
-    return wgc_error(g, n, WG_ERR_UNSUPPORTED, "NonZero that could not be folded to a constant");
-}
-
-const wgc_op_def wgc_op_nonzero = {nonzero_infer, nonzero_fold, nonzero_emit, NULL};
+const wgc_op_def wgc_op_nonzero = {nonzero_infer, nonzero_fold, wgc_emit_folded_only, NULL};

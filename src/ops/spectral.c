@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "helpers/emit_and_fold.h"
 #include "helpers/host_elements.h"
 #include "helpers/inline_loops.h"
 
@@ -180,11 +181,4 @@ static wg_status spectral_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-/* Never reached: infer rejects run-time inputs and fold then always succeeds. */
-static wg_status spectral_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    (void)e;
-    return wgc_error(g, n, WG_ERR_UNSUPPORTED, "only constant inputs are supported");
-}
-
-const wgc_op_def wgc_op_spectral = {spectral_infer, spectral_fold, spectral_emit, NULL};
+const wgc_op_def wgc_op_spectral = {spectral_infer, spectral_fold, wgc_emit_folded_only, NULL};

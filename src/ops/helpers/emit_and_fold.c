@@ -121,3 +121,11 @@ wg_status wgc_emit_same_bytes(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wgc_emit_copy(e, g, n->inputs[0], n->outputs[0]);
     return WG_OK;
 }
+
+wg_status wgc_emit_folded_only(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    (void)e;
+    return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                     "%s that could not be folded to a constant (only constant inputs are supported)",
+                     n->op_type);
+}

@@ -36,6 +36,10 @@ extern const int wgc_numeric_dtypes[];
 wg_status wgc_fold_same_bytes(wgc_graph *g, wgc_node *n);
 wg_status wgc_emit_same_bytes(wgc_emitter *e, wgc_graph *g, wgc_node *n);
 
+/* The emit hook of ops that always fold (their infer requires constant inputs): reached
+ * only when a fold failed, it says so naming the op. */
+wg_status wgc_emit_folded_only(wgc_emitter *e, wgc_graph *g, wgc_node *n);
+
 /* Makes output i of n a constant copy of bytes (dtype and shape already inferred). */
 wg_status wgc_fold_copy(wgc_graph *g, const wgc_node *n, int i, const void *bytes);
 
