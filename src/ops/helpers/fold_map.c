@@ -83,10 +83,12 @@ wg_status wgc_fold_map(wgc_graph *g, wgc_node *n, wgc_scalar_fn fn, const void *
     /* Sum takes any number of inputs: one block for the tensors, kinds and values. */
     size_t nin = (size_t)n->n_inputs;
     const wgc_tensor **in = malloc(nin * (sizeof *in + sizeof(wgc_kind) + sizeof(wgc_scalar)));
-    void *data = in ? wgc_elem_alloc(g, n, y->dtype, &y->shape) : NULL;
+    if (!in)
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory folding");
+    void *data = wgc_elem_alloc(g, n, y->dtype, &y->shape); /* sets the error itself */
     if (!data) {
         free(in);
-        return in ? WG_ERR_NOMEM : wgc_error(g, n, WG_ERR_NOMEM, "out of memory folding");
+        return WG_ERR_NOMEM;
     }
     wgc_scalar *v = (wgc_scalar *)(in + nin);
     wgc_kind *kinds = (wgc_kind *)(v + nin);
