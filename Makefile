@@ -48,13 +48,19 @@ KLIBS        := $(foreach v,$(VARIANTS),$(foreach o,$(OLEVELS),$(KERNEL_LIB)/lib
 
 .PHONY: all setup demo demo-resnet50 test test-unit test-kernels test-models test-errors \
         clean bench fuzz conformance sanitize test-sanitized
-all: $(BIN) $(KLIBS) $(TOOLS)
+all: $(BIN) $(KLIBS) $(TOOLS) $(BUILD)/obj/src/ops/TEMPLATE.o
 
 # Op emitters include kernel headers (packing layouts live there), hence $(KHDR).
 $(BUILD)/obj/%.o: %.c $(wildcard include/*.h) $(shell find src -name '*.h' -o -name '*.def') $(KHDR)
 	@mkdir -p $(@D)
 	@echo "CC $<"
 	@$(CC) $(CFLAGS) -c $< -o $@
+
+# The op template is compiled (not linked) so that it keeps up with the hooks.
+$(BUILD)/obj/src/ops/TEMPLATE.o: src/ops/TEMPLATE $(shell find src -name '*.h' -o -name '*.def')
+	@mkdir -p $(@D)
+	@echo "CC $< (as C)"
+	@$(CC) $(CFLAGS) -x c -c $< -o $@
 
 $(BIN): $(OBJ) $(WASMTIME_LIB)
 	@mkdir -p $(@D)
@@ -68,7 +74,7 @@ $(BUILD)/bin/fashion_demo: examples/fashion_demo.c $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJ) $(LDLIBS) -o $@
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) tests/test.h
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) tests/test.h tests/unit/graph_build.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJ) $(LDLIBS) -o $@
 
@@ -139,8 +145,9 @@ conformance: all
 # passes and C generation; fuzz/fuzz_module.c: host library on wasmtime) with ASan+UBSan
 # into build-fuzz/ and runs each for FUZZ_SECONDS. Corpora grow in
 # build-fuzz/corpus-<target>/ (seeded once by fuzz/seeds.sh); crash inputs land in
-# build-fuzz/crashes-<target>/. A target with a fuzz/<target>.dict gets it as its
-# libFuzzer dictionary (fuzz_onnx: op types, attribute names and values).
+# build-fuzz/crashes-<target>/. A target with a build-fuzz/<target>.dict gets it as its
+# libFuzzer dictionary (fuzz_onnx: op types, attribute names and values, generated from
+# src/ir/ops.def and the sources by fuzz/make_dict.sh).
 # `make fuzz-build` only builds. Uses CC, SRC, WASMTIME, LDLIBS, KERNEL_INC from above.
 FUZZ_SECONDS ?= 60
 # A fixed seed makes a CI run repeatable: the same tree mutates the same way.
@@ -175,12 +182,13 @@ fuzz-sweep: fuzz-build
 # Seeds once (when the corpus folder is missing), then runs each target for FUZZ_SECONDS
 # and prints the executions from libFuzzer's final stats.
 fuzz: fuzz-build
+	@fuzz/make_dict.sh > $(FUZZ_DIR)/fuzz_onnx.dict
 	@bad=0; for t in $(FUZZ_TARGETS); do \
 	  c=$(FUZZ_DIR)/corpus-$$t; x=$(FUZZ_DIR)/crashes-$$t; mkdir -p $$x; \
 	  if [ ! -d $$c ]; then [ -d $(FUZZ_DIR)/seeds/$$t ] || fuzz/seeds.sh $(FUZZ_DIR)/seeds >/dev/null; \
 	    mkdir -p $$c && cp $(FUZZ_DIR)/seeds/$$t/* $$c/; fi; \
 	  echo "== $$t for $(FUZZ_SECONDS)s (corpus $$c: $$(ls $$c | wc -l) files)"; \
-	  d=; [ -f fuzz/$$t.dict ] && d=-dict=fuzz/$$t.dict; \
+	  d=; [ -f $(FUZZ_DIR)/$$t.dict ] && d=-dict=$(FUZZ_DIR)/$$t.dict; \
 	  $(FUZZ_DIR)/$$t -seed=$(FUZZ_SEED) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 \
 	    -max_len=262144 -print_final_stats=1 $$d -artifact_prefix=$$x/ $$c > $(FUZZ_DIR)/$$t.log 2>&1 || \
 	    { echo "$$t: FAILED, see $(FUZZ_DIR)/$$t.log and $$x/"; grep -E -A12 '^==[0-9]+==|runtime error' \

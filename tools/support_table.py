@@ -108,7 +108,7 @@ def op_groups(ops_path):
     groups = {}
     with open(ops_path, encoding="utf-8") as f:
         for line in f:
-            m = re.match(r'^\s*WG_OP\(\s*\w+\s*,\s*"([^"]+)"\s*,\s*(\w+)\s*\)', line)
+            m = re.match(r'^\s*WG_OP\(\s*\w+\s*,\s*"([^"]+)"\s*,\s*(\w+)\s*,', line)
             if m:
                 groups.setdefault(f"{m.group(2)}.c", []).append(m.group(1))
     return list(groups.items())

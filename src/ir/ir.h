@@ -22,7 +22,7 @@
 #include "wasmgraph.h"
 
 typedef enum wgc_op {
-#define WG_OP(e, name, stem) WGC_OP_##e,
+#define WG_OP(e, name, stem, in, out) WGC_OP_##e,
 #include "ops.def"
 #undef WG_OP
     WGC_OP_COUNT, /* also "unknown": an op type we do not support */

@@ -9,7 +9,7 @@
 #include "../ir/ir.h"
 
 /* Required (leading) inputs and outputs of op at the given opset of its domain; false
- * for WGC_OP_COUNT or an op missing from the table. */
+ * for WGC_OP_COUNT. */
 bool wgc_op_arity(wgc_op op, int opset, int *min_in, int *min_out);
 
 /* WG_OK, or a wgc_error naming the node and the missing input/output. */

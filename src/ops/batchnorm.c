@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "epilogue.h"
+#include "helpers/fused_epilogue.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
 

@@ -1,14 +1,12 @@
 /* cast.c: Cast between numeric dtypes (float16 and bool included). `saturate` only
  * matters for float8 types, which we do not support, so it is ignored. */
-#include "elem.h"
+#include "helpers/host_elements.h"
 #include "cast.h"
-#include "lower.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status cast_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 1, 1, wgc_numeric_dtypes);
     if (st)
         return st;
     const wgc_attr *to = wgc_attr_find(n, "to");

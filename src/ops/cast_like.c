@@ -3,13 +3,11 @@
  * values are not read). float16 targets compute as float32 (see passes/lower_fp16.c).
  */
 #include "cast.h"
-#include "lower.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status cast_like_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 2, 2, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 2, 2, wgc_numeric_dtypes);
     if (!st)
         st = wgc_check_input(g, n, 1, wgc_numeric_dtypes);
     if (st)

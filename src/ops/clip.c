@@ -6,8 +6,8 @@
 #include <float.h>
 #include <math.h>
 
-#include "elem.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status clip_infer(wgc_graph *g, wgc_node *n)
 {

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 /* outer/len/inner of the view along the axis (flattened: 1/numel/1). */
 static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *len, int64_t *inner)
@@ -21,10 +21,9 @@ static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *
         return WG_OK;
     }
     int axis;
-    int64_t a = wgc_attr_int(n, "axis", 0);
-    if (!wgc_norm_axis(a, x->shape.rank, &axis))
-        return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d", (long long)a,
-                         x->shape.rank);
+    wg_status st = wgc_read_axis(g, n, 0, x->shape.rank, &axis);
+    if (st)
+        return st;
     *len = x->shape.dims[axis];
     for (int d = 0; d < x->shape.rank; d++)
         if (d < axis)
@@ -50,9 +49,7 @@ static int64_t kept(const wgc_tensor *c, int64_t len, int64_t *pos)
 static wg_status compress_infer(wgc_graph *g, wgc_node *n)
 {
     static const int bools[] = {WG_DT_BOOL, 0};
-    wg_status st = wgc_check_arity(g, n, 2, 2, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_gen_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 2, 2, wgc_gen_dtypes);
     if (!st)
         st = wgc_check_input(g, n, 1, bools);
     if (!st)

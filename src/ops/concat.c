@@ -1,8 +1,8 @@
 /* concat.c: Concat along `axis` (negative counts from the end). */
 #include <string.h>
 
-#include "elem.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status concat_infer(wgc_graph *g, wgc_node *n)
 {
@@ -43,16 +43,25 @@ static wg_status concat_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-/* outer = product of dims before the axis; each input contributes a slab of
- * dims[axis] * inner elements per outer step. */
-static void concat_geometry(const wgc_shape *y, int axis, int64_t *outer, int64_t *inner)
+/* The copy geometry of n's output y: outer = product of dims before the axis; each input
+ * contributes a slab of dims[axis] * inner elements per outer step, yrow bytes of y. */
+typedef struct concat_geometry {
+    int axis;
+    int64_t outer, inner;
+    size_t es, yrow;
+} concat_geometry;
+
+static concat_geometry geometry(wgc_graph *g, const wgc_node *n)
 {
-    *outer = 1;
-    *inner = 1;
-    for (int d = 0; d < axis; d++)
-        *outer *= y->dims[d];
-    for (int d = axis + 1; d < y->rank; d++)
-        *inner *= y->dims[d];
+    const wgc_tensor *y = wgc_out(g, n, 0);
+    concat_geometry c = {.outer = 1, .inner = 1, .es = wg_dtype_size(y->dtype)};
+    wgc_norm_axis(wgc_attr_int(n, "axis", 0), y->shape.rank, &c.axis); /* checked by infer */
+    for (int d = 0; d < c.axis; d++)
+        c.outer *= y->shape.dims[d];
+    for (int d = c.axis + 1; d < y->shape.rank; d++)
+        c.inner *= y->shape.dims[d];
+    c.yrow = (size_t)(y->shape.dims[c.axis] * c.inner) * c.es;
+    return c;
 }
 
 static wg_status concat_fold(wgc_graph *g, wgc_node *n)
@@ -60,12 +69,10 @@ static wg_status concat_fold(wgc_graph *g, wgc_node *n)
     if (!wgc_inputs_const(g, n))
         return WG_ERR_UNSUPPORTED;
     wgc_tensor *y = wgc_out(g, n, 0);
-    int axis;
-    wgc_norm_axis(wgc_attr_int(n, "axis", 0), y->shape.rank, &axis);
-    int64_t outer, inner;
-    concat_geometry(&y->shape, axis, &outer, &inner);
-    size_t es = wg_dtype_size(y->dtype);
-    size_t yrow = (size_t)(y->shape.dims[axis] * inner) * es;
+    const concat_geometry c = geometry(g, n);
+    const int axis = c.axis;
+    const int64_t outer = c.outer, inner = c.inner;
+    const size_t es = c.es, yrow = c.yrow;
     char *data = wgc_elem_alloc(g, n, y->dtype, &y->shape);
     if (!data)
         return WG_ERR_NOMEM;
@@ -83,13 +90,10 @@ static wg_status concat_fold(wgc_graph *g, wgc_node *n)
 
 static wg_status concat_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
-    wgc_tensor *y = wgc_out(g, n, 0);
-    int axis;
-    wgc_norm_axis(wgc_attr_int(n, "axis", 0), y->shape.rank, &axis);
-    int64_t outer, inner;
-    concat_geometry(&y->shape, axis, &outer, &inner);
-    size_t es = wg_dtype_size(y->dtype);
-    size_t yrow = (size_t)(y->shape.dims[axis] * inner) * es;
+    const concat_geometry c = geometry(g, n);
+    const int axis = c.axis;
+    const int64_t outer = c.outer, inner = c.inner;
+    const size_t es = c.es, yrow = c.yrow;
     size_t at = 0;
     for (int i = 0; i < n->n_inputs; i++) {
         const wgc_tensor *t = wgc_in(g, n, i);

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elem.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status constant_infer(wgc_graph *g, wgc_node *n)
 {
@@ -67,10 +67,4 @@ static wg_status constant_fold(wgc_graph *g, wgc_node *n)
     return wgc_fold_copy(g, n, 0, src);
 }
 
-static wg_status constant_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    (void)e;
-    return wgc_error(g, n, WG_ERR_INVALID, "Constant was not folded (internal error)");
-}
-
-const wgc_op_def wgc_op_constant = {constant_infer, constant_fold, constant_emit, NULL};
+const wgc_op_def wgc_op_constant = {constant_infer, constant_fold, wgc_emit_folded_only, NULL};

@@ -3,15 +3,13 @@
  * graphs build their weights this way. */
 #include <string.h>
 
-#include "elem.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status cos_infer(wgc_graph *g, wgc_node *n)
 {
     static const int i64[] = {WG_DT_INT64, 0};
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, i64);
+    wg_status st = wgc_check_data_input(g, n, 1, 1, i64);
     if (st)
         return st;
     const wgc_tensor *s = wgc_in(g, n, 0);
@@ -73,10 +71,4 @@ static wg_status cos_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-static wg_status cos_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    (void)e;
-    return wgc_error(g, n, WG_ERR_INVALID, "ConstantOfShape was not folded (internal error)");
-}
-
-const wgc_op_def wgc_op_constant_of_shape = {cos_infer, cos_fold, cos_emit, NULL};
+const wgc_op_def wgc_op_constant_of_shape = {cos_infer, cos_fold, wgc_emit_folded_only, NULL};

@@ -23,7 +23,7 @@
 #include "../../kernels/include/wgk_conv_packed.h"
 #include "../../kernels/include/wgk_winograd.h"
 #include "conv_geom.h"
-#include "epilogue.h"
+#include "helpers/fused_epilogue.h"
 
 static wg_status conv_infer(wgc_graph *g, wgc_node *n)
 {

@@ -7,7 +7,7 @@
 
 #include "../../kernels/include/wgk_conv.h"
 #include "../ir/kernels.h"
-#include "window.h"
+#include "helpers/sliding_window.h"
 
 /* The lowering family, from the shape alone. */
 typedef enum wgc_conv_kind {

@@ -10,7 +10,7 @@
  * 1-D and 3-D run on the direct scatter kernel (wgk_f32_deconv3d_direct), ONNX layout.
  */
 #include "../../kernels/include/wgk_convnd.h"
-#include "epilogue.h"
+#include "helpers/fused_epilogue.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -54,9 +54,7 @@ static wg_status ints(wgc_graph *g, const wgc_node *n, const char *name, size_t 
 
 static wg_status resolve(wgc_graph *g, const wgc_node *n, ct_geom *c)
 {
-    wg_status st = wgc_check_arity(g, n, 2, 3, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, f32_only);
+    wg_status st = wgc_check_data_input(g, n, 2, 3, f32_only);
     if (!st)
         st = wgc_check_input(g, n, 1, f32_only);
     if (!st && n->n_inputs > 2 && n->inputs[2] >= 0)

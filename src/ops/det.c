@@ -2,14 +2,12 @@
  * det.c: Det (float, double): the determinant of each trailing [n, n] matrix, by LU
  * decomposition with partial pivoting in double, in an inline loop over a scratch copy.
  */
-#include "gen.h"
+#include "helpers/inline_loops.h"
 
 static wg_status det_infer(wgc_graph *g, wgc_node *n)
 {
     static const int fl[] = {WG_DT_FLOAT, WG_DT_DOUBLE, 0};
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, fl);
+    wg_status st = wgc_check_data_input(g, n, 1, 1, fl);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);

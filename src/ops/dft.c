@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "helpers/inline_loops.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -46,9 +46,7 @@ static wg_status const_scalar(wgc_graph *g, const wgc_node *n, int i, int64_t *v
 
 static wg_status resolve_dft(wgc_graph *g, const wgc_node *n, dft_geom *q)
 {
-    wg_status st = wgc_check_arity(g, n, 1, 3, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, fl);
+    wg_status st = wgc_check_data_input(g, n, 1, 3, fl);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
@@ -88,9 +86,7 @@ static wg_status resolve_dft(wgc_graph *g, const wgc_node *n, dft_geom *q)
 
 static wg_status resolve_stft(wgc_graph *g, const wgc_node *n, dft_geom *q)
 {
-    wg_status st = wgc_check_arity(g, n, 2, 4, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, fl);
+    wg_status st = wgc_check_data_input(g, n, 2, 4, fl);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0), *w = wgc_in(g, n, 2);

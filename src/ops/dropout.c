@@ -5,8 +5,8 @@
  */
 #include <string.h>
 
-#include "elem.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status dropout_infer(wgc_graph *g, wgc_node *n)
 {
@@ -33,18 +33,4 @@ static wg_status dropout_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-static wg_status dropout_fold(wgc_graph *g, wgc_node *n)
-{
-    const wgc_tensor *x = wgc_in(g, n, 0);
-    if (!x->data)
-        return WG_ERR_UNSUPPORTED;
-    return wgc_fold_copy(g, n, 0, x->data);
-}
-
-static wg_status dropout_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    wgc_emit_copy(e, g, n->inputs[0], n->outputs[0]);
-    return WG_OK;
-}
-
-const wgc_op_def wgc_op_dropout = {dropout_infer, dropout_fold, dropout_emit, NULL};
+const wgc_op_def wgc_op_dropout = {dropout_infer, wgc_fold_same_bytes, wgc_emit_same_bytes, NULL};

@@ -3,7 +3,7 @@
  * the range of x widened to include 0, as ONNX defines them (arithmetic in float32,
  * rounding half to even), then y = saturate(round(x / scale) + zero_point). Inline loop.
  */
-#include "gen.h"
+#include "helpers/inline_loops.h"
 
 static wg_status dq_infer(wgc_graph *g, wgc_node *n)
 {

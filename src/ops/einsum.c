@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 #define MAX_IN 8
 #define MAX_LABELS (2 * WG_MAX_RANK + 8)

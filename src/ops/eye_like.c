@@ -3,14 +3,12 @@
  * with ones on the diagonal shifted by k and zeros elsewhere, of dtype `dtype` (default:
  * the input's; float16 computes as float32).
  */
-#include "elem.h"
-#include "gen.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
 
 static wg_status eye_like_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_gen_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 1, 1, wgc_gen_dtypes);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);

@@ -2,8 +2,8 @@
  * from the end). Constant indices are range-checked at compile time. */
 #include <string.h>
 
-#include "elem.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
 
 static void gather_geometry(const wgc_shape *x, int axis, int64_t *outer, int64_t *inner)
 {
@@ -18,34 +18,20 @@ static void gather_geometry(const wgc_shape *x, int axis, int64_t *outer, int64_
 static wg_status gather_infer(wgc_graph *g, wgc_node *n)
 {
     static const int idx_types[] = {WG_DT_INT64, WG_DT_INT32, 0};
-    wg_status st = wgc_check_arity(g, n, 2, 2, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 2, 2, wgc_numeric_dtypes);
     if (!st)
         st = wgc_check_input(g, n, 1, idx_types);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
-    int64_t a = wgc_attr_int(n, "axis", 0);
     int axis;
-    if (!wgc_norm_axis(a, x->shape.rank, &axis))
-        return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d",
-                         (long long)a, x->shape.rank);
+    if ((st = wgc_read_axis(g, n, 0, x->shape.rank, &axis)))
+        return st;
     if (x->shape.rank - 1 + ix->shape.rank > WG_MAX_RANK)
         return wgc_error(g, n, WG_ERR_UNSUPPORTED, "output rank %d exceeds %d",
                          x->shape.rank - 1 + ix->shape.rank, WG_MAX_RANK);
-    int64_t dim = x->shape.dims[axis];
-    if (ix->data) {
-        int64_t m = wgc_numel(&ix->shape);
-        for (int64_t i = 0; i < m; i++) {
-            int64_t v = wgc_const_int(ix, i);
-            if (v < -dim || v >= dim)
-                return wgc_error(g, n, WG_ERR_INVALID,
-                                 "index %lld (element %lld of '%s') is out of range for axis "
-                                 "%d of size %lld",
-                                 (long long)v, (long long)i, ix->name, axis, (long long)dim);
-        }
-    }
+    if ((st = wgc_check_const_indices(g, n, ix, axis, x->shape.dims[axis])))
+        return st;
     wgc_shape y = {0};
     for (int d = 0; d < axis; d++)
         y.dims[y.rank++] = x->shape.dims[d];

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "epilogue.h"
-#include "gemm_call.h"
+#include "helpers/fused_epilogue.h"
+#include "helpers/gemm_call.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
 

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "gen.h"
+#include "helpers/inline_loops.h"
 
 enum { GS_NEAREST, GS_LINEAR, GS_CUBIC };
 enum { GS_ZEROS, GS_BORDER, GS_REFLECTION };
@@ -19,9 +19,7 @@ typedef struct gs_geom {
 static wg_status resolve(wgc_graph *g, const wgc_node *n, gs_geom *q)
 {
     static const int fl[] = {WG_DT_FLOAT, WG_DT_DOUBLE, 0};
-    wg_status st = wgc_check_arity(g, n, 2, 2, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, fl);
+    wg_status st = wgc_check_data_input(g, n, 2, 2, fl);
     if (!st)
         st = wgc_check_input(g, n, 1, fl);
     if (st)

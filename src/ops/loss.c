@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gen.h"
+#include "helpers/inline_loops.h"
 
 enum { RED_NONE, RED_SUM, RED_MEAN };
 

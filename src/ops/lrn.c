@@ -1,14 +1,12 @@
 /* lrn.c: LRN (local response normalisation across channels), float32, NC... input. */
-#include "epilogue.h"
-#include "lower.h"
+#include "helpers/fused_epilogue.h"
+#include "helpers/emit_and_fold.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
 
 static wg_status lrn_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, f32_only);
+    wg_status st = wgc_check_data_input(g, n, 1, 1, f32_only);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "gen.h"
+#include "helpers/inline_loops.h"
 
 typedef struct unpool_geom {
     wgc_shape dflt; /* the shape indices refer to */
@@ -19,9 +19,7 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, unpool_geom *q)
     static const int ix[] = {WG_DT_INT64, 0};
     static const int dts[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_INT8, WG_DT_INT16, WG_DT_INT32, WG_DT_INT64,
                               WG_DT_UINT8, WG_DT_UINT16, WG_DT_UINT32, WG_DT_UINT64, WG_DT_BOOL, 0};
-    wg_status st = wgc_check_arity(g, n, 2, 3, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, dts);
+    wg_status st = wgc_check_data_input(g, n, 2, 3, dts);
     if (!st)
         st = wgc_check_input(g, n, 1, ix);
     if (st)

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "helpers/emit_and_fold.h"
+#include "helpers/inline_loops.h"
 
 static float fmin2(float a, float b) { return a < b ? a : b; }
 static float fmax2(float a, float b) { return a > b ? a : b; }
@@ -106,9 +107,7 @@ static wg_status nms_run(wgc_graph *g, const wgc_node *n, int64_t *out, int64_t 
 static wg_status nms_infer(wgc_graph *g, wgc_node *n)
 {
     static const int f32[] = {WG_DT_FLOAT, 0}, i64[] = {WG_DT_INT64, 0};
-    wg_status st = wgc_check_arity(g, n, 2, 5, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, f32);
+    wg_status st = wgc_check_data_input(g, n, 2, 5, f32);
     if (!st)
         st = wgc_check_input(g, n, 1, f32);
     if (!st && wgc_in(g, n, 2))
@@ -161,11 +160,4 @@ static wg_status nms_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-/* Never reached: infer rejects run-time inputs and fold then always succeeds. */
-static wg_status nms_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    (void)e;
-    return wgc_error(g, n, WG_ERR_UNSUPPORTED, "only constant inputs are supported");
-}
-
-const wgc_op_def wgc_op_nms = {nms_infer, nms_fold, nms_emit, NULL};
+const wgc_op_def wgc_op_nms = {nms_infer, nms_fold, wgc_emit_folded_only, NULL};

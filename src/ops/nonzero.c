@@ -3,15 +3,13 @@
  * constant and the node always folds: int64 [rank, count] of the indices of the nonzero
  * elements in row-major order.
  */
-#include "elem.h"
-#include "lower.h"
-#include "loops.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
+#include "helpers/index_loops.h"
 
 static wg_status nonzero_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 1, 1, wgc_numeric_dtypes);
     if (!st)
         st = wgc_loop_need_const(g, n, 0, "data");
     if (st)
@@ -45,10 +43,4 @@ static wg_status nonzero_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-static wg_status nonzero_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    (void)e;
-    return wgc_error(g, n, WG_ERR_UNSUPPORTED, "NonZero that could not be folded to a constant");
-}
-
-const wgc_op_def wgc_op_nonzero = {nonzero_infer, nonzero_fold, nonzero_emit, NULL};
+const wgc_op_def wgc_op_nonzero = {nonzero_infer, nonzero_fold, wgc_emit_folded_only, NULL};

@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "axes.h"
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/read_axes.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 static const int floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, 0};
 
@@ -115,10 +115,8 @@ static wg_status norms_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wg_status st = view(g, n, &v);
     if (!st)
         st = wgc_check_i32_numel(g, n, x);
-    if (st)
+    if (st || wgc_numel(&x->shape) == 0)
         return st;
-    if (wgc_numel(&x->shape) == 0)
-        return WG_OK;
     int64_t cnt = 1;
     for (int d = 0; d < v.nr; d++)
         cnt *= v.rd[d];
@@ -170,11 +168,12 @@ static wg_status norms_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         }
         break;
     }
-    default: /* MeanVarianceNormalization */
+    case WGC_OP_MEAN_VARIANCE_NORM:
         wgc_emit(e, "double a = s / %lld, var = s2 / %lld - a * a;\nif (var < 0) var = 0;\n"
                     "double d = wgk__sqrt(var) + 1e-9;\n",
                  (long long)cnt, (long long)cnt);
         break;
+    default: return wgc_no_case(g, n, "the emitter");
     }
     wgc_loop_for(e, "r", v.nr, v.rd);
     wgc_emit(e, "py[base + %s] = (T)((px[base + %s] - a) / d%s%s);\n}\n}\n", ro, ro, sc, bi);

@@ -7,18 +7,16 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 static wg_status onehot_infer(wgc_graph *g, wgc_node *n)
 {
     static const int num[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, WG_DT_INT8, WG_DT_INT16,
                               WG_DT_INT32, WG_DT_INT64, WG_DT_UINT8, WG_DT_UINT16, WG_DT_UINT32,
                               WG_DT_UINT64, 0};
-    wg_status st = wgc_check_arity(g, n, 3, 3, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, num);
+    wg_status st = wgc_check_data_input(g, n, 3, 3, num);
     if (!st)
         st = wgc_check_input(g, n, 1, num);
     if (!st)

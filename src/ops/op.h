@@ -28,6 +28,12 @@ typedef struct wgc_op_def {
 
 /* The hooks of op (never NULL for op < WGC_OP_COUNT). */
 const wgc_op_def *wgc_op_hooks(wgc_op op);
+/* True when every present input of n is constant. */
+bool wgc_inputs_const(const wgc_graph *g, const wgc_node *n);
+/* Runs n's fold hook (n's op must have one): n becomes dead when it folds; a fold that
+ * declines (WG_ERR_UNSUPPORTED) leaves n to run in the module and clears the message.
+ * Returns any other status of the hook. */
+wg_status wgc_run_fold(wgc_graph *g, wgc_node *n);
 
 /* Shared checks used by many ops. Each returns WG_OK or a wgc_error. */
 wg_status wgc_check_arity(wgc_graph *g, const wgc_node *n, int min_in, int max_in, int min_out,
@@ -35,6 +41,19 @@ wg_status wgc_check_arity(wgc_graph *g, const wgc_node *n, int min_in, int max_i
 /* Input i must be present, have a known shape, and have one of the listed dtypes
  * (terminated by 0). */
 wg_status wgc_check_input(wgc_graph *g, const wgc_node *n, int i, const int *dtypes);
+/* Both checks of an op of one output and min_in..max_in inputs, input 0 of dtypes. */
+wg_status wgc_check_data_input(wgc_graph *g, const wgc_node *n, int min_in, int max_in,
+                               const int *dtypes);
+/* The error every switch over ops or modes ends in: no case for n's op (or for the mode
+ * `what`) in `where`, a bug in the op file, never another op's code. */
+wg_status wgc_no_case(wgc_graph *g, const wgc_node *n, const char *where);
+/* The `axis` attribute of n (default dflt) normalised into [0, rank) into *axis, or an
+ * error naming it when it is out of range. */
+wg_status wgc_read_axis(wgc_graph *g, const wgc_node *n, int64_t dflt, int rank, int *axis);
+/* A constant index tensor ix must hold only values in [-dim, dim) (axis `axis` of size dim);
+ * an index tensor computed at run time is checked by the module instead. */
+wg_status wgc_check_const_indices(wgc_graph *g, const wgc_node *n, const wgc_tensor *ix, int axis,
+                                  int64_t dim);
 /* Sets output i's dtype and shape. */
 void wgc_set_output(wgc_graph *g, const wgc_node *n, int i, int dtype, const wgc_shape *s);
 

@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "axes.h"
-#include "elem.h"
-#include "fold_map.h"
-#include "lower.h"
+#include "helpers/read_axes.h"
+#include "helpers/host_elements.h"
+#include "helpers/fold_map.h"
+#include "helpers/emit_and_fold.h"
 
 typedef struct pad_spec {
     int mode; /* WGK_PAD_* numbering: 0 constant, 1 reflect, 2 edge */
@@ -128,10 +128,8 @@ static wg_status pad_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wg_status st = read_pads(g, n, &p);
     if (!st)
         st = wgc_check_i32_numel(g, n, y);
-    if (st)
+    if (st || wgc_numel(&y->shape) == 0)
         return st;
-    if (wgc_numel(&y->shape) == 0)
-        return WG_OK;
     /* The fill value as one element of the data dtype, placed in the weights. */
     char value[8] = {0};
     if (cv) {

@@ -6,9 +6,9 @@
  * and MaxPool with Indices on the N-D kernels (wgk_poolnd.h).
  */
 #include "../../kernels/include/wgk_poolnd.h"
-#include "epilogue.h"
-#include "lower.h"
-#include "window.h"
+#include "helpers/fused_epilogue.h"
+#include "helpers/emit_and_fold.h"
+#include "helpers/sliding_window.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
 

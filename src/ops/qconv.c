@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "../../kernels/include/wgk_quant.h"
-#include "epilogue.h"
-#include "window.h"
+#include "helpers/fused_epilogue.h"
+#include "helpers/sliding_window.h"
 
 typedef struct qc_geom {
     bool qlinear;

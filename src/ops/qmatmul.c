@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../../kernels/include/wgk_quant.h"
-#include "epilogue.h"
+#include "helpers/fused_epilogue.h"
 
 typedef struct qm_geom {
     bool qlinear;

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "../../kernels/include/wgk_quant.h"
-#include "elem.h"
-#include "epilogue.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/fused_epilogue.h"
+#include "helpers/emit_and_fold.h"
 
 typedef struct q_geom {
     int xdt, ydt;       /* dtypes of x and y */

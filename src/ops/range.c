@@ -5,9 +5,10 @@
  */
 #include <math.h>
 
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/emit_and_fold.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 static wg_status range_infer(wgc_graph *g, wgc_node *n)
 {
@@ -71,11 +72,4 @@ static wg_status range_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-static wg_status range_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    (void)e;
-    /* infer requires constant inputs, so the node always folds before emission */
-    return wgc_error(g, n, WG_ERR_UNSUPPORTED, "Range that could not be folded to a constant");
-}
-
-const wgc_op_def wgc_op_range = {range_infer, range_fold, range_emit, NULL};
+const wgc_op_def wgc_op_range = {range_infer, range_fold, wgc_emit_folded_only, NULL};

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "axes.h"
-#include "elem.h"
-#include "fold_map.h"
-#include "gen.h"
-#include "lower.h"
+#include "helpers/read_axes.h"
+#include "helpers/host_elements.h"
+#include "helpers/fold_map.h"
+#include "helpers/inline_loops.h"
+#include "helpers/emit_and_fold.h"
 
 static bool is_arg(wgc_op op) { return op == WGC_OP_ARG_MAX || op == WGC_OP_ARG_MIN; }
 
@@ -146,7 +146,8 @@ static wg_status reduce_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         acc_t = fl ? "double" : sgn ? "int64_t" : "uint64_t";
         break;
     }
-    default: break;
+    case WGC_OP_REDUCE_SUM: break; /* the defaults above: acc += v from 0 */
+    default: return wgc_no_case(g, n, "the emitter");
     }
     char off[600];
     size_t len = (size_t)snprintf(off, sizeof off, "0");
@@ -182,7 +183,8 @@ typedef struct racc {
     int64_t arg, k;
 } racc;
 
-static void reduce_step(wgc_op op, wgc_kind kind, bool f32, bool last, racc *r, wgc_scalar v)
+/* Adds v to the accumulator of op; false for an op it has no case for. */
+static bool reduce_step(wgc_op op, wgc_kind kind, bool f32, bool last, racc *r, wgc_scalar v)
 {
     bool fl = kind == WGC_KIND_FLOAT, sgn = kind == WGC_KIND_SIGNED;
     switch (op) {
@@ -222,11 +224,13 @@ static void reduce_step(wgc_op op, wgc_kind kind, bool f32, bool last, racc *r, 
         r->k++;
         break;
     }
-    default: /* Sum, Mean, LogSum */
+    case WGC_OP_REDUCE_SUM: case WGC_OP_REDUCE_MEAN: case WGC_OP_REDUCE_LOG_SUM:
         if (fl) r->acc.f += v.f;
         else r->acc.u += v.u;
         break;
+    default: return false;
     }
+    return true;
 }
 
 static wg_status reduce_fold(wgc_graph *g, wgc_node *n)
@@ -275,7 +279,14 @@ static wg_status reduce_fold(wgc_graph *g, wgc_node *n)
         case WGC_OP_REDUCE_PROD:
             if (fl) r->acc.f = 1; else r->acc.u = 1;
             break;
-        default: break; /* zero */
+        case WGC_OP_REDUCE_SUM: case WGC_OP_REDUCE_MEAN: case WGC_OP_REDUCE_L1: case WGC_OP_REDUCE_L2:
+        case WGC_OP_REDUCE_LOG_SUM: case WGC_OP_REDUCE_LOG_SUM_EXP: case WGC_OP_REDUCE_SUM_SQUARE:
+        case WGC_OP_ARG_MAX: case WGC_OP_ARG_MIN:
+            break; /* zero */
+        default:
+            free(acc);
+            free(data);
+            return wgc_no_case(g, n, "the fold");
         }
     }
     /* Row-major over the input visits each output's reduced elements in the emitted order. */
@@ -289,8 +300,11 @@ static wg_status reduce_fold(wgc_graph *g, wgc_node *n)
             if (pass == 0) {
                 if (v.f > acc[o].mx || v.f != v.f)
                     acc[o].mx = v.f;
-            } else
-                reduce_step(n->op, kind, x->dtype != WG_DT_DOUBLE, last, &acc[o], v);
+            } else if (!reduce_step(n->op, kind, x->dtype != WG_DT_DOUBLE, last, &acc[o], v)) {
+                free(acc);
+                free(data);
+                return wgc_no_case(g, n, "the fold");
+            }
         } while (wgc_index_next(&x->shape, idx));
     }
     for (int64_t o = 0; o < ny; o++) {
@@ -304,7 +318,13 @@ static wg_status reduce_fold(wgc_graph *g, wgc_node *n)
             out.f = isinf(r->mx) || r->mx != r->mx ? r->mx : r->mx + log(r->acc.f);
             break;
         case WGC_OP_ARG_MAX: case WGC_OP_ARG_MIN: out.i = r->arg; break;
-        default: break;
+        case WGC_OP_REDUCE_SUM: case WGC_OP_REDUCE_MAX: case WGC_OP_REDUCE_MIN:
+        case WGC_OP_REDUCE_PROD: case WGC_OP_REDUCE_L1: case WGC_OP_REDUCE_SUM_SQUARE:
+            break; /* the accumulator is the result */
+        default:
+            free(acc);
+            free(data);
+            return wgc_no_case(g, n, "the fold");
         }
         wgc_scalar_set(data, y->dtype, o, out);
     }

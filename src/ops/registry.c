@@ -1,20 +1,21 @@
-/* registry.c: the op enum's name table and hook table, generated from ir/ops.def. */
+/* registry.c: the op enum's name table and hook table, generated from ir/ops.def, and the
+ * calls the passes make on the hooks. */
 #include <string.h>
 
 #include "op.h"
 
-#define WG_OP(e, name, stem) extern const wgc_op_def wgc_op_##stem;
+#define WG_OP(e, name, stem, in, out) extern const wgc_op_def wgc_op_##stem;
 #include "../ir/ops.def"
 #undef WG_OP
 
 static const char *const op_names[] = {
-#define WG_OP(e, name, stem) [WGC_OP_##e] = name,
+#define WG_OP(e, name, stem, in, out) [WGC_OP_##e] = name,
 #include "../ir/ops.def"
 #undef WG_OP
 };
 
 static const wgc_op_def *const op_hooks[] = {
-#define WG_OP(e, name, stem) [WGC_OP_##e] = &wgc_op_##stem,
+#define WG_OP(e, name, stem, in, out) [WGC_OP_##e] = &wgc_op_##stem,
 #include "../ir/ops.def"
 #undef WG_OP
 };
@@ -44,4 +45,24 @@ wgc_op wgc_op_lookup(const char *domain, const char *op_type)
 const wgc_op_def *wgc_op_hooks(wgc_op op)
 {
     return op < WGC_OP_COUNT ? op_hooks[op] : NULL;
+}
+
+wg_status wgc_run_fold(wgc_graph *g, wgc_node *n)
+{
+    wg_status st = wgc_op_hooks(n->op)->fold(g, n);
+    if (st == WG_OK)
+        n->dead = true;
+    else if (st == WG_ERR_UNSUPPORTED)
+        g->err[0] = 0; /* declined: the node runs in the module */
+    else
+        return st;
+    return WG_OK;
+}
+
+bool wgc_inputs_const(const wgc_graph *g, const wgc_node *n)
+{
+    for (int i = 0; i < n->n_inputs; i++)
+        if (n->inputs[i] >= 0 && !g->tensors[n->inputs[i]].data)
+            return false;
+    return true;
 }

@@ -3,14 +3,12 @@
  * constant once folding has run: 0 copies the input dim (unless allowzero = 1), -1 is
  * inferred from the element count.
  */
-#include "elem.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status reshape_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, 2, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 1, 2, wgc_numeric_dtypes);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
@@ -90,16 +88,4 @@ static wg_status reshape_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-static wg_status reshape_fold(wgc_graph *g, wgc_node *n)
-{
-    const wgc_tensor *x = wgc_in(g, n, 0);
-    return x->data ? wgc_fold_copy(g, n, 0, x->data) : WG_ERR_UNSUPPORTED;
-}
-
-static wg_status reshape_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    wgc_emit_copy(e, g, n->inputs[0], n->outputs[0]);
-    return WG_OK;
-}
-
-const wgc_op_def wgc_op_reshape = {reshape_infer, reshape_fold, reshape_emit, NULL};
+const wgc_op_def wgc_op_reshape = {reshape_infer, wgc_fold_same_bytes, wgc_emit_same_bytes, NULL};

@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "../../kernels/include/wgk_resize.h"
-#include "elem.h"
-#include "epilogue.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/fused_epilogue.h"
+#include "helpers/emit_and_fold.h"
 
 enum { M_NEAREST, M_LINEAR, M_CUBIC };
 enum { T_HALF_PIXEL, T_HALF_PIXEL_SYM, T_PYTORCH, T_ALIGN, T_ASYM, T_TF_CROP, T_TF_HALF_NN };
@@ -264,9 +264,12 @@ static double source_coord(const rs_plan *p, int d, int64_t xi, bool *outside)
         const double offset = center * (1 - adjustment);
         return offset + (x + 0.5) / s - 0.5;
     }
-    default:
+    case T_HALF_PIXEL:
         return (x + 0.5) / s - 0.5;
     }
+    /* ctm is one of the modes above (read_plan rejects the others): NaN, never another
+     * mode's coordinate, makes a missing case visible in every output. */
+    return NAN;
 }
 
 static double cubic_w(double x, double A)

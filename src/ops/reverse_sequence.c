@@ -6,16 +6,14 @@
  */
 #include <stdio.h>
 
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 static wg_status rs_infer(wgc_graph *g, wgc_node *n)
 {
     static const int idx_types[] = {WG_DT_INT64, WG_DT_INT32, 0};
-    wg_status st = wgc_check_arity(g, n, 2, 2, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_gen_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 2, 2, wgc_gen_dtypes);
     if (!st)
         st = wgc_check_input(g, n, 1, idx_types);
     if (st)

@@ -8,7 +8,7 @@
 #include <strings.h>
 
 #include "../../kernels/include/wgk_rnn.h"
-#include "epilogue.h"
+#include "helpers/fused_epilogue.h"
 
 typedef struct rnn_geom {
     int cell, G, dirs, reverse, layout, lbr;

@@ -6,15 +6,13 @@
  */
 #include <string.h>
 
-#include "gen.h"
+#include "helpers/inline_loops.h"
 
 static wg_status resolve(wgc_graph *g, const wgc_node *n, int *half_pixel, int *max_mode)
 {
     static const int fl[] = {WG_DT_FLOAT, WG_DT_DOUBLE, 0};
     static const int ix[] = {WG_DT_INT64, WG_DT_INT32, 0};
-    wg_status st = wgc_check_arity(g, n, 3, 3, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, fl);
+    wg_status st = wgc_check_data_input(g, n, 3, 3, fl);
     if (!st)
         st = wgc_check_input(g, n, 1, fl);
     if (!st)

@@ -1,7 +1,7 @@
 /* shape.c: Shape (start/end since opset 15). Folds from the input's inferred shape alone,
  * so the driver calls fold even when the input is not constant. */
-#include "elem.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
 
 static void shape_range(const wgc_node *n, int rank, int *start, int *end)
 {
@@ -18,9 +18,7 @@ static void shape_range(const wgc_node *n, int rank, int *start, int *end)
 
 static wg_status shape_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, NULL);
+    wg_status st = wgc_check_data_input(g, n, 1, 1, NULL);
     if (st)
         return st;
     int s, e;

@@ -3,8 +3,8 @@
  * (default 1), and normalised over the second part; opset >= 13: normalised along the
  * one axis `axis` (default -1). Both become the kernel's [outer][n][inner] view.
  */
-#include "epilogue.h"
-#include "lower.h"
+#include "helpers/fused_epilogue.h"
+#include "helpers/emit_and_fold.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
 
@@ -38,9 +38,7 @@ static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *
 
 static wg_status softmax_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, f32_only);
+    wg_status st = wgc_check_data_input(g, n, 1, 1, f32_only);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);

@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elem.h"
-#include "gen.h"
+#include "helpers/emit_and_fold.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -111,7 +112,8 @@ static wg_status fold_window(wgc_graph *g, const wgc_node *n, void *data)
     switch (n->op) {
     case WGC_OP_HANN_WINDOW: a0 = 0.5, a1 = 0.5, a2 = 0; break;
     case WGC_OP_HAMMING_WINDOW: a0 = 25.0 / 46.0, a1 = 1 - 25.0 / 46.0, a2 = 0; break;
-    default: a0 = 0.42, a1 = 0.5, a2 = 0.08; break; /* Blackman */
+    case WGC_OP_BLACKMAN_WINDOW: a0 = 0.42, a1 = 0.5, a2 = 0.08; break;
+    default: return wgc_no_case(g, n, "the window fold");
     }
     for (int64_t i = 0; i < size; i++) {
         double x = N1 > 0 ? 2 * M_PI * (double)i / N1 : 0;
@@ -179,11 +181,4 @@ static wg_status spectral_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-/* Never reached: infer rejects run-time inputs and fold then always succeeds. */
-static wg_status spectral_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    (void)e;
-    return wgc_error(g, n, WG_ERR_UNSUPPORTED, "only constant inputs are supported");
-}
-
-const wgc_op_def wgc_op_spectral = {spectral_infer, spectral_fold, spectral_emit, NULL};
+const wgc_op_def wgc_op_spectral = {spectral_infer, spectral_fold, wgc_emit_folded_only, NULL};

@@ -1,13 +1,13 @@
 /*
  * split.c: Split along one axis into parts given by `split` (an attribute before opset 13,
  * a constant input from 13), by `num_outputs` (opset 18; the last part may be smaller) or
- * equal parts. Each output is one affine copy (gen.c); constant inputs fold.
+ * equal parts. Each output is one affine copy (helpers/inline_loops.c); constant inputs fold.
  */
 #include <string.h>
 
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 /* Axis and the length of every output along it. */
 static wg_status parts(wgc_graph *g, const wgc_node *n, int *axis, int64_t *len)

@@ -1,13 +1,11 @@
 /* squeeze.c: Squeeze: removes unit dims at `axes` (attribute < 13, input >= 13), or every
  * unit dim when no axes are given. */
-#include "axes.h"
-#include "lower.h"
+#include "helpers/read_axes.h"
+#include "helpers/emit_and_fold.h"
 
 static wg_status squeeze_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, 2, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 1, 2, wgc_numeric_dtypes);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
@@ -34,16 +32,4 @@ static wg_status squeeze_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-static wg_status squeeze_fold(wgc_graph *g, wgc_node *n)
-{
-    const wgc_tensor *x = wgc_in(g, n, 0);
-    return x->data ? wgc_fold_copy(g, n, 0, x->data) : WG_ERR_UNSUPPORTED;
-}
-
-static wg_status squeeze_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    wgc_emit_copy(e, g, n->inputs[0], n->outputs[0]);
-    return WG_OK;
-}
-
-const wgc_op_def wgc_op_squeeze = {squeeze_infer, squeeze_fold, squeeze_emit, NULL};
+const wgc_op_def wgc_op_squeeze = {squeeze_infer, wgc_fold_same_bytes, wgc_emit_same_bytes, NULL};

@@ -7,9 +7,9 @@
  */
 #include <stdio.h>
 
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 static wg_status get_k(wgc_graph *g, const wgc_node *n, int64_t *k)
 {
@@ -17,13 +17,7 @@ static wg_status get_k(wgc_graph *g, const wgc_node *n, int64_t *k)
         *k = wgc_attr_int(n, "k", -1);
         return WG_OK;
     }
-    wg_status st = wgc_loop_need_const(g, n, 1, "k");
-    if (st)
-        return st;
-    if (wgc_numel(&wgc_in(g, n, 1)->shape) != 1)
-        return wgc_error(g, n, WG_ERR_INVALID, "k must hold one value");
-    *k = wgc_const_int(wgc_in(g, n, 1), 0);
-    return WG_OK;
+    return wgc_loop_const_scalar(g, n, 1, "k", k);
 }
 
 /* outer/len/inner around the axis. */

@@ -1,8 +1,8 @@
 /* transpose.c: Transpose by `perm` (default: reverse the dims). */
 #include <string.h>
 
-#include "elem.h"
-#include "lower.h"
+#include "helpers/host_elements.h"
+#include "helpers/emit_and_fold.h"
 
 /* perm[rank] from the attribute, checked to be a permutation. */
 static wg_status read_perm(wgc_graph *g, const wgc_node *n, int rank, int64_t *perm)
@@ -29,9 +29,7 @@ static wg_status read_perm(wgc_graph *g, const wgc_node *n, int rank, int64_t *p
 
 static wg_status transpose_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 1, 1, wgc_numeric_dtypes);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
@@ -81,10 +79,8 @@ static wg_status transpose_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wg_status st = read_perm(g, n, x->shape.rank, perm);
     if (!st)
         st = wgc_check_i32_numel(g, n, x);
-    if (st)
+    if (st || wgc_numel(&x->shape) == 0)
         return st;
-    if (wgc_numel(&x->shape) == 0)
-        return WG_OK;
     char ld[160], lp[160];
     const char *px = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
     wgc_emit(e, "wgk_transpose(%s, %s, %zu, %d, %s, %s);\n", py, px, wg_dtype_size(x->dtype),

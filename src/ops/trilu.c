@@ -4,30 +4,22 @@
  */
 #include <string.h>
 
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 static wg_status get_k(wgc_graph *g, const wgc_node *n, int64_t *k)
 {
     *k = 0;
     if (!wgc_in(g, n, 1))
         return WG_OK;
-    wg_status st = wgc_loop_need_const(g, n, 1, "k");
-    if (st)
-        return st;
-    if (wgc_numel(&wgc_in(g, n, 1)->shape) != 1)
-        return wgc_error(g, n, WG_ERR_INVALID, "k must hold one value");
-    *k = wgc_const_int(wgc_in(g, n, 1), 0);
-    return WG_OK;
+    return wgc_loop_const_scalar(g, n, 1, "k", k);
 }
 
 static wg_status trilu_infer(wgc_graph *g, wgc_node *n)
 {
     static const int idx_types[] = {WG_DT_INT64, WG_DT_INT32, 0};
-    wg_status st = wgc_check_arity(g, n, 1, 2, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_gen_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 1, 2, wgc_gen_dtypes);
     if (!st && wgc_in(g, n, 1))
         st = wgc_check_input(g, n, 1, idx_types);
     int64_t k;

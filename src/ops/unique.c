@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
+#include "helpers/inline_loops.h"
 
 typedef struct uq_view {
     const char *data;
@@ -176,13 +176,18 @@ static wg_status uq_run(wgc_graph *g, const wgc_node *n, const uq_view *v, uq_re
     return WG_OK;
 }
 
+/* The view and the result of n (both hooks need them). */
+static wg_status analyse(wgc_graph *g, const wgc_node *n, uq_view *v, uq_result *r)
+{
+    wg_status st = resolve(g, n, v);
+    return st ? st : uq_run(g, n, v, r);
+}
+
 static wg_status uq_infer(wgc_graph *g, wgc_node *n)
 {
     uq_view v;
     uq_result r;
-    wg_status st = resolve(g, n, &v);
-    if (!st)
-        st = uq_run(g, n, &v, &r);
+    wg_status st = analyse(g, n, &v, &r);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
@@ -204,9 +209,7 @@ static wg_status uq_fold(wgc_graph *g, wgc_node *n)
 {
     uq_view v;
     uq_result r;
-    wg_status st = resolve(g, n, &v);
-    if (!st)
-        st = uq_run(g, n, &v, &r);
+    wg_status st = analyse(g, n, &v, &r);
     if (st)
         return st;
     const wgc_tensor *y = wgc_out(g, n, 0);

@@ -45,14 +45,6 @@ static void fresh_name(ctx *c, const char *tag, char *buf, size_t len)
     while (wgc_tensor_find(c->g, buf) >= 0 || node_name_used(c->g, buf));
 }
 
-static bool inputs_constant(const wgc_graph *g, const wgc_node *n)
-{
-    for (int k = 0; k < n->n_inputs; k++)
-        if (n->inputs[k] >= 0 && !g->tensors[n->inputs[k]].data)
-            return false;
-    return true;
-}
-
 /* Appends node op_type(ins) writing tensor `out` (a fresh tensor when out < 0), infers
  * it and folds it when its inputs are constant, as passes/infer.c does. */
 static wg_status add_node(ctx *c, const char *op_type, const int *ins, int n_in, int out,
@@ -81,15 +73,8 @@ static wg_status add_node(ctx *c, const char *op_type, const int *ins, int n_in,
     if (st)
         return st;
     const wgc_op_def *op = wgc_op_hooks(n->op);
-    if (op->fold && inputs_constant(g, n)) {
-        st = op->fold(g, n);
-        if (st == WG_OK)
-            n->dead = true;
-        else if (st == WG_ERR_UNSUPPORTED)
-            g->err[0] = 0; /* declined: the node runs in the module */
-        else
-            return st;
-    }
+    if (op->fold && wgc_inputs_const(g, n) && (st = wgc_run_fold(g, n)))
+        return st;
     *result = out;
     return WG_OK;
 }

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../ops/epilogue.h"
+#include "../ops/helpers/fused_epilogue.h"
 #include "passes.h"
 
 static bool bn_fusable(wgc_graph *g, const wgc_node *bn)

@@ -69,14 +69,6 @@ static wg_status apply_input_shapes(wgc_graph *g, const wgc_options *opt)
     return WG_OK;
 }
 
-static bool inputs_constant(const wgc_graph *g, const wgc_node *n)
-{
-    for (int k = 0; k < n->n_inputs; k++)
-        if (n->inputs[k] >= 0 && !g->tensors[n->inputs[k]].data)
-            return false;
-    return true;
-}
-
 /* Folding puts its outputs into the module's weights (memory and module file). A few
  * bytes of Range, Tile or ConstantOfShape can ask for gigabytes; above this much the
  * compile is refused before anything is allocated. Real folded tensors are far smaller
@@ -148,15 +140,8 @@ wg_status wgc_pass_infer(wgc_graph *g, const wgc_options *opt)
                                  wgc_shape_str(&y->shape, buf, sizeof buf),
                                  (unsigned long long)count * wg_dtype_size(y->dtype));
         }
-        if (op->fold && (n->op == WGC_OP_SHAPE || inputs_constant(g, n))) {
-            if ((st = check_fold_size(g, n)))
-                return st;
-            st = op->fold(g, n);
-            if (st == WG_OK)
-                n->dead = true;
-            else if (st == WG_ERR_UNSUPPORTED)
-                g->err[0] = 0; /* declined: the node runs in the module */
-            else
+        if (op->fold && (n->op == WGC_OP_SHAPE || wgc_inputs_const(g, n))) {
+            if ((st = check_fold_size(g, n)) || (st = wgc_run_fold(g, n)))
                 return st;
         }
     }

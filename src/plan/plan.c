@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ops/elem.h"
+#include "../ops/helpers/host_elements.h"
 #include "../ops/op.h"
 
 typedef struct buffer {

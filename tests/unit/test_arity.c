@@ -14,21 +14,7 @@
 #include "../../src/ops/arity.h"
 #include "../../src/passes/passes.h"
 #include "../test.h"
-
-static int input(wgc_graph *g, const char *name, int dtype, int rank, const int64_t *dims)
-{
-    int t = wgc_tensor_add(g, name);
-    wgc_tensor *x = &g->tensors[t];
-    x->dtype = dtype;
-    x->is_input = true;
-    x->shape.rank = rank;
-    for (int d = 0; d < rank; d++)
-        x->shape.dims[d] = dims[d];
-    x->has_shape = true;
-    g->inputs = realloc(g->inputs, sizeof(int) * (size_t)(g->n_inputs + 1));
-    g->inputs[g->n_inputs++] = t;
-    return t;
-}
+#include "graph_build.h"
 
 /* A graph with one node of type op (inputs as given, -1 = empty) and n_out outputs;
  * runs inference and returns its status, the message in msg. */
@@ -38,7 +24,7 @@ static wg_status infer_one(const char *op, int opset, int n_in, const int *which
     wgc_graph *g = wgc_graph_new();
     g->opset = opset;
     const int64_t dims[2] = {2, 3};
-    int x = input(g, "x", WG_DT_FLOAT, 2, dims);
+    int x = tg_input(g, "x", WG_DT_FLOAT, 2, dims);
     int in[4], out[3];
     for (int i = 0; i < n_in; i++)
         in[i] = which[i] < 0 ? -1 : x;

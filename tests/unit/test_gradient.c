@@ -18,6 +18,7 @@
 #include "../../src/ops/op.h"
 #include "../../src/passes/passes.h"
 #include "../test.h"
+#include "graph_build.h"
 
 static char *dup(const char *s)
 {
@@ -51,13 +52,6 @@ static int tensor(wgc_graph *g, const char *name, int rank, const int64_t *dims,
     return t;
 }
 
-static void output(wgc_graph *g, int t)
-{
-    g->tensors[t].is_output = true;
-    g->outputs = realloc(g->outputs, sizeof(int) * (size_t)(g->n_outputs + 1));
-    g->outputs[g->n_outputs++] = t;
-}
-
 static int op2(wgc_graph *g, const char *type, int a, int b, const char *out_name)
 {
     int in[2] = {a, b};
@@ -85,7 +79,7 @@ static int gradient(wgc_graph *g, const char *const *names, int n, const char *y
     int k = wgc_node_add(g, "grad", "Gradient", "ai.onnx.preview.training", in, n, out, n);
     for (int i = 0; i < n; i++) {
         g->tensors[out[i]].producer = k;
-        output(g, out[i]);
+        tg_output(g, out[i]);
     }
     wgc_attr *xs = wgc_attr_add(g, k, "xs", WGC_ATTR_STRINGS);
     xs->n = (size_t)n;
@@ -179,7 +173,7 @@ static wgc_graph *make(const prog *p, const float *a, const float *b, bool with_
     int ta = tensor(g, "a", p->ra, p->da, a);
     int tb = tensor(g, "b", p->rb, p->db, b);
     int y = p->build(g, ta, tb);
-    output(g, y);
+    tg_output(g, y);
     if (with_gradient) {
         const char *xs[2] = {"a", "b"};
         gradient(g, xs, 2, "y");
@@ -303,7 +297,7 @@ TEST(unused_x_gets_zeros)
     int64_t d3[1] = {3};
     int a = tensor(g, "a", 1, d3, NULL);
     tensor(g, "c", 1, d3, NULL);
-    output(g, op1(g, "Exp", a, "y"));
+    tg_output(g, op1(g, "Exp", a, "y"));
     const char *xs[2] = {"a", "c"};
     gradient(g, xs, 2, "y");
     wg_status st = run_passes(g, true);
@@ -325,11 +319,11 @@ TEST(new_nodes_stand_in_order_with_fixed_producers)
     int64_t d23[2] = {2, 3}, d3[1] = {3};
     int a = tensor(g, "a", 2, d23, NULL);
     int b = tensor(g, "b", 1, d3, NULL);
-    output(g, build_broadcast(g, a, b));
+    tg_output(g, build_broadcast(g, a, b));
     const char *xs[2] = {"a", "b"};
     int gi = gradient(g, xs, 2, "y");
     int after = op1(g, "Neg", wgc_tensor_find(g, "d_b"), "after");
-    output(g, after);
+    tg_output(g, after);
     int before = g->n_nodes;
     wg_status st = run_passes(g, true);
     CHECK(st == WG_OK, "%s", g->err);
@@ -369,7 +363,7 @@ TEST(unsupported_op_is_named)
     g->opset = 13;
     int64_t d3[1] = {3};
     int a = tensor(g, "a", 1, d3, NULL);
-    output(g, op1(g, "Exp", op1(g, "Abs", a, "abs_out"), "y"));
+    tg_output(g, op1(g, "Exp", op1(g, "Abs", a, "abs_out"), "y"));
     const char *xs[1] = {"a"};
     gradient(g, xs, 1, "y");
     wg_status st = run_passes(g, true);

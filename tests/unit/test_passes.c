@@ -17,31 +17,7 @@
 #include "../../src/passes/passes.h"
 #include "../../src/plan/plan.h"
 #include "../test.h"
-
-static int input(wgc_graph *g, const char *name, int rank, const int64_t *dims)
-{
-    int t = wgc_tensor_add(g, name);
-    wgc_tensor *x = &g->tensors[t];
-    x->dtype = WG_DT_FLOAT;
-    x->is_input = true;
-    x->shape.rank = rank;
-    for (int d = 0; d < rank; d++)
-        x->shape.dims[d] = dims[d];
-    x->has_shape = true;
-    for (int d = 0; d < rank; d++)
-        if (dims[d] < 0)
-            x->has_shape = false;
-    g->inputs = realloc(g->inputs, sizeof(int) * (size_t)(g->n_inputs + 1));
-    g->inputs[g->n_inputs++] = t;
-    return t;
-}
-
-static void output(wgc_graph *g, int t)
-{
-    g->tensors[t].is_output = true;
-    g->outputs = realloc(g->outputs, sizeof(int) * (size_t)(g->n_outputs + 1));
-    g->outputs[g->n_outputs++] = t;
-}
+#include "graph_build.h"
 
 static int constant(wgc_graph *g, const char *name, int rank, const int64_t *dims, float (*fill)(int64_t))
 {
@@ -82,8 +58,8 @@ TEST(shape_override_and_dynamic_error)
 {
     wgc_graph *g = wgc_graph_new();
     int64_t dims[2] = {-1, 4};
-    int x = input(g, "x", 2, dims);
-    output(g, op(g, "Relu", &x, 1, "y"));
+    int x = tg_input(g, "x", WG_DT_FLOAT, 2, dims);
+    tg_output(g, op(g, "Relu", &x, 1, "y"));
     wgc_options o = opts();
     CHECK(wgc_pass_infer(g, &o) == WG_ERR_INVALID, "a dynamic dim without --shape must fail");
     CHECK(strstr(g->err, "--shape x=") != NULL, "message should say how to fix it: %s", g->err);
@@ -104,7 +80,7 @@ TEST(batchnorm_folds_into_conv)
 {
     wgc_graph *g = wgc_graph_new();
     int64_t xd[4] = {1, 2, 3, 3}, wd[4] = {3, 2, 1, 1}, cd[1] = {3};
-    int x = input(g, "x", 4, xd);
+    int x = tg_input(g, "x", WG_DT_FLOAT, 4, xd);
     int w = constant(g, "w", 4, wd, fill_w);
     int b = constant(g, "b", 1, cd, fill_b);
     int in_conv[3] = {x, w, b};
@@ -113,7 +89,7 @@ TEST(batchnorm_folds_into_conv)
         m = constant(g, "mean", 1, cd, fill_b), v = constant(g, "var", 1, cd, fill_var);
     int in_bn[5] = {c, s, be, m, v};
     int y = op(g, "BatchNormalization", in_bn, 5, "y");
-    output(g, y);
+    tg_output(g, y);
     wgc_options o = opts();
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_fold_batchnorm(g, &o) == WG_OK, "%s", g->err);
@@ -142,7 +118,7 @@ TEST(scale_and_shift_fold_into_conv)
     wgc_graph *g = wgc_graph_new();
     int64_t xd[4] = {1, 2, 3, 3}, wd[4] = {3, 2, 1, 1}, cd[1] = {3}, one[1] = {1},
             chan[4] = {1, 3, 1, 1}, pix[4] = {1, 1, 3, 3};
-    int x = input(g, "x", 4, xd);
+    int x = tg_input(g, "x", WG_DT_FLOAT, 4, xd);
     int in_conv[3] = {x, constant(g, "w", 4, wd, fill_w), constant(g, "b", 1, cd, fill_b)};
     int c = op(g, "Conv", in_conv, 3, "c");
     int in_mul[2] = {constant(g, "two", 1, one, fill_two), c}; /* constant first */
@@ -152,7 +128,7 @@ TEST(scale_and_shift_fold_into_conv)
     int in_sub[2] = {a, constant(g, "half", 0, one, fill_scale)};
     int y = op(g, "Sub", in_sub, 2, "y");
     int in_px[2] = {y, constant(g, "p", 4, pix, fill_b)};
-    output(g, op(g, "Mul", in_px, 2, "z"));
+    tg_output(g, op(g, "Mul", in_px, 2, "z"));
     wgc_options o = opts();
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_fold_batchnorm(g, &o) == WG_OK, "%s", g->err);
@@ -182,7 +158,7 @@ TEST(decomposed_hardswish_becomes_one_node)
     wgc_graph *g = wgc_graph_new();
     g->opset = 13; /* Clip with min and max inputs */
     int64_t xd[2] = {2, 5}, one[1] = {1};
-    int x = input(g, "x", 2, xd);
+    int x = tg_input(g, "x", WG_DT_FLOAT, 2, xd);
     int c3 = constant(g, "three", 1, one, fill_3), c6 = constant(g, "six", 1, one, fill_6),
         c0 = constant(g, "zero", 1, one, fill_0);
     /* Div(Mul(x, Clip(Add(x, 3), 0, 6)), 6) */
@@ -193,7 +169,7 @@ TEST(decomposed_hardswish_becomes_one_node)
     int in_mul[2] = {c, x};
     int m = op(g, "Mul", in_mul, 2, "m");
     int in_div[2] = {m, c6};
-    output(g, op(g, "Div", in_div, 2, "y1"));
+    tg_output(g, op(g, "Div", in_div, 2, "y1"));
     /* Mul(x, Div(Clip(Add(3, x), 0, 6), 6)) */
     int in_add2[2] = {c3, x};
     int a2 = op(g, "Add", in_add2, 2, "a2");
@@ -202,14 +178,14 @@ TEST(decomposed_hardswish_becomes_one_node)
     int in_div2[2] = {c2, c6};
     int d2 = op(g, "Div", in_div2, 2, "d2");
     int in_mul2[2] = {x, d2};
-    output(g, op(g, "Mul", in_mul2, 2, "y2"));
+    tg_output(g, op(g, "Mul", in_mul2, 2, "y2"));
     /* the same with the Add result also an output: no match */
     int a3 = op(g, "Add", in_add, 2, "a3");
-    output(g, a3);
+    tg_output(g, a3);
     int in_clip3[3] = {a3, c0, c6};
     int in_div3[2] = {op(g, "Clip", in_clip3, 3, "c3"), c6};
     int in_mul3[2] = {x, op(g, "Div", in_div3, 2, "d3")};
-    output(g, op(g, "Mul", in_mul3, 2, "y3"));
+    tg_output(g, op(g, "Mul", in_mul3, 2, "y3"));
     wgc_options o = opts();
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_match_hardswish(g, &o) == WG_OK, "%s", g->err);
@@ -231,16 +207,16 @@ TEST(dropout_with_unread_mask_is_removed)
     wgc_graph *g = wgc_graph_new();
     g->opset = 13;
     int64_t d[1] = {8};
-    int x = input(g, "x", 1, d);
+    int x = tg_input(g, "x", WG_DT_FLOAT, 1, d);
     int outs[2] = {wgc_tensor_add(g, "d"), wgc_tensor_add(g, "d_mask")};
     int n = wgc_node_add(g, "drop", "Dropout", "", &x, 1, outs, 2);
     g->tensors[outs[0]].producer = g->tensors[outs[1]].producer = n;
-    output(g, op(g, "Relu", &outs[0], 1, "y"));
+    tg_output(g, op(g, "Relu", &outs[0], 1, "y"));
     int outs2[2] = {wgc_tensor_add(g, "e"), wgc_tensor_add(g, "e_mask")};
     int n2 = wgc_node_add(g, "drop2", "Dropout", "", &x, 1, outs2, 2);
     g->tensors[outs2[0]].producer = g->tensors[outs2[1]].producer = n2;
-    output(g, outs2[0]);
-    output(g, outs2[1]);
+    tg_output(g, outs2[0]);
+    tg_output(g, outs2[1]);
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_remove_identity(g, &o) == WG_OK, "%s", g->err);
     CHECK(g->nodes[n].dead, "the Dropout with an unread mask should be removed");
@@ -253,7 +229,7 @@ static wgc_graph *residual_graph(bool residual_first)
 {
     wgc_graph *g = wgc_graph_new();
     int64_t xd[4] = {1, 2, 4, 4}, wd[4] = {2, 2, 1, 1};
-    int x = input(g, "x", 4, xd);
+    int x = tg_input(g, "x", WG_DT_FLOAT, 4, xd);
     int w = constant(g, "w", 4, wd, fill_w);
     int r = -1;
     if (residual_first)
@@ -264,7 +240,7 @@ static wgc_graph *residual_graph(bool residual_first)
         r = op(g, "Sigmoid", &x, 1, "r");
     int in_add[2] = {r, c};
     int a = op(g, "Add", in_add, 2, "a");
-    output(g, op(g, "Relu", &a, 1, "y"));
+    tg_output(g, op(g, "Relu", &a, 1, "y"));
     return g;
 }
 
@@ -296,15 +272,15 @@ static wgc_graph *residual_bn_graph(bool second_reader)
 {
     wgc_graph *g = wgc_graph_new();
     int64_t xd[4] = {1, 3, 2, 2}, wd[4] = {3, 3, 1, 1}, cd[1] = {3};
-    int x = input(g, "x", 4, xd);
+    int x = tg_input(g, "x", WG_DT_FLOAT, 4, xd);
     int in_conv[2] = {x, constant(g, "w", 4, wd, fill_w)};
     int a = op(g, "Add", (int[]){op(g, "Conv", in_conv, 2, "c"), x}, 2, "a");
     int in_bn[5] = {a, constant(g, "scale", 1, cd, fill_scale), constant(g, "beta", 1, cd, fill_b),
                     constant(g, "mean", 1, cd, fill_b), constant(g, "var", 1, cd, fill_var)};
     int y = op(g, "Relu", (int[]){op(g, "BatchNormalization", in_bn, 5, "bn")}, 1, "y");
-    output(g, y);
+    tg_output(g, y);
     if (second_reader)
-        output(g, a);
+        tg_output(g, a);
     return g;
 }
 
@@ -346,11 +322,11 @@ static wgc_graph *post_graph(int kr, const int64_t *kdims)
 {
     wgc_graph *g = wgc_graph_new();
     int64_t xd[4] = {1, 2, 4, 4}, wd[4] = {2, 2, 1, 1}, one[1] = {1};
-    int x = input(g, "x", 4, xd);
+    int x = tg_input(g, "x", WG_DT_FLOAT, 4, xd);
     int in_conv[2] = {x, constant(g, "w", 4, wd, fill_w)};
     int h = op(g, "HardSwish", (int[]){op(g, "Conv", in_conv, 2, "c")}, 1, "h");
     int m = op(g, "Mul", (int[]){constant(g, "k1", kr, kdims, fill_scale), h}, 2, "m");
-    output(g, op(g, "Sub", (int[]){m, constant(g, "k2", 1, one, fill_three)}, 2, "y"));
+    tg_output(g, op(g, "Sub", (int[]){m, constant(g, "k2", 1, one, fill_three)}, 2, "y"));
     return g;
 }
 
@@ -395,14 +371,14 @@ TEST(subnormal_mac_weights_flush_to_zero_elsewhere_kept)
     wgc_options o = opts();
     wgc_graph *g = wgc_graph_new();
     int64_t xd[4] = {1, 2, 5, 5}, wd[4] = {3, 2, 3, 3}, bd[1] = {3};
-    int x = input(g, "x", 4, xd);
+    int x = tg_input(g, "x", WG_DT_FLOAT, 4, xd);
     int w = constant(g, "w", 4, wd, fill_subnormal);
     int b = constant(g, "b", 1, bd, fill_subnormal);
     int c = op(g, "Conv", (int[]){x, w, b}, 3, "c");
     /* The same subnormal bias also feeds an Add, which must keep the exact values. */
-    output(g, op(g, "Add", (int[]){c, b}, 2, "y"));
+    tg_output(g, op(g, "Add", (int[]){c, b}, 2, "y"));
     /* A second Conv on the same weights shares the first one's flushed copy. */
-    output(g, op(g, "Conv", (int[]){x, w}, 2, "c2"));
+    tg_output(g, op(g, "Conv", (int[]){x, w}, 2, "c2"));
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_flush_denormals(g, &o) == WG_OK, "%s", g->err);
     const wgc_node *cv = &g->nodes[0];
@@ -432,13 +408,13 @@ TEST(identity_removal_keeps_outputs_and_dead_code_goes)
     wgc_options o = opts();
     wgc_graph *g = wgc_graph_new();
     int64_t d[1] = {8};
-    int x = input(g, "x", 1, d);
+    int x = tg_input(g, "x", WG_DT_FLOAT, 1, d);
     int i1 = op(g, "Identity", &x, 1, "i1");
     int r = op(g, "Relu", &i1, 1, "r");
     int unused = op(g, "Sigmoid", &r, 1, "unused");
     (void)unused;
     int y = op(g, "Identity", &r, 1, "y");
-    output(g, y);
+    tg_output(g, y);
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_remove_identity(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_remove_dead(g, &o) == WG_OK, "%s", g->err);
@@ -505,7 +481,7 @@ TEST(concat_inputs_are_produced_in_place)
     wgc_graph *g = wgc_graph_new();
     g->opset = 13;
     int64_t d[4] = {1, 3, 4, 4};
-    int x = input(g, "x", 4, d);
+    int x = tg_input(g, "x", WG_DT_FLOAT, 4, d);
     int a = op(g, "Relu", &x, 1, "a");
     int b = op(g, "Sigmoid", &x, 1, "b");
     int c = op(g, "Concat", (int[]){a, b, a}, 3, "c"); /* a read twice: it is copied */
@@ -514,8 +490,8 @@ TEST(concat_inputs_are_produced_in_place)
     int e = op(g, "Tanh", &x, 1, "e");
     int f = op(g, "Concat", (int[]){e, h}, 2, "f"); /* h's producer runs before e's */
     wgc_attr_add(g, g->n_nodes - 1, "axis", WGC_ATTR_INT)->i = 1;
-    output(g, op(g, "Relu", &c, 1, "y"));
-    output(g, op(g, "Relu", &f, 1, "z"));
+    tg_output(g, op(g, "Relu", &c, 1, "y"));
+    tg_output(g, op(g, "Relu", &f, 1, "z"));
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     wgc_plan plan;
     CHECK(wgc_plan_memory(g, &plan) == WG_OK, "%s", g->err);
@@ -535,13 +511,13 @@ TEST(planner_reuses_memory_without_overlap)
     wgc_options o = opts();
     wgc_graph *g = wgc_graph_new();
     int64_t d[1] = {256}; /* 1 KiB tensors */
-    int t = input(g, "x", 1, d);
+    int t = tg_input(g, "x", WG_DT_FLOAT, 1, d);
     char name[16];
     for (int i = 0; i < 10; i++) {
         snprintf(name, sizeof name, "t%d", i);
         t = op(g, "Relu", &t, 1, name);
     }
-    output(g, t);
+    tg_output(g, t);
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     wgc_plan p;
     CHECK(wgc_plan_memory(g, &p) == WG_OK, "%s", g->err);
@@ -561,7 +537,7 @@ TEST(planner_random_graphs)
         int64_t d[1] = {64};
         int ts[64];
         int n = 0;
-        ts[n++] = input(g, "x", 1, d);
+        ts[n++] = tg_input(g, "x", WG_DT_FLOAT, 1, d);
         char name[16];
         int count = 5 + round % 40;
         for (int i = 0; i < count; i++) {
@@ -573,8 +549,8 @@ TEST(planner_random_graphs)
             snprintf(name, sizeof name, "t%d", i);
             ts[n++] = op(g, "Add", in, 2, name);
         }
-        output(g, ts[n - 1]);
-        output(g, ts[n / 2]);
+        tg_output(g, ts[n - 1]);
+        tg_output(g, ts[n / 2]);
         CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
         CHECK(wgc_pass_remove_dead(g, &o) == WG_OK, "%s", g->err);
         wgc_plan p;

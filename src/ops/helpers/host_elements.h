@@ -1,18 +1,18 @@
 /*
- * elem.h: generic element access for host-side constant folding.
+ * host_elements.h: generic element access for host-side constant folding.
  *
  * Folding is small (shape subgraphs, a few weights), so it goes through one element
  * accessor that loads any numeric dtype as a double or an int64 and stores it back,
  * instead of one loop per dtype. Float targets convert from double; integer targets
  * wrap like a C cast from int64 (float sources are truncated toward zero, saturated).
  */
-#ifndef WGC_OPS_ELEM_H
-#define WGC_OPS_ELEM_H
+#ifndef WGC_OPS_HOST_ELEMENTS_H
+#define WGC_OPS_HOST_ELEMENTS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../ir/ir.h"
+#include "../../ir/ir.h"
 
 /* True for the dtypes the folder can read and write (every numeric dtype and bool). */
 bool wgc_elem_supported(int dtype);

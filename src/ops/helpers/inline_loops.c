@@ -1,5 +1,5 @@
-/* gen.c: inline loops for the generic ops (see gen.h). */
-#include "gen.h"
+/* inline_loops.c: inline loops for the generic ops (see inline_loops.h). */
+#include "inline_loops.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * data2.c: data movement as one affine gather each (gen.c: y[v] = x[base + v . strides]):
+ * affine_gather.c: data movement as one affine gather each (helpers/inline_loops.c: y[v] = x[base + v . strides]):
  * Expand, Tile, Slice, DepthToSpace, SpaceToDepth; and Size (always folded). Constant
  * inputs fold through the same view on the host (fold_map.c).
  * Shape-giving inputs (Expand's shape, Tile's repeats, Slice's starts/ends/axes/steps)
@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elem.h"
-#include "fold_map.h"
-#include "gen.h"
+#include "helpers/host_elements.h"
+#include "helpers/fold_map.h"
+#include "helpers/inline_loops.h"
 
 /* Optional input i, when present, must be a constant integer tensor. */
 static wg_status need_const(wgc_graph *g, const wgc_node *n, int i, const char *what)
@@ -158,7 +158,7 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, view *v)
         }
         return WG_OK;
     }
-    default: { /* DepthToSpace, SpaceToDepth */
+    case WGC_OP_DEPTH_TO_SPACE: case WGC_OP_SPACE_TO_DEPTH: {
         int64_t b = wgc_attr_int(n, "blocksize", 0);
         if (rank != 4 || b <= 0)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "only 4-D input with blocksize > 0");
@@ -199,10 +199,11 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, view *v)
         }
         return WG_OK;
     }
+    default: return wgc_no_case(g, n, "the affine view");
     }
 }
 
-static wg_status data2_infer(wgc_graph *g, wgc_node *n)
+static wg_status affine_gather_infer(wgc_graph *g, wgc_node *n)
 {
     wg_status st = wgc_check_arity(g, n, 1, n->op == WGC_OP_SLICE ? 5 : n->op == WGC_OP_SIZE ? 1 : n->op == WGC_OP_EXPAND || n->op == WGC_OP_TILE ? 2 : 1, 1, 1);
     if (!st)
@@ -222,7 +223,7 @@ static wg_status data2_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-static wg_status data2_fold(wgc_graph *g, wgc_node *n)
+static wg_status affine_gather_fold(wgc_graph *g, wgc_node *n)
 {
     if (n->op != WGC_OP_SIZE) {
         /* the same affine view the module runs, evaluated on the host */
@@ -241,7 +242,7 @@ static wg_status data2_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-static wg_status data2_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+static wg_status affine_gather_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     if (n->op == WGC_OP_SIZE) {
         wgc_emit(e, "*(int64_t *)%s = %lldLL;\n", wgc_ptr(e, g, n->outputs[0]),
@@ -260,4 +261,4 @@ static wg_status data2_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_data2 = {data2_infer, data2_fold, data2_emit, NULL};
+const wgc_op_def wgc_op_affine_gather = {affine_gather_infer, affine_gather_fold, affine_gather_emit, NULL};

@@ -1,12 +1,12 @@
 /*
- * axisop.c: ops that work along one axis or a trailing block, as inline loops over an
+ * along_axis.c: ops that work along one axis or a trailing block, as inline loops over an
  * [outer][len][inner] view: LogSoftmax, Hardmax, CumSum, LayerNormalization,
  * InstanceNormalization (floats; statistics in double).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "gen.h"
+#include "helpers/inline_loops.h"
 
 static const int floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, 0};
 
@@ -24,7 +24,7 @@ static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *
         break;
     case WGC_OP_LAYER_NORM: block = true; axis = wgc_attr_int(n, "axis", -1); break;
     case WGC_OP_INSTANCE_NORM: block = true; axis = 2; break;
-    default: { /* CumSum */
+    case WGC_OP_CUM_SUM: {
         const wgc_tensor *a = wgc_in(g, n, 1);
         if (!a || !a->data)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED,
@@ -33,6 +33,7 @@ static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *
         axis = wgc_const_int(a, 0);
         break;
     }
+    default: return wgc_no_case(g, n, "the axis view");
     }
     if (axis < -rank || axis >= rank || rank == 0)
         return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d", (long long)axis, rank);
@@ -50,7 +51,7 @@ static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *
     return WG_OK;
 }
 
-static wg_status axisop_infer(wgc_graph *g, wgc_node *n)
+static wg_status along_axis_infer(wgc_graph *g, wgc_node *n)
 {
     static const int num[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, WG_DT_INT32, WG_DT_INT64,
                               WG_DT_UINT32, WG_DT_UINT64, 0};
@@ -95,17 +96,27 @@ static wg_status axisop_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-static wg_status axisop_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+/* Opens the loop over the outer rows (xr, yr) and computes each row's mean m and variance v
+ * in double (InstanceNormalization, LayerNormalization). */
+static void emit_row_stats(wgc_emitter *e, int64_t outer, int64_t len)
+{
+    wgc_emit(e, "for (int32_t o = 0; o < %lld; o++) {\nconst T *xr = px + o * %lld; T *yr = py + o * %lld;\n",
+             (long long)outer, (long long)len, (long long)len);
+    wgc_emit(e, "double m = 0, v = 0;\nfor (int32_t k = 0; k < %lld; k++) m += xr[k];\nm /= %lld;\n",
+             (long long)len, (long long)len);
+    wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) v += (xr[k] - m) * (xr[k] - m);\nv /= %lld;\n",
+             (long long)len, (long long)len);
+}
+
+static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     int64_t outer, len, inner;
     wg_status st = view(g, n, &outer, &len, &inner);
     if (!st)
         st = wgc_check_i32_numel(g, n, x);
-    if (st)
+    if (st || wgc_numel(&x->shape) == 0)
         return st;
-    if (wgc_numel(&x->shape) == 0)
-        return WG_OK;
     const char *ct = wgc_ctype(x->dtype);
     wgc_emit(e, "{\ntypedef %s T;\nconst T *px = (const T *)%s;\nT *py = (T *)%s;\n", ct,
              wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]));
@@ -116,12 +127,7 @@ static wg_status axisop_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         wgc_dlit(eps, sizeof eps, wgc_attr_float(n, "epsilon", 1e-5f));
         wgc_emit(e, "const T *sc = (const T *)%s, *bi = (const T *)%s;\n", wgc_ptr(e, g, n->inputs[1]),
                  wgc_ptr(e, g, n->inputs[2]));
-        wgc_emit(e, "for (int32_t o = 0; o < %lld; o++) {\nconst T *xr = px + o * %lld; T *yr = py + o * %lld;\n",
-                 (long long)outer, (long long)len, (long long)len);
-        wgc_emit(e, "double m = 0, v = 0;\nfor (int32_t k = 0; k < %lld; k++) m += xr[k];\nm /= %lld;\n",
-                 (long long)len, (long long)len);
-        wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) v += (xr[k] - m) * (xr[k] - m);\nv /= %lld;\n",
-                 (long long)len, (long long)len);
+        emit_row_stats(e, outer, len);
         wgc_emit(e, "double r = 1.0 / wgk__sqrt(v + %s), s = sc[o %% %lld] * r, b = bi[o %% %lld];\n", eps,
                  (long long)C, (long long)C);
         wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) yr[k] = (T)((xr[k] - m) * s + b);\n}\n}\n",
@@ -139,12 +145,7 @@ static wg_status axisop_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
             wgc_emit(e, "%s *pm = (%s *)%s;\n", wgc_ctype(tm->dtype), wgc_ctype(tm->dtype), wgc_ptr(e, g, n->outputs[1]));
         if (ti)
             wgc_emit(e, "%s *pi = (%s *)%s;\n", wgc_ctype(ti->dtype), wgc_ctype(ti->dtype), wgc_ptr(e, g, n->outputs[2]));
-        wgc_emit(e, "for (int32_t o = 0; o < %lld; o++) {\nconst T *xr = px + o * %lld; T *yr = py + o * %lld;\n",
-                 (long long)outer, (long long)len, (long long)len);
-        wgc_emit(e, "double m = 0, v = 0;\nfor (int32_t k = 0; k < %lld; k++) m += xr[k];\nm /= %lld;\n",
-                 (long long)len, (long long)len);
-        wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) v += (xr[k] - m) * (xr[k] - m);\nv /= %lld;\n",
-                 (long long)len, (long long)len);
+        emit_row_stats(e, outer, len);
         wgc_emit(e, "double r = 1.0 / wgk__sqrt(v + %s);\n", eps);
         if (tm)
             wgc_emit(e, "pm[o] = m;\n");
@@ -169,7 +170,7 @@ static wg_status axisop_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         wgc_emit(e, "int32_t arg = 0;\nfor (int32_t k = 1; k < %lld; k++) if (xr[k * %lld] > xr[arg * %lld]) arg = k;\n", L, I, I);
         wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) yr[k * %lld] = (T)(k == arg);\n", L, I);
         break;
-    default: { /* CumSum */
+    case WGC_OP_CUM_SUM: {
         bool rev = wgc_attr_int(n, "reverse", 0) != 0, ex = wgc_attr_int(n, "exclusive", 0) != 0;
         wgc_emit(e, "T acc = 0;\nfor (int32_t kk = 0; kk < %lld; kk++) {\nint32_t k = %s%lld;\n", L,
                  rev ? "-1 - kk + " : "kk + 0 * ", L);
@@ -179,9 +180,10 @@ static wg_status axisop_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
             wgc_emit(e, "acc += xr[k * %lld]; yr[k * %lld] = acc;\n}\n", I, I);
         break;
     }
+    default: return wgc_no_case(g, n, "the emitter");
     }
     wgc_emit(e, "}\n}\n");
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_axisop = {axisop_infer, NULL, axisop_emit, NULL};
+const wgc_op_def wgc_op_along_axis = {along_axis_infer, NULL, along_axis_emit, NULL};

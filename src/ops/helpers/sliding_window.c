@@ -1,5 +1,5 @@
-/* window.c: sliding-window geometry for Conv and the pools (see window.h). */
-#include "window.h"
+/* sliding_window.c: sliding-window geometry for Conv and the pools (see sliding_window.h). */
+#include "sliding_window.h"
 
 #include <string.h>
 

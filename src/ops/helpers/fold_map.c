@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elem.h"
-#include "lower.h"
+#include "host_elements.h"
+#include "emit_and_fold.h"
 
 wgc_kind wgc_dtype_kind(int dtype)
 {
@@ -56,31 +56,57 @@ static bool can_fold(wgc_graph *g, const wgc_node *n)
     return true;
 }
 
-#define MAX_MAP_IN 8
+double wgc_round_to(int dtype, double v)
+{
+    char one[8];
+    wgc_elem_set_f(one, dtype, 0, v);
+    return wgc_elem_get_f(one, dtype, 0);
+}
 
 wg_status wgc_fold_map(wgc_graph *g, wgc_node *n, wgc_scalar_fn fn, const void *ctx)
 {
-    if (!can_fold(g, n) || n->n_inputs > MAX_MAP_IN || n->n_inputs < 1)
+    if (n->n_inputs < 1 || !wgc_inputs_const(g, n))
         return WG_ERR_UNSUPPORTED;
-    const wgc_tensor *in[MAX_MAP_IN];
-    for (int k = 0; k < n->n_inputs; k++)
-        if (!(in[k] = wgc_in(g, n, k)))
-            return WG_ERR_UNSUPPORTED;
     wgc_tensor *y = wgc_out(g, n, 0);
-    void *data = wgc_elem_alloc(g, n, y->dtype, &y->shape);
-    if (!data)
+    if (!y || !wgc_elem_supported(y->dtype))
+        return WG_ERR_UNSUPPORTED;
+    int64_t largest_in = 0;
+    for (int k = 0; k < n->n_inputs; k++) {
+        const wgc_tensor *x = wgc_in(g, n, k);
+        if (!x || !wgc_elem_supported(x->dtype))
+            return WG_ERR_UNSUPPORTED;
+        if (wgc_numel(&x->shape) > largest_in)
+            largest_in = wgc_numel(&x->shape);
+    }
+    if (wgc_numel(&y->shape) > WGC_FOLD_MAX_NUMEL && wgc_numel(&y->shape) > largest_in)
+        return WG_ERR_UNSUPPORTED;
+    /* Sum takes any number of inputs: one block for the tensors, kinds and values. */
+    size_t nin = (size_t)n->n_inputs;
+    const wgc_tensor **in = malloc(nin * (sizeof *in + sizeof(wgc_kind) + sizeof(wgc_scalar)));
+    if (!in)
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory folding");
+    void *data = wgc_elem_alloc(g, n, y->dtype, &y->shape); /* sets the error itself */
+    if (!data) {
+        free(in);
         return WG_ERR_NOMEM;
-    wgc_map_args a = {n, wgc_dtype_kind(in[0]->dtype), wg_dtype_size(in[0]->dtype), ctx};
+    }
+    wgc_scalar *v = (wgc_scalar *)(in + nin);
+    wgc_kind *kinds = (wgc_kind *)(v + nin);
+    for (size_t k = 0; k < nin; k++) {
+        in[k] = wgc_in(g, n, (int)k);
+        kinds[k] = wgc_dtype_kind(in[k]->dtype);
+    }
+    wgc_map_args a = {n, kinds[0], wg_dtype_size(in[0]->dtype), in[0]->dtype, kinds, ctx};
     if (wgc_numel(&y->shape) > 0) {
         int64_t idx[WG_MAX_RANK] = {0}, i = 0;
         do {
-            wgc_scalar v[MAX_MAP_IN];
-            for (int k = 0; k < n->n_inputs; k++)
+            for (size_t k = 0; k < nin; k++)
                 v[k] = wgc_scalar_get(in[k]->data, in[k]->dtype,
                                       wgc_bcast_offset(&in[k]->shape, &y->shape, idx));
             wgc_scalar_set(data, y->dtype, i++, fn(&a, v));
         } while (wgc_index_next(&y->shape, idx));
     }
+    free(in);
     wgc_tensor_set_const(g, n->outputs[0], y->dtype, &y->shape, data);
     return WG_OK;
 }

@@ -1,13 +1,13 @@
 /*
- * gen.h: inline loops for the generic ops (elementwise math of every dtype, gathers,
+ * inline_loops.h: inline loops for the generic ops (elementwise math of every dtype, gathers,
  * reductions). Instead of one kernel per op and dtype, the emitter writes a loop
  * specialised to the shapes into the graph code; scalar math comes from the kernel
  * library (kernels/include/wgk_gen.h: WGK_EXP(x) etc. work for float and double).
  */
-#ifndef WGC_OPS_GEN_H
-#define WGC_OPS_GEN_H
+#ifndef WGC_OPS_INLINE_LOOPS_H
+#define WGC_OPS_INLINE_LOOPS_H
 
-#include "lower.h"
+#include "emit_and_fold.h"
 
 /* The C element type of dtype ("float", "int64_t", bool: "uint8_t"); NULL when none. */
 const char *wgc_ctype(int dtype);

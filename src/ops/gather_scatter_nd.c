@@ -1,5 +1,5 @@
 /*
- * nd.c: GatherND (with batch_dims) and ScatterND (reductions none/add/mul/max/min), as
+ * gather_scatter_nd.c: GatherND (with batch_dims) and ScatterND (reductions none/add/mul/max/min), as
  * inline loops: each index tuple (the last dim of indices) addresses a slab of data that
  * is copied out (GatherND) or combined with a slab of updates (ScatterND, into a copy of
  * data, tuples in order). Negative indices count from the end; out of range makes wg_run
@@ -8,21 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
-
-enum { RED_NONE, RED_ADD, RED_MUL, RED_MAX, RED_MIN, RED_BAD };
-
-static int reduction(const wgc_node *n)
-{
-    static const char *names[] = {"none", "add", "mul", "max", "min"};
-    const char *r = wgc_attr_str(n, "reduction", "none");
-    for (int k = 0; k < RED_BAD; k++)
-        if (!strcmp(r, names[k]))
-            return k;
-    return RED_BAD;
-}
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 /* The geometry: b batch dims, m = tuple length, groups = index tuples per batch,
  * slab = elements addressed by one tuple. */
@@ -100,10 +88,10 @@ static wg_status nd_infer(wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     if (!gather) {
-        int red = reduction(n);
-        if (red == RED_BAD)
+        int red = wgc_scatter_reduction(n);
+        if (red == WGC_SCATTER_BAD)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "reduction '%s'", wgc_attr_str(n, "reduction", ""));
-        if (red != RED_NONE && wgc_in(g, n, 0)->dtype == WG_DT_BOOL)
+        if (red != WGC_SCATTER_NONE && wgc_in(g, n, 0)->dtype == WG_DT_BOOL)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "reduction on bool data");
     }
     geo o;
@@ -118,7 +106,7 @@ static wg_status nd_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
     bool gather = n->op == WGC_OP_GATHER_ND;
-    int red = gather ? RED_NONE : reduction(n);
+    int red = gather ? WGC_SCATTER_NONE : wgc_scatter_reduction(n);
     geo o;
     wgc_shape y;
     wg_status st = plan(g, n, &o, &y);
@@ -134,7 +122,7 @@ static wg_status nd_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return WG_OK;
     int64_t xs[WG_MAX_RANK];
     wgc_shape_strides(&x->shape, xs);
-    const char *ct = red == RED_NONE ? wgc_loop_bits(x->dtype) : wgc_ctype(x->dtype);
+    const char *ct = red == WGC_SCATTER_NONE ? wgc_loop_bits(x->dtype) : wgc_ctype(x->dtype);
     wgc_emit(e, "{\ntypedef %s TD;\nconst int64_t *pi = (const int64_t *)%s;\n", ct, wgc_ptr(e, g, n->inputs[1]));
     if (gather)
         wgc_emit(e, "const TD *px = (const TD *)%s;\nTD *py = (TD *)%s;\n", wgc_ptr(e, g, n->inputs[0]),
@@ -158,16 +146,13 @@ static wg_status nd_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     }
     wgc_emit(e, "for (int32_t s = 0; s < %lld; s++) {\nTD *q = &py[off + s];\nTD u = pu[t * %lld + s];\n",
              (long long)o.slab, (long long)o.slab);
-    switch (red) {
-    case RED_ADD: wgc_emit(e, "*q = (TD)(*q + u);\n"); break;
-    case RED_MUL: wgc_emit(e, "*q = (TD)(*q * u);\n"); break;
-    case RED_MAX: wgc_emit(e, "if (u > *q) *q = u;\n"); break;
-    case RED_MIN: wgc_emit(e, "if (u < *q) *q = u;\n"); break;
-    default: wgc_emit(e, "*q = u;\n"); break;
-    }
+    const char *update = wgc_scatter_statement(red);
+    if (!update)
+        return wgc_no_case(g, n, "the scatter reduction");
+    wgc_emit(e, "%s", update);
     wgc_emit(e, "}\n}\n}\n");
     (void)ix;
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_nd = {nd_infer, NULL, nd_emit, NULL};
+const wgc_op_def wgc_op_gather_scatter_nd = {nd_infer, NULL, nd_emit, NULL};

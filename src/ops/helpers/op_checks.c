@@ -1,8 +1,8 @@
-/* common.c: checks and helpers shared by the operator files (declared in ops/op.h). */
+/* op_checks.c: checks and helpers shared by the operator files (declared in ops/op.h). */
 #include <stdio.h>
 #include <string.h>
 
-#include "op.h"
+#include "../op.h"
 
 wg_status wgc_check_arity(wgc_graph *g, const wgc_node *n, int min_in, int max_in, int min_out,
                           int max_out)
@@ -48,6 +48,39 @@ wg_status wgc_check_input(wgc_graph *g, const wgc_node *n, int i, const int *dty
                      t->name, wg_dtype_name(t->dtype), list);
 }
 
+wg_status wgc_check_data_input(wgc_graph *g, const wgc_node *n, int min_in, int max_in,
+                               const int *dtypes)
+{
+    wg_status st = wgc_check_arity(g, n, min_in, max_in, 1, 1);
+    return st ? st : wgc_check_input(g, n, 0, dtypes);
+}
+
+wg_status wgc_read_axis(wgc_graph *g, const wgc_node *n, int64_t dflt, int rank, int *axis)
+{
+    int64_t a = wgc_attr_int(n, "axis", dflt);
+    if (a < -(int64_t)rank || a >= rank)
+        return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d", (long long)a,
+                         rank);
+    *axis = (int)(a < 0 ? a + rank : a);
+    return WG_OK;
+}
+
+wg_status wgc_check_const_indices(wgc_graph *g, const wgc_node *n, const wgc_tensor *ix, int axis,
+                                  int64_t dim)
+{
+    if (!ix->data)
+        return WG_OK;
+    int64_t m = wgc_numel(&ix->shape);
+    for (int64_t i = 0; i < m; i++) {
+        int64_t v = wgc_const_int(ix, i);
+        if (v < -dim || v >= dim)
+            return wgc_error(g, n, WG_ERR_INVALID,
+                             "index %lld (element %lld of '%s') is out of range for axis %d of size %lld",
+                             (long long)v, (long long)i, ix->name, axis, (long long)dim);
+    }
+    return WG_OK;
+}
+
 void wgc_set_output(wgc_graph *g, const wgc_node *n, int i, int dtype, const wgc_shape *s)
 {
     if (i >= n->n_outputs || n->outputs[i] < 0)
@@ -56,4 +89,10 @@ void wgc_set_output(wgc_graph *g, const wgc_node *n, int i, int dtype, const wgc
     t->dtype = dtype;
     t->shape = *s;
     t->has_shape = true;
+}
+
+wg_status wgc_no_case(wgc_graph *g, const wgc_node *n, const char *where)
+{
+    return wgc_error(g, n, WG_ERR_UNSUPPORTED, "%s has no case for %s (internal error)", where,
+                     n->op_type);
 }

@@ -1,12 +1,12 @@
 /*
- * lower.h: helpers shared by the emitters of the elementwise and data-movement ops.
+ * emit_and_fold.h: helpers shared by the emitters of the elementwise and data-movement ops.
  */
-#ifndef WGC_OPS_LOWER_H
-#define WGC_OPS_LOWER_H
+#ifndef WGC_OPS_EMIT_AND_FOLD_H
+#define WGC_OPS_EMIT_AND_FOLD_H
 
 #include <stdint.h>
 
-#include "op.h"
+#include "../op.h"
 
 /* Formats v[n] as a C compound literal "(const int32_t[]){1, 3, 224, 224}" into buf.
  * Rank-0 lists become "(const int32_t[]){1}". */
@@ -30,10 +30,18 @@ void wgc_emit_fused_act(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int t);
 /* The dtype list of every dtype the folder handles (for wgc_check_input). */
 extern const int wgc_numeric_dtypes[];
 
+/* The fold and emit hooks of ops whose output is input 0's bytes (Reshape, Flatten,
+ * Squeeze, Unsqueeze, Identity, Dropout at inference): a constant copy, a memcpy the
+ * planner usually makes a no-op by giving both the same address. */
+wg_status wgc_fold_same_bytes(wgc_graph *g, wgc_node *n);
+wg_status wgc_emit_same_bytes(wgc_emitter *e, wgc_graph *g, wgc_node *n);
+
+/* The emit hook of ops that always fold (their infer requires constant inputs): reached
+ * only when a fold failed, it says so naming the op. */
+wg_status wgc_emit_folded_only(wgc_emitter *e, wgc_graph *g, wgc_node *n);
+
 /* Makes output i of n a constant copy of bytes (dtype and shape already inferred). */
 wg_status wgc_fold_copy(wgc_graph *g, const wgc_node *n, int i, const void *bytes);
 
-/* True when every present input of n is constant. */
-bool wgc_inputs_const(wgc_graph *g, const wgc_node *n);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * elements.c: GatherElements, ScatterElements and the deprecated Scatter: element-wise index
+ * gather_scatter_elements.c: GatherElements, ScatterElements and the deprecated Scatter: element-wise index
  * ops along one axis, as inline loops over the indices (any data dtype, int32/int64
  * indices). Negative indices count from the end; an index out of range makes wg_run fail
  * with WGK_ERR_INDEX (constant indices are checked at compile time). ScatterElements
@@ -8,27 +8,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elem.h"
-#include "gen.h"
-#include "loops.h"
+#include "helpers/host_elements.h"
+#include "helpers/inline_loops.h"
+#include "helpers/index_loops.h"
 
 static const int idx_types[] = {WG_DT_INT64, WG_DT_INT32, 0};
-
-enum { RED_NONE, RED_ADD, RED_MUL, RED_MAX, RED_MIN, RED_BAD };
 
 static bool is_gather(const wgc_node *n)
 {
     return n->op == WGC_OP_GATHER_ELEMENTS;
-}
-
-static int reduction(const wgc_node *n)
-{
-    static const char *names[] = {"none", "add", "mul", "max", "min"};
-    const char *r = wgc_attr_str(n, "reduction", "none");
-    for (int k = 0; k < RED_BAD; k++)
-        if (!strcmp(r, names[k]))
-            return k;
-    return RED_BAD;
 }
 
 static wg_status el_infer(wgc_graph *g, wgc_node *n)
@@ -49,10 +37,8 @@ static wg_status el_infer(wgc_graph *g, wgc_node *n)
         return wgc_error(g, n, WG_ERR_INVALID, "data %s and indices %s must have the same rank >= 1",
                          wgc_shape_str(&x->shape, b1, sizeof b1), wgc_shape_str(&ix->shape, b2, sizeof b2));
     int axis;
-    int64_t a = wgc_attr_int(n, "axis", 0);
-    if (!wgc_norm_axis(a, x->shape.rank, &axis))
-        return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d", (long long)a,
-                         x->shape.rank);
+    if ((st = wgc_read_axis(g, n, 0, x->shape.rank, &axis)))
+        return st;
     for (int d = 0; d < x->shape.rank; d++)
         if (d != axis && ix->shape.dims[d] > x->shape.dims[d])
             return wgc_error(g, n, WG_ERR_INVALID, "indices %s exceed data %s along axis %d",
@@ -64,24 +50,15 @@ static wg_status el_infer(wgc_graph *g, wgc_node *n)
             return wgc_error(g, n, WG_ERR_INVALID, "updates (%s %s) must match indices' shape %s and data's dtype %s",
                              wg_dtype_name(u->dtype), wgc_shape_str(&u->shape, b1, sizeof b1),
                              wgc_shape_str(&ix->shape, b2, sizeof b2), wg_dtype_name(x->dtype));
-        int red = reduction(n);
-        if (red == RED_BAD)
+        int red = wgc_scatter_reduction(n);
+        if (red == WGC_SCATTER_BAD)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "reduction '%s'", wgc_attr_str(n, "reduction", ""));
-        if (red != RED_NONE && x->dtype == WG_DT_BOOL)
+        if (red != WGC_SCATTER_NONE && x->dtype == WG_DT_BOOL)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "reduction '%s' on bool data",
                              wgc_attr_str(n, "reduction", ""));
     }
-    int64_t dim = x->shape.dims[axis];
-    if (ix->data) {
-        int64_t m = wgc_numel(&ix->shape);
-        for (int64_t i = 0; i < m; i++) {
-            int64_t v = wgc_const_int(ix, i);
-            if (v < -dim || v >= dim)
-                return wgc_error(g, n, WG_ERR_INVALID,
-                                 "index %lld (element %lld of '%s') is out of range for axis %d of size %lld",
-                                 (long long)v, (long long)i, ix->name, axis, (long long)dim);
-        }
-    }
+    if ((st = wgc_check_const_indices(g, n, ix, axis, x->shape.dims[axis])))
+        return st;
     wgc_set_output(g, n, 0, x->dtype, ga ? &ix->shape : &x->shape);
     return WG_OK;
 }
@@ -94,7 +71,7 @@ static wg_status el_fold(wgc_graph *g, wgc_node *n)
     wgc_tensor *y = wgc_out(g, n, 0);
     int axis;
     wgc_norm_axis(wgc_attr_int(n, "axis", 0), x->shape.rank, &axis);
-    int red = is_gather(n) ? RED_NONE : reduction(n);
+    int red = is_gather(n) ? WGC_SCATTER_NONE : wgc_scatter_reduction(n);
     size_t es = wg_dtype_size(x->dtype);
     int64_t xs[WG_MAX_RANK], idx[WG_MAX_RANK] = {0}, m = wgc_numel(&ix->shape),
                              dim = x->shape.dims[axis];
@@ -117,17 +94,17 @@ static wg_status el_fold(wgc_graph *g, wgc_node *n)
             memcpy(out + o * (int64_t)es, (const char *)x->data + off * (int64_t)es, es);
             continue;
         }
-        if (red == RED_NONE) {
+        if (red == WGC_SCATTER_NONE) {
             memcpy(out + off * (int64_t)es, (const char *)u->data + o * (int64_t)es, es);
         } else if (fl) {
             double p = wgc_elem_get_f(out, x->dtype, off), q = wgc_elem_get_f(u->data, x->dtype, o);
-            double r = red == RED_ADD ? p + q : red == RED_MUL ? p * q : red == RED_MAX ? (q > p ? q : p) : (q < p ? q : p);
+            double r = red == WGC_SCATTER_ADD ? p + q : red == WGC_SCATTER_MUL ? p * q : red == WGC_SCATTER_MAX ? (q > p ? q : p) : (q < p ? q : p);
             wgc_elem_set_f(out, x->dtype, off, r);
         } else {
             int64_t p = wgc_elem_get_i(out, x->dtype, off), q = wgc_elem_get_i(u->data, x->dtype, o);
-            int64_t r = red == RED_ADD ? (int64_t)((uint64_t)p + (uint64_t)q)
-                        : red == RED_MUL ? (int64_t)((uint64_t)p * (uint64_t)q)
-                        : red == RED_MAX ? (q > p ? q : p) : (q < p ? q : p);
+            int64_t r = red == WGC_SCATTER_ADD ? (int64_t)((uint64_t)p + (uint64_t)q)
+                        : red == WGC_SCATTER_MUL ? (int64_t)((uint64_t)p * (uint64_t)q)
+                        : red == WGC_SCATTER_MAX ? (q > p ? q : p) : (q < p ? q : p);
             wgc_elem_set_i(out, x->dtype, off, r);
         }
     }
@@ -139,7 +116,7 @@ static wg_status el_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
     bool ga = is_gather(n);
-    int red = ga ? RED_NONE : reduction(n);
+    int red = ga ? WGC_SCATTER_NONE : wgc_scatter_reduction(n);
     wg_status st = wgc_check_i32_numel(g, n, x);
     if (!st)
         st = wgc_check_i32_numel(g, n, ix);
@@ -155,7 +132,7 @@ static wg_status el_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wgc_shape_strides(&x->shape, xs);
     axs = xs[axis];
     xs[axis] = 0;
-    const char *ct = red == RED_NONE ? wgc_loop_bits(x->dtype) : wgc_ctype(x->dtype);
+    const char *ct = red == WGC_SCATTER_NONE ? wgc_loop_bits(x->dtype) : wgc_ctype(x->dtype);
     const char *it = ix->dtype == WG_DT_INT32 ? "int32_t" : "int64_t";
     char off[600];
     wgc_loop_offset(off, sizeof off, "i", x->shape.rank, xs, 0);
@@ -173,16 +150,13 @@ static wg_status el_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         wgc_emit(e, "py[o] = px[%s + (int32_t)k * %lld];\n", off, (long long)axs);
     } else {
         wgc_emit(e, "TD *q = &py[%s + (int32_t)k * %lld];\nTD u = pu[o];\n", off, (long long)axs);
-        switch (red) {
-        case RED_ADD: wgc_emit(e, "*q = (TD)(*q + u);\n"); break;
-        case RED_MUL: wgc_emit(e, "*q = (TD)(*q * u);\n"); break;
-        case RED_MAX: wgc_emit(e, "if (u > *q) *q = u;\n"); break;
-        case RED_MIN: wgc_emit(e, "if (u < *q) *q = u;\n"); break;
-        default: wgc_emit(e, "*q = u;\n"); break;
-        }
+        const char *update = wgc_scatter_statement(red);
+        if (!update)
+            return wgc_no_case(g, n, "the scatter reduction");
+        wgc_emit(e, "%s", update);
     }
     wgc_emit(e, "o++;\n}\n}\n");
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_elements = {el_infer, el_fold, el_emit, NULL};
+const wgc_op_def wgc_op_gather_scatter_elements = {el_infer, el_fold, el_emit, NULL};

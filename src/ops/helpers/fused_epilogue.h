@@ -1,14 +1,14 @@
 /*
- * epilogue.h: the fused epilogue (node->act, node->residual) as the kernels take it:
+ * fused_epilogue.h: the fused epilogue (node->act, node->residual) as the kernels take it:
  * a clamp range [lo, hi] (none and HardSwish: [-inf, inf], Relu: [0, inf], Clip:
  * [min, max]), and for Conv the post-ops after it (wgc_post_ops).
  */
-#ifndef WGC_OPS_EPILOGUE_H
-#define WGC_OPS_EPILOGUE_H
+#ifndef WGC_OPS_FUSED_EPILOGUE_H
+#define WGC_OPS_FUSED_EPILOGUE_H
 
 #include <math.h>
 
-#include "op.h"
+#include "../op.h"
 
 static inline void wgc_act_range(const wgc_node *n, float *lo, float *hi)
 {

@@ -1,7 +1,7 @@
-/* axes.c: see axes.h. */
-#include "axes.h"
+/* read_axes.c: see read_axes.h. */
+#include "read_axes.h"
 
-#include "elem.h"
+#include "host_elements.h"
 
 wg_status wgc_read_axes(wgc_graph *g, const wgc_node *n, int input, int rank, int *axes,
                         int *count)

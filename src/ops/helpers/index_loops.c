@@ -1,7 +1,8 @@
-/* loops.c: helpers for ops that emit their own index loops (see loops.h). */
-#include "loops.h"
+/* index_loops.c: helpers for ops that emit their own index loops (see index_loops.h). */
+#include "index_loops.h"
 
 #include <stdio.h>
+#include <string.h>
 
 const char *wgc_loop_bits(int dtype)
 {
@@ -53,6 +54,18 @@ wg_status wgc_loop_need_const(wgc_graph *g, const wgc_node *n, int i, const char
                      what, t->name);
 }
 
+wg_status wgc_loop_const_scalar(wgc_graph *g, const wgc_node *n, int i, const char *what,
+                                int64_t *v)
+{
+    wg_status st = wgc_loop_need_const(g, n, i, what);
+    if (st)
+        return st;
+    if (wgc_numel(&wgc_in(g, n, i)->shape) != 1)
+        return wgc_error(g, n, WG_ERR_INVALID, "%s must hold one value", what);
+    *v = wgc_const_int(wgc_in(g, n, i), 0);
+    return WG_OK;
+}
+
 void wgc_loop_for(wgc_emitter *e, const char *var, int r, const int64_t *dims)
 {
     for (int d = 0; d < r; d++)
@@ -71,3 +84,25 @@ const char *wgc_loop_offset(char *buf, size_t cap, const char *var, int r, const
     return buf;
 }
 
+
+int wgc_scatter_reduction(const wgc_node *n)
+{
+    static const char *names[] = {"none", "add", "mul", "max", "min"};
+    const char *r = wgc_attr_str(n, "reduction", "none");
+    for (int k = 0; k < WGC_SCATTER_BAD; k++)
+        if (!strcmp(r, names[k]))
+            return k;
+    return WGC_SCATTER_BAD;
+}
+
+const char *wgc_scatter_statement(int red)
+{
+    switch (red) {
+    case WGC_SCATTER_NONE: return "*q = u;\n";
+    case WGC_SCATTER_ADD: return "*q = (TD)(*q + u);\n";
+    case WGC_SCATTER_MUL: return "*q = (TD)(*q * u);\n";
+    case WGC_SCATTER_MAX: return "if (u > *q) *q = u;\n";
+    case WGC_SCATTER_MIN: return "if (u < *q) *q = u;\n";
+    default: return NULL;
+    }
+}

@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../kernels/include/wgk_pack.h"
-#include "../ir/kernels.h"
-#include "op.h"
+#include "../../../kernels/include/wgk_pack.h"
+#include "../../ir/kernels.h"
+#include "../op.h"
 
 typedef struct wgc_gemm_call {
     int64_t M, N, K;

@@ -1,5 +1,5 @@
-/* elem.c: generic element access for host-side constant folding (see elem.h). */
-#include "elem.h"
+/* host_elements.c: generic element access for host-side constant folding (see host_elements.h). */
+#include "host_elements.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
-/* lower.c: helpers shared by the elementwise and data-movement op files (see lower.h). */
-#include "lower.h"
+/* emit_and_fold.c: helpers shared by the elementwise and data-movement op files (see emit_and_fold.h). */
+#include "emit_and_fold.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "elem.h"
+#include "host_elements.h"
 
 const int wgc_numeric_dtypes[] = {WG_DT_FLOAT,  WG_DT_UINT8,  WG_DT_INT8,    WG_DT_UINT16,
                                   WG_DT_INT16,  WG_DT_INT32,  WG_DT_INT64,   WG_DT_BOOL,
@@ -110,10 +110,22 @@ wg_status wgc_fold_copy(wgc_graph *g, const wgc_node *n, int i, const void *byte
     return WG_OK;
 }
 
-bool wgc_inputs_const(wgc_graph *g, const wgc_node *n)
+wg_status wgc_fold_same_bytes(wgc_graph *g, wgc_node *n)
 {
-    for (int i = 0; i < n->n_inputs; i++)
-        if (n->inputs[i] >= 0 && !g->tensors[n->inputs[i]].data)
-            return false;
-    return true;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    return x->data ? wgc_fold_copy(g, n, 0, x->data) : WG_ERR_UNSUPPORTED;
+}
+
+wg_status wgc_emit_same_bytes(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    wgc_emit_copy(e, g, n->inputs[0], n->outputs[0]);
+    return WG_OK;
+}
+
+wg_status wgc_emit_folded_only(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    (void)e;
+    return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                     "%s that could not be folded to a constant (only constant inputs are supported)",
+                     n->op_type);
 }

@@ -1,15 +1,15 @@
 /*
- * window.h: the sliding-window geometry shared by Conv and the pools: kernel_shape,
+ * sliding_window.h: the sliding-window geometry shared by Conv and the pools: kernel_shape,
  * strides, dilations, pads, auto_pad and ceil_mode resolved into output sizes and
  * explicit pads (ONNX rules).
  */
-#ifndef WGC_OPS_WINDOW_H
-#define WGC_OPS_WINDOW_H
+#ifndef WGC_OPS_SLIDING_WINDOW_H
+#define WGC_OPS_SLIDING_WINDOW_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "op.h"
+#include "../op.h"
 
 typedef struct wgc_window {
     int rank;                /* spatial dims */
