@@ -438,9 +438,14 @@ export function inspect(module, name = 'module') {
   const secs = view.sections;
   if (secs.length === 0) throw fail('abi', `${name}: not a wasmgraph module: no '${SECTION_NAME}' custom section`);
   if (secs.length > 1) throw fail('abi', `${name}: ${secs.length} '${SECTION_NAME}' custom sections, expected one`);
-  let meta;
+  let meta, text;
   try {
-    meta = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(secs[0]));
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(secs[0]);
+  } catch (e) {
+    throw fail('format', `${name}: metadata ('${SECTION_NAME}' section) is not valid UTF-8`, e);
+  }
+  try {
+    meta = JSON.parse(text);
   } catch (e) {
     throw fail('format', `${name}: metadata ('${SECTION_NAME}' section) is not valid JSON: ${e.message}`, e);
   }

@@ -8,6 +8,7 @@
 #   regression  every input a fuzzer crashed on, replayed: a clean error, never a signal
 #   conformance  ONNX backend tests (libonnx-testdata); "K unsupported" is not counted as failed
 #   js       the JS loader (js/wasmgraph.mjs) under node --test
+# unit and js both run the module ABI fixtures (tests/abi/) and must agree on each.
 # Every suite prints "SUITE: N passed, M failed"; the last line is the total.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -40,11 +41,20 @@ run_suite() {
     total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
 }
 
+# The module ABI fixtures both hosts run (tests/abi/fixtures.tsv), written once per run.
+abi_fixtures() {
+    [ -n "${WG_ABI_FIXTURES:-}" ] && return 0
+    export WG_ABI_FIXTURES=$BUILD/abi-fixtures
+    rm -rf "$WG_ABI_FIXTURES"
+    python3 tests/abi/make_fixtures.py "$WG_ABI_FIXTURES" "$BUILD/bin/wasmgraph"
+}
+
 unit_tests() {
     local rc=0
     # Host tests load small hand-made modules (good and bad ones) built from tests/host/fixtures.
     export WG_HOST_FIXTURES=$BUILD/host-fixtures
     sh tests/host/build_fixtures.sh "$WG_HOST_FIXTURES" || rc=1
+    abi_fixtures || rc=1
     for t in "$BUILD"/tests/test_*; do
         [ -x "$t" ] || continue
         "$t" || rc=1
@@ -55,6 +65,7 @@ unit_tests() {
 
 js_tests() { # node --test prints "# pass N" / "# fail M": turn them into our line
     local out rc
+    abi_fixtures || return 1
     out=$(node --test tests/js/test_*.mjs 2>&1); rc=$?
     echo "$out"
     echo "js: $(echo "$out" | awk '/^# pass /{print $3}') passed, $(echo "$out" | awk '/^# fail /{print $3}') failed"
