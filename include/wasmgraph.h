@@ -17,7 +17,9 @@
  *     wg_session_free(s); wg_model_free(m); wg_runtime_free(rt);
  *
  * Every function that can fail returns wg_status (WG_OK is 0); wg_last_error() then
- * holds a message naming the file, export, tensor or trap. Nothing aborts the process.
+ * holds a message naming the file, export, tensor or trap (wg_model_inspect, which needs
+ * no runtime, writes its message into a buffer instead). Nothing aborts the process.
+ * What a module must look like, and every check made here, is docs/abi.md.
  * Objects are owned by the caller of the _new or _load call that made them and are
  * freed in reverse order: sessions, then models, then the runtime.
  */
