@@ -1,6 +1,6 @@
 // wasmgraph.mjs: loads a module compiled by `wasmgraph compile` in Node or a browser
 // (no dependencies). Reads the `wasmgraph` custom section (JSON metadata, ABI v1,
-// see DESIGN.md), checks the ABI (version, exports, no imports), instantiates the
+// docs/abi.md), checks the ABI as docs/abi.md lists it, instantiates the
 // module with no imports, and gives zero-copy typed-array views of the input and
 // output tensors in the module's linear memory. Like the C host, it takes the weights
 // (the module's data segments) out of what V8 compiles and copies them into each
