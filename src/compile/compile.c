@@ -49,8 +49,10 @@ wg_status wgc_compile_graph(const wgc_options *opt, wgc_graph **out, char *err, 
         wgc_graph_free(g);
         return st;
     }
+    wgc_pass_options popt = {.n_shapes = opt->n_shapes};
+    memcpy(popt.shapes, opt->shapes, sizeof popt.shapes);
     for (size_t i = 0; i < sizeof pipeline / sizeof pipeline[0]; i++) {
-        st = pipeline[i].run(g, opt);
+        st = pipeline[i].run(g, &popt);
         if (st) {
             if (st == WG_ERR_UNSUPPORTED)
                 wgc_hint_const_inputs(g);
