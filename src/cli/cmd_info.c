@@ -66,6 +66,9 @@ int wg_cmd_info(int argc, char **argv)
             printf(", -O%lld", (long long)m->opt_level);
     }
     printf("\n");
+    if (m->num_run_steps || m->num_profile_steps)
+        printf("%-10s %zu (wg_run_step)%s\n", "steps:", m->num_run_steps,
+               m->num_profile_steps ? ", profile build" : "");
     print_tensors("inputs", m->inputs, m->num_inputs);
     print_tensors("outputs", m->outputs, m->num_outputs);
     print_bytes("arena:", m->arena_bytes);
