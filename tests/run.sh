@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/run.sh [SUITE...]: runs the test suites and sums their results.
-#   unit     C unit tests (build/tests/test_*): reader, tensor files, folding, planner, host
+#   unit     C unit tests (build/tests/test_*): reader, tensor files, folding, planner, host;
+#            and tests/layers.sh (no layer of src/ includes one above it)
 #   kernels  every kernel against its scalar reference, as wasm on wasmtime (SIMD and scalar)
 #   models   whole models compiled and compared with ONNX's or onnxruntime's outputs
 #   errors   bad input of every kind: message and exit code
@@ -60,6 +61,7 @@ unit_tests() {
         "$t" || rc=1
     done
     tests/host/test_cli.sh "$BUILD/bin/wasmgraph" "$WG_HOST_FIXTURES" || rc=1
+    tests/layers.sh || rc=1
     return $rc
 }
 

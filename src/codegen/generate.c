@@ -76,6 +76,35 @@ static void put(text *t, const char *fmt, ...)
     t->len += (size_t)n;
 }
 
+/* The module ABI's limits (wasmgraph.h WG_ABI_MAX_*, docs/abi.md) on what the metadata
+ * describes: a model past one would compile to a module no host loads, so it is refused
+ * here. Tensor sizes past the elements limit cannot fit wasm32 memory and are refused by
+ * the layout below. */
+static wg_status check_abi_limits(wgc_graph *g)
+{
+    const struct {
+        const char *what;
+        const int *ts;
+        int n;
+    } lists[] = {{"input", g->inputs, g->n_inputs}, {"output", g->outputs, g->n_outputs}};
+    for (int l = 0; l < 2; l++) {
+        if (lists[l].n > WG_ABI_MAX_TENSORS)
+            return wgc_error(g, NULL, WG_ERR_UNSUPPORTED,
+                             "the model has %d %ss; the module ABI allows at most %d",
+                             lists[l].n, lists[l].what, WG_ABI_MAX_TENSORS);
+        for (int k = 0; k < lists[l].n; k++) {
+            const wgc_tensor *x = &g->tensors[lists[l].ts[k]];
+            for (int d = 0; d < x->shape.rank; d++)
+                if (x->shape.dims[d] > WG_ABI_MAX_DIM)
+                    return wgc_error(g, NULL, WG_ERR_UNSUPPORTED,
+                                     "graph %s '%s' has dimension %d of %lld; the module ABI "
+                                     "allows at most %d", lists[l].what, x->name, d,
+                                     (long long)x->shape.dims[d], WG_ABI_MAX_DIM);
+        }
+    }
+    return WG_OK;
+}
+
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
     return (v + a - 1) / a * a;
@@ -120,7 +149,7 @@ static void put_steps(text *t, const wgc_emitter *e, const size_t *span, int n_s
     }
 }
 
-wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *opt, wgc_emitter *e,
+wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_options *opt, wgc_emitter *e,
                          wgc_layout *layout, char **src)
 {
     text t = {0};
@@ -128,6 +157,8 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *
     size_t *span = NULL; /* [start, end) of each step's code in e->body */
     int n_steps = 0;
     *src = NULL;
+    if ((st = check_abi_limits(g)))
+        return st;
     /* One step per live node and one for the output copies. */
     if (!(span = malloc(sizeof *span * 2 * (size_t)(g->n_nodes + 1))) ||
         !(e->step_weights = malloc(sizeof *e->step_weights * (size_t)(g->n_nodes + 1)))) {

@@ -65,6 +65,19 @@ wg_status wgc_compile_graph(const wgc_options *opt, wgc_graph **out, char *err, 
     return WG_OK;
 }
 
+wgc_codegen_options wgc_codegen_options_of(const wgc_options *opt)
+{
+    return (wgc_codegen_options){
+        .model_path = opt->model_path,
+        .output_path = opt->output_path,
+        .emit_c_dir = opt->emit_c_dir,
+        .opt_level = opt->opt_level,
+        .simd = opt->simd,
+        .relaxed_simd = opt->relaxed_simd,
+        .profile = opt->profile,
+    };
+}
+
 wg_status wgc_compile(const wgc_options *opt, wgc_summary *summary, char *err, size_t errlen)
 {
     double t0 = now();
@@ -84,9 +97,10 @@ wg_status wgc_compile(const wgc_options *opt, wgc_summary *summary, char *err, s
     if ((st = wgc_emitter_init(&e, g, &plan, &target)))
         goto fail;
     have_emitter = true;
-    if ((st = wgc_generate_c(g, &plan, opt, &e, &layout, &src)))
+    const wgc_codegen_options copt = wgc_codegen_options_of(opt);
+    if ((st = wgc_generate_c(g, &plan, &copt, &e, &layout, &src)))
         goto fail;
-    if ((st = wgc_build_module(g, opt, src, &e, &layout)))
+    if ((st = wgc_build_module(g, &copt, src, &e, &layout)))
         goto fail;
     for (int i = 0; i < g->n_nodes; i++)
         if (g->nodes[i].dead)
