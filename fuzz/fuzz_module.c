@@ -98,8 +98,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             return 0;
         data = built;
     }
+    /* Inspection alone (wasmgraph info) on the same bytes: accepts whatever loads. */
+    wg_model_info *info = NULL;
+    char ierr[512];
+    wg_status ist = wg_model_inspect_bytes(data, size, "fuzz.wasm", &info, ierr, sizeof ierr);
+    if (ist == WG_OK && !info->metadata_json)
+        __builtin_trap();
+    wg_model_info_free(info);
     wg_status st = wg_model_load_bytes(rt, data, size, "fuzz.wasm", &m);
     check_message(st, "wg_model_load_bytes");
+    if (st == WG_OK && ist != WG_OK)
+        __builtin_trap(); /* loaded, yet inspection refused it */
     if (st != WG_OK)
         goto done;
     /* The metadata accessors must agree with what was loaded. */

@@ -108,8 +108,9 @@ static void generate(wgc_graph *g, const wgc_options *opt)
         st = wgc_emitter_init(&e, g, &plan, &target);
         have_emitter = st == WG_OK;
     }
+    const wgc_codegen_options copt = wgc_codegen_options_of(opt);
     if (!st)
-        st = wgc_generate_c(g, &plan, opt, &e, &layout, &src);
+        st = wgc_generate_c(g, &plan, &copt, &e, &layout, &src);
     if (st != WG_OK && g->err[0] == 0) {
         fprintf(stderr, "fuzz_onnx: code generation status %d with an empty message\n", (int)st);
         abort();

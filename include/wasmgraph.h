@@ -17,7 +17,9 @@
  *     wg_session_free(s); wg_model_free(m); wg_runtime_free(rt);
  *
  * Every function that can fail returns wg_status (WG_OK is 0); wg_last_error() then
- * holds a message naming the file, export, tensor or trap. Nothing aborts the process.
+ * holds a message naming the file, export, tensor or trap (wg_model_inspect, which needs
+ * no runtime, writes its message into a buffer instead). Nothing aborts the process.
+ * What a module must look like, and every check made here, is docs/abi.md.
  * Objects are owned by the caller of the _new or _load call that made them and are
  * freed in reverse order: sessions, then models, then the runtime.
  */
@@ -68,7 +70,14 @@ typedef enum wg_dtype {
     WG_DT_UINT64 = 13,
 } wg_dtype;
 
-#define WG_MAX_RANK 8
+/* Limits of module ABI v1 (docs/abi.md "Limits"): a module whose metadata goes past one
+ * is refused as WG_ERR_FORMAT. The JS loader has the same values (LIMITS in
+ * js/wasmgraph.mjs, checked against these by tests/js/test_abi.mjs). */
+#define WG_MAX_RANK 8                        /* dimensions per tensor */
+#define WG_ABI_MAX_TENSORS 1024              /* inputs, and outputs, per model */
+#define WG_ABI_MAX_DIM 2147483647            /* one dimension: 2^31 - 1 */
+#define WG_ABI_MAX_ELEMENTS 4294967295u      /* elements per tensor: 2^32 - 1 */
+#define WG_ABI_MAX_STEPS 1048576             /* "step_weights" and "profile" entries: 2^20 */
 
 typedef struct wg_tensor_info {
     const char *name;
@@ -118,12 +127,52 @@ const wg_tensor_info *wg_model_output(const wg_model *m, size_t i);
 /* The raw JSON text of the module's `wasmgraph` custom section. Owned by m. */
 const char *wg_model_metadata_json(const wg_model *m);
 
+/*
+ * Reading a module without running it. wg_model_inspect reads a module file's sections
+ * and its `wasmgraph` metadata and makes every check wg_model_load makes before it
+ * compiles (docs/abi.md "What hosts check"), but compiles and instantiates nothing and
+ * needs no runtime (`wasmgraph info` uses it). The checks that need an instance
+ * (what wg_abi_version() and the pointer exports return) are wg_session_new's.
+ */
+typedef struct wg_model_info {
+    int abi;                             /* the metadata's "abi" (WG_ABI_VERSION) */
+    const char *name, *producer, *compiler; /* "" when the metadata has none */
+    int64_t opset;                       /* -1 when absent */
+    bool has_options, simd, relaxed_simd; /* "options"; the two flags false when absent */
+    int64_t opt_level;                   /* -1 when absent */
+    int64_t arena_bytes, weight_bytes, memory_bytes, weights_base; /* -1 when absent */
+    size_t num_inputs, num_outputs;
+    const wg_tensor_info *inputs, *outputs;
+    size_t num_run_steps;   /* entries of "step_weights" (wg_run_steps()); 0 when absent */
+    const uint64_t *step_weights; /* num_run_steps of them; NULL when absent */
+    size_t num_profile_steps; /* entries of "profile" (a --profile build); 0 otherwise */
+    uint64_t memory_min_bytes; /* the initial memory the module declares */
+    size_t file_bytes;
+    const char *metadata_json; /* the section's JSON text, NUL-terminated */
+} wg_model_info;
+
+/* Reads and checks the module file at path. On success *out is the caller's, freed with
+ * wg_model_info_free, and every pointer in it lives as long as it. On failure *out is
+ * NULL, the status says why (WG_ERR_IO, WG_ERR_FORMAT, WG_ERR_ABI, WG_ERR_NOMEM) and err
+ * (when not NULL) holds a one-line message naming path, truncated to errlen bytes. */
+wg_status wg_model_inspect(const char *path, wg_model_info **out, char *err, size_t errlen);
+/* Same, from bytes the caller keeps ownership of (only read during the call); name is
+ * for messages (NULL: "<module>"). */
+wg_status wg_model_inspect_bytes(const uint8_t *bytes, size_t len, const char *name,
+                                 wg_model_info **out, char *err, size_t errlen);
+void wg_model_info_free(wg_model_info *info);
+/* A loaded model's metadata, as wg_model_inspect gives it. Owned by m. */
+const wg_model_info *wg_model_get_info(const wg_model *m);
+
 /* One instance of the module. */
 wg_status wg_session_new(wg_model *m, wg_session **out);
 void wg_session_free(wg_session *s);
 /* Where input/output i lives in linear memory; NULL when i is out of range. */
 void *wg_session_input(wg_session *s, size_t i);
 const void *wg_session_output(wg_session *s, size_t i);
+/* Runs the graph once on the inputs in memory. A nonzero status from the module is
+ * WG_ERR_TRAP, with its number and name in the message ("wg_run returned status 2
+ * (WGK_ERR_INDEX: ...)", docs/abi.md "Statuses"). */
 wg_status wg_session_run(wg_session *s);
 
 /*

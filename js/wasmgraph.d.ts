@@ -144,8 +144,14 @@ export interface RemoteSession {
 export declare function compile(source: Source, name?: string): Promise<Model>;
 export declare function load(source: Source, options: LoadOptions & { worker: true }): Promise<RemoteSession>;
 export declare function load(source: Source, options?: string | (LoadOptions & { worker?: false })): Promise<Session>;
-/** The checked metadata of a compiled module, without instantiating it. */
-export declare function inspect(module: WebAssembly.Module, name?: string): Metadata;
+/** The checked metadata of a module, without instantiating it. From bytes, every check
+ * of docs/abi.md (function types and memory flags included); from a compiled Module, all
+ * but those two. */
+export declare function inspect(module: WebAssembly.Module | Uint8Array, name?: string): Metadata;
+/** Limits of ABI v1, equal to the C host's WG_ABI_MAX_* (include/wasmgraph.h). */
+export declare const LIMITS: Readonly<{ tensors: number; rank: number; dim: number; elements: number; steps: number }>;
+/** Nonzero statuses of the run exports: status -> [name, meaning] (kernels/include/wgk_status.h). */
+export declare const STATUSES: Readonly<Record<number, readonly [string, string]>>;
 /** The first structural problem of a module's bytes (the C host's words), or null. */
 export declare function scanModule(read: (pos: number, len: number) => Uint8Array, size: number): string | null;
 export declare function splitModule(read: (pos: number, len: number) => Uint8Array, size: number):

@@ -1,6 +1,6 @@
 // wasmgraph.mjs: loads a module compiled by `wasmgraph compile` in Node or a browser
 // (no dependencies). Reads the `wasmgraph` custom section (JSON metadata, ABI v1,
-// see DESIGN.md), checks the ABI (version, exports, no imports), instantiates the
+// docs/abi.md), checks the ABI as docs/abi.md lists it, instantiates the
 // module with no imports, and gives zero-copy typed-array views of the input and
 // output tensors in the module's linear memory. Like the C host, it takes the weights
 // (the module's data segments) out of what V8 compiles and copies them into each
@@ -35,8 +35,29 @@ const DTYPES = {
   uint64: [BigUint64Array, 8], bool: [Uint8Array, 1],
 };
 
-// The functions ABI v1 requires, with their parameter counts (all i32 -> i32).
+// The module ABI is docs/abi.md; this loader makes the checks listed there, as the C host
+// does (src/host/inspect.c), and tests/js/test_abi.mjs runs both on the same fixtures.
+// The functions ABI v1 requires, with their parameter counts (all (i32 x n) -> i32).
 const REQUIRED_FUNCS = { wg_abi_version: 0, wg_input_ptr: 1, wg_output_ptr: 1, wg_run: 0 };
+// Exported functions the ABI defines but not every module has: of this type when present,
+// and required when the metadata member named describes them.
+const OPTIONAL_FUNCS = {
+  wg_run_steps: [0, 'step_weights'], wg_run_step: [1, 'step_weights'],
+  wg_profile_steps: [0, 'profile'], wg_profile_step: [1, 'profile'],
+};
+/** Limits of ABI v1, the C host's WG_ABI_MAX_* (include/wasmgraph.h): past one, a module is refused ('format'). */
+export const LIMITS = Object.freeze({ tensors: 1024, rank: 8, dim: 2 ** 31 - 1, elements: 2 ** 32 - 1, steps: 1 << 20 });
+/** Nonzero statuses of the run exports (kernels/include/wgk_status.h): [name, meaning]. */
+export const STATUSES = Object.freeze({
+  [-1]: ['WGK_ERR_NO_STEP', 'no such step (wg_run_step or wg_profile_step called with k out of range)'],
+  2: ['WGK_ERR_INDEX', 'an index input holds a value out of range'],
+});
+
+/* "2 (WGK_ERR_INDEX: an index input ...)": a status as messages give it. */
+function statusText(st) {
+  const known = STATUSES[st];
+  return `${st} (${known ? `${known[0]}: ${known[1]}` : "unknown status: not in this host's list"})`;
+}
 
 const isNode = typeof process !== 'undefined' && !!(process.versions && process.versions.node);
 
@@ -79,17 +100,24 @@ async function readSource(src) {
 
 function checkTensors(list, what, name) {
   if (!Array.isArray(list)) throw fail('format', `${name}: metadata: "${what}s" is missing or not an array`);
+  if (list.length > LIMITS.tensors) throw fail('format', `${name}: metadata: ${list.length} ${what}s (at most ${LIMITS.tensors})`);
   const seen = new Set();
   return list.map((t, i) => {
     if (!t || typeof t.name !== 'string' || !t.name) throw fail('format', `${name}: metadata: ${what}[${i}] has no name`);
     if (seen.has(t.name)) throw fail('format', `${name}: metadata: two ${what}s are called '${t.name}'`);
     seen.add(t.name);
     const dt = DTYPES[t.dtype];
-    if (!dt) throw fail('format', `${name}: metadata: ${what} '${t.name}' has dtype '${t.dtype}'`);
-    if (!Array.isArray(t.shape) || !t.shape.every((d) => Number.isInteger(d) && d >= 0)) {
-      throw fail('format', `${name}: metadata: ${what} '${t.name}' has no shape of non-negative integers`);
+    if (!dt || !Object.hasOwn(DTYPES, t.dtype)) throw fail('format', `${name}: metadata: ${what} '${t.name}' has dtype '${t.dtype}'`);
+    if (!Array.isArray(t.shape) || t.shape.length > LIMITS.rank) {
+      throw fail('format', `${name}: metadata: ${what} '${t.name}' has no shape array of rank <= ${LIMITS.rank}`);
     }
+    t.shape.forEach((d, k) => {
+      if (!Number.isInteger(d) || d < 0 || d > LIMITS.dim) {
+        throw fail('format', `${name}: metadata: ${what} '${t.name}' dimension ${k} is not an integer in [0, 2^31)`);
+      }
+    });
     const numel = t.shape.reduce((a, d) => a * d, 1);
+    if (numel > LIMITS.elements) throw fail('format', `${name}: metadata: ${what} '${t.name}' has more than 2^32 elements`);
     if (t.bytes !== numel * dt[1]) {
       throw fail('format', `${name}: metadata: ${what} '${t.name}' says bytes ${t.bytes} but ${numel} elements of ${t.dtype} make ${numel * dt[1]}`);
     }
@@ -307,40 +335,181 @@ function stepWeights(meta, exports, segments) {
   return { steps, weights };
 }
 
+/* What inspect() reads of a module: { sections (the `wasmgraph` custom sections' bytes),
+ * imports [{ module, name, kind }], exports Map(name -> { kind, index }), and from bytes
+ * only: types [[n_params, n_results, all i32]], funcs (type index per function), memory
+ * (the first defined one's limits flags, or null) }. */
+const KINDS = ['function', 'table', 'memory', 'global', 'tag'];
+
+/* The view of a compiled WebAssembly.Module: what the JS API tells (no types, no memory flags). */
+function moduleView(module) {
+  return {
+    sections: WebAssembly.Module.customSections(module, SECTION_NAME).map((b) => new Uint8Array(b)),
+    imports: WebAssembly.Module.imports(module),
+    exports: new Map(WebAssembly.Module.exports(module).map((e) => [e.name, { kind: e.kind }])),
+  };
+}
+
+/* The view of module bytes, read as src/host/wasm_scan.c reads them: the type, import,
+ * function, memory, export and custom sections, the rest skipped by size. Throws 'format'
+ * for what is not a well-formed module there (compile() has already run scanModule's
+ * structural check with its byte-exact messages; this one serves inspect() on bytes). */
+function bytesView(bytes, name) {
+  const bad = (why) => fail('format', `${name}: not a valid WebAssembly module: ${why}`);
+  const read = (pos, len) => bytes.subarray(pos, pos + len);
+  if (bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) throw bad('no \\0asm magic');
+  if (bytes[4] !== 1 || bytes[5] || bytes[6] || bytes[7]) throw bad('binary version is not 1');
+  const view = { sections: [], imports: [], exports: new Map(), types: [], funcs: [], memory: null };
+  const seen = new Set();
+  for (let pos = 8; pos < bytes.length;) {
+    const at = pos, id = bytes[pos];
+    const sz = leb(read, pos + 1, bytes.length);
+    if (!sz || sz[1] + sz[0] > bytes.length) throw bad(`section ${id} at byte ${at} runs past the end of the file (${bytes.length} bytes)`);
+    const end = sz[1] + sz[0];
+    if (id !== 0 && seen.has(id)) throw bad(`section ${id} at byte ${at} appears twice`);
+    seen.add(id);
+    let p = sz[1];
+    const u32 = () => { const r = leb(read, p, end); if (!r) throw bad(`section ${id} at byte ${at} is malformed`); p = r[1]; return r[0]; };
+    const byte = () => { if (p >= end) throw bad(`section ${id} at byte ${at} is truncated`); return bytes[p++]; };
+    const str = () => { const n = u32(); if (p + n > end) throw bad(`section ${id} at byte ${at} is truncated`); const b = bytes.subarray(p, p + n); p += n; return b; };
+    const text = (b) => new TextDecoder().decode(b);
+    if (id === 0) {
+      const nm = text(str());
+      if (nm === SECTION_NAME) view.sections.push(bytes.subarray(p, end));
+    } else if (id === 1) {
+      for (let n = u32(), i = 0; i < n; i++) {
+        if (byte() !== 0x60) throw bad(`type ${i} is not a plain function type`);
+        const sides = [0, 1].map(() => {
+          const vals = [];
+          for (let c = u32(), k = 0; k < c; k++) {
+            const v = byte();
+            if (v === 0x63 || v === 0x64) { const h = leb(read, p, end, true); if (!h) throw bad(`type ${i} is malformed`); p = h[1]; }
+            vals.push(v);
+          }
+          return vals;
+        });
+        view.types.push(sides);
+      }
+    } else if (id === 2) {
+      const n = u32();
+      if (n) view.imports.push({ module: text(str()), name: text(str()), kind: KINDS[byte()] ?? 'unknown kind' });
+      for (let i = 1; i < n; i++) view.imports.push({}); /* only the first is named in messages */
+    } else if (id === 3) {
+      for (let n = u32(), i = 0; i < n; i++) view.funcs.push(u32());
+    } else if (id === 5) {
+      if (u32()) view.memory = { flags: byte() };
+    } else if (id === 7) {
+      for (let n = u32(), i = 0; i < n; i++) {
+        const nm = text(str()), kind = byte(), index = u32();
+        view.exports.set(nm, { kind: KINDS[kind] ?? 'unknown kind', index });
+      }
+    }
+    pos = end;
+  }
+  return view;
+}
+
+/* Checks export f is a function taking n i32 and returning one i32 (the type only when
+ * the view has the types). */
+function checkFunc(view, f, n, name) {
+  const e = view.exports.get(f);
+  if (!e) throw fail('abi', `${name}: not a wasmgraph module: no export '${f}'`);
+  if (e.kind !== 'function') throw fail('abi', `${name}: export '${f}' is a ${e.kind}, expected a function`);
+  if (!view.types) return;
+  const t = view.types[view.funcs[e.index]];
+  if (!t) throw fail('format', `${name}: export '${f}' names function ${e.index}, which has no type`);
+  const [params, results] = t;
+  if (params.length !== n || params.some((v) => v !== 0x7f) || results.length !== 1 || results[0] !== 0x7f) {
+    const vt = (v) => ({ 0x7f: 'i32', 0x7e: 'i64', 0x7d: 'f32', 0x7c: 'f64', 0x7b: 'v128' })[v] ?? 'ref';
+    throw fail('abi', `${name}: export '${f}' has type (${params.map(vt).join(', ')}) -> (${results.map(vt).join(', ')}), expected ${n ? '(i32) -> (i32)' : '() -> (i32)'}`);
+  }
+}
+
+/* The metadata's optional members, each of its documented type when present (docs/abi.md). */
+function checkMembers(meta, name) {
+  const bad = (msg) => fail('format', `${name}: metadata: ${msg}`);
+  const count = (v) => v === undefined || (Number.isInteger(v) && v >= 0);
+  if (!['name', 'producer', 'compiler'].every((k) => meta[k] === undefined || typeof meta[k] === 'string')) {
+    throw bad('name, producer and compiler must be strings');
+  }
+  if (!['opset', 'arena_bytes', 'weight_bytes', 'memory_bytes', 'weights_base'].every((k) => count(meta[k]))) {
+    throw bad('opset, arena_bytes, weight_bytes, memory_bytes and weights_base must be non-negative integers');
+  }
+  const o = meta.options;
+  if (o !== undefined && (!o || typeof o !== 'object' || Array.isArray(o) || !count(o.opt_level) ||
+      !['simd', 'relaxed_simd'].every((k) => o[k] === undefined || typeof o[k] === 'boolean'))) {
+    throw bad('"options" must be an object with booleans simd, relaxed_simd and an integer opt_level');
+  }
+  const sw = meta.step_weights;
+  if (sw !== undefined) {
+    if (!Array.isArray(sw)) throw bad('"step_weights" is not an array');
+    if (sw.length > LIMITS.steps) throw bad(`${sw.length} step_weights (at most ${LIMITS.steps})`);
+    sw.forEach((v, k) => {
+      const prev = k ? sw[k - 1] : 0;
+      if (!Number.isInteger(v) || v < prev || (meta.weight_bytes !== undefined && v > meta.weight_bytes)) {
+        throw bad(`step_weights[${k}] is not an integer in [${prev}, weight_bytes]`);
+      }
+    });
+  }
+  const pr = meta.profile;
+  if (pr !== undefined) {
+    if (!Array.isArray(pr)) throw bad('"profile" is not an array');
+    if (pr.length > LIMITS.steps) throw bad(`${pr.length} profile steps (at most ${LIMITS.steps})`);
+    pr.forEach((st, i) => {
+      if (!st || typeof st.op !== 'string' || typeof st.name !== 'string' || (st.output !== undefined && typeof st.output !== 'string')) {
+        throw bad(`profile step ${i} needs string members "op" and "name"`);
+      }
+    });
+  }
+}
+
 /**
- * Reads and checks the metadata and the module's interface without instantiating.
- * Returns the parsed metadata; throws WasmgraphError('format'|'abi') otherwise.
+ * Reads and checks the metadata and the module's interface without instantiating:
+ * `module` is a WebAssembly.Module or the module's bytes (a Uint8Array). From bytes every
+ * check of docs/abi.md is made, as the C host makes them (function types and the memory
+ * included); a compiled Module tells the JS API less, so its function types and memory
+ * flags are not checked. Returns the parsed metadata; throws WasmgraphError('format'|'abi').
  */
 export function inspect(module, name = 'module') {
-  const secs = WebAssembly.Module.customSections(module, SECTION_NAME);
+  const view = module instanceof WebAssembly.Module ? moduleView(module) : bytesView(module, name);
+  const secs = view.sections;
   if (secs.length === 0) throw fail('abi', `${name}: not a wasmgraph module: no '${SECTION_NAME}' custom section`);
-  if (secs.length > 1) throw fail('format', `${name}: ${secs.length} '${SECTION_NAME}' custom sections`);
-  let meta;
+  if (secs.length > 1) throw fail('abi', `${name}: ${secs.length} '${SECTION_NAME}' custom sections, expected one`);
+  let meta, text;
   try {
-    meta = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(secs[0]));
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(secs[0]);
+  } catch (e) {
+    throw fail('format', `${name}: metadata ('${SECTION_NAME}' section) is not valid UTF-8`, e);
+  }
+  try {
+    meta = JSON.parse(text);
   } catch (e) {
     throw fail('format', `${name}: metadata ('${SECTION_NAME}' section) is not valid JSON: ${e.message}`, e);
   }
   if (!meta || typeof meta !== 'object' || Array.isArray(meta)) throw fail('format', `${name}: metadata is not a JSON object`);
   if (!Number.isInteger(meta.abi)) throw fail('abi', `${name}: metadata has no integer "abi" version`);
   if (meta.abi !== ABI_VERSION) throw fail('abi', `${name}: module ABI version ${meta.abi}, this loader supports ${ABI_VERSION}`);
+  checkMembers(meta, name);
   const inputs = checkTensors(meta.inputs, 'input', name);
   const outputs = checkTensors(meta.outputs, 'output', name);
   if (outputs.length === 0) throw fail('format', `${name}: metadata: the model has no outputs`);
 
-  const imports = WebAssembly.Module.imports(module);
+  const imports = view.imports;
   if (imports.length) {
     const i = imports[0];
     throw fail('abi', `${name}: the module imports ${i.module}.${i.name} (a ${i.kind})${imports.length > 1 ? ' and more' : ''}; wasmgraph modules must have no imports`);
   }
-  const exps = new Map(WebAssembly.Module.exports(module).map((e) => [e.name, e.kind]));
-  if (exps.get('memory') !== 'memory') {
-    throw fail('abi', `${name}: not a wasmgraph module: ${exps.has('memory') ? `export 'memory' is a ${exps.get('memory')}` : "no export 'memory'"}`);
+  const mem = view.exports.get('memory');
+  if (!mem) throw fail('abi', `${name}: not a wasmgraph module: no export 'memory'`);
+  if (mem.kind !== 'memory' || (view.types && (!view.memory || mem.index !== 0))) {
+    throw fail('abi', `${name}: export 'memory' is a ${mem.kind}, expected the module's memory`);
   }
-  for (const f of Object.keys(REQUIRED_FUNCS)) {
-    if (exps.get(f) !== 'function') {
-      throw fail('abi', `${name}: not a wasmgraph module: ${exps.has(f) ? `export '${f}' is a ${exps.get(f)}` : `no export '${f}'`}`);
-    }
+  if (view.memory && view.memory.flags & 6) {
+    throw fail('abi', `${name}: the module's memory is ${view.memory.flags & 4 ? '64-bit' : 'shared'}; ABI v1 needs a plain 32-bit memory`);
+  }
+  for (const [f, n] of Object.entries(REQUIRED_FUNCS)) checkFunc(view, f, n, name);
+  for (const [f, [n, member]] of Object.entries(OPTIONAL_FUNCS)) {
+    if (meta[member] !== undefined || view.exports.has(f)) checkFunc(view, f, n, name);
   }
   return { ...meta, inputs, outputs };
 }
@@ -520,6 +689,13 @@ export class Session {
     }
     this.inputPtrs = model.inputs.map((t, i) => this.#tensorAddr('wg_input_ptr', i, t));
     this.outputPtrs = model.outputs.map((t, i) => this.#tensorAddr('wg_output_ptr', i, t));
+    /* The step counts the metadata gives, as the exports return them (docs/abi.md). */
+    for (const [f, member, what] of [['wg_run_steps', 'step_weights', "the metadata's step_weights has"], ['wg_profile_steps', 'profile', 'the metadata lists']]) {
+      const list = model.metadata[member];
+      if (list === undefined) continue;
+      const n = this.#call(f);
+      if (n !== list.length) throw fail('abi', `${name}: ${f}() returns ${n} but ${what} ${list.length} ${member === 'profile' ? 'profile steps' : 'entries'}`);
+    }
   }
 
   get metadata() { return this.model.metadata; }
@@ -637,7 +813,7 @@ export class Session {
       throw fail('state', `${this.model.name}: the weights are still being read: await session.ready first, or use runAsync()`);
     }
     const st = this.#call('wg_run');
-    if (st !== 0) throw fail('status', `${this.model.name}: wg_run returned status ${st}`);
+    if (st !== 0) throw fail('status', `${this.model.name}: wg_run returned status ${statusText(st)}`);
   }
 
   /**
@@ -679,7 +855,7 @@ export class Session {
       }
       this.#checkUsable();
       const st = this.#call('wg_run_step', k);
-      if (st !== 0) throw fail('status', `${name}: wg_run_step(${k}) returned status ${st}`);
+      if (st !== 0) throw fail('status', `${name}: wg_run_step(${k}) returned status ${statusText(st)}`);
     }
     await this.ready;
   }
@@ -746,13 +922,17 @@ export async function compile(source, name) {
       weights = { segments: split.segments.map((g) => ({ ...g, pos: g.pos - lo })), bytes: bytes.slice(lo, hi) };
     }
   }
+  /* The checks run on the bytes first, as the C host's do: a module the ABI refuses gets
+   * the same verdict here, whatever V8 would make of it (split.code has every section
+   * but the data). */
+  const metadata = inspect(split ? split.code : bytes, label);
   let module;
   try {
     module = await WebAssembly.compile(split ? split.code : bytes);
   } catch (e) {
     throw fail('format', `${label}: not a valid WebAssembly module: ${e.message}`, e);
   }
-  return new Model(module, inspect(module, label), label, weights);
+  return new Model(module, metadata, label, weights);
 }
 
 /**

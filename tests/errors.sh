@@ -37,6 +37,8 @@ expect "random bytes as model" 1 "random.onnx" "$W" compile "$T/random.onnx" -o 
 expect "unsupported operator names op and node" 1 "node 'the_hardmux' (Hardmux): unsupported operator 'Hardmux'" \
     "$W" compile "$T/unsupported_op.onnx" -o "$T/x.wasm"
 expect "custom domain op" 1 "com.example" "$W" compile "$T/custom_domain.onnx" -o "$T/x.wasm"
+expect "more outputs than the ABI allows" 1 "the model has 1025 outputs; the module ABI allows at most 1024" \
+    "$W" compile "$T/too_many_outputs.onnx" -o "$T/x.wasm"
 expect "dangling node input" 1 "nowhere" "$W" compile "$T/dangling_input.onnx" -o "$T/x.wasm"
 expect "dynamic dim needs --shape" 1 "--shape x=" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm"
 expect "--shape fixes dynamic dim" 0 "compiled" "$W" compile "$T/dynamic.onnx" -o "$T/dyn.wasm" --shape x=2x4

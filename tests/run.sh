@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/run.sh [SUITE...]: runs the test suites and sums their results.
-#   unit     C unit tests (build/tests/test_*): reader, tensor files, folding, planner, host
+#   unit     C unit tests (build/tests/test_*): reader, tensor files, folding, planner, host;
+#            and tests/layers.sh (no layer of src/ includes one above it)
 #   kernels  every kernel against its scalar reference, as wasm on wasmtime (SIMD and scalar)
 #   models   whole models compiled and compared with ONNX's or onnxruntime's outputs
 #   errors   bad input of every kind: message and exit code
@@ -10,6 +11,7 @@
 #   js       the JS package (js/) under node --test: loader, checked API, worker, images,
 #            dispose memory, npm pack + install + tsc
 #   browser  the package and the demo page in headless Chromium (tests/browser)
+# unit and js both run the module ABI fixtures (tests/abi/) and must agree on each.
 # Every suite prints "SUITE: N passed, M failed"; the last line is the total.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -42,11 +44,20 @@ run_suite() {
     total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
 }
 
+# The module ABI fixtures both hosts run (tests/abi/fixtures.tsv), written once per run.
+abi_fixtures() {
+    [ -n "${WG_ABI_FIXTURES:-}" ] && return 0
+    export WG_ABI_FIXTURES=$BUILD/abi-fixtures
+    rm -rf "$WG_ABI_FIXTURES"
+    python3 tests/abi/make_fixtures.py "$WG_ABI_FIXTURES" "$BUILD/bin/wasmgraph"
+}
+
 unit_tests() {
     local rc=0
     # Host tests load small hand-made modules (good and bad ones) built from tests/host/fixtures.
     export WG_HOST_FIXTURES=$BUILD/host-fixtures
     sh tests/host/build_fixtures.sh "$WG_HOST_FIXTURES" || rc=1
+    abi_fixtures || rc=1
     for t in "$BUILD"/tests/test_*; do
         [ -x "$t" ] || continue
         "$t" || rc=1
@@ -54,6 +65,7 @@ unit_tests() {
     tests/host/test_cli.sh "$BUILD/bin/wasmgraph" "$WG_HOST_FIXTURES" || rc=1
     tests/cli/test_help.sh "$BUILD/bin/wasmgraph" || rc=1
     tests/cli/test_preprocess.sh "$BUILD/bin/wasmgraph" || rc=1
+    tests/layers.sh || rc=1
     return $rc
 }
 
@@ -64,7 +76,7 @@ node_tests() { # SUITE FILES...: node --test prints "# pass N" / "# fail M": tur
     echo "$name: $(echo "$out" | awk '/^# pass /{print $3}') passed, $(echo "$out" | awk '/^# fail /{print $3}') failed"
     return $rc
 }
-js_tests() { node_tests js tests/js/test_*.mjs; }
+js_tests() { abi_fixtures || return 1; node_tests js tests/js/test_*.mjs; }
 browser_tests() { node_tests browser tests/browser/test_*.mjs; }
 
 for s in "${suites[@]}"; do

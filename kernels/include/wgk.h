@@ -11,6 +11,7 @@
 #define WGK_H
 
 #include "wgk_base.h"
+#include "wgk_status.h"
 #include "wgk_math.h"
 #include "wgk_eltwise.h"
 #include "wgk_data.h"

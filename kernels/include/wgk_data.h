@@ -11,10 +11,9 @@
 #define WGK_DATA_H
 
 #include "wgk_base.h"
+#include "wgk_status.h"
 
 #define WGK_MAX_RANK 8
-/* Nonzero status of a kernel that checks indices; wg_run returns it. */
-#define WGK_ERR_INDEX 2
 
 /* y (contiguous, dims[rank]) = x read with element strides xs[rank]. */
 void wgk_copy_strided(void *WGK_RESTRICT y, const void *WGK_RESTRICT x, size_t esize, int rank,

@@ -1,12 +1,11 @@
 /* cmd_info.c: `wasmgraph info MODEL.wasm [--json]`: a module's metadata, read without
- * compiling the module (the same checks wg_model_load makes before compiling). */
+ * compiling the module (wg_model_inspect: the checks wg_model_load makes before compiling). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "common/dtype.h"
-#include "host/inspect.h"
 
 static const char usage[] = "wasmgraph info MODEL.wasm [--json]";
 
@@ -47,43 +46,39 @@ int wg_cmd_info(int argc, char **argv)
     if (!path)
         return wg_cli_usage(usage, "no model given");
 
-    uint8_t *bytes;
-    size_t len;
     char err[1024];
-    wgh_module_info info;
-    if (wgh_read_file(path, &bytes, &len, err, sizeof err))
+    wg_model_info *m;
+    if (wg_model_inspect(path, &m, err, sizeof err))
         return wg_cli_fail("%s", err);
-    wg_status st = wgh_inspect(bytes, len, 0, &info, err, sizeof err);
-    free(bytes);
-    if (st)
-        return wg_cli_fail("%s: %s", path, err);
-    const wgh_meta *m = &info.meta;
     if (json) {
-        printf("%s\n", m->json);
-        wgh_module_info_free(&info);
+        printf("%s\n", m->metadata_json);
+        wg_model_info_free(m);
         return 0;
     }
     printf("%-10s %s\n", "model:", *m->name ? m->name : "(unnamed)");
-    printf("%-10s %s (%zu bytes)\n", "file:", path, info.file_bytes);
+    printf("%-10s %s (%zu bytes)\n", "file:", path, m->file_bytes);
     printf("%-10s %s\n", "producer:", *m->producer ? m->producer : "(unknown)");
     if (m->opset >= 0)
         printf("%-10s %lld\n", "opset:", (long long)m->opset);
     printf("%-10s %s\n", "compiler:", *m->compiler ? m->compiler : "(unknown)");
-    printf("%-10s ABI %lld", "module:", (long long)m->abi);
+    printf("%-10s ABI %d", "module:", m->abi);
     if (m->has_options) {
         printf(", %s", m->relaxed_simd ? "relaxed SIMD" : m->simd ? "SIMD128" : "scalar (no SIMD)");
         if (m->opt_level >= 0)
             printf(", -O%lld", (long long)m->opt_level);
     }
     printf("\n");
-    print_tensors("inputs", m->inputs, m->n_inputs);
-    print_tensors("outputs", m->outputs, m->n_outputs);
+    if (m->num_run_steps || m->num_profile_steps)
+        printf("%-10s %zu (wg_run_step)%s\n", "steps:", m->num_run_steps,
+               m->num_profile_steps ? ", profile build" : "");
+    print_tensors("inputs", m->inputs, m->num_inputs);
+    print_tensors("outputs", m->outputs, m->num_outputs);
     print_bytes("arena:", m->arena_bytes);
     print_bytes("weights:", m->weight_bytes);
-    print_bytes("memory:", m->memory_bytes >= 0 ? m->memory_bytes : (int64_t)info.memory_min_bytes);
-    if (m->memory_bytes >= 0 && (uint64_t)m->memory_bytes != info.memory_min_bytes)
+    print_bytes("memory:", m->memory_bytes >= 0 ? m->memory_bytes : (int64_t)m->memory_min_bytes);
+    if (m->memory_bytes >= 0 && (uint64_t)m->memory_bytes != m->memory_min_bytes)
         printf("%-10s the module declares %llu bytes of initial memory\n", "",
-               (unsigned long long)info.memory_min_bytes);
-    wgh_module_info_free(&info);
+               (unsigned long long)m->memory_min_bytes);
+    wg_model_info_free(m);
     return 0;
 }

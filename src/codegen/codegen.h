@@ -9,8 +9,19 @@
 #ifndef WGC_CODEGEN_H
 #define WGC_CODEGEN_H
 
-#include "../compile/options.h"
 #include "emitter.h"
+
+/* What code generation is told: the driver (compile/compile.c) fills it from the
+ * command's options (compile/options.h), which codegen does not see. */
+typedef struct wgc_codegen_options {
+    const char *model_path;  /* named in the generated C */
+    const char *output_path; /* the module file to write */
+    const char *emit_c_dir;  /* keep the generated C here; NULL: temporary only */
+    int opt_level;           /* 0..3 */
+    bool simd, relaxed_simd;
+    bool profile;            /* export wg_profile_steps/wg_profile_step (generate.c) */
+    const char *preprocess_json; /* NULL, or a JSON object stored as the metadata's "preprocess" */
+} wgc_codegen_options;
 
 /* Memory layout of a module (byte addresses). */
 typedef struct wgc_layout {
@@ -33,15 +44,15 @@ typedef struct wgc_layout {
 
 /* Runs every live node's emit hook and assembles the module's C source into *src
  * (malloc'ed, caller frees). Fills e (weights) and *layout. */
-wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *opt, wgc_emitter *e,
+wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_options *opt, wgc_emitter *e,
                          wgc_layout *layout, char **src);
 
 /* The JSON for the `wasmgraph` custom section (malloc'ed); e: after wgc_generate_c. */
-char *wgc_metadata_json(const wgc_graph *g, const wgc_options *opt, const wgc_layout *layout, const wgc_emitter *e);
+char *wgc_metadata_json(const wgc_graph *g, const wgc_codegen_options *opt, const wgc_layout *layout, const wgc_emitter *e);
 
 /* Compiles src and links it with the kernel library into the module file opt->output_path,
  * adding weights and metadata; writes atomically (temporary file, then rename). */
-wg_status wgc_build_module(wgc_graph *g, const wgc_options *opt, const char *src,
+wg_status wgc_build_module(wgc_graph *g, const wgc_codegen_options *opt, const char *src,
                            const wgc_emitter *e, const wgc_layout *layout);
 
 /* Given the bytes of a linked module, returns a new module with an active data segment

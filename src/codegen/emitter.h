@@ -3,7 +3,7 @@
 #define WGC_EMITTER_H
 
 #include "../plan/plan.h"
-#include "emit.h"
+#include "../ops/emit.h"
 
 struct wgc_emitter {
     wgc_target target;

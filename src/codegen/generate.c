@@ -14,19 +14,23 @@
  *   [global_base, ...)              the kernels' and ops' static data (WGC_STATIC_DATA_BUDGET
  *                                   + wgc_static_data), then the stack (wasm-ld)
  *
- * Each live node's code is one case of an exported `wg_run_step(k)` (and the copies of
- * constant outputs, when there are any, one more), `wg_run_steps()` is the count, and
- * wg_run calls the steps in order. The metadata's "step_weights" gives, per step, how many
- * bytes of the weights segment the steps up to it read: weights are placed in the order
- * the nodes first use them, so that is the segment's length once the step is emitted. A
- * host that copies the weights itself may then run the first steps while later weights
- * are still being read (js/wasmgraph.mjs, streamWeights). A profile build (`compile
- * --profile`) also exports `wg_profile_steps()` (the node steps) and `wg_profile_step(k)`,
- * and its metadata's "profile" array names them (metadata.c walks the same live nodes in
- * the same order). Wrapping is safe because emit hooks keep their declarations inside
- * their own `{ ... }` (two nodes of one op would otherwise clash in wg_run too) and
- * #undef what they #define; a `return` of an error status from a node returns it from the
- * step, and wg_run passes it on.
+ * The exports this file writes, their types and the statuses they return are the module
+ * ABI, documented in docs/abi.md (the contract both hosts are written from; change it
+ * there first). In short: each live node's code is one case of an exported
+ * `wg_run_step(k)` (and the copies of constant outputs, when there are any, one more),
+ * `wg_run_steps()` is the count, and wg_run calls the steps in order. The metadata's
+ * "step_weights" (metadata.c) gives, per step, how many bytes of the weights segment the
+ * steps up to it read: weights are placed in the order the nodes first use them, so that
+ * is the segment's length once the step is emitted. A host that copies the weights
+ * itself may then run the first steps while later weights are still being read
+ * (js/wasmgraph.mjs, streamWeights). A profile build (`compile --profile`) also exports
+ * `wg_profile_steps()` (the node steps) and `wg_profile_step(k)`, and its metadata's
+ * "profile" array names them (metadata.c walks the same live nodes in the same order).
+ * Wrapping is safe because emit hooks keep their declarations inside their own `{ ... }`
+ * (two nodes of one op would otherwise clash in wg_run too) and #undef what they
+ * #define; a `return` of a status from a node (kernels/include/wgk_status.h, e.g.
+ * WGK_ERR_INDEX) returns it from the step, and wg_run passes it on. A step number out of
+ * range returns WGK_ERR_NO_STEP.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +76,35 @@ static void put(text *t, const char *fmt, ...)
     t->len += (size_t)n;
 }
 
+/* The module ABI's limits (wasmgraph.h WG_ABI_MAX_*, docs/abi.md) on what the metadata
+ * describes: a model past one would compile to a module no host loads, so it is refused
+ * here. Tensor sizes past the elements limit cannot fit wasm32 memory and are refused by
+ * the layout below. */
+static wg_status check_abi_limits(wgc_graph *g)
+{
+    const struct {
+        const char *what;
+        const int *ts;
+        int n;
+    } lists[] = {{"input", g->inputs, g->n_inputs}, {"output", g->outputs, g->n_outputs}};
+    for (int l = 0; l < 2; l++) {
+        if (lists[l].n > WG_ABI_MAX_TENSORS)
+            return wgc_error(g, NULL, WG_ERR_UNSUPPORTED,
+                             "the model has %d %ss; the module ABI allows at most %d",
+                             lists[l].n, lists[l].what, WG_ABI_MAX_TENSORS);
+        for (int k = 0; k < lists[l].n; k++) {
+            const wgc_tensor *x = &g->tensors[lists[l].ts[k]];
+            for (int d = 0; d < x->shape.rank; d++)
+                if (x->shape.dims[d] > WG_ABI_MAX_DIM)
+                    return wgc_error(g, NULL, WG_ERR_UNSUPPORTED,
+                                     "graph %s '%s' has dimension %d of %lld; the module ABI "
+                                     "allows at most %d", lists[l].what, x->name, d,
+                                     (long long)x->shape.dims[d], WG_ABI_MAX_DIM);
+        }
+    }
+    return WG_OK;
+}
+
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
     return (v + a - 1) / a * a;
@@ -96,8 +129,8 @@ static void emit_output_copies(wgc_emitter *e, wgc_graph *g)
     }
 }
 
-/* The step function: span[2k], span[2k+1] bound step k's code in e->body. Returns -1
- * (unknown step) past the last one. A profile build also gets its node steps by the
+/* The step function: span[2k], span[2k+1] bound step k's code in e->body. Returns
+ * WGK_ERR_NO_STEP (-1) past the last one. A profile build also gets its node steps by the
  * names `wasmgraph profile` uses. */
 static void put_steps(text *t, const wgc_emitter *e, const size_t *span, int n_steps, int n_node_steps,
                       bool profile)
@@ -106,17 +139,17 @@ static void put_steps(text *t, const wgc_emitter *e, const size_t *span, int n_s
     put(t, "__attribute__((export_name(\"wg_run_step\"))) int wg_run_step(int k)\n{\n    switch (k) {\n");
     for (int k = 0; k < n_steps; k++)
         put(t, "    case %d: {\n%.*s    } break;\n", k, (int)(span[2 * k + 1] - span[2 * k]), e->body + span[2 * k]);
-    put(t, "    default: return -1;\n    }\n    return 0;\n}\n\n");
+    put(t, "    default: return WGK_ERR_NO_STEP;\n    }\n    return 0;\n}\n\n");
     if (profile) {
         put(t, "__attribute__((export_name(\"wg_profile_steps\"))) int wg_profile_steps(void) { return %d; }\n\n",
             n_node_steps);
         put(t, "__attribute__((export_name(\"wg_profile_step\"))) int wg_profile_step(int k)\n{\n"
-               "    return k >= 0 && k < %d ? wg_run_step(k) : -1;\n}\n\n",
+               "    return k >= 0 && k < %d ? wg_run_step(k) : WGK_ERR_NO_STEP;\n}\n\n",
             n_node_steps);
     }
 }
 
-wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *opt, wgc_emitter *e,
+wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_options *opt, wgc_emitter *e,
                          wgc_layout *layout, char **src)
 {
     text t = {0};
@@ -124,6 +157,8 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_options *
     size_t *span = NULL; /* [start, end) of each step's code in e->body */
     int n_steps = 0;
     *src = NULL;
+    if ((st = check_abi_limits(g)))
+        return st;
     /* One step per live node and one for the output copies. */
     if (!(span = malloc(sizeof *span * 2 * (size_t)(g->n_nodes + 1))) ||
         !(e->step_weights = malloc(sizeof *e->step_weights * (size_t)(g->n_nodes + 1)))) {

@@ -121,7 +121,7 @@ static void add_step_weights(sbuf *b, const wgc_emitter *e)
     add(b, "]", 1);
 }
 
-char *wgc_metadata_json(const wgc_graph *g, const wgc_options *opt, const wgc_layout *layout, const wgc_emitter *e)
+char *wgc_metadata_json(const wgc_graph *g, const wgc_codegen_options *opt, const wgc_layout *layout, const wgc_emitter *e)
 {
     sbuf b = {0};
     addf(&b, "{\"abi\":%d,\"name\":", WG_ABI_VERSION);

@@ -107,7 +107,7 @@ static int remove_tree_file(const char *dir, const char *name)
     return unlink(p);
 }
 
-wg_status wgc_build_module(wgc_graph *g, const wgc_options *opt, const char *src, const wgc_emitter *e,
+wg_status wgc_build_module(wgc_graph *g, const wgc_codegen_options *opt, const char *src, const wgc_emitter *e,
                            const wgc_layout *layout)
 {
     wg_status st = WG_OK;

@@ -16,28 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/pb.h"
+#include "../common/leb128.h"
 #include "codegen.h"
 
-static size_t leb_size(uint64_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
-static uint8_t *put_leb(uint8_t *p, uint64_t v)
-{
-    do {
-        uint8_t b = v & 0x7f;
-        v >>= 7;
-        *p++ = b | (v ? 0x80 : 0);
-    } while (v);
-    return p;
-}
+#define leb_size wg_leb128_size
+#define put_leb wg_leb128_put
 
 /* Writes a custom section "wasmgraph.pad" sized so that `ahead` bytes after it the file
  * offset (from o) is a multiple of WGC_WEIGHTS_ALIGN. At most WGC_WEIGHTS_ALIGN + 20 bytes. */
@@ -62,7 +45,7 @@ static uint8_t *put_pad(uint8_t *o, uint8_t *op, size_t ahead)
 
 static bool read_leb(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
-    return wg_pb_varint(p, end, v); /* same unsigned LEB128 encoding */
+    return wg_leb128_read(p, end, 10, v);
 }
 
 wg_status wgc_finish_module(wgc_graph *g, const uint8_t *wasm, size_t len, const uint8_t *weights,
@@ -75,15 +58,7 @@ wg_status wgc_finish_module(wgc_graph *g, const uint8_t *wasm, size_t len, const
     uint8_t seg_head[16], *sp = seg_head;
     *sp++ = 0x00;
     *sp++ = 0x41; /* i32.const */
-    int32_t sbase = (int32_t)base;
-    for (;;) { /* signed LEB128 */
-        uint8_t b = sbase & 0x7f;
-        sbase >>= 7;
-        bool done = (sbase == 0 && !(b & 0x40)) || (sbase == -1 && (b & 0x40));
-        *sp++ = b | (done ? 0 : 0x80);
-        if (done)
-            break;
-    }
+    sp = wg_sleb128_put(sp, (int32_t)base); /* i32.const takes a signed LEB128 */
     *sp++ = 0x0b;
     sp = put_leb(sp, weight_len);
     size_t seg_len = (size_t)(sp - seg_head) + weight_len;

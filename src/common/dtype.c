@@ -1,5 +1,6 @@
 /* dtype.c: see dtype.h. */
 #include "dtype.h"
+#include "../../kernels/include/wgk_convert.h"
 
 #include <string.h>
 
@@ -43,58 +44,14 @@ bool wg_dtype_is_float(int dt)
     return dt == WG_DT_FLOAT || dt == WG_DT_FLOAT16 || dt == WG_DT_DOUBLE;
 }
 
+/* The kernels' conversions (kernels/include/wgk_convert.h): folded and run-time values
+ * are bit-identical. */
 float wg_f16_to_f32(uint16_t h)
 {
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16;
-    uint32_t exp = (h >> 10) & 0x1f;
-    uint32_t man = h & 0x3ff;
-    uint32_t bits;
-    if (exp == 0x1f) {
-        bits = sign | 0x7f800000u | (man << 13); /* inf or nan */
-    } else if (exp) {
-        bits = sign | ((exp + 112) << 23) | (man << 13);
-    } else if (man) { /* subnormal: normalise */
-        int e = -1;
-        do {
-            e++;
-            man <<= 1;
-        } while (!(man & 0x400));
-        bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ff) << 13);
-    } else {
-        bits = sign;
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
+    return wgk_cvt_f16_to_f32(h);
 }
 
 uint16_t wg_f32_to_f16(float f)
 {
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000;
-    uint32_t ax = x & 0x7fffffffu;
-    if (ax >= 0x7f800000u) /* inf or nan */
-        return (uint16_t)(sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 : 0));
-    if (ax >= 0x477ff000u) /* rounds to >= 65520: overflow to inf */
-        return (uint16_t)(sign | 0x7c00);
-    if (ax < 0x38800000u) { /* below the smallest normal half: subnormal or zero */
-        if (ax < 0x33000000u)
-            return (uint16_t)sign;
-        uint32_t e = ax >> 23;
-        uint32_t m = (ax & 0x7fffff) | 0x800000;
-        uint32_t shift = 126 - e; /* 14..24 */
-        uint32_t half = m >> shift;
-        uint32_t rem = m & ((1u << shift) - 1);
-        uint32_t mid = 1u << (shift - 1);
-        if (rem > mid || (rem == mid && (half & 1)))
-            half++;
-        return (uint16_t)(sign | half);
-    }
-    uint32_t r = ax - 0x38000000u; /* rebias exponent 127 -> 15 */
-    uint32_t half = r >> 13;
-    uint32_t rem = r & 0x1fff;
-    if (rem > 0x1000 || (rem == 0x1000 && (half & 1)))
-        half++;
-    return (uint16_t)(sign | half);
+    return wgk_cvt_f32_to_f16(f);
 }

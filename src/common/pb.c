@@ -1,5 +1,6 @@
 /* pb.c: protobuf wire-format reader and writer; see pb.h. */
 #include "pb.h"
+#include "leb128.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,20 +13,7 @@ wg_pb wg_pb_init(const uint8_t *buf, size_t len)
 
 bool wg_pb_varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
 {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
-        if (*p >= end)
-            return false;
-        uint8_t b = *(*p)++;
-        if (shift == 63 && (b & 0x7e))
-            return false; /* more than 64 bits */
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *out = v;
-            return true;
-        }
-    }
-    return false;
+    return wg_leb128_read(p, end, 10, out); /* a varint is an unsigned LEB128 */
 }
 
 static bool fail(wg_pb *r, const char *why)
@@ -185,13 +173,7 @@ void wg_pbw_raw(wg_pbw *w, const void *data, size_t len)
 static void put_varint(wg_pbw *w, uint64_t v)
 {
     uint8_t tmp[10];
-    size_t n = 0;
-    do {
-        uint8_t b = v & 0x7f;
-        v >>= 7;
-        tmp[n++] = b | (v ? 0x80 : 0);
-    } while (v);
-    wg_pbw_raw(w, tmp, n);
+    wg_pbw_raw(w, tmp, (size_t)(wg_leb128_put(tmp, v) - tmp));
 }
 
 void wg_pbw_varint_field(wg_pbw *w, uint32_t number, uint64_t v)

@@ -52,8 +52,10 @@ wg_status wgc_compile_graph(const wgc_options *opt, wgc_graph **out, char *err, 
         wgc_graph_free(g);
         return st;
     }
+    wgc_pass_options popt = {.n_shapes = opt->n_shapes, .simd = opt->simd || opt->relaxed_simd};
+    memcpy(popt.shapes, opt->shapes, sizeof popt.shapes);
     for (size_t i = 0; i < sizeof pipeline / sizeof pipeline[0]; i++) {
-        st = pipeline[i].run(g, opt);
+        st = pipeline[i].run(g, &popt);
         if (st) {
             if (st == WG_ERR_UNSUPPORTED)
                 wgc_hint_const_inputs(g);
@@ -64,6 +66,20 @@ wg_status wgc_compile_graph(const wgc_options *opt, wgc_graph **out, char *err, 
     }
     *out = g;
     return WG_OK;
+}
+
+wgc_codegen_options wgc_codegen_options_of(const wgc_options *opt)
+{
+    return (wgc_codegen_options){
+        .model_path = opt->model_path,
+        .output_path = opt->output_path,
+        .emit_c_dir = opt->emit_c_dir,
+        .opt_level = opt->opt_level,
+        .simd = opt->simd,
+        .relaxed_simd = opt->relaxed_simd,
+        .profile = opt->profile,
+        .preprocess_json = opt->preprocess_json,
+    };
 }
 
 wg_status wgc_compile(const wgc_options *opt, wgc_summary *summary, char *err, size_t errlen)
@@ -85,9 +101,10 @@ wg_status wgc_compile(const wgc_options *opt, wgc_summary *summary, char *err, s
     if ((st = wgc_emitter_init(&e, g, &plan, &target)))
         goto fail;
     have_emitter = true;
-    if ((st = wgc_generate_c(g, &plan, opt, &e, &layout, &src)))
+    const wgc_codegen_options copt = wgc_codegen_options_of(opt);
+    if ((st = wgc_generate_c(g, &plan, &copt, &e, &layout, &src)))
         goto fail;
-    if ((st = wgc_build_module(g, opt, src, &e, &layout)))
+    if ((st = wgc_build_module(g, &copt, src, &e, &layout)))
         goto fail;
     for (int i = 0; i < g->n_nodes; i++)
         if (g->nodes[i].dead)

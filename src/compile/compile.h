@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "../codegen/codegen.h"
 #include "options.h"
 
 typedef struct wgc_summary {
@@ -19,5 +20,7 @@ wg_status wgc_compile(const wgc_options *opt, wgc_summary *summary, char *err, s
 /* Runs the reader and the passes only (no code generation): for tests and fuzzing.
  * On success *out is the optimised graph (caller frees with wgc_graph_free). */
 wg_status wgc_compile_graph(const wgc_options *opt, wgc_graph **out, char *err, size_t errlen);
+/* The part of opt that code generation reads. */
+wgc_codegen_options wgc_codegen_options_of(const wgc_options *opt);
 
 #endif

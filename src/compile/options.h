@@ -5,13 +5,7 @@
 #include <stdbool.h>
 
 #include "../ir/ir.h"
-
-#define WGC_MAX_SHAPE_OVERRIDES 16
-
-typedef struct wgc_shape_override {
-    const char *name;   /* graph input name */
-    wgc_shape shape;
-} wgc_shape_override;
+#include "../passes/passes.h" /* wgc_shape_override */
 
 /* --const NAME=FILE.pb: graph input NAME becomes a constant with FILE's value (it is no
  * longer an input of the module). For inputs an op needs at compile time (shapes, axes,

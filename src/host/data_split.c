@@ -17,22 +17,11 @@ static uint32_t rd_u32(rd *r)
 /* A signed LEB128 i32 (i32.const's immediate). */
 static int32_t rd_s32(rd *r)
 {
-    int64_t v = 0;
-    int shift = 0;
-    uint8_t b;
-    do {
-        if (r->p >= r->end || shift >= 35) {
-            r->bad = true;
-            return 0;
-        }
-        b = *r->p++;
-        v |= (int64_t)(b & 0x7f) << shift;
-        shift += 7;
-    } while (b & 0x80);
-    if (shift < 64 && (b & 0x40))
-        v -= (int64_t)1 << shift;
-    if (v < INT32_MIN || v > INT32_MAX)
+    int64_t v;
+    if (!wg_sleb128_read(&r->p, r->end, 5, &v) || v < INT32_MIN || v > INT32_MAX) {
         r->bad = true;
+        return 0;
+    }
     return (int32_t)v;
 }
 

@@ -11,6 +11,8 @@
 #include "../common/json.h"
 #include "wasm_scan.h"
 
+#include <stddef.h>
+
 static wg_status fail(char *err, size_t errlen, wg_status st, const char *fmt, ...)
 {
     va_list ap;
@@ -92,18 +94,19 @@ void wgh_meta_free(wgh_meta *m)
     free(m->compiler);
     free_tensors(m->inputs, m->n_inputs);
     free_tensors(m->outputs, m->n_outputs);
+    free(m->step_weights);
     for (size_t i = 0; m->steps && i < m->n_steps; i++)
         free(m->steps[i]);
     free(m->steps);
     memset(m, 0, sizeof *m);
 }
 
-/* Reads an optional integer member; -1 when absent. */
+/* Reads an optional non-negative integer member; -1 when absent. */
 static bool opt_int(const wg_json *j, const char *key, int64_t *out)
 {
     const wg_json *v = wg_json_get(j, key);
     *out = -1;
-    return !v || wg_json_int(v, out);
+    return !v || (wg_json_int(v, out) && *out >= 0);
 }
 
 /* what is "input" or "output"; the JSON key is its plural. */
@@ -115,9 +118,9 @@ static wg_status parse_tensors(const wg_json *j, const char *what, wg_tensor_inf
     const wg_json *arr = wg_json_get(j, key);
     if (!arr || arr->type != WG_JSON_ARRAY)
         return fail(err, errlen, WG_ERR_FORMAT, "metadata: \"%s\" is missing or not an array", key);
-    if (arr->n > WGH_MAX_TENSORS)
+    if (arr->n > WG_ABI_MAX_TENSORS)
         return fail(err, errlen, WG_ERR_FORMAT, "metadata: %zu %s (at most %d)", arr->n, key,
-                    WGH_MAX_TENSORS);
+                    WG_ABI_MAX_TENSORS);
     wg_tensor_info *t = calloc(arr->n ? arr->n : 1, sizeof *t);
     if (!t)
         return fail(err, errlen, WG_ERR_NOMEM, "out of memory");
@@ -139,7 +142,8 @@ static wg_status parse_tensors(const wg_json *j, const char *what, wg_tensor_inf
                             name);
         t[i].dtype = dtype ? (wg_dtype)wg_dtype_from_name(dtype) : WG_DT_UNDEFINED;
         size_t esize = wg_dtype_size(t[i].dtype);
-        if (!esize)
+        /* Only the names the compiler writes: not wg_dtype_from_name's alias "float". */
+        if (!esize || strcmp(wg_dtype_name(t[i].dtype), dtype))
             return fail(err, errlen, WG_ERR_FORMAT, "metadata: %s '%s' has dtype '%s'", what, name,
                         dtype ? dtype : "(none)");
         if (!shape || shape->type != WG_JSON_ARRAY || shape->n > WG_MAX_RANK)
@@ -151,13 +155,13 @@ static wg_status parse_tensors(const wg_json *j, const char *what, wg_tensor_inf
         uint64_t numel = 1;
         for (size_t d = 0; d < shape->n; d++) {
             int64_t v;
-            if (!wg_json_int(&shape->items[d], &v) || v < 0 || v > INT32_MAX)
+            if (!wg_json_int(&shape->items[d], &v) || v < 0 || v > WG_ABI_MAX_DIM)
                 return fail(err, errlen, WG_ERR_FORMAT,
                             "metadata: %s '%s' dimension %zu is not an integer in [0, 2^31)", what,
                             name, d);
             t[i].dims[d] = v;
             numel *= (uint64_t)v;
-            if (numel > UINT32_MAX)
+            if (numel > WG_ABI_MAX_ELEMENTS)
                 return fail(err, errlen, WG_ERR_FORMAT,
                             "metadata: %s '%s' has more than 2^32 elements", what, name);
         }
@@ -181,9 +185,9 @@ static wg_status parse_profile(const wg_json *j, wgh_meta *out, char *err, size_
         return WG_OK;
     if (arr->type != WG_JSON_ARRAY)
         return fail(err, errlen, WG_ERR_FORMAT, "metadata: \"profile\" is not an array");
-    if (arr->n > WGH_MAX_STEPS)
+    if (arr->n > WG_ABI_MAX_STEPS)
         return fail(err, errlen, WG_ERR_FORMAT, "metadata: %zu profile steps (at most %d)", arr->n,
-                    WGH_MAX_STEPS);
+                    WG_ABI_MAX_STEPS);
     out->has_profile = true;
     if (!(out->steps = calloc(arr->n ? arr->n : 1, sizeof *out->steps)))
         return fail(err, errlen, WG_ERR_NOMEM, "out of memory");
@@ -191,7 +195,8 @@ static wg_status parse_profile(const wg_json *j, wgh_meta *out, char *err, size_
     for (size_t i = 0; i < arr->n; i++) {
         const char *op = wg_json_str(wg_json_get(&arr->items[i], "op"));
         const char *name = wg_json_str(wg_json_get(&arr->items[i], "name"));
-        if (!op || !name)
+        const wg_json *output = wg_json_get(&arr->items[i], "output");
+        if (!op || !name || (output && output->type != WG_JSON_STRING))
             return fail(err, errlen, WG_ERR_FORMAT,
                         "metadata: profile step %zu needs string members \"op\" and \"name\"", i);
         size_t n = strlen(op) + 1 + strlen(name) + 1;
@@ -202,12 +207,88 @@ static wg_status parse_profile(const wg_json *j, wgh_meta *out, char *err, size_
     return WG_OK;
 }
 
+/* The optional "step_weights": one entry per wg_run_step step, the bytes of the weights
+ * segment that step and those before it read: integers, never decreasing, at most
+ * "weight_bytes" when that is given. */
+static wg_status parse_step_weights(const wg_json *j, wgh_meta *out, char *err, size_t errlen)
+{
+    const wg_json *arr = wg_json_get(j, "step_weights");
+    if (!arr)
+        return WG_OK;
+    if (arr->type != WG_JSON_ARRAY)
+        return fail(err, errlen, WG_ERR_FORMAT, "metadata: \"step_weights\" is not an array");
+    if (arr->n > WG_ABI_MAX_STEPS)
+        return fail(err, errlen, WG_ERR_FORMAT, "metadata: %zu step_weights (at most %d)", arr->n,
+                    WG_ABI_MAX_STEPS);
+    out->has_step_weights = true;
+    if (!(out->step_weights = calloc(arr->n ? arr->n : 1, sizeof *out->step_weights)))
+        return fail(err, errlen, WG_ERR_NOMEM, "out of memory");
+    out->n_run_steps = arr->n;
+    for (size_t k = 0; k < arr->n; k++) {
+        int64_t v;
+        int64_t prev = k ? (int64_t)out->step_weights[k - 1] : 0;
+        if (!wg_json_int(&arr->items[k], &v) || v < prev ||
+            (out->weight_bytes >= 0 && v > out->weight_bytes))
+            return fail(err, errlen, WG_ERR_FORMAT,
+                        "metadata: step_weights[%zu] is not an integer in [%lld, weight_bytes]", k,
+                        (long long)prev);
+        out->step_weights[k] = (uint64_t)v;
+    }
+    return WG_OK;
+}
+
+/* Whether s[0..len) is UTF-8 (RFC 3629: no overlong forms, no surrogates, at most
+ * U+10FFFF), as the JS loader's TextDecoder({fatal: true}) requires. */
+static bool is_utf8(const uint8_t *s, size_t len)
+{
+    for (size_t i = 0; i < len;) {
+        uint8_t c = s[i];
+        size_t n;
+        uint32_t cp, min;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if ((c & 0xe0) == 0xc0)
+            n = 1, cp = c & 0x1f, min = 0x80;
+        else if ((c & 0xf0) == 0xe0)
+            n = 2, cp = c & 0x0f, min = 0x800;
+        else if ((c & 0xf8) == 0xf0)
+            n = 3, cp = c & 0x07, min = 0x10000;
+        else
+            return false;
+        if (len - i <= n)
+            return false;
+        for (size_t k = 1; k <= n; k++) {
+            if ((s[i + k] & 0xc0) != 0x80)
+                return false;
+            cp = cp << 6 | (s[i + k] & 0x3f);
+        }
+        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return false;
+        i += n + 1;
+    }
+    return true;
+}
+
+/* An optional member that must be a string when present. */
+static bool opt_str(const wg_json *j, const char *key)
+{
+    const wg_json *v = wg_json_get(j, key);
+    return !v || v->type == WG_JSON_STRING;
+}
+
 wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err, size_t errlen)
 {
     wg_status st = WG_OK;
     char jerr[200];
     memset(out, 0, sizeof *out);
-    wg_json *j = wg_json_parse(text, len, jerr, sizeof jerr);
+    wg_json *j = NULL;
+    if (!is_utf8((const uint8_t *)text, len)) {
+        st = fail(err, errlen, WG_ERR_FORMAT, "metadata (`wasmgraph` section) is not valid UTF-8");
+        goto fail;
+    }
+    j = wg_json_parse(text, len, jerr, sizeof jerr);
     if (!j) {
         st = fail(err, errlen, WG_ERR_FORMAT, "metadata (`wasmgraph` section): %s", jerr);
         goto fail;
@@ -231,6 +312,10 @@ wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err,
     }
     memcpy(out->json, text, len);
     out->json[len] = 0;
+    if (!opt_str(j, "name") || !opt_str(j, "producer") || !opt_str(j, "compiler")) {
+        st = fail(err, errlen, WG_ERR_FORMAT, "metadata: name, producer and compiler must be strings");
+        goto fail;
+    }
     out->name = dup_or_empty(wg_json_str(wg_json_get(j, "name")));
     out->producer = dup_or_empty(wg_json_str(wg_json_get(j, "producer")));
     out->compiler = dup_or_empty(wg_json_str(wg_json_get(j, "compiler")));
@@ -240,9 +325,11 @@ wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err,
     }
     if (!opt_int(j, "opset", &out->opset) || !opt_int(j, "arena_bytes", &out->arena_bytes) ||
         !opt_int(j, "weight_bytes", &out->weight_bytes) ||
-        !opt_int(j, "memory_bytes", &out->memory_bytes)) {
+        !opt_int(j, "memory_bytes", &out->memory_bytes) ||
+        !opt_int(j, "weights_base", &out->weights_base)) {
         st = fail(err, errlen, WG_ERR_FORMAT,
-                  "metadata: opset, arena_bytes, weight_bytes and memory_bytes must be integers");
+                  "metadata: opset, arena_bytes, weight_bytes, memory_bytes and weights_base must "
+                  "be non-negative integers");
         goto fail;
     }
     const wg_json *opts = wg_json_get(j, "options");
@@ -269,7 +356,7 @@ wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err,
         st = fail(err, errlen, WG_ERR_FORMAT, "metadata: the model has no outputs");
         goto fail;
     }
-    if ((st = parse_profile(j, out, err, errlen)))
+    if ((st = parse_step_weights(j, out, err, errlen)) || (st = parse_profile(j, out, err, errlen)))
         goto fail;
     wg_json_free(j);
     return WG_OK;
@@ -277,6 +364,37 @@ fail:
     wg_json_free(j);
     wgh_meta_free(out);
     return st;
+}
+
+/* The public view of info (wg_model_info), pointing into info->meta. */
+static void fill_public(wgh_module_info *info)
+{
+    const wgh_meta *m = &info->meta;
+    info->pub = (wg_model_info){
+        .abi = (int)m->abi,
+        .name = m->name,
+        .producer = m->producer,
+        .compiler = m->compiler,
+        .opset = m->opset,
+        .has_options = m->has_options,
+        .simd = m->simd,
+        .relaxed_simd = m->relaxed_simd,
+        .opt_level = m->opt_level,
+        .arena_bytes = m->arena_bytes,
+        .weight_bytes = m->weight_bytes,
+        .memory_bytes = m->memory_bytes,
+        .weights_base = m->weights_base,
+        .num_inputs = m->n_inputs,
+        .num_outputs = m->n_outputs,
+        .inputs = m->inputs,
+        .outputs = m->outputs,
+        .num_run_steps = m->n_run_steps,
+        .step_weights = m->has_step_weights ? m->step_weights : NULL,
+        .num_profile_steps = m->n_steps,
+        .memory_min_bytes = info->memory_min_bytes,
+        .file_bytes = info->file_bytes,
+        .metadata_json = m->json,
+    };
 }
 
 /* Checks that export name is a function of type (i32 x n_params) -> i32. */
@@ -351,9 +469,24 @@ wg_status wgh_inspect(const uint8_t *bytes, size_t len, uint64_t memory_limit,
         (st = check_func_export(&w, "wg_output_ptr", 1, err, errlen)) ||
         (st = check_func_export(&w, "wg_run", 0, err, errlen)))
         goto fail;
-    if (out->meta.has_profile && ((st = check_func_export(&w, "wg_profile_steps", 0, err, errlen)) ||
-                                  (st = check_func_export(&w, "wg_profile_step", 1, err, errlen))))
-        goto fail;
+    /* The step exports: required by the metadata that describes them, and of the ABI's
+     * type whenever present. */
+    static const struct {
+        const char *name;
+        uint32_t n_params;
+        size_t needed_by; /* offsetof the wgh_meta flag that requires it */
+    } optional[] = {
+        {"wg_run_steps", 0, offsetof(wgh_meta, has_step_weights)},
+        {"wg_run_step", 1, offsetof(wgh_meta, has_step_weights)},
+        {"wg_profile_steps", 0, offsetof(wgh_meta, has_profile)},
+        {"wg_profile_step", 1, offsetof(wgh_meta, has_profile)},
+    };
+    for (size_t k = 0; k < sizeof optional / sizeof optional[0]; k++) {
+        bool needed = *(const bool *)((const char *)&out->meta + optional[k].needed_by);
+        if ((needed || wgh_wasm_export(&w, optional[k].name)) &&
+            (st = check_func_export(&w, optional[k].name, optional[k].n_params, err, errlen)))
+            goto fail;
+    }
     if (memory_limit && w.memory_min_bytes > memory_limit) {
         st = fail(err, errlen, WG_ERR_LIMIT,
                   "the module needs %llu bytes of memory, more than the limit of %llu bytes",
@@ -364,6 +497,7 @@ wg_status wgh_inspect(const uint8_t *bytes, size_t len, uint64_t memory_limit,
     out->memory_has_max = w.memory_has_max;
     out->memory_max_bytes = w.memory_max_bytes;
     out->file_bytes = len;
+    fill_public(out);
     wgh_wasm_free(&w);
     return WG_OK;
 fail:

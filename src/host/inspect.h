@@ -2,11 +2,13 @@
  * inspect.h: everything the host checks about a module file before compiling it.
  *
  * wgh_inspect() reads the wasm sections (wasm_scan.h), parses the `wasmgraph` metadata
- * JSON, and checks the ABI: metadata version, no imports, the five required exports
- * with their function types, one 32-bit memory; a module whose metadata has a "profile"
- * array (`compile --profile`) must also export wg_profile_steps () -> i32 and
- * wg_profile_step (i32) -> i32. wg_model_load() calls it before it hands
- * the bytes to wasmtime; `wasmgraph info` calls it alone, so it never compiles.
+ * JSON, and checks the ABI as docs/abi.md "What hosts check" lists it: one metadata
+ * section, valid UTF-8 JSON of the documented schema within the limits of wasmgraph.h
+ * (WG_ABI_MAX_*), no imports, the required exports with their function types (and the
+ * optional ones, when present, with theirs), one plain 32-bit memory. The JS loader
+ * (js/wasmgraph.mjs, inspect) makes the same checks; tests/abi/ holds the fixtures both
+ * run. wg_model_load() calls it before it hands the bytes to wasmtime; wg_model_inspect()
+ * (`wasmgraph info`) calls it alone, so it never compiles.
  */
 #ifndef WGH_INSPECT_H
 #define WGH_INSPECT_H
@@ -17,9 +19,6 @@
 
 #include "wasmgraph.h"
 
-#define WGH_MAX_TENSORS 1024 /* inputs or outputs per model: more means broken metadata */
-#define WGH_MAX_STEPS (1 << 20) /* profile steps (live nodes) per model */
-
 typedef struct wgh_meta {
     char *json;                 /* the section text, NUL-terminated copy */
     int64_t abi;
@@ -29,7 +28,10 @@ typedef struct wgh_meta {
     size_t n_inputs, n_outputs;
     bool has_options, simd, relaxed_simd;
     int64_t opt_level;          /* -1 when absent */
-    int64_t arena_bytes, weight_bytes, memory_bytes; /* -1 when absent */
+    int64_t arena_bytes, weight_bytes, memory_bytes, weights_base; /* -1 when absent */
+    bool has_step_weights;      /* the metadata has a "step_weights" array */
+    uint64_t *step_weights;     /* n_run_steps of them */
+    size_t n_run_steps;
     bool has_profile;           /* the metadata has a "profile" array */
     char **steps;               /* profile step labels "OpType name", n_steps of them */
     size_t n_steps;
@@ -41,6 +43,7 @@ typedef struct wgh_module_info {
     bool memory_has_max;
     uint64_t memory_max_bytes;
     size_t file_bytes;
+    wg_model_info pub; /* the public view (wasmgraph.h), pointing into meta */
 } wgh_module_info;
 
 /* Parses metadata JSON text into *out (zeroed first; freed on failure). Errors: WG_ERR_ABI

@@ -3,6 +3,8 @@
 #define _POSIX_C_SOURCE 200809L /* pread, mmap, O_CLOEXEC, st_mtim */
 #endif
 #include "host.h"
+#include "../../kernels/include/wgk_status.h"
+#include "../common/dtype.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -130,7 +132,8 @@ static wg_status copy_data(wg_session *s)
     return WG_OK;
 }
 
-/* Gets the address of tensor i (input or output) and checks it lies inside memory. */
+/* Gets the address of tensor i (input or output) and checks it lies inside memory and
+ * is aligned to its element size (as the JS loader's typed-array views need). */
 static wg_status tensor_addr(wg_session *s, const char *fname, size_t i, const wg_tensor_info *t,
                              uint32_t *out)
 {
@@ -150,6 +153,11 @@ static wg_status tensor_addr(wg_session *s, const char *fname, size_t i, const w
                          "module",
                          s->m->name, fname, i, (unsigned long long)p, t->name, t->bytes,
                          (unsigned long long)(p + t->bytes), (unsigned long long)mem);
+    size_t esize = wg_dtype_size(t->dtype);
+    if (esize > 1 && p % esize)
+        return wgh_error(s->m->rt, WG_ERR_ABI,
+                         "%s: %s(%zu) = %llu is not aligned to %zu bytes for tensor '%s'",
+                         s->m->name, fname, i, (unsigned long long)p, esize, t->name);
     *out = (uint32_t)p;
     return WG_OK;
 }
@@ -221,6 +229,19 @@ wg_status wg_session_new(wg_model *m, wg_session **out)
             goto fail;
     if ((st = get_func(s, "wg_run", &s->run)))
         goto fail;
+    if (m->info.meta.has_step_weights) {
+        int32_t n_steps;
+        if ((st = get_func(s, "wg_run_steps", &f)) ||
+            (st = call_i32(s, &f, "wg_run_steps", false, 0, &n_steps)))
+            goto fail;
+        if (n_steps < 0 || (size_t)n_steps != m->info.meta.n_run_steps) {
+            st = wgh_error(rt, WG_ERR_ABI,
+                           "%s: wg_run_steps() returns %d but the metadata's step_weights has %zu "
+                           "entries",
+                           m->name, n_steps, m->info.meta.n_run_steps);
+            goto fail;
+        }
+    }
     if (m->info.meta.has_profile) {
         int32_t n_steps;
         if ((st = get_func(s, "wg_profile_step", &s->step)) || (st = get_func(s, "wg_profile_steps", &f)) ||
@@ -275,8 +296,12 @@ static wg_status run_func(wg_session *s, const wasmtime_func_t *f, const char *f
     wg_status st = call_i32(s, f, fname, has_arg, arg, &status);
     if (st)
         return st;
-    if (status)
-        return wgh_error(s->m->rt, WG_ERR_TRAP, "%s: %s returned status %d", s->m->name, fname, status);
+    if (status) {
+        const char *name = wgk_status_name(status);
+        return wgh_error(s->m->rt, WG_ERR_TRAP, "%s: %s returned status %d (%s: %s)", s->m->name,
+                         fname, status, name ? name : "unknown status",
+                         name ? wgk_status_meaning(status) : "not in this host's list");
+    }
     return WG_OK;
 }
 

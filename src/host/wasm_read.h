@@ -9,24 +9,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../common/leb128.h"
+
 typedef struct wgh_rd {
     const uint8_t *p, *end;
     bool bad;
 } wgh_rd;
 
-/* An unsigned LEB128 of at most max_bytes bytes (bits past 64 are dropped). */
+/* An unsigned LEB128 of at most max_bytes bytes (more than 64 bits is malformed). */
 static inline uint64_t wgh_rd_uleb(wgh_rd *r, int max_bytes)
 {
-    uint64_t v = 0;
-    for (int i = 0, shift = 0; i < max_bytes; i++, shift += 7) {
-        if (r->p >= r->end)
-            break;
-        uint8_t b = *r->p++;
-        if (shift < 64)
-            v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return v;
-    }
+    uint64_t v;
+    if (wg_leb128_read(&r->p, r->end, max_bytes, &v))
+        return v;
     r->bad = true;
     return 0;
 }

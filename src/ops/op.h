@@ -8,7 +8,7 @@
  *          make them constants (wgc_tensor_set_const). Return WG_ERR_UNSUPPORTED to
  *          decline (the node then runs in the module).
  *   emit   write the C statements that run the node inside wg_run(), calling kernels
- *          from kernels/ (see codegen/emit.h for tensor addresses and packed weights).
+ *          from kernels/ (see emit.h for tensor addresses and packed weights).
  *   scratch optional: bytes of temporary arena the emitted code needs (im2col, ...).
  *
  * See docs/adding-an-op.md for the checklist.
@@ -16,7 +16,7 @@
 #ifndef WGC_OP_H
 #define WGC_OP_H
 
-#include "../codegen/emit.h"
+#include "emit.h"
 #include "../ir/ir.h"
 
 typedef struct wgc_op_def {

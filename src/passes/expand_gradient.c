@@ -462,7 +462,7 @@ fail:
     return st;
 }
 
-wg_status wgc_pass_expand_gradient(wgc_graph *g, const wgc_options *opt)
+wg_status wgc_pass_expand_gradient(wgc_graph *g, const wgc_pass_options *opt)
 {
     (void)opt;
     for (int i = 0; i < g->n_nodes;) {

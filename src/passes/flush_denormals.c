@@ -64,7 +64,7 @@ static int flushed_copy(wgc_graph *g, int src)
 
 enum { UNSEEN = -1, CLEAN = -2 }; /* states of copy_of[] besides a copy's index */
 
-wg_status wgc_pass_flush_denormals(wgc_graph *g, const wgc_options *opt)
+wg_status wgc_pass_flush_denormals(wgc_graph *g, const wgc_pass_options *opt)
 {
     (void)opt;
     /* Per source tensor: UNSEEN, CLEAN (no subnormals) or its flushed copy, so that a

@@ -158,7 +158,7 @@ static wgc_node *conv_before(wgc_graph *g, const wgc_node *nd, int *yi)
     return NULL;
 }
 
-wg_status wgc_pass_fold_batchnorm(wgc_graph *g, const wgc_options *opt)
+wg_status wgc_pass_fold_batchnorm(wgc_graph *g, const wgc_pass_options *opt)
 {
     (void)opt;
     wgc_graph_count_uses(g);

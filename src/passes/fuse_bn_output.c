@@ -60,7 +60,7 @@ static int affine_const(wgc_graph *g, const wgc_node *bn)
     return t;
 }
 
-wg_status wgc_pass_fuse_bn_output(wgc_graph *g, const wgc_options *opt)
+wg_status wgc_pass_fuse_bn_output(wgc_graph *g, const wgc_pass_options *opt)
 {
     (void)opt;
     wgc_graph_count_uses(g);

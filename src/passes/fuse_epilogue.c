@@ -99,7 +99,7 @@ static void fuse_affine(wgc_graph *g, wgc_node *cv)
     }
 }
 
-wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_options *opt)
+wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_pass_options *opt)
 {
     (void)opt;
     wgc_graph_count_uses(g);

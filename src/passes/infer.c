@@ -13,7 +13,7 @@
 #include "../ops/op.h"
 #include "passes.h"
 
-static wg_status apply_input_shapes(wgc_graph *g, const wgc_options *opt)
+static wg_status apply_input_shapes(wgc_graph *g, const wgc_pass_options *opt)
 {
     char a[128], b[128];
     for (int k = 0; k < opt->n_shapes; k++) {
@@ -91,7 +91,7 @@ static wg_status check_fold_size(wgc_graph *g, const wgc_node *n)
     return WG_OK;
 }
 
-wg_status wgc_pass_infer(wgc_graph *g, const wgc_options *opt)
+wg_status wgc_pass_infer(wgc_graph *g, const wgc_pass_options *opt)
 {
     wg_status st = apply_input_shapes(g, opt);
     if (st)

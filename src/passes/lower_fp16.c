@@ -63,7 +63,7 @@ static wg_status widen_value(wgc_graph *g, wgc_value *v)
     return WG_OK;
 }
 
-wg_status wgc_pass_lower_fp16(wgc_graph *g, const wgc_options *opt)
+wg_status wgc_pass_lower_fp16(wgc_graph *g, const wgc_pass_options *opt)
 {
     (void)opt;
     char name[600];

@@ -121,7 +121,7 @@ static bool match_div_last(wgc_graph *g, wgc_node *div)
     return false;
 }
 
-wg_status wgc_pass_match_hardswish(wgc_graph *g, const wgc_options *opt)
+wg_status wgc_pass_match_hardswish(wgc_graph *g, const wgc_pass_options *opt)
 {
     (void)opt;
     wgc_graph_count_uses(g);

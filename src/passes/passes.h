@@ -5,34 +5,49 @@
 #ifndef WGC_PASSES_H
 #define WGC_PASSES_H
 
-#include "../compile/options.h"
+#include <stdbool.h>
 #include "../ir/ir.h"
 
-typedef wg_status (*wgc_pass_fn)(wgc_graph *g, const wgc_options *opt);
+#define WGC_MAX_SHAPE_OVERRIDES 16
+
+typedef struct wgc_shape_override {
+    const char *name;   /* graph input name */
+    wgc_shape shape;
+} wgc_shape_override;
+
+/* What the passes are told: the --shape overrides. The pipeline (compile/compile.c) fills
+ * it from the command's options; passes never see the driver's options (compile/options.h). */
+typedef struct wgc_pass_options {
+    wgc_shape_override shapes[WGC_MAX_SHAPE_OVERRIDES];
+    int n_shapes;
+    bool simd; /* the target has SIMD128 (also true under --relaxed-simd): kernel selection */
+} wgc_pass_options;
+
+typedef wg_status (*wgc_pass_fn)(wgc_graph *g, const wgc_pass_options *opt);
 
 /* Float16 graphs compute in float32: constants widened, casts at the graph edges. */
-wg_status wgc_pass_lower_fp16(wgc_graph *g, const wgc_options *opt);
+wg_status wgc_pass_lower_fp16(wgc_graph *g, const wgc_pass_options *opt);
 /* Applies --shape, then infers every tensor's dtype and shape, folding constant nodes. */
-wg_status wgc_pass_infer(wgc_graph *g, const wgc_options *opt);
+wg_status wgc_pass_infer(wgc_graph *g, const wgc_pass_options *opt);
 /* Each Gradient node (ai.onnx.preview.training) becomes ordinary nodes computing its
  * derivatives by reverse-mode differentiation (runs after infer: needs shapes). */
-wg_status wgc_pass_expand_gradient(wgc_graph *g, const wgc_options *opt);
+wg_status wgc_pass_expand_gradient(wgc_graph *g, const wgc_pass_options *opt);
 /* Identity and Dropout (inference) forward their input: consumers read it directly. */
-wg_status wgc_pass_remove_identity(wgc_graph *g, const wgc_options *opt);
+wg_status wgc_pass_remove_identity(wgc_graph *g, const wgc_pass_options *opt);
 /* BatchNormalization after a Conv/Gemm with constant weights is folded into them. */
-wg_status wgc_pass_fold_batchnorm(wgc_graph *g, const wgc_options *opt);
+wg_status wgc_pass_fold_batchnorm(wgc_graph *g, const wgc_pass_options *opt);
 /* Mul(x, Div(Clip(Add(x, 3), 0, 6), 6)) -> HardSwish(x) (match_hardswish.c). */
-wg_status wgc_pass_match_hardswish(wgc_graph *g, const wgc_options *opt);
+wg_status wgc_pass_match_hardswish(wgc_graph *g, const wgc_pass_options *opt);
 /* Relu/Clip (and a residual Add before them) move into the producing Conv's epilogue. */
-wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_options *opt);
+wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_pass_options *opt);
 /* A BatchNormalization (+ Relu) that is the only reader of a Conv's output moves into
  * the Conv's epilogue (fuse_bn_output.c). */
-wg_status wgc_pass_fuse_bn_output(wgc_graph *g, const wgc_options *opt);
+wg_status wgc_pass_fuse_bn_output(wgc_graph *g, const wgc_pass_options *opt);
 /* Subnormal float32 weights of Conv/Gemm/MatMul/RNN nodes become zeros (x86 computes
  * with subnormals ~100x slower; flush_denormals.c). */
-wg_status wgc_pass_flush_denormals(wgc_graph *g, const wgc_options *opt);
+wg_status wgc_pass_flush_denormals(wgc_graph *g, const wgc_pass_options *opt);
 /* Nodes whose outputs nobody reads are removed. */
-wg_status wgc_pass_remove_dead(wgc_graph *g, const wgc_options *opt);
+wg_status wgc_pass_remove_dead(wgc_graph *g, const wgc_pass_options *opt);
 
 /* Helper: replaces every read of tensor `from` (node inputs, residuals, graph outputs
  * excluded) by tensor `to`. */

@@ -1,7 +1,7 @@
 /* remove_dead.c: removes nodes none of whose outputs is read (iterating to a fixed point). */
 #include "passes.h"
 
-wg_status wgc_pass_remove_dead(wgc_graph *g, const wgc_options *opt)
+wg_status wgc_pass_remove_dead(wgc_graph *g, const wgc_pass_options *opt)
 {
     (void)opt;
     bool changed = true;

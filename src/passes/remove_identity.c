@@ -11,7 +11,7 @@
  */
 #include "passes.h"
 
-wg_status wgc_pass_remove_identity(wgc_graph *g, const wgc_options *opt)
+wg_status wgc_pass_remove_identity(wgc_graph *g, const wgc_pass_options *opt)
 {
     (void)opt;
     wgc_graph_count_uses(g);

@@ -34,8 +34,8 @@ wg_status wgc_select_kernels(wgc_graph *g, const wgc_select_target *t)
     return st;
 }
 
-wg_status wgc_pass_select_kernels(wgc_graph *g, const wgc_options *opt)
+wg_status wgc_pass_select_kernels(wgc_graph *g, const wgc_pass_options *opt)
 {
-    const wgc_select_target t = {.simd = opt->simd || opt->relaxed_simd};
+    const wgc_select_target t = {.simd = opt->simd};
     return wgc_select_kernels(g, &t);
 }

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#include "../compile/options.h"
+#include "../passes/passes.h"
 #include "../ir/ir.h"
 
 /* What of the target the choice depends on. */
@@ -20,7 +20,7 @@ typedef struct wgc_select_target {
 } wgc_select_target;
 
 /* The pipeline step (compile.c): sets impl on every live Conv, Gemm and MatMul node. */
-wg_status wgc_pass_select_kernels(wgc_graph *g, const wgc_options *opt);
+wg_status wgc_pass_select_kernels(wgc_graph *g, const wgc_pass_options *opt);
 /* The same on an explicit target (tests). */
 wg_status wgc_select_kernels(wgc_graph *g, const wgc_select_target *t);
 

@@ -43,6 +43,12 @@ def main():
     bad.dims[:] = [3]
     g = helper.make_graph([helper.make_node("Add", ["x", "b"], ["y"], name="add")], "g", [x], [y], [bad])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/short_initializer.onnx")
+    # More outputs than the module ABI allows (1024): 1025 Identity copies of one input.
+    xs = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    ys = [helper.make_tensor_value_info(f"y{i}", TensorProto.FLOAT, [1]) for i in range(1025)]
+    nodes = [helper.make_node("Relu", ["x"], [f"y{i}"], name=f"r{i}") for i in range(1025)]
+    g = helper.make_graph(nodes, "g", [xs], ys)
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/too_many_outputs.onnx")
 
 
 if __name__ == "__main__":

@@ -126,7 +126,7 @@ static void evaluate(wgc_graph *g)
 
 static wg_status run_passes(wgc_graph *g, bool expand)
 {
-    wgc_options o = {.opt_level = 1};
+    wgc_pass_options o = {.n_shapes = 0};
     wg_status st = wgc_pass_infer(g, &o);
     if (!st && expand)
         st = wgc_pass_expand_gradient(g, &o);

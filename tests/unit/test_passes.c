@@ -48,9 +48,9 @@ static float fill_b(int64_t i) { return 0.1f * (float)i - 0.2f; }
 static float fill_scale(int64_t i) { return 0.5f + 0.25f * (float)i; }
 static float fill_var(int64_t i) { return 1.0f + 0.5f * (float)i; }
 
-static wgc_options opts(void)
+static wgc_pass_options opts(void)
 {
-    wgc_options o = {.opt_level = 2, .simd = true};
+    wgc_pass_options o = {.n_shapes = 0};
     return o;
 }
 
@@ -60,7 +60,7 @@ TEST(shape_override_and_dynamic_error)
     int64_t dims[2] = {-1, 4};
     int x = tg_input(g, "x", WG_DT_FLOAT, 2, dims);
     tg_output(g, op(g, "Relu", &x, 1, "y"));
-    wgc_options o = opts();
+    wgc_pass_options o = opts();
     CHECK(wgc_pass_infer(g, &o) == WG_ERR_INVALID, "a dynamic dim without --shape must fail");
     CHECK(strstr(g->err, "--shape x=") != NULL, "message should say how to fix it: %s", g->err);
     o.shapes[0].name = "x";
@@ -90,7 +90,7 @@ TEST(batchnorm_folds_into_conv)
     int in_bn[5] = {c, s, be, m, v};
     int y = op(g, "BatchNormalization", in_bn, 5, "y");
     tg_output(g, y);
-    wgc_options o = opts();
+    wgc_pass_options o = opts();
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_fold_batchnorm(g, &o) == WG_OK, "%s", g->err);
     CHECK(g->nodes[1].dead, "the BatchNormalization node should be gone");
@@ -129,7 +129,7 @@ TEST(scale_and_shift_fold_into_conv)
     int y = op(g, "Sub", in_sub, 2, "y");
     int in_px[2] = {y, constant(g, "p", 4, pix, fill_b)};
     tg_output(g, op(g, "Mul", in_px, 2, "z"));
-    wgc_options o = opts();
+    wgc_pass_options o = opts();
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_fold_batchnorm(g, &o) == WG_OK, "%s", g->err);
     CHECK(g->nodes[1].dead && g->nodes[2].dead && g->nodes[3].dead, "Mul, Add and Sub should be gone");
@@ -186,7 +186,7 @@ TEST(decomposed_hardswish_becomes_one_node)
     int in_div3[2] = {op(g, "Clip", in_clip3, 3, "c3"), c6};
     int in_mul3[2] = {x, op(g, "Div", in_div3, 2, "d3")};
     tg_output(g, op(g, "Mul", in_mul3, 2, "y3"));
-    wgc_options o = opts();
+    wgc_pass_options o = opts();
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_match_hardswish(g, &o) == WG_OK, "%s", g->err);
     const wgc_node *n1 = &g->nodes[3], *n2 = &g->nodes[7], *n3 = &g->nodes[11];
@@ -203,7 +203,7 @@ TEST(decomposed_hardswish_becomes_one_node)
  * one whose mask is a graph output stays. */
 TEST(dropout_with_unread_mask_is_removed)
 {
-    wgc_options o = opts();
+    wgc_pass_options o = opts();
     wgc_graph *g = wgc_graph_new();
     g->opset = 13;
     int64_t d[1] = {8};
@@ -246,7 +246,7 @@ static wgc_graph *residual_graph(bool residual_first)
 
 TEST(residual_and_relu_fuse_into_conv)
 {
-    wgc_options o = opts();
+    wgc_pass_options o = opts();
     wgc_graph *g = residual_graph(true);
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_fuse_epilogue(g, &o) == WG_OK, "%s", g->err);
@@ -288,7 +288,7 @@ static wgc_graph *residual_bn_graph(bool second_reader)
  * BatchNormalization and its Relu, whose affine is the BN's scale and shift. */
 TEST(batchnorm_after_residual_moves_into_conv)
 {
-    wgc_options o = opts();
+    wgc_pass_options o = opts();
     wgc_graph *g = residual_bn_graph(false);
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_fuse_epilogue(g, &o) == WG_OK, "%s", g->err);
@@ -332,7 +332,7 @@ static wgc_graph *post_graph(int kr, const int64_t *kdims)
 
 TEST(hardswish_and_scalar_affine_fuse_into_conv)
 {
-    wgc_options o = opts();
+    wgc_pass_options o = opts();
     int64_t one[1] = {1};
     wgc_graph *g = post_graph(1, one);
     g->opset = 14;
@@ -368,7 +368,7 @@ static float fill_subnormal(int64_t i)
 
 TEST(subnormal_mac_weights_flush_to_zero_elsewhere_kept)
 {
-    wgc_options o = opts();
+    wgc_pass_options o = opts();
     wgc_graph *g = wgc_graph_new();
     int64_t xd[4] = {1, 2, 5, 5}, wd[4] = {3, 2, 3, 3}, bd[1] = {3};
     int x = tg_input(g, "x", WG_DT_FLOAT, 4, xd);
@@ -405,7 +405,7 @@ TEST(subnormal_mac_weights_flush_to_zero_elsewhere_kept)
 
 TEST(identity_removal_keeps_outputs_and_dead_code_goes)
 {
-    wgc_options o = opts();
+    wgc_pass_options o = opts();
     wgc_graph *g = wgc_graph_new();
     int64_t d[1] = {8};
     int x = tg_input(g, "x", WG_DT_FLOAT, 1, d);
@@ -477,7 +477,7 @@ static int plan_violations(wgc_graph *g, const wgc_plan *p)
 
 TEST(concat_inputs_are_produced_in_place)
 {
-    wgc_options o = opts();
+    wgc_pass_options o = opts();
     wgc_graph *g = wgc_graph_new();
     g->opset = 13;
     int64_t d[4] = {1, 3, 4, 4};
@@ -508,7 +508,7 @@ TEST(concat_inputs_are_produced_in_place)
 
 TEST(planner_reuses_memory_without_overlap)
 {
-    wgc_options o = opts();
+    wgc_pass_options o = opts();
     wgc_graph *g = wgc_graph_new();
     int64_t d[1] = {256}; /* 1 KiB tensors */
     int t = tg_input(g, "x", WG_DT_FLOAT, 1, d);
@@ -530,7 +530,7 @@ TEST(planner_reuses_memory_without_overlap)
 
 TEST(planner_random_graphs)
 {
-    wgc_options o = opts();
+    wgc_pass_options o = opts();
     uint32_t seed = 12345;
     for (int round = 0; round < 50; round++) {
         wgc_graph *g = wgc_graph_new();

@@ -169,7 +169,7 @@ TEST(conv_layers_get_their_kernels)
         const layer *l = &layers[i];
         wgc_graph *g = wgc_graph_new();
         const int n = add_conv(g, l, 0);
-        wgc_options o = {.opt_level = 2, .simd = l->simd};
+        wgc_pass_options o = {.simd = l->simd};
         CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", l->what, g->err);
         CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", l->what, g->err);
         const wgc_impl *im = &g->nodes[n].impl;
@@ -213,7 +213,7 @@ TEST(first_run_direct_where_the_transform_costs_more)
         const layer *l = &rows[i].l;
         wgc_graph *g = wgc_graph_new();
         const int n = add_conv(g, l, 0);
-        wgc_options o = {.opt_level = 2, .simd = true};
+        wgc_pass_options o = {.simd = true};
         CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", l->what, g->err);
         CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", l->what, g->err);
         const wgc_impl *im = &g->nodes[n].impl;
@@ -232,7 +232,7 @@ static void budget_case(int layers_n, wgc_prep want)
     wgc_graph *g = wgc_graph_new();
     for (int i = 0; i < layers_n; i++)
         add_conv(g, &l, i);
-    wgc_options o = {.opt_level = 2, .simd = true};
+    wgc_pass_options o = {.simd = true};
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s", g->err);
     size_t total = 0;
@@ -289,7 +289,7 @@ TEST(gemm_and_matmul_kernels)
         output(g, node(g, rows[i].op, in, 2, "y"));
         if (rows[i].trans_a)
             wgc_attr_add(g, 0, "transA", WGC_ATTR_INT)->i = 1;
-        wgc_options o = {.opt_level = 2, .simd = rows[i].simd};
+        wgc_pass_options o = {.simd = rows[i].simd};
         CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
         CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
         CHECK(g->nodes[0].impl.kernel == rows[i].want, "%s: got %s, want %s", rows[i].what,

@@ -1,5 +1,6 @@
 /* host_elements.c: generic element access for host-side constant folding (see host_elements.h). */
 #include "host_elements.h"
+#include "../../../kernels/include/wgk_convert.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -40,16 +41,8 @@ double wgc_elem_get_f(const void *data, int dtype, int64_t i)
     }
 }
 
-static int64_t sat_i64(double v)
-{
-    if (v != v)
-        return 0;
-    if (v >= 9223372036854775807.0)
-        return INT64_MAX;
-    if (v <= -9223372036854775808.0)
-        return INT64_MIN;
-    return (int64_t)v;
-}
+/* Float to integer: the kernels' saturating cast (wgk_convert.h), so folding matches wgk_cast. */
+#define sat_i64 wgk_cvt_f64_to_i64_sat
 
 int64_t wgc_elem_get_i(const void *data, int dtype, int64_t i)
 {
@@ -104,15 +97,9 @@ void wgc_elem_set_f(void *data, int dtype, int64_t i, double v)
     switch (dtype) {
     case WG_DT_FLOAT: STORE(float, v); break;
     case WG_DT_DOUBLE: STORE(double, v); break;
-    case WG_DT_FLOAT16: STORE(uint16_t, wg_f32_to_f16((float)v)); break;
+    case WG_DT_FLOAT16: STORE(uint16_t, wgk_cvt_f64_to_f16(v)); break;
     case WG_DT_BOOL: STORE(uint8_t, v != 0); break;
-    case WG_DT_UINT64:
-        if (v >= 9223372036854775808.0) {
-            STORE(uint64_t, v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v);
-            break;
-        }
-        wgc_elem_set_i(data, dtype, i, sat_i64(v));
-        break;
+    case WG_DT_UINT64: STORE(uint64_t, wgk_cvt_f64_to_u64_sat(v)); break;
     default: wgc_elem_set_i(data, dtype, i, sat_i64(v)); break;
     }
 }

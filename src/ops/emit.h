@@ -1,5 +1,7 @@
 /*
- * emit.h: what op emitters use to write the body of wg_run().
+ * emit.h: what op emitters use to write the body of wg_run(). The interface lives here,
+ * with the ops that call it; src/codegen/emitter.c implements it. (Layers: ops below plan
+ * below codegen; nothing in src/ops includes src/codegen or src/plan.)
  *
  * The generated C file includes kernels/include/wgk.h and defines three address
  * macros, A(offset) for the arena (inputs, outputs, intermediates, scratch),

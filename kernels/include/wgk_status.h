@@ -1,0 +1,53 @@
+/*
+ * wgk_status.h: the statuses a module's exported run functions return (module ABI v1,
+ * docs/abi.md "Statuses"). 0 is success; anything else stops wg_run at the step that
+ * returned it, and the step's outputs are then unspecified.
+ *
+ * One list for every layer: kernels and generated code return the WGK_ERR_* values,
+ * codegen writes their names into the generated C (generate.c, src/ops/), and both
+ * hosts name them in their messages: the C host through wgk_status_name() (included
+ * from src/host/session.c), the JS loader through its STATUSES table, which
+ * tests/js/test_abi.mjs checks against this file. A status not listed here (a newer
+ * module) is reported by number as "unknown status".
+ *
+ * Adding one: a new row with a new number (never reuse one), docs/abi.md's table, and
+ * js/wasmgraph.mjs's STATUSES.
+ */
+#ifndef WGK_STATUS_H
+#define WGK_STATUS_H
+
+/* X(name, value, meaning): the meaning is the text hosts print after the number. */
+#define WGK_STATUS_LIST(X)                                                                     \
+    X(WGK_ERR_NO_STEP, -1, "no such step (wg_run_step or wg_profile_step called with k out "  \
+                           "of range)")                                                        \
+    X(WGK_ERR_INDEX, 2, "an index input holds a value out of range")
+
+enum {
+    WGK_OK = 0,
+#define WGK_STATUS_ENUM(name, value, meaning) name = value,
+    WGK_STATUS_LIST(WGK_STATUS_ENUM)
+#undef WGK_STATUS_ENUM
+};
+
+/* "WGK_ERR_INDEX" etc., and its meaning; NULL for 0 and for values not in the list. */
+static inline const char *wgk_status_name(int status)
+{
+    switch (status) {
+#define WGK_STATUS_CASE(name, value, meaning) case value: return #name;
+    WGK_STATUS_LIST(WGK_STATUS_CASE)
+#undef WGK_STATUS_CASE
+    default: return (const char *)0;
+    }
+}
+
+static inline const char *wgk_status_meaning(int status)
+{
+    switch (status) {
+#define WGK_STATUS_CASE(name, value, meaning) case value: return meaning;
+    WGK_STATUS_LIST(WGK_STATUS_CASE)
+#undef WGK_STATUS_CASE
+    default: return (const char *)0;
+    }
+}
+
+#endif

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""make_fixtures.py OUTDIR [WASMGRAPH]: writes the module ABI fixtures that both hosts run
+(tests/abi/fixtures.tsv gives each file's verdict; docs/abi.md is the contract they test).
+
+Every fixture is generated, never committed: small modules written in WebAssembly text
+(assembled by wabt's wat2wasm, which scripts/setup.sh installs) with a `wasmgraph`
+metadata section, each following the ABI or breaking one rule of it; and, when the path
+of a built `wasmgraph` is given, a real module (models/lenet5-fashion.onnx compiled by it)
+with copies broken one way each. Needs only python3's standard library.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+OUT = None
+TMP = None
+
+
+def leb(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def section(sid, payload):
+    return bytes([sid]) + leb(len(payload)) + payload
+
+
+def custom(payload, name="wasmgraph"):
+    return section(0, leb(len(name)) + name.encode() + payload)
+
+
+def put(name, data):
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(data)
+
+
+def tensor(name, shape, dtype="float32", size=4, nbytes=None):
+    n = size
+    for d in shape:
+        n *= d
+    return {"name": name, "dtype": dtype, "shape": shape, "bytes": n if nbytes is None else nbytes}
+
+
+def meta(**over):
+    """Metadata as the compiler writes it (src/codegen/metadata.c), members overridden or,
+    with the value None, left out."""
+    m = {"abi": 1, "name": "fixture", "producer": "tests/abi", "opset": 13,
+         "inputs": [tensor("x", [1, 4])], "outputs": [tensor("y", [1, 4])],
+         "options": {"simd": False, "relaxed_simd": False, "opt_level": 2},
+         "arena_bytes": 32, "weight_bytes": 64, "memory_bytes": 65536, "weights_base": 16384,
+         "step_weights": [0, 64], "compiler": "wasmgraph tests/abi"}
+    for k, v in over.items():
+        if v is None:
+            m.pop(k, None)
+        else:
+            m[k] = v
+    return json.dumps(m, separators=(",", ":")).encode()
+
+
+def func(name, params, result, body):
+    p = " (param i32)" * params
+    return f'  (func (export "{name}"){p} (result {result}) {body})\n'
+
+
+def wat(memory='(memory (export "memory") 1)', imports="", abi=1, in_ptr=1024, out_ptr=2048,
+        run_status=0, run_sig=(0, "i32"), run_name="wg_run", steps=2, step_sig=(1, "i32"),
+        profile_steps=None, extra=""):
+    """A module with the ABI's exports; each argument breaks or changes one of them."""
+    src = "(module\n" + imports + "  " + memory + "\n"
+    src += func("wg_abi_version", 0, "i32", f"i32.const {abi}")
+    src += func("wg_input_ptr", 1, "i32", f"i32.const {in_ptr}")
+    src += func("wg_output_ptr", 1, "i32", f"i32.const {out_ptr}")
+    result = run_sig[1]
+    src += func(run_name, run_sig[0], result, f"{result}.const {run_status}")
+    if steps is not None:
+        src += func("wg_run_steps", 0, "i32", f"i32.const {steps}")
+        src += func("wg_run_step", step_sig[0], step_sig[1], f"{step_sig[1]}.const 0")
+    if profile_steps is not None:
+        src += func("wg_profile_steps", 0, "i32", f"i32.const {profile_steps}")
+        src += func("wg_profile_step", 1, "i32", "i32.const 0")
+    src += extra + ")\n"
+    path = os.path.join(TMP, "m.wat")
+    with open(path, "w") as f:
+        f.write(src)
+    dst = os.path.join(TMP, "m.wasm")
+    subprocess.run(["wat2wasm", "--enable-all", path, "-o", dst], check=True)
+    with open(dst, "rb") as f:
+        return f.read()
+
+
+def sections(data):
+    """[(id, payload bytes)] of a module (header skipped)."""
+    out, p = [], 8
+    while p < len(data):
+        sid = data[p]
+        p += 1
+        size = shift = 0
+        while True:
+            b = data[p]
+            p += 1
+            size |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        out.append((sid, data[p:p + size]))
+        p += size
+    return out
+
+
+def with_meta(data, text):
+    """data with its `wasmgraph` section's JSON replaced by text (the section kept in place)."""
+    out = bytearray(data[:8])
+    for sid, body in sections(data):
+        name = b"\x09wasmgraph"
+        if sid == 0 and body.startswith(name):
+            out += custom(text)
+        else:
+            out += section(sid, body)
+    return bytes(out)
+
+
+def meta_of(data):
+    for sid, body in sections(data):
+        if sid == 0 and body.startswith(b"\x09wasmgraph"):
+            return json.loads(body[10:])
+    raise SystemExit("make_fixtures: the compiled module has no wasmgraph section")
+
+
+def wat_fixtures():
+    good = wat()
+    steps = [{"op": "Add", "name": "a", "output": "t"}, {"op": "Add", "name": "b", "output": "y"}]
+    put("ok_full.wasm", wat(profile_steps=2) + custom(meta(profile=steps)))
+    put("ok_minimal.wasm", wat(steps=None) + custom(json.dumps(
+        {"abi": 1, "inputs": [tensor("x", [1, 4])], "outputs": [tensor("y", [1, 4])]}).encode()))
+    put("ok_no_inputs.wasm", good + custom(meta(inputs=[])))
+
+    # The file itself
+    put("bad_magic.wasm", b"\0asn" + good[4:] + custom(meta()))
+    put("truncated.wasm", (good + custom(meta()))[: len(good) // 2])
+    put("no_section.wasm", good)
+    put("dup_section.wasm", good + custom(meta()) + custom(meta(name="other")))
+
+    # Metadata
+    put("abi_2.wasm", good + custom(meta(abi=2)))
+    put("abi_missing.wasm", good + custom(meta(abi=None)))
+    put("meta_not_json.wasm", good + custom(b'{"abi":1,"inputs":['))
+    put("meta_not_utf8.wasm", good + custom(meta(name="\udcff").replace(b'"\\udcff"', b'"\xff"')))
+    put("meta_not_object.wasm", good + custom(b"[1]"))
+    put("name_not_string.wasm", good + custom(meta(producer=7)))
+    put("opset_negative.wasm", good + custom(meta(opset=-1)))
+    put("options_not_object.wasm", good + custom(meta(options=[1])))
+    put("no_outputs.wasm", good + custom(meta(outputs=[])))
+    put("outputs_missing.wasm", good + custom(meta(outputs=None)))
+    put("tensor_no_name.wasm", good + custom(meta(inputs=[{"dtype": "float32", "shape": [4], "bytes": 16}])))
+    put("tensor_two_names.wasm", good + custom(meta(inputs=[tensor("x", [1, 4]), tensor("x", [1, 4])])))
+    put("dtype_unknown.wasm", good + custom(meta(inputs=[tensor("x", [1, 4], "float128")])))
+    put("dtype_alias.wasm", good + custom(meta(inputs=[tensor("x", [1, 4], "float")])))
+    put("bytes_lie.wasm", good + custom(meta(inputs=[tensor("x", [1, 4], nbytes=12)])))
+    put("rank_9.wasm", good + custom(meta(inputs=[tensor("x", [1] * 9)])))
+    put("dim_over_cap.wasm", good + custom(meta(inputs=[tensor("x", [2 ** 31, 0])])))
+    put("dim_at_cap.wasm", good + custom(meta(inputs=[tensor("x", [2 ** 31 - 1, 0])])))
+    put("elements_over_cap.wasm",
+        good + custom(meta(inputs=[tensor("x", [65536, 65536], "uint8", 1)])))
+    many = [tensor(f"x{i}", [0]) for i in range(1025)]
+    put("inputs_over_cap.wasm", good + custom(meta(inputs=many)))
+    put("inputs_at_cap.wasm", good + custom(meta(inputs=many[:1024])))
+    put("step_weights_decreasing.wasm", good + custom(meta(step_weights=[64, 0])))
+    put("step_weights_over_weights.wasm", good + custom(meta(step_weights=[0, 65])))
+    put("step_weights_not_array.wasm", good + custom(meta(step_weights=3)))
+    put("profile_no_op.wasm", wat(profile_steps=1) + custom(meta(profile=[{"name": "a"}])))
+
+    # The module's interface
+    imp = '  (import "env" "log" (func (param i32)))\n'
+    put("import.wasm", wat(imports=imp) + custom(meta()))
+    put("shared_memory.wasm", wat(memory='(memory (export "memory") 1 1 shared)') + custom(meta()))
+    put("memory64.wasm", wat(memory='(memory (export "memory") i64 1)') + custom(meta()))
+    put("memory_not_exported.wasm", wat(memory="(memory 1)") + custom(meta()))
+    put("memory_is_global.wasm", wat(memory='(memory 1) (global (export "memory") i32 (i32.const 0))')
+        + custom(meta()))
+    put("no_run.wasm", wat(run_name="wg_go") + custom(meta()))
+    put("run_takes_i32.wasm", wat(run_sig=(1, "i32")) + custom(meta()))
+    put("run_returns_i64.wasm", wat(run_sig=(0, "i64")) + custom(meta()))
+    put("no_step_exports.wasm", wat(steps=None) + custom(meta()))
+    put("step_wrong_type.wasm", wat(step_sig=(0, "i32")) + custom(meta(step_weights=None)))
+    put("profile_no_exports.wasm", good + custom(meta(profile=[{"op": "Add", "name": "a"}])))
+
+    # What the instance's exports return (checked when a session is created)
+    put("abi_export_2.wasm", wat(abi=2) + custom(meta()))
+    put("input_past_end.wasm", wat(in_ptr=65530) + custom(meta()))
+    put("output_misaligned.wasm", wat(out_ptr=2050) + custom(meta()))
+    put("run_steps_count.wasm", wat(steps=3) + custom(meta()))
+    put("profile_steps_count.wasm", wat(profile_steps=3) + custom(meta(
+        profile=[{"op": "Add", "name": "a"}, {"op": "Add", "name": "b"}])))
+
+    # Statuses wg_run returns
+    put("status_index.wasm", wat(run_status=2) + custom(meta()))
+    put("status_unknown.wasm", wat(run_status=7) + custom(meta()))
+
+
+def real_fixtures(wasmgraph):
+    real = os.path.join(OUT, "real_ok.wasm")
+    subprocess.run([wasmgraph, "compile", os.path.join(ROOT, "models", "lenet5-fashion.onnx"),
+                    "-o", real, "--quiet"], check=True)
+    with open(real, "rb") as f:
+        data = f.read()
+    m = meta_of(data)
+    text = lambda **over: json.dumps({**m, **over}, separators=(",", ":")).encode()
+    put("real_truncated.wasm", data[: len(data) // 2])
+    put("real_dup_section.wasm", data + custom(text()))
+    put("real_abi_2.wasm", with_meta(data, text(abi=2)))
+    put("real_inputs_over_cap.wasm", with_meta(data, text(inputs=[tensor(f"x{i}", [0]) for i in range(1025)])))
+    put("real_step_weights_short.wasm", with_meta(data, text(step_weights=m["step_weights"][:-1])))
+
+
+def main():
+    global OUT, TMP
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    OUT = sys.argv[1]
+    os.makedirs(OUT, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        TMP = tmp
+        wat_fixtures()
+    if len(sys.argv) == 3:
+        real_fixtures(sys.argv[2])
+
+
+main()
