@@ -12,7 +12,7 @@
 #include "../../kernels/include/wgk_convert.h"
 #include "../../src/common/dtype.h"
 #include "../../src/common/leb128.h"
-#include "../../src/ops/elem.h"
+#include "../../src/ops/helpers/host_elements.h"
 #include "../test.h"
 
 TEST(float16_round_trip)
