@@ -225,6 +225,7 @@ def build(model_id, out_dir, force, done):
             export(TORCH[model_id], tmp)
         else:
             DERIVED[model_id][1](tmp, lambda src: build(src, out_dir, force, done))
+        os.chmod(tmp, 0o644)
         os.replace(tmp, out)
     finally:
         if os.path.exists(tmp):

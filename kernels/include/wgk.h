@@ -29,5 +29,6 @@
 #include "wgk_quant.h"
 #include "wgk_rnn.h"
 #include "wgk_vmath.h"
+#include "wgk_qgemm.h"
 
 #endif
