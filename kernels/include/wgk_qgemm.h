@@ -79,4 +79,50 @@ typedef struct wgk_q8_gemm_args {
 
 void wgk_q8_gemm(const wgk_q8_gemm_args *g);
 
+/* ConvInteger / QLinearConv with groups = 1 on the int8 GEMM, by im2col: for each image
+ * and each block of WGK_QCONV_PIXELS output pixels, the patches (k in (c, k0, k1, k2)
+ * order, taps outside the image take x's zero point, so they widen to 0) are the rows of
+ * A, and the weights W[M][K] (minus their zero points) are the packed B, packed as the
+ * transposed matrix W^T [K][M] (wgk_qconv_pack_w). The [pixels][M] product is written
+ * transposed into y [N][M][pixels], plus bias[m] when bias is not NULL (QLinearConv's
+ * int32 bias; wraps like int32). Geometry as wgk_s32_conv_args (3 spatial dims, unit
+ * leading ones for 1-D / 2-D). Scratch: wgk_qconv_scratch_size bytes, 16-byte aligned. */
+#define WGK_QCONV_PIXELS 128
+typedef struct wgk_q8_conv_args {
+    int N, C, M;
+    int in[3], out[3], k[3], s[3], d[3], p[3];
+    const void *x;
+    int xdt;
+    const void *xz; /* NULL: 0 */
+    const int16_t *w; /* wgk_qconv_pack_w layout */
+    const int32_t *bias;
+    int32_t *y;
+    void *scratch;
+} wgk_q8_conv_args;
+
+void wgk_q8_conv(const wgk_q8_conv_args *a);
+
+static inline size_t wgk_qconv_scratch_size(size_t K, size_t M)
+{
+    const size_t P = WGK_QCONV_PIXELS;
+    return (P * K + 15) / 16 * 16 + 2 * wgk_qgemm_work_size(P, K) + 4 * P * M + 16;
+}
+
+/* W [M][K] (ONNX layout, K = C k0 k1 k2), dtype wdt; zw: NULL, scalar or M values. */
+static inline void wgk_qconv_pack_w(const void *w, int wdt, const void *zw, int zw_per_m, size_t M,
+                                    size_t K, int16_t *dst)
+{
+    const size_t kp = wgk_qgemm_kp(K), panels = (M + WGK_QGEMM_NR - 1) / WGK_QGEMM_NR;
+    for (size_t p = 0; p < panels; p++)
+        for (size_t k = 0; k < kp; k++)
+            for (size_t j = 0; j < WGK_QGEMM_NR; j++) {
+                const size_t m = p * WGK_QGEMM_NR + j;
+                int32_t v = 0;
+                if (m < M && k < K)
+                    v = wgk_qgemm_load8(w, wdt, m * K + k) -
+                        (zw ? wgk_qgemm_load8(zw, wdt, zw_per_m ? m : 0) : 0);
+                dst[p * kp * WGK_QGEMM_NR + (k / 2) * 2 * WGK_QGEMM_NR + j * 2 + (k % 2)] = (int16_t)v;
+            }
+}
+
 #endif

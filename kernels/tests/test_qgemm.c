@@ -6,7 +6,10 @@
  * (panels of 8 and their tails), K 1..35 odd and even (pairs, the 16-byte widening and
  * its tail), lda and ldc wider than the matrix. And wgk_f32_qu8_dynamic_quantize against
  * the ONNX formulas written out here: random, all-zero, all-positive, all-negative and
- * NaN-holding inputs, lengths 1..40 (SIMD body and tail).
+ * NaN-holding inputs, lengths 1..40 (SIMD body and tail). And wgk_q8_conv against the
+ * int32 direct convolution: uint8/int8 x and w, padding (taps take x's zero point),
+ * strides, dilation, 1x1, per-channel and scalar weight zero points, int32 bias, more
+ * pixels than one im2col block.
  */
 #include "wgk_qgemm.h"
 #include "wgk_quant.h"
@@ -136,10 +139,59 @@ static void dql_tests(void)
     WGKT_CHECK(sc == 1.0f && zp == 0 && q[1] == 255 && q[0] == 0, "range [0, 255]: scale 1, zero point 0");
 }
 
+/* wgk_q8_conv against wgk_q_widen + wgk_s32_conv3d_direct (the plain int32 path). */
+static uint8_t CX[2 * 4 * 19 * 18], CW[17 * 4 * 3 * 3 + 8], CZW[17];
+static int16_t CPW[24 * 40];
+static int32_t CB[17], CY[2 * 17 * 19 * 18], CREF[2 * 17 * 19 * 18];
+static int32_t WX[2 * 4 * 19 * 18], WW[17 * 4 * 3 * 3];
+static uint8_t SCRATCH[256 * 1024];
+
+static void conv_one(int N, int C, int M, int H, int Wd, int kh, int kw, int st, int dil, int pad,
+                     int xdt, int wdt, int with_bias, int wz_per_m)
+{
+    const int oh = (H + 2 * pad - dil * (kh - 1) - 1) / st + 1, ow = (Wd + 2 * pad - dil * (kw - 1) - 1) / st + 1;
+    const int K = C * kh * kw;
+    for (int i = 0; i < N * C * H * Wd; i++)
+        CX[i] = (uint8_t)rnd();
+    for (int i = 0; i < M * K; i++)
+        CW[i] = (uint8_t)rnd();
+    for (int i = 0; i < M; i++) {
+        CZW[i] = (uint8_t)rnd();
+        CB[i] = (int32_t)(rnd() % 200001) - 100000;
+    }
+    uint8_t xz = (uint8_t)rnd();
+    wgk_qconv_pack_w(CW, wdt, CZW, wz_per_m, (size_t)M, (size_t)K, CPW);
+    WGKT_CHECK(wgk_qconv_scratch_size((size_t)K, (size_t)M) <= sizeof SCRATCH, "scratch fits");
+    wgk_q8_conv(&(wgk_q8_conv_args){N, C, M, {1, H, Wd}, {1, oh, ow}, {1, kh, kw}, {1, st, st},
+                                     {1, dil, dil}, {0, pad, pad}, CX, xdt, &xz, CPW,
+                                     with_bias ? CB : NULL, CY, SCRATCH});
+    wgk_q_widen(CX, xdt, WX, (size_t)(N * C * H * Wd), &xz, (wgk_qaxis){0, 1, 1});
+    wgk_q_widen(CW, wdt, WW, (size_t)(M * K), CZW, (wgk_qaxis){wz_per_m, M, K});
+    wgk_s32_conv3d_direct(&(wgk_s32_conv_args){N, C, M, 1, {1, H, Wd}, {1, oh, ow}, {1, kh, kw},
+                                               {1, st, st}, {1, dil, dil}, {0, pad, pad}, WX, WW,
+                                               with_bias ? CB : NULL, CREF});
+    int ok = 1;
+    for (int i = 0; i < N * M * oh * ow; i++)
+        ok &= CY[i] == CREF[i];
+    WGKT_CHECK(ok, "q8 conv (im2col + int8 GEMM) equals the int32 direct convolution");
+}
+
+static void conv_tests(void)
+{
+    for (int dt = 0; dt < 4; dt++) {
+        const int xdt = 2 + (dt & 1), wdt = 2 + (dt >> 1);
+        conv_one(2, 3, 5, 19, 18, 3, 3, 1, 1, 1, xdt, wdt, 1, 1); /* 342 pixels: 3 blocks */
+        conv_one(1, 4, 17, 9, 7, 3, 3, 2, 1, 1, xdt, wdt, 0, 0);
+        conv_one(1, 2, 9, 11, 10, 3, 2, 1, 2, 2, xdt, wdt, 1, 0);
+        conv_one(2, 4, 8, 5, 6, 1, 1, 1, 1, 0, xdt, wdt, 0, 1);
+    }
+}
+
 static void run(void)
 {
     gemm_tests();
     dql_tests();
+    conv_tests();
 }
 
 WGKT_MAIN("qgemm", run)
