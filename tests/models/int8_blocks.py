@@ -7,6 +7,11 @@ for the model tests to compare with onnxruntime-node:
                    constant int8 B [33, 13] (scalar zero point) and a constant uint8 B
                    [33, 13] (per-column zero points): the int32 products and y_scale are
                    outputs (exact), and Cast + Mul as quantize_dynamic writes them
+  dq_conv.onnx     x [1, 3, 17, 15] -> DynamicQuantizeLinear -> ConvInteger 3x3 pad 1 with
+                   constant int8 weights [6, 3, 3, 3] (onnxruntime takes only scalar weight
+                   zero points here; the kernel test covers per-channel ones), and a
+                   stride-2 5x5 one with uint8 weights (scalar zero point): im2col on the
+                   int8 GEMM, int32 outputs (exact)
   qdq_bias.onnx    DequantizeLinear of an int32 bias with scale of shape [1] and zero
                    point of shape [], as quantize_static writes for QDQ biases, added to x
   layernorm.onnx   LayerNormalization of x [3, 7, 37] over the last axis (with bias, mean
@@ -53,6 +58,20 @@ def dq_matmul(out):
           vi("xs", TensorProto.FLOAT, []), vi("y", TensorProto.FLOAT, [2, 5, 13])], inits)
 
 
+def dq_conv(out):
+    inits = [numpy_helper.from_array(rng.integers(-128, 128, (6, 3, 3, 3)).astype(np.int8), "w1"),
+             numpy_helper.from_array(np.int8(-7), "zw1"),
+             numpy_helper.from_array(rng.integers(0, 256, (4, 3, 5, 5)).astype(np.uint8), "w2"),
+             numpy_helper.from_array(np.uint8(131), "zw2")]
+    nodes = [helper.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]),
+             helper.make_node("ConvInteger", ["xq", "w1", "xz", "zw1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("ConvInteger", ["xq", "w2", "xz", "zw2"], ["c2"], strides=[2, 2],
+                              pads=[2, 1, 2, 1])]
+    save(out, "dq_conv", nodes, [vi("x", TensorProto.FLOAT, [1, 3, 17, 15])],
+         [vi("c1", TensorProto.INT32, [1, 6, 17, 15]), vi("c2", TensorProto.INT32, [1, 4, 9, 7])],
+         inits)
+
+
 def qdq_bias(out):
     inits = [numpy_helper.from_array(rng.integers(-5000, 5000, 8).astype(np.int32), "bq"),
              numpy_helper.from_array(np.array([0.001], np.float32), "bs"),
@@ -79,5 +98,6 @@ if __name__ == "__main__":
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     dq_matmul(out)
+    dq_conv(out)
     qdq_bias(out)
     layernorm(out)
