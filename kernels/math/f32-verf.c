@@ -1,15 +1,6 @@
 /* f32-verf.c: wgk_f32_erf over an array (wgk_vmath.h; polynomials in vmath_internal.h). */
 #include "vmath_internal.h"
 
-static float erf1(float x)
-{
-    float a = __builtin_fabsf(x);
-    if (!(a >= WGK_ERF_T)) /* also NaN */
-        return wgk__erf_small(x);
-    float r = 1.0f - wgk__erfc_big(a);
-    return x < 0 ? -r : r;
-}
-
 void wgk_f32_erf(float *y, const float *x, size_t n)
 {
     size_t i = 0;
@@ -27,5 +18,5 @@ void wgk_f32_erf(float *y, const float *x, size_t n)
     }
 #endif
     for (; i < n; i++)
-        y[i] = erf1(x[i]);
+        y[i] = wgk_erff(x[i]); /* kernels/math/erf.c: the same polynomials */
 }
