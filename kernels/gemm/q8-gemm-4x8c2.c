@@ -67,8 +67,15 @@ void wgk_q8_gemm(const wgk_q8_gemm_args *g)
 {
     if (g->M <= 0 || g->N <= 0)
         return;
+    widen_a(g, wgk_qgemm_kp((size_t)g->K));
+    wgk_q8_gemm_widened(g);
+}
+
+void wgk_q8_gemm_widened(const wgk_q8_gemm_args *g)
+{
+    if (g->M <= 0 || g->N <= 0)
+        return;
     const size_t kp = wgk_qgemm_kp((size_t)g->K), pairs = kp / 2;
-    widen_a(g, kp);
     const int panels = (g->N + WGK_QGEMM_NR - 1) / WGK_QGEMM_NR;
     /* Panel outer, rows inner: the panel (Kp x 8 int16) stays in L1 while the rows stream. */
     for (int p = 0; p < panels; p++) {

@@ -78,11 +78,15 @@ typedef struct wgk_q8_gemm_args {
 } wgk_q8_gemm_args;
 
 void wgk_q8_gemm(const wgk_q8_gemm_args *g);
+/* The same with A already widened in work (a, adt, lda, za unused): work[m*Kp + k] =
+ * A(m,k) - za(m), 0 for K <= k < Kp. */
+void wgk_q8_gemm_widened(const wgk_q8_gemm_args *g);
 
 /* ConvInteger / QLinearConv with groups = 1 on the int8 GEMM, by im2col: for each image
  * and each block of WGK_QCONV_PIXELS output pixels, the patches (k in (c, k0, k1, k2)
  * order, taps outside the image take x's zero point, so they widen to 0) are the rows of
- * A, and the weights W[M][K] (minus their zero points) are the packed B, packed as the
+ * A (written widened, as int16 minus the zero point, straight into the GEMM's work
+ * buffer), and the weights W[M][K] (minus their zero points) are the packed B, packed as the
  * transposed matrix W^T [K][M] (wgk_qconv_pack_w). The [pixels][M] product is written
  * transposed into y [N][M][pixels], plus bias[m] when bias is not NULL (QLinearConv's
  * int32 bias; wraps like int32). Geometry as wgk_s32_conv_args (3 spatial dims, unit
@@ -105,7 +109,7 @@ void wgk_q8_conv(const wgk_q8_conv_args *a);
 static inline size_t wgk_qconv_scratch_size(size_t K, size_t M)
 {
     const size_t P = WGK_QCONV_PIXELS;
-    return (P * K + 15) / 16 * 16 + 2 * wgk_qgemm_work_size(P, K) + 4 * P * M + 16;
+    return 2 * wgk_qgemm_work_size(P, K) + 4 * P * M + 16;
 }
 
 /* W [M][K] (ONNX layout, K = C k0 k1 k2), dtype wdt; zw: NULL, scalar or M values. */
