@@ -126,7 +126,9 @@ clean:
 # BENCH_ARGS passes options, e.g. make bench BENCH_ARGS=--quick, or
 # BENCH_ARGS="--models resnet50v2,squeezenet --threads 1 --rounds 3". Results: stdout
 # (Markdown) and bench/results/*.json (gitignored).
+# The transformer / int8 / fp16 models need the models venv: `setup.sh --models` (once, ~6 GB).
 bench: setup
+	scripts/setup.sh --models --no-apt --no-wasmtime --no-node --no-python
 	$(MAKE) all
 	BUILD=$(BUILD) bench/run $(BENCH_ARGS)
 

@@ -22,6 +22,11 @@ WASMTIME_LIBS="-lpthread -ldl -lm"  # what the static library needs besides itse
 # Python (onnx, numpy) for test-model generation and training; not needed by the product
 WG_VENV=$WASMGRAPH_CACHE/venv
 WG_PYTHON=$WG_VENV/bin/python
+# torch, torchvision, transformers, onnxruntime: builds the benchmark's transformer, int8
+# and fp16 models (tools/make_bench_models.py) into $WG_MODELS_DIR; `setup.sh --models`
+WG_MODELS_VENV=$WASMGRAPH_CACHE/venv-models
+WG_MODELS_PYTHON=$WG_MODELS_VENV/bin/python
+WG_MODELS_DIR=$WASMGRAPH_CACHE/models
 
 # onnxruntime-node etc. (tools/package.json); tools/*.js also find it without NODE_PATH
 WG_NODE_MODULES=$WASMGRAPH_ROOT/tools/node_modules
@@ -38,4 +43,4 @@ if [ -d "$HOME/.cargo/bin" ]; then
 fi
 
 export WASMGRAPH_ROOT WASMGRAPH_CACHE WASMTIME_VERSION WASMTIME_PREFIX WASMTIME_INCLUDE \
-    WASMTIME_LIB WASMTIME_LIBS WG_VENV WG_PYTHON WG_NODE_MODULES NODE_PATH PATH
+    WASMTIME_LIB WASMTIME_LIBS WG_VENV WG_PYTHON WG_MODELS_VENV WG_MODELS_PYTHON WG_MODELS_DIR WG_NODE_MODULES NODE_PATH PATH

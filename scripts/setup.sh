@@ -3,10 +3,14 @@
 # registries only. Idempotent: each step checks first (stamp files keyed by the
 # pinned versions and the files that pin them), so a second run takes seconds.
 #
-#   scripts/setup.sh [--no-apt] [--no-wasmtime] [--no-node] [--no-python]
+#   scripts/setup.sh [--no-apt] [--no-wasmtime] [--no-node] [--no-python] [--models]
 #
 # Steps: Debian packages -> wasmtime C API (cargo, into $WASMGRAPH_CACHE)
 #        -> npm packages (tools/node_modules) -> Python venv ($WASMGRAPH_CACHE/venv)
+#        -> with --models only: the models venv ($WASMGRAPH_CACHE/venv-models: torch,
+#           torchvision, transformers, onnxruntime; about 6 GB) that builds the
+#           benchmark's transformer/int8/fp16 models. `make bench` asks for it; `make
+#           test` and CI do not need it.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -14,14 +18,15 @@ export WASMGRAPH_ROOT=$ROOT
 # shellcheck source=scripts/env.sh
 . "$ROOT/scripts/env.sh"
 
-do_apt=1 do_wasmtime=1 do_node=1 do_python=1
+do_apt=1 do_wasmtime=1 do_node=1 do_python=1 do_models=0
 for arg in "$@"; do
     case "$arg" in
         --no-apt) do_apt=0 ;;
         --no-wasmtime) do_wasmtime=0 ;;
         --no-node) do_node=0 ;;
         --no-python) do_python=0 ;;
-        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+        --models) do_models=1 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) echo "setup: unknown option '$arg'" >&2; exit 2 ;;
     esac
 done
@@ -122,9 +127,30 @@ step_python() {
     echo "$key" > "$stamp"
 }
 
+# The models venv: its own, because torch's CUDA wheels make it about 6 GB.
+step_models() {
+    local req=$ROOT/tools/requirements-models.txt stamp=$WG_MODELS_VENV/.wg-stamp key py=${WG_BASE_PYTHON:-python3}
+    command -v "$py" >/dev/null 2>&1 || die "$py not found"
+    key=$(stamp_key "python $("$py" --version 2>&1)" "$req")
+    if stamp_ok "$stamp" "$key" && [ -x "$WG_MODELS_PYTHON" ]; then
+        say "models venv: present ($WG_MODELS_VENV)"
+        return
+    fi
+    say "models venv: installing tools/requirements-models.txt into $WG_MODELS_VENV (about 6 GB, several minutes)"
+    if [ ! -x "$WG_MODELS_PYTHON" ] || ! "$WG_MODELS_PYTHON" -c 'import sys' 2>/dev/null; then
+        rm -rf "$WG_MODELS_VENV"
+        "$py" -m venv "$WG_MODELS_VENV" || die "'$py -m venv' failed (Debian: apt-get install python3-venv)"
+    fi
+    "$WG_MODELS_PYTHON" -m pip install -q --disable-pip-version-check -r "$req"
+    "$WG_MODELS_PYTHON" -c 'import torch, torchvision, transformers, onnxruntime.quantization, onnx' ||
+        die "torch/torchvision/transformers/onnxruntime do not import in $WG_MODELS_VENV"
+    echo "$key" > "$stamp"
+}
+
 start=$(date +%s)
 [ "$do_apt" = 1 ] && step_apt
 [ "$do_wasmtime" = 1 ] && step_wasmtime
 [ "$do_node" = 1 ] && step_node
 [ "$do_python" = 1 ] && step_python
+[ "$do_models" = 1 ] && step_models
 say "done in $(( $(date +%s) - start )) s"

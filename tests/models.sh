@@ -243,5 +243,30 @@ else
     cat "$P/run.log" 2>/dev/null; bad "profile-lenet5 builds"
 fi
 
+# 8. int8 and transformer building blocks (tests/models/int8_blocks.py) against
+#    onnxruntime-node: DynamicQuantizeLinear + MatMulInteger and + ConvInteger on the int8
+#    GEMM (int32 products exact: rtol 0, atol 0), a QDQ bias DequantizeLinear with scale [1] / zero point [], and
+#    LayerNormalization on the one-read kernel (with mean / inverse-std outputs).
+I8=$OUT/int8-blocks
+if "$PY" tests/models/int8_blocks.py "$I8" > /dev/null; then
+    mkdir -p "$I8/in/dq_matmul" "$I8/in/dq_conv" "$I8/in/qdq_bias" "$I8/in/layernorm"
+    "$PY" tools/make_input.py x 2x5x33 float32 3 "$I8/in/dq_matmul/input_0.pb" --low -4 --high 3 > /dev/null
+    "$PY" tools/make_input.py x 1x3x17x15 float32 6 "$I8/in/dq_conv/input_0.pb" --low -1 --high 2 > /dev/null
+    "$PY" tools/make_input.py x 3x8 float32 4 "$I8/in/qdq_bias/input_0.pb" > /dev/null
+    "$PY" tools/make_input.py x 3x7x37 float32 5 "$I8/in/layernorm/input_0.pb" --dist normal > /dev/null
+    for b in dq_matmul dq_conv qdq_bias layernorm; do
+        rtol=1e-4 atol=1e-5
+        # integer outputs exact; dq_matmul's Mul is one float op on both sides
+        case $b in dq_*) rtol=0 atol=0 ;; esac
+        node tools/ort_run.js "$I8/$b.onnx" "$I8/want-$b" --input "x=$I8/in/$b/input_0.pb" --quiet || { bad "$b onnxruntime reference"; continue; }
+        for v in "" --no-simd; do
+            compile "$I8/$b.onnx" "$I8/$b$v.wasm" -q $v || continue
+            run_and_compare "int8-blocks $b${v:+ $v}" "$I8/$b$v.wasm" "$I8/in/$b" "$I8/want-$b" $rtol $atol
+        done
+    done
+else
+    bad "int8_blocks.py"
+fi
+
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

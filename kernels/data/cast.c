@@ -95,6 +95,20 @@ void wgk_cast(void *WGK_RESTRICT y, int y_dtype, const void *WGK_RESTRICT x, int
             d[i] = wgk_f32_to_f16(s[i]);
         return;
     }
+    if (x_dtype == DT_I32 && y_dtype == DT_F32) {
+        /* MatMulInteger's products on their way to the scale (dynamically quantized models):
+         * f32x4.convert_i32x4_s rounds to nearest like the scalar conversion. */
+        const int32_t *s = x;
+        float *d = y;
+        size_t i = 0;
+#ifdef __wasm_simd128__
+        for (; i + 4 <= n; i += 4)
+            wasm_v128_store(d + i, wasm_f32x4_convert_i32x4(wasm_v128_load(s + i)));
+#endif
+        for (; i < n; i++)
+            d[i] = (float)s[i];
+        return;
+    }
     if (x_dtype == DT_I64 && y_dtype == DT_F32) {
         const int64_t *s = x;
         float *d = y;

@@ -29,5 +29,7 @@
 #include "wgk_poolnd.h"
 #include "wgk_quant.h"
 #include "wgk_rnn.h"
+#include "wgk_vmath.h"
+#include "wgk_qgemm.h"
 
 #endif

@@ -20,7 +20,7 @@ WGK_INLINE double wgk__sqrt(double x) { return __builtin_sqrt(x); }
 WGK_INLINE double wgk__fabs(double x) { return __builtin_fabs(x); }
 WGK_INLINE float wgk__expf(float x) { return (float)wgk_exp(x); }
 WGK_INLINE float wgk__logf(float x) { return (float)wgk_log(x); }
-WGK_INLINE float wgk__erff(float x) { return (float)wgk_erf(x); }
+WGK_INLINE float wgk__erff(float x) { return wgk_erff(x); } /* polynomial, 2.3 ulp: kernels/math/erf.c */
 WGK_INLINE float wgk__tanhf(float x) { return (float)wgk_tanh(x); }
 /* C fmod semantics (sign of the dividend), computed in double. */
 WGK_INLINE double wgk__fmod(double a, double b)

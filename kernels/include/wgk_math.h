@@ -16,7 +16,7 @@ float wgk_logf(float x);          /* x < 0: NaN, x == 0: -inf */
 float wgk_tanhf(float x);
 float wgk_sigmoidf(float x);      /* 1 / (1 + e^-x) */
 float wgk_powf(float x, float y); /* C99 pow special cases */
-float wgk_erff(float x);
+float wgk_erff(float x);         /* within 2.3 ulp (kernels/math/erf.c) */
 
 /* f32.sqrt: correctly rounded. */
 static inline float wgk_sqrtf(float x) { return __builtin_sqrtf(x); }

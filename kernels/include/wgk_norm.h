@@ -1,5 +1,6 @@
 /*
- * wgk_norm.h: normalisations: Softmax, LRN, BatchNormalization (inference).
+ * wgk_norm.h: normalisations: Softmax, LRN, BatchNormalization (inference), LayerNorm,
+ * RMSNorm.
  */
 #ifndef WGK_NORM_H
 #define WGK_NORM_H
@@ -26,5 +27,15 @@ void wgk_f32_channel_affine(const float *x, const float *scale, const float *shi
  * BatchNormalization's parameters when they are not constant at compile time. */
 void wgk_f32_batchnorm_params(const float *gamma, const float *beta, const float *mean,
                               const float *var, float eps, int C, float *scale, float *shift);
+
+/* LayerNormalization over rows of n contiguous floats:
+ * y[o][k] = (x[o][k] - mean_o) / sqrt(var_o + eps) * gamma[k] + beta[k] (beta may be NULL);
+ * statistics in double from one read of the row; mean and invstd (may be NULL) get
+ * mean_o and 1 / sqrt(var_o + eps). y may equal x. */
+void wgk_f32_layernorm(const float *x, const float *gamma, const float *beta, float *y, int rows,
+                       int n, float eps, float *mean, float *invstd);
+
+/* RMSNormalization: y[o][k] = x[o][k] / sqrt(mean_k x[o][k]^2 + eps) * gamma[k]. */
+void wgk_f32_rmsnorm(const float *x, const float *gamma, float *y, int rows, int n, float eps);
 
 #endif

@@ -46,6 +46,13 @@ typedef struct wgk_s32_conv_args {
 } wgk_s32_conv_args;
 void wgk_s32_conv3d_direct(const wgk_s32_conv_args *a); /* kernels/conv/s32-conv3d-direct.c */
 
+/* DynamicQuantizeLinear: scale = (max(x, 0) - min(x, 0)) / 255 (1/255 when that range
+ * is 0), zero_point = sat(rint(0 - min / scale)), y = sat(rint(x / scale) + zero_point),
+ * in float32 as ONNX defines them; a NaN element quantizes to the zero point. SIMD128 in
+ * -msimd128 builds, bit-identical to the scalar path. */
+void wgk_f32_qu8_dynamic_quantize(const float *x, size_t n, uint8_t *y, float *scale,
+                                  uint8_t *zero_point);
+
 /* y (ydt 2 or 3) = sat(rint((double)acc * (float)(sa * sb[j] / sy)) + zy), j per ax_b. */
 void wgk_requantize(const int32_t *acc, void *y, int ydt, size_t n, const float *sa,
                     const float *sb, wgk_qaxis ax_b, const float *sy, const void *zy);

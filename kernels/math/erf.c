@@ -1,26 +1,16 @@
 /*
- * erf.c: wgk_erff. erf x = 2/sqrt(pi) * sum_n (-1)^n x^(2n+1) / (n! (2n+1)), summed in
- * double for |x| < 4 (the largest term there is below 1e6, so cancellation costs at most
- * 6 of double's 16 digits); |erf x| rounds to 1 in float for |x| >= 4.
+ * erf.c: wgk_erff, the scalar form of wgk_f32_erf (kernels/math/f32-verf.c): x P(x^2) for
+ * |x| < 0.875, 1 - e^Q(|x|) above (vmath_internal.h), within 2.3 ulp over the floats
+ * kernels/tests/test_vmath.c visits. Generated elementwise code (WGK_ERF in wgk_gen.h)
+ * calls it for float32; double stays on wgk_erf (f64.c).
  */
-#include "math_internal.h"
+#include "vmath_internal.h"
 
 float wgk_erff(float x)
 {
-    if (x != x)
-        return x;
-    float ax = __builtin_fabsf(x);
-    if (ax >= 4.0f)
-        return x > 0 ? 1.0f : -1.0f;
-    double d = (double)x, z = d * d;
-    double term = d; /* (-1)^n x^(2n+1) / n! */
-    double sum = d;
-    for (int n = 1; n < 120; n++) {
-        term *= -z / (double)n;
-        double c = term / (double)(2 * n + 1);
-        sum += c;
-        if (__builtin_fabs(c) < 1e-17 * __builtin_fabs(sum))
-            break;
-    }
-    return (float)(sum * 1.12837916709551257390); /* 2 / sqrt(pi) */
+    float a = __builtin_fabsf(x);
+    if (!(a >= WGK_ERF_T)) /* also NaN */
+        return wgk__erf_small(x);
+    float r = 1.0f - wgk__erfc_big(a);
+    return x < 0 ? -r : r;
 }

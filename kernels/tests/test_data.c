@@ -269,6 +269,13 @@ static void test_cast(void)
     uint16_t hh[2];
     wgk_cast(hh, 10, dd, 11, 2);
     WGKT_CHECK(hh[0] == 0x3c01 && hh[1] == 0x3c00, "f64 -> f16 rounds once (no double rounding)");
+    /* int32 -> float, the SIMD body (4) and the tail (3): round to nearest even. */
+    int32_t i7[7] = {16777217, -16777219, 2147483647, -2147483647 - 1, 0, 16777219, -7};
+    float f7[7];
+    wgk_cast(f7, 1, i7, 6, 7);
+    WGKT_CHECK(f7[0] == 16777216.0f && f7[1] == -16777220.0f && f7[2] == 2147483648.0f &&
+               f7[3] == -2147483648.0f && f7[4] == 0.0f && f7[5] == 16777220.0f && f7[6] == -7.0f,
+               "i32 -> f32 rounds to nearest even, SIMD body and tail alike");
 }
 
 static void test_memory(void)

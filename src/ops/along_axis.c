@@ -1,7 +1,8 @@
 /*
  * along_axis.c: ops that work along one axis or a trailing block, as inline loops over an
  * [outer][len][inner] view: LogSoftmax, Hardmax, CumSum, LayerNormalization,
- * InstanceNormalization (floats; statistics in double).
+ * InstanceNormalization (floats; statistics in double). float32 LayerNormalization calls
+ * wgk_f32_layernorm (SIMD, statistics in double from one read of each row).
  */
 #include <stdio.h>
 #include <string.h>
@@ -132,6 +133,20 @@ static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
                  (long long)C, (long long)C);
         wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) yr[k] = (T)((xr[k] - m) * s + b);\n}\n}\n",
                  (long long)len);
+        return WG_OK;
+    }
+    if (n->op == WGC_OP_LAYER_NORM && x->dtype == WG_DT_FLOAT &&
+        (!wgc_out(g, n, 1) || wgc_out(g, n, 1)->dtype == WG_DT_FLOAT) &&
+        (!wgc_out(g, n, 2) || wgc_out(g, n, 2)->dtype == WG_DT_FLOAT)) {
+        /* float32 with float statistics: the SIMD kernel (kernels/norm/f32-layernorm.c). */
+        char eps[40];
+        wgc_dlit(eps, sizeof eps, wgc_attr_float(n, "epsilon", 1e-5f));
+        const bool has_b = wgc_in(g, n, 2) != NULL;
+        wgc_emit(e, "wgk_f32_layernorm(px, (const float *)%s, %s%s, py, %lld, %lld, (float)%s, %s%s, %s%s);\n}\n",
+                 wgc_ptr(e, g, n->inputs[1]), has_b ? "(const float *)" : "",
+                 has_b ? wgc_ptr(e, g, n->inputs[2]) : "0", (long long)outer, (long long)len, eps,
+                 wgc_out(g, n, 1) ? "(float *)" : "", wgc_out(g, n, 1) ? wgc_ptr(e, g, n->outputs[1]) : "0",
+                 wgc_out(g, n, 2) ? "(float *)" : "", wgc_out(g, n, 2) ? wgc_ptr(e, g, n->outputs[2]) : "0");
         return WG_OK;
     }
     if (n->op == WGC_OP_LAYER_NORM) {

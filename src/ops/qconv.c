@@ -5,9 +5,17 @@
  * An int32 direct convolution (with QLinearConv's int32 bias) follows, and QLinearConv
  * requantizes with the w scale scalar or per output channel.
  * Scratch: widened x, widened w, and the int32 result (QLinearConv).
+ *
+ * With groups = 1 and constant weights (and weight zero points), the case of dynamically
+ * quantized CNNs, the convolution runs instead as im2col blocks on the int8 GEMM
+ * (kernels/gemm/q8-conv-im2col.c): w minus its zero point packed at compile time as
+ * int16, x's patches widened at run time; scratch: the kernel's blocks (and QLinearConv's
+ * int32 result).
  */
+#include <stdlib.h>
 #include <string.h>
 
+#include "../../kernels/include/wgk_qgemm.h"
 #include "../../kernels/include/wgk_quant.h"
 #include "helpers/fused_epilogue.h"
 #include "helpers/sliding_window.h"
@@ -135,12 +143,66 @@ static wg_status qc_infer(wgc_graph *g, wgc_node *n)
     return st;
 }
 
+/* groups = 1 and constant weights and weight zero points: the im2col int8 GEMM. */
+static bool gemm_path(wgc_graph *g, const wgc_node *n, const qc_geom *q)
+{
+    const wgc_tensor *w = wgc_in(g, n, q->iw), *wz = wgc_in(g, n, q->iwz);
+    return q->groups == 1 && w->data && (!wz || wz->data);
+}
+
 static size_t qc_scratch(const wgc_graph *g, const wgc_node *n)
 {
     qc_geom q;
     if (resolve((wgc_graph *)g, n, &q))
         return 0;
+    if (gemm_path((wgc_graph *)g, n, &q))
+        return wgk_qconv_scratch_size((size_t)(q.nw / q.M), (size_t)q.M) + (q.qlinear ? 4 * (size_t)q.ny : 0) + 16;
     return 4 * (size_t)(q.nx + q.nw + (q.qlinear ? q.ny : 0));
+}
+
+static wg_status emit_gemm_path(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q)
+{
+    const wgc_tensor *x = wgc_in(g, n, q->ix), *w = wgc_in(g, n, q->iw), *wz = wgc_in(g, n, q->iwz);
+    const bool has_xz = n->n_inputs > q->ixz && n->inputs[q->ixz] >= 0;
+    const bool has_b = q->qlinear && n->n_inputs > 8 && n->inputs[8] >= 0;
+    const size_t K = (size_t)(q->nw / q->M), np = wgk_qgemm_pack_b_size(K, (size_t)q->M);
+    int16_t *packed = malloc(2 * (np ? np : 1));
+    const char *pw;
+    if (!packed)
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", w->name);
+    wgk_qconv_pack_w(w->data, w->dtype, wz ? wz->data : NULL, q->w_vec_zp, (size_t)q->M, K, packed);
+    wg_status st = wgc_weight(e, packed, 2 * np, &pw);
+    free(packed);
+    if (st)
+        return wgc_error(g, n, st, "out of memory");
+    const int64_t(*v)[3] = q->v;
+    const size_t blocks = wgk_qconv_scratch_size(K, (size_t)q->M);
+    wgc_emit(e, "{\n    uint8_t *sc = (uint8_t *)%s;\n    int32_t *acc = (int32_t *)(sc + %zu);\n",
+             wgc_scratch(e), (blocks + 15) / 16 * 16);
+    wgc_emit(e,
+             "    wgk_q8_conv(&(const wgk_q8_conv_args){.N = %lld, .C = %lld, .M = %lld, "
+             ".in = {%lld, %lld, %lld}, .out = {%lld, %lld, %lld}, .k = {%lld, %lld, %lld}, "
+             ".s = {%lld, %lld, %lld}, .d = {%lld, %lld, %lld}, .p = {%lld, %lld, %lld}, "
+             ".x = %s, .xdt = %d, .xz = %s, .w = (const int16_t *)%s, .bias = %s, .y = %s, "
+             ".scratch = sc});\n",
+             (long long)q->N, (long long)q->C, (long long)q->M, (long long)v[0][0],
+             (long long)v[0][1], (long long)v[0][2], (long long)v[1][0], (long long)v[1][1],
+             (long long)v[1][2], (long long)v[2][0], (long long)v[2][1], (long long)v[2][2],
+             (long long)v[3][0], (long long)v[3][1], (long long)v[3][2], (long long)v[4][0],
+             (long long)v[4][1], (long long)v[4][2], (long long)v[5][0], (long long)v[5][1],
+             (long long)v[5][2], wgc_ptr(e, g, n->inputs[q->ix]), x->dtype,
+             has_xz ? wgc_ptr(e, g, n->inputs[q->ixz]) : "0", pw,
+             has_b ? wgc_ptr(e, g, n->inputs[8]) : "0",
+             q->qlinear ? "acc" : wgc_ptr(e, g, n->outputs[0]));
+    if (q->qlinear)
+        wgc_emit(e, "    wgk_requantize(acc, %s, %d, %lld, %s, %s, (wgk_qaxis){%d, %lld, %lld}, %s, %s);\n",
+                 wgc_ptr(e, g, n->outputs[0]), q->ydt, (long long)q->ny, wgc_ptr(e, g, n->inputs[1]),
+                 wgc_ptr(e, g, n->inputs[4]), q->w_vec_scale, (long long)q->M, (long long)q->osz,
+                 wgc_ptr(e, g, n->inputs[6]), wgc_ptr(e, g, n->inputs[7]));
+    else
+        wgc_emit(e, "    (void)acc;\n");
+    wgc_emit(e, "}\n");
+    return WG_OK;
 }
 
 static wg_status qc_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
@@ -151,6 +213,8 @@ static wg_status qc_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         st = wgc_no_residual(g, n);
     if (st)
         return st;
+    if (gemm_path(g, n, &q))
+        return emit_gemm_path(e, g, n, &q);
     const wgc_tensor *x = wgc_in(g, n, q.ix), *w = wgc_in(g, n, q.iw);
     const bool has_xz = n->n_inputs > q.ixz && n->inputs[q.ixz] >= 0;
     const bool has_wz = n->n_inputs > q.iwz && n->inputs[q.iwz] >= 0;

@@ -5,9 +5,16 @@
  * QLinearMatMul requantizes (scale of b scalar or per column). Batch dims broadcast when
  * they are equal or one side has none (a batch of 1); other broadcasts are unsupported.
  * Scratch: widened a, widened b, and the int32 product (QLinearMatMul).
+ *
+ * MatMulInteger with a constant 2-D b (and a constant or absent zero point of b), the
+ * case of every dynamically quantized model, runs on the int8 GEMM instead
+ * (kernels/gemm/q8-gemm-4x8c2.c): b - zb packed at compile time as int16, a widened at run
+ * time with its zero point (run-time, from DynamicQuantizeLinear); scratch: a as int16.
  */
+#include <stdlib.h>
 #include <string.h>
 
+#include "../../kernels/include/wgk_qgemm.h"
 #include "../../kernels/include/wgk_quant.h"
 #include "helpers/fused_epilogue.h"
 
@@ -117,6 +124,13 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, qm_geom *q)
     return WG_OK;
 }
 
+/* MatMulInteger whose b (and b's zero point, when given) is a constant matrix. */
+static bool packed_path(wgc_graph *g, const wgc_node *n, const qm_geom *q)
+{
+    const wgc_tensor *b = wgc_in(g, n, q->ib), *bz = wgc_in(g, n, q->ibz);
+    return !q->qlinear && b->data && b->shape.rank == 2 && (!bz || bz->data);
+}
+
 static wg_status qm_infer(wgc_graph *g, wgc_node *n)
 {
     qm_geom q;
@@ -131,6 +145,8 @@ static size_t qm_scratch(const wgc_graph *g, const wgc_node *n)
     qm_geom q;
     if (resolve((wgc_graph *)g, n, &q))
         return 0;
+    if (packed_path((wgc_graph *)g, n, &q))
+        return 2 * wgk_qgemm_work_size((size_t)(q.batch * q.M), (size_t)q.K) + 16;
     return 4 * (size_t)(q.na + q.nb + (q.qlinear ? q.ny : 0));
 }
 
@@ -145,6 +161,28 @@ static wg_status qm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     const wgc_tensor *a = wgc_in(g, n, q.ia), *b = wgc_in(g, n, q.ib);
     const bool has_az = n->n_inputs > q.iaz && n->inputs[q.iaz] >= 0;
     const bool has_bz = n->n_inputs > q.ibz && n->inputs[q.ibz] >= 0;
+    if (packed_path(g, n, &q)) {
+        /* b is one matrix, so a's batches are consecutive rows of one product. */
+        const wgc_tensor *bz = has_bz ? wgc_in(g, n, q.ibz) : NULL;
+        const size_t np = wgk_qgemm_pack_b_size((size_t)q.K, (size_t)q.N);
+        int16_t *packed = malloc(2 * (np ? np : 1));
+        const char *w;
+        if (!packed)
+            return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", b->name);
+        wgk_qgemm_pack_b(b->data, b->dtype, bz ? bz->data : NULL, q.b_col_zp, (size_t)q.K,
+                         (size_t)q.N, packed);
+        st = wgc_weight(e, packed, 2 * np, &w);
+        free(packed);
+        if (st)
+            return wgc_error(g, n, st, "out of memory");
+        wgc_emit(e, "wgk_q8_gemm(&(wgk_q8_gemm_args){%lld, %lld, %lld, %s, %d, %lld, %s, %d, "
+                    "(const int16_t *)%s, (int32_t *)%s, %lld, (int16_t *)%s});\n",
+                 (long long)(q.batch * q.M), (long long)q.N, (long long)q.K,
+                 wgc_ptr(e, g, n->inputs[q.ia]), a->dtype, (long long)q.K,
+                 has_az ? wgc_ptr(e, g, n->inputs[q.iaz]) : "0", q.a_row_zp ? (int)q.M : 0, w,
+                 wgc_ptr(e, g, n->outputs[0]), (long long)q.N, wgc_scratch(e));
+        return WG_OK;
+    }
     wgc_emit(e, "{\n");
     wgc_emit(e, "    int32_t *wa = (int32_t *)%s, *wb = wa + %lld, *acc = wb + %lld;\n", wgc_scratch(e),
              (long long)q.na, (long long)q.nb);

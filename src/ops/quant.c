@@ -50,7 +50,12 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, q_geom *q)
         if (!quant && z->dtype != x->dtype)
             return wgc_error(g, n, WG_ERR_INVALID, "zero point '%s' (%s) and x (%s) differ in dtype",
                              z->name, wg_dtype_name(z->dtype), wg_dtype_name(x->dtype));
-        if (!wgc_shape_eq(&z->shape, &s->shape))
+        /* A scale of shape [1] with a zero point of shape [] (or the reverse) is one
+         * per-tensor parameter: onnxruntime's quantize_static writes such pairs for the
+         * biases of QDQ models, and onnxruntime accepts them. */
+        const bool both_scalar = wgc_numel(&z->shape) == 1 && z->shape.rank <= 1 &&
+                                 wgc_numel(&s->shape) == 1 && s->shape.rank <= 1;
+        if (!both_scalar && !wgc_shape_eq(&z->shape, &s->shape))
             return wgc_error(g, n, WG_ERR_INVALID, "zero point '%s' and scale '%s' differ in shape",
                              z->name, s->name);
     }

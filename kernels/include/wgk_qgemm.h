@@ -1,0 +1,132 @@
+/*
+ * wgk_qgemm.h: the int8 GEMM behind MatMulInteger (and, later, ConvInteger and the
+ * QLinear / QDQ patterns): integer-exact, int32 accumulation that wraps as int32 does.
+ *
+ *   C(m,n) = sum_k (A(m,k) - za(m)) (B(k,n) - zb(n))
+ *
+ * A: uint8 or int8 (adt 2 / 3, ONNX codes), row-major with leading dimension lda; its zero
+ * point za is read at run time (DynamicQuantizeLinear makes it): NULL for 0, one value
+ * (za_period 0), or one per row with row m using za[m % za_period] (per-row zero points of
+ * a batch of matrices stacked as rows). B is constant: packed at compile time with its
+ * zero point subtracted, as int16 (uint8 - zp and int8 - zp are in [-255, 255]):
+ *
+ *   Kp = K rounded up to even; panel p holds columns 8p .. 8p+7, k in pairs:
+ *   packed[p*Kp*8 + (k/2)*16 + (n%8)*2 + (k%2)] = B(k,n) - zb(n); padding (k >= K,
+ *   n >= N) is 0.
+ *
+ * The SIMD128 kernel widens A's rows to int16 minus za into work (M*Kp int16), then for
+ * each panel of 8 columns and each block of 4 rows multiplies with i32x4.dot_i16x8_s
+ * (two k per lane, products up to 255*255 so a pair cannot overflow), 8 accumulators.
+ * The scalar build runs the same layout in plain loops.
+ *
+ *     int16_t *pb = malloc(2 * wgk_qgemm_pack_b_size(K, N));
+ *     wgk_qgemm_pack_b(b, 3, zb, 1, K, N, pb);           // at compile time
+ *     wgk_q8_gemm(&(wgk_q8_gemm_args){M, N, K, a, 2, K, za, 0, pb, c, N, work});
+ */
+#ifndef WGK_QGEMM_H
+#define WGK_QGEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define WGK_QGEMM_NR 8
+#define WGK_QGEMM_MR 4
+
+static inline size_t wgk_qgemm_kp(size_t K) { return (K + 1) & ~(size_t)1; }
+
+/* int16 elements of the packed B. */
+static inline size_t wgk_qgemm_pack_b_size(size_t K, size_t N)
+{
+    return (N + WGK_QGEMM_NR - 1) / WGK_QGEMM_NR * WGK_QGEMM_NR * wgk_qgemm_kp(K);
+}
+
+/* int16 elements of the work buffer (A widened). */
+static inline size_t wgk_qgemm_work_size(size_t M, size_t K) { return M * wgk_qgemm_kp(K); }
+
+static inline int32_t wgk_qgemm_load8(const void *p, int dt, size_t i)
+{
+    return dt == 2 ? (int32_t)((const uint8_t *)p)[i] : (int32_t)((const int8_t *)p)[i];
+}
+
+/* B [K][N] row-major, dtype bdt (2 or 3); zb: NULL, one value, or N values (zb_per_col). */
+static inline void wgk_qgemm_pack_b(const void *b, int bdt, const void *zb, int zb_per_col,
+                                    size_t K, size_t N, int16_t *dst)
+{
+    const size_t kp = wgk_qgemm_kp(K), panels = (N + WGK_QGEMM_NR - 1) / WGK_QGEMM_NR;
+    for (size_t p = 0; p < panels; p++)
+        for (size_t k = 0; k < kp; k++)
+            for (size_t j = 0; j < WGK_QGEMM_NR; j++) {
+                const size_t n = p * WGK_QGEMM_NR + j;
+                int32_t v = 0;
+                if (n < N && k < K)
+                    v = wgk_qgemm_load8(b, bdt, k * N + n) -
+                        (zb ? wgk_qgemm_load8(zb, bdt, zb_per_col ? n : 0) : 0);
+                dst[p * kp * WGK_QGEMM_NR + (k / 2) * 2 * WGK_QGEMM_NR + j * 2 + (k % 2)] = (int16_t)v;
+            }
+}
+
+typedef struct wgk_q8_gemm_args {
+    int M, N, K;
+    const void *a;
+    int adt, lda;
+    const void *za;
+    int za_period;
+    const int16_t *b; /* wgk_qgemm_pack_b layout */
+    int32_t *c;
+    int ldc;
+    int16_t *work; /* wgk_qgemm_work_size(M, K) int16, 4-byte aligned */
+} wgk_q8_gemm_args;
+
+void wgk_q8_gemm(const wgk_q8_gemm_args *g);
+/* The same with A already widened in work (a, adt, lda, za unused): work[m*Kp + k] =
+ * A(m,k) - za(m), 0 for K <= k < Kp. */
+void wgk_q8_gemm_widened(const wgk_q8_gemm_args *g);
+
+/* ConvInteger / QLinearConv with groups = 1 on the int8 GEMM, by im2col: for each image
+ * and each block of WGK_QCONV_PIXELS output pixels, the patches (k in (c, k0, k1, k2)
+ * order, taps outside the image take x's zero point, so they widen to 0) are the rows of
+ * A (written widened, as int16 minus the zero point, straight into the GEMM's work
+ * buffer), and the weights W[M][K] (minus their zero points) are the packed B, packed as the
+ * transposed matrix W^T [K][M] (wgk_qconv_pack_w). The [pixels][M] product is written
+ * transposed into y [N][M][pixels], plus bias[m] when bias is not NULL (QLinearConv's
+ * int32 bias; wraps like int32). Geometry as wgk_s32_conv_args (3 spatial dims, unit
+ * leading ones for 1-D / 2-D). Scratch: wgk_qconv_scratch_size bytes, 16-byte aligned. */
+#define WGK_QCONV_PIXELS 128
+typedef struct wgk_q8_conv_args {
+    int N, C, M;
+    int in[3], out[3], k[3], s[3], d[3], p[3];
+    const void *x;
+    int xdt;
+    const void *xz; /* NULL: 0 */
+    const int16_t *w; /* wgk_qconv_pack_w layout */
+    const int32_t *bias;
+    int32_t *y;
+    void *scratch;
+} wgk_q8_conv_args;
+
+void wgk_q8_conv(const wgk_q8_conv_args *a);
+
+static inline size_t wgk_qconv_scratch_size(size_t K, size_t M)
+{
+    const size_t P = WGK_QCONV_PIXELS;
+    return 2 * wgk_qgemm_work_size(P, K) + 4 * P * M + 16;
+}
+
+/* W [M][K] (ONNX layout, K = C k0 k1 k2), dtype wdt; zw: NULL, scalar or M values. */
+static inline void wgk_qconv_pack_w(const void *w, int wdt, const void *zw, int zw_per_m, size_t M,
+                                    size_t K, int16_t *dst)
+{
+    const size_t kp = wgk_qgemm_kp(K), panels = (M + WGK_QGEMM_NR - 1) / WGK_QGEMM_NR;
+    for (size_t p = 0; p < panels; p++)
+        for (size_t k = 0; k < kp; k++)
+            for (size_t j = 0; j < WGK_QGEMM_NR; j++) {
+                const size_t m = p * WGK_QGEMM_NR + j;
+                int32_t v = 0;
+                if (m < M && k < K)
+                    v = wgk_qgemm_load8(w, wdt, m * K + k) -
+                        (zw ? wgk_qgemm_load8(zw, wdt, zw_per_m ? m : 0) : 0);
+                dst[p * kp * WGK_QGEMM_NR + (k / 2) * 2 * WGK_QGEMM_NR + j * 2 + (k % 2)] = (int16_t)v;
+            }
+}
+
+#endif

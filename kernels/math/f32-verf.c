@@ -1,0 +1,22 @@
+/* f32-verf.c: wgk_f32_erf over an array (wgk_vmath.h; polynomials in vmath_internal.h). */
+#include "vmath_internal.h"
+
+void wgk_f32_erf(float *y, const float *x, size_t n)
+{
+    size_t i = 0;
+#ifdef __wasm_simd128__
+    const v128_t signbit = wasm_i32x4_splat((int32_t)0x80000000u);
+    for (; i + 4 <= n; i += 4) {
+        v128_t v = wasm_v128_load(x + i);
+        v128_t a = wasm_f32x4_abs(v);
+        v128_t small = wgk__erf_small4(v);
+        v128_t big = wasm_f32x4_sub(WGK__V(1.0f), wgk__erfc_big4(a));
+        big = wasm_v128_or(big, wasm_v128_and(v, signbit)); /* erf is odd; big >= 0 */
+        /* a < T, or NaN (small is NaN there too) */
+        v128_t r = wasm_v128_bitselect(big, small, wasm_f32x4_ge(a, WGK__V(WGK_ERF_T)));
+        wasm_v128_store(y + i, r);
+    }
+#endif
+    for (; i < n; i++)
+        y[i] = wgk_erff(x[i]); /* kernels/math/erf.c: the same polynomials */
+}

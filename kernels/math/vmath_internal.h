@@ -1,0 +1,137 @@
+/*
+ * vmath_internal.h: the polynomials behind wgk_vmath.h, in a SIMD128 form (4 lanes) and a
+ * scalar form with the same coefficients and evaluation order. Only for kernels/math.
+ *
+ * erf (fitted for this project by weighted least squares on Chebyshev nodes, the
+ * coefficients rounded to float, the float evaluation then measured):
+ *   |x| <  T = 0.875:  erf x = x P(x^2), P of degree 5 (fit error 2e-8 relative)
+ *   |x| >= T:          erfc |x| = e^Q(|x|) for |x| <= 4, Q of degree 9 in |x| fitted to
+ *                      ln erfc (relative error of erfc 3e-6, so erf = 1 - erfc is within
+ *                      1.2 ulp); erfc 4 = 1.5e-8 already rounds 1 - erfc to 1.
+ */
+#ifndef WGK_VMATH_INTERNAL_H
+#define WGK_VMATH_INTERNAL_H
+
+#include "wgk_math.h"
+#include "wgk_vmath.h"
+
+#define WGK_ERF_T 0.875f
+#define WGK_ERF_P0 1.128379107e+00f
+#define WGK_ERF_P1 -3.761254847e-01f
+#define WGK_ERF_P2 1.128244102e-01f
+#define WGK_ERF_P3 -2.679094858e-02f
+#define WGK_ERF_P4 5.031424575e-03f
+#define WGK_ERF_P5 -6.199344643e-04f
+
+#define WGK_ERFC_Q0 2.610927622e-04f
+#define WGK_ERFC_Q1 -1.129964352e+00f
+#define WGK_ERFC_Q2 -6.323548555e-01f
+#define WGK_ERFC_Q3 -1.094916984e-01f
+#define WGK_ERFC_Q4 2.601232193e-02f
+#define WGK_ERFC_Q5 -4.575458355e-03f
+#define WGK_ERFC_Q6 5.429760204e-04f
+#define WGK_ERFC_Q7 -3.619704512e-05f
+#define WGK_ERFC_Q8 6.085923019e-07f
+#define WGK_ERFC_Q9 4.660596531e-08f
+
+/* sqrt(2/pi) and sqrt(2/pi) * 0.044715: the tanh GELU's argument u = x (C1 + C3 x^2). */
+#define WGK_GELU_C1 0.7978845608f
+#define WGK_GELU_C3 0.03567740814f
+
+/* ---- scalar ---- */
+
+/* x P(x^2): erf x for |x| < T. */
+WGK_INLINE float wgk__erf_small(float x)
+{
+    float t = x * x;
+    float p = WGK_ERF_P5;
+    p = p * t + WGK_ERF_P4;
+    p = p * t + WGK_ERF_P3;
+    p = p * t + WGK_ERF_P2;
+    p = p * t + WGK_ERF_P1;
+    p = p * t + WGK_ERF_P0;
+    return x * p;
+}
+
+/* erfc a for T <= a; 0 above 4 (erfc 4 = 1.5e-8), NaN for NaN. */
+WGK_INLINE float wgk__erfc_big(float a)
+{
+    if (a > 4.0f)
+        return 0.0f;
+    float q = WGK_ERFC_Q9;
+    q = q * a + WGK_ERFC_Q8;
+    q = q * a + WGK_ERFC_Q7;
+    q = q * a + WGK_ERFC_Q6;
+    q = q * a + WGK_ERFC_Q5;
+    q = q * a + WGK_ERFC_Q4;
+    q = q * a + WGK_ERFC_Q3;
+    q = q * a + WGK_ERFC_Q2;
+    q = q * a + WGK_ERFC_Q1;
+    q = q * a + WGK_ERFC_Q0;
+    return wgk_expf(q);
+}
+
+#ifdef __wasm_simd128__
+/* ---- SIMD128 ---- */
+
+#define WGK__V(c) wasm_f32x4_splat(c)
+#define WGK__STEP(p, t, c) wasm_f32x4_add(wasm_f32x4_mul((p), (t)), WGK__V(c))
+
+WGK_INLINE v128_t wgk__erf_small4(v128_t x)
+{
+    v128_t t = wasm_f32x4_mul(x, x);
+    v128_t p = WGK__V(WGK_ERF_P5);
+    p = WGK__STEP(p, t, WGK_ERF_P4);
+    p = WGK__STEP(p, t, WGK_ERF_P3);
+    p = WGK__STEP(p, t, WGK_ERF_P2);
+    p = WGK__STEP(p, t, WGK_ERF_P1);
+    p = WGK__STEP(p, t, WGK_ERF_P0);
+    return wasm_f32x4_mul(x, p);
+}
+
+/* erfc a for lanes T <= a (other lanes: garbage the caller discards); 0 above 4. */
+WGK_INLINE v128_t wgk__erfc_big4(v128_t a)
+{
+    /* pmin(a, 4) keeps a NaN lane NaN (pmin(x, y) = y < x ? y : x). */
+    v128_t c = wasm_f32x4_pmin(a, WGK__V(4.0f));
+    v128_t q = WGK__V(WGK_ERFC_Q9);
+    q = WGK__STEP(q, c, WGK_ERFC_Q8);
+    q = WGK__STEP(q, c, WGK_ERFC_Q7);
+    q = WGK__STEP(q, c, WGK_ERFC_Q6);
+    q = WGK__STEP(q, c, WGK_ERFC_Q5);
+    q = WGK__STEP(q, c, WGK_ERFC_Q4);
+    q = WGK__STEP(q, c, WGK_ERFC_Q3);
+    q = WGK__STEP(q, c, WGK_ERFC_Q2);
+    q = WGK__STEP(q, c, WGK_ERFC_Q1);
+    q = WGK__STEP(q, c, WGK_ERFC_Q0);
+    /* q is in [-18, -1.4] here: wgk_exp4's clamps are never reached. */
+    return wasm_v128_andnot(wgk_exp4(q), wasm_f32x4_gt(a, WGK__V(4.0f)));
+}
+
+/* e^x over the whole float range: x = k ln2 + r as wgk_exp4, then 2^k as two factors
+ * 2^k1 2^k2 (k1 = k >> 1), each a normal float for every k in [-150, 128], so that the
+ * last multiply rounds once into the subnormals or overflows to inf. */
+WGK_INLINE v128_t wgk__exp4_full(v128_t x)
+{
+    x = wasm_f32x4_pmin(wasm_f32x4_pmax(x, WGK__V(-104.0f)), WGK__V(89.0f));
+    const v128_t k = wasm_f32x4_nearest(wasm_f32x4_mul(x, WGK__V(1.44269504f)));
+    v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(k, WGK__V(0.693359375f)));
+    r = wasm_f32x4_sub(r, wasm_f32x4_mul(k, WGK__V(-2.12194440e-4f)));
+    v128_t p = WGK__V(1.0f / 5040.0f);
+    p = WGK__STEP(p, r, 1.0f / 720.0f);
+    p = WGK__STEP(p, r, 1.0f / 120.0f);
+    p = WGK__STEP(p, r, 1.0f / 24.0f);
+    p = WGK__STEP(p, r, 1.0f / 6.0f);
+    p = WGK__STEP(p, r, 0.5f);
+    p = WGK__STEP(p, r, 1.0f);
+    p = WGK__STEP(p, r, 1.0f);
+    const v128_t ki = wasm_i32x4_trunc_sat_f32x4(k); /* a NaN k gives 0; p is NaN then */
+    const v128_t k1 = wasm_i32x4_shr(ki, 1), k2 = wasm_i32x4_sub(ki, k1);
+    const v128_t bias = wasm_i32x4_splat(127);
+    const v128_t s1 = wasm_i32x4_shl(wasm_i32x4_add(k1, bias), 23);
+    const v128_t s2 = wasm_i32x4_shl(wasm_i32x4_add(k2, bias), 23);
+    return wasm_f32x4_mul(wasm_f32x4_mul(p, s1), s2);
+}
+#endif
+
+#endif

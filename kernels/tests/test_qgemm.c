@@ -1,0 +1,197 @@
+/*
+ * test_qgemm.c: the int8 GEMM (wgk_q8_gemm on wgk_qgemm_pack_b) against a naive int32
+ * loop, exactly: uint8 and int8 operands; zero points absent, scalar, per row of A
+ * (with a period shorter than M, as for stacked batches) and per column of B; the
+ * extremes (255 - 0) * (-128 - 127); M 1..9 (row blocks of 4 and their tails), N 1..17
+ * (panels of 8 and their tails), K 1..35 odd and even (pairs, the 16-byte widening and
+ * its tail), lda and ldc wider than the matrix. And wgk_f32_qu8_dynamic_quantize against
+ * the ONNX formulas written out here: random, all-zero, all-positive, all-negative and
+ * NaN-holding inputs, lengths 1..40 (SIMD body and tail). And wgk_q8_conv against the
+ * int32 direct convolution: uint8/int8 x and w, padding (taps take x's zero point),
+ * strides, dilation, 1x1, per-channel and scalar weight zero points, int32 bias, more
+ * pixels than one im2col block.
+ */
+#include "wgk_qgemm.h"
+#include "wgk_quant.h"
+#include "wgkt.h"
+
+#define MAXM 9
+#define MAXN 17
+#define MAXK 35
+static uint8_t A[MAXM * (MAXK + 3)], B[MAXK * MAXN], ZA[MAXM], ZB[MAXN];
+static int16_t PB[(MAXN + 7) / 8 * 8 * (MAXK + 1)], WORK[MAXM * (MAXK + 1)];
+static int32_t C[MAXM * (MAXN + 2)];
+static uint32_t seed = 99;
+
+static uint32_t rnd(void)
+{
+    seed ^= seed << 13;
+    seed ^= seed >> 17;
+    seed ^= seed << 5;
+    return seed;
+}
+
+static int32_t ld(const uint8_t *p, int dt, size_t i) { return wgk_qgemm_load8(p, dt, i); }
+
+static void one(int M, int N, int K, int adt, int bdt, int zmode, int extreme)
+{
+    const int lda = K + 3, ldc = N + 2, za_period = zmode == 2 ? (M > 2 ? M - 1 : 1) : 0;
+    for (int i = 0; i < M * lda; i++)
+        A[i] = extreme ? (adt == 2 ? 255 : 0x80) : (uint8_t)rnd();
+    for (int i = 0; i < K * N; i++)
+        B[i] = extreme ? (bdt == 2 ? 0 : 0x80) : (uint8_t)rnd();
+    for (int i = 0; i < MAXM; i++)
+        ZA[i] = extreme ? (adt == 2 ? 0 : 0x7f) : (uint8_t)rnd();
+    for (int i = 0; i < MAXN; i++)
+        ZB[i] = extreme ? (bdt == 2 ? 255 : 0x7f) : (uint8_t)rnd();
+    const void *za = zmode ? ZA : NULL, *zb = zmode ? ZB : NULL;
+    const int zb_per_col = zmode == 2;
+    wgk_qgemm_pack_b(B, bdt, zb, zb_per_col, (size_t)K, (size_t)N, PB);
+    for (int i = 0; i < M * ldc; i++)
+        C[i] = 0x5a5a5a5a;
+    wgk_q8_gemm(&(wgk_q8_gemm_args){M, N, K, A, adt, lda, za, za_period, PB, C, ldc, WORK});
+    int ok = 1;
+    for (int m = 0; m < M; m++) {
+        const int32_t zam = za ? ld(ZA, adt, za_period ? (size_t)(m % za_period) : 0) : 0;
+        for (int n = 0; n < N; n++) {
+            const int32_t zbn = zb ? ld(ZB, bdt, zb_per_col ? (size_t)n : 0) : 0;
+            int32_t s = 0;
+            for (int k = 0; k < K; k++)
+                s += (ld(A, adt, (size_t)(m * lda + k)) - zam) * (ld(B, bdt, (size_t)(k * N + n)) - zbn);
+            ok &= C[m * ldc + n] == s;
+        }
+        for (int n = N; n < ldc; n++)
+            ok &= C[m * ldc + n] == 0x5a5a5a5a; /* nothing written past N */
+    }
+    WGKT_CHECK(ok, "q8 gemm equals the int32 loop");
+    if (!ok) {
+        wgkt_log("  M N K adt bdt zmode extreme: ");
+        int v[7] = {M, N, K, adt, bdt, zmode, extreme};
+        for (int i = 0; i < 7; i++) {
+            wgkt_log_int(v[i]);
+            wgkt_log(" ");
+        }
+        wgkt_log("\n");
+    }
+}
+
+static void gemm_tests(void)
+{
+    static const int Ms[] = {1, 2, 3, 4, 5, 8, 9}, Ns[] = {1, 7, 8, 9, 16, 17},
+                     Ks[] = {1, 2, 3, 15, 16, 17, 32, 35};
+    for (unsigned mi = 0; mi < sizeof Ms / sizeof *Ms; mi++)
+        for (unsigned ni = 0; ni < sizeof Ns / sizeof *Ns; ni++)
+            for (unsigned ki = 0; ki < sizeof Ks / sizeof *Ks; ki++)
+                for (int dt = 0; dt < 4; dt++)
+                    for (int z = 0; z < 3; z++)
+                        one(Ms[mi], Ns[ni], Ks[ki], 2 + (dt & 1), 2 + (dt >> 1), z, 0);
+    for (int dt = 0; dt < 4; dt++)
+        one(9, 17, 35, 2 + (dt & 1), 2 + (dt >> 1), 1, 1);
+}
+
+/* The ONNX DynamicQuantizeLinear formulas, one element at a time. */
+static void ref_dql(const float *x, size_t n, uint8_t *y, float *scale, uint8_t *zp)
+{
+    float mx = 0, mn = 0;
+    for (size_t i = 0; i < n; i++) {
+        mx = x[i] > mx ? x[i] : mx;
+        mn = x[i] < mn ? x[i] : mn;
+    }
+    float sc = (mx == mn ? 1.0f : mx - mn) / 255.0f;
+    float z = 0.0f - mn / sc;
+    z = __builtin_rintf(z < 0 ? 0 : z > 255 ? 255 : z);
+    for (size_t i = 0; i < n; i++) {
+        float q = __builtin_rintf(x[i] / sc);
+        float v = (q == q ? q : 0.0f) + z;
+        y[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+    }
+    *scale = sc;
+    *zp = (uint8_t)z;
+}
+
+static void dql_tests(void)
+{
+    static float x[48];
+    static uint8_t y[48], want[48];
+    for (int kind = 0; kind < 5; kind++)
+        for (size_t n = 1; n <= 40; n++) {
+            for (size_t i = 0; i < n; i++) {
+                float r = wgkt_rand(&seed) * 6.0f;
+                x[i] = kind == 0 ? r : kind == 1 ? 0.0f : kind == 2 ? r * r + 0.5f : kind == 3 ? -r * r - 0.5f : r;
+            }
+            if (kind == 4)
+                x[n / 2] = NAN;
+            float sc, wsc;
+            uint8_t zp, wzp;
+            y[n] = 0xa5;
+            wgk_f32_qu8_dynamic_quantize(x, n, y, &sc, &zp);
+            ref_dql(x, n, want, &wsc, &wzp);
+            int ok = sc == wsc && zp == wzp && y[n] == 0xa5;
+            for (size_t i = 0; i < n; i++)
+                ok &= y[i] == want[i];
+            WGKT_CHECK(ok, "dynamic quantize equals the ONNX formulas, bit for bit");
+        }
+    /* A value exactly half way rounds to even: x = 2.5 scale units. */
+    float h[2] = {-255.0f / 255.0f * 0.0f, 255.0f};
+    float sc;
+    uint8_t zp, q[2];
+    wgk_f32_qu8_dynamic_quantize(h, 2, q, &sc, &zp);
+    WGKT_CHECK(sc == 1.0f && zp == 0 && q[1] == 255 && q[0] == 0, "range [0, 255]: scale 1, zero point 0");
+}
+
+/* wgk_q8_conv against wgk_q_widen + wgk_s32_conv3d_direct (the plain int32 path). */
+static uint8_t CX[2 * 4 * 19 * 18], CW[17 * 4 * 3 * 3 + 8], CZW[17];
+static int16_t CPW[24 * 40];
+static int32_t CB[17], CY[2 * 17 * 19 * 18], CREF[2 * 17 * 19 * 18];
+static int32_t WX[2 * 4 * 19 * 18], WW[17 * 4 * 3 * 3];
+static uint8_t SCRATCH[256 * 1024];
+
+static void conv_one(int N, int C, int M, int H, int Wd, int kh, int kw, int st, int dil, int pad,
+                     int xdt, int wdt, int with_bias, int wz_per_m)
+{
+    const int oh = (H + 2 * pad - dil * (kh - 1) - 1) / st + 1, ow = (Wd + 2 * pad - dil * (kw - 1) - 1) / st + 1;
+    const int K = C * kh * kw;
+    for (int i = 0; i < N * C * H * Wd; i++)
+        CX[i] = (uint8_t)rnd();
+    for (int i = 0; i < M * K; i++)
+        CW[i] = (uint8_t)rnd();
+    for (int i = 0; i < M; i++) {
+        CZW[i] = (uint8_t)rnd();
+        CB[i] = (int32_t)(rnd() % 200001) - 100000;
+    }
+    uint8_t xz = (uint8_t)rnd();
+    wgk_qconv_pack_w(CW, wdt, CZW, wz_per_m, (size_t)M, (size_t)K, CPW);
+    WGKT_CHECK(wgk_qconv_scratch_size((size_t)K, (size_t)M) <= sizeof SCRATCH, "scratch fits");
+    wgk_q8_conv(&(wgk_q8_conv_args){N, C, M, {1, H, Wd}, {1, oh, ow}, {1, kh, kw}, {1, st, st},
+                                     {1, dil, dil}, {0, pad, pad}, CX, xdt, &xz, CPW,
+                                     with_bias ? CB : NULL, CY, SCRATCH});
+    wgk_q_widen(CX, xdt, WX, (size_t)(N * C * H * Wd), &xz, (wgk_qaxis){0, 1, 1});
+    wgk_q_widen(CW, wdt, WW, (size_t)(M * K), CZW, (wgk_qaxis){wz_per_m, M, K});
+    wgk_s32_conv3d_direct(&(wgk_s32_conv_args){N, C, M, 1, {1, H, Wd}, {1, oh, ow}, {1, kh, kw},
+                                               {1, st, st}, {1, dil, dil}, {0, pad, pad}, WX, WW,
+                                               with_bias ? CB : NULL, CREF});
+    int ok = 1;
+    for (int i = 0; i < N * M * oh * ow; i++)
+        ok &= CY[i] == CREF[i];
+    WGKT_CHECK(ok, "q8 conv (im2col + int8 GEMM) equals the int32 direct convolution");
+}
+
+static void conv_tests(void)
+{
+    for (int dt = 0; dt < 4; dt++) {
+        const int xdt = 2 + (dt & 1), wdt = 2 + (dt >> 1);
+        conv_one(2, 3, 5, 19, 18, 3, 3, 1, 1, 1, xdt, wdt, 1, 1); /* 342 pixels: 3 blocks */
+        conv_one(1, 4, 17, 9, 7, 3, 3, 2, 1, 1, xdt, wdt, 0, 0);
+        conv_one(1, 2, 9, 11, 10, 3, 2, 1, 2, 2, xdt, wdt, 1, 0);
+        conv_one(2, 4, 8, 5, 6, 1, 1, 1, 1, 0, xdt, wdt, 0, 1);
+    }
+}
+
+static void run(void)
+{
+    gemm_tests();
+    dql_tests();
+    conv_tests();
+}
+
+WGKT_MAIN("qgemm", run)

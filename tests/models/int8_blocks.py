@@ -1,0 +1,103 @@
+"""Writes small models of the int8 and transformer building blocks, seeded random weights,
+for the model tests to compare with onnxruntime-node:
+
+    python tests/models/int8_blocks.py OUTDIR
+
+  dq_matmul.onnx   x [2, 5, 33] float -> DynamicQuantizeLinear -> MatMulInteger with a
+                   constant int8 B [33, 13] (scalar zero point) and a constant uint8 B
+                   [33, 13] (per-column zero points): the int32 products and y_scale are
+                   outputs (exact), and Cast + Mul as quantize_dynamic writes them
+  dq_conv.onnx     x [1, 3, 17, 15] -> DynamicQuantizeLinear -> ConvInteger 3x3 pad 1 with
+                   constant int8 weights [6, 3, 3, 3] (onnxruntime takes only scalar weight
+                   zero points here; the kernel test covers per-channel ones), and a
+                   stride-2 5x5 one with uint8 weights (scalar zero point): im2col on the
+                   int8 GEMM, int32 outputs (exact)
+  qdq_bias.onnx    DequantizeLinear of an int32 bias with scale of shape [1] and zero
+                   point of shape [], as quantize_static writes for QDQ biases, added to x
+  layernorm.onnx   LayerNormalization of x [3, 7, 37] over the last axis (with bias, mean
+                   and inverse std outputs) and over axes 1.. (no bias)
+Inputs are graph inputs x; same output for the same script (numpy PCG64, seed 0).
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+rng = np.random.default_rng(0)
+
+
+def save(out, name, nodes, inputs, outputs, inits, opset=17):
+    g = helper.make_graph(nodes, name, inputs, outputs, inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(out, name + ".onnx"))
+
+
+def vi(name, dt, shape):
+    return helper.make_tensor_value_info(name, dt, shape)
+
+
+def dq_matmul(out):
+    b1 = rng.integers(-128, 128, (33, 13)).astype(np.int8)
+    b2 = rng.integers(0, 256, (33, 13)).astype(np.uint8)
+    inits = [numpy_helper.from_array(b1, "b1"), numpy_helper.from_array(np.int8(-3), "zb1"),
+             numpy_helper.from_array(b2, "b2"),
+             numpy_helper.from_array(rng.integers(0, 256, 13).astype(np.uint8), "zb2"),
+             numpy_helper.from_array(np.float32(0.02), "sb1")]
+    nodes = [helper.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]),
+             helper.make_node("MatMulInteger", ["xq", "b1", "xz", "zb1"], ["p1"]),
+             helper.make_node("MatMulInteger", ["xq", "b2", "xz", "zb2"], ["p2"]),
+             helper.make_node("Cast", ["p1"], ["p1f"], to=TensorProto.FLOAT),
+             helper.make_node("Mul", ["xs", "sb1"], ["s"]),
+             helper.make_node("Mul", ["p1f", "s"], ["y"])]
+    save(out, "dq_matmul", nodes, [vi("x", TensorProto.FLOAT, [2, 5, 33])],
+         [vi("p1", TensorProto.INT32, [2, 5, 13]), vi("p2", TensorProto.INT32, [2, 5, 13]),
+          vi("xs", TensorProto.FLOAT, []), vi("y", TensorProto.FLOAT, [2, 5, 13])], inits)
+
+
+def dq_conv(out):
+    inits = [numpy_helper.from_array(rng.integers(-128, 128, (6, 3, 3, 3)).astype(np.int8), "w1"),
+             numpy_helper.from_array(np.int8(-7), "zw1"),
+             numpy_helper.from_array(rng.integers(0, 256, (4, 3, 5, 5)).astype(np.uint8), "w2"),
+             numpy_helper.from_array(np.uint8(131), "zw2")]
+    nodes = [helper.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]),
+             helper.make_node("ConvInteger", ["xq", "w1", "xz", "zw1"], ["c1"], pads=[1, 1, 1, 1]),
+             helper.make_node("ConvInteger", ["xq", "w2", "xz", "zw2"], ["c2"], strides=[2, 2],
+                              pads=[2, 1, 2, 1])]
+    save(out, "dq_conv", nodes, [vi("x", TensorProto.FLOAT, [1, 3, 17, 15])],
+         [vi("c1", TensorProto.INT32, [1, 6, 17, 15]), vi("c2", TensorProto.INT32, [1, 4, 9, 7])],
+         inits)
+
+
+def qdq_bias(out):
+    inits = [numpy_helper.from_array(rng.integers(-5000, 5000, 8).astype(np.int32), "bq"),
+             numpy_helper.from_array(np.array([0.001], np.float32), "bs"),
+             numpy_helper.from_array(np.array(0, np.int32), "bz")]
+    nodes = [helper.make_node("DequantizeLinear", ["bq", "bs", "bz"], ["b"]),
+             helper.make_node("Add", ["x", "b"], ["y"])]
+    save(out, "qdq_bias", nodes, [vi("x", TensorProto.FLOAT, [3, 8])],
+         [vi("y", TensorProto.FLOAT, [3, 8])], inits, opset=13)
+
+
+def layernorm(out):
+    inits = [numpy_helper.from_array(rng.normal(1, 0.3, 37).astype(np.float32), "g"),
+             numpy_helper.from_array(rng.normal(0, 0.3, 37).astype(np.float32), "b"),
+             numpy_helper.from_array(rng.normal(1, 0.3, (7, 37)).astype(np.float32), "g2")]
+    nodes = [helper.make_node("LayerNormalization", ["x", "g", "b"], ["y", "mean", "inv"], axis=-1,
+                              epsilon=1e-5),
+             helper.make_node("LayerNormalization", ["x", "g2"], ["y2"], axis=1, epsilon=1e-3)]
+    save(out, "layernorm", nodes, [vi("x", TensorProto.FLOAT, [3, 7, 37])],
+         [vi("y", TensorProto.FLOAT, [3, 7, 37]), vi("mean", TensorProto.FLOAT, [3, 7, 1]),
+          vi("inv", TensorProto.FLOAT, [3, 7, 1]), vi("y2", TensorProto.FLOAT, [3, 7, 37])], inits)
+
+
+if __name__ == "__main__":
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    dq_matmul(out)
+    dq_conv(out)
+    qdq_bias(out)
+    layernorm(out)

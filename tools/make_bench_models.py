@@ -1,0 +1,272 @@
+"""Builds the benchmark's transformer, int8 and fp16 models, the way web users make them.
+
+    python tools/make_bench_models.py [--out-dir DIR] [--force] ID...
+    python tools/make_bench_models.py --list
+
+Every model is an architecture built from its config object (transformers.BertConfig,
+WhisperConfig, ViTConfig, GPT2Config; torchvision constructors with weights=None) with
+weights from a seeded generator: nothing is downloaded, no from_pretrained. fp32 models
+are exported with torch.onnx.export at fixed shapes (batch 1, the sequence length or
+image size below); the int8 ones are made from those by onnxruntime.quantization
+(quantize_dynamic: MatMulInteger / ConvInteger + DynamicQuantizeLinear; quantize_static:
+QDQ with a seeded random calibration reader), the fp16 one by onnxruntime's float16
+converter (keep_io_types: float32 inputs and outputs).
+
+Needs the models venv ($WASMGRAPH_CACHE/venv-models, `scripts/setup.sh --models`,
+tools/requirements-models.txt). Writes DIR/ID.onnx (DIR default
+$WASMGRAPH_CACHE/models) and DIR/ID.stamp; a model whose stamp matches this file, the
+pinned requirements and its recipe is not built again, so a second call takes a second.
+"""
+import argparse
+import hashlib
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REQS = os.path.join(HERE, "requirements-models.txt")
+SEED = 0
+
+
+# --- fp32 models from torch ------------------------------------------------------------
+
+def _bert(hidden, layers, heads, ffn):
+    import transformers
+    cfg = transformers.BertConfig(vocab_size=30522, hidden_size=hidden, num_hidden_layers=layers,
+                                  num_attention_heads=heads, intermediate_size=ffn,
+                                  max_position_embeddings=512, hidden_act="gelu")
+    return transformers.BertModel(cfg, add_pooling_layer=False)
+
+
+def minilm_l6():
+    """all-MiniLM-L6-v2's encoder: 384 hidden, 6 layers, 12 heads, FFN 1536; seq 128."""
+    return _bert(384, 6, 12, 1536), _ids(128), ["input_ids"], ["last_hidden_state"]
+
+
+def bert_base():
+    """BERT-base: 768 hidden, 12 layers, 12 heads, FFN 3072; seq 128."""
+    return _bert(768, 12, 12, 3072), _ids(128), ["input_ids"], ["last_hidden_state"]
+
+
+def whisper_tiny_encoder():
+    """openai/whisper-tiny's encoder config: d_model 384, 4 layers, 6 heads, FFN 1536,
+    80 mel bins x 3000 frames (30 s) -> 1500 positions."""
+    import torch
+    import transformers
+    cfg = transformers.WhisperConfig(vocab_size=51865, num_mel_bins=80, d_model=384,
+                                     encoder_layers=4, encoder_attention_heads=6,
+                                     encoder_ffn_dim=1536, decoder_layers=4,
+                                     decoder_attention_heads=6, decoder_ffn_dim=1536,
+                                     max_source_positions=1500, max_target_positions=448)
+    enc = transformers.WhisperModel(cfg).get_encoder()
+    x = torch.randn(1, 80, 3000, generator=torch.Generator().manual_seed(SEED))
+    return enc, (x,), ["input_features"], ["last_hidden_state"]
+
+
+def vit_b16():
+    """ViT-B/16 at 224x224: 768 hidden, 12 layers, 12 heads, FFN 3072."""
+    import transformers
+    cfg = transformers.ViTConfig(hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+                                 intermediate_size=3072, image_size=224, patch_size=16)
+    return transformers.ViTModel(cfg, add_pooling_layer=False), _image(224), ["pixel_values"], \
+        ["last_hidden_state"]
+
+
+def gpt2():
+    """GPT-2 small's body (12 layers, 768 hidden, 12 heads) on a 128-token prompt, no KV
+    cache: the prompt's hidden states."""
+    import transformers
+    cfg = transformers.GPT2Config(n_layer=12, n_embd=768, n_head=12, n_positions=1024,
+                                  vocab_size=50257, use_cache=False)
+    return transformers.GPT2Model(cfg), _ids(128), ["input_ids"], ["last_hidden_state"]
+
+
+# transformers 5 builds GPT-2's causal mask with torch.diff, which the TorchScript exporter
+# cannot export: this one goes through the torch.export-based exporter (opset 18).
+gpt2.dynamo = True
+
+
+def _tv(name):
+    def make():
+        import torchvision
+        return getattr(torchvision.models, name)(weights=None), _image(224), ["input"], ["output"]
+    make.__doc__ = f"torchvision {name}, random weights, 1x3x224x224."
+    return make
+
+
+def _ids(seq):
+    import torch
+    g = torch.Generator().manual_seed(SEED)
+    return (torch.randint(0, 1000, (1, seq), generator=g, dtype=torch.int64),)
+
+
+def _image(size):
+    import torch
+    return (torch.randn(1, 3, size, size, generator=torch.Generator().manual_seed(SEED)),)
+
+
+def export(make, out):
+    import torch
+    torch.manual_seed(SEED)
+    model, args, names_in, names_out = make()
+    model.eval()
+    # Some recipes return (model, args, ...) whose outputs are ModelOutput objects: wrap
+    # so that the export sees the first tensor only.
+    class First(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, *a):
+            r = self.m(*a)
+            if isinstance(r, torch.Tensor):
+                return r
+            return r[0]
+
+    with torch.no_grad():
+        if getattr(make, "dynamo", False):
+            torch.onnx.export(First(model), args, out, input_names=names_in, output_names=names_out,
+                              opset_version=18, dynamo=True, external_data=False)
+        else:
+            # The TorchScript exporter at opset 17 (LayerNormalization; GELU decomposed
+            # into Erf), as most published ONNX transformers were made.
+            torch.onnx.export(First(model), args, out, input_names=names_in, output_names=names_out,
+                              opset_version=17, do_constant_folding=True, dynamo=False)
+
+
+# --- int8 and fp16 models from the fp32 ones -------------------------------------------
+
+def dynamic_int8(src, conv):
+    def make(out, built):
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+        ops = ["MatMul", "Conv"] if conv else ["MatMul"]
+        quantize_dynamic(built(src), out, weight_type=QuantType.QInt8, op_types_to_quantize=ops)
+    make.__doc__ = f"{src}, onnxruntime quantize_dynamic (QInt8 weights, " + \
+        ("ConvInteger + MatMulInteger)" if conv else "MatMulInteger)")
+    return make
+
+
+def static_qdq(src, per_channel):
+    def make(out, built):
+        import numpy as np
+        import onnx
+        from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                              quantize_static)
+        model = onnx.load(built(src))
+        inp = model.graph.input[0]
+        shape = [d.dim_value for d in inp.type.tensor_type.shape.dim]
+
+        class Reader(CalibrationDataReader):
+            def __init__(self):
+                rng = np.random.default_rng(SEED)
+                self.batches = iter([{inp.name: rng.standard_normal(shape).astype(np.float32)}
+                                     for _ in range(8)])
+
+            def get_next(self):
+                return next(self.batches, None)
+
+        quantize_static(built(src), out, Reader(), quant_format=QuantFormat.QDQ,
+                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                        per_channel=per_channel)
+    make.__doc__ = f"{src}, onnxruntime quantize_static QDQ (QUInt8 activations, QInt8 " + \
+        f"weights, {'per-channel' if per_channel else 'per-tensor'}), 8 seeded random calibration inputs"
+    return make
+
+
+def fp16(src):
+    def make(out, built):
+        import onnx
+        from onnxruntime.transformers.float16 import convert_float_to_float16
+        onnx.save(convert_float_to_float16(onnx.load(built(src)), keep_io_types=True), out)
+    make.__doc__ = f"{src}, onnxruntime.transformers.float16 (fp16 weights, fp32 inputs/outputs)"
+    return make
+
+
+TORCH = {
+    "minilm-l6": minilm_l6,
+    "bert-base": bert_base,
+    "whisper-tiny-encoder": whisper_tiny_encoder,
+    "vit-b16": vit_b16,
+    "gpt2": gpt2,
+    "convnext-tiny": _tv("convnext_tiny"),
+    "swin-t": _tv("swin_t"),
+    "resnet18": _tv("resnet18"),
+    "mobilenetv2": _tv("mobilenet_v2"),
+}
+DERIVED = {
+    "minilm-l6-int8": ("minilm-l6", dynamic_int8("minilm-l6", conv=False)),
+    "bert-base-int8": ("bert-base", dynamic_int8("bert-base", conv=False)),
+    "resnet18-int8": ("resnet18", dynamic_int8("resnet18", conv=True)),
+    "mobilenetv2-qdq": ("mobilenetv2", static_qdq("mobilenetv2", per_channel=False)),
+    "mobilenetv2-qdq-pc": ("mobilenetv2", static_qdq("mobilenetv2", per_channel=True)),
+    "minilm-l6-fp16": ("minilm-l6", fp16("minilm-l6")),
+}
+
+
+def stamp_key(model_id):
+    h = hashlib.sha256()
+    for p in (os.path.abspath(__file__), REQS):
+        with open(p, "rb") as f:
+            h.update(f.read())
+    h.update(model_id.encode())
+    return h.hexdigest()
+
+
+def build(model_id, out_dir, force, done):
+    out = os.path.join(out_dir, model_id + ".onnx")
+    stamp = os.path.join(out_dir, model_id + ".stamp")
+    key = stamp_key(model_id)
+    if model_id in done:
+        return out
+    if not force and os.path.exists(out) and os.path.exists(stamp):
+        with open(stamp) as f:
+            if f.read().strip() == key:
+                done.add(model_id)
+                return out
+    os.makedirs(out_dir, exist_ok=True)
+    print(f"make_bench_models: building {model_id}", file=sys.stderr)
+    # Written to a temporary name first: an interrupted build never leaves a model that
+    # looks finished.
+    fd, tmp = tempfile.mkstemp(suffix=".onnx", dir=out_dir)
+    os.close(fd)
+    try:
+        if model_id in TORCH:
+            export(TORCH[model_id], tmp)
+        else:
+            DERIVED[model_id][1](tmp, lambda src: build(src, out_dir, force, done))
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    with open(stamp, "w") as f:
+        f.write(key + "\n")
+    done.add(model_id)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    cache = os.environ.get("WASMGRAPH_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "wasmgraph"))
+    ap.add_argument("--out-dir", default=os.path.join(cache, "models"))
+    ap.add_argument("--force", action="store_true", help="rebuild even when the stamp matches")
+    ap.add_argument("--list", action="store_true", help="list the model ids and recipes")
+    ap.add_argument("ids", nargs="*")
+    a = ap.parse_args()
+    recipes = {**{k: v.__doc__.split("\n")[0] for k, v in TORCH.items()},
+               **{k: v[1].__doc__ for k, v in DERIVED.items()}}
+    if a.list:
+        for k, v in recipes.items():
+            print(f"{k}\t{v}")
+        return 0
+    bad = [i for i in a.ids if i not in recipes]
+    if bad or not a.ids:
+        ap.error(f"unknown model id(s): {', '.join(bad)}" if bad else "name at least one model id (--list)")
+    done = set()
+    for i in a.ids:
+        print(build(i, a.out_dir, a.force, done))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
