@@ -1,10 +1,12 @@
 /*
  * elementwise_unary.c: the one-input elementwise ops, one row each (helpers/elementwise.h):
- * Relu, LeakyRelu, Sigmoid and Tanh (a float32 kernel, an inline loop for other dtypes),
- * Abs, Neg, Floor, Ceil, Round, Sqrt, Reciprocal, Exp, Log, the trigonometric and
- * hyperbolic functions, Erf, Sign, IsNaN, IsInf, Not, BitwiseNot and the parametric
- * activations (Elu, Selu, Celu, ThresholdedRelu, HardSigmoid, HardSwish, Mish, Softplus,
- * Softsign, Gelu, Shrink) as inline loops of every dtype they take.
+ * Relu, LeakyRelu, Sigmoid, Tanh, Erf and Gelu (a float32 kernel, an inline loop for other
+ * dtypes; Erf and Gelu on the SIMD polynomials of wgk_vmath.h, within 2.3 ulp of erf, where
+ * the host twins use libm: a folded constant may differ from the run-time value in the
+ * last 2 bits), Abs, Neg, Floor, Ceil, Round, Sqrt, Reciprocal, Exp, Log, the
+ * trigonometric and hyperbolic functions, Sign, IsNaN, IsInf, Not, BitwiseNot and the
+ * parametric activations (Elu, Selu, Celu, ThresholdedRelu, HardSigmoid, HardSwish, Mish,
+ * Softplus, Softsign, Shrink) as inline loops of every dtype they take.
  *
  * The twins fold constant inputs on the host: floats in double, rounded once to the dtype
  * on store; integers wrap through uint64 like the emitted (T)(0 - (uint64_t)a).
@@ -179,7 +181,8 @@ static const wgc_ew_row rows[WGC_OP_COUNT] = {
     [WGC_OP_ASINH] = {1, 1, wgc_ew_floats, .expr = {"WGK_ASINH(a)"}, .fold = twin_asinh},
     [WGC_OP_ACOSH] = {1, 1, wgc_ew_floats, .expr = {"WGK_ACOSH(a)"}, .fold = twin_acosh},
     [WGC_OP_ATANH] = {1, 1, wgc_ew_floats, .expr = {"WGK_ATANH(a)"}, .fold = twin_atanh},
-    [WGC_OP_ERF] = {1, 1, wgc_ew_floats, .expr = {"WGK_ERF(a)"}, .fold = twin_erf},
+    [WGC_OP_ERF] = {1, 1, wgc_ew_floats, .expr = {"WGK_ERF(a)"}, .fold = twin_erf,
+                    .kernel = "wgk_f32_erf"},
     [WGC_OP_SIGN] = {1, 1, wgc_ew_numbers, .expr = {"a > 0 ? (T)1 : a < 0 ? (T)-1 : a"},
                      .fold = twin_sign},
     [WGC_OP_IS_NAN] = {1, 1, wgc_ew_floats, .out = WGC_EW_BOOL, .expr = {"a != a"},
@@ -225,7 +228,8 @@ static const wgc_ew_row rows[WGC_OP_COUNT] = {
                      .attrs = {{"approximate", WGC_EW_CHOICE, .s = "none", .values = {"none", "tanh"},
                                 .texts = {"(T)0.5 * a * ((T)1 + WGK_ERF(a * (T)0.70710678118654752440))",
                                           "(T)0.5 * a * ((T)1 + WGK_TANH((T)0.79788456080286535588 * "
-                                          "(a + (T)0.044715 * a * a * a)))"}}},
+                                          "(a + (T)0.044715 * a * a * a)))"},
+                                .kernels = {"wgk_f32_gelu", "wgk_f32_gelu_tanh"}}},
                      .expr = {"{approximate}"}, .fold = twin_gelu},
     [WGC_OP_SHRINK] = {1, 1, wgc_ew_numbers,
                        .attrs = {{"lambd", WGC_EW_FLOAT, .f = 0.5f}, {"bias", WGC_EW_FLOAT, .f = 0.0f}},
@@ -236,12 +240,27 @@ static const wgc_ew_row rows[WGC_OP_COUNT] = {
 
 WGC_EW_FAMILY_HOOKS(unary, rows)
 
+/* The float32 kernel of n: its row's, or the one its choice attribute's value names. */
+static const char *f32_kernel(const wgc_node *n, const wgc_ew_row *r)
+{
+    const char *kernel = r->kernel;
+    for (int k = 0; k < WGC_EW_MAX_ATTRS && r->attrs[k].name; k++) {
+        const wgc_ew_attr *a = &r->attrs[k];
+        if (a->kind == WGC_EW_CHOICE && a->kernels[0]) {
+            const int c = wgc_ew_choice(n, a);
+            kernel = c >= 0 ? a->kernels[c] : NULL;
+        }
+    }
+    return kernel;
+}
+
 /* The float32 kernel where the row has one, else the expression as an inline loop. */
 static wg_status unary_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_ew_row *r = &rows[n->op];
     const wgc_tensor *y = wgc_out(g, n, 0);
-    if (!r->kernel || y->dtype != WG_DT_FLOAT)
+    const char *kernel = f32_kernel(n, r);
+    if (!kernel || y->dtype != WG_DT_FLOAT)
         return wgc_ew_emit(e, g, n, rows);
     wg_status st = wgc_check_i32_numel(g, n, y);
     if (st)
@@ -251,11 +270,13 @@ static wg_status unary_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return WG_OK;
     char args[160] = "";
     for (int k = 0; k < WGC_EW_MAX_ATTRS && r->attrs[k].name; k++) {
+        if (r->attrs[k].kind != WGC_EW_FLOAT)
+            continue; /* a choice picked the kernel; flags have no kernels */
         size_t len = strlen(args);
         snprintf(args + len, sizeof args - len, ", %s",
                  wgc_float(e, wgc_attr_float(n, r->attrs[k].name, r->attrs[k].f)));
     }
-    wgc_emit(e, "%s(%s, %s, %zu%s);\n", r->kernel, wgc_ptr(e, g, n->outputs[0]),
+    wgc_emit(e, "%s(%s, %s, %zu%s);\n", kernel, wgc_ptr(e, g, n->outputs[0]),
              wgc_ptr(e, g, n->inputs[0]), count, args);
     wgc_emit_fused_act(e, g, n, n->outputs[0]);
     return WG_OK;

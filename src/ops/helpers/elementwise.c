@@ -27,8 +27,7 @@ static wg_status row_of(wgc_graph *g, const wgc_node *n, const wgc_ew_row *table
     return WG_OK;
 }
 
-/* The index of attribute a's value among its choices, or -1. */
-static int choice_of(const wgc_node *n, const wgc_ew_attr *a)
+int wgc_ew_choice(const wgc_node *n, const wgc_ew_attr *a)
 {
     const char *v = wgc_attr_str(n, a->name, a->s);
     for (int k = 0; k < WGC_EW_MAX_CHOICES; k++)
@@ -46,7 +45,7 @@ static wgc_ew_params read_params(const wgc_node *n, const wgc_ew_row *r)
         switch (a->kind) {
         case WGC_EW_FLOAT: p.v[k] = wgc_attr_float(n, a->name, a->f); break;
         case WGC_EW_FLAG: p.v[k] = wgc_attr_int(n, a->name, a->i) != 0; break;
-        case WGC_EW_CHOICE: p.v[k] = choice_of(n, a); break;
+        case WGC_EW_CHOICE: p.v[k] = wgc_ew_choice(n, a); break;
         }
     }
     return p;
@@ -73,7 +72,7 @@ wg_status wgc_ew_infer(wgc_graph *g, wgc_node *n, const wgc_ew_row *table)
         return st;
     for (int k = 0; k < WGC_EW_MAX_ATTRS && r->attrs[k].name; k++) {
         const wgc_ew_attr *a = &r->attrs[k];
-        if (a->kind == WGC_EW_CHOICE && choice_of(n, a) < 0)
+        if (a->kind == WGC_EW_CHOICE && wgc_ew_choice(n, a) < 0)
             return wgc_error(g, n, WG_ERR_INVALID, "%s='%s' (want %s or %s)", a->name,
                              wgc_attr_str(n, a->name, a->s), a->values[0], a->values[1]);
     }

@@ -53,7 +53,13 @@ typedef struct wgc_ew_attr {
     /* WGC_EW_CHOICE: the values and, for each, the text "{name}" becomes. */
     const char *values[WGC_EW_MAX_CHOICES];
     const char *texts[WGC_EW_MAX_CHOICES];
+    /* WGC_EW_CHOICE of a unary row with kernels: the float32 kernel of each value (NULL
+     * [0]: the row's .kernel, whatever the choice). */
+    const char *kernels[WGC_EW_MAX_CHOICES];
 } wgc_ew_attr;
+
+/* The index of attribute a's value among its choices in node n, or -1. */
+int wgc_ew_choice(const wgc_node *n, const wgc_ew_attr *a);
 
 /* The attribute values of one node, read once from its row and given to emit and to the
  * host twin (as wgc_map_args.ctx): a float attribute's value, a flag's 0 or 1, the index
@@ -79,7 +85,8 @@ typedef struct wgc_ew_row {
     /* The host twin of the expression (fold_map.h); ctx is the node's wgc_ew_params. */
     wgc_scalar_fn fold;
     /* A kernel the family calls instead of the expression where it has one (unary: the
-     * float32 function, its float attributes as arguments; binary and variadic: the
+     * float32 function, its float attributes as arguments, or the one a choice attribute's
+     * .kernels names; binary and variadic: the
      * WGK_BIN_* operation of wgk_{f32,i32,i64}_binary). */
     const char *kernel;
     /* Optional: checks (and may rewrite) the node before the shapes are inferred. */
