@@ -11,6 +11,7 @@
 #include "elem.h"
 #include "fold_map.h"
 #include "gen.h"
+#include "versions.h"
 
 static bool is_cmp(wgc_op op)
 {
@@ -78,7 +79,7 @@ static wg_status math2_infer(wgc_graph *g, wgc_node *n)
     const int *dts = numeric;
     switch (n->op) {
     case WGC_OP_AND: case WGC_OP_OR: case WGC_OP_XOR: dts = bools; break;
-    case WGC_OP_BIT_SHIFT: dts = uints; break;
+    case WGC_OP_BIT_SHIFT: dts = wgc_op_version(n) >= 28 ? ints : uints; break; /* signed: 28 */
     case WGC_OP_BITWISE_AND: case WGC_OP_BITWISE_OR: case WGC_OP_BITWISE_XOR: dts = ints; break;
     case WGC_OP_EQUAL: dts = wgc_gen_dtypes; break;
     case WGC_OP_MEAN: case WGC_OP_PRELU: dts = n->op == WGC_OP_MEAN ? floats : numeric; break;
@@ -118,8 +119,8 @@ static wg_status math2_infer(wgc_graph *g, wgc_node *n)
             return wgc_error(g, n, WG_ERR_INVALID, "direction '%s' (want LEFT or RIGHT)", dir);
     }
     if (n->op == WGC_OP_MOD && !wgc_attr_int(n, "fmod", 0) &&
-        wg_dtype_is_float(wgc_in(g, n, 0)->dtype))
-        return wgc_error(g, n, WG_ERR_INVALID, "fmod=0 with floating point inputs");
+        wg_dtype_is_float(wgc_in(g, n, 0)->dtype) && wgc_op_version(n) < 28)
+        return wgc_error(g, n, WG_ERR_INVALID, "fmod=0 with floating point inputs (before Mod-28)");
     int out_dt = is_cmp(n->op) || n->op == WGC_OP_AND || n->op == WGC_OP_OR || n->op == WGC_OP_XOR
                      ? WG_DT_BOOL
                      : wgc_in(g, n, n->op == WGC_OP_WHERE ? 1 : 0)->dtype;
@@ -149,6 +150,8 @@ static wg_status math2_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     case WGC_OP_MOD:
         if (wgc_attr_int(n, "fmod", 0))
             snprintf(ex, sizeof ex, "%s", fl ? "wgk__fmod(a, b)" : "b == 0 ? 0 : a % b");
+        else if (fl) /* Mod-28 */
+            snprintf(ex, sizeof ex, "wgk__floormod(a, b)");
         else if (sgn) /* Python's floored modulo: the result has the divisor's sign */
             snprintf(ex, sizeof ex, "b == 0 ? 0 : (a %% b != 0 && ((a %% b < 0) != (b < 0))) ? a %% b + b : a %% b");
         else
@@ -196,8 +199,13 @@ static wg_status math2_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     case WGC_OP_BITWISE_OR: snprintf(ex, sizeof ex, "a | b"); break;
     case WGC_OP_BITWISE_XOR: snprintf(ex, sizeof ex, "a ^ b"); break;
     case WGC_OP_BIT_SHIFT:
-        snprintf(ex, sizeof ex, "b >= 8 * sizeof(T) ? 0 : (uint64_t)a %s b",
-                 strcmp(wgc_attr_str(n, "direction", ""), "LEFT") ? ">>" : "<<");
+        if (sgn && strcmp(wgc_attr_str(n, "direction", ""), "LEFT")) /* arithmetic, BitShift-28 */
+            snprintf(ex, sizeof ex, "(b < 0 || b >= 8 * (int64_t)sizeof(T)) ? (a < 0 ? -1 : 0) : a >> b");
+        else if (sgn)
+            snprintf(ex, sizeof ex, "(b < 0 || b >= 8 * (int64_t)sizeof(T)) ? 0 : (T)((uint64_t)a << b)");
+        else
+            snprintf(ex, sizeof ex, "b >= 8 * sizeof(T) ? 0 : (uint64_t)a %s b",
+                     strcmp(wgc_attr_str(n, "direction", ""), "LEFT") ? ">>" : "<<");
         break;
     case WGC_OP_PRELU: snprintf(ex, sizeof ex, "a < 0 ? a * b : a"); break;
     default: snprintf(ex, sizeof ex, "a ? b : c"); break; /* Where */
@@ -244,6 +252,8 @@ static wgc_scalar m2_eval(const wgc_map_args *a, const wgc_scalar *in)
         if (fl) {
             r.f = (y.f != y.f || x.f != x.f || y.f == 0 || isinf(x.f)) ? NAN
                   : isinf(y.f) ? x.f : fmod(x.f, y.f);
+            if (!wgc_attr_int(n, "fmod", 0) && r.f == r.f) /* Mod-28: floored, as wgk__floormod */
+                r.f = r.f == 0 ? copysign(0.0, y.f) : (r.f < 0) != (y.f < 0) ? r.f + y.f : r.f;
         } else if (sgn) {
             if (y.i == 0 || y.i == -1)
                 r.i = 0;
@@ -282,7 +292,13 @@ static wgc_scalar m2_eval(const wgc_map_args *a, const wgc_scalar *in)
     case WGC_OP_BITWISE_OR: r.u = x.u | y.u; return r;
     case WGC_OP_BITWISE_XOR: r.u = x.u ^ y.u; return r;
     case WGC_OP_BIT_SHIFT:
-        if (y.u >= 8 * a->size)
+        if (sgn) { /* BitShift-28: the narrow type's bits, sign-filled to the right */
+            bool right = strcmp(wgc_attr_str(n, "direction", ""), "LEFT") != 0;
+            if (y.i < 0 || y.i >= 8 * (int64_t)a->size)
+                r.i = right && x.i < 0 ? -1 : 0;
+            else
+                r.i = right ? x.i >> y.i : (int64_t)((uint64_t)x.i << y.i);
+        } else if (y.u >= 8 * a->size)
             r.u = 0;
         else
             r.u = strcmp(wgc_attr_str(n, "direction", ""), "LEFT") ? x.u >> y.u : x.u << y.u;

@@ -12,6 +12,7 @@
 #include "elem.h"
 #include "epilogue.h"
 #include "lower.h"
+#include "versions.h"
 
 typedef struct q_geom {
     int xdt, ydt;       /* dtypes of x and y */
@@ -34,6 +35,13 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, q_geom *q)
         return st;
     memset(q, 0, sizeof *q);
     const wgc_tensor *x = wgc_in(g, n, 0), *s = wgc_in(g, n, 1), *z = wgc_in(g, n, 2);
+    /* Version 23 lets QuantizeLinear divide in another `precision` and DequantizeLinear
+     * write another `output_dtype` than the scale's; we compute in the scale's float32. */
+    const char *prec = quant ? "precision" : "output_dtype";
+    int64_t pdt = wgc_op_version(n) >= 23 ? wgc_attr_int(n, prec, 0) : 0;
+    if (pdt != 0 && pdt != WG_DT_FLOAT)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "%s %lld (only the scale's float32)", prec,
+                         (long long)pdt);
     if (wgc_attr_int(n, "block_size", 0) != 0)
         return wgc_error(g, n, WG_ERR_UNSUPPORTED, "blocked quantization (block_size) is not supported");
     q->xdt = x->dtype;
