@@ -28,5 +28,6 @@
 #include "wgk_poolnd.h"
 #include "wgk_quant.h"
 #include "wgk_rnn.h"
+#include "wgk_storage.h"
 
 #endif

@@ -724,7 +724,7 @@ static wg_status read_input(reader *rd, const uint8_t *buf, size_t len, size_t i
                            name);
         goto done;
     }
-    if (vi.elem_type && (vi.elem_type > WG_DT_UINT64 || !wg_dtype_size((int)vi.elem_type))) {
+    if (vi.elem_type && (vi.elem_type > WG_DT_INT2 || !wg_dtype_size((int)vi.elem_type))) {
         st = wgc_onnx_fail(&rd->c, WG_ERR_UNSUPPORTED,
                            "graph input '%s' has element type %lld (%s), which is not supported",
                            name, (long long)vi.elem_type, wg_dtype_name((int)vi.elem_type));
