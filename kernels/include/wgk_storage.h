@@ -11,7 +11,8 @@
  * Cast, i.e. ml_dtypes and onnx.numpy_helper): round to nearest even; with `saturate`, the
  * float8 types clamp out-of-range values (infinities included) to their largest finite value,
  * without it they give NaN (E5M2: infinity); float4e2m1 always clamps; float8e8m0 keeps only
- * the exponent, rounded as `round_mode` says; integers truncate toward zero and wrap.
+ * the exponent, rounded as `round_mode` says (bfloat16: WGK_ROUND_DOWN truncates, for Cast
+ * before version 19); integers truncate toward zero and wrap.
  */
 #ifndef WGK_STORAGE_H
 #define WGK_STORAGE_H
@@ -186,9 +187,13 @@ static inline uint32_t wgk__f32_to_e8m0(float x, int saturate, int round_mode)
     return (e + up) & 0xff;
 }
 
-static inline uint32_t wgk__f32_to_bf16(float x)
+/* round_mode WGK_ROUND_DOWN truncates (Cast before version 19, which left the rounding
+ * open; ONNX's tests of those versions truncate); otherwise round to nearest even. */
+static inline uint32_t wgk__f32_to_bf16(float x, int round_mode)
 {
     uint32_t b = wgk__bits_f32(x);
+    if (round_mode == WGK_ROUND_DOWN)
+        return b >> 16;
     if (x != x)
         return 0x7fc0u | ((b >> 16) & 0x8000u);
     b += 0x7fffu + ((b >> 16) & 1); /* round to nearest even */
@@ -223,7 +228,7 @@ static inline uint32_t wgk_int_to_small_int(int dt, int64_t v)
 static inline uint32_t wgk_f32_to_storage(int dt, float x, int saturate, int round_mode)
 {
     switch (dt) {
-    case WGK_DT_BFLOAT16: return wgk__f32_to_bf16(x);
+    case WGK_DT_BFLOAT16: return wgk__f32_to_bf16(x, round_mode);
     case WGK_DT_F8E8M0: return wgk__f32_to_e8m0(x, saturate, round_mode);
     case WGK_DT_UINT4: case WGK_DT_INT4: case WGK_DT_UINT2: case WGK_DT_INT2:
         return wgk__f32_to_small_int(dt, x);
