@@ -198,6 +198,8 @@ static const unsigned char newest[WGC_OP_COUNT] = {
     [WGC_OP_SWIGLU] = 28,
     [WGC_OP_ATTENTION] = 25,
     [WGC_OP_ROTARY_EMBEDDING] = 23,
+    [WGC_OP_BIT_CAST] = 26,
+    [WGC_OP_LP_POOL] = 22,
 };
 
 int wgc_onnx_max_opset(void)
