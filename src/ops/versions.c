@@ -200,6 +200,8 @@ static const unsigned char newest[WGC_OP_COUNT] = {
     [WGC_OP_ROTARY_EMBEDDING] = 23,
     [WGC_OP_BIT_CAST] = 26,
     [WGC_OP_LP_POOL] = 22,
+    [WGC_OP_TENSOR_SCATTER] = 24,
+    [WGC_OP_CENTER_CROP_PAD] = 18,
 };
 
 int wgc_onnx_max_opset(void)
