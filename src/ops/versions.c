@@ -203,6 +203,7 @@ static const unsigned char newest[WGC_OP_COUNT] = {
     [WGC_OP_TENSOR_SCATTER] = 24,
     [WGC_OP_CENTER_CROP_PAD] = 18,
     [WGC_OP_CAUSAL_CONV_WITH_STATE] = 27,
+    [WGC_OP_LINEAR_ATTENTION] = 27,
 };
 
 int wgc_onnx_max_opset(void)
