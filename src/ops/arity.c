@@ -88,7 +88,7 @@ static const arity table[WGC_OP_COUNT] = {
     [WGC_OP_BIT_CAST] = R(1, 1), [WGC_OP_LP_POOL] = R(1, 1),
     [WGC_OP_TENSOR_SCATTER] = R(2, 1), [WGC_OP_CENTER_CROP_PAD] = R(2, 1),
     [WGC_OP_CAUSAL_CONV_WITH_STATE] = R(2, 1), [WGC_OP_LINEAR_ATTENTION] = R(3, 1),
-    [WGC_OP_AFFINE_GRID] = R(2, 1),
+    [WGC_OP_AFFINE_GRID] = R(2, 1), [WGC_OP_COL2IM] = R(3, 1),
 };
 
 /* Counts that differ at older opsets (from each op's schema history). */

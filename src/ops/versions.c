@@ -205,6 +205,7 @@ static const unsigned char newest[WGC_OP_COUNT] = {
     [WGC_OP_CAUSAL_CONV_WITH_STATE] = 27,
     [WGC_OP_LINEAR_ATTENTION] = 27,
     [WGC_OP_AFFINE_GRID] = 20,
+    [WGC_OP_COL2IM] = 18,
 };
 
 int wgc_onnx_max_opset(void)
