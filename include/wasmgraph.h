@@ -68,6 +68,21 @@ typedef enum wg_dtype {
     WG_DT_DOUBLE = 11,
     WG_DT_UINT32 = 12,
     WG_DT_UINT64 = 13,
+    /* Storage types: converted by Cast/CastLike, never computed with. Each element takes
+     * whole bytes in module memory (bfloat16 two, the others one; the 4- and 2-bit types
+     * unpacked, int4/int2 as a sign-extended int8, uint4/uint2 as a uint8, float4e2m1 as
+     * its code), so an input or output buffer holds one byte per element for them. */
+    WG_DT_BFLOAT16 = 16,
+    WG_DT_FLOAT8E4M3FN = 17,
+    WG_DT_FLOAT8E4M3FNUZ = 18,
+    WG_DT_FLOAT8E5M2 = 19,
+    WG_DT_FLOAT8E5M2FNUZ = 20,
+    WG_DT_UINT4 = 21,
+    WG_DT_INT4 = 22,
+    WG_DT_FLOAT4E2M1 = 23,
+    WG_DT_FLOAT8E8M0 = 24,
+    WG_DT_UINT2 = 25,
+    WG_DT_INT2 = 26,
 } wg_dtype;
 
 /* Limits of module ABI v1 (docs/abi.md "Limits"): a module whose metadata goes past one

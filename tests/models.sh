@@ -268,5 +268,26 @@ else
     bad "int8_blocks.py"
 fi
 
+# 9. A two-layer transformer decoder made of ONNX's opset-23 operators (RMSNormalization,
+#    RotaryEmbedding with position ids, Attention with grouped-query heads and a causal mask,
+#    a SiLU-gated MLP), seeded weights (tools/make_decoder_attention.py), against
+#    onnxruntime-node.
+D=$OUT/decoder-attention
+mkdir -p "$D"
+if [ ! -s "$D/decoder_attention.onnx" ] || [ tools/make_decoder_attention.py -nt "$D/decoder_attention.onnx" ]; then
+    "$PY" tools/make_decoder_attention.py "$D" > "$D/gen.log" 2>&1 || bad "generate decoder_attention"
+    rm -rf "$D/want"
+fi
+if [ -s "$D/decoder_attention.onnx" ]; then
+    mkdir -p "$D/in" && cp "$D/input_0.pb" "$D/in/input_0.pb"
+    if [ ! -s "$D/want/output_0.pb" ]; then
+        node tools/ort_run.js "$D/decoder_attention.onnx" "$D/want" --input "x=$D/in/input_0.pb" --quiet ||
+            bad "decoder_attention onnxruntime reference"
+    fi
+    if compile "$D/decoder_attention.onnx" "$D/decoder_attention.wasm" -O3 -q; then
+        run_and_compare "decoder-attention" "$D/decoder_attention.wasm" "$D/in" "$D/want" 1e-4 1e-5
+    fi
+fi
+
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -31,5 +31,6 @@
 #include "wgk_rnn.h"
 #include "wgk_vmath.h"
 #include "wgk_qgemm.h"
+#include "wgk_storage.h"
 
 #endif

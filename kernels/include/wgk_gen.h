@@ -35,6 +35,18 @@ WGK_INLINE double wgk__fmod(double a, double b)
     return r;
 }
 
+/* Floored modulo (Mod-28 with fmod = 0 on floats): the result has the divisor's sign, a
+ * zero result included; an infinite divisor of the other sign is returned as it is. */
+WGK_INLINE double wgk__floormod(double a, double b)
+{
+    double r = wgk__fmod(a, b);
+    if (r != r)
+        return r;
+    if (r == 0)
+        return __builtin_copysign(0.0, b);
+    return (r < 0) != (b < 0) ? r + b : r;
+}
+
 #define WGK_G1(x, f, d) _Generic((x), float: f, default: d)(x)
 #define WGK_FLOOR(x) WGK_G1(x, wgk__floorf, wgk__floor)
 #define WGK_CEIL(x) WGK_G1(x, wgk__ceilf, wgk__ceil)

@@ -10,6 +10,11 @@
 #include "onnx_proto.h"
 #include "onnx_reader.h"
 
+/* WG_ONNX_MAX_OPSET: the newest opset of the pinned onnx (ops/versions.c reads the rest). */
+#define WG_ONNX_OP(...)
+#include "../ir/onnx_versions.def"
+#undef WG_ONNX_OP
+
 typedef struct slice {
     const uint8_t *p;
     size_t n;
@@ -719,7 +724,7 @@ static wg_status read_input(reader *rd, const uint8_t *buf, size_t len, size_t i
                            name);
         goto done;
     }
-    if (vi.elem_type && (vi.elem_type > WG_DT_UINT64 || !wg_dtype_size((int)vi.elem_type))) {
+    if (vi.elem_type && (vi.elem_type > WG_DT_INT2 || !wg_dtype_size((int)vi.elem_type))) {
         st = wgc_onnx_fail(&rd->c, WG_ERR_UNSUPPORTED,
                            "graph input '%s' has element type %lld (%s), which is not supported",
                            name, (long long)vi.elem_type, wg_dtype_name((int)vi.elem_type));
@@ -917,10 +922,10 @@ static wg_status read_model(reader *rd, const uint8_t *buf, size_t len)
                              (long long)rd->g->ir_version);
     if (v < 0)
         v = 1;
-    if (v < 1 || v > 22)
+    if (v < 1 || v > WG_ONNX_MAX_OPSET)
         return wgc_onnx_fail(&rd->c, WG_ERR_UNSUPPORTED,
-                             "the model imports default-domain opset %lld; supported are 1..22",
-                             (long long)v);
+                             "the model imports default-domain opset %lld; supported are 1..%d",
+                             (long long)v, WG_ONNX_MAX_OPSET);
     rd->g->opset = (int)v;
     return read_graph(rd, graph.p, graph.n);
 }

@@ -252,21 +252,45 @@ static wg_status from_typed(const wgc_onnx_ctx *c, const fields *fl, const char 
         case WG_DT_INT32: ((int32_t *)dst)[i] = (int32_t)fl->i32.v[i]; break;
         case WG_DT_INT16: ((int16_t *)dst)[i] = (int16_t)fl->i32.v[i]; break;
         case WG_DT_UINT16:
-        case WG_DT_FLOAT16: /* fp16 travels as its 16 bits in int32_data */
+        case WG_DT_BFLOAT16:
+        case WG_DT_FLOAT16: /* fp16 and bf16 travel as their 16 bits in int32_data */
             ((uint16_t *)dst)[i] = (uint16_t)fl->i32.v[i];
             break;
         case WG_DT_INT8: ((int8_t *)dst)[i] = (int8_t)fl->i32.v[i]; break;
         case WG_DT_UINT8: ((uint8_t *)dst)[i] = (uint8_t)fl->i32.v[i]; break;
         case WG_DT_BOOL: ((uint8_t *)dst)[i] = fl->i32.v[i] != 0; break;
+        case WG_DT_FLOAT8E4M3FN: case WG_DT_FLOAT8E4M3FNUZ: case WG_DT_FLOAT8E5M2:
+        case WG_DT_FLOAT8E5M2FNUZ: case WG_DT_FLOAT8E8M0:
+            ((uint8_t *)dst)[i] = (uint8_t)fl->i32.v[i];
+            break;
         default: break;
         }
     }
     return WG_OK;
 }
 
+/* The packed 4- and 2-bit types: `bits` per element, lowest bits first, in ceil(numel *
+ * bits / 8) bytes; unpacked to one byte per element (sign-extended for int4/int2). */
+static uint64_t packed_bytes(uint64_t numel, int bits)
+{
+    return (numel * (uint64_t)bits + 7) / 8;
+}
+
+static void unpack(int dt, int bits, const uint8_t *src, uint8_t *dst, uint64_t numel)
+{
+    const bool sgn = dt == WG_DT_INT4 || dt == WG_DT_INT2;
+    const unsigned per = 8 / (unsigned)bits, mask = (1u << bits) - 1;
+    for (uint64_t i = 0; i < numel; i++) {
+        unsigned v = (src[i / per] >> ((i % per) * (unsigned)bits)) & mask;
+        if (sgn && (v >> (bits - 1)))
+            v |= 0xffu << bits;
+        dst[i] = (uint8_t)v;
+    }
+}
+
 static bool dtype_supported(int64_t dt)
 {
-    return dt > 0 && dt <= WG_DT_UINT64 && dt != WG_DT_STRING && wg_dtype_size((int)dt) > 0;
+    return dt > 0 && dt <= WG_DT_INT2 && dt != WG_DT_STRING && wg_dtype_size((int)dt) > 0;
 }
 
 wg_status wgc_onnx_tensor_decode(const wgc_onnx_ctx *c, const uint8_t *buf, size_t len,
@@ -327,6 +351,7 @@ wg_status wgc_onnx_tensor_decode(const wgc_onnx_ctx *c, const uint8_t *buf, size
         }
     }
     size_t esize = wg_dtype_size((int)fl.dtype);
+    const int pbits = wg_dtype_packed_bits((int)fl.dtype);
     uint64_t bytes;
     if (__builtin_mul_overflow(numel, (uint64_t)esize, &bytes) || bytes > SIZE_MAX - 16) {
         st = wgc_onnx_fail(c, WG_ERR_FORMAT, "%s '%s': byte size overflows (%llu elements)", what,
@@ -359,18 +384,66 @@ wg_status wgc_onnx_tensor_decode(const wgc_onnx_ctx *c, const uint8_t *buf, size
                                     &data, &got);
         if (st)
             goto fail;
-        if (got != bytes) {
+        uint64_t want = pbits ? packed_bytes(numel, pbits) : bytes;
+        if (got != want) {
             st = wgc_onnx_fail(c, WG_ERR_FORMAT,
                                "%s '%s' (%s): external data size does not match the shape: "
                                "expected %llu bytes, got %zu",
                                what, tname, wg_dtype_name((int)fl.dtype),
-                               (unsigned long long)bytes, got);
+                               (unsigned long long)want, got);
             goto fail;
+        }
+        if (pbits) {
+            uint8_t *wide = wgc_onnx_alloc_aligned((size_t)bytes);
+            if (!wide) {
+                st = wgc_onnx_fail(c, WG_ERR_NOMEM, "%s '%s': out of memory for %llu bytes", what,
+                                   tname, (unsigned long long)bytes);
+                goto fail;
+            }
+            unpack((int)fl.dtype, pbits, data, wide, numel);
+            free(data);
+            data = wide;
         }
     } else if (fl.location_kind != 0) {
         st = wgc_onnx_fail(c, WG_ERR_FORMAT, "%s '%s' has unknown data_location %lld", what, tname,
                            (long long)fl.location_kind);
         goto fail;
+    } else if (fl.has_raw && pbits) {
+        if (fl.raw_len != packed_bytes(numel, pbits)) {
+            st = wgc_onnx_fail(c, WG_ERR_FORMAT,
+                               "%s '%s' (%s): data size does not match the shape: expected %llu "
+                               "bytes (%d bits per element), got %zu bytes of raw_data",
+                               what, tname, wg_dtype_name((int)fl.dtype),
+                               (unsigned long long)packed_bytes(numel, pbits), pbits, fl.raw_len);
+            goto fail;
+        }
+        if (!(data = wgc_onnx_alloc_aligned((size_t)bytes ? (size_t)bytes : 1))) {
+            st = wgc_onnx_fail(c, WG_ERR_NOMEM, "%s '%s': out of memory for %llu bytes", what,
+                               tname, (unsigned long long)bytes);
+            goto fail;
+        }
+        unpack((int)fl.dtype, pbits, fl.raw, data, numel);
+    } else if (pbits) { /* int32_data: each value holds 8 / bits elements, like one raw byte */
+        uint64_t nb = packed_bytes(numel, pbits);
+        if (fl.i32.n != nb || fl.f32.n + fl.f64.n + fl.i64.n + fl.u64.n) {
+            st = wgc_onnx_fail(c, WG_ERR_FORMAT,
+                               "%s '%s' (%s): data size does not match the shape: expected %llu "
+                               "int32_data values (%d bits per element), got %zu",
+                               what, tname, wg_dtype_name((int)fl.dtype), (unsigned long long)nb,
+                               pbits, fl.i32.n);
+            goto fail;
+        }
+        uint8_t *raw = malloc(nb ? (size_t)nb : 1);
+        if (!raw || !(data = wgc_onnx_alloc_aligned((size_t)bytes ? (size_t)bytes : 1))) {
+            free(raw);
+            st = wgc_onnx_fail(c, WG_ERR_NOMEM, "%s '%s': out of memory for %llu bytes", what,
+                               tname, (unsigned long long)bytes);
+            goto fail;
+        }
+        for (uint64_t k = 0; k < nb; k++)
+            raw[k] = (uint8_t)fl.i32.v[k];
+        unpack((int)fl.dtype, pbits, raw, data, numel);
+        free(raw);
     } else if (fl.has_raw) {
         if (fl.raw_len != bytes) {
             st = wgc_onnx_fail(c, WG_ERR_FORMAT,

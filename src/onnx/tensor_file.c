@@ -80,12 +80,26 @@ wg_status wg_tensor_file_write_pb(const char *path, const char *name, int dtype,
     if (bytes && !data)
         return wgc_onnx_fail(&c, WG_ERR_INVALID, "no data for %llu bytes",
                              (unsigned long long)bytes);
+    /* the 4- and 2-bit types: one byte per element in memory, packed in the file */
+    const int bits = wg_dtype_packed_bits(dtype);
+    uint8_t *packed = NULL;
+    if (bits) {
+        const unsigned per = 8 / (unsigned)bits, mask = (1u << bits) - 1;
+        size_t nb = (size_t)((bytes * (uint64_t)bits + 7) / 8);
+        if (!(packed = calloc(nb ? nb : 1, 1)))
+            return wgc_onnx_fail(&c, WG_ERR_NOMEM, "out of memory");
+        for (uint64_t i = 0; i < bytes; i++)
+            packed[i / per] |= (uint8_t)((((const uint8_t *)data)[i] & mask) << ((i % per) * (unsigned)bits));
+        data = packed;
+        bytes = nb;
+    }
     for (int i = 0; i < rank; i++)
         wg_pbw_varint_field(&w, 1, (uint64_t)dims[i]);
     wg_pbw_varint_field(&w, 2, (uint64_t)dtype);
     if (name)
         wg_pbw_bytes_field(&w, 8, name, strlen(name));
     wg_pbw_bytes_field(&w, 9, data, (size_t)bytes);
+    free(packed);
     if (w.failed) {
         st = wgc_onnx_fail(&c, WG_ERR_NOMEM, "out of memory encoding %llu bytes",
                            (unsigned long long)bytes);

@@ -191,11 +191,17 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, view *v)
                 return wgc_error(g, n, WG_ERR_INVALID, "H, W not divisible by blocksize");
             int64_t h = H / b, w = W / b;
             v->y.dims[0] = N, v->y.dims[1] = C * b * b, v->y.dims[2] = h, v->y.dims[3] = w;
-            /* y[n][b1][b2][c][h][w] = x[n][c][h*b+b1][w*b+b2] */
-            int64_t dims[6] = {N, b, b, C, h, w},
-                    sts[6] = {C * H * W, W, 1, H * W, b * W, b};
-            memcpy(v->dims, dims, sizeof dims);
-            memcpy(v->st, sts, sizeof sts);
+            /* DCR: y[n][b1][b2][c][h][w] = x[n][c][h*b+b1][w*b+b2]; CRD (mode since
+             * SpaceToDepth-28): y[n][c][b1][b2][h][w] */
+            const char *mode = wgc_attr_str(n, "mode", "DCR");
+            bool crd = !strcmp(mode, "CRD");
+            if (!crd && strcmp(mode, "DCR"))
+                return wgc_error(g, n, WG_ERR_INVALID, "mode '%s' (want DCR or CRD)", mode);
+            int64_t dcr_dims[6] = {N, b, b, C, h, w}, dcr_sts[6] = {C * H * W, W, 1, H * W, b * W, b};
+            int64_t crd_dims[6] = {N, C, b, b, h, w}, crd_sts[6] = {C * H * W, H * W, W, 1, b * W, b};
+            const int64_t *dims = crd ? crd_dims : dcr_dims, *sts = crd ? crd_sts : dcr_sts;
+            memcpy(v->dims, dims, sizeof dcr_dims);
+            memcpy(v->st, sts, sizeof dcr_sts);
         }
         return WG_OK;
     }

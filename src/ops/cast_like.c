@@ -7,9 +7,9 @@
 
 static wg_status cast_like_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_data_input(g, n, 2, 2, wgc_numeric_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 2, 2, wgc_cast_dtypes);
     if (!st)
-        st = wgc_check_input(g, n, 1, wgc_numeric_dtypes);
+        st = wgc_check_input(g, n, 1, wgc_cast_dtypes);
     if (st)
         return st;
     int to = wgc_in(g, n, 1)->dtype;

@@ -1,13 +1,43 @@
 /*
  * clip.c: Clip. Opset < 11 takes min/max attributes; opset >= 11 takes optional min and
  * max inputs, which must be constant (scalars) for us: the bounds are compiled into the
- * call. Float32 runs in the module; other dtypes fold when the input is constant.
+ * call. Float32 runs on the clip kernel, the integer types as an inline loop with the
+ * bounds read exactly as int64; float16 and float64 fold when the input is constant.
  */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
+#include "helpers/inline_loops.h"
+
+/* y = min(max(x, lo), hi) for an integer x, bounds compared exactly (as the fold does). */
+static wg_status emit_int(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    char ex[256] = "a", t[256];
+    for (int i = 1; i < n->n_inputs && n->opset >= 11; i++) {
+        const wgc_tensor *b = wgc_in(g, n, i);
+        if (!b)
+            continue;
+        if (!b->data)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "%s bound '%s' is computed at run time; only "
+                             "constant bounds are supported", i == 1 ? "min" : "max", b->name);
+        const int64_t v = wgc_elem_get_i(b->data, b->dtype, 0);
+        const bool u = b->dtype == WG_DT_UINT64;
+        char lit[48];
+        if (u)
+            snprintf(lit, sizeof lit, "(T)%lluull", (unsigned long long)v);
+        else
+            snprintf(lit, sizeof lit, "(T)(%lldll)", (long long)v);
+        snprintf(t, sizeof t, "(%s %s %s ? %s : %s)", ex, i == 1 ? "<" : ">", lit, lit, ex);
+        snprintf(ex, sizeof ex, "%s", t);
+    }
+    if (n->opset < 11)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "Clip-%d on %s (attributes are floats)", n->opset,
+                         wg_dtype_name(wgc_in(g, n, 0)->dtype));
+    return wgc_gen_map(e, g, n, n->inputs, 1, n->outputs[0], ex);
+}
 
 static wg_status clip_infer(wgc_graph *g, wgc_node *n)
 {
@@ -99,9 +129,11 @@ static wg_status clip_fold(wgc_graph *g, wgc_node *n)
 static wg_status clip_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     wgc_tensor *y = wgc_out(g, n, 0);
+    if (y->dtype != WG_DT_FLOAT && !wg_dtype_is_float(y->dtype) && y->dtype != WG_DT_BOOL)
+        return emit_int(e, g, n);
     if (y->dtype != WG_DT_FLOAT)
         return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                         "dtype %s at run time (only float32; other dtypes fold when constant)",
+                         "dtype %s at run time (float32 and the integer types; the others fold when constant)",
                          wg_dtype_name(y->dtype));
     double lo, hi;
     wg_status st = clip_bounds(g, n, &lo, &hi);

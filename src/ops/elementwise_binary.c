@@ -16,6 +16,7 @@
 #include "helpers/elementwise.h"
 #include "helpers/host_elements.h"
 #include "helpers/inline_loops.h"
+#include "versions.h"
 
 static bool is_float(const wgc_map_args *a)
 {
@@ -66,14 +67,16 @@ static wgc_scalar twin_pow(const wgc_map_args *a, const wgc_scalar *in)
     return r;
 }
 
-/* fmod=1: C's fmod / %; fmod=0 (integers only): Python's floored modulo, the result has
- * the divisor's sign. */
+/* fmod=1: C's fmod / %; fmod=0: Python's floored modulo, the result has the divisor's sign
+ * (floats only from Mod-28, as wgk__floormod). */
 static wgc_scalar twin_mod(const wgc_map_args *a, const wgc_scalar *in)
 {
     bool fmod_ = ((const wgc_ew_params *)a->ctx)->v[0] != 0;
     wgc_scalar x = in[0], y = in[1], r;
     if (is_float(a)) {
         r.f = (y.f != y.f || x.f != x.f || y.f == 0 || isinf(x.f)) ? NAN : isinf(y.f) ? x.f : fmod(x.f, y.f);
+        if (!fmod_ && r.f == r.f)
+            r.f = r.f == 0 ? copysign(0.0, y.f) : (r.f < 0) != (y.f < 0) ? r.f + y.f : r.f;
     } else if (a->kind == WGC_KIND_SIGNED) {
         if (y.i == 0 || y.i == -1) {
             r.i = 0;
@@ -108,10 +111,25 @@ TWIN(twin_xor, (x.u != 0) != (y.u != 0))
 TWIN(twin_bitwise_and, x.u & y.u)
 TWIN(twin_bitwise_or, x.u | y.u)
 TWIN(twin_bitwise_xor, x.u ^ y.u)
-/* direction: choice 0 is LEFT */
-TWIN(twin_bit_shift, y.u >= 8 * a->size ? 0
-                     : ((const wgc_ew_params *)a->ctx)->v[0] == 0 ? x.u << y.u : x.u >> y.u)
 #undef TWIN
+
+/* direction: choice 0 is LEFT. Signed inputs (BitShift-28): the narrow type's bits, the
+ * sign filled in from the left on a right shift, as the emitted expression. */
+static wgc_scalar twin_bit_shift(const wgc_map_args *a, const wgc_scalar *in)
+{
+    const wgc_scalar x = in[0], y = in[1];
+    const bool right = ((const wgc_ew_params *)a->ctx)->v[0] != 0;
+    wgc_scalar r;
+    if (a->kind == WGC_KIND_SIGNED) {
+        if (y.i < 0 || y.i >= 8 * (int64_t)a->size)
+            r.i = right && x.i < 0 ? -1 : 0;
+        else
+            r.i = right ? x.i >> y.i : (int64_t)((uint64_t)x.i << y.i);
+    } else {
+        r.u = y.u >= 8 * a->size ? 0 : right ? x.u >> y.u : x.u << y.u;
+    }
+    return r;
+}
 
 static wgc_scalar twin_prelu(const wgc_map_args *a, const wgc_scalar *in)
 {
@@ -143,9 +161,42 @@ static const char *pow_square(wgc_graph *g, const wgc_node *n)
 static wg_status mod_check(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    if (!wgc_attr_int(n, "fmod", 0) && wg_dtype_is_float(x->dtype))
-        return wgc_error(g, n, WG_ERR_INVALID, "fmod=0 with floating point inputs");
+    if (!wgc_attr_int(n, "fmod", 0) && wg_dtype_is_float(x->dtype) && wgc_op_version(n) < 28)
+        return wgc_error(g, n, WG_ERR_INVALID, "fmod=0 with floating point inputs (before Mod-28)");
     return WG_OK;
+}
+
+/* Mod-28's floored modulo of floats (fmod=0; mod_check refuses it before 28). */
+static const char *mod_floored_float(wgc_graph *g, const wgc_node *n)
+{
+    return !wgc_attr_int(n, "fmod", 0) && wg_dtype_is_float(wgc_in(g, n, 0)->dtype)
+               ? "wgk__floormod(a, b)"
+               : NULL;
+}
+
+/* Signed integers shift from BitShift-28 on. */
+static bool is_signed_int(int dt)
+{
+    return dt == WG_DT_INT8 || dt == WG_DT_INT16 || dt == WG_DT_INT32 || dt == WG_DT_INT64;
+}
+
+static wg_status bit_shift_check(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    if (is_signed_int(x->dtype) && wgc_op_version(n) < 28)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "input 'X' has dtype %s: signed BitShift is BitShift-28",
+                         wg_dtype_name(x->dtype));
+    return WG_OK;
+}
+
+/* Signed BitShift-28: an arithmetic right shift; shifts out of range give the sign's fill. */
+static const char *bit_shift_signed(wgc_graph *g, const wgc_node *n)
+{
+    if (!is_signed_int(wgc_in(g, n, 0)->dtype))
+        return NULL;
+    return strcmp(wgc_attr_str(n, "direction", ""), "LEFT")
+               ? "(b < 0 || b >= 8 * (int64_t)sizeof(T)) ? (a < 0 ? -1 : 0) : a >> b"
+               : "(b < 0 || b >= 8 * (int64_t)sizeof(T)) ? 0 : (T)((uint64_t)a << b)";
 }
 
 /*
@@ -215,7 +266,7 @@ static const wgc_ew_row rows[WGC_OP_COUNT] = {
                     .expr = {"wgk_pow((double)a, (double)b)"}, .fold = twin_pow, .special = pow_square},
     [WGC_OP_MOD] = {2, 2, wgc_ew_numbers, .attrs = {FLAG_FMOD},
                     .expr = {"wgk__fmod(a, b)", "{fmod}", "b == 0 ? 0 : a % b"}, .fold = twin_mod,
-                    .check = mod_check},
+                    .check = mod_check, .special = mod_floored_float},
     [WGC_OP_EQUAL] = {2, 2, wgc_gen_dtypes, .out = WGC_EW_BOOL, .expr = {"a == b"}, .fold = twin_equal},
     [WGC_OP_LESS] = {2, 2, wgc_ew_numbers, .out = WGC_EW_BOOL, .expr = {"a < b"}, .fold = twin_less},
     [WGC_OP_GREATER] = {2, 2, wgc_ew_numbers, .out = WGC_EW_BOOL, .expr = {"a > b"},
@@ -228,11 +279,11 @@ static const wgc_ew_row rows[WGC_OP_COUNT] = {
     [WGC_OP_OR] = {2, 2, wgc_ew_bools, .out = WGC_EW_BOOL, .expr = {"a || b"}, .fold = twin_or},
     [WGC_OP_XOR] = {2, 2, wgc_ew_bools, .out = WGC_EW_BOOL, .expr = {"(a != 0) != (b != 0)"},
                     .fold = twin_xor},
-    [WGC_OP_BIT_SHIFT] = {2, 2, wgc_ew_uints,
+    [WGC_OP_BIT_SHIFT] = {2, 2, wgc_ew_ints,
                           .attrs = {{"direction", WGC_EW_CHOICE, .s = "", .values = {"LEFT", "RIGHT"},
                                      .texts = {"<<", ">>"}}},
                           .expr = {"b >= 8 * sizeof(T) ? 0 : (uint64_t)a {direction} b"},
-                          .fold = twin_bit_shift},
+                          .fold = twin_bit_shift, .check = bit_shift_check, .special = bit_shift_signed},
     [WGC_OP_BITWISE_AND] = {2, 2, wgc_ew_ints, .expr = {"a & b"}, .fold = twin_bitwise_and},
     [WGC_OP_BITWISE_OR] = {2, 2, wgc_ew_ints, .expr = {"a | b"}, .fold = twin_bitwise_or},
     [WGC_OP_BITWISE_XOR] = {2, 2, wgc_ew_ints, .expr = {"a ^ b"}, .fold = twin_bitwise_xor},

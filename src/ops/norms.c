@@ -2,7 +2,8 @@
  * norms.c: normalisations over a set of axes, as inline loops (statistics in double):
  *   MeanVarianceNormalization  y = (x - mean) / (sqrt(E[x^2] - mean^2) + 1e-9) over `axes`
  *                              (default 0, 2, 3), like the ONNX function body;
- *   LpNormalization            y = x / ||x||_p along `axis` (p = 1 or 2);
+ *   LpNormalization            y = x / ||x||_p along `axis` (p = 1 or 2); 0 where the norm
+ *                              is 0 (ONNX's reference: 0 / 0 gives 0, not NaN);
  *   GroupNormalization         y = (x - mean) / sqrt(var + epsilon) * scale + bias over each
  *                              group of C / num_groups channels; scale and bias per group
  *                              (opset 18) or per channel (opset 21).
@@ -175,6 +176,8 @@ static wg_status norms_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         break;
     default: return wgc_no_case(g, n, "the emitter");
     }
+    if (n->op == WGC_OP_LP_NORM) /* a zero norm: every x of the slice is 0, and so is y */
+        wgc_emit(e, "if (d == 0) d = 1;\n");
     wgc_loop_for(e, "r", v.nr, v.rd);
     wgc_emit(e, "py[base + %s] = (T)((px[base + %s] - a) / d%s%s);\n}\n}\n", ro, ro, sc, bi);
     return WG_OK;

@@ -1,8 +1,9 @@
 /*
  * pad.c: Pad. Before opset 11 pads come from the `pads` attribute (`paddings` in opset 1)
- * with a float `value`; from 11 from a constant pads input, an optional constant
- * constant_value input and (opset 18) an optional constant axes input. Modes: constant,
- * reflect, edge ('wrap' is unsupported). Negative pads crop. Constant inputs fold on the host.
+ * with a float `value`; from 11 from a constant pads input, an optional constant_value
+ * input (constant, or read at run time) and (opset 18) an optional constant axes input.
+ * Modes: constant, reflect, edge ('wrap' is unsupported). Negative pads crop. Constant
+ * inputs fold on the host.
  */
 #include <stdio.h>
 #include <string.h>
@@ -130,19 +131,22 @@ static wg_status pad_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         st = wgc_check_i32_numel(g, n, y);
     if (st || wgc_numel(&y->shape) == 0)
         return st;
-    /* The fill value as one element of the data dtype, placed in the weights. */
+    if (wgc_numel(&y->shape) == 0)
+        return WG_OK;
+    /* The fill value as one element of the data dtype, placed in the weights; a
+     * constant_value computed at run time is read where it lies. */
     char value[8] = {0};
-    if (cv) {
-        if (!cv->data)
-            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                             "constant_value '%s' is computed at run time", cv->name);
-        memcpy(value, cv->data, wg_dtype_size(x->dtype));
-    } else {
-        wgc_elem_set_f(value, x->dtype, 0, wgc_attr_float(n, "value", 0.0f));
-    }
     const char *vexpr;
-    if ((st = wgc_weight(e, value, wg_dtype_size(x->dtype), &vexpr)))
-        return wgc_error(g, n, st, "out of memory for the pad value");
+    if (cv && !cv->data) {
+        vexpr = wgc_ptr(e, g, n->inputs[2]);
+    } else {
+        if (cv)
+            memcpy(value, cv->data, wg_dtype_size(x->dtype));
+        else
+            wgc_elem_set_f(value, x->dtype, 0, wgc_attr_float(n, "value", 0.0f));
+        if ((st = wgc_weight(e, value, wg_dtype_size(x->dtype), &vexpr)))
+            return wgc_error(g, n, st, "out of memory for the pad value");
+    }
     char vbuf[64], ld[160], lb[160], le[160];
     snprintf(vbuf, sizeof vbuf, "%s", vexpr);
     const char *px = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);

@@ -1,20 +1,27 @@
 /*
- * quant.c: QuantizeLinear and DequantizeLinear (opset 10..21), per-tensor and per-axis,
- * uint8 / int8 (and int32 input for DequantizeLinear), float32 scales. Blocked
- * quantization (block_size) and the float8 / int4 / 16-bit types are reported as
- * unsupported. Constant inputs fold on the host with the same arithmetic as the
- * kernels (kernels/quant/quant.c).
+ * quant.c: QuantizeLinear and DequantizeLinear (opset 10..25), per-tensor and per-axis,
+ * float32 scales. uint8 / int8 (and int32 input for DequantizeLinear) run on the kernels
+ * (kernels/quant/quant.c) and fold on the host with the same arithmetic; int16 / uint16, the
+ * 4- and 2-bit integers, the float8 types and float4e2m1 (opsets 21-25) run as an inline loop
+ * with the conversions of kernels/include/wgk_storage.h, as ONNX's reference computes them:
+ * integers saturate(rint(x / scale) + zero_point), float8 a (saturating) cast of x / scale,
+ * float4 of x / scale + zero_point; DequantizeLinear (x - zero_point) * scale (float8: x *
+ * scale). Blocked quantization (block_size) is reported as unsupported.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../../kernels/include/wgk_quant.h"
 #include "helpers/host_elements.h"
 #include "helpers/fused_epilogue.h"
 #include "helpers/emit_and_fold.h"
+#include "versions.h"
 
 typedef struct q_geom {
     int xdt, ydt;       /* dtypes of x and y */
+    int qdt;            /* the quantized side's dtype (y for Quantize, x for Dequantize) */
+    bool inline_loop;   /* not a kernel type: the inline loop of emit_inline() */
     int zdt;            /* dtype of the zero point (0 when absent) */
     wgk_qaxis ax;
     int64_t n;
@@ -24,7 +31,10 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, q_geom *q)
 {
     const bool quant = n->op == WGC_OP_QUANTIZE_LINEAR;
     static const int f32[] = {WG_DT_FLOAT, 0};
-    static const int qin[] = {WG_DT_UINT8, WG_DT_INT8, WG_DT_INT32, 0};
+    static const int qin[] = {WG_DT_UINT8, WG_DT_INT8, WG_DT_INT32, WG_DT_INT16, WG_DT_UINT16,
+                              WG_DT_INT4, WG_DT_UINT4, WG_DT_INT2, WG_DT_UINT2, WG_DT_FLOAT8E4M3FN,
+                              WG_DT_FLOAT8E4M3FNUZ, WG_DT_FLOAT8E5M2, WG_DT_FLOAT8E5M2FNUZ,
+                              WG_DT_FLOAT4E2M1, 0};
     wg_status st = wgc_check_arity(g, n, 2, 3, 1, 1);
     if (!st)
         st = wgc_check_input(g, n, 0, quant ? f32 : qin);
@@ -34,6 +44,13 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, q_geom *q)
         return st;
     memset(q, 0, sizeof *q);
     const wgc_tensor *x = wgc_in(g, n, 0), *s = wgc_in(g, n, 1), *z = wgc_in(g, n, 2);
+    /* Version 23 lets QuantizeLinear divide in another `precision` and DequantizeLinear
+     * write another `output_dtype` than the scale's; we compute in the scale's float32. */
+    const char *prec = quant ? "precision" : "output_dtype";
+    int64_t pdt = wgc_op_version(n) >= 23 ? wgc_attr_int(n, prec, 0) : 0;
+    if (pdt != 0 && pdt != WG_DT_FLOAT)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "%s %lld (only the scale's float32)", prec,
+                         (long long)pdt);
     if (wgc_attr_int(n, "block_size", 0) != 0)
         return wgc_error(g, n, WG_ERR_UNSUPPORTED, "blocked quantization (block_size) is not supported");
     q->xdt = x->dtype;
@@ -44,9 +61,13 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, q_geom *q)
         if (!z->has_shape)
             return wgc_error(g, n, WG_ERR_INVALID, "zero point '%s' has no known shape", z->name);
         q->zdt = z->dtype;
-        if (z->dtype != WG_DT_UINT8 && z->dtype != WG_DT_INT8 && (quant || z->dtype != WG_DT_INT32))
+        bool known = false;
+        for (const int *d = qin; *d; d++)
+            known = known || (*d == z->dtype && (!quant || *d != WG_DT_INT32));
+        if (!known)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "zero point '%s' has dtype %s; supported: "
-                             "uint8, int8%s", z->name, wg_dtype_name(z->dtype), quant ? "" : ", int32");
+                             "uint8, int8, int16, uint16, int4, uint4, int2, uint2, the float8 types, "
+                             "float4e2m1%s", z->name, wg_dtype_name(z->dtype), quant ? "" : ", int32");
         if (!quant && z->dtype != x->dtype)
             return wgc_error(g, n, WG_ERR_INVALID, "zero point '%s' (%s) and x (%s) differ in dtype",
                              z->name, wg_dtype_name(z->dtype), wg_dtype_name(x->dtype));
@@ -65,12 +86,18 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, q_geom *q)
         if (z && od && od != z->dtype)
             return wgc_error(g, n, WG_ERR_INVALID, "output_dtype %lld differs from the zero point's dtype",
                              (long long)od);
-        if (q->ydt != WG_DT_UINT8 && q->ydt != WG_DT_INT8)
-            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "output dtype %s is not supported (uint8, int8)",
+        bool known = false;
+        for (const int *d = qin; *d; d++)
+            known = known || (*d == q->ydt && *d != WG_DT_INT32);
+        if (!known)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "output dtype %s is not supported",
                              wg_dtype_name(q->ydt));
+        q->qdt = q->ydt;
     } else {
         q->ydt = WG_DT_FLOAT;
+        q->qdt = q->xdt;
     }
+    q->inline_loop = q->qdt != WG_DT_UINT8 && q->qdt != WG_DT_INT8 && q->qdt != WG_DT_INT32;
     if (wgc_numel(&s->shape) == 1 && s->shape.rank <= 1) {
         q->ax.per_axis = 0;
     } else if (s->shape.rank == 1) {
@@ -113,6 +140,8 @@ static wg_status q_fold(wgc_graph *g, wgc_node *n)
     wg_status st = resolve(g, n, &q);
     if (st)
         return st;
+    if (q.inline_loop)
+        return WG_ERR_UNSUPPORTED; /* declined: the inline loop runs in the module */
     const wgc_tensor *x = wgc_in(g, n, 0), *s = wgc_in(g, n, 1), *z = wgc_in(g, n, 2);
     wgc_tensor *y = wgc_out(g, n, 0);
     void *out = wgc_elem_alloc(g, n, q.ydt, &y->shape);
@@ -137,6 +166,55 @@ static wg_status q_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
+/* The C expression reading element `k` of p (dtype dt) as a float: the integers' values,
+ * the float storage types decoded. */
+static void read_expr(char *buf, size_t cap, const char *p, int dt, const char *k)
+{
+    switch (dt) {
+    case WG_DT_INT16: snprintf(buf, cap, "(float)((const int16_t *)%s)[%s]", p, k); break;
+    case WG_DT_UINT16: snprintf(buf, cap, "(float)((const uint16_t *)%s)[%s]", p, k); break;
+    case WG_DT_INT4: case WG_DT_INT2: snprintf(buf, cap, "(float)((const int8_t *)%s)[%s]", p, k); break;
+    case WG_DT_UINT4: case WG_DT_UINT2: snprintf(buf, cap, "(float)((const uint8_t *)%s)[%s]", p, k); break;
+    default: snprintf(buf, cap, "wgk_storage_to_f32(%d, ((const uint8_t *)%s)[%s])", dt, p, k); break;
+    }
+}
+
+static wg_status emit_inline(wgc_emitter *e, wgc_graph *g, wgc_node *n, const q_geom *q)
+{
+    const bool quant = n->op == WGC_OP_QUANTIZE_LINEAR, has_z = wgc_in(g, n, 2) != NULL;
+    const int dt = q->qdt;
+    const bool is_f8 = dt >= WG_DT_FLOAT8E4M3FN && dt <= WG_DT_FLOAT8E5M2FNUZ;
+    const char *x = wgc_ptr(e, g, n->inputs[0]), *y = wgc_ptr(e, g, n->outputs[0]);
+    const char *sc = wgc_ptr(e, g, n->inputs[1]);
+    char zr[160] = "0.0f", xr[160], jx[64] = "0";
+    if (has_z && !is_f8) /* float8 zero points are 0 by the spec */
+        read_expr(zr, sizeof zr, wgc_ptr(e, g, n->inputs[2]), dt, "j");
+    if (q->ax.per_axis)
+        snprintf(jx, sizeof jx, "(i / %d) %% %d", q->ax.inner, q->ax.axis);
+    wgc_emit(e, "for (int32_t i = 0; i < %lld; i++) {\nconst int32_t j = %s;\n(void)j;\n",
+             (long long)q->n, jx);
+    if (!quant) {
+        read_expr(xr, sizeof xr, x, dt, "i");
+        wgc_emit(e, "((float *)%s)[i] = (%s - %s) * ((const float *)%s)[j];\n}\n", y, xr, zr, sc);
+        return WG_OK;
+    }
+    wgc_emit(e, "const float v = ((const float *)%s)[i] / ((const float *)%s)[j];\n", x, sc);
+    if (dt == WG_DT_FLOAT4E2M1 || is_f8) {
+        wgc_emit(e, "((uint8_t *)%s)[i] = (uint8_t)wgk_f32_to_storage(%d, v + %s, %d, 0);\n}\n", y, dt,
+                 dt == WG_DT_FLOAT4E2M1 ? zr : "0.0f", (int)wgc_attr_int(n, "saturate", 1));
+        return WG_OK;
+    }
+    const int lo = dt == WG_DT_INT16 ? -32768 : dt == WG_DT_INT4 ? -8 : dt == WG_DT_INT2 ? -2 : 0;
+    const int hi = dt == WG_DT_INT16 ? 32767 : dt == WG_DT_UINT16 ? 65535 : dt == WG_DT_INT4 ? 7
+                 : dt == WG_DT_UINT4 ? 15 : dt == WG_DT_INT2 ? 1 : 3;
+    const char *ct = dt == WG_DT_INT16 ? "int16_t" : dt == WG_DT_UINT16 ? "uint16_t"
+                   : dt == WG_DT_INT4 || dt == WG_DT_INT2 ? "int8_t" : "uint8_t";
+    wgc_emit(e, "const float r = wgk__rintf(v);\nfloat t = (r == r ? r : 0.0f) + %s;\n"
+                "t = t < %d ? %d : t > %d ? %d : t;\n((%s *)%s)[i] = (%s)t;\n}\n",
+             zr, lo, lo, hi, hi, ct, y, ct);
+    return WG_OK;
+}
+
 static wg_status q_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     q_geom q;
@@ -145,6 +223,14 @@ static wg_status q_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         st = wgc_no_residual(g, n);
     if (st)
         return st;
+    if (q.inline_loop) {
+        wgc_emit(e, "{\n");
+        st = emit_inline(e, g, n, &q);
+        wgc_emit(e, "}\n");
+        if (!st && n->op == WGC_OP_DEQUANTIZE_LINEAR)
+            wgc_emit_fused_act(e, g, n, n->outputs[0]);
+        return st;
+    }
     const bool has_z = n->n_inputs > 2 && n->inputs[2] >= 0;
     const char *x = wgc_ptr(e, g, n->inputs[0]), *y = wgc_ptr(e, g, n->outputs[0]);
     const char *sc = wgc_ptr(e, g, n->inputs[1]), *zp = has_z ? wgc_ptr(e, g, n->inputs[2]) : "0";

@@ -11,6 +11,7 @@
 
 #include "../ops/arity.h"
 #include "../ops/op.h"
+#include "../ops/versions.h"
 #include "passes.h"
 
 static wg_status apply_input_shapes(wgc_graph *g, const wgc_pass_options *opt)
@@ -107,8 +108,11 @@ wg_status wgc_pass_infer(wgc_graph *g, const wgc_pass_options *opt)
                                  "unsupported operator '%s' from domain '%s'", n->op_type, n->domain);
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "unsupported operator '%s'", n->op_type);
         }
-        /* Required inputs present before any hook looks at them (ops/arity.c). */
-        st = wgc_check_required(g, n);
+        /* The op's version at this opset is one we implement (ops/versions.c), and its
+         * required inputs are present before any hook looks at them (ops/arity.c). */
+        st = wgc_check_version(g, n);
+        if (!st)
+            st = wgc_check_required(g, n);
         if (st)
             return st;
         for (int k = 0; k < n->n_inputs; k++) {

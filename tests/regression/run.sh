@@ -4,8 +4,10 @@
 # CLI refuses it cleanly: exit code 1 or 2, never a signal (>= 128), never 0, never a
 # sanitizer's exit code. .onnx files are compiled; .wasm files go through `info` and
 # `run`. A model named *.valid.onnx once crashed the compiler but is valid ONNX: it must
-# compile (exit 0). Run with BUILD=build-san to catch leaks and overflows the plain build
-# hides.
+# compile (exit 0). A folder wrong_answer-<what>/ (ONNX's backend-test layout, written by
+# tests/regression/make_answers.py) is a model we once answered wrongly: it must pass
+# tests/conformance/one.sh (ONNX's comparison rule). Run with BUILD=build-san to catch leaks
+# and overflows the plain build hides.
 # Prints "regression: N passed, M failed"; exits nonzero when any failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -42,6 +44,16 @@ for f in tests/regression/*.wasm; do
     [ -f "$f" ] || continue
     check "info $(basename "$f")" "$W" info "$f"
     check "run $(basename "$f")" "$W" run "$f" --time-limit-ms 2000 --memory-limit-mb 256
+done
+for d in tests/regression/wrong_answer-*/; do
+    [ -f "$d/model.onnx" ] || continue
+    line=$(W=$(realpath "$W") CMP=$(realpath "$BUILD/tests/compare_tensors") OUT=$TMP/answers OPT=-O1 \
+        tests/conformance/one.sh "$d")
+    if [ "$(cut -f3 <<< "$line")" = passed ]; then
+        echo "ok   answer $(basename "$d")"; pass=$((pass + 1))
+    else
+        echo "FAIL answer $(basename "$d"): $(cut -f3,4 <<< "$line")"; fail=$((fail + 1))
+    fi
 done
 echo "regression: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
