@@ -204,6 +204,14 @@ static bool write_fixture(char *path, size_t len, const char *name)
     return ok;
 }
 
+/* A runtime with the default options; failing to make one is a failed check. */
+static wg_runtime *new_runtime(void)
+{
+    wg_runtime *rt = NULL;
+    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
+    return rt;
+}
+
 /* Runs a session of m: the input and output before the run, and the output after. */
 static void run_once(wg_runtime *rt, wg_model *m, float before[2][4], float after[4])
 {
@@ -222,8 +230,7 @@ TEST(split_load_equals_whole_load)
 {
     char path[600];
     CHECK(write_fixture(path, sizeof path, "with_data.wasm"), "cannot write %s", path);
-    wg_runtime *rt;
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
+    wg_runtime *rt = new_runtime();
     wg_model *whole = NULL, *split = NULL;
     CHECK(wg_model_load_bytes(rt, fixture, fixture_len, "whole", &whole) == WG_OK, "whole: %s",
           wg_last_error(rt));
@@ -252,8 +259,7 @@ TEST(a_file_changed_after_loading_is_refused)
 {
     char path[600];
     CHECK(write_fixture(path, sizeof path, "changed.wasm"), "cannot write %s", path);
-    wg_runtime *rt;
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
+    wg_runtime *rt = new_runtime();
     wg_model *m = NULL;
     CHECK(wg_model_load(rt, path, &m) == WG_OK, "load: %s", wg_last_error(rt));
     FILE *f = fopen(path, "ab");

@@ -43,6 +43,14 @@ static bool setup_fixtures(void)
     return system(cmd) == 0 && stat(fx("add_one"), &sb) == 0;
 }
 
+/* A runtime with the default options; failing to make one is a failed check. */
+static wg_runtime *new_runtime(void)
+{
+    wg_runtime *rt = NULL;
+    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
+    return rt;
+}
+
 /* Loads fixture name and makes a session on it; a failure is a failed check. */
 static bool open_fx(wg_runtime *rt, const char *name, wg_model **m, wg_session **s)
 {
@@ -133,8 +141,7 @@ TEST(status_names)
 
 TEST(add_one_runs_and_reports_metadata)
 {
-    wg_runtime *rt;
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
+    wg_runtime *rt = new_runtime();
     wg_model *m = NULL;
     wg_status st = wg_model_load(rt, fx("add_one"), &m);
     CHECK(st == WG_OK, "load: %s", wg_last_error(rt));
@@ -161,10 +168,9 @@ TEST(add_one_runs_and_reports_metadata)
 
 TEST(profile_steps)
 {
-    wg_runtime *rt;
+    wg_runtime *rt = new_runtime();
     wg_model *m = NULL;
     wg_session *s = NULL;
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
     /* A module without steps: 0 steps, and stepping is refused. */
     if (!open_fx(rt, "add_one", &m, &s))
         goto done;
@@ -200,10 +206,9 @@ done:
 
 TEST(two_inputs)
 {
-    wg_runtime *rt;
+    wg_runtime *rt = new_runtime();
     wg_model *m = NULL;
     wg_session *s = NULL;
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
     if (!open_fx(rt, "add2", &m, &s))
         goto done;
     CHECK(!strcmp(wg_model_input(m, 1)->name, "b") && wg_model_input(m, 1)->rank == 2, "input b");
@@ -224,8 +229,7 @@ done:
 
 TEST(bad_files_are_refused_at_load)
 {
-    wg_runtime *rt;
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
+    wg_runtime *rt = new_runtime();
     expect_load(rt, "does_not_exist", WG_ERR_IO, "does_not_exist.wasm");
     expect_load(rt, "empty", WG_ERR_FORMAT, "empty.wasm: the file is empty");
     expect_load(rt, "not_wasm", WG_ERR_FORMAT, "not a WebAssembly module");
@@ -241,11 +245,10 @@ TEST(bad_files_are_refused_at_load)
 
 TEST(truncated_and_corrupt_bytes)
 {
-    wg_runtime *rt;
+    wg_runtime *rt = new_runtime();
     uint8_t *bytes;
     size_t len;
     char err[300];
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
     if (wgh_read_file(fx("add_one"), &bytes, &len, err, sizeof err)) {
         CHECK(0, "%s", err);
         wg_runtime_free(rt);
@@ -279,8 +282,7 @@ TEST(truncated_and_corrupt_bytes)
 
 TEST(session_checks_the_instance)
 {
-    wg_runtime *rt;
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
+    wg_runtime *rt = new_runtime();
     expect_session(rt, "abi2", WG_ERR_ABI, "wg_abi_version() returns 2 but the metadata says ABI 1");
     expect_session(rt, "huge_input", WG_ERR_ABI, "past the end of memory");
     wg_runtime_free(rt);
@@ -288,8 +290,7 @@ TEST(session_checks_the_instance)
 
 TEST(traps_and_status)
 {
-    wg_runtime *rt;
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
+    wg_runtime *rt = new_runtime();
     expect_run(rt, "unreachable", WG_ERR_TRAP, "wg_run trapped: unreachable executed");
     expect_run(rt, "oob", WG_ERR_TRAP, "wg_run trapped: out of bounds memory access");
     expect_run(rt, "recurse", WG_ERR_TRAP, "wg_run trapped: stack overflow");
