@@ -26,6 +26,25 @@ static inline void wgkt_conv_epilogue(wgk_conv2d_args *a, int epi, const float *
     a->post_shift = -0.125f;
 }
 
+/* A conv layer as the tests list it: batch, channels, input size, output channels, kernel,
+ * strides, dilations, pads (top, left, bottom, right) and groups. */
+typedef struct wgkt_conv_shape {
+    int N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, groups;
+} wgkt_conv_shape;
+
+/* The arguments of layer s with its output size, no epilogue and no buffers yet. */
+static inline wgk_conv2d_args wgkt_conv_args(const wgkt_conv_shape *s)
+{
+    wgk_conv2d_args a = {
+        .N = s->N, .C = s->C, .H = s->H, .W = s->W, .M = s->M, .KH = s->KH, .KW = s->KW,
+        .SH = s->SH, .SW = s->SW, .DH = s->DH, .DW = s->DW, .PT = s->PT, .PL = s->PL,
+        .groups = s->groups, .min = -INFINITY, .max = INFINITY,
+    };
+    a.OH = (s->H + s->PT + s->PB - ((s->KH - 1) * s->DH + 1)) / s->SH + 1;
+    a.OW = (s->W + s->PL + s->PR - ((s->KW - 1) * s->DW + 1)) / s->SW + 1;
+    return a;
+}
+
 static inline void wgkt_conv2d_reference(const wgk_conv2d_args *a, const float *Wt, float *Want)
 {
     const int cg = a->C / a->groups, mg = a->M / a->groups;

@@ -22,14 +22,7 @@ static void fill(float *p, int n)
         p[i] = wgkt_rand(&seed);
 }
 
-typedef struct shape {
-    int N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, groups;
-} shape;
-
-static void reference(const wgk_conv2d_args *a)
-{
-    wgkt_conv2d_reference(a, Wt, Want);
-}
+typedef wgkt_conv_shape shape;
 
 #ifdef __wasm_simd128__
 /* The padded-plane depthwise kernel for a's kernel size and strides. */
@@ -49,13 +42,8 @@ static void dwconv_padded(const wgk_conv2d_args *a)
 #define EPI_IN_PLACE WGKT_EPI_CASES
 static void check(const shape *s, int kind, int epi, wgk_gemm_fn gemm, const char *name)
 {
-    wgk_conv2d_args a = {
-        .N = s->N, .C = s->C, .H = s->H, .W = s->W, .M = s->M, .KH = s->KH, .KW = s->KW,
-        .SH = s->SH, .SW = s->SW, .DH = s->DH, .DW = s->DW, .PT = s->PT, .PL = s->PL,
-        .groups = s->groups, .gemm = gemm, .min = -INFINITY, .max = INFINITY,
-    };
-    a.OH = (s->H + s->PT + s->PB - ((s->KH - 1) * s->DH + 1)) / s->SH + 1;
-    a.OW = (s->W + s->PL + s->PR - ((s->KW - 1) * s->DW + 1)) / s->SW + 1;
+    wgk_conv2d_args a = wgkt_conv_args(s);
+    a.gemm = gemm;
     const int cg = s->C / s->groups, K = cg * s->KH * s->KW;
     const int ysize = s->N * s->M * a.OH * a.OW;
     fill(X, s->N * s->C * s->H * s->W);
@@ -76,7 +64,7 @@ static void check(const shape *s, int kind, int epi, wgk_gemm_fn gemm, const cha
     }
     WGKT_CHECK(wgk_conv2d_im2col_scratch(s->C, s->groups, s->KH, s->KW, a.OH, a.OW) <= CAP,
                "scratch fits the test buffer");
-    reference(&a);
+    wgkt_conv2d_reference(&a, Wt, Want);
     if (epi == EPI_IN_PLACE)
         a.res = Y; /* the reference read Res; the kernel reads the same values from y */
     if (kind == 2) {

@@ -17,25 +17,12 @@ static float X[CAP], Wt[CAP], WP[CAP + 64], Bias[4096], Res[CAP], Y[CAP], Want[C
 static float Y2[CAP + 8], Want2[CAP], Affine[8192];
 static uint32_t seed = 4242;
 
-typedef struct shape {
-    int N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, groups;
-} shape;
-
-static void reference(const wgk_conv2d_args *a)
-{
-    wgkt_conv2d_reference(a, Wt, Want);
-}
+typedef wgkt_conv_shape shape;
 
 /* epi: a wgkt_conv_epilogue case */
 static void check(const shape *s, int epi)
 {
-    wgk_conv2d_args a = {
-        .N = s->N, .C = s->C, .H = s->H, .W = s->W, .M = s->M, .KH = s->KH, .KW = s->KW,
-        .SH = s->SH, .SW = s->SW, .DH = s->DH, .DW = s->DW, .PT = s->PT, .PL = s->PL,
-        .groups = s->groups, .min = -INFINITY, .max = INFINITY,
-    };
-    a.OH = (s->H + s->PT + s->PB - ((s->KH - 1) * s->DH + 1)) / s->SH + 1;
-    a.OW = (s->W + s->PL + s->PR - ((s->KW - 1) * s->DW + 1)) / s->SW + 1;
+    wgk_conv2d_args a = wgkt_conv_args(s);
     const int cg = s->C / s->groups, K = cg * s->KH * s->KW;
     const int ysize = s->N * s->M * a.OH * a.OW;
     WGKT_CHECK(wgk_conv_packed_scratch(&a) <= CAP, "scratch fits the test buffer");
@@ -46,7 +33,7 @@ static void check(const shape *s, int epi)
     wgkt_conv_epilogue(&a, epi, Bias, Res);
     a.y = Y;
     a.scratch = Scratch;
-    reference(&a);
+    wgkt_conv2d_reference(&a, Wt, Want);
     wgk_conv_pack_w(Wt, (size_t)s->M, (size_t)K, (size_t)s->groups, WP);
     a.w = WP;
     wgkt_conv_out2_setup(&a, epi, Y2, ysize, Affine, &seed);
