@@ -32,6 +32,30 @@ typedef struct wgkt_conv_shape {
     int N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, groups;
 } wgkt_conv_shape;
 
+/* The layers every GEMM-style conv kernel test runs (initializers of wgkt_conv_shape, in
+ * the field order N C H W M KH KW SH SW DH DW PT PL PB PR groups): 1x1 with stride 1 and
+ * no pad (direct packing), and general ones (kernel sizes, strides, dilation, uneven
+ * pads, groups). */
+#define WGKT_CONV_SHAPES_1X1 \
+    {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, \
+    {1, 3, 5, 7, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, \
+    {2, 8, 4, 4, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, \
+    {1, 6, 3, 11, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3}, \
+    {1, 37, 9, 9, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}
+#define WGKT_CONV_SHAPES_GENERAL \
+    {1, 1, 5, 5, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, \
+    {1, 3, 11, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, \
+    {2, 4, 8, 8, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, \
+    {1, 3, 16, 16, 7, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1}, \
+    {1, 5, 9, 10, 6, 3, 2, 1, 3, 2, 1, 0, 2, 1, 0, 1}, \
+    {1, 4, 7, 7, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2}, \
+    {1, 6, 6, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3}, \
+    {1, 8, 9, 9, 4, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1}, \
+    {1, 3, 4, 4, 2, 5, 5, 1, 1, 1, 1, 2, 1, 0, 2, 1}, \
+    {1, 2, 1, 9, 3, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1}, \
+    {1, 16, 14, 14, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, \
+    {1, 3, 6, 6, 4, 2, 2, 3, 3, 1, 1, 0, 0, 1, 1, 1}
+
 /* The arguments of layer s with its output size, no epilogue and no buffers yet. */
 static inline wgk_conv2d_args wgkt_conv_args(const wgkt_conv_shape *s)
 {

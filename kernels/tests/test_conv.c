@@ -122,28 +122,8 @@ static void check(const shape *s, int kind, int epi, wgk_gemm_fn gemm, const cha
 
 static void check_gemm_convs(wgk_gemm_fn gemm, const char *name)
 {
-    /* N  C  H  W  M KH KW SH SW DH DW PT PL PB PR groups */
-    static const shape one[] = {
-        {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
-        {1, 3, 5, 7, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
-        {2, 8, 4, 4, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
-        {1, 6, 3, 11, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3},
-        {1, 37, 9, 9, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
-    };
-    static const shape gen[] = {
-        {1, 1, 5, 5, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-        {1, 3, 11, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-        {2, 4, 8, 8, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
-        {1, 3, 16, 16, 7, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1},
-        {1, 5, 9, 10, 6, 3, 2, 1, 3, 2, 1, 0, 2, 1, 0, 1},
-        {1, 4, 7, 7, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2},
-        {1, 6, 6, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
-        {1, 8, 9, 9, 4, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1},
-        {1, 3, 4, 4, 2, 5, 5, 1, 1, 1, 1, 2, 1, 0, 2, 1},
-        {1, 2, 1, 9, 3, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1},
-        {1, 16, 14, 14, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-        {1, 3, 6, 6, 4, 2, 2, 3, 3, 1, 1, 0, 0, 1, 1, 1},
-    };
+    static const shape one[] = {WGKT_CONV_SHAPES_1X1};
+    static const shape gen[] = {WGKT_CONV_SHAPES_GENERAL};
     for (unsigned i = 0; i < sizeof one / sizeof *one; i++)
         for (int epi = 0; epi < 4; epi++)
             check(&one[i], 0, epi, gemm, name);
