@@ -109,42 +109,38 @@ step_node() {
     echo "$key" > "$stamp"
 }
 
-step_python() {
-    local req=$ROOT/tools/requirements.txt stamp=$WG_VENV/.wg-stamp key py=${WG_BASE_PYTHON:-python3}
+# A venv made with $WG_BASE_PYTHON (default python3) from a requirements file, refreshed
+# when the file or the python changes (stamp_key), then checked by importing its modules.
+# install_venv LABEL VENV PYBIN REQ IMPORTS WHAT [NOTE]: LABEL and NOTE for the progress
+# lines, PYBIN the venv's python, IMPORTS a Python import list, WHAT its name in errors.
+install_venv() {
+    local label=$1 venv=$2 pybin=$3 req=$4 imports=$5 what=$6 note=${7:-}
+    local stamp=$venv/.wg-stamp key py=${WG_BASE_PYTHON:-python3}
     command -v "$py" >/dev/null 2>&1 || die "$py not found"
     key=$(stamp_key "python $("$py" --version 2>&1)" "$req")
-    if stamp_ok "$stamp" "$key" && [ -x "$WG_PYTHON" ]; then
-        say "python: present ($WG_VENV)"
+    if stamp_ok "$stamp" "$key" && [ -x "$pybin" ]; then
+        say "$label: present ($venv)"
         return
     fi
-    say "python: installing tools/requirements.txt into $WG_VENV"
-    if [ ! -x "$WG_PYTHON" ] || ! "$WG_PYTHON" -c 'import sys' 2>/dev/null; then
-        rm -rf "$WG_VENV"
-        "$py" -m venv "$WG_VENV" || die "'$py -m venv' failed (Debian: apt-get install python3-venv)"
+    say "$label: installing ${req#"$ROOT"/} into $venv$note"
+    if [ ! -x "$pybin" ] || ! "$pybin" -c 'import sys' 2>/dev/null; then
+        rm -rf "$venv"
+        "$py" -m venv "$venv" || die "'$py -m venv' failed (Debian: apt-get install python3-venv)"
     fi
-    "$WG_PYTHON" -m pip install -q --disable-pip-version-check -r "$req"
-    "$WG_PYTHON" -c 'import onnx, numpy' || die "onnx/numpy do not import in $WG_VENV"
+    "$pybin" -m pip install -q --disable-pip-version-check -r "$req"
+    "$pybin" -c "import $imports" || die "$what do not import in $venv"
     echo "$key" > "$stamp"
+}
+
+step_python() {
+    install_venv python "$WG_VENV" "$WG_PYTHON" "$ROOT/tools/requirements.txt" "onnx, numpy" onnx/numpy
 }
 
 # The models venv: its own, because torch's CUDA wheels make it about 6 GB.
 step_models() {
-    local req=$ROOT/tools/requirements-models.txt stamp=$WG_MODELS_VENV/.wg-stamp key py=${WG_BASE_PYTHON:-python3}
-    command -v "$py" >/dev/null 2>&1 || die "$py not found"
-    key=$(stamp_key "python $("$py" --version 2>&1)" "$req")
-    if stamp_ok "$stamp" "$key" && [ -x "$WG_MODELS_PYTHON" ]; then
-        say "models venv: present ($WG_MODELS_VENV)"
-        return
-    fi
-    say "models venv: installing tools/requirements-models.txt into $WG_MODELS_VENV (about 6 GB, several minutes)"
-    if [ ! -x "$WG_MODELS_PYTHON" ] || ! "$WG_MODELS_PYTHON" -c 'import sys' 2>/dev/null; then
-        rm -rf "$WG_MODELS_VENV"
-        "$py" -m venv "$WG_MODELS_VENV" || die "'$py -m venv' failed (Debian: apt-get install python3-venv)"
-    fi
-    "$WG_MODELS_PYTHON" -m pip install -q --disable-pip-version-check -r "$req"
-    "$WG_MODELS_PYTHON" -c 'import torch, torchvision, transformers, onnxruntime.quantization, onnx' ||
-        die "torch/torchvision/transformers/onnxruntime do not import in $WG_MODELS_VENV"
-    echo "$key" > "$stamp"
+    install_venv "models venv" "$WG_MODELS_VENV" "$WG_MODELS_PYTHON" "$ROOT/tools/requirements-models.txt" \
+        "torch, torchvision, transformers, onnxruntime.quantization, onnx" \
+        torch/torchvision/transformers/onnxruntime " (about 6 GB, several minutes)"
 }
 
 start=$(date +%s)

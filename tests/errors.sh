@@ -3,11 +3,7 @@
 # never a crash (a signal gives exit >= 128, which fails the test), and leaves no output file.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build}
-[ -f scripts/env.sh ] && source scripts/env.sh
-PY=${WG_PYTHON:-$HOME/.cache/wasmgraph/venv/bin/python}
-W=$BUILD/bin/wasmgraph
-SHARED=${WG_SHARED:-../shared}
+source tests/suite_env.sh
 T=$BUILD/error-tests
 rm -rf "$T"; mkdir -p "$T"
 pass=0 fail=0

@@ -4,12 +4,8 @@
 # fp32 rtol 1e-4 / atol 1e-5 unless a case says why it needs more.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-BUILD=${BUILD:-build}
-[ -f scripts/env.sh ] && source scripts/env.sh
-PY=${WG_PYTHON:-$HOME/.cache/wasmgraph/venv/bin/python}
-W=$BUILD/bin/wasmgraph
+source tests/suite_env.sh
 CMP=$BUILD/tests/compare_tensors
-SHARED=${WG_SHARED:-../shared}
 OUT=$BUILD/model-tests
 mkdir -p "$OUT"
 pass=0 fail=0

@@ -32,20 +32,6 @@ void wgk_f32_conv2d_1x1(const wgk_conv2d_args *a)
         }
 }
 
-/* First output index o in [0, count) with o*stride + off >= 0, and the end of the run
- * with o*stride + off < limit: the outputs whose input index is inside the image. */
-static void valid_range(int count, int stride, int off, int limit, int *lo, int *hi)
-{
-    int l = off >= 0 ? 0 : (-off + stride - 1) / stride;
-    int h = limit - off <= 0 ? 0 : (limit - off + stride - 1) / stride;
-    if (h > count)
-        h = count;
-    if (l > h)
-        l = h;
-    *lo = l;
-    *hi = h;
-}
-
 /* cols[(c*KH + kh)*KW + kw][oh*OW + ow] = x[c][oh*SH - PT + kh*DH][ow*SW - PL + kw*DW], 0 outside. */
 static void im2col(const wgk_conv2d_args *a, const float *x, int cg, float *cols)
 {
@@ -56,7 +42,7 @@ static void im2col(const wgk_conv2d_args *a, const float *x, int cg, float *cols
                 float *row = cols + (((size_t)c * a->KH + kh) * a->KW + kw) * OH * OW;
                 const int offw = kw * a->DW - a->PL;
                 int lo, hi;
-                valid_range(OW, a->SW, offw, a->W, &lo, &hi);
+                wgk_valid_range(OW, a->SW, offw, a->W, &lo, &hi);
                 for (int oh = 0; oh < OH; oh++) {
                     float *out = row + (size_t)oh * OW;
                     const int ih = oh * a->SH - a->PT + kh * a->DH;

@@ -42,16 +42,6 @@ static void pack_cols(const float *x, int K, int HW, int nb, int ncols, float *d
     }
 }
 
-/* Input columns i in [0, count) whose output o = i*stride + off lies in [0, limit). */
-static void valid_range(int count, int stride, int off, int limit, int *lo, int *hi)
-{
-    int l = off >= 0 ? 0 : (-off + stride - 1) / stride;
-    int h = limit - off <= 0 ? 0 : (limit - off + stride - 1) / stride;
-    h = h > count ? count : h;
-    *lo = l > h ? h : l;
-    *hi = h;
-}
-
 /* Accumulates tile rows R0.. (mr of them, R = (m', kh, kw) of group g) for input pixels
  * [p0, p0 + cnt) into image n of y. */
 static void scatter_add(const wgk_deconv2d_args *a, const float *tile, int n, int g, int R0,
@@ -64,7 +54,7 @@ static void scatter_add(const wgk_deconv2d_args *a, const float *tile, int n, in
         const float *t = tile + (size_t)r * SUB;
         const int offw = kw * a->DW - a->PL;
         int lo, hi;
-        valid_range(a->W, a->SW, offw, a->OW, &lo, &hi);
+        wgk_valid_range(a->W, a->SW, offw, a->OW, &lo, &hi);
         for (int p = p0; p < p0 + cnt;) {
             const int ih = p / a->W, iw0 = p - ih * a->W;
             const int iw1 = a->W - iw0 < p0 + cnt - p ? a->W : iw0 + (p0 + cnt - p);

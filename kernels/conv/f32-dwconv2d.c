@@ -16,18 +16,6 @@
  */
 #include "wgk_conv.h"
 
-static void valid_range(int count, int stride, int off, int limit, int *lo, int *hi)
-{
-    int l = off >= 0 ? 0 : (-off + stride - 1) / stride;
-    int h = limit - off <= 0 ? 0 : (limit - off + stride - 1) / stride;
-    if (h > count)
-        h = count;
-    if (l > h)
-        l = h;
-    *lo = l;
-    *hi = h;
-}
-
 /* out[o] += w * in[o*stride] for o in [lo, hi). */
 static void axpy_row(float *out, const float *in, float w, int lo, int hi, int stride)
 {
@@ -167,8 +155,8 @@ static int fast_interior(const wgk_conv2d_args *a, int *lo, int *hi)
     if ((a->SW != 1 && a->SW != 2) || a->KH * a->KW > MAXT)
         return 0;
     int lo2, hi2;
-    valid_range(a->OW, a->SW, -a->PL, a->W, lo, hi);
-    valid_range(a->OW, a->SW, (a->KW - 1) * a->DW - a->PL + (a->SW == 2 ? 4 : 0), a->W, &lo2, &hi2);
+    wgk_valid_range(a->OW, a->SW, -a->PL, a->W, lo, hi);
+    wgk_valid_range(a->OW, a->SW, (a->KW - 1) * a->DW - a->PL + (a->SW == 2 ? 4 : 0), a->W, &lo2, &hi2);
     *lo = lo2 > *lo ? lo2 : *lo;
     *hi = hi2 < *hi ? hi2 : *hi;
     if (*hi < *lo)
@@ -193,7 +181,7 @@ static void row_conv_row(const wgk_conv2d_args *a, const float *x, const float *
         for (int kw = 0; kw < a->KW; kw++) {
             const int off = kw * a->DW - a->PL;
             int lo, hi;
-            valid_range(OW, a->SW, off, a->W, &lo, &hi);
+            wgk_valid_range(OW, a->SW, off, a->W, &lo, &hi);
             axpy_row(out, x + (size_t)ih * a->W + off, w[kh * a->KW + kw], lo, hi, a->SW);
         }
     }

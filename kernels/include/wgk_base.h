@@ -12,6 +12,21 @@
 #define WGK_RESTRICT __restrict__
 #define WGK_INLINE static inline __attribute__((always_inline))
 
+/* The indices i in [*lo, *hi) of [0, count) with 0 <= i*stride + off < limit (stride > 0):
+ * the outputs of a sliding window whose input index lies inside the image, or the taps
+ * of one window that do. */
+static inline void wgk_valid_range(int count, int stride, int off, int limit, int *lo, int *hi)
+{
+    int l = off >= 0 ? 0 : (-off + stride - 1) / stride;
+    int h = limit - off <= 0 ? 0 : (limit - off + stride - 1) / stride;
+    if (h > count)
+        h = count;
+    if (l > h)
+        l = h;
+    *lo = l;
+    *hi = h;
+}
+
 #ifdef __wasm_simd128__
 /* acc + x * y: one f32x4.relaxed_madd (a fused multiply-add on x86 and ARM) in
  * -mrelaxed-simd builds, a multiply then an add otherwise. */

@@ -14,19 +14,6 @@
  */
 #include "wgk_pool.h"
 
-/* Taps k in [*lo, *hi) with 0 <= start + k*d < limit. */
-static void taps(int start, int d, int k, int limit, int *lo, int *hi)
-{
-    int l = start >= 0 ? 0 : (-start + d - 1) / d;
-    int h = limit - start <= 0 ? 0 : (limit - start + d - 1) / d;
-    if (h > k)
-        h = k;
-    if (l > h)
-        l = h;
-    *lo = l;
-    *hi = h;
-}
-
 /* Outputs [*lo, *hi) of one axis whose windows lie wholly inside [0, in). */
 static void interior(int in, int out, int k, int s, int d, int pad, int *lo, int *hi)
 {
@@ -48,7 +35,7 @@ static float max_border(const wgk_pool2d_args *a, const float *x, int h0, int kh
 {
     const int w0 = ow * a->SW - a->PL;
     int kwl, kwh;
-    taps(w0, a->DW, a->KW, a->W, &kwl, &kwh);
+    wgk_valid_range(a->KW, a->DW, w0, a->W, &kwl, &kwh);
     float m = -__builtin_inff();
     for (int kh = khl; kh < khh; kh++) {
         const float *row = x + (size_t)(h0 + kh * a->DH) * a->W + w0;
@@ -209,7 +196,7 @@ void wgk_f32_maxpool2d(const wgk_pool2d_args *a)
         for (int oh = 0; oh < a->OH; oh++, y += a->OW) {
             const int h0 = oh * a->SH - a->PT;
             int khl, khh;
-            taps(h0, a->DH, a->KH, a->H, &khl, &khh);
+            wgk_valid_range(a->KH, a->DH, h0, a->H, &khl, &khh);
             if (khl != 0 || khh != a->KH) { /* a border row */
                 for (int ow = 0; ow < a->OW; ow++)
                     y[ow] = max_border(a, x, h0, khl, khh, ow);
@@ -244,7 +231,7 @@ static float avg_border(const wgk_pool2d_args *a, const float *x, int h0, int kh
 {
     const int w0 = ow * a->SW - a->PL;
     int kwl, kwh;
-    taps(w0, 1, a->KW, a->W, &kwl, &kwh);
+    wgk_valid_range(a->KW, 1, w0, a->W, &kwl, &kwh);
     float s = 0.0f;
     for (int kh = khl; kh < khh; kh++) {
         const float *row = x + (size_t)(h0 + kh) * a->W + w0;
@@ -272,7 +259,7 @@ void wgk_f32_avgpool2d(const wgk_pool2d_args *a)
         for (int oh = 0; oh < a->OH; oh++, y += a->OW) {
             const int h0 = oh * a->SH - a->PT;
             int khl, khh;
-            taps(h0, 1, a->KH, a->H, &khl, &khh);
+            wgk_valid_range(a->KH, 1, h0, a->H, &khl, &khh);
             /* With pads counted, the window is clipped to the padded image instead. */
             int ph0 = h0 > -a->PT ? h0 : -a->PT;
             int ph1 = h0 + a->KH < a->H + a->PB ? h0 + a->KH : a->H + a->PB;

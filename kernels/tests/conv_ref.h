@@ -26,6 +26,49 @@ static inline void wgkt_conv_epilogue(wgk_conv2d_args *a, int epi, const float *
     a->post_shift = -0.125f;
 }
 
+/* A conv layer as the tests list it: batch, channels, input size, output channels, kernel,
+ * strides, dilations, pads (top, left, bottom, right) and groups. */
+typedef struct wgkt_conv_shape {
+    int N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, groups;
+} wgkt_conv_shape;
+
+/* The layers every GEMM-style conv kernel test runs (initializers of wgkt_conv_shape, in
+ * the field order N C H W M KH KW SH SW DH DW PT PL PB PR groups): 1x1 with stride 1 and
+ * no pad (direct packing), and general ones (kernel sizes, strides, dilation, uneven
+ * pads, groups). */
+#define WGKT_CONV_SHAPES_1X1 \
+    {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, \
+    {1, 3, 5, 7, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, \
+    {2, 8, 4, 4, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, \
+    {1, 6, 3, 11, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3}, \
+    {1, 37, 9, 9, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}
+#define WGKT_CONV_SHAPES_GENERAL \
+    {1, 1, 5, 5, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, \
+    {1, 3, 11, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, \
+    {2, 4, 8, 8, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}, \
+    {1, 3, 16, 16, 7, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1}, \
+    {1, 5, 9, 10, 6, 3, 2, 1, 3, 2, 1, 0, 2, 1, 0, 1}, \
+    {1, 4, 7, 7, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2}, \
+    {1, 6, 6, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3}, \
+    {1, 8, 9, 9, 4, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1}, \
+    {1, 3, 4, 4, 2, 5, 5, 1, 1, 1, 1, 2, 1, 0, 2, 1}, \
+    {1, 2, 1, 9, 3, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1}, \
+    {1, 16, 14, 14, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, \
+    {1, 3, 6, 6, 4, 2, 2, 3, 3, 1, 1, 0, 0, 1, 1, 1}
+
+/* The arguments of layer s with its output size, no epilogue and no buffers yet. */
+static inline wgk_conv2d_args wgkt_conv_args(const wgkt_conv_shape *s)
+{
+    wgk_conv2d_args a = {
+        .N = s->N, .C = s->C, .H = s->H, .W = s->W, .M = s->M, .KH = s->KH, .KW = s->KW,
+        .SH = s->SH, .SW = s->SW, .DH = s->DH, .DW = s->DW, .PT = s->PT, .PL = s->PL,
+        .groups = s->groups, .min = -INFINITY, .max = INFINITY,
+    };
+    a.OH = (s->H + s->PT + s->PB - ((s->KH - 1) * s->DH + 1)) / s->SH + 1;
+    a.OW = (s->W + s->PL + s->PR - ((s->KW - 1) * s->DW + 1)) / s->SW + 1;
+    return a;
+}
+
 static inline void wgkt_conv2d_reference(const wgk_conv2d_args *a, const float *Wt, float *Want)
 {
     const int cg = a->C / a->groups, mg = a->M / a->groups;

@@ -22,14 +22,7 @@ static void fill(float *p, int n)
         p[i] = wgkt_rand(&seed);
 }
 
-typedef struct shape {
-    int N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, groups;
-} shape;
-
-static void reference(const wgk_conv2d_args *a)
-{
-    wgkt_conv2d_reference(a, Wt, Want);
-}
+typedef wgkt_conv_shape shape;
 
 #ifdef __wasm_simd128__
 /* The padded-plane depthwise kernel for a's kernel size and strides. */
@@ -49,13 +42,8 @@ static void dwconv_padded(const wgk_conv2d_args *a)
 #define EPI_IN_PLACE WGKT_EPI_CASES
 static void check(const shape *s, int kind, int epi, wgk_gemm_fn gemm, const char *name)
 {
-    wgk_conv2d_args a = {
-        .N = s->N, .C = s->C, .H = s->H, .W = s->W, .M = s->M, .KH = s->KH, .KW = s->KW,
-        .SH = s->SH, .SW = s->SW, .DH = s->DH, .DW = s->DW, .PT = s->PT, .PL = s->PL,
-        .groups = s->groups, .gemm = gemm, .min = -INFINITY, .max = INFINITY,
-    };
-    a.OH = (s->H + s->PT + s->PB - ((s->KH - 1) * s->DH + 1)) / s->SH + 1;
-    a.OW = (s->W + s->PL + s->PR - ((s->KW - 1) * s->DW + 1)) / s->SW + 1;
+    wgk_conv2d_args a = wgkt_conv_args(s);
+    a.gemm = gemm;
     const int cg = s->C / s->groups, K = cg * s->KH * s->KW;
     const int ysize = s->N * s->M * a.OH * a.OW;
     fill(X, s->N * s->C * s->H * s->W);
@@ -76,7 +64,7 @@ static void check(const shape *s, int kind, int epi, wgk_gemm_fn gemm, const cha
     }
     WGKT_CHECK(wgk_conv2d_im2col_scratch(s->C, s->groups, s->KH, s->KW, a.OH, a.OW) <= CAP,
                "scratch fits the test buffer");
-    reference(&a);
+    wgkt_conv2d_reference(&a, Wt, Want);
     if (epi == EPI_IN_PLACE)
         a.res = Y; /* the reference read Res; the kernel reads the same values from y */
     if (kind == 2) {
@@ -134,28 +122,8 @@ static void check(const shape *s, int kind, int epi, wgk_gemm_fn gemm, const cha
 
 static void check_gemm_convs(wgk_gemm_fn gemm, const char *name)
 {
-    /* N  C  H  W  M KH KW SH SW DH DW PT PL PB PR groups */
-    static const shape one[] = {
-        {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
-        {1, 3, 5, 7, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
-        {2, 8, 4, 4, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
-        {1, 6, 3, 11, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3},
-        {1, 37, 9, 9, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
-    };
-    static const shape gen[] = {
-        {1, 1, 5, 5, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-        {1, 3, 11, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-        {2, 4, 8, 8, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
-        {1, 3, 16, 16, 7, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1},
-        {1, 5, 9, 10, 6, 3, 2, 1, 3, 2, 1, 0, 2, 1, 0, 1},
-        {1, 4, 7, 7, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2},
-        {1, 6, 6, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
-        {1, 8, 9, 9, 4, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1},
-        {1, 3, 4, 4, 2, 5, 5, 1, 1, 1, 1, 2, 1, 0, 2, 1},
-        {1, 2, 1, 9, 3, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1},
-        {1, 16, 14, 14, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-        {1, 3, 6, 6, 4, 2, 2, 3, 3, 1, 1, 0, 0, 1, 1, 1},
-    };
+    static const shape one[] = {WGKT_CONV_SHAPES_1X1};
+    static const shape gen[] = {WGKT_CONV_SHAPES_GENERAL};
     for (unsigned i = 0; i < sizeof one / sizeof *one; i++)
         for (int epi = 0; epi < 4; epi++)
             check(&one[i], 0, epi, gemm, name);

@@ -17,25 +17,12 @@ static float X[CAP], Wt[CAP], WP[CAP + 64], Bias[4096], Res[CAP], Y[CAP], Want[C
 static float Y2[CAP + 8], Want2[CAP], Affine[8192];
 static uint32_t seed = 4242;
 
-typedef struct shape {
-    int N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, groups;
-} shape;
-
-static void reference(const wgk_conv2d_args *a)
-{
-    wgkt_conv2d_reference(a, Wt, Want);
-}
+typedef wgkt_conv_shape shape;
 
 /* epi: a wgkt_conv_epilogue case */
 static void check(const shape *s, int epi)
 {
-    wgk_conv2d_args a = {
-        .N = s->N, .C = s->C, .H = s->H, .W = s->W, .M = s->M, .KH = s->KH, .KW = s->KW,
-        .SH = s->SH, .SW = s->SW, .DH = s->DH, .DW = s->DW, .PT = s->PT, .PL = s->PL,
-        .groups = s->groups, .min = -INFINITY, .max = INFINITY,
-    };
-    a.OH = (s->H + s->PT + s->PB - ((s->KH - 1) * s->DH + 1)) / s->SH + 1;
-    a.OW = (s->W + s->PL + s->PR - ((s->KW - 1) * s->DW + 1)) / s->SW + 1;
+    wgk_conv2d_args a = wgkt_conv_args(s);
     const int cg = s->C / s->groups, K = cg * s->KH * s->KW;
     const int ysize = s->N * s->M * a.OH * a.OW;
     WGKT_CHECK(wgk_conv_packed_scratch(&a) <= CAP, "scratch fits the test buffer");
@@ -46,7 +33,7 @@ static void check(const shape *s, int epi)
     wgkt_conv_epilogue(&a, epi, Bias, Res);
     a.y = Y;
     a.scratch = Scratch;
-    reference(&a);
+    wgkt_conv2d_reference(&a, Wt, Want);
     wgk_conv_pack_w(Wt, (size_t)s->M, (size_t)K, (size_t)s->groups, WP);
     a.w = WP;
     wgkt_conv_out2_setup(&a, epi, Y2, ysize, Affine, &seed);
@@ -107,31 +94,15 @@ static void run(void)
     check_ukernel();
     /* N  C  H  W  M KH KW SH SW DH DW PT PL PB PR groups */
     static const shape shapes[] = {
-        /* 1x1, stride 1, no pad: direct packing */
-        {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
-        {1, 3, 5, 7, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
-        {2, 8, 4, 4, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
-        {1, 6, 3, 11, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3},
-        {1, 37, 9, 9, 13, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+        WGKT_CONV_SHAPES_1X1,
         {1, 64, 8, 8, 12, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
         {1, 4096, 3, 5, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  /* several B blocks */
         {2, 2048, 7, 7, 6, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},  /* N = 49: one-column panel */
         {1, 600, 20, 21, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1}, /* in-place B: 4 blocks, 2 k blocks, tail */
         /* general: fused im2col */
-        {1, 1, 5, 5, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-        {1, 3, 11, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-        {2, 4, 8, 8, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
-        {1, 3, 16, 16, 7, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1},
-        {1, 5, 9, 10, 6, 3, 2, 1, 3, 2, 1, 0, 2, 1, 0, 1},
-        {1, 4, 7, 7, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2},
-        {1, 6, 6, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
-        {1, 8, 9, 9, 4, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+        WGKT_CONV_SHAPES_GENERAL,
         {1, 3, 37, 41, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},   /* stride 2: vector gathers + tails */
         {1, 2, 9, 18, 4, 1, 2, 2, 2, 1, 1, 0, 0, 0, 0, 1},    /* stride 2 ending at the row's end */
-        {1, 3, 4, 4, 2, 5, 5, 1, 1, 1, 1, 2, 1, 0, 2, 1},
-        {1, 2, 1, 9, 3, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1},
-        {1, 16, 14, 14, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
-        {1, 3, 6, 6, 4, 2, 2, 3, 3, 1, 1, 0, 0, 1, 1, 1},
         {1, 1, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},     /* 1x1 with padding */
         {1, 512, 9, 9, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   /* K = 4608: blocks split rows */
         {1, 300, 13, 5, 13, 3, 3, 2, 1, 1, 1, 1, 0, 1, 2, 1}, /* blocks and rows misaligned */

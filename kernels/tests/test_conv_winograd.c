@@ -20,25 +20,12 @@ enum { F2, F4, F2K5, S2, F3K4, PH };
 static int variant; /* F2: wgk_f32_conv2d_winograd_f2x3, F4: ..._winograd4, F2K5: ..._winograd5x5,
                      * S2: ..._winograd_s2, F3K4: ..._winograd4x4, PH: wgk_f32_conv2d_phases */
 
-typedef struct shape {
-    int N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR, groups;
-} shape;
-
-static void reference(const wgk_conv2d_args *a)
-{
-    wgkt_conv2d_reference(a, Wt, Want);
-}
+typedef wgkt_conv_shape shape;
 
 /* epi: 0 none, 1 bias, 2 bias+res+relu, 3 res+clip */
 static void check(const shape *s, int epi)
 {
-    wgk_conv2d_args a = {
-        .N = s->N, .C = s->C, .H = s->H, .W = s->W, .M = s->M, .KH = s->KH, .KW = s->KW,
-        .SH = s->SH, .SW = s->SW, .DH = s->DH, .DW = s->DW, .PT = s->PT, .PL = s->PL,
-        .groups = s->groups, .min = -INFINITY, .max = INFINITY,
-    };
-    a.OH = (s->H + s->PT + s->PB - ((s->KH - 1) * s->DH + 1)) / s->SH + 1;
-    a.OW = (s->W + s->PL + s->PR - ((s->KW - 1) * s->DW + 1)) / s->SW + 1;
+    wgk_conv2d_args a = wgkt_conv_args(s);
     const int cg = s->C / s->groups, K = cg * s->KH * s->KW;
     /* The phase split's 4x4 conv on 4C phase channels: its filters and their shape. */
     const int wc = variant == PH ? 4 * cg : cg, wk = variant == PH ? wc * 16 : K;
@@ -65,7 +52,7 @@ static void check(const shape *s, int epi)
     }
     a.y = Y;
     a.scratch = Scratch;
-    reference(&a);
+    wgkt_conv2d_reference(&a, Wt, Want);
     /* Every float of the prepared weight, the zero rows past M included, is written;
      * grouped: one group's after the other's. */
     const int mg = s->M / s->groups;

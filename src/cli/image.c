@@ -2,10 +2,11 @@
 #include "image.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/fail.h"
 
 /* stb_image is third-party code: its own warnings are not ours to fix. */
 #pragma clang diagnostic push
@@ -17,27 +18,18 @@
 #include <stb/stb_image.h>
 #pragma clang diagnostic pop
 
-static wg_status fail(char *err, size_t errlen, wg_status st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return st;
-}
-
 wg_status wg_image_load(const char *path, wg_image *out, char *err, size_t errlen)
 {
     int w, h, comp;
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return fail(err, errlen, WG_ERR_IO, "%s: cannot open the image", path);
+        return wg_fail(err, errlen, WG_ERR_IO, "%s: cannot open the image", path);
     /* Asking for 3 components drops alpha and expands gray. */
     uint8_t *px = stbi_load_from_file(f, &w, &h, &comp, 3);
     fclose(f);
     if (!px)
-        return fail(err, errlen, WG_ERR_FORMAT, "%s: cannot decode the image: %s", path,
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "%s: cannot decode the image: %s", path,
                     stbi_failure_reason());
     out->w = w;
     out->h = h;
@@ -83,14 +75,14 @@ wg_status wg_image_preprocess(const wg_image *img, const wg_preprocess *p, float
 {
     int W = p->width, H = p->height, C = p->channels;
     if (W <= 0 || H <= 0 || W > 16384 || H > 16384)
-        return fail(err, errlen, WG_ERR_INVALID, "image size %dx%d is out of range", W, H);
+        return wg_fail(err, errlen, WG_ERR_INVALID, "image size %dx%d is out of range", W, H);
     if (C != 1 && C != 3)
-        return fail(err, errlen, WG_ERR_INVALID, "the model wants %d channels; images have 1 or 3", C);
+        return wg_fail(err, errlen, WG_ERR_INVALID, "the model wants %d channels; images have 1 or 3", C);
     if (!(p->scale > 0))
-        return fail(err, errlen, WG_ERR_INVALID, "scale must be positive, got %g", (double)p->scale);
+        return wg_fail(err, errlen, WG_ERR_INVALID, "scale must be positive, got %g", (double)p->scale);
     for (int c = 0; c < C; c++)
         if (p->std[c] == 0)
-            return fail(err, errlen, WG_ERR_INVALID, "std of channel %d is zero", c);
+            return wg_fail(err, errlen, WG_ERR_INVALID, "std of channel %d is zero", c);
     /* The virtual resized image is RW x RH; we read the window at (ox, oy) of it. */
     double RW = W, RH = H, ox = 0, oy = 0;
     if (p->resize_short > 0) {
@@ -98,7 +90,7 @@ wg_status wg_image_preprocess(const wg_image *img, const wg_preprocess *p, float
         RW = round(img->w * k);
         RH = round(img->h * k);
         if (RW < W || RH < H)
-            return fail(err, errlen, WG_ERR_INVALID,
+            return wg_fail(err, errlen, WG_ERR_INVALID,
                         "the image resized to %.0fx%.0f is smaller than the %dx%d crop", RW, RH, W, H);
         ox = floor((RW - W) / 2);
         oy = floor((RH - H) / 2);

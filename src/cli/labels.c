@@ -2,24 +2,15 @@
 #include "labels.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "host/inspect.h" /* wgh_read_file */
+#include "common/fail.h"
 
 #define WG_MAX_LABELS 1000000
-
-static wg_status fail(char *err, size_t errlen, wg_status st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return st;
-}
 
 enum { FMT_PLAIN, FMT_CSV, FMT_SYNSET };
 
@@ -85,10 +76,10 @@ static wg_status put(wg_labels *l, size_t *cap, size_t idx, char *label, const c
                      char *err, size_t errlen)
 {
     if (!label)
-        return fail(err, errlen, WG_ERR_NOMEM, "%s: out of memory", name);
+        return wg_fail(err, errlen, WG_ERR_NOMEM, "%s: out of memory", name);
     if (idx >= WG_MAX_LABELS) {
         free(label);
-        return fail(err, errlen, WG_ERR_FORMAT, "%s:%d: class index %zu is too large", name, line, idx);
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "%s:%d: class index %zu is too large", name, line, idx);
     }
     if (idx >= *cap) {
         size_t nc = *cap ? *cap : 1024;
@@ -97,7 +88,7 @@ static wg_status put(wg_labels *l, size_t *cap, size_t idx, char *label, const c
         char **nn = realloc(l->names, nc * sizeof *nn);
         if (!nn) {
             free(label);
-            return fail(err, errlen, WG_ERR_NOMEM, "%s: out of memory", name);
+            return wg_fail(err, errlen, WG_ERR_NOMEM, "%s: out of memory", name);
         }
         memset(nn + *cap, 0, (nc - *cap) * sizeof *nn);
         l->names = nn;
@@ -105,7 +96,7 @@ static wg_status put(wg_labels *l, size_t *cap, size_t idx, char *label, const c
     }
     if (l->names[idx]) {
         free(label);
-        return fail(err, errlen, WG_ERR_FORMAT, "%s:%d: class %zu has a second label", name, line, idx);
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "%s:%d: class %zu has a second label", name, line, idx);
     }
     l->names[idx] = label;
     if (idx + 1 > l->n)
@@ -156,7 +147,7 @@ wg_status wg_labels_parse(const char *text, size_t len, const char *name, wg_lab
         }
         if (format == FMT_CSV) {
             if (!is_csv_line(s, n)) {
-                st = fail(err, errlen, WG_ERR_FORMAT, "%s:%d: expected `index,label`, got '%.*s'",
+                st = wg_fail(err, errlen, WG_ERR_FORMAT, "%s:%d: expected `index,label`, got '%.*s'",
                           name, line, (int)(n < 60 ? n : 60), s);
                 goto fail;
             }
@@ -176,7 +167,7 @@ wg_status wg_labels_parse(const char *text, size_t len, const char *name, wg_lab
             goto fail;
     }
     if (!out->n) {
-        st = fail(err, errlen, WG_ERR_FORMAT, "%s: no labels in the file", name);
+        st = wg_fail(err, errlen, WG_ERR_FORMAT, "%s: no labels in the file", name);
         goto fail;
     }
     return WG_OK;

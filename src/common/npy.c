@@ -7,7 +7,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,15 +14,7 @@
 #include <unistd.h>
 
 #include "dtype.h"
-
-static wg_status fail(char *err, size_t errlen, wg_status st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return st;
-}
+#include "fail.h"
 
 static const struct {
     char kind;
@@ -57,13 +48,13 @@ static wg_status parse_header(const char *h, const char *name, wg_npy *out, char
 {
     const char *d = find_key(h, "descr"), *f = find_key(h, "fortran_order"), *s = find_key(h, "shape");
     if (!d || !f || !s)
-        return fail(err, errlen, WG_ERR_FORMAT,
+        return wg_fail(err, errlen, WG_ERR_FORMAT,
                     "%s: .npy header lacks 'descr', 'fortran_order' or 'shape': %.100s", name, h);
     while (isspace((unsigned char)*d))
         d++;
     char q = *d;
     if (q != '\'' && q != '"')
-        return fail(err, errlen, WG_ERR_UNSUPPORTED, "%s: .npy structured dtypes are not supported",
+        return wg_fail(err, errlen, WG_ERR_UNSUPPORTED, "%s: .npy structured dtypes are not supported",
                     name);
     char descr[16];
     size_t n = 0;
@@ -71,7 +62,7 @@ static wg_status parse_header(const char *h, const char *name, wg_npy *out, char
         descr[n++] = *d;
     descr[n] = 0;
     if (n < 3)
-        return fail(err, errlen, WG_ERR_FORMAT, "%s: .npy descr '%s' is malformed", name, descr);
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "%s: .npy descr '%s' is malformed", name, descr);
     char order = descr[0], kind = descr[1];
     int size = atoi(descr + 2);
     out->dtype = WG_DT_UNDEFINED;
@@ -79,24 +70,24 @@ static wg_status parse_header(const char *h, const char *name, wg_npy *out, char
         if (descrs[i].kind == kind && descrs[i].size == size)
             out->dtype = descrs[i].dtype;
     if (!out->dtype)
-        return fail(err, errlen, WG_ERR_UNSUPPORTED, "%s: .npy dtype '%s' is not supported", name,
+        return wg_fail(err, errlen, WG_ERR_UNSUPPORTED, "%s: .npy dtype '%s' is not supported", name,
                     descr);
     if (order == '>' && size > 1)
-        return fail(err, errlen, WG_ERR_UNSUPPORTED,
+        return wg_fail(err, errlen, WG_ERR_UNSUPPORTED,
                     "%s: .npy dtype '%s' is big-endian; save it little-endian ('<')", name, descr);
     if (order != '<' && order != '|' && order != '=' && order != '>')
-        return fail(err, errlen, WG_ERR_FORMAT, "%s: .npy descr '%s' has no byte order", name, descr);
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "%s: .npy descr '%s' has no byte order", name, descr);
     while (isspace((unsigned char)*f))
         f++;
     if (!strncmp(f, "True", 4))
-        return fail(err, errlen, WG_ERR_UNSUPPORTED,
+        return wg_fail(err, errlen, WG_ERR_UNSUPPORTED,
                     "%s: .npy data is in Fortran order; save it in C order", name);
     if (strncmp(f, "False", 5))
-        return fail(err, errlen, WG_ERR_FORMAT, "%s: .npy fortran_order is not True or False", name);
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "%s: .npy fortran_order is not True or False", name);
     while (isspace((unsigned char)*s))
         s++;
     if (*s != '(')
-        return fail(err, errlen, WG_ERR_FORMAT, "%s: .npy shape is not a tuple", name);
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "%s: .npy shape is not a tuple", name);
     s++;
     out->rank = 0;
     for (;;) {
@@ -105,14 +96,14 @@ static wg_status parse_header(const char *h, const char *name, wg_npy *out, char
         if (*s == ')')
             break;
         if (!isdigit((unsigned char)*s))
-            return fail(err, errlen, WG_ERR_FORMAT, "%s: .npy shape has a bad dimension", name);
+            return wg_fail(err, errlen, WG_ERR_FORMAT, "%s: .npy shape has a bad dimension", name);
         if (out->rank == WG_MAX_RANK)
-            return fail(err, errlen, WG_ERR_UNSUPPORTED, "%s: .npy rank above %d", name, WG_MAX_RANK);
+            return wg_fail(err, errlen, WG_ERR_UNSUPPORTED, "%s: .npy rank above %d", name, WG_MAX_RANK);
         char *end;
         errno = 0;
         long long v = strtoll(s, &end, 10);
         if (errno || v > INT32_MAX)
-            return fail(err, errlen, WG_ERR_FORMAT, "%s: .npy dimension too large", name);
+            return wg_fail(err, errlen, WG_ERR_FORMAT, "%s: .npy dimension too large", name);
         out->dims[out->rank++] = v;
         s = end;
     }
@@ -126,7 +117,7 @@ wg_status wg_npy_parse(const uint8_t *buf, size_t len, const char *name, wg_npy 
     char *h = NULL;
     memset(out, 0, sizeof *out);
     if (len < 10 || memcmp(buf, "\x93NUMPY", 6))
-        return fail(err, errlen, WG_ERR_FORMAT, "%s: not a .npy file (no \\x93NUMPY magic)", name);
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "%s: not a .npy file (no \\x93NUMPY magic)", name);
     int major = buf[6];
     size_t hlen, hstart;
     if (major == 1) {
@@ -134,17 +125,17 @@ wg_status wg_npy_parse(const uint8_t *buf, size_t len, const char *name, wg_npy 
         hstart = 10;
     } else if (major == 2 || major == 3) {
         if (len < 12)
-            return fail(err, errlen, WG_ERR_FORMAT, "%s: truncated .npy header", name);
+            return wg_fail(err, errlen, WG_ERR_FORMAT, "%s: truncated .npy header", name);
         hlen = (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
         hstart = 12;
     } else {
-        return fail(err, errlen, WG_ERR_UNSUPPORTED, "%s: .npy format version %d", name, major);
+        return wg_fail(err, errlen, WG_ERR_UNSUPPORTED, "%s: .npy format version %d", name, major);
     }
     if (hlen > len - hstart)
-        return fail(err, errlen, WG_ERR_FORMAT, "%s: .npy header (%zu bytes) runs past the end",
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "%s: .npy header (%zu bytes) runs past the end",
                     name, hlen);
     if (!(h = malloc(hlen + 1)))
-        return fail(err, errlen, WG_ERR_NOMEM, "%s: out of memory", name);
+        return wg_fail(err, errlen, WG_ERR_NOMEM, "%s: out of memory", name);
     memcpy(h, buf + hstart, hlen);
     h[hlen] = 0;
     if ((st = parse_header(h, name, out, err, errlen)))
@@ -153,19 +144,19 @@ wg_status wg_npy_parse(const uint8_t *buf, size_t len, const char *name, wg_npy 
     for (int i = 0; i < out->rank; i++) {
         numel *= (uint64_t)out->dims[i];
         if (numel > ((uint64_t)1 << 40)) {
-            st = fail(err, errlen, WG_ERR_FORMAT, "%s: .npy shape is absurdly large", name);
+            st = wg_fail(err, errlen, WG_ERR_FORMAT, "%s: .npy shape is absurdly large", name);
             goto fail;
         }
     }
     out->bytes = (size_t)numel * wg_dtype_size(out->dtype);
     size_t have = len - hstart - hlen;
     if (have != out->bytes) {
-        st = fail(err, errlen, WG_ERR_FORMAT, "%s: .npy shape needs %zu data bytes, the file has %zu",
+        st = wg_fail(err, errlen, WG_ERR_FORMAT, "%s: .npy shape needs %zu data bytes, the file has %zu",
                   name, out->bytes, have);
         goto fail;
     }
     if (!(out->data = malloc(out->bytes ? out->bytes : 1))) {
-        st = fail(err, errlen, WG_ERR_NOMEM, "%s: out of memory", name);
+        st = wg_fail(err, errlen, WG_ERR_NOMEM, "%s: out of memory", name);
         goto fail;
     }
     memcpy(out->data, buf + hstart + hlen, out->bytes);
@@ -182,7 +173,7 @@ wg_status wg_npy_read(const char *path, wg_npy *out, char *err, size_t errlen)
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return fail(err, errlen, WG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return wg_fail(err, errlen, WG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     uint8_t *buf = NULL;
     size_t len = 0, cap = 0;
     wg_status st = WG_OK;
@@ -191,7 +182,7 @@ wg_status wg_npy_read(const char *path, wg_npy *out, char *err, size_t errlen)
             size_t nc = cap ? cap * 2 : 1 << 16;
             uint8_t *nb = realloc(buf, nc);
             if (!nb) {
-                st = fail(err, errlen, WG_ERR_NOMEM, "%s: out of memory", path);
+                st = wg_fail(err, errlen, WG_ERR_NOMEM, "%s: out of memory", path);
                 goto done;
             }
             buf = nb;
@@ -203,11 +194,11 @@ wg_status wg_npy_read(const char *path, wg_npy *out, char *err, size_t errlen)
             break;
     }
     if (ferror(f)) {
-        st = fail(err, errlen, WG_ERR_IO, "%s: read error", path);
+        st = wg_fail(err, errlen, WG_ERR_IO, "%s: read error", path);
         goto done;
     }
     if (len == 0) {
-        st = fail(err, errlen, WG_ERR_IO, "%s: the file is empty", path);
+        st = wg_fail(err, errlen, WG_ERR_IO, "%s: the file is empty", path);
         goto done;
     }
     st = wg_npy_parse(buf, len, path, out, err, errlen);
@@ -247,10 +238,10 @@ wg_status wg_npy_write(const char *path, int dtype, const int64_t *dims, int ran
 {
     const char *descr = descr_of(dtype);
     if (!descr)
-        return fail(err, errlen, WG_ERR_UNSUPPORTED, "%s: cannot write dtype %s to .npy", path,
+        return wg_fail(err, errlen, WG_ERR_UNSUPPORTED, "%s: cannot write dtype %s to .npy", path,
                     wg_dtype_name(dtype));
     if (rank < 0 || rank > WG_MAX_RANK)
-        return fail(err, errlen, WG_ERR_INVALID, "%s: rank %d", path, rank);
+        return wg_fail(err, errlen, WG_ERR_INVALID, "%s: rank %d", path, rank);
     char h[512];
     int n = snprintf(h, sizeof h, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
     size_t numel = 1;
@@ -272,10 +263,10 @@ wg_status wg_npy_write(const char *path, int dtype, const int64_t *dims, int ran
 
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return fail(err, errlen, WG_ERR_INVALID, "%s: path too long", path);
+        return wg_fail(err, errlen, WG_ERR_INVALID, "%s: path too long", path);
     FILE *f = fopen(tmp, "wb");
     if (!f)
-        return fail(err, errlen, WG_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+        return wg_fail(err, errlen, WG_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
     bool ok = fwrite(pre, 1, 10, f) == 10 && fwrite(h, 1, hlen, f) == hlen &&
               (!bytes || fwrite(data, 1, bytes, f) == bytes);
     ok = (fflush(f) == 0) && ok;
@@ -283,7 +274,7 @@ wg_status wg_npy_write(const char *path, int dtype, const int64_t *dims, int ran
     if (!ok || rename(tmp, path)) {
         int e = errno;
         remove(tmp);
-        return fail(err, errlen, WG_ERR_IO, "%s: cannot write: %s", path, strerror(e));
+        return wg_fail(err, errlen, WG_ERR_IO, "%s: cannot write: %s", path, strerror(e));
     }
     return WG_OK;
 }

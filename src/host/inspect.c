@@ -2,25 +2,16 @@
 #include "inspect.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/dtype.h"
+#include "../common/fail.h"
 #include "../common/json.h"
 #include "wasm_scan.h"
 
 #include <stddef.h>
-
-static wg_status fail(char *err, size_t errlen, wg_status st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return st;
-}
 
 wg_status wgh_read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen)
 {
@@ -31,14 +22,14 @@ wg_status wgh_read_file(const char *path, uint8_t **out, size_t *len, char *err,
     *out = NULL;
     *len = 0;
     if (!f)
-        return fail(err, errlen, WG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return wg_fail(err, errlen, WG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     /* Read in growing chunks rather than trusting a seek: pipes and /dev/stdin work too. */
     for (;;) {
         if (n == cap) {
             size_t nc = cap ? cap * 2 : 1 << 16;
             uint8_t *nb = realloc(buf, nc);
             if (!nb) {
-                st = fail(err, errlen, WG_ERR_NOMEM, "%s: out of memory after %zu bytes", path, n);
+                st = wg_fail(err, errlen, WG_ERR_NOMEM, "%s: out of memory after %zu bytes", path, n);
                 goto fail;
             }
             buf = nb;
@@ -50,11 +41,11 @@ wg_status wgh_read_file(const char *path, uint8_t **out, size_t *len, char *err,
             break;
     }
     if (ferror(f)) {
-        st = fail(err, errlen, WG_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
+        st = wg_fail(err, errlen, WG_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
         goto fail;
     }
     if (!n) {
-        st = fail(err, errlen, WG_ERR_FORMAT, "%s: the file is empty", path);
+        st = wg_fail(err, errlen, WG_ERR_FORMAT, "%s: the file is empty", path);
         goto fail;
     }
     fclose(f);
@@ -117,13 +108,13 @@ static wg_status parse_tensors(const wg_json *j, const char *what, wg_tensor_inf
     snprintf(key, sizeof key, "%ss", what);
     const wg_json *arr = wg_json_get(j, key);
     if (!arr || arr->type != WG_JSON_ARRAY)
-        return fail(err, errlen, WG_ERR_FORMAT, "metadata: \"%s\" is missing or not an array", key);
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: \"%s\" is missing or not an array", key);
     if (arr->n > WG_ABI_MAX_TENSORS)
-        return fail(err, errlen, WG_ERR_FORMAT, "metadata: %zu %s (at most %d)", arr->n, key,
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: %zu %s (at most %d)", arr->n, key,
                     WG_ABI_MAX_TENSORS);
     wg_tensor_info *t = calloc(arr->n ? arr->n : 1, sizeof *t);
     if (!t)
-        return fail(err, errlen, WG_ERR_NOMEM, "out of memory");
+        return wg_fail(err, errlen, WG_ERR_NOMEM, "out of memory");
     *out = t;
     *n_out = arr->n;
     for (size_t i = 0; i < arr->n; i++) {
@@ -133,21 +124,21 @@ static wg_status parse_tensors(const wg_json *j, const char *what, wg_tensor_inf
         const wg_json *shape = wg_json_get(e, "shape");
         int64_t bytes;
         if (!name || !*name)
-            return fail(err, errlen, WG_ERR_FORMAT, "metadata: %s[%zu] has no name", what, i);
+            return wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: %s[%zu] has no name", what, i);
         if (!(t[i].name = dup_or_empty(name)))
-            return fail(err, errlen, WG_ERR_NOMEM, "out of memory");
+            return wg_fail(err, errlen, WG_ERR_NOMEM, "out of memory");
         for (size_t k = 0; k < i; k++)
             if (!strcmp(t[k].name, name))
-                return fail(err, errlen, WG_ERR_FORMAT, "metadata: two %s are called '%s'", key,
+                return wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: two %s are called '%s'", key,
                             name);
         t[i].dtype = dtype ? (wg_dtype)wg_dtype_from_name(dtype) : WG_DT_UNDEFINED;
         size_t esize = wg_dtype_size(t[i].dtype);
         /* Only the names the compiler writes: not wg_dtype_from_name's alias "float". */
         if (!esize || strcmp(wg_dtype_name(t[i].dtype), dtype))
-            return fail(err, errlen, WG_ERR_FORMAT, "metadata: %s '%s' has dtype '%s'", what, name,
+            return wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: %s '%s' has dtype '%s'", what, name,
                         dtype ? dtype : "(none)");
         if (!shape || shape->type != WG_JSON_ARRAY || shape->n > WG_MAX_RANK)
-            return fail(err, errlen, WG_ERR_FORMAT,
+            return wg_fail(err, errlen, WG_ERR_FORMAT,
                         "metadata: %s '%s' has no shape array of rank <= %d", what, name,
                         WG_MAX_RANK);
         t[i].rank = (int)shape->n;
@@ -156,18 +147,18 @@ static wg_status parse_tensors(const wg_json *j, const char *what, wg_tensor_inf
         for (size_t d = 0; d < shape->n; d++) {
             int64_t v;
             if (!wg_json_int(&shape->items[d], &v) || v < 0 || v > WG_ABI_MAX_DIM)
-                return fail(err, errlen, WG_ERR_FORMAT,
+                return wg_fail(err, errlen, WG_ERR_FORMAT,
                             "metadata: %s '%s' dimension %zu is not an integer in [0, 2^31)", what,
                             name, d);
             t[i].dims[d] = v;
             numel *= (uint64_t)v;
             if (numel > WG_ABI_MAX_ELEMENTS)
-                return fail(err, errlen, WG_ERR_FORMAT,
+                return wg_fail(err, errlen, WG_ERR_FORMAT,
                             "metadata: %s '%s' has more than 2^32 elements", what, name);
         }
         uint64_t expect = numel * esize;
         if (!wg_json_int(wg_json_get(e, "bytes"), &bytes) || bytes < 0 || (uint64_t)bytes != expect)
-            return fail(err, errlen, WG_ERR_FORMAT,
+            return wg_fail(err, errlen, WG_ERR_FORMAT,
                         "metadata: %s '%s' says bytes %lld but %llu elements of %s make %llu", what,
                         name, (long long)bytes, (unsigned long long)numel, dtype,
                         (unsigned long long)expect);
@@ -184,24 +175,24 @@ static wg_status parse_profile(const wg_json *j, wgh_meta *out, char *err, size_
     if (!arr)
         return WG_OK;
     if (arr->type != WG_JSON_ARRAY)
-        return fail(err, errlen, WG_ERR_FORMAT, "metadata: \"profile\" is not an array");
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: \"profile\" is not an array");
     if (arr->n > WG_ABI_MAX_STEPS)
-        return fail(err, errlen, WG_ERR_FORMAT, "metadata: %zu profile steps (at most %d)", arr->n,
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: %zu profile steps (at most %d)", arr->n,
                     WG_ABI_MAX_STEPS);
     out->has_profile = true;
     if (!(out->steps = calloc(arr->n ? arr->n : 1, sizeof *out->steps)))
-        return fail(err, errlen, WG_ERR_NOMEM, "out of memory");
+        return wg_fail(err, errlen, WG_ERR_NOMEM, "out of memory");
     out->n_steps = arr->n;
     for (size_t i = 0; i < arr->n; i++) {
         const char *op = wg_json_str(wg_json_get(&arr->items[i], "op"));
         const char *name = wg_json_str(wg_json_get(&arr->items[i], "name"));
         const wg_json *output = wg_json_get(&arr->items[i], "output");
         if (!op || !name || (output && output->type != WG_JSON_STRING))
-            return fail(err, errlen, WG_ERR_FORMAT,
+            return wg_fail(err, errlen, WG_ERR_FORMAT,
                         "metadata: profile step %zu needs string members \"op\" and \"name\"", i);
         size_t n = strlen(op) + 1 + strlen(name) + 1;
         if (!(out->steps[i] = malloc(n)))
-            return fail(err, errlen, WG_ERR_NOMEM, "out of memory");
+            return wg_fail(err, errlen, WG_ERR_NOMEM, "out of memory");
         snprintf(out->steps[i], n, "%s %s", op, name);
     }
     return WG_OK;
@@ -216,20 +207,20 @@ static wg_status parse_step_weights(const wg_json *j, wgh_meta *out, char *err, 
     if (!arr)
         return WG_OK;
     if (arr->type != WG_JSON_ARRAY)
-        return fail(err, errlen, WG_ERR_FORMAT, "metadata: \"step_weights\" is not an array");
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: \"step_weights\" is not an array");
     if (arr->n > WG_ABI_MAX_STEPS)
-        return fail(err, errlen, WG_ERR_FORMAT, "metadata: %zu step_weights (at most %d)", arr->n,
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: %zu step_weights (at most %d)", arr->n,
                     WG_ABI_MAX_STEPS);
     out->has_step_weights = true;
     if (!(out->step_weights = calloc(arr->n ? arr->n : 1, sizeof *out->step_weights)))
-        return fail(err, errlen, WG_ERR_NOMEM, "out of memory");
+        return wg_fail(err, errlen, WG_ERR_NOMEM, "out of memory");
     out->n_run_steps = arr->n;
     for (size_t k = 0; k < arr->n; k++) {
         int64_t v;
         int64_t prev = k ? (int64_t)out->step_weights[k - 1] : 0;
         if (!wg_json_int(&arr->items[k], &v) || v < prev ||
             (out->weight_bytes >= 0 && v > out->weight_bytes))
-            return fail(err, errlen, WG_ERR_FORMAT,
+            return wg_fail(err, errlen, WG_ERR_FORMAT,
                         "metadata: step_weights[%zu] is not an integer in [%lld, weight_bytes]", k,
                         (long long)prev);
         out->step_weights[k] = (uint64_t)v;
@@ -285,49 +276,49 @@ wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err,
     memset(out, 0, sizeof *out);
     wg_json *j = NULL;
     if (!is_utf8((const uint8_t *)text, len)) {
-        st = fail(err, errlen, WG_ERR_FORMAT, "metadata (`wasmgraph` section) is not valid UTF-8");
+        st = wg_fail(err, errlen, WG_ERR_FORMAT, "metadata (`wasmgraph` section) is not valid UTF-8");
         goto fail;
     }
     j = wg_json_parse(text, len, jerr, sizeof jerr);
     if (!j) {
-        st = fail(err, errlen, WG_ERR_FORMAT, "metadata (`wasmgraph` section): %s", jerr);
+        st = wg_fail(err, errlen, WG_ERR_FORMAT, "metadata (`wasmgraph` section): %s", jerr);
         goto fail;
     }
     if (j->type != WG_JSON_OBJECT) {
-        st = fail(err, errlen, WG_ERR_FORMAT, "metadata (`wasmgraph` section) is not a JSON object");
+        st = wg_fail(err, errlen, WG_ERR_FORMAT, "metadata (`wasmgraph` section) is not a JSON object");
         goto fail;
     }
     if (!wg_json_int(wg_json_get(j, "abi"), &out->abi)) {
-        st = fail(err, errlen, WG_ERR_ABI, "metadata has no integer \"abi\" version");
+        st = wg_fail(err, errlen, WG_ERR_ABI, "metadata has no integer \"abi\" version");
         goto fail;
     }
     if (out->abi != WG_ABI_VERSION) {
-        st = fail(err, errlen, WG_ERR_ABI, "module ABI version %lld, this host supports %d",
+        st = wg_fail(err, errlen, WG_ERR_ABI, "module ABI version %lld, this host supports %d",
                   (long long)out->abi, WG_ABI_VERSION);
         goto fail;
     }
     if (!(out->json = malloc(len + 1))) {
-        st = fail(err, errlen, WG_ERR_NOMEM, "out of memory");
+        st = wg_fail(err, errlen, WG_ERR_NOMEM, "out of memory");
         goto fail;
     }
     memcpy(out->json, text, len);
     out->json[len] = 0;
     if (!opt_str(j, "name") || !opt_str(j, "producer") || !opt_str(j, "compiler")) {
-        st = fail(err, errlen, WG_ERR_FORMAT, "metadata: name, producer and compiler must be strings");
+        st = wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: name, producer and compiler must be strings");
         goto fail;
     }
     out->name = dup_or_empty(wg_json_str(wg_json_get(j, "name")));
     out->producer = dup_or_empty(wg_json_str(wg_json_get(j, "producer")));
     out->compiler = dup_or_empty(wg_json_str(wg_json_get(j, "compiler")));
     if (!out->name || !out->producer || !out->compiler) {
-        st = fail(err, errlen, WG_ERR_NOMEM, "out of memory");
+        st = wg_fail(err, errlen, WG_ERR_NOMEM, "out of memory");
         goto fail;
     }
     if (!opt_int(j, "opset", &out->opset) || !opt_int(j, "arena_bytes", &out->arena_bytes) ||
         !opt_int(j, "weight_bytes", &out->weight_bytes) ||
         !opt_int(j, "memory_bytes", &out->memory_bytes) ||
         !opt_int(j, "weights_base", &out->weights_base)) {
-        st = fail(err, errlen, WG_ERR_FORMAT,
+        st = wg_fail(err, errlen, WG_ERR_FORMAT,
                   "metadata: opset, arena_bytes, weight_bytes, memory_bytes and weights_base must "
                   "be non-negative integers");
         goto fail;
@@ -340,7 +331,7 @@ wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err,
         if (opts->type != WG_JSON_OBJECT || (simd && !wg_json_bool(simd, &out->simd)) ||
             (rsimd && !wg_json_bool(rsimd, &out->relaxed_simd)) ||
             !opt_int(opts, "opt_level", &out->opt_level)) {
-            st = fail(err, errlen, WG_ERR_FORMAT,
+            st = wg_fail(err, errlen, WG_ERR_FORMAT,
                       "metadata: \"options\" must be an object with booleans simd, relaxed_simd "
                       "and an integer opt_level");
             goto fail;
@@ -353,7 +344,7 @@ wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err,
     if (st)
         goto fail;
     if (!out->n_outputs) {
-        st = fail(err, errlen, WG_ERR_FORMAT, "metadata: the model has no outputs");
+        st = wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: the model has no outputs");
         goto fail;
     }
     if ((st = parse_step_weights(j, out, err, errlen)) || (st = parse_profile(j, out, err, errlen)))
@@ -403,20 +394,20 @@ static wg_status check_func_export(const wgh_wasm *w, const char *name, uint32_t
 {
     const wgh_export *e = wgh_wasm_export(w, name);
     if (!e)
-        return fail(err, errlen, WG_ERR_ABI, "not a wasmgraph module: no export `%s`", name);
+        return wg_fail(err, errlen, WG_ERR_ABI, "not a wasmgraph module: no export `%s`", name);
     if (e->kind != WGH_EXT_FUNC)
-        return fail(err, errlen, WG_ERR_ABI, "export `%s` is a %s, expected a function", name,
+        return wg_fail(err, errlen, WG_ERR_ABI, "export `%s` is a %s, expected a function", name,
                     wgh_kind_name(e->kind));
     const wgh_functype *t = wgh_wasm_func_type(w, e->index);
     if (!t)
-        return fail(err, errlen, WG_ERR_FORMAT, "export `%s` names function %u, which has no type",
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "export `%s` names function %u, which has no type",
                     name, e->index);
     bool ok = t->n_params == n_params && t->n_results == 1 && t->results[0] == 0x7f;
     for (uint32_t k = 0; ok && k < n_params; k++)
         ok = t->params[k] == 0x7f;
     if (!ok) {
         char got[128];
-        return fail(err, errlen, WG_ERR_ABI, "export `%s` has type %s, expected %s", name,
+        return wg_fail(err, errlen, WG_ERR_ABI, "export `%s` has type %s, expected %s", name,
                     wgh_functype_str(t, got, sizeof got), n_params ? "(i32) -> (i32)" : "() -> (i32)");
     }
     return WG_OK;
@@ -431,11 +422,11 @@ wg_status wgh_inspect(const uint8_t *bytes, size_t len, uint64_t memory_limit,
     if (st)
         return st;
     if (!w.meta) {
-        st = fail(err, errlen, WG_ERR_ABI, "not a wasmgraph module: no `wasmgraph` custom section");
+        st = wg_fail(err, errlen, WG_ERR_ABI, "not a wasmgraph module: no `wasmgraph` custom section");
         goto fail;
     }
     if (w.n_meta_sections > 1) {
-        st = fail(err, errlen, WG_ERR_ABI, "%d `wasmgraph` custom sections, expected one",
+        st = wg_fail(err, errlen, WG_ERR_ABI, "%d `wasmgraph` custom sections, expected one",
                   w.n_meta_sections);
         goto fail;
     }
@@ -443,7 +434,7 @@ wg_status wgh_inspect(const uint8_t *bytes, size_t len, uint64_t memory_limit,
     if (st)
         goto fail;
     if (w.n_imports) {
-        st = fail(err, errlen, WG_ERR_ABI,
+        st = wg_fail(err, errlen, WG_ERR_ABI,
                   "the module imports %s (a %s)%s; wasmgraph modules must have no imports",
                   w.first_import, wgh_kind_name(w.first_import_kind),
                   w.n_imports > 1 ? " and more" : "");
@@ -451,16 +442,16 @@ wg_status wgh_inspect(const uint8_t *bytes, size_t len, uint64_t memory_limit,
     }
     const wgh_export *mem = wgh_wasm_export(&w, "memory");
     if (!mem) {
-        st = fail(err, errlen, WG_ERR_ABI, "not a wasmgraph module: no export `memory`");
+        st = wg_fail(err, errlen, WG_ERR_ABI, "not a wasmgraph module: no export `memory`");
         goto fail;
     }
     if (mem->kind != WGH_EXT_MEMORY || !w.has_memory || mem->index != 0) {
-        st = fail(err, errlen, WG_ERR_ABI, "export `memory` is a %s, expected the module's memory",
+        st = wg_fail(err, errlen, WG_ERR_ABI, "export `memory` is a %s, expected the module's memory",
                   wgh_kind_name(mem->kind));
         goto fail;
     }
     if (w.memory64 || w.memory_shared) {
-        st = fail(err, errlen, WG_ERR_ABI, "the module's memory is %s; ABI v1 needs a plain 32-bit memory",
+        st = wg_fail(err, errlen, WG_ERR_ABI, "the module's memory is %s; ABI v1 needs a plain 32-bit memory",
                   w.memory64 ? "64-bit" : "shared");
         goto fail;
     }
@@ -488,7 +479,7 @@ wg_status wgh_inspect(const uint8_t *bytes, size_t len, uint64_t memory_limit,
             goto fail;
     }
     if (memory_limit && w.memory_min_bytes > memory_limit) {
-        st = fail(err, errlen, WG_ERR_LIMIT,
+        st = wg_fail(err, errlen, WG_ERR_LIMIT,
                   "the module needs %llu bytes of memory, more than the limit of %llu bytes",
                   (unsigned long long)w.memory_min_bytes, (unsigned long long)memory_limit);
         goto fail;

@@ -21,8 +21,9 @@ wg_status wgh_error(wg_runtime *rt, wg_status st, const char *fmt, ...)
     return st;
 }
 
-/* Copies a wasm byte vector's text (first line only) into buf. */
-static void first_line(const wasm_byte_vec_t *v, char *buf, size_t len)
+/* Copies a wasm byte vector's text (first line only) into buf, then frees the vector
+ * (like take_trap_text: both take the message wasmtime handed over). */
+static void take_first_line(wasm_byte_vec_t *v, char *buf, size_t len)
 {
     size_t n = 0;
     while (n < v->size && n + 1 < len && v->data[n] && v->data[n] != '\n') {
@@ -30,6 +31,7 @@ static void first_line(const wasm_byte_vec_t *v, char *buf, size_t len)
         n++;
     }
     buf[n] = 0;
+    wasm_byte_vec_delete(v);
 }
 
 wg_status wgh_wasmtime_error(wg_runtime *rt, wg_status st, wasmtime_error_t *e, const char *prefix)
@@ -37,8 +39,7 @@ wg_status wgh_wasmtime_error(wg_runtime *rt, wg_status st, wasmtime_error_t *e, 
     wasm_byte_vec_t msg;
     char text[600];
     wasmtime_error_message(e, &msg);
-    first_line(&msg, text, sizeof text);
-    wasm_byte_vec_delete(&msg);
+    take_first_line(&msg, text, sizeof text);
     wasmtime_error_delete(e);
     return wgh_error(rt, st, "%s: %s", prefix, text);
 }
@@ -70,8 +71,8 @@ static const char *trap_code_name(wasmtime_trap_code_t code)
  *         0: memory fault at wasm address 0xfffffff0 in linear memory of size 0x20000
  *         1: wasm trap: out of bounds memory access
  * into "memory fault at ...; at oob.wasm!wg_run": the causes (minus the "wasm trap:" line,
- * which the trap code already names) and the innermost frame. */
-static void describe_trap(const wasm_byte_vec_t *v, char *buf, size_t len)
+ * which the trap code already names) and the innermost frame; then frees v. */
+static void take_trap_text(wasm_byte_vec_t *v, char *buf, size_t len)
 {
     char frame[200] = "", causes[600] = "", first[300] = "";
     size_t nc = 0;
@@ -127,6 +128,7 @@ static void describe_trap(const wasm_byte_vec_t *v, char *buf, size_t len)
     size_t m = strlen(buf);
     if (frame[0] && m < len)
         snprintf(buf + m, len - m, "%s", frame);
+    wasm_byte_vec_delete(v);
 }
 
 wg_status wgh_trap_error(wg_runtime *rt, wasm_trap_t *trap, const char *model, const char *func)
@@ -136,8 +138,7 @@ wg_status wgh_trap_error(wg_runtime *rt, wasm_trap_t *trap, const char *model, c
     wasm_message_t msg;
     char text[700];
     wasm_trap_message(trap, &msg);
-    describe_trap(&msg, text, sizeof text);
-    wasm_byte_vec_delete(&msg);
+    take_trap_text(&msg, text, sizeof text);
     wasm_trap_delete(trap);
     if (has_code && code == WASMTIME_TRAP_CODE_INTERRUPT && rt->opts.time_limit_ms)
         return wgh_error(rt, WG_ERR_LIMIT, "%s: %s: run exceeded the time limit of %llu ms", model,

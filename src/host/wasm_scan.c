@@ -2,10 +2,11 @@
 #include "wasm_scan.h"
 #include "wasm_read.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../common/fail.h"
 
 typedef wgh_rd rd;
 
@@ -44,28 +45,19 @@ static uint8_t rd_valtype(rd *r)
     return t;
 }
 
-static wg_status fail(char *err, size_t errlen, wg_status st, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return st;
-}
-
 static wg_status scan_types(rd *r, wgh_wasm *w, char *err, size_t errlen)
 {
     uint32_t n = rd_u32(r);
     if (r->bad || n > (size_t)(r->end - r->p))
-        return fail(err, errlen, WG_ERR_FORMAT, "type section: bad count");
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "type section: bad count");
     w->types = calloc(n ? n : 1, sizeof *w->types);
     if (!w->types)
-        return fail(err, errlen, WG_ERR_NOMEM, "out of memory reading %u types", n);
+        return wg_fail(err, errlen, WG_ERR_NOMEM, "out of memory reading %u types", n);
     w->n_types = n;
     for (uint32_t i = 0; i < n && !r->bad; i++) {
         uint8_t form = rd_byte(r);
         if (form != 0x60)
-            return fail(err, errlen, WG_ERR_FORMAT,
+            return wg_fail(err, errlen, WG_ERR_FORMAT,
                         "type section: type %u has form 0x%02x (only plain function types, 0x60, "
                         "are supported)", i, form);
         wgh_functype *t = &w->types[i];
@@ -83,7 +75,7 @@ static wg_status scan_types(rd *r, wgh_wasm *w, char *err, size_t errlen)
                 t->n_params = c;
         }
     }
-    return r->bad ? fail(err, errlen, WG_ERR_FORMAT, "type section is truncated") : WG_OK;
+    return r->bad ? wg_fail(err, errlen, WG_ERR_FORMAT, "type section is truncated") : WG_OK;
 }
 
 static wg_status scan_imports(rd *r, wgh_wasm *w, char *err, size_t errlen)
@@ -101,31 +93,31 @@ static wg_status scan_imports(rd *r, wgh_wasm *w, char *err, size_t errlen)
         }
     }
     /* The rest is not decoded: a module with any import is refused anyway. */
-    return r->bad ? fail(err, errlen, WG_ERR_FORMAT, "import section is truncated") : WG_OK;
+    return r->bad ? wg_fail(err, errlen, WG_ERR_FORMAT, "import section is truncated") : WG_OK;
 }
 
 static wg_status scan_funcs(rd *r, wgh_wasm *w, char *err, size_t errlen)
 {
     uint32_t n = rd_u32(r);
     if (r->bad || n > (size_t)(r->end - r->p))
-        return fail(err, errlen, WG_ERR_FORMAT, "function section: bad count");
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "function section: bad count");
     w->func_types = calloc(n ? n : 1, sizeof *w->func_types);
     if (!w->func_types)
-        return fail(err, errlen, WG_ERR_NOMEM, "out of memory reading %u functions", n);
+        return wg_fail(err, errlen, WG_ERR_NOMEM, "out of memory reading %u functions", n);
     w->n_funcs = n;
     for (uint32_t i = 0; i < n && !r->bad; i++)
         w->func_types[i] = rd_u32(r);
-    return r->bad ? fail(err, errlen, WG_ERR_FORMAT, "function section is truncated") : WG_OK;
+    return r->bad ? wg_fail(err, errlen, WG_ERR_FORMAT, "function section is truncated") : WG_OK;
 }
 
 static wg_status scan_memory(rd *r, wgh_wasm *w, char *err, size_t errlen)
 {
     uint32_t n = rd_u32(r);
     if (!n || r->bad)
-        return r->bad ? fail(err, errlen, WG_ERR_FORMAT, "memory section is truncated") : WG_OK;
+        return r->bad ? wg_fail(err, errlen, WG_ERR_FORMAT, "memory section is truncated") : WG_OK;
     uint8_t flags = rd_byte(r);
     if (flags & ~0x0fu)
-        return fail(err, errlen, WG_ERR_FORMAT, "memory section: unknown limits flags 0x%02x", flags);
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "memory section: unknown limits flags 0x%02x", flags);
     w->memory_shared = flags & 2;
     w->memory64 = flags & 4;
     uint64_t min = rd_leb(r, 64), max = 0;
@@ -136,9 +128,9 @@ static wg_status scan_memory(rd *r, wgh_wasm *w, char *err, size_t errlen)
     if (flags & 8)
         page_log2 = rd_u32(r);
     if (r->bad)
-        return fail(err, errlen, WG_ERR_FORMAT, "memory section is truncated");
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "memory section is truncated");
     if (page_log2 > 16)
-        return fail(err, errlen, WG_ERR_FORMAT, "memory section: page size 2^%u", page_log2);
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "memory section: page size 2^%u", page_log2);
     /* Cap the page counts so the byte sizes cannot overflow; wasmtime rejects such sizes. */
     uint64_t cap = UINT64_C(1) << (63 - page_log2);
     w->has_memory = true;
@@ -151,10 +143,10 @@ static wg_status scan_exports(rd *r, wgh_wasm *w, char *err, size_t errlen)
 {
     uint32_t n = rd_u32(r);
     if (r->bad || n > (size_t)(r->end - r->p))
-        return fail(err, errlen, WG_ERR_FORMAT, "export section: bad count");
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "export section: bad count");
     w->exports = calloc(n ? n : 1, sizeof *w->exports);
     if (!w->exports)
-        return fail(err, errlen, WG_ERR_NOMEM, "out of memory reading %u exports", n);
+        return wg_fail(err, errlen, WG_ERR_NOMEM, "out of memory reading %u exports", n);
     w->n_exports = n;
     for (uint32_t i = 0; i < n && !r->bad; i++) {
         wgh_export *e = &w->exports[i];
@@ -162,7 +154,7 @@ static wg_status scan_exports(rd *r, wgh_wasm *w, char *err, size_t errlen)
         e->kind = rd_byte(r);
         e->index = rd_u32(r);
     }
-    return r->bad ? fail(err, errlen, WG_ERR_FORMAT, "export section is truncated") : WG_OK;
+    return r->bad ? wg_fail(err, errlen, WG_ERR_FORMAT, "export section is truncated") : WG_OK;
 }
 
 wg_status wgh_wasm_scan(const uint8_t *bytes, size_t len, wgh_wasm *out, char *err, size_t errlen)
@@ -171,11 +163,11 @@ wg_status wgh_wasm_scan(const uint8_t *bytes, size_t len, wgh_wasm *out, char *e
     wg_status st = WG_OK;
     memset(out, 0, sizeof *out);
     if (len < 8 || memcmp(bytes, magic, 4))
-        return fail(err, errlen, WG_ERR_FORMAT, "not a WebAssembly module (no \\0asm magic)");
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "not a WebAssembly module (no \\0asm magic)");
     uint32_t version = (uint32_t)bytes[4] | (uint32_t)bytes[5] << 8 | (uint32_t)bytes[6] << 16 |
                        (uint32_t)bytes[7] << 24;
     if (version != 1)
-        return fail(err, errlen, WG_ERR_FORMAT,
+        return wg_fail(err, errlen, WG_ERR_FORMAT,
                     "WebAssembly binary version 0x%08x, expected 1 (a component or a newer format?)",
                     version);
     rd top = {bytes + 8, bytes + len, false};
@@ -185,14 +177,14 @@ wg_status wgh_wasm_scan(const uint8_t *bytes, size_t len, wgh_wasm *out, char *e
         uint8_t id = rd_byte(&top);
         uint32_t size = rd_u32(&top);
         if (top.bad || size > (size_t)(top.end - top.p)) {
-            st = fail(err, errlen, WG_ERR_FORMAT,
+            st = wg_fail(err, errlen, WG_ERR_FORMAT,
                       "section %u at byte %zu runs past the end of the file (%zu bytes)", id,
                       sec_at, len);
             goto fail;
         }
         if (id != 0 && id < 32) {
             if (seen & (UINT32_C(1) << id)) {
-                st = fail(err, errlen, WG_ERR_FORMAT, "section %u at byte %zu appears twice", id,
+                st = wg_fail(err, errlen, WG_ERR_FORMAT, "section %u at byte %zu appears twice", id,
                           sec_at);
                 goto fail;
             }
@@ -205,7 +197,7 @@ wg_status wgh_wasm_scan(const uint8_t *bytes, size_t len, wgh_wasm *out, char *e
             uint32_t nl;
             const uint8_t *nm = rd_name(&r, &nl);
             if (r.bad) {
-                st = fail(err, errlen, WG_ERR_FORMAT, "custom section at byte %zu has a bad name",
+                st = wg_fail(err, errlen, WG_ERR_FORMAT, "custom section at byte %zu has a bad name",
                           sec_at);
                 goto fail;
             }

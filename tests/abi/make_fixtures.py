@@ -14,27 +14,16 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from wasm_bytes import custom as custom_section, section  # noqa: E402
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 OUT = None
 TMP = None
 
 
-def leb(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def section(sid, payload):
-    return bytes([sid]) + leb(len(payload)) + payload
-
-
-def custom(payload, name="wasmgraph"):
-    return section(0, leb(len(name)) + name.encode() + payload)
+def custom(payload):
+    return custom_section("wasmgraph", payload)
 
 
 def put(name, data):

@@ -16,6 +16,9 @@ import tempfile
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from wasm_bytes import custom, leb, section  # noqa: E402
+
 OUT = None
 
 
@@ -26,14 +29,7 @@ def put(name, data):
 
 # --- protobuf wire helpers -------------------------------------------------------------
 def w_varint(n):
-    n &= (1 << 64) - 1  # negative int64 values are 10-byte varints
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
+    return leb(n & ((1 << 64) - 1))  # negative int64 values are 10-byte varints
 
 
 def w_key(field, wire):
@@ -277,18 +273,6 @@ BASE_WAT = """(module
   (func (export "wg_output_ptr") (param i32) (result i32) i32.const 2048)
   (func (export "%(run)s") (result i32) %(body)s))
 """
-
-
-def leb(n):
-    return w_varint(n)
-
-
-def section(sid, payload):
-    return bytes([sid]) + leb(len(payload)) + payload
-
-
-def custom(name, payload):
-    return section(0, leb(len(name)) + name.encode() + payload)
 
 
 def tensor(name, shape, nbytes=None, dtype="float32"):

@@ -6,6 +6,7 @@
 #ifndef WG_TESTS_GRAPH_BUILD_H
 #define WG_TESTS_GRAPH_BUILD_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,18 @@ static inline void tg_output(wgc_graph *g, int t)
     g->tensors[t].is_output = true;
     g->outputs = realloc(g->outputs, sizeof(int) * (size_t)(g->n_outputs + 1));
     g->outputs[g->n_outputs++] = t;
+}
+
+/* A node of type on in[n_in] with one new output tensor out_name (its index returned);
+ * the node is named "<type>_<index>". */
+static inline int tg_node(wgc_graph *g, const char *type, const int *in, int n_in, const char *out_name)
+{
+    int out = wgc_tensor_add(g, out_name);
+    char name[64];
+    snprintf(name, sizeof name, "%s_%d", type, g->n_nodes);
+    int n = wgc_node_add(g, name, type, "", in, n_in, &out, 1);
+    g->tensors[out].producer = n;
+    return out;
 }
 
 #endif

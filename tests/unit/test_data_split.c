@@ -193,13 +193,23 @@ static bool make_fixture(void)
     return mkdtemp(tmpdir) != NULL;
 }
 
-static bool write_file(const char *path, const uint8_t *b, size_t n)
+/* Writes the fixture module to tmpdir/name; path gets the file's path. */
+static bool write_fixture(char *path, size_t len, const char *name)
 {
+    snprintf(path, len, "%s/%s", tmpdir, name);
     FILE *f = fopen(path, "wb");
-    bool ok = f && fwrite(b, 1, n, f) == n;
+    bool ok = f && fwrite(fixture, 1, fixture_len, f) == fixture_len;
     if (f)
         ok = !fclose(f) && ok;
     return ok;
+}
+
+/* A runtime with the default options; failing to make one is a failed check. */
+static wg_runtime *new_runtime(void)
+{
+    wg_runtime *rt = NULL;
+    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
+    return rt;
 }
 
 /* Runs a session of m: the input and output before the run, and the output after. */
@@ -219,10 +229,8 @@ static void run_once(wg_runtime *rt, wg_model *m, float before[2][4], float afte
 TEST(split_load_equals_whole_load)
 {
     char path[600];
-    snprintf(path, sizeof path, "%s/with_data.wasm", tmpdir);
-    CHECK(write_file(path, fixture, fixture_len), "cannot write %s", path);
-    wg_runtime *rt;
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
+    CHECK(write_fixture(path, sizeof path, "with_data.wasm"), "cannot write %s", path);
+    wg_runtime *rt = new_runtime();
     wg_model *whole = NULL, *split = NULL;
     CHECK(wg_model_load_bytes(rt, fixture, fixture_len, "whole", &whole) == WG_OK, "whole: %s",
           wg_last_error(rt));
@@ -250,10 +258,8 @@ TEST(split_load_equals_whole_load)
 TEST(a_file_changed_after_loading_is_refused)
 {
     char path[600];
-    snprintf(path, sizeof path, "%s/changed.wasm", tmpdir);
-    CHECK(write_file(path, fixture, fixture_len), "cannot write %s", path);
-    wg_runtime *rt;
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
+    CHECK(write_fixture(path, sizeof path, "changed.wasm"), "cannot write %s", path);
+    wg_runtime *rt = new_runtime();
     wg_model *m = NULL;
     CHECK(wg_model_load(rt, path, &m) == WG_OK, "load: %s", wg_last_error(rt));
     FILE *f = fopen(path, "ab");

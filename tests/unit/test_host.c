@@ -43,6 +43,24 @@ static bool setup_fixtures(void)
     return system(cmd) == 0 && stat(fx("add_one"), &sb) == 0;
 }
 
+/* A runtime with the default options; failing to make one is a failed check. */
+static wg_runtime *new_runtime(void)
+{
+    wg_runtime *rt = NULL;
+    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
+    return rt;
+}
+
+/* Loads fixture name and makes a session on it; a failure is a failed check. */
+static bool open_fx(wg_runtime *rt, const char *name, wg_model **m, wg_session **s)
+{
+    if (wg_model_load(rt, fx(name), m) || wg_session_new(*m, s)) {
+        CHECK(0, "%s: cannot load: %s", name, wg_last_error(rt));
+        return false;
+    }
+    return true;
+}
+
 /* Loads fixture name and expects status want with msg in the message. */
 static void expect_load(wg_runtime *rt, const char *name, wg_status want, const char *msg)
 {
@@ -77,10 +95,8 @@ static void expect_run(wg_runtime *rt, const char *name, wg_status want, const c
 {
     wg_model *m = NULL;
     wg_session *s = NULL;
-    if (wg_model_load(rt, fx(name), &m) || wg_session_new(m, &s)) {
-        CHECK(0, "%s: cannot load: %s", name, wg_last_error(rt));
+    if (!open_fx(rt, name, &m, &s))
         goto done;
-    }
     wg_status st = wg_session_run(s);
     CHECK(st == want, "%s: run status %s, want %s (%s)", name, wg_status_str(st), wg_status_str(want),
           wg_last_error(rt));
@@ -96,10 +112,8 @@ static bool run_add_one(wg_runtime *rt)
     wg_model *m = NULL;
     wg_session *s = NULL;
     bool ok = false;
-    if (wg_model_load(rt, fx("add_one"), &m) || wg_session_new(m, &s)) {
-        CHECK(0, "add_one: %s", wg_last_error(rt));
+    if (!open_fx(rt, "add_one", &m, &s))
         goto done;
-    }
     float x[4] = {1.5f, -2, 0, 1e6f};
     memcpy(wg_session_input(s, 0), x, sizeof x);
     for (int rep = 0; rep < 2; rep++) {
@@ -127,8 +141,7 @@ TEST(status_names)
 
 TEST(add_one_runs_and_reports_metadata)
 {
-    wg_runtime *rt;
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
+    wg_runtime *rt = new_runtime();
     wg_model *m = NULL;
     wg_status st = wg_model_load(rt, fx("add_one"), &m);
     CHECK(st == WG_OK, "load: %s", wg_last_error(rt));
@@ -155,15 +168,12 @@ TEST(add_one_runs_and_reports_metadata)
 
 TEST(profile_steps)
 {
-    wg_runtime *rt;
+    wg_runtime *rt = new_runtime();
     wg_model *m = NULL;
     wg_session *s = NULL;
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
     /* A module without steps: 0 steps, and stepping is refused. */
-    if (wg_model_load(rt, fx("add_one"), &m) || wg_session_new(m, &s)) {
-        CHECK(0, "add_one: %s", wg_last_error(rt));
+    if (!open_fx(rt, "add_one", &m, &s))
         goto done;
-    }
     CHECK(wg_model_num_steps(m) == 0 && wg_model_step_label(m, 0) == NULL, "add_one has steps");
     CHECK(wg_session_run_step(s, 0) == WG_ERR_INVALID && strstr(wg_last_error(rt), "not compiled with --profile"),
           "step on add_one: %s", wg_last_error(rt));
@@ -171,10 +181,8 @@ TEST(profile_steps)
     wg_model_free(m);
     s = NULL;
     m = NULL;
-    if (wg_model_load(rt, fx("profile"), &m) || wg_session_new(m, &s)) {
-        CHECK(0, "profile: %s", wg_last_error(rt));
+    if (!open_fx(rt, "profile", &m, &s))
         goto done;
-    }
     CHECK(wg_model_num_steps(m) == 2, "steps %zu", wg_model_num_steps(m));
     CHECK(!strcmp(wg_model_step_label(m, 0), "Add half1") && !strcmp(wg_model_step_label(m, 1), "Add half2") &&
               wg_model_step_label(m, 2) == NULL,
@@ -198,14 +206,11 @@ done:
 
 TEST(two_inputs)
 {
-    wg_runtime *rt;
+    wg_runtime *rt = new_runtime();
     wg_model *m = NULL;
     wg_session *s = NULL;
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
-    if (wg_model_load(rt, fx("add2"), &m) || wg_session_new(m, &s)) {
-        CHECK(0, "add2: %s", wg_last_error(rt));
+    if (!open_fx(rt, "add2", &m, &s))
         goto done;
-    }
     CHECK(!strcmp(wg_model_input(m, 1)->name, "b") && wg_model_input(m, 1)->rank == 2, "input b");
     float *a = wg_session_input(s, 0), *b = wg_session_input(s, 1);
     for (int i = 0; i < 6; i++) {
@@ -224,8 +229,7 @@ done:
 
 TEST(bad_files_are_refused_at_load)
 {
-    wg_runtime *rt;
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
+    wg_runtime *rt = new_runtime();
     expect_load(rt, "does_not_exist", WG_ERR_IO, "does_not_exist.wasm");
     expect_load(rt, "empty", WG_ERR_FORMAT, "empty.wasm: the file is empty");
     expect_load(rt, "not_wasm", WG_ERR_FORMAT, "not a WebAssembly module");
@@ -241,11 +245,10 @@ TEST(bad_files_are_refused_at_load)
 
 TEST(truncated_and_corrupt_bytes)
 {
-    wg_runtime *rt;
+    wg_runtime *rt = new_runtime();
     uint8_t *bytes;
     size_t len;
     char err[300];
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
     if (wgh_read_file(fx("add_one"), &bytes, &len, err, sizeof err)) {
         CHECK(0, "%s", err);
         wg_runtime_free(rt);
@@ -279,8 +282,7 @@ TEST(truncated_and_corrupt_bytes)
 
 TEST(session_checks_the_instance)
 {
-    wg_runtime *rt;
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
+    wg_runtime *rt = new_runtime();
     expect_session(rt, "abi2", WG_ERR_ABI, "wg_abi_version() returns 2 but the metadata says ABI 1");
     expect_session(rt, "huge_input", WG_ERR_ABI, "past the end of memory");
     wg_runtime_free(rt);
@@ -288,8 +290,7 @@ TEST(session_checks_the_instance)
 
 TEST(traps_and_status)
 {
-    wg_runtime *rt;
-    CHECK(wg_runtime_new(NULL, &rt) == WG_OK, "runtime");
+    wg_runtime *rt = new_runtime();
     expect_run(rt, "unreachable", WG_ERR_TRAP, "wg_run trapped: unreachable executed");
     expect_run(rt, "oob", WG_ERR_TRAP, "wg_run trapped: out of bounds memory access");
     expect_run(rt, "recurse", WG_ERR_TRAP, "wg_run trapped: stack overflow");
@@ -326,10 +327,8 @@ TEST(time_limit_stops_a_loop_and_the_runtime_survives)
     CHECK(wg_runtime_new(&o, &rt) == WG_OK, "runtime");
     wg_model *m = NULL;
     wg_session *s = NULL;
-    if (wg_model_load(rt, fx("loop"), &m) || wg_session_new(m, &s)) {
-        CHECK(0, "loop: %s", wg_last_error(rt));
+    if (!open_fx(rt, "loop", &m, &s))
         goto done;
-    }
     for (int rep = 0; rep < 2; rep++) {
         double t0 = now_ms();
         wg_status st = wg_session_run(s);

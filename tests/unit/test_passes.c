@@ -33,16 +33,6 @@ static int constant(wgc_graph *g, const char *name, int rank, const int64_t *dim
     return t;
 }
 
-static int op(wgc_graph *g, const char *type, const int *in, int n_in, const char *out_name)
-{
-    int out = wgc_tensor_add(g, out_name);
-    char name[64];
-    snprintf(name, sizeof name, "%s_%d", type, g->n_nodes);
-    int n = wgc_node_add(g, name, type, "", in, n_in, &out, 1);
-    g->tensors[out].producer = n;
-    return out;
-}
-
 static float fill_w(int64_t i) { return (float)((i * 7) % 11) / 11.0f - 0.4f; }
 static float fill_b(int64_t i) { return 0.1f * (float)i - 0.2f; }
 static float fill_scale(int64_t i) { return 0.5f + 0.25f * (float)i; }
@@ -59,7 +49,7 @@ TEST(shape_override_and_dynamic_error)
     wgc_graph *g = wgc_graph_new();
     int64_t dims[2] = {-1, 4};
     int x = tg_input(g, "x", WG_DT_FLOAT, 2, dims);
-    tg_output(g, op(g, "Relu", &x, 1, "y"));
+    tg_output(g, tg_node(g, "Relu", &x, 1, "y"));
     wgc_pass_options o = opts();
     CHECK(wgc_pass_infer(g, &o) == WG_ERR_INVALID, "a dynamic dim without --shape must fail");
     CHECK(strstr(g->err, "--shape x=") != NULL, "message should say how to fix it: %s", g->err);
@@ -84,11 +74,11 @@ TEST(batchnorm_folds_into_conv)
     int w = constant(g, "w", 4, wd, fill_w);
     int b = constant(g, "b", 1, cd, fill_b);
     int in_conv[3] = {x, w, b};
-    int c = op(g, "Conv", in_conv, 3, "c");
+    int c = tg_node(g, "Conv", in_conv, 3, "c");
     int s = constant(g, "scale", 1, cd, fill_scale), be = constant(g, "beta", 1, cd, fill_b),
         m = constant(g, "mean", 1, cd, fill_b), v = constant(g, "var", 1, cd, fill_var);
     int in_bn[5] = {c, s, be, m, v};
-    int y = op(g, "BatchNormalization", in_bn, 5, "y");
+    int y = tg_node(g, "BatchNormalization", in_bn, 5, "y");
     tg_output(g, y);
     wgc_pass_options o = opts();
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
@@ -120,15 +110,15 @@ TEST(scale_and_shift_fold_into_conv)
             chan[4] = {1, 3, 1, 1}, pix[4] = {1, 1, 3, 3};
     int x = tg_input(g, "x", WG_DT_FLOAT, 4, xd);
     int in_conv[3] = {x, constant(g, "w", 4, wd, fill_w), constant(g, "b", 1, cd, fill_b)};
-    int c = op(g, "Conv", in_conv, 3, "c");
+    int c = tg_node(g, "Conv", in_conv, 3, "c");
     int in_mul[2] = {constant(g, "two", 1, one, fill_two), c}; /* constant first */
-    int m = op(g, "Mul", in_mul, 2, "m");
+    int m = tg_node(g, "Mul", in_mul, 2, "m");
     int in_add[2] = {m, constant(g, "t", 4, chan, fill_b)};
-    int a = op(g, "Add", in_add, 2, "a");
+    int a = tg_node(g, "Add", in_add, 2, "a");
     int in_sub[2] = {a, constant(g, "half", 0, one, fill_scale)};
-    int y = op(g, "Sub", in_sub, 2, "y");
+    int y = tg_node(g, "Sub", in_sub, 2, "y");
     int in_px[2] = {y, constant(g, "p", 4, pix, fill_b)};
-    tg_output(g, op(g, "Mul", in_px, 2, "z"));
+    tg_output(g, tg_node(g, "Mul", in_px, 2, "z"));
     wgc_pass_options o = opts();
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_fold_batchnorm(g, &o) == WG_OK, "%s", g->err);
@@ -163,29 +153,29 @@ TEST(decomposed_hardswish_becomes_one_node)
         c0 = constant(g, "zero", 1, one, fill_0);
     /* Div(Mul(x, Clip(Add(x, 3), 0, 6)), 6) */
     int in_add[2] = {x, c3};
-    int a = op(g, "Add", in_add, 2, "a");
+    int a = tg_node(g, "Add", in_add, 2, "a");
     int in_clip[3] = {a, c0, c6};
-    int c = op(g, "Clip", in_clip, 3, "c");
+    int c = tg_node(g, "Clip", in_clip, 3, "c");
     int in_mul[2] = {c, x};
-    int m = op(g, "Mul", in_mul, 2, "m");
+    int m = tg_node(g, "Mul", in_mul, 2, "m");
     int in_div[2] = {m, c6};
-    tg_output(g, op(g, "Div", in_div, 2, "y1"));
+    tg_output(g, tg_node(g, "Div", in_div, 2, "y1"));
     /* Mul(x, Div(Clip(Add(3, x), 0, 6), 6)) */
     int in_add2[2] = {c3, x};
-    int a2 = op(g, "Add", in_add2, 2, "a2");
+    int a2 = tg_node(g, "Add", in_add2, 2, "a2");
     int in_clip2[3] = {a2, c0, c6};
-    int c2 = op(g, "Clip", in_clip2, 3, "c2");
+    int c2 = tg_node(g, "Clip", in_clip2, 3, "c2");
     int in_div2[2] = {c2, c6};
-    int d2 = op(g, "Div", in_div2, 2, "d2");
+    int d2 = tg_node(g, "Div", in_div2, 2, "d2");
     int in_mul2[2] = {x, d2};
-    tg_output(g, op(g, "Mul", in_mul2, 2, "y2"));
+    tg_output(g, tg_node(g, "Mul", in_mul2, 2, "y2"));
     /* the same with the Add result also an output: no match */
-    int a3 = op(g, "Add", in_add, 2, "a3");
+    int a3 = tg_node(g, "Add", in_add, 2, "a3");
     tg_output(g, a3);
     int in_clip3[3] = {a3, c0, c6};
-    int in_div3[2] = {op(g, "Clip", in_clip3, 3, "c3"), c6};
-    int in_mul3[2] = {x, op(g, "Div", in_div3, 2, "d3")};
-    tg_output(g, op(g, "Mul", in_mul3, 2, "y3"));
+    int in_div3[2] = {tg_node(g, "Clip", in_clip3, 3, "c3"), c6};
+    int in_mul3[2] = {x, tg_node(g, "Div", in_div3, 2, "d3")};
+    tg_output(g, tg_node(g, "Mul", in_mul3, 2, "y3"));
     wgc_pass_options o = opts();
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_match_hardswish(g, &o) == WG_OK, "%s", g->err);
@@ -211,7 +201,7 @@ TEST(dropout_with_unread_mask_is_removed)
     int outs[2] = {wgc_tensor_add(g, "d"), wgc_tensor_add(g, "d_mask")};
     int n = wgc_node_add(g, "drop", "Dropout", "", &x, 1, outs, 2);
     g->tensors[outs[0]].producer = g->tensors[outs[1]].producer = n;
-    tg_output(g, op(g, "Relu", &outs[0], 1, "y"));
+    tg_output(g, tg_node(g, "Relu", &outs[0], 1, "y"));
     int outs2[2] = {wgc_tensor_add(g, "e"), wgc_tensor_add(g, "e_mask")};
     int n2 = wgc_node_add(g, "drop2", "Dropout", "", &x, 1, outs2, 2);
     g->tensors[outs2[0]].producer = g->tensors[outs2[1]].producer = n2;
@@ -233,14 +223,14 @@ static wgc_graph *residual_graph(bool residual_first)
     int w = constant(g, "w", 4, wd, fill_w);
     int r = -1;
     if (residual_first)
-        r = op(g, "Relu", &x, 1, "r");
+        r = tg_node(g, "Relu", &x, 1, "r");
     int in_conv[2] = {x, w};
-    int c = op(g, "Conv", in_conv, 2, "c");
+    int c = tg_node(g, "Conv", in_conv, 2, "c");
     if (!residual_first)
-        r = op(g, "Sigmoid", &x, 1, "r");
+        r = tg_node(g, "Sigmoid", &x, 1, "r");
     int in_add[2] = {r, c};
-    int a = op(g, "Add", in_add, 2, "a");
-    tg_output(g, op(g, "Relu", &a, 1, "y"));
+    int a = tg_node(g, "Add", in_add, 2, "a");
+    tg_output(g, tg_node(g, "Relu", &a, 1, "y"));
     return g;
 }
 
@@ -274,10 +264,10 @@ static wgc_graph *residual_bn_graph(bool second_reader)
     int64_t xd[4] = {1, 3, 2, 2}, wd[4] = {3, 3, 1, 1}, cd[1] = {3};
     int x = tg_input(g, "x", WG_DT_FLOAT, 4, xd);
     int in_conv[2] = {x, constant(g, "w", 4, wd, fill_w)};
-    int a = op(g, "Add", (int[]){op(g, "Conv", in_conv, 2, "c"), x}, 2, "a");
+    int a = tg_node(g, "Add", (int[]){tg_node(g, "Conv", in_conv, 2, "c"), x}, 2, "a");
     int in_bn[5] = {a, constant(g, "scale", 1, cd, fill_scale), constant(g, "beta", 1, cd, fill_b),
                     constant(g, "mean", 1, cd, fill_b), constant(g, "var", 1, cd, fill_var)};
-    int y = op(g, "Relu", (int[]){op(g, "BatchNormalization", in_bn, 5, "bn")}, 1, "y");
+    int y = tg_node(g, "Relu", (int[]){tg_node(g, "BatchNormalization", in_bn, 5, "bn")}, 1, "y");
     tg_output(g, y);
     if (second_reader)
         tg_output(g, a);
@@ -324,9 +314,9 @@ static wgc_graph *post_graph(int kr, const int64_t *kdims)
     int64_t xd[4] = {1, 2, 4, 4}, wd[4] = {2, 2, 1, 1}, one[1] = {1};
     int x = tg_input(g, "x", WG_DT_FLOAT, 4, xd);
     int in_conv[2] = {x, constant(g, "w", 4, wd, fill_w)};
-    int h = op(g, "HardSwish", (int[]){op(g, "Conv", in_conv, 2, "c")}, 1, "h");
-    int m = op(g, "Mul", (int[]){constant(g, "k1", kr, kdims, fill_scale), h}, 2, "m");
-    tg_output(g, op(g, "Sub", (int[]){m, constant(g, "k2", 1, one, fill_three)}, 2, "y"));
+    int h = tg_node(g, "HardSwish", (int[]){tg_node(g, "Conv", in_conv, 2, "c")}, 1, "h");
+    int m = tg_node(g, "Mul", (int[]){constant(g, "k1", kr, kdims, fill_scale), h}, 2, "m");
+    tg_output(g, tg_node(g, "Sub", (int[]){m, constant(g, "k2", 1, one, fill_three)}, 2, "y"));
     return g;
 }
 
@@ -374,11 +364,11 @@ TEST(subnormal_mac_weights_flush_to_zero_elsewhere_kept)
     int x = tg_input(g, "x", WG_DT_FLOAT, 4, xd);
     int w = constant(g, "w", 4, wd, fill_subnormal);
     int b = constant(g, "b", 1, bd, fill_subnormal);
-    int c = op(g, "Conv", (int[]){x, w, b}, 3, "c");
+    int c = tg_node(g, "Conv", (int[]){x, w, b}, 3, "c");
     /* The same subnormal bias also feeds an Add, which must keep the exact values. */
-    tg_output(g, op(g, "Add", (int[]){c, b}, 2, "y"));
+    tg_output(g, tg_node(g, "Add", (int[]){c, b}, 2, "y"));
     /* A second Conv on the same weights shares the first one's flushed copy. */
-    tg_output(g, op(g, "Conv", (int[]){x, w}, 2, "c2"));
+    tg_output(g, tg_node(g, "Conv", (int[]){x, w}, 2, "c2"));
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_flush_denormals(g, &o) == WG_OK, "%s", g->err);
     const wgc_node *cv = &g->nodes[0];
@@ -409,11 +399,11 @@ TEST(identity_removal_keeps_outputs_and_dead_code_goes)
     wgc_graph *g = wgc_graph_new();
     int64_t d[1] = {8};
     int x = tg_input(g, "x", WG_DT_FLOAT, 1, d);
-    int i1 = op(g, "Identity", &x, 1, "i1");
-    int r = op(g, "Relu", &i1, 1, "r");
-    int unused = op(g, "Sigmoid", &r, 1, "unused");
+    int i1 = tg_node(g, "Identity", &x, 1, "i1");
+    int r = tg_node(g, "Relu", &i1, 1, "r");
+    int unused = tg_node(g, "Sigmoid", &r, 1, "unused");
     (void)unused;
-    int y = op(g, "Identity", &r, 1, "y");
+    int y = tg_node(g, "Identity", &r, 1, "y");
     tg_output(g, y);
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_remove_identity(g, &o) == WG_OK, "%s", g->err);
@@ -482,16 +472,16 @@ TEST(concat_inputs_are_produced_in_place)
     g->opset = 13;
     int64_t d[4] = {1, 3, 4, 4};
     int x = tg_input(g, "x", WG_DT_FLOAT, 4, d);
-    int a = op(g, "Relu", &x, 1, "a");
-    int b = op(g, "Sigmoid", &x, 1, "b");
-    int c = op(g, "Concat", (int[]){a, b, a}, 3, "c"); /* a read twice: it is copied */
+    int a = tg_node(g, "Relu", &x, 1, "a");
+    int b = tg_node(g, "Sigmoid", &x, 1, "b");
+    int c = tg_node(g, "Concat", (int[]){a, b, a}, 3, "c"); /* a read twice: it is copied */
     wgc_attr_add(g, g->n_nodes - 1, "axis", WGC_ATTR_INT)->i = 1;
-    int h = op(g, "Neg", &x, 1, "h");
-    int e = op(g, "Tanh", &x, 1, "e");
-    int f = op(g, "Concat", (int[]){e, h}, 2, "f"); /* h's producer runs before e's */
+    int h = tg_node(g, "Neg", &x, 1, "h");
+    int e = tg_node(g, "Tanh", &x, 1, "e");
+    int f = tg_node(g, "Concat", (int[]){e, h}, 2, "f"); /* h's producer runs before e's */
     wgc_attr_add(g, g->n_nodes - 1, "axis", WGC_ATTR_INT)->i = 1;
-    tg_output(g, op(g, "Relu", &c, 1, "y"));
-    tg_output(g, op(g, "Relu", &f, 1, "z"));
+    tg_output(g, tg_node(g, "Relu", &c, 1, "y"));
+    tg_output(g, tg_node(g, "Relu", &f, 1, "z"));
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     wgc_plan plan;
     CHECK(wgc_plan_memory(g, &plan) == WG_OK, "%s", g->err);
@@ -515,7 +505,7 @@ TEST(planner_reuses_memory_without_overlap)
     char name[16];
     for (int i = 0; i < 10; i++) {
         snprintf(name, sizeof name, "t%d", i);
-        t = op(g, "Relu", &t, 1, name);
+        t = tg_node(g, "Relu", &t, 1, name);
     }
     tg_output(g, t);
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
@@ -547,7 +537,7 @@ TEST(planner_random_graphs)
             int b = ts[(seed >> 8) % (unsigned)n];
             int in[2] = {a, b};
             snprintf(name, sizeof name, "t%d", i);
-            ts[n++] = op(g, "Add", in, 2, name);
+            ts[n++] = tg_node(g, "Add", in, 2, name);
         }
         tg_output(g, ts[n - 1]);
         tg_output(g, ts[n / 2]);

@@ -20,21 +20,7 @@
 #include "../../src/select/select.h"
 #include "../../src/select/tunables.h"
 #include "../test.h"
-
-static int input(wgc_graph *g, const char *name, int rank, const int64_t *dims)
-{
-    int t = wgc_tensor_add(g, name);
-    wgc_tensor *x = &g->tensors[t];
-    x->dtype = WG_DT_FLOAT;
-    x->is_input = true;
-    x->has_shape = true;
-    x->shape.rank = rank;
-    for (int d = 0; d < rank; d++)
-        x->shape.dims[d] = dims[d];
-    g->inputs = realloc(g->inputs, sizeof(int) * (size_t)(g->n_inputs + 1));
-    g->inputs[g->n_inputs++] = t;
-    return t;
-}
+#include "graph_build.h"
 
 static int constant(wgc_graph *g, const char *name, int rank, const int64_t *dims)
 {
@@ -45,23 +31,6 @@ static int constant(wgc_graph *g, const char *name, int rank, const int64_t *dim
     float *v = calloc((size_t)wgc_numel(&s), sizeof(float));
     wgc_tensor_set_const(g, t, WG_DT_FLOAT, &s, v);
     return t;
-}
-
-static void output(wgc_graph *g, int t)
-{
-    g->tensors[t].is_output = true;
-    g->outputs = realloc(g->outputs, sizeof(int) * (size_t)(g->n_outputs + 1));
-    g->outputs[g->n_outputs++] = t;
-}
-
-static int node(wgc_graph *g, const char *type, const int *in, int n_in, const char *out_name)
-{
-    int out = wgc_tensor_add(g, out_name);
-    char name[64];
-    snprintf(name, sizeof name, "%s_%d", type, g->n_nodes);
-    int n = wgc_node_add(g, name, type, "", in, n_in, &out, 1);
-    g->tensors[out].producer = n;
-    return out;
 }
 
 static void ints_attr(wgc_graph *g, int n, const char *name, int count, int64_t v)
@@ -94,9 +63,10 @@ static int add_conv(wgc_graph *g, const layer *l, int idx)
         xd[2 + i] = l->in;
         wd[2 + i] = l->k;
     }
-    int in[2] = {input(g, xn, l->rank + 2, xd), 0};
-    in[1] = l->wconst ? constant(g, wn, l->rank + 2, wd) : input(g, wn, l->rank + 2, wd);
-    output(g, node(g, "Conv", in, 2, yn));
+    int in[2] = {tg_input(g, xn, WG_DT_FLOAT, l->rank + 2, xd), 0};
+    in[1] = l->wconst ? constant(g, wn, l->rank + 2, wd)
+                      : tg_input(g, wn, WG_DT_FLOAT, l->rank + 2, wd);
+    tg_output(g, tg_node(g, "Conv", in, 2, yn));
     const int n = g->n_nodes - 1;
     ints_attr(g, n, "strides", l->rank, l->stride);
     ints_attr(g, n, "pads", 2 * l->rank, l->pad);
@@ -284,9 +254,10 @@ TEST(gemm_and_matmul_kernels)
         const bool mm = !strcmp(rows[i].op, "MatMul");
         const int64_t ad[3] = {mm ? 2 : 8, 8, 8}, bd2[2] = {8, 16}, bd1[1] = {8}, bd3[3] = {2, 8, 16};
         const int64_t *bd = rows[i].b_rank == 1 ? bd1 : rows[i].b_rank == 2 ? bd2 : bd3;
-        int in[2] = {input(g, "a", mm ? 3 : 2, ad), 0};
-        in[1] = rows[i].bconst ? constant(g, "b", rows[i].b_rank, bd) : input(g, "b", rows[i].b_rank, bd);
-        output(g, node(g, rows[i].op, in, 2, "y"));
+        int in[2] = {tg_input(g, "a", WG_DT_FLOAT, mm ? 3 : 2, ad), 0};
+        in[1] = rows[i].bconst ? constant(g, "b", rows[i].b_rank, bd)
+                               : tg_input(g, "b", WG_DT_FLOAT, rows[i].b_rank, bd);
+        tg_output(g, tg_node(g, rows[i].op, in, 2, "y"));
         if (rows[i].trans_a)
             wgc_attr_add(g, 0, "transA", WGC_ATTR_INT)->i = 1;
         wgc_pass_options o = {.simd = rows[i].simd};
