@@ -16,11 +16,7 @@ static const int floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, 0};
 static wg_status resolve(wgc_graph *g, const wgc_node *n, int *sd, int64_t *dims /* D, H, W */)
 {
     static const int ints[] = {WG_DT_INT64, 0};
-    wg_status st = wgc_check_arity(g, n, 2, 2, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, floats);
-    if (!st)
-        st = wgc_check_input(g, n, 1, ints);
+    wg_status st = wgc_check_two_inputs(g, n, floats, ints);
     if (st)
         return st;
     const wgc_tensor *t = wgc_in(g, n, 0), *s = wgc_in(g, n, 1);

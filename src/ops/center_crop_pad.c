@@ -15,11 +15,7 @@
 static wg_status resolve(wgc_graph *g, const wgc_node *n, wgc_shape *y, int64_t *off)
 {
     static const int ints[] = {WG_DT_INT32, WG_DT_INT64, 0};
-    wg_status st = wgc_check_arity(g, n, 2, 2, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_cast_dtypes);
-    if (!st)
-        st = wgc_check_input(g, n, 1, ints);
+    wg_status st = wgc_check_two_inputs(g, n, wgc_cast_dtypes, ints);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0), *s = wgc_in(g, n, 1);

@@ -44,6 +44,9 @@ wg_status wgc_check_input(wgc_graph *g, const wgc_node *n, int i, const int *dty
 /* Both checks of an op of one output and min_in..max_in inputs, input 0 of dtypes. */
 wg_status wgc_check_data_input(wgc_graph *g, const wgc_node *n, int min_in, int max_in,
                                const int *dtypes);
+/* Both checks of an op of two inputs and one output: input 0 of dtypes0, input 1 of dtypes1. */
+wg_status wgc_check_two_inputs(wgc_graph *g, const wgc_node *n, const int *dtypes0,
+                               const int *dtypes1);
 /* The error every switch over ops or modes ends in: no case for n's op (or for the mode
  * `what`) in `where`, a bug in the op file, never another op's code. */
 wg_status wgc_no_case(wgc_graph *g, const wgc_node *n, const char *where);

@@ -48,9 +48,8 @@ static wg_status pool_infer(wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_shape y = {.rank = x->shape.rank, .dims = {x->shape.dims[0], x->shape.dims[1]}};
-    for (int i = 0; i < w.rank; i++)
-        y.dims[2 + i] = w.out[i];
+    wgc_shape y;
+    wgc_window_out_shape(&x->shape, &w, &y);
     wgc_set_output(g, n, 0, WG_DT_FLOAT, &y);
     wgc_set_output(g, n, 1, WG_DT_INT64, &y);
     return WG_OK;

@@ -14,10 +14,9 @@ static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *blocks, int64_t 
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     int axis;
-    int64_t a = wgc_attr_int(n, "axis", -1);
-    if (!wgc_norm_axis(a, x->shape.rank, &axis))
-        return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d", (long long)a,
-                         x->shape.rank);
+    wg_status st = wgc_read_axis(g, n, -1, x->shape.rank, &axis);
+    if (st)
+        return st;
     *blocks = *len = 1;
     for (int d = 0; d < x->shape.rank; d++)
         *(d < axis ? blocks : len) *= x->shape.dims[d];
@@ -26,11 +25,7 @@ static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *blocks, int64_t 
 
 static wg_status rms_norm_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 2, 2, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, floats);
-    if (!st)
-        st = wgc_check_input(g, n, 1, floats);
+    wg_status st = wgc_check_two_inputs(g, n, floats, floats);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0), *s = wgc_in(g, n, 1);

@@ -50,10 +50,8 @@ static wg_status topk_infer(wgc_graph *g, wgc_node *n)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
     int axis;
-    int64_t a = wgc_attr_int(n, "axis", -1);
-    if (!wgc_norm_axis(a, x->shape.rank, &axis))
-        return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d", (long long)a,
-                         x->shape.rank);
+    if ((st = wgc_read_axis(g, n, -1, x->shape.rank, &axis)))
+        return st;
     if (k < 0 || k > x->shape.dims[axis])
         return wgc_error(g, n, WG_ERR_INVALID, "k %lld is out of range for axis %d of size %lld",
                          (long long)k, axis, (long long)x->shape.dims[axis]);

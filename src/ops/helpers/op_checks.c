@@ -55,6 +55,17 @@ wg_status wgc_check_data_input(wgc_graph *g, const wgc_node *n, int min_in, int 
     return st ? st : wgc_check_input(g, n, 0, dtypes);
 }
 
+wg_status wgc_check_two_inputs(wgc_graph *g, const wgc_node *n, const int *dtypes0,
+                               const int *dtypes1)
+{
+    wg_status st = wgc_check_arity(g, n, 2, 2, 1, 1);
+    if (!st)
+        st = wgc_check_input(g, n, 0, dtypes0);
+    if (!st)
+        st = wgc_check_input(g, n, 1, dtypes1);
+    return st;
+}
+
 wg_status wgc_read_axis(wgc_graph *g, const wgc_node *n, int64_t dflt, int rank, int *axis)
 {
     int64_t a = wgc_attr_int(n, "axis", dflt);

@@ -89,3 +89,10 @@ wg_status wgc_window_resolve(wgc_graph *g, const wgc_node *n, const int64_t *in,
     }
     return WG_OK;
 }
+
+void wgc_window_out_shape(const wgc_shape *x, const wgc_window *w, wgc_shape *y)
+{
+    *y = (wgc_shape){.rank = x->rank, .dims = {x->dims[0], x->dims[1]}};
+    for (int i = 0; i < w->rank; i++)
+        y->dims[2 + i] = w->out[i];
+}
