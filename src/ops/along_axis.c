@@ -113,10 +113,9 @@ static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     int64_t outer, len, inner;
-    wg_status st = view(g, n, &outer, &len, &inner);
-    if (!st)
-        st = wgc_check_i32_numel(g, n, x);
-    if (st || wgc_numel(&x->shape) == 0)
+    bool empty;
+    wg_status st = wgc_emit_start(g, n, view(g, n, &outer, &len, &inner), x, &empty);
+    if (st || empty)
         return st;
     const char *ct = wgc_ctype(x->dtype);
     wgc_emit(e, "{\ntypedef %s T;\nconst T *px = (const T *)%s;\nT *py = (T *)%s;\n", ct,

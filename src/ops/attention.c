@@ -219,6 +219,21 @@ static void emit_present(wgc_emitter *e, const att_geom *a, const char *dst, con
              (long long)ss);
 }
 
+/* Emits the row `name` of K or V (row width dim) at key position j of batch b and kv head hk:
+ * with a past, the first P rows from the past cache pp ([B, Hk, P, dim]), the others from the
+ * new rows p (strides sb, sh, ss); without one, from p. */
+static void emit_kv_row(wgc_emitter *e, const char *name, const char *pp, const char *p, bool past,
+                        long long P, int64_t Hk, long long dim, int64_t sb, int64_t sh, int64_t ss)
+{
+    if (past)
+        wgc_emit(e, "const T *%s = j < %lld ? %s + (((int64_t)b * %lld + hk) * %lld + j) * %lld"
+                    " : %s + (int64_t)b * %lld + hk * %lld + (j - %lld) * %lld;\n",
+                 name, P, pp, (long long)Hk, P, dim, p, (long long)sb, (long long)sh, P, (long long)ss);
+    else
+        wgc_emit(e, "const T *%s = %s + (int64_t)b * %lld + hk * %lld + j * %lld;\n", name, p,
+                 (long long)sb, (long long)sh, (long long)ss);
+}
+
 static wg_status attention_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     att_geom a;
@@ -280,13 +295,7 @@ static wg_status attention_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     else
         wgc_emit(e, "const int64_t valid = %lld, offset = %lld;\n", T, P);
     wgc_emit(e, "int any = 0;\ndouble mx = -1.0 / 0.0;\nfor (int32_t j = 0; j < %lld; j++) {\n", T);
-    if (past)
-        wgc_emit(e, "const T *kr = j < %lld ? ppk + (((int64_t)b * %lld + hk) * %lld + j) * %lld"
-                    " : pk + (int64_t)b * %lld + hk * %lld + (j - %lld) * %lld;\n",
-                 P, (long long)a.Hk, P, D, (long long)kb, (long long)kh, P, (long long)ks);
-    else
-        wgc_emit(e, "const T *kr = pk + (int64_t)b * %lld + hk * %lld + j * %lld;\n", (long long)kb,
-                 (long long)kh, (long long)ks);
+    emit_kv_row(e, "kr", "ppk", "pk", past, P, a.Hk, D, kb, kh, ks);
     wgc_emit(e, "double s = 0;\nfor (int32_t d = 0; d < %lld; d++) s += (double)qr[d] * kr[d];\ns *= %s;\n", D,
              scale);
     if (cap > 0)
@@ -328,13 +337,7 @@ static wg_status attention_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wgc_emit(e, "T *yr = py + (int64_t)b * %lld + h * %lld + i * %lld;\nfor (int32_t d = 0; d < %lld; d++) {\n"
                 "double o = 0;\nfor (int32_t j = 0; j < %lld; j++) {\n",
              (long long)yb, (long long)yh, (long long)ys, Dv, T);
-    if (past)
-        wgc_emit(e, "const T *vr = j < %lld ? ppv + (((int64_t)b * %lld + hk) * %lld + j) * %lld"
-                    " : pv + (int64_t)b * %lld + hk * %lld + (j - %lld) * %lld;\n",
-                 P, (long long)a.Hk, P, Dv, (long long)vb, (long long)vh, P, (long long)vs);
-    else
-        wgc_emit(e, "const T *vr = pv + (int64_t)b * %lld + hk * %lld + j * %lld;\n", (long long)vb,
-                 (long long)vh, (long long)vs);
+    emit_kv_row(e, "vr", "ppv", "pv", past, P, a.Hk, Dv, vb, vh, vs);
     wgc_emit(e, "o += sc[j] * vr[d];\n}\nyr[d] = (T)o;\n}\n}\n");
     if (wgc_out(g, n, 1))
         emit_present(e, &a, wgc_ptr(e, g, n->outputs[1]), past ? wgc_ptr(e, g, n->inputs[4]) : "",

@@ -20,10 +20,7 @@ typedef struct ccs_geom {
 
 static wg_status resolve(wgc_graph *g, const wgc_node *n, ccs_geom *q)
 {
-    wg_status st = wgc_check_arity(g, n, 2, 4, 1, 2);
-    for (int i = 0; i < 4 && !st; i++)
-        if (i < 2 || wgc_in(g, n, i))
-            st = wgc_check_input(g, n, i, floats);
+    wg_status st = wgc_check_present_inputs(g, n, 2, 4, 2, floats);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0), *w = wgc_in(g, n, 1), *b = wgc_in(g, n, 2), *p = wgc_in(g, n, 3);

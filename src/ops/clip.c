@@ -41,9 +41,7 @@ static wg_status emit_int(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 
 static wg_status clip_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, n->opset >= 11 ? 3 : 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 1, n->opset >= 11 ? 3 : 1, wgc_numeric_dtypes);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
@@ -136,14 +134,11 @@ static wg_status clip_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
                          "dtype %s at run time (float32 and the integer types; the others fold when constant)",
                          wg_dtype_name(y->dtype));
     double lo, hi;
-    wg_status st = clip_bounds(g, n, &lo, &hi);
-    if (!st)
-        st = wgc_check_i32_numel(g, n, y);
-    if (st)
+    bool empty;
+    wg_status st = wgc_emit_start(g, n, clip_bounds(g, n, &lo, &hi), y, &empty);
+    if (st || empty)
         return st;
     size_t count = (size_t)wgc_numel(&y->shape);
-    if (count == 0)
-        return WG_OK;
     const char *px = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
     wgc_emit(e, "wgk_f32_clip(%s, %s, %zu, %s, %s);\n", py, px, count, wgc_float(e, (float)lo),
              wgc_float(e, (float)hi));

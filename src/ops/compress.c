@@ -78,9 +78,7 @@ static wg_status compress_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0), *c = wgc_in(g, n, 1);
     int64_t outer, len, inner;
-    wg_status st = view(g, n, &outer, &len, &inner);
-    if (!st)
-        st = wgc_check_i32_numel(g, n, x);
+    wg_status st = wgc_emit_start(g, n, view(g, n, &outer, &len, &inner), x, NULL);
     if (st)
         return st;
     int64_t k = kept(c, len, NULL);

@@ -37,9 +37,7 @@ static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *
 
 static wg_status cum_prod_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 2, 2, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, dts);
+    wg_status st = wgc_check_data_input(g, n, 2, 2, dts);
     if (st)
         return st;
     int64_t o, l, i;
@@ -54,13 +52,10 @@ static wg_status cum_prod_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     int64_t outer, len, inner;
-    wg_status st = view(g, n, &outer, &len, &inner);
-    if (!st)
-        st = wgc_check_i32_numel(g, n, x);
-    if (st)
+    bool empty;
+    wg_status st = wgc_emit_start(g, n, view(g, n, &outer, &len, &inner), x, &empty);
+    if (st || empty)
         return st;
-    if (wgc_numel(&x->shape) == 0)
-        return WG_OK;
     const long long L = (long long)len, I = (long long)inner;
     const bool rev = wgc_attr_int(n, "reverse", 0) != 0, ex = wgc_attr_int(n, "exclusive", 0) != 0;
     char kx[48] = "kk";

@@ -24,10 +24,7 @@ typedef struct la_geom {
 
 static wg_status resolve(wgc_graph *g, const wgc_node *n, la_geom *q)
 {
-    wg_status st = wgc_check_arity(g, n, 3, 6, 1, 2);
-    for (int i = 0; i < 6 && !st; i++)
-        if (i < 3 || wgc_in(g, n, i))
-            st = wgc_check_input(g, n, i, floats);
+    wg_status st = wgc_check_present_inputs(g, n, 3, 6, 2, floats);
     if (st)
         return st;
     const wgc_tensor *qq = wgc_in(g, n, 0), *k = wgc_in(g, n, 1), *v = wgc_in(g, n, 2);

@@ -16,9 +16,7 @@ static const int floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, 0};
 
 static wg_status resolve(wgc_graph *g, const wgc_node *n, wgc_window *w)
 {
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, floats);
+    wg_status st = wgc_check_data_input(g, n, 1, 1, floats);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);

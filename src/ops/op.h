@@ -47,6 +47,12 @@ wg_status wgc_check_data_input(wgc_graph *g, const wgc_node *n, int min_in, int 
 /* Both checks of an op of two inputs and one output: input 0 of dtypes0, input 1 of dtypes1. */
 wg_status wgc_check_two_inputs(wgc_graph *g, const wgc_node *n, const int *dtypes0,
                                const int *dtypes1);
+/* An op of min_in..max_in inputs and 1..max_out outputs whose inputs, the first min_in
+ * required and the others where present, all have one of dtypes. */
+wg_status wgc_check_present_inputs(wgc_graph *g, const wgc_node *n, int min_in, int max_in,
+                                   int max_out, const int *dtypes);
+/* The whole infer hook of an op of one input of dtypes and one output of its dtype and shape. */
+wg_status wgc_infer_same_as_input(wgc_graph *g, const wgc_node *n, const int *dtypes);
 /* The error every switch over ops or modes ends in: no case for n's op (or for the mode
  * `what`) in `where`, a bug in the op file, never another op's code. */
 wg_status wgc_no_case(wgc_graph *g, const wgc_node *n, const char *where);

@@ -58,13 +58,10 @@ static wg_status rms_norm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0), *s = wgc_in(g, n, 1);
     int64_t blocks, len;
-    wg_status st = view(g, n, &blocks, &len);
-    if (!st)
-        st = wgc_check_i32_numel(g, n, x);
-    if (st)
+    bool empty;
+    wg_status st = wgc_emit_start(g, n, view(g, n, &blocks, &len), x, &empty);
+    if (st || empty)
         return st;
-    if (wgc_numel(&x->shape) == 0)
-        return WG_OK;
     char eps[40];
     wgc_dlit(eps, sizeof eps, wgc_attr_float(n, "epsilon", 1e-5f));
     const bool one = wgc_numel(&s->shape) == 1;

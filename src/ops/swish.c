@@ -8,14 +8,7 @@ static const int floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, 0};
 
 static wg_status swish_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, floats);
-    if (st)
-        return st;
-    const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_set_output(g, n, 0, x->dtype, &x->shape);
-    return WG_OK;
+    return wgc_infer_same_as_input(g, n, floats);
 }
 
 const wgc_op_def wgc_op_swish = {swish_infer, wgc_swish_fold, wgc_swish_emit, NULL};

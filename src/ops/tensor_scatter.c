@@ -20,9 +20,7 @@ typedef struct ts_geom {
 
 static wg_status resolve(wgc_graph *g, const wgc_node *n, ts_geom *q)
 {
-    wg_status st = wgc_check_arity(g, n, 2, 3, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_cast_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 2, 3, wgc_cast_dtypes);
     if (st)
         return st;
     const wgc_tensor *p = wgc_in(g, n, 0), *u = wgc_in(g, n, 1), *wi = wgc_in(g, n, 2);

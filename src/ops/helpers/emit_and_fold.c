@@ -73,6 +73,16 @@ wg_status wgc_check_i32_numel(wgc_graph *g, const wgc_node *n, const wgc_tensor 
     return WG_OK;
 }
 
+wg_status wgc_emit_start(wgc_graph *g, const wgc_node *n, wg_status st, const wgc_tensor *t,
+                         bool *empty)
+{
+    if (!st)
+        st = wgc_check_i32_numel(g, n, t);
+    if (empty)
+        *empty = wgc_numel(&t->shape) == 0;
+    return st;
+}
+
 void wgc_emit_copy(wgc_emitter *e, wgc_graph *g, int in_t, int out_t)
 {
     const wgc_tensor *o = &g->tensors[out_t];

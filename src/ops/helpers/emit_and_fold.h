@@ -20,6 +20,11 @@ int wgc_bcast_plan(const wgc_shape *a, const wgc_shape *b, const wgc_shape *y, i
 
 /* Checks that tensor t fits the 32-bit kernel interface (fewer than 2^31 elements). */
 wg_status wgc_check_i32_numel(wgc_graph *g, const wgc_node *n, const wgc_tensor *t);
+/* The start of an emit hook whose plan returned st: st when the plan failed, else
+ * wgc_check_i32_numel of t; *empty (when not NULL) says t has no elements, so that the hook
+ * has nothing to emit. */
+wg_status wgc_emit_start(wgc_graph *g, const wgc_node *n, wg_status st, const wgc_tensor *t,
+                         bool *empty);
 
 /* Emits memcpy(out, in, bytes of out) unless the planner gave both the same address. */
 void wgc_emit_copy(wgc_emitter *e, wgc_graph *g, int in_t, int out_t);

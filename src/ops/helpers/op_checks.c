@@ -55,6 +55,26 @@ wg_status wgc_check_data_input(wgc_graph *g, const wgc_node *n, int min_in, int 
     return st ? st : wgc_check_input(g, n, 0, dtypes);
 }
 
+wg_status wgc_infer_same_as_input(wgc_graph *g, const wgc_node *n, const int *dtypes)
+{
+    wg_status st = wgc_check_data_input(g, n, 1, 1, dtypes);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_set_output(g, n, 0, x->dtype, &x->shape);
+    return WG_OK;
+}
+
+wg_status wgc_check_present_inputs(wgc_graph *g, const wgc_node *n, int min_in, int max_in,
+                                   int max_out, const int *dtypes)
+{
+    wg_status st = wgc_check_arity(g, n, min_in, max_in, 1, max_out);
+    for (int i = 0; i < max_in && !st; i++)
+        if (i < min_in || wgc_in(g, n, i))
+            st = wgc_check_input(g, n, i, dtypes);
+    return st;
+}
+
 wg_status wgc_check_two_inputs(wgc_graph *g, const wgc_node *n, const int *dtypes0,
                                const int *dtypes1)
 {
