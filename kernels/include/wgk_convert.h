@@ -10,6 +10,20 @@
 
 #include <stdint.h>
 
+/* A float as its IEEE bits and back (shared with wgk_storage.h). */
+static inline float wgk__f32_bits(uint32_t b)
+{
+    float f;
+    __builtin_memcpy(&f, &b, 4);
+    return f;
+}
+static inline uint32_t wgk__bits_f32(float f)
+{
+    uint32_t b;
+    __builtin_memcpy(&b, &f, 4);
+    return b;
+}
+
 /* float16 bits -> float (exact). */
 static inline float wgk_cvt_f16_to_f32(uint16_t h)
 {
@@ -26,17 +40,14 @@ static inline float wgk_cvt_f16_to_f32(uint16_t h)
     } else {
         bits = sign;
     }
-    float f;
-    __builtin_memcpy(&f, &bits, 4);
-    return f;
+    return wgk__f32_bits(bits);
 }
 
 /* float -> float16 bits, rounding to nearest even; NaN stays a (quiet) NaN, overflow is
  * infinity. */
 static inline uint16_t wgk_cvt_f32_to_f16(float f)
 {
-    uint32_t x;
-    __builtin_memcpy(&x, &f, 4);
+    uint32_t x = wgk__bits_f32(f);
     uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
     uint32_t ax = x & 0x7fffffffu;
     if (ax > 0x7f800000u) /* NaN: keep it quiet */
@@ -68,12 +79,11 @@ static inline uint16_t wgk_cvt_f64_to_f16(double v)
 {
     float f = (float)v;
     if ((double)f != v && v == v) {
-        uint32_t b;
-        __builtin_memcpy(&b, &f, 4);
+        uint32_t b = wgk__bits_f32(f);
         if (__builtin_fabs((double)f) > __builtin_fabs(v))
             b -= 1;
         b |= 1;
-        __builtin_memcpy(&f, &b, 4);
+        f = wgk__f32_bits(b);
     }
     return wgk_cvt_f32_to_f16(f);
 }

@@ -19,6 +19,8 @@
 
 #include <stdint.h>
 
+#include "wgk_convert.h" /* wgk__f32_bits, wgk__bits_f32 */
+
 enum {
     WGK_DT_BFLOAT16 = 16, WGK_DT_F8E4M3FN = 17, WGK_DT_F8E4M3FNUZ = 18, WGK_DT_F8E5M2 = 19,
     WGK_DT_F8E5M2FNUZ = 20, WGK_DT_UINT4 = 21, WGK_DT_INT4 = 22, WGK_DT_F4E2M1 = 23,
@@ -34,18 +36,6 @@ static inline int wgk_storage_is_int(int dt)
     return dt == WGK_DT_UINT4 || dt == WGK_DT_INT4 || dt == WGK_DT_UINT2 || dt == WGK_DT_INT2;
 }
 
-static inline float wgk__f32_bits(uint32_t b)
-{
-    float f;
-    __builtin_memcpy(&f, &b, 4);
-    return f;
-}
-static inline uint32_t wgk__bits_f32(float f)
-{
-    uint32_t b;
-    __builtin_memcpy(&b, &f, 4);
-    return b;
-}
 /* 2^k for -160 <= k <= 160, exact. */
 static inline double wgk__pow2(int k)
 {
