@@ -88,6 +88,17 @@ done:
     return st;
 }
 
+char *wgc_onnx_dupn(const uint8_t *p, size_t n)
+{
+    char *s = malloc(n + 1);
+    if (!s)
+        return NULL;
+    if (n)
+        memcpy(s, p, n);
+    s[n] = 0;
+    return s;
+}
+
 char *wgc_onnx_dirname(const char *path)
 {
     const char *slash = strrchr(path, '/');

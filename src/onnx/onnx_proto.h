@@ -35,6 +35,9 @@ wg_status wgc_onnx_wire_fail(const wgc_onnx_ctx *c, const wg_pb *r, const wg_pb_
 /* Maps a whole regular, non-empty file read-only. WG_ERR_IO with the path otherwise. */
 wg_status wgc_onnx_map_file(const char *path, void **map, size_t *len, char *err,
                             size_t errlen);
+/* malloc'ed NUL-terminated copy of the n bytes at p (a protobuf string); NULL when out of
+ * memory. */
+char *wgc_onnx_dupn(const uint8_t *p, size_t n);
 /* malloc'ed copy of the folder holding path ("." when none); NULL when out of memory. */
 char *wgc_onnx_dirname(const char *path);
 /* A 16-byte aligned buffer of at least max(bytes, 1) bytes, released with free(). */

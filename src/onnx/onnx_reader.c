@@ -60,17 +60,6 @@ typedef struct reader {
     name_map names;
 } reader;
 
-static char *dupn(const uint8_t *p, size_t n)
-{
-    char *s = malloc(n + 1);
-    if (!s)
-        return NULL;
-    if (n)
-        memcpy(s, p, n);
-    s[n] = 0;
-    return s;
-}
-
 static wg_status nomem(const reader *rd)
 {
     return wgc_onnx_fail(&rd->c, WG_ERR_NOMEM, "out of memory while reading the model");
@@ -170,7 +159,7 @@ static wg_status read_opset(reader *rd, const uint8_t *buf, size_t len)
                 goto done;
             }
             free(domain);
-            if (!(domain = dupn(f.data, f.len))) {
+            if (!(domain = wgc_onnx_dupn(f.data, f.len))) {
                 st = nomem(rd);
                 goto done;
             }
@@ -186,7 +175,7 @@ static wg_status read_opset(reader *rd, const uint8_t *buf, size_t len)
         st = wgc_onnx_pb_fail(&rd->c, &r, "OperatorSetIdProto");
         goto done;
     }
-    if (!domain && !(domain = dupn((const uint8_t *)"", 0))) {
+    if (!domain && !(domain = wgc_onnx_dupn((const uint8_t *)"", 0))) {
         st = nomem(rd);
         goto done;
     }
@@ -267,7 +256,7 @@ static wg_status read_attr_fields(reader *rd, const uint8_t *buf, size_t len, at
         switch (f.number) {
         case 1:
             free(a->name);
-            if (!(a->name = dupn(f.data, f.len)))
+            if (!(a->name = wgc_onnx_dupn(f.data, f.len)))
                 return nomem(rd);
             break;
         case 2: a->has_f = true; a->f_bits = (uint32_t)f.varint; break;
@@ -356,7 +345,7 @@ static bool attr_strings(const uint8_t *buf, size_t len, wgc_attr *at)
     size_t k = 0;
     while (k < at->n && wg_pb_next(&r, &f))
         if (f.number == 9 && f.wire == WG_PB_LEN &&
-            !(at->strings[k++] = dupn(f.data ? f.data : (const uint8_t *)"", f.len)))
+            !(at->strings[k++] = wgc_onnx_dupn(f.data ? f.data : (const uint8_t *)"", f.len)))
             return false;
     return true;
 }
@@ -407,7 +396,7 @@ static wg_status read_attr(reader *rd, int node, const uint8_t *buf, size_t len)
         slice s = type == WGC_ATTR_STRING ? a.s : a.s0;
         if (type == WGC_ATTR_STRINGS)
             at->n = a.n_strings;
-        if (!(at->s = dupn(s.p ? s.p : (const uint8_t *)"", s.n))) {
+        if (!(at->s = wgc_onnx_dupn(s.p ? s.p : (const uint8_t *)"", s.n))) {
             st = nomem(rd);
             goto done;
         }
@@ -490,7 +479,7 @@ static wg_status read_node(reader *rd, const uint8_t *buf, size_t len, size_t in
         st = wgc_onnx_fail(&rd->c, WG_ERR_LIMIT, "%s has too many inputs or outputs", what);
         goto done;
     }
-    if (!(s_op = dupn(op_type.p, op_type.n)) || !(s_domain = dupn(domain.p, domain.n))) {
+    if (!(s_op = wgc_onnx_dupn(op_type.p, op_type.n)) || !(s_domain = wgc_onnx_dupn(domain.p, domain.n))) {
         st = nomem(rd);
         goto done;
     }
@@ -501,7 +490,7 @@ static wg_status read_node(reader *rd, const uint8_t *buf, size_t len, size_t in
     if (is_default_domain(s_domain))
         s_domain[0] = 0;
     if (name.n) {
-        s_name = dupn(name.p, name.n);
+        s_name = wgc_onnx_dupn(name.p, name.n);
     } else {
         size_t n = strlen(s_op) + 32;
         if ((s_name = malloc(n)))
@@ -519,7 +508,7 @@ static wg_status read_node(reader *rd, const uint8_t *buf, size_t len, size_t in
         if (!ins.v[k].n)
             continue; /* "" = omitted optional input */
         free(tmp);
-        if (!(tmp = dupn(ins.v[k].p, ins.v[k].n)) || (in_idx[k] = tensor_get(rd, tmp, NULL)) < 0) {
+        if (!(tmp = wgc_onnx_dupn(ins.v[k].p, ins.v[k].n)) || (in_idx[k] = tensor_get(rd, tmp, NULL)) < 0) {
             st = nomem(rd);
             goto done;
         }
@@ -529,7 +518,7 @@ static wg_status read_node(reader *rd, const uint8_t *buf, size_t len, size_t in
         if (!outs.v[k].n)
             continue;
         free(tmp);
-        if (!(tmp = dupn(outs.v[k].p, outs.v[k].n)) ||
+        if (!(tmp = wgc_onnx_dupn(outs.v[k].p, outs.v[k].n)) ||
             (out_idx[k] = tensor_get(rd, tmp, NULL)) < 0) {
             st = nomem(rd);
             goto done;
@@ -689,23 +678,33 @@ static bool push_index(int **v, int *n, int x)
     return true;
 }
 
-static wg_status read_input(reader *rd, const uint8_t *buf, size_t len, size_t index)
+/* Reads graph input or output #index (kind "input" or "output") into *vi and a malloc'ed
+ * copy of its name into *name (an error when it has none); what (of cap bytes) names it for
+ * messages. */
+static wg_status read_graph_value(reader *rd, const uint8_t *buf, size_t len, const char *kind,
+                                  size_t index, char *what, size_t cap, value_info *vi, char **name)
 {
-    char what[64];
-    snprintf(what, sizeof what, "graph input #%zu (ValueInfoProto)", index);
-    value_info vi;
-    wg_status st = read_value_info(rd, buf, len, what, &vi);
+    snprintf(what, cap, "graph %s #%zu (ValueInfoProto)", kind, index);
+    wg_status st = read_value_info(rd, buf, len, what, vi);
     if (st)
         return st;
-    char *name = dupn(vi.name.p, vi.name.n);
-    if (!name)
+    if (!(*name = wgc_onnx_dupn(vi->name.p, vi->name.n)))
         return nomem(rd);
+    if ((*name)[0])
+        return WG_OK;
+    free(*name);
+    return wgc_onnx_fail(&rd->c, WG_ERR_FORMAT, "%s has no name", what);
+}
+
+static wg_status read_input(reader *rd, const uint8_t *buf, size_t len, size_t index)
+{
+    char what[64], *name;
+    value_info vi;
+    wg_status st = read_graph_value(rd, buf, len, "input", index, what, sizeof what, &vi, &name);
+    if (st)
+        return st;
     bool created;
-    int t = -1;
-    if (!name[0]) {
-        st = wgc_onnx_fail(&rd->c, WG_ERR_FORMAT, "%s has no name", what);
-        goto done;
-    }
+    int t;
     if ((t = tensor_get(rd, name, &created)) < 0) {
         st = nomem(rd);
         goto done;
@@ -743,19 +742,13 @@ done:
 
 static wg_status read_output(reader *rd, const uint8_t *buf, size_t len, size_t index)
 {
-    char what[64];
-    snprintf(what, sizeof what, "graph output #%zu (ValueInfoProto)", index);
+    char what[64], *name;
     value_info vi;
-    wg_status st = read_value_info(rd, buf, len, what, &vi);
+    wg_status st = read_graph_value(rd, buf, len, "output", index, what, sizeof what, &vi, &name);
     if (st)
         return st;
-    char *name = dupn(vi.name.p, vi.name.n);
-    if (!name)
-        return nomem(rd);
     int t = map_find(&rd->names, rd->g, name);
-    if (!name[0]) {
-        st = wgc_onnx_fail(&rd->c, WG_ERR_FORMAT, "%s has no name", what);
-    } else if (t < 0) {
+    if (t < 0) {
         st = wgc_onnx_fail(&rd->c, WG_ERR_INVALID,
                            "graph output '%s' is not produced by any node, and is neither an "
                            "input nor an initializer",
@@ -838,7 +831,7 @@ static wg_status read_graph(reader *rd, const uint8_t *buf, size_t len)
         }
         if (f.number == 2) {
             free(rd->g->name);
-            if (!(rd->g->name = dupn(f.data, f.len))) {
+            if (!(rd->g->name = wgc_onnx_dupn(f.data, f.len))) {
                 st = nomem(rd);
                 goto done;
             }
@@ -888,7 +881,7 @@ static wg_status read_model(reader *rd, const uint8_t *buf, size_t len)
             if (f.wire != WG_PB_LEN)
                 return wgc_onnx_wire_fail(&rd->c, &r, &f, "ModelProto");
             free(rd->g->producer);
-            if (!(rd->g->producer = dupn(f.data, f.len)))
+            if (!(rd->g->producer = wgc_onnx_dupn(f.data, f.len)))
                 return nomem(rd);
             break;
         case 7:

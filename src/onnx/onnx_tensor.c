@@ -44,17 +44,6 @@ static void fields_free(fields *f)
     free(f->ext_length);
 }
 
-static char *dupn(const uint8_t *p, size_t n)
-{
-    char *s = malloc(n + 1);
-    if (!s)
-        return NULL;
-    if (n)
-        memcpy(s, p, n);
-    s[n] = 0;
-    return s;
-}
-
 /* Parses a decimal string of the external-data table (offset, length). */
 static bool parse_u64(const char *s, uint64_t *out)
 {
@@ -108,7 +97,7 @@ static wg_status read_ext_entry(const wgc_onnx_ctx *c, const uint8_t *buf, size_
     if (!slot)
         return WG_OK; /* "checksum" and anything newer: not needed */
     free(*slot);
-    *slot = dupn(val ? val : (const uint8_t *)"", val_len);
+    *slot = wgc_onnx_dupn(val ? val : (const uint8_t *)"", val_len);
     if (!*slot)
         return wgc_onnx_fail(c, WG_ERR_NOMEM, "out of memory");
     if (memchr(*slot, 0, val_len))
@@ -175,7 +164,7 @@ static wg_status read_fields(const wgc_onnx_ctx *c, const uint8_t *buf, size_t l
             if (f.wire != WG_PB_LEN)
                 return wgc_onnx_wire_fail(c, &r, &f, what);
             free(*name);
-            *name = dupn(f.data, f.len);
+            *name = wgc_onnx_dupn(f.data, f.len);
             if (!*name)
                 return wgc_onnx_fail(c, WG_ERR_NOMEM, "out of memory");
             break;
@@ -305,7 +294,7 @@ wg_status wgc_onnx_tensor_decode(const wgc_onnx_ctx *c, const uint8_t *buf, size
     wg_status st = read_fields(c, buf, len, what, &fl, &name);
     if (st)
         goto fail;
-    if (!name && !(name = dupn((const uint8_t *)"", 0))) {
+    if (!name && !(name = wgc_onnx_dupn((const uint8_t *)"", 0))) {
         st = wgc_onnx_fail(c, WG_ERR_NOMEM, "out of memory");
         goto fail;
     }

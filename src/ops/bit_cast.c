@@ -14,9 +14,7 @@ static bool bit_castable(int dt)
 
 static wg_status bit_cast_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_cast_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 1, 1, wgc_cast_dtypes);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);

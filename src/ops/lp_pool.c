@@ -40,10 +40,7 @@ static wg_status lp_pool_infer(wgc_graph *g, wgc_node *n)
     wg_status st = resolve(g, n, &w);
     if (st)
         return st;
-    const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_shape y;
-    wgc_window_out_shape(&x->shape, &w, &y);
-    wgc_set_output(g, n, 0, x->dtype, &y);
+    wgc_window_set_output(g, n, &w, 0, wgc_in(g, n, 0)->dtype);
     return WG_OK;
 }
 

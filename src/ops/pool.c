@@ -47,11 +47,8 @@ static wg_status pool_infer(wgc_graph *g, wgc_node *n)
     wg_status st = resolve(g, n, &w);
     if (st)
         return st;
-    const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_shape y;
-    wgc_window_out_shape(&x->shape, &w, &y);
-    wgc_set_output(g, n, 0, WG_DT_FLOAT, &y);
-    wgc_set_output(g, n, 1, WG_DT_INT64, &y);
+    wgc_window_set_output(g, n, &w, 0, WG_DT_FLOAT);
+    wgc_window_set_output(g, n, &w, 1, WG_DT_INT64);
     return WG_OK;
 }
 

@@ -90,9 +90,11 @@ wg_status wgc_window_resolve(wgc_graph *g, const wgc_node *n, const int64_t *in,
     return WG_OK;
 }
 
-void wgc_window_out_shape(const wgc_shape *x, const wgc_window *w, wgc_shape *y)
+void wgc_window_set_output(wgc_graph *g, const wgc_node *n, const wgc_window *w, int i, int dtype)
 {
-    *y = (wgc_shape){.rank = x->rank, .dims = {x->dims[0], x->dims[1]}};
-    for (int i = 0; i < w->rank; i++)
-        y->dims[2 + i] = w->out[i];
+    const wgc_shape *x = &wgc_in(g, n, 0)->shape;
+    wgc_shape y = {.rank = x->rank, .dims = {x->dims[0], x->dims[1]}};
+    for (int d = 0; d < w->rank; d++)
+        y.dims[2 + d] = w->out[d];
+    wgc_set_output(g, n, i, dtype, &y);
 }

@@ -28,7 +28,8 @@ typedef struct wgc_window {
 wg_status wgc_window_resolve(wgc_graph *g, const wgc_node *n, const int64_t *in, int rank,
                              const int64_t *kernel, bool allow_ceil, wgc_window *w);
 
-/* The output shape of a pool over x (N, C, then w->rank spatial dims): N, C, w->out. */
-void wgc_window_out_shape(const wgc_shape *x, const wgc_window *w, wgc_shape *y);
+/* Sets output i of pool n (input 0: N, C, then w->rank spatial dims) to dtype and the shape
+ * N, C, w->out. */
+void wgc_window_set_output(wgc_graph *g, const wgc_node *n, const wgc_window *w, int i, int dtype);
 
 #endif
