@@ -679,12 +679,12 @@ static bool push_index(int **v, int *n, int x)
 }
 
 /* Reads graph input or output #index (kind "input" or "output") into *vi and a malloc'ed
- * copy of its name into *name (an error when it has none); what (of cap bytes) names it for
- * messages. */
+ * copy of its name into *name (an error when it has none). */
 static wg_status read_graph_value(reader *rd, const uint8_t *buf, size_t len, const char *kind,
-                                  size_t index, char *what, size_t cap, value_info *vi, char **name)
+                                  size_t index, value_info *vi, char **name)
 {
-    snprintf(what, cap, "graph %s #%zu (ValueInfoProto)", kind, index);
+    char what[64];
+    snprintf(what, sizeof what, "graph %s #%zu (ValueInfoProto)", kind, index);
     wg_status st = read_value_info(rd, buf, len, what, vi);
     if (st)
         return st;
@@ -698,9 +698,9 @@ static wg_status read_graph_value(reader *rd, const uint8_t *buf, size_t len, co
 
 static wg_status read_input(reader *rd, const uint8_t *buf, size_t len, size_t index)
 {
-    char what[64], *name;
+    char *name;
     value_info vi;
-    wg_status st = read_graph_value(rd, buf, len, "input", index, what, sizeof what, &vi, &name);
+    wg_status st = read_graph_value(rd, buf, len, "input", index, &vi, &name);
     if (st)
         return st;
     bool created;
@@ -742,9 +742,9 @@ done:
 
 static wg_status read_output(reader *rd, const uint8_t *buf, size_t len, size_t index)
 {
-    char what[64], *name;
+    char *name;
     value_info vi;
-    wg_status st = read_graph_value(rd, buf, len, "output", index, what, sizeof what, &vi, &name);
+    wg_status st = read_graph_value(rd, buf, len, "output", index, &vi, &name);
     if (st)
         return st;
     int t = map_find(&rd->names, rd->g, name);
