@@ -136,13 +136,14 @@ static bool expand(char *out, size_t cap, const char *tmpl, const wgc_ew_row *r,
                 const wgc_ew_attr *a = &r->attrs[k];
                 if (strlen(a->name) != nl || strncmp(a->name, s + 1, nl))
                     continue;
-                int v = (int)p->v[k];
+                /* a float attribute may hold any value (the fuzzer gave 7.7e31): only
+                 * flags and choices, which read_params keeps small, become an int */
                 if (a->kind == WGC_EW_FLOAT)
                     text = wgc_dlit(lit, sizeof lit, p->v[k]);
                 else if (a->texts[0])
-                    text = a->texts[v];
+                    text = a->texts[(int)p->v[k]];
                 else
-                    text = v ? "1" : "0";
+                    text = p->v[k] != 0 ? "1" : "0";
             }
             for (int k = 0; end && !text && more && more[k]; k += 2)
                 if (strlen(more[k]) == nl && !strncmp(more[k], s + 1, nl))
