@@ -39,6 +39,8 @@ UNIT_BIN     := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # The kernel library: one archive per variant and opt level, all from the same sources.
 KSRC         := $(shell find kernels -name '*.c' -not -path 'kernels/tests/*' | sort)
 KHDR         := $(wildcard kernels/include/*.h)
+# the kernels' own headers beside their sources (templates, internal helpers) too
+KHDR_ALL     := $(shell find kernels -name '*.h' -not -path 'kernels/tests/*')
 VARIANTS     := simd scalar relaxed
 OLEVELS      := 0 1 2 3
 KFLAGS_simd    := -msimd128
@@ -80,7 +82,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) tests/test.h tests/unit/graph_build.
 
 # $(1) variant, $(2) opt level
 define kernel_lib
-$(BUILD)/kernels/obj/$(1)-O$(2)/%.o: kernels/%.c $(KHDR)
+$(BUILD)/kernels/obj/$(1)-O$(2)/%.o: kernels/%.c $(KHDR_ALL)
 	@mkdir -p $$(@D)
 	@echo "CC wasm32 $(1) -O$(2) $$<"
 	@$(CC) --target=wasm32 -nostdlib -ffreestanding -std=c11 -O$(2) $(KFLAGS_$(1)) -Wall -Wextra -Werror \

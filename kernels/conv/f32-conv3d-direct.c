@@ -10,51 +10,23 @@ static float clampf(float v, float lo, float hi)
     return v > hi ? hi : v;
 }
 
-void wgk_f32_conv3d_direct(const wgk_convnd_args *a)
+/* bias, then the residual, are added after the taps' sum; then the clamp */
+static float conv3d_finish(const wgk_convnd_args *a, float s, int m, size_t yi)
 {
-    const int cg = a->C / a->groups, mg = a->M / a->groups;
-    const size_t isz = (size_t)a->in[0] * a->in[1] * a->in[2];
-    const size_t osz = (size_t)a->out[0] * a->out[1] * a->out[2];
-    const size_t ksz = (size_t)a->k[0] * a->k[1] * a->k[2];
-    for (int n = 0; n < a->N; n++)
-        for (int m = 0; m < a->M; m++) {
-            const int g = m / mg;
-            float *y = a->y + ((size_t)n * a->M + m) * osz;
-            const float *res = a->res ? a->res + ((size_t)n * a->M + m) * osz : 0;
-            const float b = a->bias ? a->bias[m] : 0.0f;
-            size_t oi = 0;
-            for (int o0 = 0; o0 < a->out[0]; o0++)
-                for (int o1 = 0; o1 < a->out[1]; o1++)
-                    for (int o2 = 0; o2 < a->out[2]; o2++, oi++) {
-                        float s = 0.0f;
-                        for (int c = 0; c < cg; c++) {
-                            const float *x = a->x + ((size_t)n * a->C + (size_t)g * cg + c) * isz;
-                            const float *w = a->w + ((size_t)m * cg + c) * ksz;
-                            for (int k0 = 0; k0 < a->k[0]; k0++) {
-                                const int i0 = o0 * a->s[0] - a->p[0] + k0 * a->d[0];
-                                if (i0 < 0 || i0 >= a->in[0])
-                                    continue;
-                                for (int k1 = 0; k1 < a->k[1]; k1++) {
-                                    const int i1 = o1 * a->s[1] - a->p[1] + k1 * a->d[1];
-                                    if (i1 < 0 || i1 >= a->in[1])
-                                        continue;
-                                    const float *xr = x + ((size_t)i0 * a->in[1] + i1) * a->in[2];
-                                    const float *wr = w + ((size_t)k0 * a->k[1] + k1) * a->k[2];
-                                    for (int k2 = 0; k2 < a->k[2]; k2++) {
-                                        const int i2 = o2 * a->s[2] - a->p[2] + k2 * a->d[2];
-                                        if (i2 >= 0 && i2 < a->in[2])
-                                            s += xr[i2] * wr[k2];
-                                    }
-                                }
-                            }
-                        }
-                        s += b;
-                        if (res)
-                            s += res[oi];
-                        y[oi] = clampf(s, a->min, a->max);
-                    }
-        }
+    s += a->bias ? a->bias[m] : 0.0f;
+    if (a->res)
+        s += a->res[yi];
+    return clampf(s, a->min, a->max);
 }
+
+#define CONV3D_NAME wgk_f32_conv3d_direct
+#define CONV3D_ARGS wgk_convnd_args
+#define CONV3D_T float
+#define CONV3D_ACC float
+#define CONV3D_INIT(a, m) 0.0f
+#define CONV3D_MAC(s, xv, wv) ((s) += (xv) * (wv))
+#define CONV3D_STORE(a, s, m, yi) ((a)->y[yi] = conv3d_finish((a), (s), (m), (yi)))
+#include "conv3d-direct-loops.h"
 
 void wgk_f32_deconv3d_direct(const wgk_convnd_args *a)
 {

@@ -36,24 +36,29 @@ static inline void wgk_valid_range(int count, int stride, int off, int limit, in
 #define WGK_MADD(acc, x, y) wasm_f32x4_add((acc), wasm_f32x4_mul((x), (y)))
 #endif
 
-/* e^x for f32x4, x clamped to [-87.3, 88] (so 2^k stays a normal float): x = k ln2 + r,
- * |r| <= ln2/2 (ln2 in two parts, k * 0.693359375 exact), e^r by its Taylor series to
- * degree 7 (truncation below 6e-9 relative), times 2^k through the exponent bits.
- * NaN stays NaN. */
+/* e^r for f32x4 with x = k ln2 + r: k = nearest(x / ln2) into *k, |r| <= ln2/2 (ln2 in
+ * two parts, k * 0.693359375 exact), e^r by its Taylor series to degree 7 (truncation
+ * below 6e-9 relative). The caller clamps x and multiplies by 2^k. */
+WGK_INLINE v128_t wgk_exp4_reduced(v128_t x, v128_t *k)
+{
+    *k = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504f)));
+    v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(*k, wasm_f32x4_splat(0.693359375f)));
+    r = wasm_f32x4_sub(r, wasm_f32x4_mul(*k, wasm_f32x4_splat(-2.12194440e-4f)));
+    v128_t p = wasm_f32x4_splat(1.0f / 5040.0f);
+    static const float c[] = {1.0f / 720.0f, 1.0f / 120.0f, 1.0f / 24.0f, 1.0f / 6.0f,
+                              0.5f,          1.0f,          1.0f};
+    for (int i = 0; i < 7; i++)
+        p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(c[i]));
+    return p;
+}
+
+/* e^x for f32x4, x clamped to [-87.3, 88] (so 2^k stays a normal float), from
+ * wgk_exp4_reduced times 2^k through the exponent bits. NaN stays NaN. */
 WGK_INLINE v128_t wgk_exp4(v128_t x)
 {
     x = wasm_f32x4_pmin(wasm_f32x4_pmax(x, wasm_f32x4_splat(-87.3f)), wasm_f32x4_splat(88.0f));
-    const v128_t k = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504f)));
-    v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(k, wasm_f32x4_splat(0.693359375f)));
-    r = wasm_f32x4_sub(r, wasm_f32x4_mul(k, wasm_f32x4_splat(-2.12194440e-4f)));
-    v128_t p = wasm_f32x4_splat(1.0f / 5040.0f);
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 720.0f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 120.0f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 24.0f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 6.0f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(0.5f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f));
+    v128_t k;
+    const v128_t p = wgk_exp4_reduced(x, &k);
     /* 2^k: k + 127 (1..254) lands in the low mantissa bits of k + 127 + 2^23, and the
      * shift puts it in the exponent field (an f32->i32 conversion would cost ~8 x86
      * instructions in wasm). A NaN k makes 0 here, and NaN * 0 is NaN. */

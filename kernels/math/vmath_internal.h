@@ -108,23 +108,14 @@ WGK_INLINE v128_t wgk__erfc_big4(v128_t a)
     return wasm_v128_andnot(wgk_exp4(q), wasm_f32x4_gt(a, WGK__V(4.0f)));
 }
 
-/* e^x over the whole float range: x = k ln2 + r as wgk_exp4, then 2^k as two factors
+/* e^x over the whole float range: e^r from wgk_exp4_reduced, then 2^k as two factors
  * 2^k1 2^k2 (k1 = k >> 1), each a normal float for every k in [-150, 128], so that the
  * last multiply rounds once into the subnormals or overflows to inf. */
 WGK_INLINE v128_t wgk__exp4_full(v128_t x)
 {
     x = wasm_f32x4_pmin(wasm_f32x4_pmax(x, WGK__V(-104.0f)), WGK__V(89.0f));
-    const v128_t k = wasm_f32x4_nearest(wasm_f32x4_mul(x, WGK__V(1.44269504f)));
-    v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(k, WGK__V(0.693359375f)));
-    r = wasm_f32x4_sub(r, wasm_f32x4_mul(k, WGK__V(-2.12194440e-4f)));
-    v128_t p = WGK__V(1.0f / 5040.0f);
-    p = WGK__STEP(p, r, 1.0f / 720.0f);
-    p = WGK__STEP(p, r, 1.0f / 120.0f);
-    p = WGK__STEP(p, r, 1.0f / 24.0f);
-    p = WGK__STEP(p, r, 1.0f / 6.0f);
-    p = WGK__STEP(p, r, 0.5f);
-    p = WGK__STEP(p, r, 1.0f);
-    p = WGK__STEP(p, r, 1.0f);
+    v128_t k;
+    const v128_t p = wgk_exp4_reduced(x, &k);
     const v128_t ki = wasm_i32x4_trunc_sat_f32x4(k); /* a NaN k gives 0; p is NaN then */
     const v128_t k1 = wasm_i32x4_shr(ki, 1), k2 = wasm_i32x4_sub(ki, k1);
     const v128_t bias = wasm_i32x4_splat(127);

@@ -5,26 +5,34 @@
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
 
-wg_status wgc_conv_resolve(wgc_graph *g, const wgc_node *n, wgc_conv_geom *c)
+wg_status wgc_conv_check_operands(wgc_graph *g, const wgc_node *n, int *rank)
 {
-    wg_status st = wgc_check_arity(g, n, 2, 3, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, f32_only);
+    wg_status st = wgc_check_data_input(g, n, 2, 3, f32_only);
     if (!st)
         st = wgc_check_input(g, n, 1, f32_only);
     if (!st && n->n_inputs > 2 && n->inputs[2] >= 0)
         st = wgc_check_input(g, n, 2, f32_only);
     if (st)
         return st;
-    const wgc_tensor *x = wgc_in(g, n, 0), *w = wgc_in(g, n, 1), *b = wgc_in(g, n, 2);
-    const int sr = c->rank = x->shape.rank - 2;
-    if (sr < 1 || sr > 3)
+    const wgc_tensor *x = wgc_in(g, n, 0), *w = wgc_in(g, n, 1);
+    *rank = x->shape.rank - 2;
+    if (*rank < 1 || *rank > 3)
         return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                         "Conv with a rank-%d input is not supported (only 1-D, 2-D and 3-D)",
-                         x->shape.rank);
+                         "%s with a rank-%d input is not supported (only 1-D, 2-D and 3-D)",
+                         n->op_type, x->shape.rank);
     if (w->shape.rank != x->shape.rank)
         return wgc_error(g, n, WG_ERR_INVALID, "weight '%s' has rank %d, expected %d", w->name,
                          w->shape.rank, x->shape.rank);
+    return WG_OK;
+}
+
+wg_status wgc_conv_resolve(wgc_graph *g, const wgc_node *n, wgc_conv_geom *c)
+{
+    wg_status st = wgc_conv_check_operands(g, n, &c->rank);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0), *w = wgc_in(g, n, 1), *b = wgc_in(g, n, 2);
+    const int sr = c->rank;
     c->N = x->shape.dims[0];
     c->C = x->shape.dims[1];
     c->M = w->shape.dims[0];

@@ -26,6 +26,10 @@ typedef struct wgc_conv_geom {
     wgc_conv_kind kind;
 } wgc_conv_geom;
 
+/* Checks what Conv and ConvTranspose node n share: 2 or 3 float inputs and one output, an
+ * input with 1 to 3 spatial dims, a weight of the same rank. The spatial rank into *rank. */
+wg_status wgc_conv_check_operands(wgc_graph *g, const wgc_node *n, int *rank);
+
 /* Reads and checks everything of Conv node n; fills c (shapes must be known). Errors
  * name the node. */
 wg_status wgc_conv_resolve(wgc_graph *g, const wgc_node *n, wgc_conv_geom *c);

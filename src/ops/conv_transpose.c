@@ -10,12 +10,12 @@
  * 1-D and 3-D run on the direct scatter kernel (wgk_f32_deconv3d_direct), ONNX layout.
  */
 #include "../../kernels/include/wgk_convnd.h"
+#include "conv_geom.h"
 #include "helpers/fused_epilogue.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const int f32_only[] = {WG_DT_FLOAT, 0};
 
 typedef struct ct_geom {
     int rank;
@@ -54,22 +54,11 @@ static wg_status ints(wgc_graph *g, const wgc_node *n, const char *name, size_t 
 
 static wg_status resolve(wgc_graph *g, const wgc_node *n, ct_geom *c)
 {
-    wg_status st = wgc_check_data_input(g, n, 2, 3, f32_only);
-    if (!st)
-        st = wgc_check_input(g, n, 1, f32_only);
-    if (!st && n->n_inputs > 2 && n->inputs[2] >= 0)
-        st = wgc_check_input(g, n, 2, f32_only);
+    wg_status st = wgc_conv_check_operands(g, n, &c->rank);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0), *w = wgc_in(g, n, 1), *b = wgc_in(g, n, 2);
-    const int r = c->rank = x->shape.rank - 2;
-    if (r < 1 || r > 3)
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                         "ConvTranspose with a rank-%d input is not supported (only 1-D, 2-D, 3-D)",
-                         x->shape.rank);
-    if (w->shape.rank != x->shape.rank)
-        return wgc_error(g, n, WG_ERR_INVALID, "weight '%s' has rank %d, expected %d", w->name,
-                         w->shape.rank, x->shape.rank);
+    const int r = c->rank;
     c->N = x->shape.dims[0];
     c->C = x->shape.dims[1];
     c->groups = wgc_attr_int(n, "group", 1);
