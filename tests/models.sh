@@ -285,5 +285,16 @@ if [ -s "$D/decoder_attention.onnx" ]; then
     fi
 fi
 
+# 10. Silero VAD (npm @ricky0123/vad-web: v5, v6, legacy), control flow on a run-time sample
+#     rate with the LSTM state carried over 200 chunks, against onnxruntime-node
+#     (tests/models/silero_vad.sh; skipped without the model cache: setup.sh --models).
+while IFS= read -r line; do
+    case $line in
+        "ok   "*) ok "${line#ok   }" ;;
+        "FAIL "*) bad "${line#FAIL }" ;;
+        *) echo "$line" ;;
+    esac
+done < <(tests/models/silero_vad.sh)
+
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
