@@ -153,8 +153,6 @@ static wg_status link_loop(const wgc_onnx_ctx *c, wgc_graph *g, int i, const int
 
 wg_status wgc_onnx_link_bodies(const wgc_onnx_ctx *c, wgc_graph *g)
 {
-    if (!g->n_regions)
-        return WG_OK;
     int *first = malloc(sizeof(int) * ((size_t)g->n_regions + 1));
     if (!first)
         return wgc_onnx_fail(c, WG_ERR_NOMEM, "out of memory linking bodies");

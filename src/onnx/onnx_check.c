@@ -216,7 +216,7 @@ wg_status wgc_onnx_check_and_sort(const wgc_onnx_ctx *c, wgc_graph *g)
                                    g->nodes[owner[g->nodes[p].region]].op_type);
                 goto done;
             }
-            if (a == p) {
+            if (a == p && a != i) { /* (a node reading its own output: a cycle, reported below) */
                 st = wgc_onnx_fail(c, WG_ERR_INVALID,
                                    "the graph has a cycle: node '%s' (%s) reads '%s', an output of "
                                    "node '%s' (%s) whose body it is in",

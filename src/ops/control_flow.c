@@ -654,6 +654,12 @@ static wg_status loop_infer(wgc_graph *g, wgc_node *n)
         const wgc_tensor *x = wgc_in(g, n, l.first_body_out + 1 + l.n_state + k);
         if (x->shape.rank + 1 > WG_MAX_RANK)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "scan output %d would have rank %d", k, x->shape.rank + 1);
+        const uint64_t bytes = (uint64_t)wgc_numel(&x->shape) * wg_dtype_size(x->dtype);
+        if (bytes && (uint64_t)len > (UINT64_C(1) << 32) / bytes)
+            return wgc_error(g, n, WG_ERR_LIMIT,
+                             "trip count M = %lld: scan output %d (%llu bytes an iteration) would take "
+                             "more than the 4 GiB a wasm32 memory can hold",
+                             (long long)len, k, (unsigned long long)bytes);
         wgc_shape s = {.rank = x->shape.rank + 1, .dims = {len}};
         memcpy(s.dims + 1, x->shape.dims, sizeof(int64_t) * (size_t)x->shape.rank);
         wgc_set_output(g, n, l.n_state + k, x->dtype, &s);
