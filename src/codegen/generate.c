@@ -17,11 +17,12 @@
  * The exports this file writes, their types and the statuses they return are the module
  * ABI, documented in docs/abi.md (the contract both hosts are written from; change it
  * there first). In short: each live node's code is one case of an exported
- * `wg_run_step(k)` (an If, Loop or Scan with all of its bodies' nodes is one) (and the copies of constant outputs, when there are any, one more),
- * `wg_run_steps()` is the count, and wg_run calls the steps in order. The metadata's
- * "step_weights" (metadata.c) gives, per step, how many bytes of the weights segment the
- * steps up to it read: weights are placed in the order the nodes first use them, so that
- * is the segment's length once the step is emitted. A host that copies the weights
+ * `wg_run_step(k)` (an If, Loop or Scan with all of its bodies' nodes is one; the copies
+ * of constant outputs, when there are any, one more), `wg_run_steps()` is the count,
+ * and wg_run calls the steps in order. The metadata's "step_weights" (metadata.c) gives,
+ * per step, how many bytes of the weights segment the steps up to it read: weights are
+ * placed in the order the nodes first use them, so that is the segment's length once the
+ * step is emitted. A host that copies the weights
  * itself may then run the first steps while later weights are still being read
  * (js/wasmgraph.mjs, streamWeights). A profile build (`compile --profile`) also exports
  * `wg_profile_steps()` (the node steps) and `wg_profile_step(k)`, and its metadata's
