@@ -212,7 +212,9 @@ def render(args):
     groups = op_groups(args.ops)
     # Ops listed in ops.def only so that they are refused with a precise reason.
     refused = sorted({op for src, ops in groups if src in REFUSED_FILES for op in ops}, key=str.lower)
-    names = sorted({op for src, ops in groups if src not in REFUSED_FILES for op in ops}, key=str.lower)
+    # BodyBegin and BodyElse: the reader's markers around If/Loop/Scan bodies, not ONNX's
+    names = sorted({op for src, ops in groups if src not in REFUSED_FILES for op in ops
+                    if op not in ("BodyBegin", "BodyElse")}, key=str.lower)
     out += ["", f"Operators ({len(names)}, from `src/ir/ops.def`; each in `src/ops/`, see "
             "`docs/adding-an-op.md`):", "", ", ".join(names) + "."]
     if refused:
