@@ -51,6 +51,8 @@ export const LIMITS = Object.freeze({ tensors: 1024, rank: 8, dim: 2 ** 31 - 1, 
 export const STATUSES = Object.freeze({
   [-1]: ['WGK_ERR_NO_STEP', 'no such step (wg_run_step or wg_profile_step called with k out of range)'],
   2: ['WGK_ERR_INDEX', 'an index input holds a value out of range'],
+  10: ['WGK_ERR_TRIP_COUNT', 'a Loop ran past the iterations its outputs were sized for'],
+  11: ['WGK_ERR_BRANCH', "an If took a branch that is invalid for the module's input shapes (see the compile's note)"],
 });
 
 /* "2 (WGK_ERR_INDEX: an index input ...)": a status as messages give it. */

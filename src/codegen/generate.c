@@ -17,11 +17,12 @@
  * The exports this file writes, their types and the statuses they return are the module
  * ABI, documented in docs/abi.md (the contract both hosts are written from; change it
  * there first). In short: each live node's code is one case of an exported
- * `wg_run_step(k)` (and the copies of constant outputs, when there are any, one more),
- * `wg_run_steps()` is the count, and wg_run calls the steps in order. The metadata's
- * "step_weights" (metadata.c) gives, per step, how many bytes of the weights segment the
- * steps up to it read: weights are placed in the order the nodes first use them, so that
- * is the segment's length once the step is emitted. A host that copies the weights
+ * `wg_run_step(k)` (an If, Loop or Scan with all of its bodies' nodes is one; the copies
+ * of constant outputs, when there are any, one more), `wg_run_steps()` is the count,
+ * and wg_run calls the steps in order. The metadata's "step_weights" (metadata.c) gives,
+ * per step, how many bytes of the weights segment the steps up to it read: weights are
+ * placed in the order the nodes first use them, so that is the segment's length once the
+ * step is emitted. A host that copies the weights
  * itself may then run the first steps while later weights are still being read
  * (js/wasmgraph.mjs, streamWeights). A profile build (`compile --profile`) also exports
  * `wg_profile_steps()` (the node steps) and `wg_profile_step(k)`, and its metadata's
@@ -166,14 +167,21 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
         goto fail;
     }
     for (int i = 0; i < g->n_nodes; i++) {
-        wgc_node *n = &g->nodes[i];
-        if (n->dead)
+        if (g->nodes[i].dead)
             continue;
         size_t start = e->len;
-        e->node = i;
-        wgc_emit(e, "/* %s: %s */\n", n->op_type, n->name);
-        if ((st = wgc_op_hooks(n->op)->emit(e, g, n)))
-            goto fail;
+        /* one step per live node, except that an If, Loop or Scan with its bodies is one */
+        const int last = wgc_step_last(g, i);
+        for (; i <= last; i++) {
+            wgc_node *n = &g->nodes[i];
+            if (n->dead)
+                continue;
+            e->node = i;
+            wgc_emit(e, "/* %s: %s */\n", n->op_type, n->name);
+            if ((st = wgc_op_hooks(n->op)->emit(e, g, n)))
+                goto fail;
+        }
+        i = last;
         span[2 * n_steps] = start;
         span[2 * n_steps + 1] = e->len;
         e->step_weights[n_steps++] = e->wlen;

@@ -86,9 +86,10 @@ static void add_profile(sbuf *b, const wgc_graph *g)
     add(b, ",\"profile\":[", strlen(",\"profile\":["));
     bool first = true;
     for (int i = 0; i < g->n_nodes; i++) {
-        const wgc_node *n = &g->nodes[i];
-        if (n->dead)
+        if (g->nodes[i].dead)
             continue;
+        i = wgc_step_last(g, i); /* an If/Loop/Scan is one step, named by its node */
+        const wgc_node *n = &g->nodes[i];
         const char *out = n->n_outputs > 0 && n->outputs[0] >= 0 ? g->tensors[n->outputs[0]].name : "";
         const char *open = first ? "{\"op\":" : ",{\"op\":";
         add(b, open, strlen(open));

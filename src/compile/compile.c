@@ -118,6 +118,15 @@ wg_status wgc_compile(const wgc_options *opt, wgc_summary *summary, char *err, s
     if (stat(opt->output_path, &sb) == 0)
         summary->module_bytes = (uint64_t)sb.st_size;
     summary->seconds = now() - t0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const char *why = wgc_attr_str(&g->nodes[i], "failed", NULL);
+        size_t used = strlen(summary->notes);
+        if (why && (g->nodes[i].op == WGC_OP_BODY_BEGIN || g->nodes[i].op == WGC_OP_BODY_ELSE))
+            snprintf(summary->notes + used, sizeof summary->notes - used,
+                     "%s of the If: invalid for these input shapes, returns status 11 "
+                     "(WGK_ERR_BRANCH) if taken: %s\n",
+                     g->nodes[i].op == WGC_OP_BODY_BEGIN ? "the then branch" : "the else branch", why);
+    }
 fail:
     if (st == WG_ERR_UNSUPPORTED)
         wgc_hint_const_inputs(g);

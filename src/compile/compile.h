@@ -12,6 +12,9 @@ typedef struct wgc_summary {
     int folded;           /* nodes removed by folding and passes */
     uint64_t arena_bytes, weight_bytes, memory_bytes, module_bytes;
     double seconds;
+    /* Notes for the user, one per line: each If branch compiled as WGK_ERR_BRANCH
+     * (ops/control_flow.c) and why; "" for none. Truncated to fit. */
+    char notes[2048];
 } wgc_summary;
 
 /* Compiles opt->model_path into opt->output_path. On failure err holds the message. */

@@ -31,6 +31,11 @@ static void attr_free(wgc_attr *a)
         for (size_t i = 0; i < a->n; i++)
             free(a->strings[i]);
     free(a->strings);
+    if (a->body) {
+        free(a->body->inputs);
+        free(a->body->outputs);
+        free(a->body);
+    }
 }
 
 void wgc_graph_free(wgc_graph *g)
@@ -367,4 +372,54 @@ int64_t wgc_const_int(const wgc_tensor *t, int64_t i)
     case WG_DT_BOOL: return ((const uint8_t *)d)[i] != 0;
     default: return 0;
     }
+}
+
+bool wgc_is_body_begin(wgc_op op)
+{
+    return op == WGC_OP_BODY_BEGIN;
+}
+
+bool wgc_is_body_end(wgc_op op)
+{
+    return op == WGC_OP_IF || op == WGC_OP_LOOP || op == WGC_OP_SCAN;
+}
+
+int wgc_body_end(const wgc_graph *g, int begin)
+{
+    int depth = 0;
+    for (int i = begin + 1; i < g->n_nodes; i++) {
+        wgc_op op = g->nodes[i].op;
+        if (wgc_is_body_begin(op))
+            depth++;
+        else if (wgc_is_body_end(op) && depth-- == 0)
+            return i;
+    }
+    return -1;
+}
+
+int wgc_body_begin(const wgc_graph *g, int end)
+{
+    int depth = 0;
+    for (int i = end - 1; i >= 0; i--) {
+        wgc_op op = g->nodes[i].op;
+        if (wgc_is_body_end(op))
+            depth++;
+        else if (wgc_is_body_begin(op) && depth-- == 0)
+            return i;
+    }
+    return -1;
+}
+
+const wgc_body *wgc_attr_body(const wgc_node *n, const char *name)
+{
+    const wgc_attr *a = wgc_attr_find(n, name);
+    return a && a->type == WGC_ATTR_GRAPH ? a->body : NULL;
+}
+
+int wgc_step_last(const wgc_graph *g, int i)
+{
+    if (g->nodes[i].dead || g->nodes[i].op != WGC_OP_BODY_BEGIN)
+        return i;
+    int e = wgc_body_end(g, i);
+    return e < 0 ? i : e;
 }

@@ -65,6 +65,23 @@ enum {
     WGC_ATTR_TENSORS = 9, WGC_ATTR_GRAPHS = 10,
 };
 
+/* A graph attribute's body (If's branches, Loop's and Scan's body). The reader flattens
+ * every body into the graph's node list (onnx/onnx_bodies.c): its nodes carry the body's
+ * region id, between markers that ops/control_flow.c emits as the C control flow:
+ *   If:   BodyBegin(cond) then-nodes BodyElse else-nodes If
+ *   Loop: BodyBegin -> (iteration, condition, carried...) body-nodes Loop
+ *   Scan: BodyBegin -> (states..., scan elements...) body-nodes Scan
+ * The closing node (the If, Loop or Scan itself) then also reads the body's outputs, after
+ * its ONNX inputs (ops/control_flow.h has the layout). Values of outer scopes are read in
+ * place: a body's nodes name them directly. */
+typedef struct wgc_body {
+    int region;   /* the region id of the body's nodes (> 0) */
+    int *inputs;  /* the body graph's formal inputs (tensor indices), owned */
+    int n_inputs;
+    int *outputs; /* its outputs (tensor indices; may be outer values or constants), owned */
+    int n_outputs;
+} wgc_body;
+
 /* A constant tensor value held by an attribute (Constant's `value`, ConstantOfShape's `value`). */
 typedef struct wgc_value {
     int dtype;
@@ -84,6 +101,7 @@ typedef struct wgc_attr {
     size_t n;       /* element count of floats/ints */
     wgc_value *t;   /* TENSOR, owned */
     char **strings; /* STRINGS: n owned NUL-terminated copies (s is a copy of the first) */
+    wgc_body *body; /* GRAPH, owned */
 } wgc_attr;
 
 /* Activation fused into a producer's epilogue (set by passes, read by emitters). */
@@ -147,6 +165,7 @@ typedef struct wgc_node {
     int aux_affine;
     float aux_min, aux_max;
     wgc_impl impl;    /* set by the selection step, after every rewriting pass */
+    int region;       /* the body the node belongs to (wgc_body.region), 0 for the main graph */
 } wgc_node;
 
 typedef struct wgc_graph {
@@ -162,6 +181,7 @@ typedef struct wgc_graph {
     char *producer;
     int64_t ir_version;
     int opset;         /* default-domain opset */
+    int n_regions;     /* bodies read (region ids 1..n_regions) */
     void *map;         /* the mapped model file, kept while constants point into it */
     size_t map_len;
     char err[1024];    /* last error message */
@@ -214,6 +234,21 @@ bool wgc_broadcast(const wgc_shape *a, const wgc_shape *b, wgc_shape *out);
 bool wgc_shape_eq(const wgc_shape *a, const wgc_shape *b);
 /* Sets n_uses of every tensor from the live nodes and graph outputs. */
 void wgc_graph_count_uses(wgc_graph *g);
+/* Control flow (see wgc_body). True for the nodes that open or close a body: BodyBegin,
+ * BodyElse, If, Loop, Scan. */
+bool wgc_is_body_begin(wgc_op op);
+bool wgc_is_body_end(wgc_op op);
+/* The index of the If/Loop/Scan that closes the body opened by node begin (a BodyBegin or
+ * BodyElse), or the index of the BodyBegin that opens the body closed by node end; -1 when
+ * the markers do not match (a bug). Dead nodes count: the structure never changes. */
+int wgc_body_end(const wgc_graph *g, int begin);
+int wgc_body_begin(const wgc_graph *g, int end);
+/* The last node of the step of wg_run_step that starts at live node i: i, or for the live
+ * BodyBegin of an If/Loop/Scan the node that closes it (the construct is one step). */
+int wgc_step_last(const wgc_graph *g, int i);
+/* The body of GRAPH attribute name of n, or NULL. */
+const wgc_body *wgc_attr_body(const wgc_node *n, const char *name);
+
 /* Reads element i of a constant integer tensor (any integer dtype) as int64. */
 int64_t wgc_const_int(const wgc_tensor *t, int64_t i);
 

@@ -3,6 +3,12 @@
  * node reads exists, graph outputs exist, and the nodes are put in topological order
  * (Kahn's algorithm, always taking the ready node that came first in the file, so a
  * graph that is already sorted keeps its order). A cycle is reported by its nodes.
+ *
+ * Bodies (If, Loop, Scan) are sorted each on their own: a body's node that reads a value
+ * of an outer graph makes the node that owns the body (or the owner's owner, up to that
+ * graph) depend on the value's producer. The final order then lays every body out just
+ * before the node that owns it (an If's then branch before its else branch), its marker
+ * first: the flattened form ir.h describes (wgc_body). onnx_bodies.c then links them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,11 +111,49 @@ static wg_status report_cycle(const wgc_onnx_ctx *c, const wgc_graph *g, const i
     return wgc_onnx_fail(c, WG_ERR_INVALID, "the graph has a cycle: %s", msg);
 }
 
+/* The order of a control-flow node's bodies in the final order: then, else, the rest. */
+static int body_rank(const wgc_attr *a)
+{
+    return !strcmp(a->name, "then_branch") ? 0 : !strcmp(a->name, "else_branch") ? 1 : 2;
+}
+
+/* Appends region r's nodes, in sorted order, to out (each control-flow node after its
+ * bodies). by_region lists each region's nodes in sorted order (CSR: start[r]..start[r+1]). */
+static void lay_out(const wgc_graph *g, const int *start, const int *by_region, int r, int *out,
+                    int *n_out)
+{
+    for (int e = start[r]; e < start[r + 1]; e++) {
+        const wgc_node *n = &g->nodes[by_region[e]];
+        for (int rank = 0; rank < 3; rank++)
+            for (int a = 0; a < n->n_attrs; a++)
+                if (n->attrs[a].body && body_rank(&n->attrs[a]) == rank)
+                    lay_out(g, start, by_region, n->attrs[a].body->region, out, n_out);
+        out[(*n_out)++] = by_region[e];
+    }
+}
+
+/* The node that reads a value of region `from` for node i: i itself, or the control-flow
+ * node (owner of owner ...) in region `from` whose body holds i. -1 when i is not inside
+ * region `from` (the value belongs to a body i cannot see). */
+static int lift(const wgc_graph *g, const int *owner, int i, int from)
+{
+    for (int depth = 0; depth <= g->n_regions; depth++) {
+        int r = g->nodes[i].region;
+        if (r == from)
+            return i;
+        if (r == 0)
+            return -1;
+        i = owner[r];
+    }
+    return -1;
+}
+
 wg_status wgc_onnx_check_and_sort(const wgc_onnx_ctx *c, wgc_graph *g)
 {
     wg_status st = WG_OK;
-    int nn = g->n_nodes, nt = g->n_tensors;
+    int nn = g->n_nodes, nt = g->n_tensors, nr = g->n_regions;
     int *indeg = NULL, *cons_start = NULL, *cons = NULL, *order = NULL;
+    int *owner = NULL, *reader_of = NULL, *region_start = NULL, *by_region = NULL;
     wgc_node *sorted = NULL;
     heap h = {NULL, 0};
 
@@ -132,23 +176,58 @@ wg_status wgc_onnx_check_and_sort(const wgc_onnx_ctx *c, wgc_graph *g)
     if (nn == 0)
         return WG_OK;
 
-    /* consumers of each tensor, as a CSR list of node indices (one entry per input edge) */
+    /* the control-flow node that owns each region */
+    owner = malloc(sizeof(int) * ((size_t)nr + 1));
+    if (!owner)
+        goto nomem;
+    owner[0] = -1;
+    for (int i = 0; i < nn; i++)
+        for (int a = 0; a < g->nodes[i].n_attrs; a++)
+            if (g->nodes[i].attrs[a].body)
+                owner[g->nodes[i].attrs[a].body->region] = i;
+    /* consumers of each tensor, as a CSR list of node indices (one entry per input edge):
+     * the reader itself, or the node of the producer's graph whose body holds it */
     indeg = calloc((size_t)nn, sizeof *indeg);
     cons_start = calloc((size_t)nt + 1, sizeof *cons_start);
     order = malloc(sizeof(int) * (size_t)nn);
     h.v = malloc(sizeof(int) * (size_t)nn);
-    if (!indeg || !cons_start || !order || !h.v)
+    size_t n_edges = 0;
+    for (int i = 0; i < nn; i++)
+        n_edges += (size_t)g->nodes[i].n_inputs;
+    reader_of = malloc(sizeof(int) * (n_edges ? n_edges : 1));
+    if (!indeg || !cons_start || !order || !h.v || !reader_of)
         goto nomem;
-    size_t edges = 0;
+    size_t edges = 0, e_in = 0;
     for (int i = 0; i < nn; i++) {
         const wgc_node *n = &g->nodes[i];
-        for (int k = 0; k < n->n_inputs; k++) {
+        for (int k = 0; k < n->n_inputs; k++, e_in++) {
             int t = n->inputs[k];
-            if (t >= 0 && g->tensors[t].producer >= 0) {
-                cons_start[t + 1]++;
-                indeg[i]++;
-                edges++;
+            reader_of[e_in] = -1;
+            if (t < 0 || g->tensors[t].producer < 0)
+                continue;
+            const int p = g->tensors[t].producer;
+            const int a = lift(g, owner, i, g->nodes[p].region);
+            if (a < 0) {
+                st = wgc_onnx_fail(c, WG_ERR_INVALID,
+                                   "node '%s' (%s) reads '%s', a value of the body of node '%s' "
+                                   "(%s), which it is not inside",
+                                   n->name, n->op_type, g->tensors[t].name,
+                                   g->nodes[owner[g->nodes[p].region]].name,
+                                   g->nodes[owner[g->nodes[p].region]].op_type);
+                goto done;
             }
+            if (a == p && a != i) { /* (a node reading its own output: a cycle, reported below) */
+                st = wgc_onnx_fail(c, WG_ERR_INVALID,
+                                   "the graph has a cycle: node '%s' (%s) reads '%s', an output of "
+                                   "node '%s' (%s) whose body it is in",
+                                   n->name, n->op_type, g->tensors[t].name, g->nodes[p].name,
+                                   g->nodes[p].op_type);
+                goto done;
+            }
+            reader_of[e_in] = a;
+            cons_start[t + 1]++;
+            indeg[a]++;
+            edges++;
         }
     }
     for (int t = 0; t < nt; t++)
@@ -159,13 +238,12 @@ wg_status wgc_onnx_check_and_sort(const wgc_onnx_ctx *c, wgc_graph *g)
         free(fill);
         goto nomem;
     }
+    e_in = 0;
     for (int i = 0; i < nn; i++) {
         const wgc_node *n = &g->nodes[i];
-        for (int k = 0; k < n->n_inputs; k++) {
-            int t = n->inputs[k];
-            if (t >= 0 && g->tensors[t].producer >= 0)
-                cons[cons_start[t] + fill[t]++] = i;
-        }
+        for (int k = 0; k < n->n_inputs; k++, e_in++)
+            if (reader_of[e_in] >= 0)
+                cons[cons_start[n->inputs[k]] + fill[n->inputs[k]]++] = reader_of[e_in];
     }
     free(fill);
 
@@ -191,9 +269,28 @@ wg_status wgc_onnx_check_and_sort(const wgc_onnx_ctx *c, wgc_graph *g)
         goto done;
     }
 
+    /* each region's nodes in sorted order, then laid out body by body */
+    region_start = calloc((size_t)nr + 2, sizeof *region_start);
+    by_region = malloc(sizeof(int) * (size_t)nn);
     sorted = malloc(sizeof *sorted * (size_t)nn);
-    if (!sorted)
+    if (!region_start || !by_region || !sorted)
         goto nomem;
+    for (int i = 0; i < nn; i++)
+        region_start[g->nodes[i].region + 1]++;
+    for (int r = 0; r <= nr; r++)
+        region_start[r + 1] += region_start[r];
+    /* every count in indeg reached zero: it becomes the fill position of each region (a
+     * region holds at least its marker node, so there are fewer regions than nodes) */
+    int *at = indeg;
+    memcpy(at, region_start, sizeof(int) * ((size_t)nr + 1));
+    for (int i = 0; i < nn; i++)
+        by_region[at[g->nodes[order[i]].region]++] = order[i];
+    int laid = 0;
+    lay_out(g, region_start, by_region, 0, order, &laid);
+    if (laid != nn) {
+        st = wgc_onnx_fail(c, WG_ERR_INVALID, "internal error: %d of %d nodes laid out", laid, nn);
+        goto done;
+    }
     for (int i = 0; i < nn; i++)
         sorted[i] = g->nodes[order[i]];
     memcpy(g->nodes, sorted, sizeof *sorted * (size_t)nn);
@@ -213,5 +310,9 @@ done:
     free(order);
     free(h.v);
     free(sorted);
+    free(owner);
+    free(reader_of);
+    free(region_start);
+    free(by_region);
     return st;
 }

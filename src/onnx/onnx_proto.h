@@ -77,6 +77,9 @@ void wgc_onnx_tensor_release(wgc_onnx_tensor *t);
  * WG_ERR_INVALID naming nodes on it) and sets every tensor's producer.
  */
 wg_status wgc_onnx_check_and_sort(const wgc_onnx_ctx *c, wgc_graph *g);
+/* Links each If/Loop/Scan to its laid-out bodies (onnx_bodies.c): checks their arity and
+ * gives the markers and the node the inputs ops/control_flow.c reads. After the sort. */
+wg_status wgc_onnx_link_bodies(const wgc_onnx_ctx *c, wgc_graph *g);
 
 /* The ONNX name of an AttributeProto type ("INTS"), "unknown" when out of range. */
 const char *wgc_onnx_attr_type_name(int type);

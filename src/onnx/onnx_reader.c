@@ -51,6 +51,16 @@ typedef struct name_map {
     size_t n;
 } name_map;
 
+/* A graph attribute whose body is read once the nodes of its graph are (so that every
+ * outer name a body refers to exists): node and attribute by index, the GraphProto bytes. */
+typedef struct pending_body {
+    int node, attr;
+    slice graph;
+} pending_body;
+
+/* How deep bodies may nest (If in Loop in ...); deeper is refused, not recursed into. */
+#define MAX_BODY_DEPTH 32
+
 /* Everything the reader needs while it works. */
 typedef struct reader {
     wgc_onnx_ctx c;
@@ -58,6 +68,14 @@ typedef struct reader {
     opset_entry *opsets;
     size_t n_opsets;
     name_map names;
+    /* Scopes: the main graph's names are stored as they are, a body's own names behind
+     * its prefix ("<node>/<attribute>/"), so sibling bodies may reuse names; a name is
+     * looked up from the innermost scope out. */
+    char *scopes[MAX_BODY_DEPTH + 1];
+    int depth;
+    int region; /* the region of the nodes being read (0: the main graph) */
+    pending_body *pending;
+    size_t n_pending, cap_pending;
 } reader;
 
 static wg_status nomem(const reader *rd)
@@ -122,20 +140,62 @@ static int map_find(const name_map *m, const wgc_graph *g, const char *name)
     return -1;
 }
 
-/* The tensor called name, created when new; -1 when out of memory. */
+/* name behind the prefix of scope d, malloc'ed (NULL when out of memory). */
+static char *scoped_name(const reader *rd, int d, const char *name)
+{
+    size_t a = strlen(rd->scopes[d]), b = strlen(name);
+    char *key = malloc(a + b + 1);
+    if (key) {
+        memcpy(key, rd->scopes[d], a);
+        memcpy(key + a, name, b + 1);
+    }
+    return key;
+}
+
+/* The tensor called name in the current scope, created when new; -1 when out of memory.
+ * Values a graph defines (inputs, initializers, node outputs) are always its own. */
 static int tensor_get(reader *rd, const char *name, bool *created)
 {
-    int t = map_find(&rd->names, rd->g, name);
+    char *key = scoped_name(rd, rd->depth, name);
+    if (!key)
+        return -1;
+    int t = map_find(&rd->names, rd->g, key);
     if (created)
         *created = t < 0;
-    if (t >= 0)
-        return t;
-    t = wgc_tensor_add(rd->g, name);
-    if (t < 0)
-        return -1;
-    if (!map_insert(&rd->names, rd->g, t))
-        return -1;
+    if (t < 0 && (t = wgc_tensor_add(rd->g, key)) >= 0 && !map_insert(&rd->names, rd->g, t))
+        t = -1;
+    free(key);
     return t;
+}
+
+/* The tensor a node or a body output reads: name in the innermost scope that has it, -1
+ * when none does (*nomem set when out of memory). */
+static int tensor_visible(reader *rd, const char *name, bool *nomem)
+{
+    *nomem = false;
+    for (int d = rd->depth; d >= 0; d--) {
+        char *key = scoped_name(rd, d, name);
+        if (!key) {
+            *nomem = true;
+            return -1;
+        }
+        int t = map_find(&rd->names, rd->g, key);
+        free(key);
+        if (t >= 0)
+            return t;
+    }
+    return -1;
+}
+
+/* A node input: visible from here, or else a new tensor of this scope (produced by a node
+ * later in the file, or by none: onnx_check.c reports that). -1 when out of memory. */
+static int tensor_ref(reader *rd, const char *name)
+{
+    bool nomem;
+    int t = tensor_visible(rd, name, &nomem);
+    if (t >= 0 || nomem)
+        return t;
+    return tensor_get(rd, name, NULL);
 }
 
 /* ---- opsets ---------------------------------------------------------------------- */
@@ -213,7 +273,7 @@ typedef struct attr_fields {
     bool has_type, has_f, has_i, has_s, has_t, has_g, has_sparse, has_tp;
     uint32_t f_bits;
     int64_t i;
-    slice s, t;
+    slice s, t, g;
     wg_pb_f32s floats;
     wg_pb_i64s ints;
     size_t n_strings, n_tensors, n_graphs;
@@ -263,7 +323,7 @@ static wg_status read_attr_fields(reader *rd, const uint8_t *buf, size_t len, at
         case 3: a->has_i = true; a->i = (int64_t)f.varint; break;
         case 4: a->has_s = true; a->s = (slice){f.data, f.len}; break;
         case 5: a->has_t = true; a->t = (slice){f.data, f.len}; break;
-        case 6: a->has_g = true; break;
+        case 6: a->has_g = true; a->g = (slice){f.data, f.len}; break;
         case 7: /* an empty packed blob adds nothing (pb.c would memcpy from NULL) */
             ok = (f.wire == WG_PB_LEN && !f.len) || wg_pb_append_f32s(&a->floats, &f);
             break;
@@ -368,11 +428,15 @@ static wg_status read_attr(reader *rd, int node, const uint8_t *buf, size_t len)
     }
     snprintf(what, sizeof what, "attribute '%s' of node '%s' (%s)", a.name, n->name, n->op_type);
     int64_t type = a.has_type && a.type ? a.type : infer_attr_type(&a);
-    if (type == WGC_ATTR_GRAPH || type == WGC_ATTR_GRAPHS) {
+    if (type == WGC_ATTR_GRAPHS || (type == WGC_ATTR_GRAPH && !wgc_is_body_end(n->op))) {
         st = wgc_onnx_fail(&rd->c, WG_ERR_UNSUPPORTED,
-                           "node '%s' (%s): attribute '%s' is a graph; subgraphs (If, Loop, Scan) "
-                           "are not supported",
+                           "node '%s' (%s): attribute '%s' is a graph; subgraphs are supported in "
+                           "If, Loop and Scan only",
                            n->name, n->op_type, a.name);
+        goto done;
+    }
+    if (type == WGC_ATTR_GRAPH && !a.has_g) {
+        st = wgc_onnx_fail(&rd->c, WG_ERR_FORMAT, "%s has type GRAPH but no graph", what);
         goto done;
     }
     if (type < WGC_ATTR_FLOAT || type > WGC_ATTR_TENSORS) {
@@ -388,6 +452,27 @@ static wg_status read_attr(reader *rd, int node, const uint8_t *buf, size_t len)
         goto done;
     }
     switch (type) {
+    case WGC_ATTR_GRAPH: {
+        /* read after the rest of this graph (read_pending_bodies) */
+        if (rd->g->n_regions == INT32_MAX || !(at->body = calloc(1, sizeof *at->body))) {
+            st = nomem(rd);
+            goto done;
+        }
+        at->body->region = ++rd->g->n_regions;
+        if (rd->n_pending == rd->cap_pending) {
+            size_t nc = rd->cap_pending ? 2 * rd->cap_pending : 8;
+            pending_body *np = realloc(rd->pending, nc * sizeof *np);
+            if (!np) {
+                st = nomem(rd);
+                goto done;
+            }
+            rd->pending = np;
+            rd->cap_pending = nc;
+        }
+        rd->pending[rd->n_pending++] =
+            (pending_body){node, rd->g->nodes[node].n_attrs - 1, {a.g.p, a.g.n}};
+        break;
+    }
     case WGC_ATTR_FLOAT: memcpy(&at->f, &a.f_bits, 4); break;
     case WGC_ATTR_INT: at->i = a.i; break;
     case WGC_ATTR_STRING:
@@ -508,7 +593,7 @@ static wg_status read_node(reader *rd, const uint8_t *buf, size_t len, size_t in
         if (!ins.v[k].n)
             continue; /* "" = omitted optional input */
         free(tmp);
-        if (!(tmp = wgc_onnx_dupn(ins.v[k].p, ins.v[k].n)) || (in_idx[k] = tensor_get(rd, tmp, NULL)) < 0) {
+        if (!(tmp = wgc_onnx_dupn(ins.v[k].p, ins.v[k].n)) || (in_idx[k] = tensor_ref(rd, tmp)) < 0) {
             st = nomem(rd);
             goto done;
         }
@@ -548,6 +633,7 @@ static wg_status read_node(reader *rd, const uint8_t *buf, size_t len, size_t in
     }
     int64_t ver = opset_of(rd, s_domain);
     rd->g->nodes[node].opset = s_domain[0] ? (ver < 0 ? 0 : (int)ver) : rd->g->opset;
+    rd->g->nodes[node].region = rd->region;
     for (size_t k = 0; k < attrs.n; k++)
         if ((st = read_attr(rd, node, attrs.v[k].p, attrs.v[k].n)))
             goto done;
@@ -800,9 +886,115 @@ fail:
     return st;
 }
 
+/* ---- bodies (graph attributes) ----------------------------------------------------- */
+
+/* Body input #index: a new value of the body's scope, recorded in body->inputs. */
+static wg_status read_body_input(reader *rd, wgc_body *body, const uint8_t *buf, size_t len,
+                                 size_t index)
+{
+    char *name;
+    value_info vi;
+    wg_status st = read_graph_value(rd, buf, len, "input", index, &vi, &name);
+    if (st)
+        return st;
+    bool created;
+    int t = tensor_get(rd, name, &created);
+    if (t < 0)
+        st = nomem(rd);
+    else if (!created)
+        st = wgc_onnx_fail(&rd->c, WG_ERR_INVALID, "body input '%s' (%s) is declared twice", name,
+                           rd->g->tensors[t].name);
+    else if (!push_index(&body->inputs, &body->n_inputs, t))
+        st = nomem(rd);
+    free(name);
+    return st;
+}
+
+/* Body output #index: any value visible in the body (its own, an outer one, a constant). */
+static wg_status read_body_output(reader *rd, wgc_body *body, const uint8_t *buf, size_t len,
+                                  size_t index)
+{
+    char *name;
+    value_info vi;
+    wg_status st = read_graph_value(rd, buf, len, "output", index, &vi, &name);
+    if (st)
+        return st;
+    bool nomem_;
+    int t = tensor_visible(rd, name, &nomem_);
+    if (nomem_)
+        st = nomem(rd);
+    else if (t < 0)
+        st = wgc_onnx_fail(&rd->c, WG_ERR_INVALID,
+                           "body output '%s' (%s) is not produced by any node, and is neither a "
+                           "body input, an initializer nor a value of an outer graph",
+                           name, rd->scopes[rd->depth]);
+    else if (!push_index(&body->outputs, &body->n_outputs, t))
+        st = nomem(rd);
+    free(name);
+    return st;
+}
+
+/* The node that opens a body: its outputs are the body's inputs (onnx_bodies.c gives it
+ * its inputs and, in an If's else branch, its op). */
+static wg_status add_body_marker(reader *rd, const wgc_body *body, const char *scope)
+{
+    size_t n = strlen(scope);
+    char *name = wgc_onnx_dupn((const uint8_t *)scope, n ? n - 1 : 0); /* without the '/' */
+    if (!name)
+        return nomem(rd);
+    int m = wgc_node_add(rd->g, name, "BodyBegin", "wasmgraph", NULL, 0, body->inputs,
+                         body->n_inputs);
+    free(name);
+    if (m < 0)
+        return nomem(rd);
+    rd->g->nodes[m].op = WGC_OP_BODY_BEGIN;
+    rd->g->nodes[m].region = body->region;
+    for (int k = 0; k < body->n_inputs; k++)
+        rd->g->tensors[body->inputs[k]].producer = m;
+    return WG_OK;
+}
+
+static wg_status read_graph(reader *rd, const uint8_t *buf, size_t len, wgc_body *body);
+
+/* Reads the bodies queued since `from` (the graph attributes of the nodes just read), each
+ * in its own scope, and drops them from the queue. */
+static wg_status read_pending_bodies(reader *rd, size_t from)
+{
+    wg_status st = WG_OK;
+    for (size_t i = from; i < rd->n_pending && !st; i++) {
+        const pending_body p = rd->pending[i];
+        const wgc_node *n = &rd->g->nodes[p.node];
+        wgc_attr *a = &n->attrs[p.attr];
+        if (rd->depth == MAX_BODY_DEPTH) {
+            st = wgc_onnx_fail(&rd->c, WG_ERR_LIMIT,
+                               "node '%s' (%s): bodies nest more than %d deep", n->name,
+                               n->op_type, MAX_BODY_DEPTH);
+            break;
+        }
+        const char *outer = rd->scopes[rd->depth];
+        size_t len = strlen(outer) + strlen(n->name) + strlen(a->name) + 3;
+        char *scope = malloc(len);
+        if (!scope) {
+            st = nomem(rd);
+            break;
+        }
+        snprintf(scope, len, "%s%s/%s/", outer, n->name, a->name);
+        int saved_region = rd->region;
+        rd->scopes[++rd->depth] = scope;
+        rd->region = a->body->region;
+        st = read_graph(rd, p.graph.p, p.graph.n, a->body);
+        rd->region = saved_region;
+        rd->scopes[rd->depth--] = NULL;
+        free(scope);
+    }
+    rd->n_pending = from;
+    return st;
+}
+
 /* ---- graph and model ---------------------------------------------------------------- */
 
-static wg_status read_graph(reader *rd, const uint8_t *buf, size_t len)
+/* The main graph (body NULL) or a body, in the current scope. */
+static wg_status read_graph(reader *rd, const uint8_t *buf, size_t len, wgc_body *body)
 {
     wg_pb r = wg_pb_init(buf, len);
     wg_pb_field f;
@@ -830,6 +1022,8 @@ static wg_status read_graph(reader *rd, const uint8_t *buf, size_t len)
             goto done;
         }
         if (f.number == 2) {
+            if (body)
+                continue;
             free(rd->g->name);
             if (!(rd->g->name = wgc_onnx_dupn(f.data, f.len))) {
                 st = nomem(rd);
@@ -846,15 +1040,24 @@ static wg_status read_graph(reader *rd, const uint8_t *buf, size_t len)
         st = wgc_onnx_pb_fail(&rd->c, &r, "GraphProto");
         goto done;
     }
-    /* fields may come in any order: constants first, then inputs, nodes, outputs */
+    /* fields may come in any order: constants first, then inputs, nodes, outputs; a
+     * body's marker before its nodes (onnx_check.c keeps it first), and the bodies of the
+     * nodes once every name of this graph exists */
+    size_t first_pending = rd->n_pending;
     for (size_t i = 0; i < inits.n && !st; i++)
         st = read_initializer(rd, inits.v[i].p, inits.v[i].n, i);
     for (size_t i = 0; i < inputs.n && !st; i++)
-        st = read_input(rd, inputs.v[i].p, inputs.v[i].n, i);
+        st = body ? read_body_input(rd, body, inputs.v[i].p, inputs.v[i].n, i)
+                  : read_input(rd, inputs.v[i].p, inputs.v[i].n, i);
+    if (body && !st)
+        st = add_body_marker(rd, body, rd->scopes[rd->depth]);
     for (size_t i = 0; i < nodes.n && !st; i++)
         st = read_node(rd, nodes.v[i].p, nodes.v[i].n, i);
+    if (!st)
+        st = read_pending_bodies(rd, first_pending);
     for (size_t i = 0; i < outputs.n && !st; i++)
-        st = read_output(rd, outputs.v[i].p, outputs.v[i].n, i);
+        st = body ? read_body_output(rd, body, outputs.v[i].p, outputs.v[i].n, i)
+                  : read_output(rd, outputs.v[i].p, outputs.v[i].n, i);
 done:
     free(nodes.v);
     free(inits.v);
@@ -920,7 +1123,7 @@ static wg_status read_model(reader *rd, const uint8_t *buf, size_t len)
                              "the model imports default-domain opset %lld; supported are 1..%d",
                              (long long)v, WG_ONNX_MAX_OPSET);
     rd->g->opset = (int)v;
-    return read_graph(rd, graph.p, graph.n);
+    return read_graph(rd, graph.p, graph.n, NULL);
 }
 
 wg_status wgc_onnx_load(const char *path, wgc_graph **out, char *err, size_t errlen)
@@ -930,6 +1133,7 @@ wg_status wgc_onnx_load(const char *path, wgc_graph **out, char *err, size_t err
     rd.c.path = path;
     rd.c.err = err;
     rd.c.errlen = errlen;
+    rd.scopes[0] = (char *)"";
     *out = NULL;
     if (err && errlen)
         err[0] = 0;
@@ -953,6 +1157,8 @@ wg_status wgc_onnx_load(const char *path, wgc_graph **out, char *err, size_t err
         goto fail;
     if ((st = wgc_onnx_check_and_sort(&rd.c, g)))
         goto fail;
+    if ((st = wgc_onnx_link_bodies(&rd.c, g)))
+        goto fail;
     *out = g;
     g = NULL;
 fail:
@@ -962,5 +1168,6 @@ fail:
         free(rd.opsets[i].domain);
     free(rd.opsets);
     free(rd.names.slot);
+    free(rd.pending);
     return st;
 }

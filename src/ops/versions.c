@@ -206,6 +206,9 @@ static const unsigned char newest[WGC_OP_COUNT] = {
     [WGC_OP_LINEAR_ATTENTION] = 27,
     [WGC_OP_AFFINE_GRID] = 20,
     [WGC_OP_COL2IM] = 18,
+    [WGC_OP_IF] = 25,
+    [WGC_OP_LOOP] = 25,
+    [WGC_OP_SCAN] = 25,
 };
 
 int wgc_onnx_max_opset(void)

@@ -149,6 +149,7 @@ static wgc_node *conv_before(wgc_graph *g, const wgc_node *nd, int *yi)
         wgc_node *cv = &g->nodes[x->producer];
         const wgc_tensor *w = cv->op == WGC_OP_CONV ? wgc_in(g, cv, 1) : NULL, *b = wgc_in(g, cv, 2);
         if (cv->dead || cv->op != WGC_OP_CONV || cv->act != WGC_ACT_NONE || cv->residual >= 0 ||
+            cv->region != nd->region ||
             cv->n_outputs != 1 || !is_f32_const(w) || (b && !is_f32_const(b)) ||
             w->shape.rank < 3 || w->shape.dims[0] <= 0)
             continue;

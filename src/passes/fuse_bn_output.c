@@ -75,6 +75,7 @@ wg_status wgc_pass_fuse_bn_output(wgc_graph *g, const wgc_pass_options *opt)
         wgc_node *cv = &g->nodes[p];
         const wgc_tensor *w = wgc_in(g, cv, 1);
         if (cv->dead || cv->op != WGC_OP_CONV || cv->n_outputs != 1 || cv->outputs[0] != y || cv->aux_affine >= 0 ||
+            cv->region != bn->region ||
             !w || w->shape.rank != 4 || g->tensors[z].is_input)
             continue;
         if (g->tensors[y].n_uses != 1 || g->tensors[y].is_output)

@@ -22,8 +22,12 @@ static wgc_node *only_consumer(wgc_graph *g, int t)
         if (n->dead)
             continue;
         for (int k = 0; k < n->n_inputs; k++)
-            if (n->inputs[k] == t)
-                return n;
+            if (n->inputs[k] == t) {
+                /* fused only within one body: a node inside a Loop's body runs again at
+                 * every iteration, its producer outside once */
+                const int p = g->tensors[t].producer;
+                return p < 0 || g->nodes[p].region == n->region ? n : NULL;
+            }
     }
     return NULL;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../ops/arity.h"
+#include "../ops/control_flow.h"
 #include "../ops/op.h"
 #include "../ops/versions.h"
 #include "passes.h"
@@ -92,61 +93,77 @@ static wg_status check_fold_size(wgc_graph *g, const wgc_node *n)
     return WG_OK;
 }
 
+/* Infers node i and folds it when it can. */
+static wg_status infer_node(wgc_graph *g, int i)
+{
+    wg_status st;
+    char buf[128];
+    wgc_node *n = &g->nodes[i];
+    if (n->op == WGC_OP_COUNT) {
+        if (n->domain[0])
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "unsupported operator '%s' from domain '%s'",
+                             n->op_type, n->domain);
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "unsupported operator '%s'", n->op_type);
+    }
+    /* The op's version at this opset is one we implement (ops/versions.c), and its
+     * required inputs are present before any hook looks at them (ops/arity.c). */
+    st = wgc_check_version(g, n);
+    if (!st)
+        st = wgc_check_required(g, n);
+    if (st)
+        return st;
+    for (int k = 0; k < n->n_inputs; k++) {
+        const wgc_tensor *x = wgc_in(g, n, k);
+        if (x && (!x->has_shape || !x->dtype))
+            return wgc_error(g, n, WG_ERR_INVALID, "input '%s' has no known shape", x->name);
+    }
+    const wgc_op_def *op = wgc_op_hooks(n->op);
+    if ((st = op->infer(g, n)))
+        return st;
+    for (int k = 0; k < n->n_outputs; k++) {
+        wgc_tensor *y = wgc_out(g, n, k);
+        int64_t count;
+        if (!y)
+            continue;
+        if (!y->has_shape || !y->dtype)
+            return wgc_error(g, n, WG_ERR_INVALID, "output '%s' got no shape", y->name);
+        if (!wgc_numel_checked(&y->shape, &count))
+            return wgc_error(g, n, WG_ERR_INVALID, "output '%s' has an invalid shape %s", y->name,
+                             wgc_shape_str(&y->shape, buf, sizeof buf));
+        /* Nothing bigger than a wasm32 memory can be compiled; refusing it here also
+         * keeps folding from allocating terabytes for a made-up shape. */
+        if ((uint64_t)count * wg_dtype_size(y->dtype) > (UINT64_C(1) << 32))
+            return wgc_error(g, n, WG_ERR_LIMIT,
+                             "output '%s' %s %s would take %llu bytes, more than the 4 GiB a "
+                             "wasm32 memory can hold",
+                             y->name, wg_dtype_name(y->dtype), wgc_shape_str(&y->shape, buf, sizeof buf),
+                             (unsigned long long)count * wg_dtype_size(y->dtype));
+    }
+    if (op->fold && (n->op == WGC_OP_SHAPE || wgc_inputs_const(g, n))) {
+        if ((st = check_fold_size(g, n)) || (st = wgc_run_fold(g, n)))
+            return st;
+    }
+    return WG_OK;
+}
+
 wg_status wgc_pass_infer(wgc_graph *g, const wgc_pass_options *opt)
 {
     wg_status st = apply_input_shapes(g, opt);
     if (st)
         return st;
-    char buf[128];
     for (int i = 0; i < g->n_nodes; i++) {
-        wgc_node *n = &g->nodes[i];
-        if (n->dead)
+        if (g->nodes[i].dead)
             continue;
-        if (n->op == WGC_OP_COUNT) {
-            if (n->domain[0])
-                return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                                 "unsupported operator '%s' from domain '%s'", n->op_type, n->domain);
-            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "unsupported operator '%s'", n->op_type);
-        }
-        /* The op's version at this opset is one we implement (ops/versions.c), and its
-         * required inputs are present before any hook looks at them (ops/arity.c). */
-        st = wgc_check_version(g, n);
-        if (!st)
-            st = wgc_check_required(g, n);
-        if (st)
-            return st;
-        for (int k = 0; k < n->n_inputs; k++) {
-            const wgc_tensor *x = wgc_in(g, n, k);
-            if (x && (!x->has_shape || !x->dtype))
-                return wgc_error(g, n, WG_ERR_INVALID, "input '%s' has no known shape", x->name);
-        }
-        const wgc_op_def *op = wgc_op_hooks(n->op);
-        st = op->infer(g, n);
-        if (st)
-            return st;
-        for (int k = 0; k < n->n_outputs; k++) {
-            wgc_tensor *y = wgc_out(g, n, k);
-            int64_t count;
-            if (!y)
+        if ((st = infer_node(g, i))) {
+            /* A branch of an If decided at run time that is invalid for these shapes (the
+             * other branch is the one they are for: Silero's 8 kHz branch at 16 kHz chunk
+             * sizes) becomes a run-time error instead (ops/control_flow.c) */
+            int resume;
+            if ((st == WG_ERR_INVALID || st == WG_ERR_LIMIT) && wgc_cf_drop_branch(g, i, &resume)) {
+                i = resume;
                 continue;
-            if (!y->has_shape || !y->dtype)
-                return wgc_error(g, n, WG_ERR_INVALID, "output '%s' got no shape", y->name);
-            if (!wgc_numel_checked(&y->shape, &count))
-                return wgc_error(g, n, WG_ERR_INVALID, "output '%s' has an invalid shape %s",
-                                 y->name, wgc_shape_str(&y->shape, buf, sizeof buf));
-            /* Nothing bigger than a wasm32 memory can be compiled; refusing it here also
-             * keeps folding from allocating terabytes for a made-up shape. */
-            if ((uint64_t)count * wg_dtype_size(y->dtype) > (UINT64_C(1) << 32))
-                return wgc_error(g, n, WG_ERR_LIMIT,
-                                 "output '%s' %s %s would take %llu bytes, more than the 4 GiB a "
-                                 "wasm32 memory can hold",
-                                 y->name, wg_dtype_name(y->dtype),
-                                 wgc_shape_str(&y->shape, buf, sizeof buf),
-                                 (unsigned long long)count * wg_dtype_size(y->dtype));
-        }
-        if (op->fold && (n->op == WGC_OP_SHAPE || wgc_inputs_const(g, n))) {
-            if ((st = check_fold_size(g, n)) || (st = wgc_run_fold(g, n)))
-                return st;
+            }
+            return st;
         }
     }
     for (int k = 0; k < g->n_outputs; k++) {

@@ -22,8 +22,9 @@ static bool scalar(const wgc_tensor *t, float *v)
     return true;
 }
 
-/* The live single-output node of op `op` producing tensor t, which only one node reads. */
-static wgc_node *sole_producer(wgc_graph *g, int t, wgc_op op)
+/* The live single-output node of op `op` producing tensor t, which only one node reads
+ * (consumer, in the same body: ir.h wgc_body). */
+static wgc_node *sole_producer(wgc_graph *g, const wgc_node *consumer, int t, wgc_op op)
 {
     if (t < 0)
         return NULL;
@@ -31,7 +32,7 @@ static wgc_node *sole_producer(wgc_graph *g, int t, wgc_op op)
     if (x->producer < 0 || x->n_uses != 1 || x->is_output || x->dtype != WG_DT_FLOAT)
         return NULL;
     wgc_node *n = &g->nodes[x->producer];
-    return !n->dead && n->op == op && n->n_outputs == 1 ? n : NULL;
+    return !n->dead && n->op == op && n->n_outputs == 1 && n->region == consumer->region ? n : NULL;
 }
 
 static bool clip_is_0_6(wgc_graph *g, const wgc_node *clip)
@@ -62,7 +63,7 @@ static int clipped_operand(wgc_graph *g, const wgc_node *clip, wgc_node **add)
 {
     if (!clip || !clip_is_0_6(g, clip))
         return -1;
-    *add = sole_producer(g, clip->inputs[0], WGC_OP_ADD);
+    *add = sole_producer(g, clip, clip->inputs[0], WGC_OP_ADD);
     return *add ? add3_operand(g, *add) : -1;
 }
 
@@ -90,11 +91,11 @@ static bool match_mul_last(wgc_graph *g, wgc_node *mul)
     if (mul->n_inputs != 2 || mul->n_outputs != 1)
         return false;
     for (int side = 0; side < 2; side++) {
-        wgc_node *div = sole_producer(g, mul->inputs[side], WGC_OP_DIV), *add = NULL;
+        wgc_node *div = sole_producer(g, mul, mul->inputs[side], WGC_OP_DIV), *add = NULL;
         float six;
         if (!div || div->n_inputs != 2 || !scalar(wgc_in(g, div, 1), &six) || six != 6.0f)
             continue;
-        wgc_node *clip = sole_producer(g, div->inputs[0], WGC_OP_CLIP);
+        wgc_node *clip = sole_producer(g, div, div->inputs[0], WGC_OP_CLIP);
         const int x = clipped_operand(g, clip, &add);
         if (x >= 0 && x == mul->inputs[1 - side] && rewrite(g, mul, x, div, clip, add))
             return true;
@@ -108,12 +109,12 @@ static bool match_div_last(wgc_graph *g, wgc_node *div)
     float six;
     if (div->n_inputs != 2 || div->n_outputs != 1 || !scalar(wgc_in(g, div, 1), &six) || six != 6.0f)
         return false;
-    wgc_node *mul = sole_producer(g, div->inputs[0], WGC_OP_MUL);
+    wgc_node *mul = sole_producer(g, div, div->inputs[0], WGC_OP_MUL);
     if (!mul || mul->n_inputs != 2)
         return false;
     for (int side = 0; side < 2; side++) {
         wgc_node *add = NULL;
-        const int x = clipped_operand(g, sole_producer(g, mul->inputs[side], WGC_OP_CLIP), &add);
+        const int x = clipped_operand(g, sole_producer(g, mul, mul->inputs[side], WGC_OP_CLIP), &add);
         if (x >= 0 && x == mul->inputs[1 - side] &&
             rewrite(g, div, x, mul, &g->nodes[g->tensors[mul->inputs[side]].producer], add))
             return true;

@@ -7,6 +7,12 @@
  * is within a few percent of optimal on CNNs and runs in O(n^2), fine for thousands.
  * Concat inputs are placed inside the Concat's output where they can be
  * (alias_concat_inputs), so the Concat copies nothing.
+ *
+ * Control flow (ir.h wgc_body) runs a body's steps again and again, so lifetimes stretch
+ * over it (extend_over_bodies): a value read inside a Loop or Scan body but made before
+ * it lives until the Loop or Scan ends, and what an If, Loop or Scan writes (written
+ * inside the construct: an If's then-branch copies, a Loop's scan outputs at each
+ * iteration) lives from its first marker.
  */
 #include "plan.h"
 
@@ -48,6 +54,72 @@ static int by_offset(const void *a, const void *b)
  * the previous qualifying input), nothing else reads it and it is not a graph output; it
  * then gets no buffer of its own, and the output's lifetime starts with the first such
  * producer. Returns how many inputs were aliased. */
+/* The lifetimes of values around bodies, as the comment at the top says. */
+static wg_status extend_over_bodies(wgc_graph *g, int *first, int *last)
+{
+    const int nn = g->n_nodes;
+    int *end_of = malloc(sizeof(int) * (size_t)(nn + 1)), *loop_of = malloc(sizeof(int) * (size_t)(nn + 1));
+    int *stack = malloc(sizeof(int) * (size_t)(nn + 1));
+    if (!end_of || !loop_of || !stack) {
+        free(end_of);
+        free(loop_of);
+        free(stack);
+        return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory planning memory");
+    }
+    /* end_of[begin]: its node; loop_of[i]: the live Loop/Scan BodyBegin whose body holds i
+     * most closely (-1: none) */
+    int depth = 0;
+    for (int i = 0; i < nn; i++) {
+        end_of[i] = -1;
+        if (wgc_is_body_begin(g->nodes[i].op))
+            stack[depth++] = i;
+        else if (wgc_is_body_end(g->nodes[i].op) && depth > 0)
+            end_of[stack[--depth]] = i;
+    }
+    depth = 0;
+    for (int i = 0; i < nn; i++) {
+        const wgc_node *n = &g->nodes[i];
+        if (wgc_is_body_end(n->op) && depth > 0)
+            depth--;
+        loop_of[i] = depth ? stack[depth - 1] : -1;
+        if (wgc_is_body_begin(n->op)) {
+            const int e = end_of[i];
+            const bool loops = !n->dead && e >= 0 && g->nodes[e].op != WGC_OP_IF;
+            stack[depth] = loops ? i : (depth ? stack[depth - 1] : -1);
+            depth++;
+        }
+    }
+    for (int i = 0; i < nn; i++) {
+        const wgc_node *n = &g->nodes[i];
+        if (n->dead)
+            continue;
+        for (int k = -1; k < n->n_inputs; k++) {
+            const int t = k < 0 ? n->residual : n->inputs[k];
+            if (t < 0)
+                continue;
+            for (int b = loop_of[i]; b >= 0 && first[t] < b; b = loop_of[b])
+                if (last[t] < end_of[b])
+                    last[t] = end_of[b];
+            /* a Scan reads its inputs at every step (and a Scan-8 its initial states at
+             * every batch row): what a Loop or Scan's marker reads lives until its end */
+            if (n->op == WGC_OP_BODY_BEGIN && end_of[i] >= 0 && g->nodes[end_of[i]].op != WGC_OP_IF &&
+                last[t] < end_of[i])
+                last[t] = end_of[i];
+        }
+        if (wgc_is_body_end(n->op)) {
+            const int b = wgc_body_begin(g, i);
+            if (b >= 0 && !g->nodes[b].dead)
+                for (int k = 0; k < n->n_outputs; k++)
+                    if (n->outputs[k] >= 0 && first[n->outputs[k]] > b)
+                        first[n->outputs[k]] = b;
+        }
+    }
+    free(end_of);
+    free(loop_of);
+    free(stack);
+    return WG_OK;
+}
+
 static int alias_concat_inputs(wgc_graph *g, int *first)
 {
     int count = 0;
@@ -78,7 +150,8 @@ static int alias_concat_inputs(wgc_graph *g, int *first)
             /* Producers in slab order: whatever a kernel might write past the end of its
              * slab is overwritten by the next slab's producer (or the Concat's copy). */
             if (!x->data && !x->is_input && !x->is_output && !x->aliased && x->n_uses == 1 && x->producer > prev &&
-                x->producer < i && !g->nodes[x->producer].dead && t != out) {
+                x->producer < i && !g->nodes[x->producer].dead && t != out &&
+                g->nodes[x->producer].region == n->region) {
                 prev = x->producer;
                 x->aliased = true;
                 x->alias_of = out;
@@ -163,6 +236,8 @@ wg_status wgc_plan_memory(wgc_graph *g, wgc_plan *plan)
             first[t] = nn; /* a constant or input exposed as output: copied at the end */
         last[t] = nn;
     }
+    if ((st = extend_over_bodies(g, first, last)))
+        goto fail;
     for (int t = 0; t < nt; t++)
         g->tensors[t].aliased = false;
     alias_concat_inputs(g, first);

@@ -238,6 +238,58 @@ def onnx_cases():
     put("transpose_perm_bad.onnx",
         model([helper.make_node("Transpose", ["x"], ["y"], name="t", perm=[0, 0])], outputs=[vi("y", None)]))
 
+    # Control flow (If, Loop, Scan): a missing body, bodies whose inputs or outputs do not
+    # match their node, a body reading another body's value, a trip count too large to size
+    # the scan outputs, a graph attribute where no op takes one.
+    b = helper.make_tensor_value_info("b", TensorProto.BOOL, [])
+    one = helper.make_node("Identity", ["x"], ["t"], name="then_id")
+
+    def branch(name, outs, nodes=None):
+        return helper.make_graph(nodes if nodes is not None else [one], name, [], outs)
+
+    t_out = [vi("t", [1, 4])]
+    put("cf_if_ok.onnx", model([helper.make_node("If", ["b"], ["y"], name="if", then_branch=branch("then", t_out),
+                                                 else_branch=branch("else", [vi("x", [1, 4])], []))],
+                               inputs=[X, b]))  # the control: must compile
+    put("cf_if_no_else.onnx", model([helper.make_node("If", ["b"], ["y"], name="if",
+                                                      then_branch=branch("then", t_out))], inputs=[X, b]))
+    put("cf_if_branch_outputs.onnx",
+        model([helper.make_node("If", ["b"], ["y"], name="if", then_branch=branch("then", t_out + [vi("x", [1, 4])]),
+                                else_branch=branch("else", [vi("x", [1, 4])], []))], inputs=[X, b]))
+    put("cf_if_shapes_differ.onnx",
+        model([helper.make_node("If", ["b"], ["y"], name="if",
+                                then_branch=branch("then", [vi("t", None)], [helper.make_node(
+                                    "Concat", ["x", "x"], ["t"], name="cat", axis=1)]),
+                                else_branch=branch("else", [vi("x", [1, 4])], []))], inputs=[X, b],
+              outputs=[vi("y", None)]))
+    m = helper.make_tensor_value_info("m", TensorProto.INT64, [])
+    body_in = [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+               vi("v", [1, 4])]
+    body = helper.make_graph([helper.make_node("Identity", ["c"], ["c2"], name="c_id"),
+                              helper.make_node("Relu", ["v"], ["v2"], name="relu")], "body", body_in,
+                             [helper.make_tensor_value_info("c2", TensorProto.BOOL, []), vi("v2", [1, 4]), vi("v2", [1, 4])])
+    put("cf_loop_no_body.onnx", model([helper.make_node("Loop", ["m", "", "x"], ["y"], name="loop")],
+                                      inputs=[X, m]))
+    put("cf_loop_body_arity.onnx", model([helper.make_node("Loop", ["m", "", "x", "x"], ["y", "y2"], name="loop",
+                                                           body=body)], inputs=[X, m]))
+    big = numpy_helper.from_array(np.array(1 << 40, np.int64), "m")
+    put("cf_loop_trip_count_huge.onnx", model([helper.make_node("Loop", ["m", "", "x"], ["y", "scan"], name="loop",
+                                                                body=body)],
+                                              inputs=[X], outputs=[Y, vi("scan", None)], inits=[big]))
+    sbody = helper.make_graph([helper.make_node("Add", ["s", "e"], ["s2"], name="add")], "sbody",
+                              [vi("s", [4]), vi("e", [4])], [vi("s2", [4])])
+    x3 = vi("x", [1, 3, 4])
+    put("cf_scan_body_arity.onnx", model([helper.make_node("Scan", ["x"], ["y"], name="scan", body=sbody,
+                                                           num_scan_inputs=1)], inputs=[x3], outputs=[vi("y", None)]))
+    inner = helper.make_graph([helper.make_node("Relu", ["x"], ["secret"], name="inner_relu")], "then", [],
+                              [vi("secret", [1, 4])])
+    put("cf_reads_body_value.onnx",
+        model([helper.make_node("If", ["b"], ["t2"], name="if", then_branch=inner,
+                                else_branch=branch("else", [vi("x", [1, 4])], [])),
+               helper.make_node("Add", ["t2", "secret"], ["y"], name="add")], inputs=[X, b]))
+    put("cf_graph_attr_elsewhere.onnx",
+        model([helper.make_node("Relu", ["x"], ["y"], name="relu", body=branch("g", t_out))]))
+
     # External data: absolute paths, '..', offsets and lengths past the end, a missing file.
     put("weights.bin", np.arange(4, dtype=np.float32).tobytes())
 

@@ -417,24 +417,94 @@ TEST(attributes_of_every_kind)
     wgc_graph_free(gr);
 }
 
-TEST(graph_attribute_is_unsupported_and_named)
+/* A graph attribute named attr holding a body with one Relu of `reads` into `out`. */
+static void body_attr(wg_pbw *attrs, const char *attr, const char *reads, const char *out)
 {
-    wg_pbw g = {0}, m = {0}, attrs = {0}, a = {0}, sub = {0};
-    put_str(&sub, 2, "then");
-    put_str(&a, 1, "then_branch");
+    wg_pbw a = {0}, sub = {0};
+    const int64_t d[1] = {1};
+    put_str(&sub, 2, attr);
+    node(&sub, "Relu", "relu", L(reads), L(out), NULL);
+    value_info(&sub, 12, out, WG_DT_FLOAT, d, 1);
+    put_str(&a, 1, attr);
     put_msg(&a, 6, &sub);
     wg_pbw_varint_field(&a, 20, WGC_ATTR_GRAPH);
-    put_msg(&attrs, 5, &a);
+    put_msg(attrs, 5, &a);
+}
+
+TEST(graph_attribute_elsewhere_is_unsupported_and_named)
+{
+    wg_pbw g = {0}, m = {0}, attrs = {0};
+    body_attr(&attrs, "body", "X", "T");
+    const int64_t d[1] = {1};
+    value_info(&g, 11, "X", WG_DT_FLOAT, d, 1);
+    node(&g, "Relu", "my_relu", L("X"), L("Y"), &attrs);
+    value_info(&g, 12, "Y", WG_DT_FLOAT, d, 1);
+    model(&m, &g, 13);
+    wgc_graph *gr = NULL;
+    char err[512];
+    wg_status st = load_model(&m, "relu_body.onnx", &gr, err, sizeof err);
+    CHECK(st == WG_ERR_UNSUPPORTED, "status %d", st);
+    CHECK(strstr(err, "my_relu") && strstr(err, "'body'"), "message: %s", err);
+    CHECK(gr == NULL, "graph returned on failure");
+}
+
+/* Both branches name their value T (scoped apart) and read X, a value of the main graph
+ * whose producer comes after the If in the file: the If's bodies are laid out before it,
+ * markers first, and the If reads both branches' outputs after its condition. */
+TEST(if_bodies_are_scoped_sorted_and_linked)
+{
+    wg_pbw g = {0}, m = {0}, attrs = {0};
+    body_attr(&attrs, "else_branch", "X", "T");
+    body_attr(&attrs, "then_branch", "X", "T");
     const int64_t d[1] = {1};
     value_info(&g, 11, "cond", WG_DT_BOOL, d, 1);
+    value_info(&g, 11, "A", WG_DT_FLOAT, d, 1);
     node(&g, "If", "my_if", L("cond"), L("Y"), &attrs);
+    node(&g, "Neg", "neg", L("A"), L("X"), NULL);
     value_info(&g, 12, "Y", WG_DT_FLOAT, d, 1);
     model(&m, &g, 13);
     wgc_graph *gr = NULL;
     char err[512];
     wg_status st = load_model(&m, "if.onnx", &gr, err, sizeof err);
-    CHECK(st == WG_ERR_UNSUPPORTED, "status %d", st);
-    CHECK(strstr(err, "my_if") && strstr(err, "then_branch"), "message: %s", err);
+    CHECK(st == WG_OK, "load: %s", err);
+    if (st)
+        return;
+    const wgc_op want[] = {WGC_OP_NEG, WGC_OP_BODY_BEGIN, WGC_OP_RELU, WGC_OP_BODY_ELSE, WGC_OP_RELU, WGC_OP_IF};
+    CHECK(gr->n_nodes == 6, "%d nodes", gr->n_nodes);
+    for (int i = 0; i < 6 && i < gr->n_nodes; i++)
+        CHECK(gr->nodes[i].op == want[i], "node %d is %s", i, gr->nodes[i].op_type);
+    if (gr->n_nodes == 6) {
+        const wgc_node *iff = &gr->nodes[5];
+        CHECK(iff->n_inputs == 3 && iff->inputs[1] == gr->nodes[2].outputs[0] &&
+                  iff->inputs[2] == gr->nodes[4].outputs[0] && iff->inputs[1] != iff->inputs[2],
+              "If inputs");
+        CHECK(!strcmp(gr->tensors[iff->inputs[1]].name, "my_if/then_branch/T"), "then T is '%s'",
+              gr->tensors[iff->inputs[1]].name);
+        CHECK(gr->nodes[2].inputs[0] == gr->nodes[0].outputs[0], "the branch reads the outer X");
+        CHECK(gr->nodes[1].n_inputs == 1 && gr->nodes[1].inputs[0] == iff->inputs[0], "marker reads cond");
+        CHECK(wgc_body_end(gr, 1) == 5 && wgc_body_end(gr, 3) == 5 && wgc_body_begin(gr, 5) == 1,
+              "markers pair with the If");
+        CHECK(gr->nodes[2].region && gr->nodes[2].region != gr->nodes[4].region && !gr->nodes[5].region,
+              "regions");
+    }
+    wgc_graph_free(gr);
+}
+
+TEST(if_without_else_is_invalid_and_named)
+{
+    wg_pbw g = {0}, m = {0}, attrs = {0};
+    body_attr(&attrs, "then_branch", "X", "T");
+    const int64_t d[1] = {1};
+    value_info(&g, 11, "cond", WG_DT_BOOL, d, 1);
+    value_info(&g, 11, "X", WG_DT_FLOAT, d, 1);
+    node(&g, "If", "my_if", L("cond"), L("Y"), &attrs);
+    value_info(&g, 12, "Y", WG_DT_FLOAT, d, 1);
+    model(&m, &g, 13);
+    wgc_graph *gr = NULL;
+    char err[512];
+    wg_status st = load_model(&m, "if_no_else.onnx", &gr, err, sizeof err);
+    CHECK(st == WG_ERR_INVALID, "status %d", st);
+    CHECK(strstr(err, "my_if") && strstr(err, "else_branch"), "message: %s", err);
     CHECK(gr == NULL, "graph returned on failure");
 }
 
@@ -1013,7 +1083,9 @@ int main(void)
     RUN(initializers_in_raw_float_data_int64_data_and_unpacked);
     RUN(raw_data_is_borrowed_when_aligned_and_copied_otherwise);
     RUN(attributes_of_every_kind);
-    RUN(graph_attribute_is_unsupported_and_named);
+    RUN(graph_attribute_elsewhere_is_unsupported_and_named);
+    RUN(if_bodies_are_scoped_sorted_and_linked);
+    RUN(if_without_else_is_invalid_and_named);
     RUN(nodes_out_of_order_are_sorted_stably);
     RUN(cycle_is_detected_and_named);
     RUN(unknown_input_is_detected);

@@ -1,0 +1,805 @@
+/*
+ * control_flow.c: If, Loop and Scan, and the BodyBegin / BodyElse markers that open their
+ * bodies (ir.h wgc_body; the inputs' layout is in control_flow.h).
+ *
+ * A body is ordinary nodes between its markers, inferred, folded, planned and emitted like
+ * any others; these hooks only add what runs around them. The whole construct is one step
+ * of wg_run_step (generate.c), its C control flow opened by the marker and closed by the
+ * node:
+ *   If    if (cond) { then nodes; outputs = then outputs } else { else nodes; outputs = ... }
+ *         A constant condition folds the If: the branch not taken is removed before it is
+ *         inferred, and the If copies (or folds to) the taken branch's outputs.
+ *   Loop  v_in = v_initial; for (i = 0; i < M && cond; i++) { body; cond = cond_out;
+ *         scan_k[i] = element_k; v_in = v_out } v_final = v_in
+ *   Scan  state_in = initial; for (t = 0; t < T; t++) { element_k = input_k[t along its axis,
+ *         in its direction]; body; output_k[t] = element_k out; state_in = state_out }
+ *         Scan-8 runs that once per batch row (its inputs and outputs have the batch first).
+ * Carried values keep one shape through the body (a body that changes it is refused), so
+ * every buffer is planned statically. A Loop's scan outputs need their length at compile
+ * time: a constant trip count M, and a loop that cannot stop early (constant true
+ * condition, or the body passing its condition through); otherwise the Loop is refused.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control_flow.h"
+#include "helpers/emit_and_fold.h"
+#include "helpers/index_loops.h"
+
+/* ---- layout -------------------------------------------------------------------------- */
+
+wg_status wgc_cf_layout_of(wgc_graph *g, const wgc_node *n, wgc_cf_layout *l)
+{
+    memset(l, 0, sizeof *l);
+    int want;
+    if (n->op == WGC_OP_IF) {
+        l->n_onnx = 1;
+        l->n_state = n->n_outputs;
+        l->first_body_out = 1;
+        want = 1 + 2 * n->n_outputs;
+    } else {
+        const wgc_body *b = wgc_attr_body(n, "body");
+        if (!b)
+            return wgc_error(g, n, WG_ERR_INVALID, "has no body");
+        if (n->op == WGC_OP_LOOP) {
+            l->n_state = b->n_inputs - 2;
+            l->first_state = 2;
+            l->n_onnx = 2 + l->n_state;
+        } else {
+            l->n_scan_in = (int)wgc_attr_int(n, "num_scan_inputs", 0);
+            l->lens = n->opset < 9;
+            l->n_state = b->n_inputs - l->n_scan_in;
+            l->first_state = l->lens;
+            l->n_onnx = l->lens + l->n_state + l->n_scan_in;
+        }
+        l->n_scan = n->n_outputs - l->n_state;
+        l->first_body_out = l->n_onnx;
+        l->first_carried = l->n_onnx + (n->op == WGC_OP_LOOP) + l->n_state + l->n_scan;
+        want = l->first_carried + l->n_state;
+    }
+    if (n->n_inputs != want || l->n_state < 0 || l->n_scan < 0)
+        return wgc_error(g, n, WG_ERR_INVALID,
+                         "internal error: %d inputs, not linked to its body (%d expected)",
+                         n->n_inputs, want);
+    return WG_OK;
+}
+
+/* The BodyElse of the If whose BodyBegin is node begin, or -1. */
+static int else_marker(const wgc_graph *g, int begin)
+{
+    int depth = 0;
+    for (int i = begin + 1; i < g->n_nodes; i++) {
+        wgc_op op = g->nodes[i].op;
+        if (wgc_is_body_begin(op))
+            depth++;
+        else if (wgc_is_body_end(op) && depth-- == 0)
+            return -1;
+        else if (op == WGC_OP_BODY_ELSE && depth == 0)
+            return i;
+    }
+    return -1;
+}
+
+static int index_of(const wgc_graph *g, const wgc_node *n)
+{
+    return (int)(n - g->nodes);
+}
+
+/* The If, Loop or Scan a marker belongs to, or NULL (an error already written). */
+static wgc_node *owner_of(wgc_graph *g, const wgc_node *marker, wg_status *st)
+{
+    int e = wgc_body_end(g, index_of(g, marker));
+    if (e < 0) {
+        *st = wgc_error(g, marker, WG_ERR_INVALID, "internal error: a body marker without its node");
+        return NULL;
+    }
+    *st = WG_OK;
+    return &g->nodes[e];
+}
+
+static wg_status need_scalar(wgc_graph *g, const wgc_node *n, int i, int dtype, const char *what)
+{
+    const wgc_tensor *t = wgc_in(g, n, i);
+    if (!t)
+        return WG_OK;
+    if (t->dtype != dtype || wgc_numel(&t->shape) != 1)
+        return wgc_error(g, n, WG_ERR_INVALID, "%s '%s' must be one %s, not %s %s", what, t->name,
+                         wg_dtype_name(dtype), wg_dtype_name(t->dtype),
+                         wgc_shape_str(&t->shape, (char[64]){0}, 64));
+    return WG_OK;
+}
+
+/* Two values the construct makes one buffer of (a branch's output and the If's, a carried
+ * value and its next value) must agree in dtype and shape. */
+static wg_status need_same(wgc_graph *g, const wgc_node *n, const wgc_tensor *a, const wgc_tensor *b,
+                           const char *what, int k)
+{
+    char sa[64], sb[64];
+    if (a->dtype == b->dtype && wgc_shape_eq(&a->shape, &b->shape))
+        return WG_OK;
+    return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                     "%s %d: '%s' is %s %s but '%s' is %s %s; values whose shape changes at run "
+                     "time are not supported",
+                     what, k, a->name, wg_dtype_name(a->dtype), wgc_shape_str(&a->shape, sa, sizeof sa),
+                     b->name, wg_dtype_name(b->dtype), wgc_shape_str(&b->shape, sb, sizeof sb));
+}
+
+/* ---- Scan's axes --------------------------------------------------------------------- */
+
+/* Scan input or output k's axis (scan_input_axes / scan_output_axes; Scan-8: 1, after the
+ * batch) normalised for rank, and its direction (1: reverse). */
+static wg_status scan_axis(wgc_graph *g, const wgc_node *n, bool input, int k, int rank, int *axis,
+                           int *reverse)
+{
+    size_t na = 0, nd = 0;
+    const int64_t *axes = NULL, *dirs;
+    if (n->opset < 9) {
+        dirs = input ? wgc_attr_ints(n, "directions", &nd) : NULL;
+        *axis = 1;
+    } else {
+        axes = wgc_attr_ints(n, input ? "scan_input_axes" : "scan_output_axes", &na);
+        dirs = wgc_attr_ints(n, input ? "scan_input_directions" : "scan_output_directions", &nd);
+        int64_t a = axes && (size_t)k < na ? axes[k] : 0;
+        if (a < -rank || a >= rank)
+            return wgc_error(g, n, WG_ERR_INVALID, "scan %s %d: axis %lld is out of range for rank %d",
+                             input ? "input" : "output", k, (long long)a, rank);
+        *axis = (int)(a < 0 ? a + rank : a);
+    }
+    int64_t d = dirs && (size_t)k < nd ? dirs[k] : 0;
+    if (d != 0 && d != 1)
+        return wgc_error(g, n, WG_ERR_INVALID, "scan %s %d: direction %lld is neither 0 nor 1",
+                         input ? "input" : "output", k, (long long)d);
+    *reverse = (int)d;
+    return WG_OK;
+}
+
+/* dims before the axis, the axis, bytes after it */
+static void axis_split(const wgc_tensor *t, int axis, int64_t *outer, int64_t *len, int64_t *inner)
+{
+    *outer = 1;
+    *inner = (int64_t)wg_dtype_size(t->dtype);
+    for (int d = 0; d < axis; d++)
+        *outer *= t->shape.dims[d];
+    for (int d = axis + 1; d < t->shape.rank; d++)
+        *inner *= t->shape.dims[d];
+    *len = t->shape.dims[axis];
+}
+
+static wgc_shape drop_dims(const wgc_shape *s, int from, int count)
+{
+    wgc_shape r = {.rank = s->rank - count};
+    for (int d = 0, o = 0; d < s->rank; d++)
+        if (d < from || d >= from + count)
+            r.dims[o++] = s->dims[d];
+    return r;
+}
+
+/* Scan's batch (Scan-8: B, else 1) and sequence length T, checked across its scan inputs. */
+static wg_status scan_extent(wgc_graph *g, const wgc_node *scan, const wgc_cf_layout *l, int64_t *batch,
+                             int64_t *len)
+{
+    *batch = 1;
+    *len = -1;
+    const int first_in = l->first_state + l->n_state;
+    for (int k = 0; k < l->n_scan_in; k++) {
+        const wgc_tensor *x = wgc_in(g, scan, first_in + k);
+        if (!x)
+            return wgc_error(g, scan, WG_ERR_INVALID, "scan input %d is missing", k);
+        int axis, rev;
+        wg_status st;
+        if (x->shape.rank < (l->lens ? 2 : 1))
+            return wgc_error(g, scan, WG_ERR_INVALID, "scan input '%s' has rank %d, too low", x->name,
+                             x->shape.rank);
+        if ((st = scan_axis(g, scan, true, k, x->shape.rank, &axis, &rev)))
+            return st;
+        int64_t b = l->lens ? x->shape.dims[0] : 1, t = x->shape.dims[axis];
+        if ((*len >= 0 && t != *len) || (k && b != *batch))
+            return wgc_error(g, scan, WG_ERR_INVALID,
+                             "scan input '%s' has %lld steps (batch %lld), the others %lld (batch %lld)",
+                             x->name, (long long)t, (long long)b, (long long)*len, (long long)*batch);
+        *len = t;
+        *batch = b;
+    }
+    if (*len < 0)
+        return wgc_error(g, scan, WG_ERR_INVALID, "has no scan input");
+    const wgc_tensor *lens = l->lens ? wgc_in(g, scan, 0) : NULL;
+    if (lens) {
+        wg_status st = wgc_loop_need_const(g, scan, 0, "sequence_lens");
+        if (st)
+            return st;
+        for (int64_t b = 0; b < wgc_numel(&lens->shape); b++)
+            if (wgc_const_int(lens, b) != *len)
+                return wgc_error(g, scan, WG_ERR_UNSUPPORTED,
+                                 "sequence_lens[%lld] is %lld, not the full %lld steps; shorter "
+                                 "sequences are not supported",
+                                 (long long)b, (long long)wgc_const_int(lens, b), (long long)*len);
+    }
+    return WG_OK;
+}
+
+/* ---- BodyBegin ----------------------------------------------------------------------- */
+
+/* An If whose condition is constant: the branch not taken goes (with both markers) before
+ * anything in it is inferred, and the If reads only the taken branch's outputs. */
+static void fold_branch(wgc_graph *g, wgc_node *begin, wgc_node *iff, bool taken)
+{
+    const int b = index_of(g, begin), el = else_marker(g, b), e = index_of(g, iff);
+    const int from = taken ? el : b + 1, to = taken ? e : el;
+    for (int i = from; i < to; i++)
+        g->nodes[i].dead = true;
+    g->nodes[b].dead = true;
+    g->nodes[el].dead = true;
+    const int n_out = iff->n_outputs, skip = taken ? 1 + n_out : 1;
+    for (int k = 0; k < n_out; k++)
+        iff->inputs[skip + k] = -1;
+}
+
+static wg_status begin_infer(wgc_graph *g, wgc_node *n)
+{
+    wg_status st;
+    wgc_node *own = owner_of(g, n, &st);
+    if (!own)
+        return st;
+    wgc_cf_layout l;
+    if ((st = wgc_cf_layout_of(g, own, &l)))
+        return st;
+    if (own->op == WGC_OP_IF) {
+        const wgc_tensor *c = wgc_in(g, n, 0);
+        if ((st = need_scalar(g, own, 0, WG_DT_BOOL, "the condition")))
+            return st;
+        if (else_marker(g, index_of(g, n)) < 0)
+            return wgc_error(g, own, WG_ERR_INVALID, "internal error: no else branch");
+        if (c->data)
+            fold_branch(g, n, own, ((const uint8_t *)c->data)[0] != 0);
+        return WG_OK;
+    }
+    if (own->op == WGC_OP_LOOP) {
+        if ((st = need_scalar(g, own, 0, WG_DT_INT64, "the trip count M")) ||
+            (st = need_scalar(g, own, 1, WG_DT_BOOL, "the condition")))
+            return st;
+        wgc_set_output(g, n, 0, WG_DT_INT64, &(wgc_shape){0});
+        wgc_set_output(g, n, 1, WG_DT_BOOL, &(wgc_shape){0});
+        for (int k = 0; k < l.n_state; k++) {
+            const wgc_tensor *v = wgc_in(g, n, 2 + k);
+            if (!v)
+                return wgc_error(g, own, WG_ERR_INVALID, "loop-carried value %d has no initial value", k);
+            wgc_set_output(g, n, 2 + k, v->dtype, &v->shape);
+        }
+        return WG_OK;
+    }
+    int64_t batch, len;
+    if ((st = scan_extent(g, own, &l, &batch, &len)))
+        return st;
+    for (int k = 0; k < l.n_state; k++) {
+        const wgc_tensor *v = wgc_in(g, n, l.first_state + k);
+        if (!v)
+            return wgc_error(g, own, WG_ERR_INVALID, "state %d has no initial value", k);
+        if (l.lens && (v->shape.rank < 1 || v->shape.dims[0] != batch))
+            return wgc_error(g, own, WG_ERR_INVALID, "state '%s' does not start with the batch (%lld)",
+                             v->name, (long long)batch);
+        wgc_shape s = l.lens ? drop_dims(&v->shape, 0, 1) : v->shape;
+        wgc_set_output(g, n, k, v->dtype, &s);
+    }
+    for (int k = 0; k < l.n_scan_in; k++) {
+        const wgc_tensor *x = wgc_in(g, n, l.first_state + l.n_state + k);
+        int axis, rev;
+        if ((st = scan_axis(g, own, true, k, x->shape.rank, &axis, &rev)))
+            return st;
+        wgc_shape s = l.lens ? drop_dims(&x->shape, 0, 2) : drop_dims(&x->shape, axis, 1);
+        wgc_set_output(g, n, l.n_state + k, x->dtype, &s);
+    }
+    return WG_OK;
+}
+
+/* Copies of the carried values back into the body's inputs, through scratch when one of
+ * the next values is another value's input (a body that swaps two: after the first copy
+ * the second would read the new value). Returns the scratch bytes that needs, 0 for none. */
+static size_t staging_bytes(const wgc_graph *g, const wgc_node *n, const wgc_cf_layout *l)
+{
+    const int out0 = l->first_body_out + (n->op == WGC_OP_LOOP);
+    bool clash = false;
+    size_t bytes = 0;
+    for (int k = 0; k < l->n_state; k++) {
+        const int v_out = n->inputs[out0 + k];
+        for (int j = 0; j < l->n_state; j++)
+            clash |= j != k && v_out == n->inputs[l->first_carried + j];
+        const wgc_tensor *v = &g->tensors[n->inputs[l->first_carried + k]];
+        bytes += ((size_t)wgc_numel(&v->shape) * wg_dtype_size(v->dtype) + 63) / 64 * 64;
+    }
+    return clash ? bytes : 0;
+}
+
+static void emit_carry(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_cf_layout *l)
+{
+    const int out0 = l->first_body_out + (n->op == WGC_OP_LOOP);
+    if (!staging_bytes(g, n, l)) {
+        for (int k = 0; k < l->n_state; k++)
+            wgc_emit_copy(e, g, n->inputs[out0 + k], n->inputs[l->first_carried + k]);
+        return;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        size_t at = 0;
+        for (int k = 0; k < l->n_state; k++) {
+            const wgc_tensor *v = &g->tensors[n->inputs[l->first_carried + k]];
+            size_t bytes = (size_t)wgc_numel(&v->shape) * wg_dtype_size(v->dtype);
+            const char *s = wgc_scratch(e);
+            const char *x = wgc_ptr(e, g, n->inputs[pass ? l->first_carried + k : out0 + k]);
+            if (bytes && !pass)
+                wgc_emit(e, "memcpy((uint8_t *)%s + %zu, %s, %zu);\n", s, at, x, bytes);
+            else if (bytes)
+                wgc_emit(e, "memcpy(%s, (uint8_t *)%s + %zu, %zu);\n", x, s, at, bytes);
+            at += (bytes + 63) / 64 * 64;
+        }
+    }
+}
+
+static void emit_loop_begin(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_node *loop,
+                            const wgc_cf_layout *l)
+{
+    const int id = index_of(g, n);
+    wgc_emit(e, "{ /* Loop %s */\n", loop->name);
+    if (n->inputs[0] >= 0)
+        wgc_emit(e, "int64_t wg_trip%d = *(const int64_t *)%s;\n", id, wgc_ptr(e, g, n->inputs[0]));
+    else
+        wgc_emit(e, "int64_t wg_trip%d = INT64_MAX;\n", id);
+    if (n->inputs[1] >= 0)
+        wgc_emit(e, "int wg_go%d = *(const uint8_t *)%s != 0;\n", id, wgc_ptr(e, g, n->inputs[1]));
+    else
+        wgc_emit(e, "int wg_go%d = 1;\n", id);
+    for (int k = 0; k < l->n_state; k++)
+        wgc_emit_copy(e, g, n->inputs[2 + k], n->outputs[2 + k]);
+    wgc_emit(e, "for (int64_t wg_it%d = 0; wg_it%d < wg_trip%d && wg_go%d; wg_it%d++) {\n", id, id, id,
+             id, id);
+    wgc_emit(e, "*(int64_t *)%s = wg_it%d;\n", wgc_ptr(e, g, n->outputs[0]), id);
+    wgc_emit(e, "*(uint8_t *)%s = 1;\n", wgc_ptr(e, g, n->outputs[1]));
+}
+
+/* Copies slice t (a C expression) along an axis between a whole tensor and one element of
+ * it: to_whole false reads x[.., t, ..] into the element, true writes it. */
+static void emit_slice_copy(wgc_emitter *e, wgc_graph *g, int whole, int elem, int axis, const char *t,
+                            const char *batch, bool to_whole)
+{
+    int64_t outer, len, inner;
+    const wgc_tensor *w = &g->tensors[whole];
+    axis_split(w, axis, &outer, &len, &inner);
+    if (batch) /* Scan-8: axis 1 of row `batch`: the outer loop is the caller's */
+        outer = 1;
+    if (!inner || !outer)
+        return;
+    const char *pw = wgc_ptr(e, g, whole), *pe = wgc_ptr(e, g, elem);
+    char base[96];
+    snprintf(base, sizeof base, "%s * %lld", batch ? batch : "wg_o", (long long)len);
+    if (!batch)
+        wgc_emit(e, "for (int64_t wg_o = 0; wg_o < %lld; wg_o++)\n", (long long)outer);
+    const char *ei = batch ? "0" : "wg_o";
+    if (to_whole)
+        wgc_emit(e, "    memcpy((uint8_t *)%s + (%s + (%s)) * %lld, (const uint8_t *)%s + %s * %lld, %lld);\n", pw,
+                 base, t, (long long)inner, pe, ei, (long long)inner, (long long)inner);
+    else
+        wgc_emit(e, "    memcpy((uint8_t *)%s + %s * %lld, (const uint8_t *)%s + (%s + (%s)) * %lld, %lld);\n", pe,
+                 ei, (long long)inner, pw, base, t, (long long)inner, (long long)inner);
+}
+
+static wg_status emit_scan_begin(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_node *scan,
+                                 const wgc_cf_layout *l)
+{
+    const int id = index_of(g, n);
+    int64_t batch, len;
+    wg_status st = scan_extent(g, scan, l, &batch, &len);
+    if (st)
+        return st;
+    char b[32], t[64];
+    snprintf(b, sizeof b, "wg_b%d", id);
+    wgc_emit(e, "{ /* Scan %s */\n", scan->name);
+    wgc_emit(e, "for (int64_t wg_b%d = 0; wg_b%d < %lld; wg_b%d++) {\n", id, id, (long long)batch, id);
+    for (int k = 0; k < l->n_state; k++) {
+        const wgc_tensor *s = wgc_out(g, n, k);
+        int64_t bytes = wgc_numel(&s->shape) * (int64_t)wg_dtype_size(s->dtype);
+        if (bytes)
+            wgc_emit(e, "memcpy(%s, (const uint8_t *)%s + wg_b%d * %lld, %lld);\n", wgc_ptr(e, g, n->outputs[k]),
+                     wgc_ptr(e, g, n->inputs[l->first_state + k]), id, (long long)bytes, (long long)bytes);
+    }
+    wgc_emit(e, "for (int64_t wg_it%d = 0; wg_it%d < %lld; wg_it%d++) {\n", id, id, (long long)len, id);
+    for (int k = 0; k < l->n_scan_in; k++) {
+        const int x = n->inputs[l->first_state + l->n_state + k];
+        int axis, rev;
+        if ((st = scan_axis(g, scan, true, k, g->tensors[x].shape.rank, &axis, &rev)))
+            return st;
+        if (rev)
+            snprintf(t, sizeof t, "%lld - wg_it%d", (long long)len - 1, id);
+        else
+            snprintf(t, sizeof t, "wg_it%d", id);
+        emit_slice_copy(e, g, x, n->outputs[l->n_state + k], axis, t, l->lens ? b : NULL, false);
+    }
+    return WG_OK;
+}
+
+static wg_status begin_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    wg_status st;
+    wgc_node *own = owner_of(g, n, &st);
+    if (!own)
+        return st;
+    wgc_cf_layout l;
+    if ((st = wgc_cf_layout_of(g, own, &l)))
+        return st;
+    switch (own->op) {
+    case WGC_OP_IF:
+        wgc_emit(e, "if (*(const uint8_t *)%s) { /* If %s */\n", wgc_ptr(e, g, n->inputs[0]), own->name);
+        return WG_OK;
+    case WGC_OP_LOOP: emit_loop_begin(e, g, n, own, &l); return WG_OK;
+    case WGC_OP_SCAN: return emit_scan_begin(e, g, n, own, &l);
+    default: return wgc_no_case(g, n, "BodyBegin's emit");
+    }
+}
+
+/* ---- If ------------------------------------------------------------------------------ */
+
+/* Why the branch that marker opens was dropped (wgc_cf_drop_branch), or NULL. */
+static const char *branch_failure(const wgc_node *marker)
+{
+    return wgc_attr_str(marker, "failed", NULL);
+}
+
+/* The marker (BodyBegin or BodyElse) of the body that holds node i most closely, or -1. */
+static int enclosing_marker(const wgc_graph *g, int i)
+{
+    int depth = 0;
+    for (int j = i - 1; j >= 0; j--) {
+        wgc_op op = g->nodes[j].op;
+        if (wgc_is_body_end(op))
+            depth++;
+        else if (depth == 0 && (op == WGC_OP_BODY_BEGIN || op == WGC_OP_BODY_ELSE))
+            return j;
+        else if (op == WGC_OP_BODY_BEGIN)
+            depth--;
+    }
+    return -1;
+}
+
+bool wgc_cf_drop_branch(wgc_graph *g, int i, int *resume)
+{
+    for (int m = enclosing_marker(g, i); m >= 0; m = enclosing_marker(g, m)) {
+        const int e = wgc_body_end(g, m);
+        if (e < 0 || g->nodes[e].op != WGC_OP_IF)
+            continue; /* a Loop or Scan that cannot run: whatever holds it cannot either */
+        const int b = wgc_body_begin(g, e), el = else_marker(g, b);
+        if (b < 0 || el < 0 || g->nodes[b].dead)
+            continue; /* a constant condition: this branch is the one that runs */
+        const bool then = m == b;
+        if (branch_failure(&g->nodes[then ? el : b]))
+            return false; /* both branches invalid */
+        wgc_attr *a = wgc_attr_add(g, m, "failed", WGC_ATTR_STRING);
+        size_t len = strlen(g->err);
+        if (!a || !(a->s = malloc(len + 1)))
+            return false;
+        memcpy(a->s, g->err, len + 1);
+        a->s_len = len;
+        g->err[0] = 0;
+        const int to = then ? el : e;
+        for (int j = m + 1; j < to; j++)
+            g->nodes[j].dead = true;
+        wgc_node *iff = &g->nodes[e];
+        for (int k = 0; k < iff->n_outputs; k++)
+            iff->inputs[(then ? 1 : 1 + iff->n_outputs) + k] = -1;
+        *resume = to - 1;
+        return true;
+    }
+    return false;
+}
+
+/* A dropped branch's code: the status, and why in a comment. */
+static void emit_failure(wgc_emitter *e, const char *why)
+{
+    wgc_emit(e, "/* this branch is invalid for the compiled shapes: ");
+    for (const char *p = why; *p; p++) /* no comment end inside the comment */
+        wgc_emit(e, "%c", *p == '*' ? '_' : *p);
+    wgc_emit(e, " */\nreturn WGK_ERR_BRANCH;\n");
+}
+
+/* ---- BodyElse ------------------------------------------------------------------------ */
+
+static wg_status else_infer(wgc_graph *g, wgc_node *n)
+{
+    wg_status st;
+    return owner_of(g, n, &st) ? WG_OK : st;
+}
+
+static wg_status else_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    wg_status st;
+    wgc_node *iff = owner_of(g, n, &st);
+    if (!iff)
+        return st;
+    const char *why = branch_failure(&g->nodes[wgc_body_begin(g, index_of(g, iff))]);
+    if (why)
+        emit_failure(e, why);
+    else
+        for (int k = 0; k < iff->n_outputs; k++)
+            if (iff->outputs[k] >= 0)
+                wgc_emit_copy(e, g, iff->inputs[1 + k], iff->outputs[k]);
+    wgc_emit(e, "} else {\n");
+    return WG_OK;
+}
+
+/* The branch the If reads output k from: 1 + k (then) or 1 + n + k (else); both when the
+ * condition is computed at run time (-1 for a branch folded away). */
+static wg_status if_infer(wgc_graph *g, wgc_node *n)
+{
+    wg_status st;
+    wgc_cf_layout l;
+    if ((st = wgc_cf_layout_of(g, n, &l)))
+        return st;
+    for (int k = 0; k < n->n_outputs; k++) {
+        const wgc_tensor *t = wgc_in(g, n, 1 + k), *f = wgc_in(g, n, 1 + n->n_outputs + k);
+        if (!t && !f)
+            return wgc_error(g, n, WG_ERR_INVALID, "internal error: output %d has no branch", k);
+        if (t && f && (st = need_same(g, n, t, f, "output", k)))
+            return st;
+        const wgc_tensor *src = t ? t : f;
+        wgc_set_output(g, n, k, src->dtype, &src->shape);
+    }
+    return WG_OK;
+}
+
+static bool if_folded(const wgc_graph *g, const wgc_node *n)
+{
+    const int b = wgc_body_begin(g, index_of(g, n));
+    return b < 0 || g->nodes[b].dead;
+}
+
+/* The taken branch's output k of a folded If. */
+static int taken_output(const wgc_node *n, int k)
+{
+    return n->inputs[1 + k] >= 0 ? n->inputs[1 + k] : n->inputs[1 + n->n_outputs + k];
+}
+
+static wg_status cf_fold(wgc_graph *g, wgc_node *n)
+{
+    if (n->op != WGC_OP_IF || !if_folded(g, n))
+        return WG_ERR_UNSUPPORTED;
+    for (int k = 0; k < n->n_outputs; k++)
+        if (n->outputs[k] >= 0 && !g->tensors[taken_output(n, k)].data)
+            return WG_ERR_UNSUPPORTED;
+    for (int k = 0; k < n->n_outputs; k++) {
+        wg_status st = wgc_fold_copy(g, n, k, g->tensors[taken_output(n, k)].data);
+        if (st)
+            return wgc_error(g, n, st, "out of memory");
+    }
+    return WG_OK;
+}
+
+static wg_status if_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const bool folded = if_folded(g, n);
+    const int el = folded ? -1 : else_marker(g, wgc_body_begin(g, index_of(g, n)));
+    const char *why = el >= 0 ? branch_failure(&g->nodes[el]) : NULL;
+    if (why) {
+        emit_failure(e, why);
+        wgc_emit(e, "}\n");
+        return WG_OK;
+    }
+    for (int k = 0; k < n->n_outputs; k++)
+        if (n->outputs[k] >= 0)
+            wgc_emit_copy(e, g, folded ? taken_output(n, k) : n->inputs[1 + n->n_outputs + k], n->outputs[k]);
+    if (!folded)
+        wgc_emit(e, "}\n");
+    return WG_OK;
+}
+
+/* ---- Loop ---------------------------------------------------------------------------- */
+
+/* t, seen through Identity nodes. */
+static int through_identity(const wgc_graph *g, int t)
+{
+    for (int hops = 0; hops < 64 && t >= 0; hops++) {
+        const int p = g->tensors[t].producer;
+        if (p < 0 || g->nodes[p].dead || g->nodes[p].op != WGC_OP_IDENTITY)
+            break;
+        t = g->nodes[p].inputs[0];
+    }
+    return t;
+}
+
+/* The number of iterations of a Loop with scan outputs, which must be known here. */
+static wg_status loop_length(wgc_graph *g, const wgc_node *n, const wgc_cf_layout *l, int64_t *len)
+{
+    wg_status st;
+    if (!wgc_in(g, n, 0))
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                         "has scan outputs but no trip count: their length would be known only at "
+                         "run time, which is not supported");
+    if ((st = wgc_loop_need_const(g, n, 0, "the trip count M (it sets the scan outputs' length)")))
+        return st;
+    int64_t m = wgc_const_int(wgc_in(g, n, 0), 0);
+    if (wgc_in(g, n, 1)) {
+        if ((st = wgc_loop_need_const(g, n, 1, "the condition (it decides the scan outputs' length)")))
+            return st;
+        if (!wgc_const_int(wgc_in(g, n, 1), 0))
+            m = 0;
+    }
+    const int begin = wgc_body_begin(g, index_of(g, n));
+    const int cond_out = through_identity(g, n->inputs[l->first_body_out]);
+    const wgc_tensor *c = &g->tensors[cond_out];
+    const bool passes = begin >= 0 && cond_out == g->nodes[begin].outputs[1];
+    if (!passes && !(c->data && wgc_const_int(c, 0)))
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                         "has scan outputs and a body that computes its condition ('%s'): the Loop "
+                         "may stop before M iterations, so their length would be known only at run "
+                         "time, which is not supported",
+                         c->name);
+    *len = m < 0 ? 0 : m;
+    return WG_OK;
+}
+
+static wg_status loop_infer(wgc_graph *g, wgc_node *n)
+{
+    wg_status st;
+    wgc_cf_layout l;
+    if ((st = wgc_cf_layout_of(g, n, &l)) || (st = need_scalar(g, n, l.first_body_out, WG_DT_BOOL, "the body's condition")))
+        return st;
+    for (int k = 0; k < l.n_state; k++) {
+        const wgc_tensor *in = wgc_in(g, n, l.first_carried + k), *out = wgc_in(g, n, l.first_body_out + 1 + k);
+        if ((st = need_same(g, n, in, out, "loop-carried value", k)))
+            return st;
+        wgc_set_output(g, n, k, in->dtype, &in->shape);
+    }
+    if (!l.n_scan)
+        return WG_OK;
+    int64_t len;
+    if ((st = loop_length(g, n, &l, &len)))
+        return st;
+    for (int k = 0; k < l.n_scan; k++) {
+        const wgc_tensor *x = wgc_in(g, n, l.first_body_out + 1 + l.n_state + k);
+        if (x->shape.rank + 1 > WG_MAX_RANK)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "scan output %d would have rank %d", k, x->shape.rank + 1);
+        const uint64_t bytes = (uint64_t)wgc_numel(&x->shape) * wg_dtype_size(x->dtype);
+        if (bytes && (uint64_t)len > (UINT64_C(1) << 32) / bytes)
+            return wgc_error(g, n, WG_ERR_LIMIT,
+                             "trip count M = %lld: scan output %d (%llu bytes an iteration) would take "
+                             "more than the 4 GiB a wasm32 memory can hold",
+                             (long long)len, k, (unsigned long long)bytes);
+        wgc_shape s = {.rank = x->shape.rank + 1, .dims = {len}};
+        memcpy(s.dims + 1, x->shape.dims, sizeof(int64_t) * (size_t)x->shape.rank);
+        wgc_set_output(g, n, l.n_state + k, x->dtype, &s);
+    }
+    return WG_OK;
+}
+
+static wg_status loop_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_cf_layout *l)
+{
+    const int id = wgc_body_begin(g, index_of(g, n));
+    wgc_emit(e, "wg_go%d = *(const uint8_t *)%s != 0;\n", id, wgc_ptr(e, g, n->inputs[l->first_body_out]));
+    for (int k = 0; k < l->n_scan; k++) {
+        const int y = n->outputs[l->n_state + k], x = n->inputs[l->first_body_out + 1 + l->n_state + k];
+        if (y < 0)
+            continue;
+        const wgc_tensor *xt = &g->tensors[x], *yt = &g->tensors[y];
+        int64_t bytes = wgc_numel(&xt->shape) * (int64_t)wg_dtype_size(xt->dtype);
+        /* the length is M (loop_length): a later iteration cannot happen, but the check
+         * keeps the write inside the buffer whatever the trip count */
+        wgc_emit(e, "if (wg_it%d >= %lld) return WGK_ERR_TRIP_COUNT;\n", id, (long long)yt->shape.dims[0]);
+        if (bytes)
+            wgc_emit(e, "memcpy((uint8_t *)%s + wg_it%d * %lld, %s, %lld);\n", wgc_ptr(e, g, y), id, (long long)bytes,
+                     wgc_ptr(e, g, x), (long long)bytes);
+    }
+    emit_carry(e, g, n, l);
+    wgc_emit(e, "}\n");
+    for (int k = 0; k < l->n_state; k++)
+        if (n->outputs[k] >= 0)
+            wgc_emit_copy(e, g, n->inputs[l->first_carried + k], n->outputs[k]);
+    wgc_emit(e, "}\n");
+    return WG_OK;
+}
+
+/* ---- Scan ---------------------------------------------------------------------------- */
+
+static wg_status scan_infer(wgc_graph *g, wgc_node *n)
+{
+    wg_status st;
+    wgc_cf_layout l;
+    int64_t batch, len;
+    if ((st = wgc_cf_layout_of(g, n, &l)) || (st = scan_extent(g, n, &l, &batch, &len)))
+        return st;
+    for (int k = 0; k < l.n_state; k++) {
+        const wgc_tensor *in = wgc_in(g, n, l.first_carried + k), *out = wgc_in(g, n, l.first_body_out + k);
+        if ((st = need_same(g, n, in, out, "state", k)))
+            return st;
+        wgc_set_output(g, n, k, in->dtype, &wgc_in(g, n, l.first_state + k)->shape);
+    }
+    for (int k = 0; k < l.n_scan; k++) {
+        const wgc_tensor *x = wgc_in(g, n, l.first_body_out + l.n_state + k);
+        const int rank = x->shape.rank + 1 + l.lens;
+        if (rank > WG_MAX_RANK)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "scan output %d would have rank %d", k, rank);
+        int axis, rev;
+        if ((st = scan_axis(g, n, false, k, rank, &axis, &rev)))
+            return st;
+        wgc_shape s = {.rank = rank};
+        for (int d = 0, o = 0; d < rank; d++) {
+            if (l.lens && d == 0)
+                s.dims[d] = batch;
+            else if (d == axis)
+                s.dims[d] = len;
+            else
+                s.dims[d] = x->shape.dims[o++];
+        }
+        wgc_set_output(g, n, l.n_state + k, x->dtype, &s);
+    }
+    return WG_OK;
+}
+
+static wg_status scan_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_cf_layout *l)
+{
+    const int id = wgc_body_begin(g, index_of(g, n));
+    int64_t batch, len;
+    wg_status st = scan_extent(g, n, l, &batch, &len);
+    if (st)
+        return st;
+    char b[32], t[64];
+    snprintf(b, sizeof b, "wg_b%d", id);
+    for (int k = 0; k < l->n_scan; k++) {
+        const int y = n->outputs[l->n_state + k], x = n->inputs[l->first_body_out + l->n_state + k];
+        if (y < 0)
+            continue;
+        int axis, rev;
+        if ((st = scan_axis(g, n, false, k, g->tensors[y].shape.rank, &axis, &rev)))
+            return st;
+        if (rev)
+            snprintf(t, sizeof t, "%lld - wg_it%d", (long long)len - 1, id);
+        else
+            snprintf(t, sizeof t, "wg_it%d", id);
+        emit_slice_copy(e, g, y, x, axis, t, l->lens ? b : NULL, true);
+    }
+    emit_carry(e, g, n, l);
+    wgc_emit(e, "}\n");
+    for (int k = 0; k < l->n_state; k++) {
+        const int y = n->outputs[k];
+        const wgc_tensor *s = &g->tensors[n->inputs[l->first_carried + k]];
+        int64_t bytes = wgc_numel(&s->shape) * (int64_t)wg_dtype_size(s->dtype);
+        if (y >= 0 && bytes)
+            wgc_emit(e, "memcpy((uint8_t *)%s + wg_b%d * %lld, %s, %lld);\n", wgc_ptr(e, g, y), id, (long long)bytes,
+                     wgc_ptr(e, g, n->inputs[l->first_carried + k]), (long long)bytes);
+    }
+    wgc_emit(e, "}\n}\n");
+    return WG_OK;
+}
+
+/* ---- the hooks ----------------------------------------------------------------------- */
+
+static wg_status cf_infer(wgc_graph *g, wgc_node *n)
+{
+    switch (n->op) {
+    case WGC_OP_BODY_BEGIN: return begin_infer(g, n);
+    case WGC_OP_BODY_ELSE: return else_infer(g, n);
+    case WGC_OP_IF: return if_infer(g, n);
+    case WGC_OP_LOOP: return loop_infer(g, n);
+    case WGC_OP_SCAN: return scan_infer(g, n);
+    default: return wgc_no_case(g, n, "control_flow.c's infer");
+    }
+}
+
+static wg_status cf_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    wgc_cf_layout l;
+    wg_status st;
+    switch (n->op) {
+    case WGC_OP_BODY_BEGIN: return begin_emit(e, g, n);
+    case WGC_OP_BODY_ELSE: return else_emit(e, g, n);
+    case WGC_OP_IF: return if_emit(e, g, n);
+    case WGC_OP_LOOP: return (st = wgc_cf_layout_of(g, n, &l)) ? st : loop_emit(e, g, n, &l);
+    case WGC_OP_SCAN: return (st = wgc_cf_layout_of(g, n, &l)) ? st : scan_emit(e, g, n, &l);
+    default: return wgc_no_case(g, n, "control_flow.c's emit");
+    }
+}
+
+static size_t cf_scratch(const wgc_graph *g, const wgc_node *n)
+{
+    wgc_cf_layout l;
+    if ((n->op != WGC_OP_LOOP && n->op != WGC_OP_SCAN) || wgc_cf_layout_of((wgc_graph *)g, n, &l))
+        return 0;
+    return staging_bytes(g, n, &l);
+}
+
+const wgc_op_def wgc_op_control_flow = {cf_infer, cf_fold, cf_emit, cf_scratch};
