@@ -20,7 +20,9 @@
 #define WGK_STATUS_LIST(X)                                                                     \
     X(WGK_ERR_NO_STEP, -1, "no such step (wg_run_step or wg_profile_step called with k out "  \
                            "of range)")                                                        \
-    X(WGK_ERR_INDEX, 2, "an index input holds a value out of range")
+    X(WGK_ERR_INDEX, 2, "an index input holds a value out of range")                         \
+    X(WGK_ERR_SEQ_INDEX, 15, "a sequence position is out of range (SequenceAt)")              \
+    X(WGK_ERR_OPTIONAL_EMPTY, 16, "an optional value is empty (OptionalGetElement)")
 
 enum {
     WGK_OK = 0,
