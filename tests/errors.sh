@@ -40,6 +40,9 @@ expect "dynamic dim needs --shape" 1 "--shape x=" "$W" compile "$T/dynamic.onnx"
 expect "sequence position known at run time compiles" 0 "compiled" "$W" compile "$T/seq_at.onnx" -o "$T/seq_at.wasm"
 expect "sequence position out of range at run time" 1 "WGK_ERR_SEQ_INDEX" \
     "$W" run "$T/seq_at.wasm" --input "$T/x.pb" --input "$T/pos_7.pb"
+expect "CumSum axis known at run time compiles" 0 "compiled" "$W" compile "$T/cumsum_axis.onnx" -o "$T/cumsum_axis.wasm"
+expect "CumSum axis out of range at run time" 1 "WGK_ERR_INDEX" \
+    "$W" run "$T/cumsum_axis.wasm" --input "$T/x.pb" --input "$T/pos_7.pb"
 expect "optional input compiles" 0 "compiled" "$W" compile "$T/opt_get.onnx" -o "$T/opt_get.wasm"
 expect "empty optional read at run time" 1 "WGK_ERR_OPTIONAL_EMPTY" \
     "$W" run "$T/opt_get.wasm" --input "$T/opt_empty.pb"

@@ -82,7 +82,7 @@ def refusal_kind(reason):
     if "subgraphs (If, Loop, Scan)" in reason:
         return "graph-valued attributes (If, Loop, Scan bodies; FlexAttention's score and mask graphs)"
     if "is not a tensor" in reason:
-        return "sequence, map and optional values"
+        return "map and sparse values, nested sequences"
     if "string" in reason:
         return "strings"
     if "draws random numbers" in reason:
@@ -186,8 +186,10 @@ def render(args):
             "bool; bfloat16, float8 (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, E8M0), float4e2m1, int4/uint4 "
             "and int2/uint2 as storage types that Cast, CastLike, QuantizeLinear, DequantizeLinear "
             "and BitCast convert exactly as ONNX's reference does (one byte per element in module "
-            "memory, bfloat16 two; packed in tensor files). Strings, sequence/map/optional values, "
-            "If/Loop/Scan, ImageDecoder, the training ops and the random ops stay unsupported.", ""]
+            "memory, bfloat16 two; packed in tensor files). Sequences of tensors and optionals (of "
+            "tensors and of sequences), element count and shapes fixed at compile time (module ABI "
+            "2, docs/abi.md). Strings, maps, If/Loop/Scan and SequenceMap (graph bodies), "
+            "ImageDecoder, the training ops and the random ops stay unsupported.", ""]
     newest = newest_suite(args.results)
     if newest:
         out += [f"What `{newest}` still refuses, by the reason given (tests):", "",

@@ -59,6 +59,10 @@ def main():
         f.write(numpy_helper.from_array(np.array(7, np.int64), "p").SerializeToString())
     with open(f"{out}/x.pb", "wb") as f:
         f.write(numpy_helper.from_array(np.ones((1, 4), np.float32), "x").SerializeToString())
+    # CumSum with its axis computed at run time (run with one out of range: WGK_ERR_INDEX).
+    ax = helper.make_tensor_value_info("ax", TensorProto.INT64, [])
+    g = helper.make_graph([helper.make_node("CumSum", ["x", "ax"], ["y"], name="cs")], "g", [x, ax], [y])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), f"{out}/cumsum_axis.onnx")
     ox = helper.make_value_info("ox", helper.make_optional_type_proto(
         helper.make_tensor_type_proto(TensorProto.FLOAT, [1, 4])))
     g = helper.make_graph([helper.make_node("OptionalGetElement", ["ox"], ["y"], name="get")], "g", [ox], [y])
