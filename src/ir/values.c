@@ -169,6 +169,15 @@ static wg_status expand(wgc_graph *g, int **list, int *count, bool outputs)
             free(idx);
             goto fail;
         }
+        if (!np) { /* no part would carry it: the module's values would be misnumbered */
+            free(parts);
+            free(idx);
+            st = wgc_error(g, NULL, WG_ERR_UNSUPPORTED,
+                           "graph %s '%s' is an empty sequence, which a module cannot carry (no "
+                           "element to stand for it)",
+                           outputs ? "output" : "input", g->tensors[v].name);
+            goto fail;
+        }
         for (int k = 0; k < np; k++) {
             int p = parts[k];
             if (outputs) {
