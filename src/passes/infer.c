@@ -74,16 +74,16 @@ static wg_status make_input_value(wgc_graph *g, int v, const wgc_shape_override 
                          "graph input '%s' is a sequence of %s tensors; give its elements' shapes "
                          "with --shape %s=<dims>+<dims>+... ([] for none)",
                          name, wg_dtype_name(x->dtype), name);
-    if (!seq && o && o->n_elems != 1)
+    if (!seq && o && o->n_elems > 1)
         return wgc_error(g, NULL, WG_ERR_INVALID, "--shape %s gives %d shapes; '%s' holds one tensor", name,
                          o->n_elems, name);
     wgc_shape declared = x->shape;
     bool has_declared = x->has_shape;
-    int count = o ? o->n_elems : 1, dtype = x->dtype, kind = x->kind;
+    int count = o && seq ? o->n_elems : 1, dtype = x->dtype, kind = x->kind;
     int elems[WGC_MAX_SEQ_SHAPES];
     wg_status st;
     for (int j = 0; j < count; j++) {
-        wgc_shape s = o ? o->elems[j] : declared;
+        wgc_shape s = o ? (seq ? o->elems[j] : o->shape) : declared;
         if (o && has_declared) {
             bool ok = s.rank == declared.rank;
             for (int d = 0; ok && d < s.rank; d++)
@@ -136,7 +136,7 @@ static wg_status apply_input_shapes(wgc_graph *g, const wgc_pass_options *opt)
             value_input[n_value++] = t;
             continue;
         }
-        if (o->n_elems != 1)
+        if (o->n_elems > 1) /* 0: a caller that set only .shape */
             return wgc_error(g, NULL, WG_ERR_INVALID,
                              "--shape %s gives %d shapes, but '%s' is a tensor, not a sequence",
                              o->name, o->n_elems, o->name);

@@ -14,8 +14,8 @@
 typedef struct wgc_shape_override {
     const char *name;   /* graph input name */
     wgc_shape shape;    /* = elems[0] */
-    /* A sequence input's element shapes, '+'-separated ("4+3+2"; "[]" for none); a
-     * tensor's one shape is elems[0] with n_elems 1. */
+    /* A sequence input's element shapes, '+'-separated ("4+3+2"; "[]" for none); for a
+     * tensor only `shape` counts (n_elems 0 or 1). */
     wgc_shape elems[WGC_MAX_SEQ_SHAPES];
     int n_elems;
 } wgc_shape_override;

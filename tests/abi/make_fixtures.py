@@ -139,6 +139,20 @@ def wat_fixtures():
 
     # Metadata
     put("abi_2.wasm", good + custom(meta(abi=3)))  # 1 and 2 are known
+
+    # ABI 2: inputs and outputs that are parts of sequence and optional values
+    def part(name, shape, value, kind, holds, p, dtype="float32", size=4):
+        t = tensor(name, shape, dtype, size)
+        t["value"] = {"name": value, "kind": kind, "holds": holds, "part": p}
+        return t
+    seq_in = [part("x", [1, 4], "s", "sequence", "sequence", 0)]
+    opt_out = [part("y", [1, 4], "o", "optional", "tensor", 0),
+               part("o[present]", [], "o", "optional", "tensor", "present", "bool", 1)]
+    put("values_ok.wasm", wat(abi=2) + custom(meta(abi=2, inputs=seq_in)))
+    put("values_bad_kind.wasm", wat(abi=2) + custom(meta(abi=2, inputs=[
+        part("x", [1, 4], "s", "map", "tensor", 0)])))
+    put("values_flag_not_bool.wasm", wat(abi=2) + custom(meta(abi=2, outputs=[
+        opt_out[0], part("o[present]", [], "o", "optional", "tensor", "present", "int32", 4)])))
     put("abi_missing.wasm", good + custom(meta(abi=None)))
     put("meta_not_json.wasm", good + custom(b'{"abi":1,"inputs":['))
     put("meta_not_utf8.wasm", good + custom(meta(name="\udcff").replace(b'"\\udcff"', b'"\xff"')))
