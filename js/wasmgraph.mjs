@@ -706,7 +706,7 @@ export class Session {
     this.ready.catch(() => {}); /* a failure is reported by whoever awaits ready or runs */
     const name = model.name;
     const version = this.#call('wg_abi_version');
-    if (version !== ABI_VERSION) {
+    if (version !== model.metadata.abi) {
       throw fail('abi', `${name}: wg_abi_version() returns ${version} but the metadata says ABI ${model.metadata.abi}`);
     }
     this.inputPtrs = model.inputs.map((t, i) => this.#tensorAddr('wg_input_ptr', i, t));
