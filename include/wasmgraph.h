@@ -35,6 +35,9 @@ extern "C" {
 #endif
 
 #define WG_ABI_VERSION 1
+/* The version of a module with sequence or optional values at its boundary (docs/abi.md,
+ * "Version 2", "Sequences and optionals"); hosts load both. */
+#define WG_ABI_VERSION_VALUES 2
 #define WG_VERSION "0.1.0"
 
 typedef enum wg_status {
@@ -94,12 +97,23 @@ typedef enum wg_dtype {
 #define WG_ABI_MAX_ELEMENTS 4294967295u      /* elements per tensor: 2^32 - 1 */
 #define WG_ABI_MAX_STEPS 1048576             /* "step_weights" and "profile" entries: 2^20 */
 
+/* What a graph value is: a tensor, or (ABI 2) a sequence or optional made of several
+ * module inputs or outputs (docs/abi.md "Sequences and optionals"). */
+typedef enum wg_value_kind { WG_VALUE_TENSOR = 0, WG_VALUE_SEQUENCE = 1, WG_VALUE_OPTIONAL = 2 } wg_value_kind;
+
 typedef struct wg_tensor_info {
     const char *name;
     wg_dtype dtype;
     int rank;
     int64_t dims[WG_MAX_RANK];
     size_t bytes;
+    /* When this tensor is part of a sequence or optional graph value (else value is NULL,
+     * value_kind WG_VALUE_TENSOR): the value's name, its kind, what an optional holds
+     * (WG_VALUE_TENSOR or WG_VALUE_SEQUENCE; a sequence holds tensors), and the part:
+     * element index, or -1 for an optional's presence flag (a bool scalar, 1 = present). */
+    const char *value;
+    wg_value_kind value_kind, value_holds;
+    int value_part;
 } wg_tensor_info;
 
 typedef struct wg_runtime wg_runtime;

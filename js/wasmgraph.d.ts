@@ -2,6 +2,7 @@
 // the modules it re-exports: errors.mjs, image.mjs, png.mjs, remote.mjs). Hand-written;
 // tests/js/test_package.mjs type-checks a program against them when `tsc` is present.
 
+export declare const ABI_VERSION_VALUES: 2;
 export declare const ABI_VERSION: 1;
 export declare const SECTION_NAME: 'wasmgraph';
 
@@ -31,6 +32,10 @@ export interface TensorInfo {
   bytes: number;
   /** elements */
   size: number;
+  /** ABI 2: the sequence or optional graph value this tensor is part of (docs/abi.md
+   * "Sequences and optionals"): part is the element index, or 'present' for an optional's
+   * bool flag (1 = it holds a value). Absent for a plain tensor. */
+  value?: { name: string; kind: 'sequence' | 'optional'; holds: 'tensor' | 'sequence'; part: number | 'present' };
 }
 
 /** What compile --preprocess recorded (all fields present when recorded). */

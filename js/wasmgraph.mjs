@@ -24,6 +24,8 @@ export { WasmgraphError };
 export { decodePNG, decodeImage, imageToTensor, preprocessOptions, topClasses, f32ToF16 } from './image.mjs';
 
 export const ABI_VERSION = 1;
+/** The version of a module with sequence or optional values at its boundary (docs/abi.md "Sequences and optionals"); loaded too. */
+export const ABI_VERSION_VALUES = 2;
 export const SECTION_NAME = 'wasmgraph';
 
 // dtype name (metadata) -> [typed array constructor, element size]. float16 is
@@ -53,6 +55,8 @@ export const STATUSES = Object.freeze({
   2: ['WGK_ERR_INDEX', 'an index input holds a value out of range'],
   10: ['WGK_ERR_TRIP_COUNT', 'a Loop ran past the iterations its outputs were sized for'],
   11: ['WGK_ERR_BRANCH', "an If took a branch that is invalid for the module's input shapes (see the compile's note)"],
+  15: ['WGK_ERR_SEQ_INDEX', 'a sequence position is out of range (SequenceAt)'],
+  16: ['WGK_ERR_OPTIONAL_EMPTY', 'an optional value is empty (OptionalGetElement)'],
 });
 
 /* "2 (WGK_ERR_INDEX: an index input ...)": a status as messages give it. */
@@ -100,6 +104,21 @@ async function readSource(src) {
   return { bytes: new Uint8Array(await res.arrayBuffer()), name };
 }
 
+/* The "value" member of a tensor entry (docs/abi.md "Sequences and optionals"), checked as
+ * the C host checks it (src/host/inspect.c parse_value; part order is not rechecked here). */
+function checkValue(name, what, t) {
+  const v = t.value;
+  const ok = v && typeof v === 'object' && typeof v.name === 'string' && v.name !== '' &&
+    (v.kind === 'sequence' || v.kind === 'optional') && (v.holds === 'tensor' || v.holds === 'sequence') &&
+    (v.kind === 'optional' || v.holds === 'sequence') &&
+    ((Number.isInteger(v.part) && v.part >= 0) || (v.part === 'present' && v.kind === 'optional'));
+  if (!ok) throw fail('format', `${name}: metadata: ${what} '${t.name}' has a "value" that is not {"name", "kind": "sequence"|"optional", "holds", "part"}`);
+  if (v.part === 'present' && (t.dtype !== 'bool' || t.shape.length !== 0)) {
+    throw fail('format', `${name}: metadata: ${what} '${t.name}', the presence flag of '${v.name}', is not a bool scalar`);
+  }
+  return { name: v.name, kind: v.kind, holds: v.holds, part: v.part };
+}
+
 function checkTensors(list, what, name) {
   if (!Array.isArray(list)) throw fail('format', `${name}: metadata: "${what}s" is missing or not an array`);
   if (list.length > LIMITS.tensors) throw fail('format', `${name}: metadata: ${list.length} ${what}s (at most ${LIMITS.tensors})`);
@@ -123,7 +142,10 @@ function checkTensors(list, what, name) {
     if (t.bytes !== numel * dt[1]) {
       throw fail('format', `${name}: metadata: ${what} '${t.name}' says bytes ${t.bytes} but ${numel} elements of ${t.dtype} make ${numel * dt[1]}`);
     }
-    return { name: t.name, dtype: t.dtype, shape: t.shape.slice(), bytes: t.bytes, size: numel };
+    const info = { name: t.name, dtype: t.dtype, shape: t.shape.slice(), bytes: t.bytes, size: numel };
+    // part of a sequence or optional value (ABI 2): { name, kind, holds, part } as the metadata says
+    if (t.value !== undefined) info.value = checkValue(name, what, t);
+    return info;
   });
 }
 
@@ -490,7 +512,7 @@ export function inspect(module, name = 'module') {
   }
   if (!meta || typeof meta !== 'object' || Array.isArray(meta)) throw fail('format', `${name}: metadata is not a JSON object`);
   if (!Number.isInteger(meta.abi)) throw fail('abi', `${name}: metadata has no integer "abi" version`);
-  if (meta.abi !== ABI_VERSION) throw fail('abi', `${name}: module ABI version ${meta.abi}, this loader supports ${ABI_VERSION}`);
+  if (meta.abi !== ABI_VERSION && meta.abi !== ABI_VERSION_VALUES) throw fail('abi', `${name}: module ABI version ${meta.abi}, this loader supports ${ABI_VERSION} and ${ABI_VERSION_VALUES}`);
   checkMembers(meta, name);
   const inputs = checkTensors(meta.inputs, 'input', name);
   const outputs = checkTensors(meta.outputs, 'output', name);
@@ -686,7 +708,7 @@ export class Session {
     this.ready.catch(() => {}); /* a failure is reported by whoever awaits ready or runs */
     const name = model.name;
     const version = this.#call('wg_abi_version');
-    if (version !== ABI_VERSION) {
+    if (version !== model.metadata.abi) {
       throw fail('abi', `${name}: wg_abi_version() returns ${version} but the metadata says ABI ${model.metadata.abi}`);
     }
     this.inputPtrs = model.inputs.map((t, i) => this.#tensorAddr('wg_input_ptr', i, t));

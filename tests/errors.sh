@@ -37,6 +37,16 @@ expect "more outputs than the ABI allows" 1 "the model has 1025 outputs; the mod
     "$W" compile "$T/too_many_outputs.onnx" -o "$T/x.wasm"
 expect "dangling node input" 1 "nowhere" "$W" compile "$T/dangling_input.onnx" -o "$T/x.wasm"
 expect "dynamic dim needs --shape" 1 "--shape x=" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm"
+expect "sequence position known at run time compiles" 0 "compiled" "$W" compile "$T/seq_at.onnx" -o "$T/seq_at.wasm"
+expect "sequence position out of range at run time" 1 "WGK_ERR_SEQ_INDEX" \
+    "$W" run "$T/seq_at.wasm" --input "$T/x.pb" --input "$T/pos_7.pb"
+expect "CumSum axis known at run time compiles" 0 "compiled" "$W" compile "$T/cumsum_axis.onnx" -o "$T/cumsum_axis.wasm"
+expect "CumSum axis out of range at run time" 1 "WGK_ERR_INDEX" \
+    "$W" run "$T/cumsum_axis.wasm" --input "$T/x.pb" --input "$T/pos_7.pb"
+expect "optional input compiles" 0 "compiled" "$W" compile "$T/opt_get.onnx" -o "$T/opt_get.wasm"
+expect "empty optional read at run time" 1 "WGK_ERR_OPTIONAL_EMPTY" \
+    "$W" run "$T/opt_get.wasm" --input "$T/opt_empty.pb"
+expect "sequence file for a tensor input" 1 "x" "$W" run "$T/seq_at.wasm" --input "$T/opt_empty.pb" --input "$T/pos_7.pb"
 expect "--shape fixes dynamic dim" 0 "compiled" "$W" compile "$T/dynamic.onnx" -o "$T/dyn.wasm" --shape x=2x4
 expect "--shape of unknown input" 1 "not a graph input" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --shape z=1x4
 expect "unsupported attribute value names node and mode" 1 "node 'pad_wrap' (Pad)" "$W" compile "$T/pad_wrap.onnx" -o "$T/x.wasm"

@@ -86,7 +86,7 @@ def refusal_kind(reason):
     if "subgraphs are supported in If, Loop and Scan only" in reason:
         return "graph-valued attributes outside If, Loop and Scan (FlexAttention's score and mask graphs)"
     if "is not a tensor" in reason:
-        return "sequence, map and optional values"
+        return "map and sparse values, nested sequences"
     if "string" in reason:
         return "strings"
     if "draws random numbers" in reason:
@@ -190,7 +190,9 @@ def render(args):
             "bool; bfloat16, float8 (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, E8M0), float4e2m1, int4/uint4 "
             "and int2/uint2 as storage types that Cast, CastLike, QuantizeLinear, DequantizeLinear "
             "and BitCast convert exactly as ONNX's reference does (one byte per element in module "
-            "memory, bfloat16 two; packed in tensor files). Strings, sequence/map/optional values, "
+            "memory, bfloat16 two; packed in tensor files). Sequences of tensors and optionals (of "
+            "tensors and of sequences), element count and shapes fixed at compile time (module ABI "
+            "2, docs/abi.md). Strings, maps, SequenceMap (a graph body over a sequence), "
             "ImageDecoder, the training ops and the random ops stay unsupported.", "",
             "Control flow: If, Loop and Scan (every opset; Scan-8's batch form too), nested, "
             "bodies reading outer values in place, compiled into the module as C control flow over "

@@ -23,7 +23,9 @@
     X(WGK_ERR_INDEX, 2, "an index input holds a value out of range")                         \
     X(WGK_ERR_TRIP_COUNT, 10, "a Loop ran past the iterations its outputs were sized for")     \
     X(WGK_ERR_BRANCH, 11, "an If took a branch that is invalid for the module's input shapes "  \
-                          "(see the compile's note)")
+                          "(see the compile's note)")                                 \
+    X(WGK_ERR_SEQ_INDEX, 15, "a sequence position is out of range (SequenceAt)")              \
+    X(WGK_ERR_OPTIONAL_EMPTY, 16, "an optional value is empty (OptionalGetElement)")
 
 enum {
     WGK_OK = 0,

@@ -11,6 +11,7 @@
 static const char usage[] =
     "usage: wasmgraph compile MODEL.onnx -o MODEL.wasm [-O0|-O1|-O2|-O3] [--no-simd]\n"
     "                         [--relaxed-simd] [--shape NAME=1x3x224x224]... [--emit-c DIR] [--quiet]\n"
+    "                         (a sequence input's elements: --shape NAME=4x3+2x3, or [] for none)\n"
     "                         [--const NAME=FILE.pb]...  (graph input NAME becomes that constant)\n"
     "                         [--profile]  (one exported step per node, for `wasmgraph profile`)\n"
     "                         [--preprocess \"--size 256 --crop --bgr ...\"]  (classify's image\n"
@@ -41,6 +42,32 @@ static bool parse_dims(const char *text, wgc_shape *s)
             return false;
         p = end;
     }
+    return true;
+}
+
+/* "DIMS" or a sequence's "DIMS+DIMS+..." ("[]": no elements) into o. */
+static bool parse_shape_list(char *text, wgc_shape_override *o)
+{
+    o->n_elems = 0;
+    if (!strcmp(text, "[]")) {
+        o->shape.rank = 0;
+        return true;
+    }
+    for (char *p = text;;) {
+        char *plus = strchr(p, '+');
+        if (plus)
+            *plus = 0;
+        bool ok = o->n_elems < WGC_MAX_SEQ_SHAPES && parse_dims(p, &o->elems[o->n_elems]);
+        if (plus)
+            *plus = '+';
+        if (!ok)
+            return false;
+        o->n_elems++;
+        if (!plus)
+            break;
+        p = plus + 1;
+    }
+    o->shape = o->elems[0];
     return true;
 }
 
@@ -81,8 +108,10 @@ static int compile_cmd(int argc, char **argv, char **prep_json)
                 return 2;
             }
             wgc_shape_override *o = &opt.shapes[opt.n_shapes];
-            if (!parse_dims(eq + 1, &o->shape)) {
-                fprintf(stderr, "wasmgraph: error: --shape %s: dims must look like 1x3x224x224\n", spec);
+            if (!parse_shape_list(eq + 1, o)) {
+                fprintf(stderr, "wasmgraph: error: --shape %s: dims must look like 1x3x224x224 (a "
+                        "sequence's elements: 4x3+2x3, at most %d; no elements: [])\n", spec,
+                        WGC_MAX_SEQ_SHAPES);
                 return 2;
             }
             *eq = 0;

@@ -14,8 +14,14 @@ static void print_tensors(const char *what, const wg_tensor_info *t, size_t n)
     printf("%s:\n", what);
     for (size_t i = 0; i < n; i++) {
         char shape[160];
-        printf("  %-20s %-8s %-20s %zu bytes\n", t[i].name, wg_dtype_name(t[i].dtype),
+        printf("  %-20s %-8s %-20s %zu bytes", t[i].name, wg_dtype_name(t[i].dtype),
                wg_cli_shape_str(t[i].dims, t[i].rank, shape, sizeof shape), t[i].bytes);
+        if (t[i].value && t[i].value_part < 0) /* part of a sequence or optional (ABI 2) */
+            printf("  (optional '%s': present flag)", t[i].value);
+        else if (t[i].value)
+            printf("  (%s '%s': element %d)", t[i].value_kind == WG_VALUE_SEQUENCE ? "sequence" : "optional",
+                   t[i].value, t[i].value_part);
+        printf("\n");
     }
 }
 

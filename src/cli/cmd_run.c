@@ -24,7 +24,8 @@ static const char usage[] =
     "             run may take another path than later ones: see README, Winograd)\n"
     "  inputs: .pb (ONNX TensorProto), .npy, .bin (raw little-endian bytes); a FILE without\n"
     "  NAME= is the next model input in order. Outputs go to DIR/output_<i>.pb, or are\n"
-    "  summarised when no DIR is given.";
+    "  summarised when no DIR is given. A sequence or optional input or output (ABI 2) is\n"
+    "  one SequenceProto or OptionalProto .pb file.";
 
 /* Shapes match when equal after dropping leading 1s ([3,4] fits [1,3,4]). */
 static bool same_shape(const int64_t *a, int ra, const int64_t *b, int rb)
@@ -137,6 +138,96 @@ static void summarise(size_t i, const wg_tensor_info *t, const void *data)
     printf("\n");
 }
 
+/* Graph values: the model's inputs or outputs grouped by the sequence or optional each is
+ * part of (docs/abi.md "Sequences and optionals"); a plain tensor is a value of one entry.
+ * Value k spans entries [first[k], first[k] + count[k]). Returns the number of values. */
+static size_t group_values(const wg_tensor_info *(*get)(const wg_model *, size_t), const wg_model *m,
+                           size_t n, size_t *first, size_t *count)
+{
+    size_t nv = 0;
+    for (size_t j = 0; j < n; j++) {
+        const wg_tensor_info *t = get(m, j);
+        const wg_tensor_info *prev = j ? get(m, j - 1) : NULL;
+        if (nv && t->value && prev->value && !strcmp(t->value, prev->value)) {
+            count[nv - 1]++;
+            continue;
+        }
+        first[nv] = j;
+        count[nv++] = 1;
+    }
+    return nv;
+}
+
+static const char *value_name(const wg_tensor_info *t)
+{
+    return t->value ? t->value : t->name;
+}
+
+/* Loads a sequence or optional file into the session inputs first..first+count-1. */
+static int load_value(const char *path, const wg_model *m, wg_session *s, size_t first, size_t count)
+{
+    const wg_tensor_info *t0 = wg_model_input(m, first);
+    const char *name = t0->value;
+    char err[1024];
+    wg_value_file v;
+    if (wg_value_file_read_pb(path, t0->value_kind, &v, err, sizeof err))
+        return wg_cli_fail("input '%s': %s", name, err);
+    int rc = 0;
+    bool optional = t0->value_kind == WG_VALUE_OPTIONAL;
+    size_t n_elem = optional ? count - 1 : count; /* an optional's flag is its last entry */
+    if (optional && v.present && v.holds_sequence != (t0->value_holds == WG_VALUE_SEQUENCE)) {
+        rc = wg_cli_fail("input '%s': %s holds a %s, the model wants an optional %s", name, path,
+                         v.holds_sequence ? "sequence" : "tensor",
+                         t0->value_holds == WG_VALUE_SEQUENCE ? "sequence" : "tensor");
+    } else if (v.present && (size_t)v.n_elems != n_elem) {
+        rc = wg_cli_fail("input '%s': %s holds %d tensors, the model was compiled for %zu (compile "
+                         "with --shape %s=DIMS+DIMS+... to change it)",
+                         name, path, v.n_elems, n_elem, name);
+    }
+    for (size_t k = 0; !rc && k < n_elem; k++) {
+        const wg_tensor_info *t = wg_model_input(m, first + k);
+        if (v.present)
+            rc = take_tensor(path, t, v.elems[k].dtype, v.elems[k].shape.dims, v.elems[k].shape.rank,
+                             v.elems[k].data, wg_session_input(s, first + k));
+        else
+            memset(wg_session_input(s, first + k), 0, t->bytes);
+    }
+    if (!rc && optional)
+        *(uint8_t *)wg_session_input(s, first + count - 1) = v.present;
+    wg_value_file_free(&v);
+    return rc;
+}
+
+/* Writes outputs first..first+count-1, one sequence or optional value, to path. */
+static int write_value(const char *path, const wg_model *m, wg_session *s, size_t first, size_t count)
+{
+    const wg_tensor_info *t0 = wg_model_output(m, first);
+    bool optional = t0->value_kind == WG_VALUE_OPTIONAL;
+    size_t n_elem = optional ? count - 1 : count;
+    wgc_value elems[WG_ABI_MAX_TENSORS];
+    if (n_elem > WG_ABI_MAX_TENSORS)
+        return wg_cli_fail("output '%s': too many parts", t0->value);
+    for (size_t k = 0; k < n_elem; k++) {
+        const wg_tensor_info *t = wg_model_output(m, first + k);
+        elems[k].dtype = (int)t->dtype;
+        elems[k].shape.rank = t->rank;
+        memcpy(elems[k].shape.dims, t->dims, sizeof t->dims);
+        elems[k].data = (void *)wg_session_output(s, first + k); /* only read: the writer takes wgc_values */
+    }
+    wg_value_file v = {
+        .kind = t0->value_kind,
+        .present = !optional || *(const uint8_t *)wg_session_output(s, first + count - 1),
+        .holds_sequence = t0->value_kind == WG_VALUE_SEQUENCE || t0->value_holds == WG_VALUE_SEQUENCE,
+        .elems = elems,
+        .n_elems = (int)n_elem,
+    };
+    char err[1024];
+    if (wg_value_file_write_pb(path, t0->value, &v, err, sizeof err))
+        return wg_cli_fail("%s", err);
+    printf("wrote %s ('%s', %s)\n", path, t0->value, optional ? "optional" : "sequence");
+    return 0;
+}
+
 int wg_cmd_run(int argc, char **argv)
 {
     if (wg_cli_help(usage, argc, argv))
@@ -145,6 +236,7 @@ int wg_cmd_run(int argc, char **argv)
     wg_runtime_options opts = {0};
     const char **specs = calloc((size_t)argc + 1, sizeof *specs);
     const char **files = NULL;
+    size_t *vfirst = NULL, *vcount = NULL;
     int n_specs = 0, rc = 1, runs = 1;
     wg_runtime *rt = NULL;
     wg_model *m = NULL;
@@ -204,52 +296,62 @@ int wg_cmd_run(int argc, char **argv)
         rc = wg_cli_fail("%s", wg_last_error(rt));
         goto done;
     }
-    size_t n_in = wg_model_num_inputs(m);
+    size_t n_in = wg_model_num_inputs(m), n_out = wg_model_num_outputs(m);
+    /* inputs and outputs grouped into graph values (sequences and optionals span several) */
+    vfirst = calloc(n_in + n_out + 1, sizeof *vfirst);
+    vcount = calloc(n_in + n_out + 1, sizeof *vcount);
     files = calloc(n_in + 1, sizeof *files);
-    if (!files) {
+    if (!files || !vfirst || !vcount) {
         rc = wg_cli_fail("out of memory");
         goto done;
     }
-    /* NAME=FILE when NAME is an input's name; otherwise FILE is the next unassigned input. */
+    size_t nv = group_values(wg_model_input, m, n_in, vfirst, vcount);
+    /* NAME=FILE when NAME is an input's (or a sequence's or optional's) name; otherwise FILE
+     * is the next unassigned input value. */
     for (int k = 0; k < n_specs; k++) {
         const char *eq = strchr(specs[k], '=');
-        size_t idx = n_in;
+        size_t idx = nv;
         const char *file = specs[k];
         if (eq) {
-            for (size_t j = 0; j < n_in; j++) {
-                const char *nm = wg_model_input(m, j)->name;
+            for (size_t j = 0; j < nv; j++) {
+                const char *nm = value_name(wg_model_input(m, vfirst[j]));
                 if (strlen(nm) == (size_t)(eq - specs[k]) && !strncmp(nm, specs[k], strlen(nm)))
                     idx = j;
             }
-            if (idx < n_in)
+            if (idx < nv)
                 file = eq + 1;
         }
-        if (idx == n_in) {
-            for (size_t j = 0; j < n_in && idx == n_in; j++)
+        if (idx == nv) {
+            for (size_t j = 0; j < nv && idx == nv; j++)
                 if (!files[j])
                     idx = j;
-            if (idx == n_in) {
-                rc = wg_cli_fail("%s: more inputs given than the model's %zu", specs[k], n_in);
+            if (idx == nv) {
+                rc = wg_cli_fail("%s: more inputs given than the model's %zu", specs[k], nv);
                 goto done;
             }
         }
         if (files[idx]) {
-            rc = wg_cli_fail("input '%s' is given twice (%s and %s)", wg_model_input(m, idx)->name,
+            rc = wg_cli_fail("input '%s' is given twice (%s and %s)", value_name(wg_model_input(m, vfirst[idx])),
                              files[idx], file);
             goto done;
         }
         files[idx] = file;
     }
-    for (size_t j = 0; j < n_in; j++) {
-        const wg_tensor_info *t = wg_model_input(m, j);
+    for (size_t j = 0; j < nv; j++) {
+        const wg_tensor_info *t = wg_model_input(m, vfirst[j]);
         if (!files[j]) {
             char shape[160];
-            rc = wg_cli_fail("input '%s' (%s %s) is missing: pass --input %s=FILE", t->name,
-                             wg_dtype_name(t->dtype), wg_cli_shape_str(t->dims, t->rank, shape, sizeof shape),
-                             t->name);
+            if (t->value)
+                rc = wg_cli_fail("input '%s' (a %s) is missing: pass --input %s=FILE.pb", t->value,
+                                 t->value_kind == WG_VALUE_SEQUENCE ? "sequence" : "optional", t->value);
+            else
+                rc = wg_cli_fail("input '%s' (%s %s) is missing: pass --input %s=FILE", t->name,
+                                 wg_dtype_name(t->dtype), wg_cli_shape_str(t->dims, t->rank, shape, sizeof shape),
+                                 t->name);
             goto done;
         }
-        if (load_input(files[j], t, wg_session_input(s, j)))
+        if (t->value ? load_value(files[j], m, s, vfirst[j], vcount[j])
+                     : load_input(files[j], t, wg_session_input(s, vfirst[j])))
             goto done; /* rc is 1, message printed */
     }
     double dt = 0;
@@ -266,12 +368,18 @@ int wg_cmd_run(int argc, char **argv)
             rc = wg_cli_fail("%s: cannot create the output directory: %s", outdir, strerror(errno));
             goto done;
         }
-        for (size_t j = 0; j < wg_model_num_outputs(m); j++) {
-            const wg_tensor_info *t = wg_model_output(m, j);
+        size_t nvo = group_values(wg_model_output, m, n_out, vfirst, vcount);
+        for (size_t j = 0; j < nvo; j++) {
+            const wg_tensor_info *t = wg_model_output(m, vfirst[j]);
             char path[4200], err[1024];
             snprintf(path, sizeof path, "%s/output_%zu.pb", outdir, j);
+            if (t->value) {
+                if (write_value(path, m, s, vfirst[j], vcount[j]))
+                    goto done;
+                continue;
+            }
             if (wg_tensor_file_write_pb(path, t->name, t->dtype, t->dims, t->rank,
-                                        wg_session_output(s, j), err, sizeof err)) {
+                                        wg_session_output(s, vfirst[j]), err, sizeof err)) {
                 rc = wg_cli_fail("%s", err);
                 goto done;
             }
@@ -291,6 +399,8 @@ done:
     wg_model_free(m);
     wg_runtime_free(rt);
     free(files);
+    free(vfirst);
+    free(vcount);
     free(specs);
     return rc;
 }

@@ -228,7 +228,7 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     put(&t, "#define P(o) ((void *)(uintptr_t)(%uu + (o)))\n", layout->prepared_base);
     put(&t, "#define A(o) ((void *)(uintptr_t)(%uu + (o)))\n\n", layout->arena_base);
     put(&t, "__attribute__((export_name(\"wg_abi_version\"))) int wg_abi_version(void) { return %d; }\n\n",
-        WG_ABI_VERSION);
+        wgc_module_abi(g));
     put(&t, "__attribute__((export_name(\"wg_input_ptr\"))) int wg_input_ptr(int i)\n{\n    switch (i) {\n");
     for (int k = 0; k < g->n_inputs; k++)
         put(&t, "    case %d: return (int)(uintptr_t)A(%lld); /* %s */\n", k,

@@ -76,9 +76,34 @@ static void add_tensors(sbuf *b, const wgc_graph *g, const int *ts, int n)
         addf(b, ",\"dtype\":\"%s\",\"shape\":[", wg_dtype_name(x->dtype));
         for (int d = 0; d < x->shape.rank; d++)
             addf(b, d ? ",%lld" : "%lld", (long long)x->shape.dims[d]);
-        addf(b, "],\"bytes\":%lld}", (long long)(wgc_numel(&x->shape) * (int64_t)wg_dtype_size(x->dtype)));
+        addf(b, "],\"bytes\":%lld", (long long)(wgc_numel(&x->shape) * (int64_t)wg_dtype_size(x->dtype)));
+        if (x->value_of >= 0) { /* part of a sequence or optional (docs/abi.md, ABI 2) */
+            const wgc_tensor *v = &g->tensors[x->value_of];
+            bool holds_seq = v->kind == WGC_KIND_SEQUENCE ||
+                             (v->n_elems == 1 && g->tensors[v->elems[0]].kind == WGC_KIND_SEQUENCE);
+            add(b, ",\"value\":{\"name\":", strlen(",\"value\":{\"name\":"));
+            add_string(b, v->name);
+            addf(b, ",\"kind\":\"%s\",\"holds\":\"%s\",\"part\":", v->kind == WGC_KIND_SEQUENCE ? "sequence" : "optional",
+                 holds_seq ? "sequence" : "tensor");
+            if (x->value_part < 0)
+                add(b, "\"present\"}", strlen("\"present\"}"));
+            else
+                addf(b, "%d}", x->value_part);
+        }
+        add(b, "}", 1);
     }
     add(b, "]", 1);
+}
+
+int wgc_module_abi(const wgc_graph *g)
+{
+    for (int k = 0; k < g->n_inputs; k++)
+        if (g->tensors[g->inputs[k]].value_of >= 0)
+            return WG_ABI_VERSION_VALUES;
+    for (int k = 0; k < g->n_outputs; k++)
+        if (g->tensors[g->outputs[k]].value_of >= 0)
+            return WG_ABI_VERSION_VALUES;
+    return WG_ABI_VERSION;
 }
 
 static void add_profile(sbuf *b, const wgc_graph *g)
@@ -125,7 +150,7 @@ static void add_step_weights(sbuf *b, const wgc_emitter *e)
 char *wgc_metadata_json(const wgc_graph *g, const wgc_codegen_options *opt, const wgc_layout *layout, const wgc_emitter *e)
 {
     sbuf b = {0};
-    addf(&b, "{\"abi\":%d,\"name\":", WG_ABI_VERSION);
+    addf(&b, "{\"abi\":%d,\"name\":", wgc_module_abi(g));
     add_string(&b, g->name && g->name[0] ? g->name : "model");
     add(&b, ",\"producer\":", strlen(",\"producer\":"));
     add_string(&b, g->producer);

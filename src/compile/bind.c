@@ -18,6 +18,10 @@ wg_status wgc_bind_consts(wgc_graph *g, const wgc_options *opt)
         if (t < 0 || at < 0)
             return wgc_error(g, NULL, WG_ERR_INVALID, "--const names '%s', which is not a graph input",
                              c->name);
+        if (g->tensors[t].kind != WGC_KIND_TENSOR)
+            return wgc_error(g, NULL, WG_ERR_UNSUPPORTED,
+                             "--const %s: '%s' is a sequence or optional; --const binds tensors only",
+                             c->name, c->name);
         wgc_value v;
         if (wg_tensor_file_read_pb(c->path, &v, NULL, err, sizeof err))
             return wgc_error(g, NULL, WG_ERR_INVALID, "--const %s: %s", c->name, err);

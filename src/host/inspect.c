@@ -72,8 +72,10 @@ static char *dup_or_empty(const char *s)
 
 static void free_tensors(wg_tensor_info *t, size_t n)
 {
-    for (size_t i = 0; t && i < n; i++)
+    for (size_t i = 0; t && i < n; i++) {
         free((char *)t[i].name);
+        free((char *)t[i].value);
+    }
     free(t);
 }
 
@@ -98,6 +100,54 @@ static bool opt_int(const wg_json *j, const char *key, int64_t *out)
     const wg_json *v = wg_json_get(j, key);
     *out = -1;
     return !v || (wg_json_int(v, out) && *out >= 0);
+}
+
+/* The optional "value" member of an input or output (ABI 2, docs/abi.md "Sequences and
+ * optionals"): {"name", "kind": "sequence"|"optional", "holds": "tensor"|"sequence",
+ * "part": element index or "present"}. The parts of one value are consecutive, elements
+ * numbered from 0 in order, an optional's flag last and a bool scalar; prev is the entry
+ * before t (NULL for the first). */
+static wg_status parse_value(const wg_json *e, const char *what, wg_tensor_info *t,
+                             const wg_tensor_info *prev, char *err, size_t errlen)
+{
+    const wg_json *v = wg_json_get(e, "value");
+    t->value_part = 0;
+    if (!v)
+        return WG_OK;
+    const char *name = wg_json_str(wg_json_get(v, "name"));
+    const char *kind = wg_json_str(wg_json_get(v, "kind"));
+    const char *holds = wg_json_str(wg_json_get(v, "holds"));
+    const wg_json *part = wg_json_get(v, "part");
+    int64_t idx = -1;
+    bool ok = v->type == WG_JSON_OBJECT && name && *name && kind && holds && part &&
+              (!strcmp(kind, "sequence") || !strcmp(kind, "optional")) &&
+              (!strcmp(holds, "tensor") || !strcmp(holds, "sequence")) &&
+              (!strcmp(kind, "optional") || !strcmp(holds, "sequence")) &&
+              ((wg_json_int(part, &idx) && idx >= 0 && idx < WG_ABI_MAX_TENSORS) ||
+               (wg_json_str(part) && !strcmp(wg_json_str(part), "present") && !strcmp(kind, "optional")));
+    if (!ok)
+        return wg_fail(err, errlen, WG_ERR_FORMAT,
+                       "metadata: %s '%s' has a \"value\" that is not {\"name\", \"kind\": "
+                       "\"sequence\"|\"optional\", \"holds\", \"part\"}",
+                       what, t->name);
+    if (!(t->value = dup_or_empty(name)))
+        return wg_fail(err, errlen, WG_ERR_NOMEM, "out of memory");
+    t->value_kind = !strcmp(kind, "sequence") ? WG_VALUE_SEQUENCE : WG_VALUE_OPTIONAL;
+    t->value_holds = !strcmp(holds, "sequence") ? WG_VALUE_SEQUENCE : WG_VALUE_TENSOR;
+    t->value_part = (int)idx;
+    /* parts in order: element k follows element k - 1 of the same value, the flag last */
+    bool same = prev && prev->value && !strcmp(prev->value, t->value);
+    bool follows = same && prev->value_part >= 0 &&
+                   (idx < 0 ? true : idx == prev->value_part + 1) && prev->value_kind == t->value_kind;
+    if (same ? !follows : idx > 0)
+        return wg_fail(err, errlen, WG_ERR_FORMAT,
+                       "metadata: %s '%s' is part %lld of value '%s' out of order", what, t->name,
+                       (long long)idx, t->value);
+    if (idx < 0 && (t->dtype != WG_DT_BOOL || t->rank != 0))
+        return wg_fail(err, errlen, WG_ERR_FORMAT,
+                       "metadata: %s '%s', the presence flag of '%s', is not a bool scalar", what,
+                       t->name, t->value);
+    return WG_OK;
 }
 
 /* what is "input" or "output"; the JSON key is its plural. */
@@ -163,6 +213,9 @@ static wg_status parse_tensors(const wg_json *j, const char *what, wg_tensor_inf
                         name, (long long)bytes, (unsigned long long)numel, dtype,
                         (unsigned long long)expect);
         t[i].bytes = (size_t)expect;
+        wg_status st = parse_value(e, what, &t[i], i ? &t[i - 1] : NULL, err, errlen);
+        if (st)
+            return st;
     }
     return WG_OK;
 }
@@ -292,9 +345,9 @@ wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err,
         st = wg_fail(err, errlen, WG_ERR_ABI, "metadata has no integer \"abi\" version");
         goto fail;
     }
-    if (out->abi != WG_ABI_VERSION) {
-        st = wg_fail(err, errlen, WG_ERR_ABI, "module ABI version %lld, this host supports %d",
-                  (long long)out->abi, WG_ABI_VERSION);
+    if (out->abi != WG_ABI_VERSION && out->abi != WG_ABI_VERSION_VALUES) {
+        st = wg_fail(err, errlen, WG_ERR_ABI, "module ABI version %lld, this host supports %d and %d",
+                  (long long)out->abi, WG_ABI_VERSION, WG_ABI_VERSION_VALUES);
         goto fail;
     }
     if (!(out->json = malloc(len + 1))) {

@@ -44,6 +44,7 @@ void wgc_graph_free(wgc_graph *g)
         return;
     for (int i = 0; i < g->n_tensors; i++) {
         free(g->tensors[i].name);
+        free(g->tensors[i].elems);
         if (g->tensors[i].owns_data)
             free(g->tensors[i].data);
     }
@@ -104,6 +105,8 @@ int wgc_tensor_add(wgc_graph *g, const char *name)
         return -1;
     t->producer = -1;
     t->addr = -1;
+    t->present = -1;
+    t->value_of = -1;
     return g->n_tensors++;
 }
 

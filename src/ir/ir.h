@@ -56,13 +56,29 @@ typedef struct wgc_tensor {
     int alias_of;
     int64_t alias_off;
     int declared_dtype; /* graph outputs: the dtype the model declares (0 when it does not) */
+    /* Sequence and optional values (values.c). Every other tensor is WGC_KIND_TENSOR. A
+     * sequence lists its element tensors (count and shapes fixed at compile time); an
+     * optional holds 0 or 1 value (elems[0]: a tensor or a sequence) and its presence,
+     * known at compile time when present < 0 (present iff n_elems), else held at run time
+     * by the bool scalar tensor `present`. Such a value has shape [0]: it takes no memory;
+     * the nodes that read or write it list its element tensors (values.c). */
+    int kind;           /* wgc_value_kind */
+    int *elems;         /* owned */
+    int n_elems;
+    int present;
+    int inner_kind;     /* graph inputs of kind OPTIONAL: the kind of the value they hold */
+    /* Element tensors of a graph input or output value: the value's tensor index and the
+     * part (element index, or -1 for an optional's presence flag); value_of -1 otherwise. */
+    int value_of, value_part;
 } wgc_tensor;
+
+typedef enum wgc_value_kind { WGC_KIND_TENSOR = 0, WGC_KIND_SEQUENCE, WGC_KIND_OPTIONAL } wgc_value_kind;
 
 /* ONNX AttributeProto.AttributeType numbers. */
 enum {
     WGC_ATTR_FLOAT = 1, WGC_ATTR_INT = 2, WGC_ATTR_STRING = 3, WGC_ATTR_TENSOR = 4,
     WGC_ATTR_GRAPH = 5, WGC_ATTR_FLOATS = 6, WGC_ATTR_INTS = 7, WGC_ATTR_STRINGS = 8,
-    WGC_ATTR_TENSORS = 9, WGC_ATTR_GRAPHS = 10,
+    WGC_ATTR_TENSORS = 9, WGC_ATTR_GRAPHS = 10, WGC_ATTR_TYPE_PROTO = 13,
 };
 
 /* A graph attribute's body (If's branches, Loop's and Scan's body). The reader flattens
@@ -251,5 +267,23 @@ const wgc_body *wgc_attr_body(const wgc_node *n, const char *name);
 
 /* Reads element i of a constant integer tensor (any integer dtype) as int64. */
 int64_t wgc_const_int(const wgc_tensor *t, int64_t i);
+
+/* Sequence and optional values (values.c). */
+/* Makes tensor t a value of kind (SEQUENCE or OPTIONAL) with the n element tensors elems
+ * (copied), element dtype dtype and, for an optional, presence tensor present (-1: known). */
+wg_status wgc_value_set(wgc_graph *g, int t, int kind, int dtype, const int *elems, int n,
+                        int present);
+/* Replaces node n's inputs (or outputs) by the count tensor indices in v (copied). */
+wg_status wgc_node_set_inputs(wgc_graph *g, wgc_node *n, const int *v, int count);
+wg_status wgc_node_set_outputs(wgc_graph *g, wgc_node *n, const int *v, int count);
+/* The kind of the value input i of n holds (WGC_KIND_TENSOR when omitted). */
+int wgc_in_kind(const wgc_graph *g, const wgc_node *n, int i);
+/* A new tensor named "<base><suffix>" (made unique with a counter when taken); -1 on OOM. */
+int wgc_tensor_add_derived(wgc_graph *g, const char *base, const char *suffix);
+/* Replaces the graph inputs and outputs that are sequences or optionals by their element
+ * tensors (and presence flags), in order, marking each with value_of/value_part; an output
+ * element that is a graph input, a constant or another output's element is copied first
+ * (an Identity node). Called once shape inference has run (passes/infer.c). */
+wg_status wgc_values_expand_boundary(wgc_graph *g);
 
 #endif

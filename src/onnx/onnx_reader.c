@@ -439,6 +439,13 @@ static wg_status read_attr(reader *rd, int node, const uint8_t *buf, size_t len)
         st = wgc_onnx_fail(&rd->c, WG_ERR_FORMAT, "%s has type GRAPH but no graph", what);
         goto done;
     }
+    if (type == WGC_ATTR_TYPE_PROTO && !strcmp(n->op_type, "Optional")) {
+        /* Optional's `type` (what an empty optional would hold): kept by name only; the
+         * op needs no more than to know it is there (ops/optional.c) */
+        if (!wgc_attr_add(rd->g, node, a.name, (int)type))
+            st = nomem(rd);
+        goto done;
+    }
     if (type < WGC_ATTR_FLOAT || type > WGC_ATTR_TENSORS) {
         st = wgc_onnx_fail(&rd->c, WG_ERR_UNSUPPORTED,
                            "node '%s' (%s): attribute '%s' has type %lld (sparse tensor or type "
@@ -698,10 +705,90 @@ typedef struct value_info {
     slice name;
     int64_t elem_type;
     bool is_tensor, has_type, has_shape, dynamic;
+    bool other;     /* a map, sparse tensor or nesting we do not take (see read_type) */
+    int kind;       /* WGC_KIND_TENSOR, _SEQUENCE or _OPTIONAL: the outer type */
+    int inner_kind; /* an optional's: what it holds */
     wgc_shape shape;
 } value_info;
 
-/* ValueInfoProto: name, and for tensors the element type and shape. */
+/* TypeProto.Tensor: the element type and shape. */
+static wg_status read_tensor_type(reader *rd, const uint8_t *buf, size_t len, const char *what,
+                                  value_info *vi)
+{
+    wg_pb er = wg_pb_init(buf, len);
+    wg_pb_field ef;
+    wg_status st;
+    vi->is_tensor = true;
+    while (wg_pb_next(&er, &ef)) {
+        if (ef.number == 1) {
+            if (ef.wire != WG_PB_VARINT)
+                return wgc_onnx_wire_fail(&rd->c, &er, &ef, what);
+            vi->elem_type = (int64_t)ef.varint;
+        } else if (ef.number == 2) {
+            if (ef.wire != WG_PB_LEN)
+                return wgc_onnx_wire_fail(&rd->c, &er, &ef, what);
+            vi->has_shape = true;
+            vi->dynamic = false;
+            if ((st = read_shape(rd, ef.data, ef.len, what, &vi->shape, &vi->dynamic)))
+                return st;
+        }
+    }
+    if (er.error)
+        return wgc_onnx_pb_fail(&rd->c, &er, what);
+    return WG_OK;
+}
+
+/* TypeProto: a tensor (field 1), a sequence (4) or an optional (9) of tensors, or an
+ * optional of a sequence of tensors; anything else (maps, sparse tensors, sequences of
+ * sequences) sets vi->other. depth counts the sequence/optional wrappers seen. */
+static wg_status read_type(reader *rd, const uint8_t *buf, size_t len, const char *what,
+                           value_info *vi, int depth)
+{
+    wg_pb tr = wg_pb_init(buf, len);
+    wg_pb_field tf;
+    wg_status st;
+    while (wg_pb_next(&tr, &tf)) {
+        if (tf.number != 1 && tf.number != 4 && tf.number != 9) {
+            if (tf.number == 5 || tf.number == 8)
+                vi->other = true; /* map, sparse tensor */
+            continue;
+        }
+        if (tf.wire != WG_PB_LEN)
+            return wgc_onnx_wire_fail(&rd->c, &tr, &tf, what);
+        if (tf.number == 1) {
+            if ((st = read_tensor_type(rd, tf.data, tf.len, what, vi)))
+                return st;
+            continue;
+        }
+        int kind = tf.number == 4 ? WGC_KIND_SEQUENCE : WGC_KIND_OPTIONAL;
+        if (depth == 0) {
+            vi->kind = kind;
+        } else if (depth == 1 && vi->kind == WGC_KIND_OPTIONAL && kind == WGC_KIND_SEQUENCE) {
+            vi->inner_kind = kind;
+        } else {
+            vi->other = true;
+            continue;
+        }
+        /* TypeProto.Sequence and TypeProto.Optional: field 1 is the element's TypeProto */
+        wg_pb er = wg_pb_init(tf.data, tf.len);
+        wg_pb_field ef;
+        while (wg_pb_next(&er, &ef)) {
+            if (ef.number != 1)
+                continue;
+            if (ef.wire != WG_PB_LEN)
+                return wgc_onnx_wire_fail(&rd->c, &er, &ef, what);
+            if ((st = read_type(rd, ef.data, ef.len, what, vi, depth + 1)))
+                return st;
+        }
+        if (er.error)
+            return wgc_onnx_pb_fail(&rd->c, &er, what);
+    }
+    if (tr.error)
+        return wgc_onnx_pb_fail(&rd->c, &tr, what);
+    return WG_OK;
+}
+
+/* ValueInfoProto: name, and the type (read_type). */
 static wg_status read_value_info(reader *rd, const uint8_t *buf, size_t len, const char *what,
                                  value_info *vi)
 {
@@ -719,35 +806,8 @@ static wg_status read_value_info(reader *rd, const uint8_t *buf, size_t len, con
             continue;
         }
         vi->has_type = true;
-        wg_pb tr = wg_pb_init(f.data, f.len); /* TypeProto */
-        wg_pb_field tf;
-        while (wg_pb_next(&tr, &tf)) {
-            if (tf.number != 1)
-                continue; /* sequence, map, optional, sparse: not tensors */
-            if (tf.wire != WG_PB_LEN)
-                return wgc_onnx_wire_fail(&rd->c, &tr, &tf, what);
-            vi->is_tensor = true;
-            wg_pb er = wg_pb_init(tf.data, tf.len); /* TypeProto.Tensor */
-            wg_pb_field ef;
-            while (wg_pb_next(&er, &ef)) {
-                if (ef.number == 1) {
-                    if (ef.wire != WG_PB_VARINT)
-                        return wgc_onnx_wire_fail(&rd->c, &er, &ef, what);
-                    vi->elem_type = (int64_t)ef.varint;
-                } else if (ef.number == 2) {
-                    if (ef.wire != WG_PB_LEN)
-                        return wgc_onnx_wire_fail(&rd->c, &er, &ef, what);
-                    vi->has_shape = true;
-                    vi->dynamic = false;
-                    if ((st = read_shape(rd, ef.data, ef.len, what, &vi->shape, &vi->dynamic)))
-                        return st;
-                }
-            }
-            if (er.error)
-                return wgc_onnx_pb_fail(&rd->c, &er, what);
-        }
-        if (tr.error)
-            return wgc_onnx_pb_fail(&rd->c, &tr, what);
+        if ((st = read_type(rd, f.data, f.len, what, vi, 0)))
+            return st;
     }
     if (r.error)
         return wgc_onnx_pb_fail(&rd->c, &r, what);
@@ -802,10 +862,10 @@ static wg_status read_input(reader *rd, const uint8_t *buf, size_t len, size_t i
         st = wgc_onnx_fail(&rd->c, WG_ERR_INVALID, "graph input '%s' is declared twice", name);
         goto done;
     }
-    if (vi.has_type && !vi.is_tensor) {
+    if (vi.has_type && (vi.other || !vi.is_tensor)) {
         st = wgc_onnx_fail(&rd->c, WG_ERR_UNSUPPORTED,
-                           "graph input '%s' is not a tensor (sequence/map/optional inputs are "
-                           "not supported)",
+                           "graph input '%s' is not a tensor, a sequence or an optional of "
+                           "tensors (maps, sparse tensors and nested sequences are not supported)",
                            name);
         goto done;
     }
@@ -819,6 +879,10 @@ static wg_status read_input(reader *rd, const uint8_t *buf, size_t len, size_t i
     x->dtype = (int)vi.elem_type;
     x->shape = vi.shape;
     x->has_shape = vi.has_shape && !vi.dynamic;
+    /* a sequence or optional: its element type and declared element shape, for now; the
+     * element tensors are made from --shape when shapes are applied (passes/infer.c) */
+    x->kind = vi.kind;
+    x->inner_kind = vi.inner_kind;
     if (!push_index(&rd->g->inputs, &rd->g->n_inputs, t))
         st = nomem(rd);
 done:

@@ -1,7 +1,8 @@
 /*
  * along_axis.c: ops that work along one axis or a trailing block, as inline loops over an
  * [outer][len][inner] view: LogSoftmax, Hardmax, CumSum, LayerNormalization,
- * InstanceNormalization (floats; statistics in double). float32 LayerNormalization calls
+ * InstanceNormalization (floats; statistics in double); CumSum's axis may be computed at run
+ * time (a loop per axis, chosen by the run). float32 LayerNormalization calls
  * wgk_f32_layernorm (SIMD, statistics in double from one read of each row).
  */
 #include <stdio.h>
@@ -11,8 +12,10 @@
 
 static const int floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, 0};
 
-/* outer/len/inner of x for node n. */
-static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *len, int64_t *inner)
+/* outer/len/inner of x for node n; a CumSum whose axis is computed at run time takes
+ * axis_override instead (one view per possible axis, chosen by the run). */
+static wg_status view_at(wgc_graph *g, const wgc_node *n, int axis_override, int64_t *outer, int64_t *len,
+                         int64_t *inner)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     int rank = x->shape.rank;
@@ -27,11 +30,9 @@ static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *
     case WGC_OP_INSTANCE_NORM: block = true; axis = 2; break;
     case WGC_OP_CUM_SUM: {
         const wgc_tensor *a = wgc_in(g, n, 1);
-        if (!a || !a->data)
-            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                             "axis input '%s' is computed at run time; only constant values are supported",
-                             a ? a->name : "");
-        axis = wgc_const_int(a, 0);
+        if (!a || wgc_numel(&a->shape) != 1 || (a->dtype != WG_DT_INT64 && a->dtype != WG_DT_INT32))
+            return wgc_error(g, n, WG_ERR_INVALID, "axis must be one int32 or int64 value");
+        axis = a->data ? wgc_const_int(a, 0) : axis_override;
         break;
     }
     default: return wgc_no_case(g, n, "the axis view");
@@ -49,6 +50,49 @@ static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *
         else
             *inner *= x->shape.dims[d];
     }
+    return WG_OK;
+}
+
+static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *len, int64_t *inner)
+{
+    return view_at(g, n, 0, outer, len, inner);
+}
+
+/* CumSum over the rows of one view (px, py and T declared by the caller). */
+static void emit_cumsum(wgc_emitter *e, const wgc_node *n, int64_t outer, int64_t len, int64_t inner)
+{
+    long long L = (long long)len, I = (long long)inner;
+    bool rev = wgc_attr_int(n, "reverse", 0) != 0, ex = wgc_attr_int(n, "exclusive", 0) != 0;
+    wgc_emit(e, "for (int32_t o = 0; o < %lld; o++)\nfor (int32_t i = 0; i < %lld; i++) {\n",
+             (long long)outer, (long long)inner);
+    wgc_emit(e, "const T *xr = px + o * %lld + i; T *yr = py + o * %lld + i;\n", L * I, L * I);
+    wgc_emit(e, "T acc = 0;\nfor (int32_t kk = 0; kk < %lld; kk++) {\nint32_t k = %s%lld;\n", L,
+             rev ? "-1 - kk + " : "kk + 0 * ", L);
+    if (ex)
+        wgc_emit(e, "T v = xr[k * %lld]; yr[k * %lld] = acc; acc += v;\n}\n", I, I);
+    else
+        wgc_emit(e, "acc += xr[k * %lld]; yr[k * %lld] = acc;\n}\n", I, I);
+    wgc_emit(e, "}\n");
+}
+
+/* A CumSum whose axis is computed at run time: one loop per axis, the run picks one (an
+ * axis outside [-rank, rank) stops it with WGK_ERR_INDEX). The axis decides no shape. */
+static wg_status emit_cumsum_runtime_axis(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *a = wgc_in(g, n, 1);
+    int rank = x->shape.rank;
+    wgc_emit(e, "int64_t ax = (int64_t)*(const %s *)%s;\nif (ax < 0) ax += %d;\nswitch (ax) {\n",
+             a->dtype == WG_DT_INT64 ? "int64_t" : "int32_t", wgc_ptr(e, g, n->inputs[1]), rank);
+    for (int d = 0; d < rank; d++) {
+        int64_t outer, len, inner;
+        wg_status st = view_at(g, n, d, &outer, &len, &inner);
+        if (st)
+            return st;
+        wgc_emit(e, "case %d: {\n", d);
+        emit_cumsum(e, n, outer, len, inner);
+        wgc_emit(e, "break;\n}\n");
+    }
+    wgc_emit(e, "default: return WGK_ERR_INDEX;\n}\n}\n");
     return WG_OK;
 }
 
@@ -120,6 +164,13 @@ static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     const char *ct = wgc_ctype(x->dtype);
     wgc_emit(e, "{\ntypedef %s T;\nconst T *px = (const T *)%s;\nT *py = (T *)%s;\n", ct,
              wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]));
+    if (n->op == WGC_OP_CUM_SUM) {
+        if (!wgc_in(g, n, 1)->data)
+            return emit_cumsum_runtime_axis(e, g, n);
+        emit_cumsum(e, n, outer, len, inner);
+        wgc_emit(e, "}\n");
+        return WG_OK;
+    }
     if (n->op == WGC_OP_INSTANCE_NORM) {
         /* view: outer = N*C blocks of len = spatial */
         int64_t C = x->shape.dims[1];
@@ -184,16 +235,6 @@ static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         wgc_emit(e, "int32_t arg = 0;\nfor (int32_t k = 1; k < %lld; k++) if (xr[k * %lld] > xr[arg * %lld]) arg = k;\n", L, I, I);
         wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) yr[k * %lld] = (T)(k == arg);\n", L, I);
         break;
-    case WGC_OP_CUM_SUM: {
-        bool rev = wgc_attr_int(n, "reverse", 0) != 0, ex = wgc_attr_int(n, "exclusive", 0) != 0;
-        wgc_emit(e, "T acc = 0;\nfor (int32_t kk = 0; kk < %lld; kk++) {\nint32_t k = %s%lld;\n", L,
-                 rev ? "-1 - kk + " : "kk + 0 * ", L);
-        if (ex)
-            wgc_emit(e, "T v = xr[k * %lld]; yr[k * %lld] = acc; acc += v;\n}\n", I, I);
-        else
-            wgc_emit(e, "acc += xr[k * %lld]; yr[k * %lld] = acc;\n}\n", I, I);
-        break;
-    }
     default: return wgc_no_case(g, n, "the emitter");
     }
     wgc_emit(e, "}\n}\n");

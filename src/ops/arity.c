@@ -37,6 +37,7 @@ static void older_opset(wgc_op op, int opset, int *in, int *out)
     case WGC_OP_TOP_K: if (opset < 10) *in = 1; break;        /* k was an attribute */
     case WGC_OP_GRU: if (opset < 3) *out = 2; break;
     case WGC_OP_SCAN: if (opset < 9) *in = 0; break;          /* Scan-8: sequence_lens optional */
+    case WGC_OP_OPTIONAL_HAS_ELEMENT: if (opset < 18) *in = 1; break; /* input optional since 18 */
     default: break; /* the latest opset's counts from ops.def hold at every opset */
     }
 }

@@ -1,8 +1,9 @@
 /*
  * clip.c: Clip. Opset < 11 takes min/max attributes; opset >= 11 takes optional min and
- * max inputs, which must be constant (scalars) for us: the bounds are compiled into the
- * call. Float32 runs on the clip kernel, the integer types as an inline loop with the
- * bounds read exactly as int64; float16 and float64 fold when the input is constant.
+ * max inputs (scalars): a constant bound is compiled into the call, one computed at run
+ * time is read from memory by it. Float32 runs on the clip kernel, the integer types as an
+ * inline loop with the bounds compared exactly as int64; float16 and float64 fold when
+ * the input and bounds are constant.
  */
 #include <float.h>
 #include <math.h>
@@ -20,13 +21,12 @@ static wg_status emit_int(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         const wgc_tensor *b = wgc_in(g, n, i);
         if (!b)
             continue;
-        if (!b->data)
-            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "%s bound '%s' is computed at run time; only "
-                             "constant bounds are supported", i == 1 ? "min" : "max", b->name);
-        const int64_t v = wgc_elem_get_i(b->data, b->dtype, 0);
+        char lit[160];
         const bool u = b->dtype == WG_DT_UINT64;
-        char lit[48];
-        if (u)
+        const int64_t v = b->data ? wgc_elem_get_i(b->data, b->dtype, 0) : 0;
+        if (!b->data) /* read by the run, of the input's dtype T */
+            snprintf(lit, sizeof lit, "(*(const T *)%s)", wgc_ptr(e, g, n->inputs[i]));
+        else if (u)
             snprintf(lit, sizeof lit, "(T)%lluull", (unsigned long long)v);
         else
             snprintf(lit, sizeof lit, "(T)(%lldll)", (long long)v);
@@ -60,7 +60,8 @@ static wg_status clip_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-/* The bounds as doubles; WG_ERR_UNSUPPORTED when a bound input is not constant. */
+/* The bounds as doubles; WG_ERR_UNSUPPORTED when a bound input is not constant (the fold
+ * then declines; emit reads such a bound at run time). */
 static wg_status clip_bounds(wgc_graph *g, const wgc_node *n, double *lo, double *hi)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
@@ -133,15 +134,25 @@ static wg_status clip_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return wgc_error(g, n, WG_ERR_UNSUPPORTED,
                          "dtype %s at run time (float32 and the integer types; the others fold when constant)",
                          wg_dtype_name(y->dtype));
-    double lo, hi;
     bool empty;
-    wg_status st = wgc_emit_start(g, n, clip_bounds(g, n, &lo, &hi), y, &empty);
+    wg_status st = wgc_emit_start(g, n, WG_OK, y, &empty);
     if (st || empty)
         return st;
+    /* each bound: a literal, or read from its tensor by the run */
+    char bound[2][160];
+    for (int i = 1; i <= 2; i++) {
+        const wgc_tensor *b = n->opset >= 11 ? wgc_in(g, n, i) : NULL;
+        float v = i == 1 ? -INFINITY : INFINITY;
+        if (n->opset < 11)
+            v = wgc_attr_float(n, i == 1 ? "min" : "max", i == 1 ? -FLT_MAX : FLT_MAX);
+        if (b && !b->data)
+            snprintf(bound[i - 1], sizeof bound[i - 1], "*(const float *)%s", wgc_ptr(e, g, n->inputs[i]));
+        else
+            snprintf(bound[i - 1], sizeof bound[i - 1], "%s", wgc_float(e, b ? *(const float *)b->data : v));
+    }
     size_t count = (size_t)wgc_numel(&y->shape);
     const char *px = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
-    wgc_emit(e, "wgk_f32_clip(%s, %s, %zu, %s, %s);\n", py, px, count, wgc_float(e, (float)lo),
-             wgc_float(e, (float)hi));
+    wgc_emit(e, "wgk_f32_clip(%s, %s, %zu, %s, %s);\n", py, px, count, bound[0], bound[1]);
     wgc_emit_fused_act(e, g, n, n->outputs[0]);
     return WG_OK;
 }

@@ -3,6 +3,13 @@
 
 static wg_status identity_infer(wgc_graph *g, wgc_node *n)
 {
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    if (x->kind != WGC_KIND_TENSOR) { /* a sequence or optional: the same value, nothing to run */
+        wg_status st = wgc_value_set(g, n->outputs[0], x->kind, x->dtype, x->elems, x->n_elems, x->present);
+        if (!st)
+            n->dead = true;
+        return st;
+    }
     return wgc_infer_same_as_input(g, n, wgc_numeric_dtypes);
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "helpers/index_loops.h"
 #include "helpers/read_axes.h"
 #include "helpers/host_elements.h"
 #include "helpers/fold_map.h"
@@ -41,11 +42,10 @@ static wg_status read_pads(wgc_graph *g, const wgc_node *n, pad_spec *p)
         if (st)
             return st;
         const wgc_tensor *pt = wgc_in(g, n, 1);
-        if (!pt->data)
-            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                             "pads input '%s' is computed at run time; only constant pads are "
-                             "supported",
-                             pt->name);
+        /* pads decide the output shape: they must be constant; the message names the graph
+         * input they come from, to bind with --const */
+        if ((st = wgc_loop_need_const(g, n, 1, "pads")))
+            return st;
         cnt = wgc_numel(&pt->shape);
         if (cnt > 2 * WG_MAX_RANK)
             return wgc_error(g, n, WG_ERR_INVALID, "%lld pads", (long long)cnt);

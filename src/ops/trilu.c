@@ -1,6 +1,7 @@
 /*
  * trilu.c: Trilu: keeps the upper (upper=1, j - i >= k) or lower (j - i <= k) triangle of
- * the last two dims and zeroes the rest. k is an optional constant input (default 0).
+ * the last two dims and zeroes the rest. k is an optional input (default 0): a constant is
+ * compiled into the loop, one computed at run time is read by it (it decides no shape).
  */
 #include <string.h>
 
@@ -8,11 +9,14 @@
 #include "helpers/inline_loops.h"
 #include "helpers/index_loops.h"
 
-static wg_status get_k(wgc_graph *g, const wgc_node *n, int64_t *k)
+/* k when it is known at compile time (0 when omitted); *runtime says it is not. */
+static wg_status get_k(wgc_graph *g, const wgc_node *n, int64_t *k, bool *runtime)
 {
+    const wgc_tensor *t = wgc_in(g, n, 1);
     *k = 0;
-    if (!wgc_in(g, n, 1))
-        return WG_OK;
+    *runtime = t && !t->data;
+    if (!t || *runtime)
+        return t && wgc_numel(&t->shape) != 1 ? wgc_error(g, n, WG_ERR_INVALID, "k must hold one value") : WG_OK;
     return wgc_loop_const_scalar(g, n, 1, "k", k);
 }
 
@@ -23,8 +27,9 @@ static wg_status trilu_infer(wgc_graph *g, wgc_node *n)
     if (!st && wgc_in(g, n, 1))
         st = wgc_check_input(g, n, 1, idx_types);
     int64_t k;
+    bool runtime;
     if (!st)
-        st = get_k(g, n, &k);
+        st = get_k(g, n, &k, &runtime);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
@@ -42,10 +47,10 @@ static bool keep(bool upper, int64_t i, int64_t j, int64_t k)
 static wg_status trilu_fold(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    if (!x->data)
-        return WG_ERR_UNSUPPORTED;
     int64_t k;
-    get_k(g, n, &k);
+    bool runtime;
+    if (!x->data || get_k(g, n, &k, &runtime) || runtime)
+        return WG_ERR_UNSUPPORTED;
     bool upper = wgc_attr_int(n, "upper", 1) != 0;
     int r = x->shape.rank;
     int64_t rows = x->shape.dims[r - 2], cols = x->shape.dims[r - 1], m = wgc_numel(&x->shape);
@@ -66,7 +71,8 @@ static wg_status trilu_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     int64_t k;
-    wg_status st = get_k(g, n, &k);
+    bool runtime;
+    wg_status st = get_k(g, n, &k, &runtime);
     if (!st)
         st = wgc_check_i32_numel(g, n, x);
     if (st)
@@ -81,9 +87,13 @@ static wg_status trilu_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     const char *ct = wgc_loop_bits(x->dtype);
     wgc_emit(e, "{\nconst %s *px = (const %s *)%s;\n", ct, ct, wgc_ptr(e, g, n->inputs[0]));
     wgc_emit(e, "%s *py = (%s *)%s;\nint32_t o = 0;\n", ct, ct, wgc_ptr(e, g, n->outputs[0]));
+    if (runtime)
+        wgc_emit(e, "const int64_t k = (int64_t)*(const %s *)%s;\n",
+                 wgc_in(g, n, 1)->dtype == WG_DT_INT64 ? "int64_t" : "int32_t", wgc_ptr(e, g, n->inputs[1]));
+    else
+        wgc_emit(e, "const int64_t k = %lldLL;\n", (long long)k);
     wgc_loop_for(e, "i", 3, dims);
-    wgc_emit(e, "{\npy[o] = (int64_t)i2 - i1 %s %lldLL ? px[o] : 0;\no++;\n}\n}\n",
-             upper ? ">=" : "<=", (long long)k);
+    wgc_emit(e, "{\npy[o] = (int64_t)i2 - i1 %s k ? px[o] : 0;\no++;\n}\n}\n", upper ? ">=" : "<=");
     return WG_OK;
 }
 

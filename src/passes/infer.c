@@ -15,9 +15,113 @@
 #include "../ops/versions.h"
 #include "passes.h"
 
+/* A graph input tensor (or a sequence or optional input's element) must have a static,
+ * valid shape and a dtype a module can hold. */
+static wg_status check_input(wgc_graph *g, const wgc_tensor *x, const char *what)
+{
+    char a[128];
+    for (int d = 0; d < x->shape.rank; d++)
+        if (x->shape.dims[d] < 0)
+            return wgc_error(g, NULL, WG_ERR_INVALID,
+                             "graph input '%s' has a dynamic dimension %d; fix it with "
+                             "--shape %s=<dims, e.g. 1x3x224x224>",
+                             what, d, what);
+    if (!x->has_shape)
+        return wgc_error(g, NULL, WG_ERR_INVALID,
+                         "graph input '%s' declares no shape; give one with --shape %s=<dims>", what, what);
+    int64_t n;
+    if (!wgc_numel_checked(&x->shape, &n))
+        return wgc_error(g, NULL, WG_ERR_INVALID, "graph input '%s' has an invalid shape %s", x->name,
+                         wgc_shape_str(&x->shape, a, sizeof a));
+    if (!wg_dtype_size(x->dtype) || x->dtype == WG_DT_STRING)
+        return wgc_error(g, NULL, WG_ERR_UNSUPPORTED, "graph input '%s' has dtype %s", x->name,
+                         wg_dtype_name(x->dtype));
+    if ((uint64_t)n * wg_dtype_size(x->dtype) > (UINT64_C(1) << 32))
+        return wgc_error(g, NULL, WG_ERR_LIMIT,
+                         "graph input '%s' %s %s would take %llu bytes, more than the 4 GiB "
+                         "a wasm32 memory can hold",
+                         x->name, wg_dtype_name(x->dtype), wgc_shape_str(&x->shape, a, sizeof a),
+                         (unsigned long long)n * wg_dtype_size(x->dtype));
+    return WG_OK;
+}
+
+/* A new graph-input element tensor "<input>SUFFIX" of the given dtype and shape. */
+static int add_element(wgc_graph *g, int v, const char *suffix, int dtype, const wgc_shape *s)
+{
+    int e = wgc_tensor_add_derived(g, g->tensors[v].name, suffix);
+    if (e < 0)
+        return -1;
+    wgc_tensor *t = &g->tensors[e];
+    t->is_input = true;
+    t->dtype = dtype;
+    t->shape = *s;
+    t->has_shape = true;
+    return e;
+}
+
+/* Graph input v, a sequence or optional, becomes a value over new element tensors: a
+ * sequence's from its --shape list o (required), an optional tensor's from o or the
+ * declared shape, plus an optional's presence flag (src/ir/values.c). */
+static wg_status make_input_value(wgc_graph *g, int v, const wgc_shape_override *o)
+{
+    wgc_tensor *x = &g->tensors[v];
+    const char *name = x->name;
+    char a[128], b[128];
+    bool seq = x->kind == WGC_KIND_SEQUENCE || x->inner_kind == WGC_KIND_SEQUENCE;
+    if (!x->dtype)
+        return wgc_error(g, NULL, WG_ERR_INVALID, "graph input '%s' declares no element type", name);
+    if (seq && !o)
+        return wgc_error(g, NULL, WG_ERR_INVALID,
+                         "graph input '%s' is a sequence of %s tensors; give its elements' shapes "
+                         "with --shape %s=<dims>+<dims>+... ([] for none)",
+                         name, wg_dtype_name(x->dtype), name);
+    if (!seq && o && o->n_elems > 1)
+        return wgc_error(g, NULL, WG_ERR_INVALID, "--shape %s gives %d shapes; '%s' holds one tensor", name,
+                         o->n_elems, name);
+    wgc_shape declared = x->shape;
+    bool has_declared = x->has_shape;
+    int count = o && seq ? o->n_elems : 1, dtype = x->dtype, kind = x->kind;
+    int elems[WGC_MAX_SEQ_SHAPES];
+    wg_status st;
+    for (int j = 0; j < count; j++) {
+        wgc_shape s = o ? (seq ? o->elems[j] : o->shape) : declared;
+        if (o && has_declared) {
+            bool ok = s.rank == declared.rank;
+            for (int d = 0; ok && d < s.rank; d++)
+                ok = declared.dims[d] < 0 || declared.dims[d] == s.dims[d];
+            if (!ok)
+                return wgc_error(g, NULL, WG_ERR_INVALID,
+                                 "--shape %s: element %d is %s, but the model declares %s", name, j,
+                                 wgc_shape_str(&s, a, sizeof a), wgc_shape_str(&declared, b, sizeof b));
+        }
+        char suffix[32];
+        snprintf(suffix, sizeof suffix, "[%d]", j);
+        if ((elems[j] = add_element(g, v, suffix, dtype, &s)) < 0)
+            return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
+        g->tensors[elems[j]].has_shape = o || has_declared;
+        if ((st = check_input(g, &g->tensors[elems[j]], g->tensors[v].name)))
+            return st;
+    }
+    if (kind == WGC_KIND_SEQUENCE)
+        return wgc_value_set(g, v, WGC_KIND_SEQUENCE, dtype, elems, count, -1);
+    wgc_shape scalar = {0};
+    int flag = add_element(g, v, "[present]", WG_DT_BOOL, &scalar), held = elems[0];
+    if (flag < 0)
+        return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
+    if (seq) {
+        if ((held = wgc_tensor_add_derived(g, g->tensors[v].name, "[sequence]")) < 0)
+            return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
+        if ((st = wgc_value_set(g, held, WGC_KIND_SEQUENCE, dtype, elems, count, -1)))
+            return st;
+    }
+    return wgc_value_set(g, v, WGC_KIND_OPTIONAL, dtype, &held, 1, flag);
+}
+
 static wg_status apply_input_shapes(wgc_graph *g, const wgc_pass_options *opt)
 {
     char a[128], b[128];
+    const wgc_shape_override *value_shape[WGC_MAX_SHAPE_OVERRIDES] = {0};
+    int value_input[WGC_MAX_SHAPE_OVERRIDES], n_value = 0;
     for (int k = 0; k < opt->n_shapes; k++) {
         const wgc_shape_override *o = &opt->shapes[k];
         int t = wgc_tensor_find(g, o->name);
@@ -28,6 +132,15 @@ static wg_status apply_input_shapes(wgc_graph *g, const wgc_pass_options *opt)
             return wgc_error(g, NULL, WG_ERR_INVALID, "--shape names '%s', which is not a graph input",
                              o->name);
         wgc_tensor *x = &g->tensors[t];
+        if (x->kind != WGC_KIND_TENSOR) { /* a sequence's or optional's: make_input_value */
+            value_shape[n_value] = o;
+            value_input[n_value++] = t;
+            continue;
+        }
+        if (o->n_elems > 1) /* 0: a caller that set only .shape */
+            return wgc_error(g, NULL, WG_ERR_INVALID,
+                             "--shape %s gives %d shapes, but '%s' is a tensor, not a sequence",
+                             o->name, o->n_elems, o->name);
         if (x->shape.rank && x->shape.rank != o->shape.rank)
             return wgc_error(g, NULL, WG_ERR_INVALID,
                              "--shape %s=%s has rank %d, but the model declares rank %d",
@@ -42,31 +155,20 @@ static wg_status apply_input_shapes(wgc_graph *g, const wgc_pass_options *opt)
         x->shape = o->shape;
         x->has_shape = true;
     }
+    wg_status st;
     for (int i = 0; i < g->n_inputs; i++) {
-        wgc_tensor *x = &g->tensors[g->inputs[i]];
-        for (int d = 0; d < x->shape.rank; d++)
-            if (x->shape.dims[d] < 0)
-                return wgc_error(g, NULL, WG_ERR_INVALID,
-                                 "graph input '%s' has a dynamic dimension %d; fix it with "
-                                 "--shape %s=<dims, e.g. 1x3x224x224>",
-                                 x->name, d, x->name);
-        if (!x->has_shape)
-            return wgc_error(g, NULL, WG_ERR_INVALID,
-                             "graph input '%s' declares no shape; give one with --shape %s=<dims>",
-                             x->name, x->name);
-        int64_t n;
-        if (!wgc_numel_checked(&x->shape, &n))
-            return wgc_error(g, NULL, WG_ERR_INVALID, "graph input '%s' has an invalid shape %s",
-                             x->name, wgc_shape_str(&x->shape, a, sizeof a));
-        if (!wg_dtype_size(x->dtype) || x->dtype == WG_DT_STRING)
-            return wgc_error(g, NULL, WG_ERR_UNSUPPORTED, "graph input '%s' has dtype %s",
-                             x->name, wg_dtype_name(x->dtype));
-        if ((uint64_t)n * wg_dtype_size(x->dtype) > (UINT64_C(1) << 32))
-            return wgc_error(g, NULL, WG_ERR_LIMIT,
-                             "graph input '%s' %s %s would take %llu bytes, more than the 4 GiB "
-                             "a wasm32 memory can hold",
-                             x->name, wg_dtype_name(x->dtype), wgc_shape_str(&x->shape, a, sizeof a),
-                             (unsigned long long)n * wg_dtype_size(x->dtype));
+        int t = g->inputs[i];
+        if (g->tensors[t].kind != WGC_KIND_TENSOR) {
+            const wgc_shape_override *o = NULL;
+            for (int k = 0; k < n_value; k++)
+                if (value_input[k] == t)
+                    o = value_shape[k];
+            if ((st = make_input_value(g, t, o)))
+                return st;
+            continue;
+        }
+        if ((st = check_input(g, &g->tensors[t], g->tensors[t].name)))
+            return st;
     }
     return WG_OK;
 }
@@ -171,5 +273,6 @@ wg_status wgc_pass_infer(wgc_graph *g, const wgc_pass_options *opt)
         if (!y->has_shape)
             return wgc_error(g, NULL, WG_ERR_INVALID, "graph output '%s' has no known shape", y->name);
     }
-    return WG_OK;
+    /* sequences and optionals at the boundary become their element tensors */
+    return wgc_values_expand_boundary(g);
 }

@@ -9,10 +9,15 @@
 #include "../ir/ir.h"
 
 #define WGC_MAX_SHAPE_OVERRIDES 16
+#define WGC_MAX_SEQ_SHAPES 64 /* elements of a sequence input given by one --shape */
 
 typedef struct wgc_shape_override {
     const char *name;   /* graph input name */
-    wgc_shape shape;
+    wgc_shape shape;    /* = elems[0] */
+    /* A sequence input's element shapes, '+'-separated ("4+3+2"; "[]" for none); for a
+     * tensor only `shape` counts (n_elems 0 or 1). */
+    wgc_shape elems[WGC_MAX_SEQ_SHAPES];
+    int n_elems;
 } wgc_shape_override;
 
 /* What the passes are told: the --shape overrides. The pipeline (compile/compile.c) fills

@@ -138,7 +138,21 @@ def wat_fixtures():
     put("dup_section.wasm", good + custom(meta()) + custom(meta(name="other")))
 
     # Metadata
-    put("abi_2.wasm", good + custom(meta(abi=2)))
+    put("abi_2.wasm", good + custom(meta(abi=3)))  # 1 and 2 are known
+
+    # ABI 2: inputs and outputs that are parts of sequence and optional values
+    def part(name, shape, value, kind, holds, p, dtype="float32", size=4):
+        t = tensor(name, shape, dtype, size)
+        t["value"] = {"name": value, "kind": kind, "holds": holds, "part": p}
+        return t
+    seq_in = [part("x", [1, 4], "s", "sequence", "sequence", 0)]
+    opt_out = [part("y", [1, 4], "o", "optional", "tensor", 0),
+               part("o[present]", [], "o", "optional", "tensor", "present", "bool", 1)]
+    put("values_ok.wasm", wat(abi=2) + custom(meta(abi=2, inputs=seq_in)))
+    put("values_bad_kind.wasm", wat(abi=2) + custom(meta(abi=2, inputs=[
+        part("x", [1, 4], "s", "map", "tensor", 0)])))
+    put("values_flag_not_bool.wasm", wat(abi=2) + custom(meta(abi=2, outputs=[
+        opt_out[0], part("o[present]", [], "o", "optional", "tensor", "present", "int32", 4)])))
     put("abi_missing.wasm", good + custom(meta(abi=None)))
     put("meta_not_json.wasm", good + custom(b'{"abi":1,"inputs":['))
     put("meta_not_utf8.wasm", good + custom(meta(name="\udcff").replace(b'"\\udcff"', b'"\xff"')))
@@ -204,7 +218,7 @@ def real_fixtures(wasmgraph):
     text = lambda **over: json.dumps({**m, **over}, separators=(",", ":")).encode()
     put("real_truncated.wasm", data[: len(data) // 2])
     put("real_dup_section.wasm", data + custom(text()))
-    put("real_abi_2.wasm", with_meta(data, text(abi=2)))
+    put("real_abi_2.wasm", with_meta(data, text(abi=3)))
     put("real_inputs_over_cap.wasm", with_meta(data, text(inputs=[tensor(f"x{i}", [0]) for i in range(1025)])))
     put("real_step_weights_short.wasm", with_meta(data, text(step_weights=m["step_weights"][:-1])))
 

@@ -24,7 +24,9 @@ bnames=()  # names
 compile() {
     local cargs=() j
     for j in "${!bound[@]}"; do cargs+=(--const "${bnames[$j]}=$1input_${bound[$j]}.pb"); done
-    for j in "${shapes[@]}"; do cargs+=(--shape "$j"); done
+    for j in "${shapes[@]}"; do # an input bound as a constant takes no --shape
+        [[ " ${bnames[*]} " == *" ${j%%=*} "* ]] || cargs+=(--shape "$j")
+    done
     # shellcheck disable=SC2086
     timeout 300 "$W" compile "$d/model.onnx" -o "$work/model.wasm" -q $OPT "${cargs[@]}" > "$work/compile.log" 2>&1
 }
@@ -34,8 +36,10 @@ for attempt in 1 2 3 4 5 6 7 8; do
     compile "$first"; rc=$?
     [ $rc -ne 0 ] || break
     hint=$(grep -o "\[graph input #[0-9]* '[^']*': compile with --const" "$work/compile.log" | head -1)
-    if [ -z "$hint" ] && [ ${#shapes[@]} -eq 0 ] && grep -q 'has a dynamic dimension' "$work/compile.log"; then
-        # dynamic input dims: fix them to the data set's shapes (read with the venv's onnx)
+    if [ -z "$hint" ] && [ ${#shapes[@]} -eq 0 ] &&
+        grep -q 'has a dynamic dimension\|is a sequence of .* tensors; give' "$work/compile.log"; then
+        # dynamic input dims, or a sequence's element count and shapes: fix them to the data
+        # set's (read with the venv's onnx; a sequence's elements as DIMS+DIMS+..., [] for none)
         py=${PYTHON:-$HOME/.cache/wasmgraph/venv/bin/python}
         [ -x "$py" ] || break
         mapfile -t shapes < <("$py" - "$d/model.onnx" "$first" <<'PY'
@@ -43,13 +47,26 @@ import sys, onnx
 m = onnx.load(sys.argv[1], load_external_data=False)
 inits = {t.name for t in m.graph.initializer}
 names = [i.name for i in m.graph.input if i.name not in inits]
+types = {i.name: i.type.WhichOneof("value") for i in m.graph.input}
+dims = lambda t: 'x'.join(str(x) for x in t.dims)
+elems = lambda s: '+'.join(dims(t) for t in s.tensor_values) or '[]'
 for k, nm in enumerate(names):
-    t = onnx.TensorProto()
     try:
-        t.ParseFromString(open(f"{sys.argv[2]}input_{k}.pb", "rb").read())
+        data = open(f"{sys.argv[2]}input_{k}.pb", "rb").read()
     except OSError:
         continue
-    print(f"{nm}={'x'.join(str(x) for x in t.dims)}")
+    if types[nm] == "sequence_type":
+        s = onnx.SequenceProto(); s.ParseFromString(data)
+        print(f"{nm}={elems(s)}")
+    elif types[nm] == "optional_type":
+        o = onnx.OptionalProto(); o.ParseFromString(data)
+        if o.HasField("sequence_value"):
+            print(f"{nm}={elems(o.sequence_value)}")
+        elif o.HasField("tensor_value"):
+            print(f"{nm}={dims(o.tensor_value)}")
+    else:
+        t = onnx.TensorProto(); t.ParseFromString(data)
+        print(f"{nm}={dims(t)}")
 PY
 )
         [ ${#shapes[@]} -gt 0 ] || break
@@ -95,7 +112,9 @@ for ds in $(ls -d "$d"/test_data_set_*/ | sort -V); do
     for want in $(ls "$ds" | grep -E '^output_[0-9]+\.pb$' | sort -V); do
         got=$work/$set_name/$want
         [ -f "$got" ] || result failed "$set_name: $want not written"
-        line=$("$CMP" "$got" "$ds$want" --rtol 1e-3 --atol 1e-7 --exact-dtype 2>&1)
+        # a sequence or optional output: `run` says so when it writes it
+        kind=$(grep -F "wrote $got ('" "$work/$set_name/run.log" | grep -o ', \(sequence\|optional\))$' | tr -d ', )')
+        line=$("$CMP" "$got" "$ds$want" --rtol 1e-3 --atol 1e-7 --exact-dtype --kind "${kind:-tensor}" 2>&1)
         [ $? -eq 0 ] || result failed "$set_name/$want: $line"
     done
 done

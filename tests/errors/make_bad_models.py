@@ -49,6 +49,26 @@ def main():
     nodes = [helper.make_node("Relu", ["x"], [f"y{i}"], name=f"r{i}") for i in range(1025)]
     g = helper.make_graph(nodes, "g", [xs], ys)
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/too_many_outputs.onnx")
+    # A sequence read at a position computed at run time (run with one out of range), and an
+    # optional input that GetElement reads (run with an empty one).
+    p = helper.make_tensor_value_info("p", TensorProto.INT64, [])
+    g = helper.make_graph([helper.make_node("SequenceConstruct", ["x", "x"], ["s"], name="make"),
+                           helper.make_node("SequenceAt", ["s", "p"], ["y"], name="at")], "g", [x, p], [y])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/seq_at.onnx")
+    with open(f"{out}/pos_7.pb", "wb") as f:
+        f.write(numpy_helper.from_array(np.array(7, np.int64), "p").SerializeToString())
+    with open(f"{out}/x.pb", "wb") as f:
+        f.write(numpy_helper.from_array(np.ones((1, 4), np.float32), "x").SerializeToString())
+    # CumSum with its axis computed at run time (run with one out of range: WGK_ERR_INDEX).
+    ax = helper.make_tensor_value_info("ax", TensorProto.INT64, [])
+    g = helper.make_graph([helper.make_node("CumSum", ["x", "ax"], ["y"], name="cs")], "g", [x, ax], [y])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), f"{out}/cumsum_axis.onnx")
+    ox = helper.make_value_info("ox", helper.make_optional_type_proto(
+        helper.make_tensor_type_proto(TensorProto.FLOAT, [1, 4])))
+    g = helper.make_graph([helper.make_node("OptionalGetElement", ["ox"], ["y"], name="get")], "g", [ox], [y])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]), f"{out}/opt_get.onnx")
+    with open(f"{out}/opt_empty.pb", "wb") as f:
+        f.write(onnx.OptionalProto(name="ox", elem_type=0).SerializeToString())
 
 
 if __name__ == "__main__":

@@ -373,7 +373,7 @@ def wasm_cases():
         put("wasm_no_run.wasm", wat(tmp, run="wg_go") + custom("wasmgraph", meta()))
         put("wasm_no_section.wasm", code)
         put("wasm_two_sections.wasm", good + custom("wasmgraph", meta(name="other")))
-        put("wasm_abi2.wasm", code + custom("wasmgraph", meta(abi=2)))
+        put("wasm_abi2.wasm", code + custom("wasmgraph", meta(abi=3)))  # 1 and 2 are known
         put("wasm_abi_export_2.wasm", wat(tmp, abi=2) + custom("wasmgraph", meta()))
         put("wasm_meta_not_json.wasm", code + custom("wasmgraph", b'{"abi":1,"inputs":['))
         put("wasm_meta_empty.wasm", code + custom("wasmgraph", b""))
@@ -405,6 +405,37 @@ def wasm_cases():
             section(1, b"\x01\x60\x00\x00") + code[8:] + custom("wasmgraph", meta()))
 
 
+def sequence_cases():
+    """Malformed sequence and optional models (src/ops/sequence.c, optional.c, src/ir/values.c)."""
+    seq_t = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, None))
+    sx = helper.make_value_info("sx", seq_t)
+    two = [helper.make_node("SequenceConstruct", ["x", "x"], ["s"], name="make")]
+    const = lambda name, v: helper.make_node("Constant", [], [name], name=name,
+                                             value=numpy_helper.from_array(np.array(v, np.int64), name))
+    put("seq_input_no_shape.onnx", model([helper.make_node("SequenceAt", ["sx", "p0"], ["y"], name="at"), const("p0", 0)][::-1],
+                                         inputs=[sx]))
+    put("seq_of_seq_input.onnx", model([helper.make_node("Identity", ["ss"], ["y"], name="id")],
+                                       inputs=[helper.make_value_info("ss", helper.make_sequence_type_proto(seq_t))]))
+    put("seq_map_input.onnx", model([helper.make_node("Identity", ["mp"], ["y"], name="id")],
+                                    inputs=[helper.make_value_info("mp", helper.make_map_type_proto(
+                                        TensorProto.INT64, helper.make_tensor_type_proto(TensorProto.FLOAT, [1])))]))
+    put("seq_at_out_of_range.onnx", model(two + [const("p5", 5), helper.make_node("SequenceAt", ["s", "p5"], ["y"], name="at")]))
+    put("seq_erase_empty.onnx", model([helper.make_node("SequenceEmpty", [], ["s"], name="empty"),
+                                       helper.make_node("SequenceErase", ["s"], ["s2"], name="erase"),
+                                       helper.make_node("ConcatFromSequence", ["s2"], ["y"], name="cat", axis=0)]))
+    put("seq_insert_dtype.onnx", model(two + [const("i", [1, 2, 3, 4]),
+                                              helper.make_node("SequenceInsert", ["s", "i"], ["s2"], name="ins"),
+                                              helper.make_node("ConcatFromSequence", ["s2"], ["y"], name="cat", axis=0)]))
+    put("seq_split_bad_sum.onnx", model([const("sp", [1, 1]),
+                                         helper.make_node("SplitToSequence", ["x", "sp"], ["s"], name="split", axis=1),
+                                         helper.make_node("ConcatFromSequence", ["s"], ["y"], name="cat", axis=1)]))
+    put("seq_at_not_sequence.onnx", model([const("p0", 0), helper.make_node("SequenceAt", ["x", "p0"], ["y"], name="at")]))
+    put("optional_get_empty.onnx", model([helper.make_node("Optional", [], ["o"], name="none",
+                                                           type=helper.make_tensor_type_proto(TensorProto.FLOAT, [1, 4])),
+                                          helper.make_node("OptionalGetElement", ["o"], ["y"], name="get")],
+                                         opsets=[helper.make_opsetid("", 18)]))
+
+
 def main():
     global OUT
     if len(sys.argv) != 2:
@@ -412,6 +443,7 @@ def main():
     OUT = sys.argv[1]
     os.makedirs(OUT, exist_ok=True)
     onnx_cases()
+    sequence_cases()
     wasm_cases()
 
 

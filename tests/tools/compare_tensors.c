@@ -8,7 +8,9 @@
  * NaN matches NaN; integers are compared as int64 (exact). The storage types decode through
  * kernels/include/wgk_storage.h: bfloat16 and the float8/float4 types as floats, int4/int2 and
  * uint4/uint2 as integers. Prints one line
- * with the largest errors; exit 0 when close, 1 when not, 2 on bad input.
+ * with the largest errors; exit 0 when close, 1 when not, 2 on bad input. With --kind
+ * sequence or optional both files are SequenceProto or OptionalProto values, compared
+ * element by element (one line each).
  */
 #include <math.h>
 #include <stdio.h>
@@ -49,34 +51,9 @@ static int64_t load_i(const wgc_value *v, int64_t i)
     return (int64_t)load(v, i);
 }
 
-int main(int argc, char **argv)
+/* Compares one pair of tensors; prints one line (prefix before it); 0 close, 1 not. */
+static int compare_one(wgc_value *v, const char *prefix, double rtol, double atol, bool exact_dtype)
 {
-    double rtol = 1e-4, atol = 1e-5;
-    bool exact_dtype = false;
-    const char *paths[2] = {0};
-    int np = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--rtol") && i + 1 < argc)
-            rtol = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--atol") && i + 1 < argc)
-            atol = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--exact-dtype"))
-            exact_dtype = true;
-        else if (np < 2)
-            paths[np++] = argv[i];
-    }
-    if (np != 2) {
-        fprintf(stderr, "usage: compare_tensors GOT.pb WANT.pb [--rtol R] [--atol A]\n");
-        return 2;
-    }
-    wgc_value v[2] = {0};
-    char err[600];
-    int rc = 2;
-    for (int k = 0; k < 2; k++)
-        if (wg_tensor_file_read_pb(paths[k], &v[k], NULL, err, sizeof err)) {
-            fprintf(stderr, "compare_tensors: %s\n", err);
-            goto done;
-        }
     /* ONNX 1.12's test data stores bfloat16 as uint16 holding the same 16 bits */
     if (v[1].dtype == WG_DT_UINT16 && v[0].dtype == WG_DT_BFLOAT16)
         v[1].dtype = WG_DT_BFLOAT16;
@@ -86,11 +63,10 @@ int main(int argc, char **argv)
         ((!floats || exact_dtype || wg_dtype_is_storage(v[0].dtype) || wg_dtype_is_storage(v[1].dtype)) &&
          v[0].dtype != v[1].dtype)) {
         char a[128], b[128];
-        printf("MISMATCH shape/dtype: got %s %s, want %s %s\n", wg_dtype_name(v[0].dtype),
+        printf("%sMISMATCH shape/dtype: got %s %s, want %s %s\n", prefix, wg_dtype_name(v[0].dtype),
                wgc_shape_str(&v[0].shape, a, sizeof a), wg_dtype_name(v[1].dtype),
                wgc_shape_str(&v[1].shape, b, sizeof b));
-        rc = 1;
-        goto done;
+        return 1;
     }
     int64_t n = wgc_numel(&v[0].shape), bad = 0, worst = -1;
     double max_abs = 0, max_rel = 0;
@@ -105,12 +81,91 @@ int main(int argc, char **argv)
             max_rel = d / fabs(w);
         bad += !ok;
     }
-    printf("%s: %lld elements, %lld outside rtol %g atol %g, max abs err %.3g, max rel err %.3g",
+    printf("%s%s: %lld elements, %lld outside rtol %g atol %g, max abs err %.3g, max rel err %.3g", prefix,
            bad ? "MISMATCH" : "ok", (long long)n, (long long)bad, rtol, atol, max_abs, max_rel);
     if (worst >= 0)
         printf(" (worst at %lld: got %.9g want %.9g)", (long long)worst, load(&v[0], worst), load(&v[1], worst));
     printf("\n");
-    rc = bad ? 1 : 0;
+    return bad ? 1 : 0;
+}
+
+/* --kind sequence|optional: both files are SequenceProto or OptionalProto values: the same
+ * presence, kind of value and element count, every element close. */
+static int compare_values(const char **paths, int kind, double rtol, double atol, bool exact_dtype)
+{
+    wg_value_file v[2] = {0};
+    char err[600];
+    int rc = 2;
+    for (int k = 0; k < 2; k++)
+        if (wg_value_file_read_pb(paths[k], kind, &v[k], err, sizeof err)) {
+            fprintf(stderr, "compare_tensors: %s\n", err);
+            goto done;
+        }
+    rc = 1;
+    if (v[0].present != v[1].present || (v[0].present && v[0].holds_sequence != v[1].holds_sequence) ||
+        v[0].n_elems != v[1].n_elems) {
+        printf("MISMATCH value: got %s%s of %d tensors, want %s%s of %d\n", v[0].present ? "" : "empty ",
+               v[0].holds_sequence ? "sequence" : "tensor", v[0].n_elems, v[1].present ? "" : "empty ",
+               v[1].holds_sequence ? "sequence" : "tensor", v[1].n_elems);
+        goto done;
+    }
+    rc = 0;
+    if (!v[0].n_elems)
+        printf("ok: %s value\n", v[0].present ? "no tensors in the" : "empty");
+    for (int k = 0; k < v[0].n_elems; k++) {
+        wgc_value pair[2] = {v[0].elems[k], v[1].elems[k]};
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "element %d: ", k);
+        rc |= compare_one(pair, prefix, rtol, atol, exact_dtype);
+    }
+done:
+    wg_value_file_free(&v[0]);
+    wg_value_file_free(&v[1]);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    double rtol = 1e-4, atol = 1e-5;
+    bool exact_dtype = false;
+    int kind = WG_VALUE_TENSOR;
+    const char *paths[2] = {0};
+    int np = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--rtol") && i + 1 < argc)
+            rtol = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--atol") && i + 1 < argc)
+            atol = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--exact-dtype"))
+            exact_dtype = true;
+        else if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
+            const char *k = argv[++i];
+            kind = !strcmp(k, "sequence") ? WG_VALUE_SEQUENCE : !strcmp(k, "optional") ? WG_VALUE_OPTIONAL : -1;
+            if (kind < 0 && strcmp(k, "tensor")) {
+                fprintf(stderr, "compare_tensors: --kind is tensor, sequence or optional, not '%s'\n", k);
+                return 2;
+            }
+            if (kind < 0)
+                kind = WG_VALUE_TENSOR;
+        } else if (np < 2)
+            paths[np++] = argv[i];
+    }
+    if (np != 2) {
+        fprintf(stderr, "usage: compare_tensors GOT.pb WANT.pb [--rtol R] [--atol A] [--exact-dtype] "
+                        "[--kind tensor|sequence|optional]\n");
+        return 2;
+    }
+    if (kind != WG_VALUE_TENSOR)
+        return compare_values(paths, kind, rtol, atol, exact_dtype);
+    wgc_value v[2] = {0};
+    char err[600];
+    int rc = 2;
+    for (int k = 0; k < 2; k++)
+        if (wg_tensor_file_read_pb(paths[k], &v[k], NULL, err, sizeof err)) {
+            fprintf(stderr, "compare_tensors: %s\n", err);
+            goto done;
+        }
+    rc = compare_one(v, "", rtol, atol, exact_dtype);
 done:
     free(v[0].data);
     free(v[1].data);

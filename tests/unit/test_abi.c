@@ -55,7 +55,7 @@ static void check_row(wg_runtime *rt, const char *dir, const char *file, const c
     if (at_inspect && st)
         CHECK(has_fragment(err, frag), "%s: '%s' lacks '%s'", file, err, frag);
     if (!st) {
-        CHECK(info && info->abi == WG_ABI_VERSION && info->num_outputs > 0 && info->metadata_json,
+        CHECK(info && (info->abi == WG_ABI_VERSION || info->abi == WG_ABI_VERSION_VALUES) && info->num_outputs > 0 && info->metadata_json,
               "%s: inspected info", file);
         wg_model_info_free(info);
     }
