@@ -285,5 +285,26 @@ if [ -s "$D/decoder_attention.onnx" ]; then
     fi
 fi
 
+# 10. The benchmark's int8 and fp16 models (tools/make_bench_models.py, in the model cache)
+#     against their fp32 originals: ours no farther from the fp32 output than
+#     onnxruntime's run of the same model (tests/models/quantized_vs_fp32.py says why that
+#     is the bound). Skipped when the models venv or the model cache is absent.
+MPY=${WG_MODELS_PYTHON:-$HOME/.cache/wasmgraph/venv-models/bin/python}
+MDIR=${WG_MODELS_DIR:-$HOME/.cache/wasmgraph/models}
+if [ -x "$MPY" ] && [ -d "$MDIR" ]; then
+    "$MPY" tests/models/quantized_vs_fp32.py "$W" "$MDIR" "$OUT/quantized" > "$OUT/quantized.log" 2>&1
+    qrc=$? qfail=0
+    while read -r status rest; do
+        case $status in
+            ok) ok "$rest" ;;
+            FAIL) bad "$rest"; qfail=1 ;;
+            skip) echo "skip $rest" ;;
+        esac
+    done < "$OUT/quantized.log"
+    [ "$qrc" -eq 0 ] || [ "$qfail" -eq 1 ] || { cat "$OUT/quantized.log"; bad "quantized_vs_fp32.py (exit $qrc)"; }
+else
+    echo "skip quantized models (no models venv or model cache: scripts/setup.sh --models, make bench-models)"
+fi
+
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
