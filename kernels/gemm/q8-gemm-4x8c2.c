@@ -57,6 +57,37 @@ static void splat_group(const int16_t *work, size_t kp, int m0, int rows, int16_
     }
 }
 
+/* Rows r[0..3] of work (repeats allowed) times one packed panel, with load-splats; stores
+ * rows < rows and columns < cols of the 4 x 8 result at c. */
+static void tile_loadsplat(const int16_t *const r[4], const int16_t *pb, size_t pairs, int32_t *c,
+                           int ldc, int rows, int cols)
+{
+    v128_t acc[4][2];
+    for (int i = 0; i < 4; i++)
+        acc[i][0] = acc[i][1] = wasm_i32x4_splat(0);
+    for (size_t kk = 0; kk < pairs; kk++) {
+        const v128_t b0 = wasm_v128_load(pb + kk * 16), b1 = wasm_v128_load(pb + kk * 16 + 8);
+        for (int i = 0; i < 4; i++) {
+            const v128_t av = wasm_v128_load32_splat(r[i] + 2 * kk);
+            acc[i][0] = wasm_i32x4_add(acc[i][0], wasm_i32x4_dot_i16x8(av, b0));
+            acc[i][1] = wasm_i32x4_add(acc[i][1], wasm_i32x4_dot_i16x8(av, b1));
+        }
+    }
+    for (int i = 0; i < rows; i++) {
+        int32_t *cr = c + (size_t)i * ldc;
+        if (cols == 8) {
+            wasm_v128_store(cr, acc[i][0]);
+            wasm_v128_store(cr + 4, acc[i][1]);
+        } else {
+            int32_t t[8];
+            wasm_v128_store(t, acc[i][0]);
+            wasm_v128_store(t + 4, acc[i][1]);
+            for (int j = 0; j < cols; j++)
+                cr[j] = t[j];
+        }
+    }
+}
+
 /* One splatted group (splat_group) times one packed panel; stores rows < rows and
  * columns < cols of the 4 x 8 result at c. Plain vector loads only, two k pairs a step. */
 static void tile(const int16_t *s, const int16_t *pb, size_t pairs, int32_t *c, int ldc, int rows,
@@ -124,7 +155,23 @@ void wgk_q8_gemm_widened(const wgk_q8_gemm_args *g)
      * passes every group of the block (in L2). */
     const size_t group = 16 * kp;
     int16_t *splat = g->work + ((size_t)g->M * kp + 7) / 8 * 8;
-    const int per = (int)((wgk_qgemm_splat_size((size_t)g->K) - 8) / group);
+    const int per = (int)wgk_qgemm_splat_groups((size_t)g->M, (size_t)g->K);
+    if (per == 0) {
+        /* Panel outer, rows inner: the panel stays in L1 while the rows stream. */
+        for (int p = 0; p < panels; p++) {
+            const int16_t *pb = g->b + (size_t)p * kp * WGK_QGEMM_NR;
+            const int n0 = p * WGK_QGEMM_NR;
+            const int cols = g->N - n0 < WGK_QGEMM_NR ? g->N - n0 : WGK_QGEMM_NR;
+            for (int m0 = 0; m0 < g->M; m0 += WGK_QGEMM_MR) {
+                const int rows = g->M - m0 < WGK_QGEMM_MR ? g->M - m0 : WGK_QGEMM_MR;
+                const int16_t *r[4];
+                for (int i = 0; i < 4; i++)
+                    r[i] = g->work + (size_t)(m0 + (i < rows ? i : rows - 1)) * kp;
+                tile_loadsplat(r, pb, pairs, g->c + (size_t)m0 * g->ldc + n0, g->ldc, rows, cols);
+            }
+        }
+        return;
+    }
     for (int mb = 0; mb < g->M; mb += 4 * per) {
         const int groups = (g->M - mb + 3) / 4 < per ? (g->M - mb + 3) / 4 : per;
         for (int i = 0; i < groups; i++) {
