@@ -301,7 +301,7 @@ else
     bad "generate control-flow models"
 fi
 
-# 10. Silero VAD (npm @ricky0123/vad-web: v5, v6, legacy), control flow on a run-time sample
+# 11. Silero VAD (npm @ricky0123/vad-web: v5, v6, legacy), control flow on a run-time sample
 #     rate with the LSTM state carried over 200 chunks, against onnxruntime-node
 #     (tests/models/silero_vad.sh; skipped without the model cache: setup.sh --models).
 while IFS= read -r line; do
@@ -311,6 +311,27 @@ while IFS= read -r line; do
         *) echo "$line" ;;
     esac
 done < <(tests/models/silero_vad.sh)
+
+# 12. The benchmark's int8 and fp16 models (tools/make_bench_models.py, in the model cache)
+#     against their fp32 originals: ours no farther from the fp32 output than
+#     onnxruntime's run of the same model (tests/models/quantized_vs_fp32.py says why that
+#     is the bound). Skipped when the models venv or the model cache is absent.
+MPY=${WG_MODELS_PYTHON:-$HOME/.cache/wasmgraph/venv-models/bin/python}
+MDIR=${WG_MODELS_DIR:-$HOME/.cache/wasmgraph/models}
+if [ -x "$MPY" ] && [ -d "$MDIR" ]; then
+    "$MPY" tests/models/quantized_vs_fp32.py "$W" "$MDIR" "$OUT/quantized" > "$OUT/quantized.log" 2>&1
+    qrc=$? qfail=0
+    while read -r status rest; do
+        case $status in
+            ok) ok "$rest" ;;
+            FAIL) bad "$rest"; qfail=1 ;;
+            skip) echo "skip $rest" ;;
+        esac
+    done < "$OUT/quantized.log"
+    [ "$qrc" -eq 0 ] || [ "$qfail" -eq 1 ] || { cat "$OUT/quantized.log"; bad "quantized_vs_fp32.py (exit $qrc)"; }
+else
+    echo "skip quantized models (no models venv or model cache: scripts/setup.sh --models, make bench-models)"
+fi
 
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -31,10 +31,36 @@ static void widen_a(const wgk_q8_gemm_args *g, size_t kp)
 }
 
 #ifdef __wasm_simd128__
-/* Rows r[0..3] of work (repeats allowed) times one packed panel; stores rows < rows
- * and columns < cols of the 4 x 8 result at c. */
-static void tile(const int16_t *const r[4], const int16_t *pb, size_t pairs, int32_t *c,
-                 int ldc, int rows, int cols)
+/* Rows m0..m0+rows-1 of work into the splat area at s: s[kk*32 + r*8 + 0..7] is the pair
+ * A(m0+r, 2kk..2kk+1) four times over; rows past `rows` are zero. */
+static void splat_group(const int16_t *work, size_t kp, int m0, int rows, int16_t *s)
+{
+    const size_t pairs = kp / 2;
+    for (int r = 0; r < 4; r++) {
+        int16_t *d = s + r * 8;
+        if (r >= rows) {
+            for (size_t kk = 0; kk < pairs; kk++)
+                wasm_v128_store(d + kk * 32, wasm_i32x4_splat(0));
+            continue;
+        }
+        const int16_t *w = work + (size_t)(m0 + r) * kp;
+        size_t kk = 0;
+        for (; kk + 4 <= pairs; kk += 4) {
+            const v128_t v = wasm_v128_load(w + 2 * kk);
+            wasm_v128_store(d + kk * 32, wasm_i32x4_shuffle(v, v, 0, 0, 0, 0));
+            wasm_v128_store(d + kk * 32 + 32, wasm_i32x4_shuffle(v, v, 1, 1, 1, 1));
+            wasm_v128_store(d + kk * 32 + 64, wasm_i32x4_shuffle(v, v, 2, 2, 2, 2));
+            wasm_v128_store(d + kk * 32 + 96, wasm_i32x4_shuffle(v, v, 3, 3, 3, 3));
+        }
+        for (; kk < pairs; kk++)
+            wasm_v128_store(d + kk * 32, wasm_v128_load32_splat(w + 2 * kk));
+    }
+}
+
+/* Rows r[0..3] of work (repeats allowed) times one packed panel, with load-splats; stores
+ * rows < rows and columns < cols of the 4 x 8 result at c. */
+static void tile_loadsplat(const int16_t *const r[4], const int16_t *pb, size_t pairs, int32_t *c,
+                           int ldc, int rows, int cols)
 {
     v128_t acc[4][2];
     for (int i = 0; i < 4; i++)
@@ -47,6 +73,53 @@ static void tile(const int16_t *const r[4], const int16_t *pb, size_t pairs, int
             acc[i][1] = wasm_i32x4_add(acc[i][1], wasm_i32x4_dot_i16x8(av, b1));
         }
     }
+    for (int i = 0; i < rows; i++) {
+        int32_t *cr = c + (size_t)i * ldc;
+        if (cols == 8) {
+            wasm_v128_store(cr, acc[i][0]);
+            wasm_v128_store(cr + 4, acc[i][1]);
+        } else {
+            int32_t t[8];
+            wasm_v128_store(t, acc[i][0]);
+            wasm_v128_store(t + 4, acc[i][1]);
+            for (int j = 0; j < cols; j++)
+                cr[j] = t[j];
+        }
+    }
+}
+
+/* One splatted group (splat_group) times one packed panel; stores rows < rows and
+ * columns < cols of the 4 x 8 result at c. Plain vector loads only, two k pairs a step. */
+static void tile(const int16_t *s, const int16_t *pb, size_t pairs, int32_t *c, int ldc, int rows,
+                 int cols)
+{
+    v128_t c00 = wasm_i32x4_splat(0), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00,
+           c30 = c00, c31 = c00;
+#define STEP(S, B)                                                                         \
+    do {                                                                                   \
+        const v128_t b0 = wasm_v128_load(B), b1 = wasm_v128_load((B) + 8);                 \
+        v128_t a = wasm_v128_load(S);                                                      \
+        c00 = wasm_i32x4_add(c00, wasm_i32x4_dot_i16x8(a, b0));                            \
+        c01 = wasm_i32x4_add(c01, wasm_i32x4_dot_i16x8(a, b1));                            \
+        a = wasm_v128_load((S) + 8);                                                       \
+        c10 = wasm_i32x4_add(c10, wasm_i32x4_dot_i16x8(a, b0));                            \
+        c11 = wasm_i32x4_add(c11, wasm_i32x4_dot_i16x8(a, b1));                            \
+        a = wasm_v128_load((S) + 16);                                                      \
+        c20 = wasm_i32x4_add(c20, wasm_i32x4_dot_i16x8(a, b0));                            \
+        c21 = wasm_i32x4_add(c21, wasm_i32x4_dot_i16x8(a, b1));                            \
+        a = wasm_v128_load((S) + 24);                                                      \
+        c30 = wasm_i32x4_add(c30, wasm_i32x4_dot_i16x8(a, b0));                            \
+        c31 = wasm_i32x4_add(c31, wasm_i32x4_dot_i16x8(a, b1));                            \
+    } while (0)
+    size_t kk = 0;
+    for (; kk + 2 <= pairs; kk += 2, s += 64, pb += 32) {
+        STEP(s, pb);
+        STEP(s + 32, pb + 16);
+    }
+    if (kk < pairs)
+        STEP(s, pb);
+#undef STEP
+    const v128_t acc[4][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
     for (int i = 0; i < rows; i++) {
         int32_t *cr = c + (size_t)i * ldc;
         if (cols == 8) {
@@ -77,6 +150,46 @@ void wgk_q8_gemm_widened(const wgk_q8_gemm_args *g)
         return;
     const size_t kp = wgk_qgemm_kp((size_t)g->K), pairs = kp / 2;
     const int panels = (g->N + WGK_QGEMM_NR - 1) / WGK_QGEMM_NR;
+#ifdef __wasm_simd128__
+    /* Blocks of 4-row groups, splatted once; per block, each panel (Kp x 8 int16, in L1)
+     * passes every group of the block (in L2). */
+    const size_t group = 16 * kp;
+    int16_t *splat = g->work + ((size_t)g->M * kp + 7) / 8 * 8;
+    const int per = (int)wgk_qgemm_splat_groups((size_t)g->M, (size_t)g->K);
+    if (per == 0) {
+        /* Panel outer, rows inner: the panel stays in L1 while the rows stream. */
+        for (int p = 0; p < panels; p++) {
+            const int16_t *pb = g->b + (size_t)p * kp * WGK_QGEMM_NR;
+            const int n0 = p * WGK_QGEMM_NR;
+            const int cols = g->N - n0 < WGK_QGEMM_NR ? g->N - n0 : WGK_QGEMM_NR;
+            for (int m0 = 0; m0 < g->M; m0 += WGK_QGEMM_MR) {
+                const int rows = g->M - m0 < WGK_QGEMM_MR ? g->M - m0 : WGK_QGEMM_MR;
+                const int16_t *r[4];
+                for (int i = 0; i < 4; i++)
+                    r[i] = g->work + (size_t)(m0 + (i < rows ? i : rows - 1)) * kp;
+                tile_loadsplat(r, pb, pairs, g->c + (size_t)m0 * g->ldc + n0, g->ldc, rows, cols);
+            }
+        }
+        return;
+    }
+    for (int mb = 0; mb < g->M; mb += 4 * per) {
+        const int groups = (g->M - mb + 3) / 4 < per ? (g->M - mb + 3) / 4 : per;
+        for (int i = 0; i < groups; i++) {
+            const int m0 = mb + 4 * i;
+            splat_group(g->work, kp, m0, g->M - m0 < 4 ? g->M - m0 : 4, splat + (size_t)i * group);
+        }
+        for (int p = 0; p < panels; p++) {
+            const int16_t *pb = g->b + (size_t)p * kp * WGK_QGEMM_NR;
+            const int n0 = p * WGK_QGEMM_NR;
+            const int cols = g->N - n0 < WGK_QGEMM_NR ? g->N - n0 : WGK_QGEMM_NR;
+            for (int i = 0; i < groups; i++) {
+                const int m0 = mb + 4 * i;
+                tile(splat + (size_t)i * group, pb, pairs, g->c + (size_t)m0 * g->ldc + n0, g->ldc,
+                     g->M - m0 < 4 ? g->M - m0 : 4, cols);
+            }
+        }
+    }
+#else
     /* Panel outer, rows inner: the panel (Kp x 8 int16) stays in L1 while the rows stream. */
     for (int p = 0; p < panels; p++) {
         const int16_t *pb = g->b + (size_t)p * kp * WGK_QGEMM_NR;
@@ -85,12 +198,6 @@ void wgk_q8_gemm_widened(const wgk_q8_gemm_args *g)
         for (int m0 = 0; m0 < g->M; m0 += WGK_QGEMM_MR) {
             const int rows = g->M - m0 < WGK_QGEMM_MR ? g->M - m0 : WGK_QGEMM_MR;
             int32_t *c = g->c + (size_t)m0 * g->ldc + n0;
-#ifdef __wasm_simd128__
-            const int16_t *r[4];
-            for (int i = 0; i < 4; i++)
-                r[i] = g->work + (size_t)(m0 + (i < rows ? i : rows - 1)) * kp;
-            tile(r, pb, pairs, c, g->ldc, rows, cols);
-#else
             for (int i = 0; i < rows; i++) {
                 const int16_t *w = g->work + (size_t)(m0 + i) * kp;
                 for (int j = 0; j < cols; j++) {
@@ -102,7 +209,7 @@ void wgk_q8_gemm_widened(const wgk_q8_gemm_args *g)
                     c[(size_t)i * g->ldc + j] = (int32_t)s;
                 }
             }
-#endif
         }
     }
+#endif
 }

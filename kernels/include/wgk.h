@@ -32,5 +32,6 @@
 #include "wgk_vmath.h"
 #include "wgk_qgemm.h"
 #include "wgk_storage.h"
+#include "wgk_f16.h"
 
 #endif

@@ -14,8 +14,9 @@
  *   packed[p*Kp*8 + (k/2)*16 + (n%8)*2 + (k%2)] = B(k,n) - zb(n); padding (k >= K,
  *   n >= N) is 0.
  *
- * The SIMD128 kernel widens A's rows to int16 minus za into work (M*Kp int16), then for
- * each panel of 8 columns and each block of 4 rows multiplies with i32x4.dot_i16x8_s
+ * The SIMD128 kernel widens A's rows to int16 minus za into work (M*Kp int16), broadcasts
+ * blocks of 4-row groups into the splat area behind them (wgk_qgemm_splat_groups), then for
+ * each panel of 8 columns and each group of the block multiplies with i32x4.dot_i16x8_s
  * (two k per lane, products up to 255*255 so a pair cannot overflow), 8 accumulators.
  * The scalar build runs the same layout in plain loops.
  *
@@ -40,8 +41,25 @@ static inline size_t wgk_qgemm_pack_b_size(size_t K, size_t N)
     return (N + WGK_QGEMM_NR - 1) / WGK_QGEMM_NR * WGK_QGEMM_NR * wgk_qgemm_kp(K);
 }
 
-/* int16 elements of the work buffer (A widened). */
-static inline size_t wgk_qgemm_work_size(size_t M, size_t K) { return M * wgk_qgemm_kp(K); }
+/* The SIMD128 kernel broadcasts each 4-row group of widened A into a splat area behind
+ * the widened rows (16 Kp int16 per group: every k pair of every row as a whole vector),
+ * so that its inner loop does plain vector loads, no load-splats (slow in Cranelift) nor
+ * lane shuffles (on the ports the dot products need). The area holds all of A's groups
+ * or as many as fit in WGK_QGEMM_SPLAT_MAX int16 (1 MiB); each block of groups it holds
+ * reads all of B once. When fewer than 4 groups fit (K above 8192) and A has more, the
+ * kernel multiplies with load-splats instead (B would otherwise be read every 8 rows). */
+#define WGK_QGEMM_SPLAT_MAX 524288
+static inline size_t wgk_qgemm_splat_groups(size_t M, size_t K)
+{
+    const size_t need = (M + 3) / 4, fit = WGK_QGEMM_SPLAT_MAX / (16 * wgk_qgemm_kp(K));
+    return need <= fit ? need : fit >= 4 ? fit : 0;
+}
+
+/* int16 elements of the work buffer (A widened, then the splat area and its alignment). */
+static inline size_t wgk_qgemm_work_size(size_t M, size_t K)
+{
+    return M * wgk_qgemm_kp(K) + wgk_qgemm_splat_groups(M, K) * 16 * wgk_qgemm_kp(K) + 8;
+}
 
 static inline int32_t wgk_qgemm_load8(const void *p, int dt, size_t i)
 {
@@ -74,7 +92,7 @@ typedef struct wgk_q8_gemm_args {
     const int16_t *b; /* wgk_qgemm_pack_b layout */
     int32_t *c;
     int ldc;
-    int16_t *work; /* wgk_qgemm_work_size(M, K) int16, 4-byte aligned */
+    int16_t *work; /* wgk_qgemm_work_size(M, K) int16, 16-byte aligned */
 } wgk_q8_gemm_args;
 
 void wgk_q8_gemm(const wgk_q8_gemm_args *g);

@@ -4,7 +4,8 @@
  * (with a period shorter than M, as for stacked batches) and per column of B; the
  * extremes (255 - 0) * (-128 - 127); M 1..9 (row blocks of 4 and their tails), N 1..17
  * (panels of 8 and their tails), K 1..35 odd and even (pairs, the 16-byte widening and
- * its tail), lda and ldc wider than the matrix. And wgk_f32_qu8_dynamic_quantize against
+ * its tail), K so long that 20 rows take two blocks of the splat area (LONGK) or that
+ * the kernel takes load-splats instead (HUGEK), lda and ldc wider than the matrix. And wgk_f32_qu8_dynamic_quantize against
  * the ONNX formulas written out here: random, all-zero, all-positive, all-negative and
  * NaN-holding inputs, lengths 1..40 (SIMD body and tail). And wgk_q8_conv against the
  * int32 direct convolution: uint8/int8 x and w, padding (taps take x's zero point),
@@ -18,9 +19,14 @@
 #define MAXM 9
 #define MAXN 17
 #define MAXK 35
-static uint8_t A[MAXM * (MAXK + 3)], B[MAXK * MAXN], ZA[MAXM], ZB[MAXN];
-static int16_t PB[(MAXN + 7) / 8 * 8 * (MAXK + 1)], WORK[MAXM * (MAXK + 1)];
-static int32_t C[MAXM * (MAXN + 2)];
+/* The long cases: K = LONGK fits 4 row groups in the splat area, so 20 rows take two
+ * blocks; K = HUGEK fits fewer than 4 (the load-splat path). */
+#define LONGK (WGK_QGEMM_SPLAT_MAX / 64)
+#define HUGEK (WGK_QGEMM_SPLAT_MAX / 16 + 1)
+#define LONGM 20
+static uint8_t A[LONGM * (HUGEK + 3)], B[HUGEK * MAXN], ZA[LONGM], ZB[MAXN];
+static int16_t PB[(MAXN + 7) / 8 * 8 * (HUGEK + 1)], WORK[LONGM * (HUGEK + 1) + WGK_QGEMM_SPLAT_MAX + 8];
+static int32_t C[LONGM * (MAXN + 2)];
 static uint32_t seed = 99;
 
 static uint32_t rnd(void)
@@ -40,7 +46,7 @@ static void one(int M, int N, int K, int adt, int bdt, int zmode, int extreme)
         A[i] = extreme ? (adt == 2 ? 255 : 0x80) : (uint8_t)rnd();
     for (int i = 0; i < K * N; i++)
         B[i] = extreme ? (bdt == 2 ? 0 : 0x80) : (uint8_t)rnd();
-    for (int i = 0; i < MAXM; i++)
+    for (int i = 0; i < LONGM; i++)
         ZA[i] = extreme ? (adt == 2 ? 0 : 0x7f) : (uint8_t)rnd();
     for (int i = 0; i < MAXN; i++)
         ZB[i] = extreme ? (bdt == 2 ? 255 : 0x7f) : (uint8_t)rnd();
@@ -87,6 +93,12 @@ static void gemm_tests(void)
                         one(Ms[mi], Ns[ni], Ks[ki], 2 + (dt & 1), 2 + (dt >> 1), z, 0);
     for (int dt = 0; dt < 4; dt++)
         one(9, 17, 35, 2 + (dt & 1), 2 + (dt >> 1), 1, 1);
+    for (int z = 0; z < 3; z++) {
+        one(LONGM, 17, LONGK, 2, 3, z, 0);
+        one(9, 9, HUGEK, 3, 2, z, 0);
+    }
+    WGKT_CHECK(wgk_qgemm_splat_groups(LONGM, LONGK) == 4 && wgk_qgemm_splat_groups(9, HUGEK) == 0,
+               "the long cases take two splat blocks and the load-splat path");
 }
 
 /* The ONNX DynamicQuantizeLinear formulas, one element at a time. */

@@ -1,5 +1,14 @@
 /* emitter.c: the buffers behind emit.h (C text of wg_run, the weights segment, the size of
- * the prepared-weights region). */
+ * the prepared-weights region).
+ *
+ * Float16 storage: in a model whose float16 weights lower_fp16 widened
+ * (g->fp16_weights), a weight of at least WGC_HALF_MIN_BYTES whose every 32-bit word
+ * comes back bit for bit from float16 (so every value is a float16 value: the widened
+ * weights, and whatever the compiler packed or folded from them alone) is written to the
+ * weights segment as float16 and widened by the module into the prepared-weights region
+ * on the first run of the step that placed it (generate.c, wgk_f16_widen); the expression
+ * the op gets points there. The module file then holds the float16 bytes, and the
+ * kernels read float32 as in any model. */
 #include "emitter.h"
 
 #include <math.h>
@@ -19,6 +28,9 @@ wg_status wgc_emitter_init(wgc_emitter *e, wgc_graph *g, const wgc_plan *plan, c
     e->weight_off = malloc(sizeof(int64_t) * (size_t)(g->n_tensors + 1));
     if (!e->weight_off)
         return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
+    e->weight_half = calloc((size_t)g->n_tensors + 1, sizeof(bool));
+    if (!e->weight_half)
+        return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
     for (int i = 0; i < g->n_tensors; i++)
         e->weight_off[i] = -1;
     return WG_OK;
@@ -29,6 +41,8 @@ void wgc_emitter_free(wgc_emitter *e)
     free(e->body);
     free(e->weights);
     free(e->weight_off);
+    free(e->weight_half);
+    free(e->halves);
     free(e->step_weights);
     memset(e, 0, sizeof *e);
 }
@@ -97,14 +111,77 @@ static int64_t weight_add(wgc_emitter *e, const void *data, size_t bytes)
     return (int64_t)off;
 }
 
+/* Below this a weight stays float32: the conversion's code would cost more than it saves. */
+#define WGC_HALF_MIN_BYTES 1024
+
+/* True when every 32-bit word of data (bytes of it) is a float whose float16 rounding
+ * widens back to the same bits. */
+static bool halves_exactly(const void *data, size_t bytes)
+{
+    if (bytes % 4)
+        return false;
+    const uint8_t *p = data;
+    for (size_t i = 0; i < bytes; i += 4) {
+        float f, r;
+        memcpy(&f, p + i, 4);
+        r = wg_f16_to_f32(wg_f32_to_f16(f));
+        if (memcmp(&f, &r, 4))
+            return false;
+    }
+    return true;
+}
+
+/* Places a weight: as float32 at W(off), or as float16 widened into P(off) (*half set).
+ * Returns off, or -1 when out of memory. */
+static int64_t place_weight(wgc_emitter *e, const void *data, size_t bytes, bool *half)
+{
+    *half = false;
+    if (!e->g->fp16_weights || bytes < WGC_HALF_MIN_BYTES || !halves_exactly(data, bytes))
+        return weight_add(e, data, bytes);
+    const size_t n = bytes / 4;
+    if (e->n_halves == e->cap_halves) {
+        const int nc = e->cap_halves ? 2 * e->cap_halves : 64;
+        wgc_half_blob *nb = realloc(e->halves, sizeof *nb * (size_t)nc);
+        if (!nb) {
+            e->failed = true;
+            return -1;
+        }
+        e->halves = nb;
+        e->cap_halves = nc;
+    }
+    uint16_t *h = malloc(2 * n);
+    if (!h) {
+        e->failed = true;
+        return -1;
+    }
+    const uint8_t *p = data;
+    for (size_t i = 0; i < n; i++) {
+        float f;
+        memcpy(&f, p + 4 * i, 4);
+        h[i] = wg_f32_to_f16(f);
+    }
+    const int64_t woff = weight_add(e, h, 2 * n);
+    free(h);
+    const char *pexpr;
+    const uint64_t poff = ((uint64_t)e->plen + 63) & ~(uint64_t)63;
+    if (woff < 0 || wgc_prepared(e, bytes, &pexpr)) {
+        e->failed = true;
+        return -1;
+    }
+    e->halves[e->n_halves++] = (wgc_half_blob){(uint64_t)woff, poff, n};
+    *half = true;
+    return (int64_t)poff;
+}
+
 const char *wgc_ptr(wgc_emitter *e, wgc_graph *g, int t)
 {
     char *s = ring_next(e);
     const wgc_tensor *x = &g->tensors[t];
     if (x->data) {
         if (e->weight_off[t] < 0)
-            e->weight_off[t] = weight_add(e, x->data, (size_t)(wgc_numel(&x->shape) * (int64_t)wg_dtype_size(x->dtype)));
-        snprintf(s, 96, "W(%lld)", (long long)e->weight_off[t]);
+            e->weight_off[t] = place_weight(e, x->data, (size_t)(wgc_numel(&x->shape) * (int64_t)wg_dtype_size(x->dtype)),
+                                            &e->weight_half[t]);
+        snprintf(s, 96, "%s(%lld)", e->weight_half[t] ? "P" : "W", (long long)e->weight_off[t]);
     } else if (x->addr >= 0) {
         snprintf(s, 96, "A(%lld)", (long long)x->addr);
     } else {
@@ -134,11 +211,12 @@ const char *wgc_scratch(wgc_emitter *e)
 
 wg_status wgc_weight(wgc_emitter *e, const void *data, size_t bytes, const char **expr)
 {
-    int64_t off = weight_add(e, data, bytes);
+    bool half;
+    int64_t off = place_weight(e, data, bytes, &half);
     if (off < 0)
         return WG_ERR_NOMEM;
     char *s = ring_next(e);
-    snprintf(s, 96, "W(%lld)", (long long)off);
+    snprintf(s, 96, "%s(%lld)", half ? "P" : "W", (long long)off);
     *expr = s;
     return WG_OK;
 }

@@ -5,6 +5,12 @@
 #include "../plan/plan.h"
 #include "../ops/emit.h"
 
+/* A float32 weight stored as float16 (emitter.c): n halves at W(woff), widened on the
+ * first run of the step that placed it into n floats at P(poff). */
+typedef struct wgc_half_blob {
+    uint64_t woff, poff, n;
+} wgc_half_blob;
+
 struct wgc_emitter {
     wgc_target target;
     wgc_graph *g;
@@ -16,6 +22,9 @@ struct wgc_emitter {
     size_t wlen, wcap;
     int64_t *weight_off;  /* per tensor: offset in weights, -1 until placed */
     size_t plen;          /* bytes reserved in the prepared-weights region (wgc_prepared) */
+    bool *weight_half;    /* per tensor: placed as float16, weight_off is then its P offset */
+    wgc_half_blob *halves; /* float16 weights to widen, in the order steps place them */
+    int n_halves, cap_halves;
     size_t static_bytes;  /* static data the ops' code declares (wgc_static_data) */
     size_t *step_weights; /* per step of wg_run_step: bytes of weights it and the steps before read */
     int n_steps;

@@ -9,7 +9,9 @@
  *                                   no bytes in the file; filled by the ops' code on the
  *                                   first or second run (Winograd filters, transformed from the
  *                                   packed filters in the weights segment: 16/9 or 36/9 larger, so
- *                                   storing them would add ~54 MiB to ResNet-50 v2)
+ *                                   storing them would add ~54 MiB to ResNet-50 v2; float16
+ *                                   weights widened on the first run of the step that
+ *                                   reads them, emitter.c)
  *   [arena_base, +arena_bytes)      inputs, outputs, intermediates, scratch
  *   [global_base, ...)              the kernels' and ops' static data (WGC_STATIC_DATA_BUDGET
  *                                   + wgc_static_data), then the stack (wasm-ld)
@@ -133,13 +135,23 @@ static void emit_output_copies(wgc_emitter *e, wgc_graph *g)
 /* The step function: span[2k], span[2k+1] bound step k's code in e->body. Returns
  * WGK_ERR_NO_STEP (-1) past the last one. A profile build also gets its node steps by the
  * names `wasmgraph profile` uses. */
-static void put_steps(text *t, const wgc_emitter *e, const size_t *span, int n_steps, int n_node_steps,
-                      bool profile)
+static void put_steps(text *t, const wgc_emitter *e, const size_t *span, const int *halves, int n_steps,
+                      int n_node_steps, bool profile)
 {
     put(t, "__attribute__((export_name(\"wg_run_steps\"))) int wg_run_steps(void) { return %d; }\n\n", n_steps);
     put(t, "__attribute__((export_name(\"wg_run_step\"))) int wg_run_step(int k)\n{\n    switch (k) {\n");
-    for (int k = 0; k < n_steps; k++)
-        put(t, "    case %d: {\n%.*s    } break;\n", k, (int)(span[2 * k + 1] - span[2 * k]), e->body + span[2 * k]);
+    for (int k = 0; k < n_steps; k++) {
+        put(t, "    case %d: {\n", k);
+        /* The float16 weights this step placed (emitter.c), widened on its first run. */
+        if (halves[2 * k + 1] > halves[2 * k]) {
+            put(t, "    static int widened;\n    if (!widened) {\n");
+            for (int h = halves[2 * k]; h < halves[2 * k + 1]; h++)
+                put(t, "        wgk_f16_widen(W(%llu), P(%llu), %llu);\n", (unsigned long long)e->halves[h].woff,
+                    (unsigned long long)e->halves[h].poff, (unsigned long long)e->halves[h].n);
+            put(t, "        widened = 1;\n    }\n");
+        }
+        put(t, "%.*s    } break;\n", (int)(span[2 * k + 1] - span[2 * k]), e->body + span[2 * k]);
+    }
     put(t, "    default: return WGK_ERR_NO_STEP;\n    }\n    return 0;\n}\n\n");
     if (profile) {
         put(t, "__attribute__((export_name(\"wg_profile_steps\"))) int wg_profile_steps(void) { return %d; }\n\n",
@@ -156,12 +168,14 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     text t = {0};
     wg_status st = WG_OK;
     size_t *span = NULL; /* [start, end) of each step's code in e->body */
+    int *halves = NULL;  /* [start, end) of each step's float16 weights in e->halves */
     int n_steps = 0;
     *src = NULL;
     if ((st = check_abi_limits(g)))
         return st;
     /* One step per live node and one for the output copies. */
     if (!(span = malloc(sizeof *span * 2 * (size_t)(g->n_nodes + 1))) ||
+        !(halves = malloc(sizeof *halves * 2 * (size_t)(g->n_nodes + 1))) ||
         !(e->step_weights = malloc(sizeof *e->step_weights * (size_t)(g->n_nodes + 1)))) {
         st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
         goto fail;
@@ -170,6 +184,7 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
         if (g->nodes[i].dead)
             continue;
         size_t start = e->len;
+        halves[2 * n_steps] = e->n_halves;
         /* one step per live node, except that an If, Loop or Scan with its bodies is one */
         const int last = wgc_step_last(g, i);
         for (; i <= last; i++) {
@@ -184,15 +199,19 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
         i = last;
         span[2 * n_steps] = start;
         span[2 * n_steps + 1] = e->len;
+        halves[2 * n_steps + 1] = e->n_halves;
         e->step_weights[n_steps++] = e->wlen;
     }
     const int n_node_steps = n_steps;
     size_t copies_start = e->len;
+    const int copies_halves = e->n_halves;
     e->node = -1;
     emit_output_copies(e, g);
     if (e->len > copies_start) {
         span[2 * n_steps] = copies_start;
         span[2 * n_steps + 1] = e->len;
+        halves[2 * n_steps] = copies_halves;
+        halves[2 * n_steps + 1] = e->n_halves;
         e->step_weights[n_steps++] = e->wlen;
     }
     e->n_steps = n_steps;
@@ -239,7 +258,7 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
         put(&t, "    case %d: return (int)(uintptr_t)A(%lld); /* %s */\n", k,
             (long long)g->tensors[g->outputs[k]].addr, g->tensors[g->outputs[k]].name);
     put(&t, "    default: return 0;\n    }\n}\n\n");
-    put_steps(&t, e, span, n_steps, n_node_steps, opt->profile);
+    put_steps(&t, e, span, halves, n_steps, n_node_steps, opt->profile);
     put(&t, "__attribute__((export_name(\"wg_run\"))) int wg_run(void)\n{\n");
     put(&t, "    for (int k = 0; k < %d; k++) {\n        int status = wg_run_step(k);\n"
             "        if (status)\n            return status;\n    }\n", n_steps);
@@ -253,5 +272,6 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
 fail:
     free(t.s);
     free(span);
+    free(halves);
     return st;
 }

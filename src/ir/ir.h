@@ -201,6 +201,8 @@ typedef struct wgc_graph {
     void *map;         /* the mapped model file, kept while constants point into it */
     size_t map_len;
     char err[1024];    /* last error message */
+    bool fp16_weights; /* lower_fp16 widened float16 weights: the emitter stores float32
+                        * weights that are all float16 values as float16 (emitter.c) */
 } wgc_graph;
 
 wgc_graph *wgc_graph_new(void);

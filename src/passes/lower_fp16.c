@@ -5,7 +5,9 @@
  * time (exact), float16 graph inputs get a Cast to float32 at the start, float16 graph
  * outputs a Cast back at the end, and casts or constants inside the graph that produce
  * float16 produce float32 instead. Results are then at least as accurate as a float16
- * runtime's; tests compare them with float16 tolerances.
+ * runtime's; tests compare them with float16 tolerances. The module still stores the
+ * weights as float16 (g->fp16_weights: src/codegen/emitter.c) and widens them when it
+ * first runs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +62,7 @@ static wg_status widen_value(wgc_graph *g, wgc_value *v)
     free(v->data);
     v->data = f;
     v->dtype = WG_DT_FLOAT;
+    g->fp16_weights = true;
     return WG_OK;
 }
 
@@ -76,6 +79,7 @@ wg_status wgc_pass_lower_fp16(wgc_graph *g, const wgc_pass_options *opt)
                 return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory widening '%s'", x->name);
             wgc_shape s = x->shape;
             wgc_tensor_set_const(g, t, WG_DT_FLOAT, &s, f);
+            g->fp16_weights = true;
         }
     }
     for (int i = 0; i < g->n_nodes; i++) {
