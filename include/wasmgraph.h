@@ -34,7 +34,10 @@
 extern "C" {
 #endif
 
-#define WG_ABI_VERSION 1
+/* The newest module ABI the hosts load (docs/abi.md). Version 1: every shape fixed; version
+ * 2 adds symbolic dimensions (wg_dims_ptr). A static model still compiles to version 1. */
+#define WG_ABI_VERSION 2
+#define WG_ABI_VERSION_MIN 1
 #define WG_VERSION "0.1.0"
 
 typedef enum wg_status {

@@ -20,7 +20,8 @@
 #define WGK_STATUS_LIST(X)                                                                     \
     X(WGK_ERR_NO_STEP, -1, "no such step (wg_run_step or wg_profile_step called with k out "  \
                            "of range)")                                                        \
-    X(WGK_ERR_INDEX, 2, "an index input holds a value out of range")
+    X(WGK_ERR_INDEX, 2, "an index input holds a value out of range")                          \
+    X(WGK_ERR_DIMS, 3, "a symbolic dimension is outside its range (module ABI 2)")
 
 enum {
     WGK_OK = 0,

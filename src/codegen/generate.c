@@ -37,7 +37,9 @@
 #include <string.h>
 
 #include "../ops/op.h"
+#include "../ops/sym.h"
 #include "codegen.h"
+#include "sym_exports.h"
 
 typedef struct text {
     char *s;
@@ -133,10 +135,13 @@ static void emit_output_copies(wgc_emitter *e, wgc_graph *g)
  * WGK_ERR_NO_STEP (-1) past the last one. A profile build also gets its node steps by the
  * names `wasmgraph profile` uses. */
 static void put_steps(text *t, const wgc_emitter *e, const size_t *span, int n_steps, int n_node_steps,
-                      bool profile)
+                      bool profile, bool dims)
 {
     put(t, "__attribute__((export_name(\"wg_run_steps\"))) int wg_run_steps(void) { return %d; }\n\n", n_steps);
-    put(t, "__attribute__((export_name(\"wg_run_step\"))) int wg_run_step(int k)\n{\n    switch (k) {\n");
+    put(t, "__attribute__((export_name(\"wg_run_step\"))) int wg_run_step(int k)\n{\n");
+    if (dims) /* ABI 2: every step first checks the symbols the host wrote (sym_exports.c) */
+        put(t, "    if (wg_check_dims())\n        return WGK_ERR_DIMS;\n");
+    put(t, "    switch (k) {\n");
     for (int k = 0; k < n_steps; k++)
         put(t, "    case %d: {\n%.*s    } break;\n", k, (int)(span[2 * k + 1] - span[2 * k]), e->body + span[2 * k]);
     put(t, "    default: return WGK_ERR_NO_STEP;\n    }\n    return 0;\n}\n\n");
@@ -157,7 +162,7 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     size_t *span = NULL; /* [start, end) of each step's code in e->body */
     int n_steps = 0;
     *src = NULL;
-    if ((st = check_abi_limits(g)))
+    if ((st = check_abi_limits(g)) || (g->n_syms && (st = wgc_sym_check_boundary(g))))
         return st;
     /* One step per live node and one for the output copies. */
     if (!(span = malloc(sizeof *span * 2 * (size_t)(g->n_nodes + 1))) ||
@@ -172,7 +177,9 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
         size_t start = e->len;
         e->node = i;
         wgc_emit(e, "/* %s: %s */\n", n->op_type, n->name);
-        if ((st = wgc_op_hooks(n->op)->emit(e, g, n)))
+        /* a node of symbolic shapes runs on sizes read at run time (ops/sym_emit.c) */
+        if ((st = g->n_syms && wgc_sym_node(g, n) ? wgc_sym_emit(e, g, n)
+                                                  : wgc_op_hooks(n->op)->emit(e, g, n)))
             goto fail;
         span[2 * n_steps] = start;
         span[2 * n_steps + 1] = e->len;
@@ -220,7 +227,16 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     put(&t, "#define P(o) ((void *)(uintptr_t)(%uu + (o)))\n", layout->prepared_base);
     put(&t, "#define A(o) ((void *)(uintptr_t)(%uu + (o)))\n\n", layout->arena_base);
     put(&t, "__attribute__((export_name(\"wg_abi_version\"))) int wg_abi_version(void) { return %d; }\n\n",
-        WG_ABI_VERSION);
+        wgc_module_abi(g));
+    if (g->n_syms) {
+        char *dims = wgc_sym_exports_c(g);
+        if (!dims) {
+            st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing the C source");
+            goto fail;
+        }
+        put(&t, "%s", dims);
+        free(dims);
+    }
     put(&t, "__attribute__((export_name(\"wg_input_ptr\"))) int wg_input_ptr(int i)\n{\n    switch (i) {\n");
     for (int k = 0; k < g->n_inputs; k++)
         put(&t, "    case %d: return (int)(uintptr_t)A(%lld); /* %s */\n", k,
@@ -231,7 +247,7 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
         put(&t, "    case %d: return (int)(uintptr_t)A(%lld); /* %s */\n", k,
             (long long)g->tensors[g->outputs[k]].addr, g->tensors[g->outputs[k]].name);
     put(&t, "    default: return 0;\n    }\n}\n\n");
-    put_steps(&t, e, span, n_steps, n_node_steps, opt->profile);
+    put_steps(&t, e, span, n_steps, n_node_steps, opt->profile, g->n_syms > 0);
     put(&t, "__attribute__((export_name(\"wg_run\"))) int wg_run(void)\n{\n");
     put(&t, "    for (int k = 0; k < %d; k++) {\n        int status = wg_run_step(k);\n"
             "        if (status)\n            return status;\n    }\n", n_steps);

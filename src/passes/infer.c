@@ -7,16 +7,73 @@
  * constant (Shape only needs its input's shape).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "../ir/symdim.h"
 
 #include "../ops/arity.h"
 #include "../ops/op.h"
+#include "../ops/sym.h"
 #include "../ops/versions.h"
 #include "passes.h"
+
+/* The dynamic dims of the graph inputs: a dim named by --dim becomes that symbol (at its
+ * maximum, symdim.h); any other is an error that says what to give. Symbols are numbered
+ * in --dim order; a --dim that names no input dimension is an error too. */
+static wg_status bind_symbols(wgc_graph *g, const wgc_pass_options *opt)
+{
+    bool used[WGC_MAX_SYMS] = {false};
+    for (int i = 0; i < g->n_inputs; i++) {
+        wgc_tensor *x = &g->tensors[g->inputs[i]];
+        for (int d = 0; d < x->shape.rank; d++) {
+            if (x->shape.dims[d] >= 0)
+                continue;
+            const char *name = x->dim_param[d];
+            int k = -1;
+            for (int j = 0; name && j < opt->n_dims; j++)
+                if (!strcmp(opt->dims[j].name, name))
+                    k = j;
+            if (k < 0 && name)
+                return wgc_error(g, NULL, WG_ERR_INVALID,
+                                 "graph input '%s' has a dynamic dimension %d ('%s'); give its "
+                                 "range with --dim %s=MIN..MAX, or fix it with --shape %s=<dims>",
+                                 x->name, d, name, name, x->name);
+            if (k < 0)
+                return wgc_error(g, NULL, WG_ERR_INVALID,
+                                 "graph input '%s' has a dynamic dimension %d; fix it with "
+                                 "--shape %s=<dims, e.g. 1x3x224x224>, or name it there and give "
+                                 "its range with --dim NAME=MIN..MAX",
+                                 x->name, d, x->name);
+            used[k] = true;
+        }
+    }
+    for (int j = 0; j < opt->n_dims; j++)
+        if (!used[j])
+            return wgc_error(g, NULL, WG_ERR_INVALID,
+                             "--dim %s names no dynamic dimension of a graph input (dim_param, "
+                             "or a name in --shape)", opt->dims[j].name);
+    g->n_syms = opt->n_dims;
+    memcpy(g->syms, opt->dims, sizeof g->syms);
+    for (int i = 0; i < g->n_inputs; i++) {
+        wgc_tensor *x = &g->tensors[g->inputs[i]];
+        for (int d = 0; d < x->shape.rank; d++) {
+            if (x->shape.dims[d] >= 0)
+                continue;
+            int k = wgc_sym_find(g, x->dim_param[d]);
+            x->shape.dims[d] = g->syms[k].max;
+            x->shape.sym[d][k] = 1;
+        }
+        if (wgc_shape_is_sym(&x->shape))
+            x->has_shape = true;
+    }
+    return WG_OK;
+}
 
 static wg_status apply_input_shapes(wgc_graph *g, const wgc_pass_options *opt)
 {
     char a[128], b[128];
+    wg_status st;
     for (int k = 0; k < opt->n_shapes; k++) {
         const wgc_shape_override *o = &opt->shapes[k];
         int t = wgc_tensor_find(g, o->name);
@@ -40,15 +97,20 @@ static wg_status apply_input_shapes(wgc_graph *g, const wgc_pass_options *opt)
                                  wgc_shape_str(&x->shape, b, sizeof b));
         x->shape = o->shape;
         x->has_shape = true;
+        for (int d = 0; d < x->shape.rank; d++) {
+            if (x->shape.dims[d] >= 0)
+                continue;
+            free(x->dim_param[d]); /* the --shape name replaces the model's dim_param */
+            size_t len = strlen(o->dim_name[d]) + 1;
+            if (!(x->dim_param[d] = malloc(len)))
+                return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
+            memcpy(x->dim_param[d], o->dim_name[d], len);
+        }
     }
+    if ((st = bind_symbols(g, opt)))
+        return st;
     for (int i = 0; i < g->n_inputs; i++) {
         wgc_tensor *x = &g->tensors[g->inputs[i]];
-        for (int d = 0; d < x->shape.rank; d++)
-            if (x->shape.dims[d] < 0)
-                return wgc_error(g, NULL, WG_ERR_INVALID,
-                                 "graph input '%s' has a dynamic dimension %d; fix it with "
-                                 "--shape %s=<dims, e.g. 1x3x224x224>",
-                                 x->name, d, x->name);
         if (!x->has_shape)
             return wgc_error(g, NULL, WG_ERR_INVALID,
                              "graph input '%s' declares no shape; give one with --shape %s=<dims>",
@@ -122,6 +184,8 @@ wg_status wgc_pass_infer(wgc_graph *g, const wgc_pass_options *opt)
         }
         const wgc_op_def *op = wgc_op_hooks(n->op);
         st = op->infer(g, n);
+        if (!st && g->n_syms && wgc_sym_node(g, n))
+            st = wgc_sym_infer(g, n); /* symbolic dims, or a refusal naming the symbol */
         if (st)
             return st;
         for (int k = 0; k < n->n_outputs; k++) {
@@ -144,8 +208,12 @@ wg_status wgc_pass_infer(wgc_graph *g, const wgc_pass_options *opt)
                                  wgc_shape_str(&y->shape, buf, sizeof buf),
                                  (unsigned long long)count * wg_dtype_size(y->dtype));
         }
-        if (op->fold && (n->op == WGC_OP_SHAPE || wgc_inputs_const(g, n))) {
+        bool sym = g->n_syms && wgc_sym_node(g, n);
+        if (op->fold && (n->op == WGC_OP_SHAPE || wgc_inputs_const(g, n)) &&
+            (!sym || wgc_sym_foldable(g, n))) {
             if ((st = check_fold_size(g, n)) || (st = wgc_run_fold(g, n)))
+                return st;
+            if (sym && (st = n->dead ? wgc_sym_fold(g, n) : wgc_sym_refuse(g, n, NULL)))
                 return st;
         }
     }

@@ -12,7 +12,8 @@
 
 typedef struct wgc_shape_override {
     const char *name;   /* graph input name */
-    wgc_shape shape;
+    wgc_shape shape;    /* dims[d] < 0: the symbolic dimension dim_name[d] */
+    char dim_name[WG_MAX_RANK][WGC_SYM_NAME];
 } wgc_shape_override;
 
 /* What the passes are told: the --shape overrides. The pipeline (compile/compile.c) fills
@@ -21,6 +22,8 @@ typedef struct wgc_pass_options {
     wgc_shape_override shapes[WGC_MAX_SHAPE_OVERRIDES];
     int n_shapes;
     bool simd; /* the target has SIMD128 (also true under --relaxed-simd): kernel selection */
+    wgc_symbol dims[WGC_MAX_SYMS]; /* --dim NAME=MIN..MAX: the ranges of symbolic dims */
+    int n_dims;
 } wgc_pass_options;
 
 typedef wg_status (*wgc_pass_fn)(wgc_graph *g, const wgc_pass_options *opt);
