@@ -285,5 +285,26 @@ if [ -s "$D/decoder_attention.onnx" ]; then
     fi
 fi
 
+# Symbolic dimensions (issue 22, module ABI 2): the sentence encoders exported with dynamic
+# batch and sequence axes (tools/make_dynamic_models.py, cached outside the repository),
+# one module each, run at (batch, seq) = (1,1), (1,9), (2,64), (4,512) with padded
+# attention masks and compared with onnxruntime (tests/models/dynamic_encoder.py).
+MODELS_DIR=${WG_MODELS_DIR:-$HOME/.cache/wasmgraph/models}
+MODELS_PY=${WG_MODELS_PYTHON:-$HOME/.cache/wasmgraph/venv-models/bin/python}
+for id in encoder-dyn-ts encoder-dyn-dynamo; do
+    if [ ! -s "$MODELS_DIR/$id.onnx" ] || [ ! -x "$MODELS_PY" ]; then
+        echo "skip $id: no $MODELS_DIR/$id.onnx or models venv (build it: $MODELS_PY tools/make_dynamic_models.py)"
+        continue
+    fi
+    if compile "$MODELS_DIR/$id.onnx" "$OUT/$id.wasm" --dim batch=1..4 --dim seq=1..512 -q; then
+        if "$MODELS_PY" tests/models/dynamic_encoder.py "$W" "$MODELS_DIR/$id.onnx" "$OUT/$id.wasm" \
+            "$OUT/$id.work" > "$OUT/$id.log" 2>&1; then
+            ok "$id at 4 sizes, one module ($(grep -c ' ok$' "$OUT/$id.log") sizes match onnxruntime)"
+        else
+            cat "$OUT/$id.log"; bad "$id"
+        fi
+    fi
+done
+
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
