@@ -114,8 +114,8 @@ wg_status wgh_session_write_dims(wg_session *s)
                 return wgh_error(s->m->rt, WG_ERR_INVALID,
                                  "%s: input '%s' has %s = %lld (dimension %d), but %s%s%s gives %lld",
                                  s->m->name, t->name, m->symbols[k].name, (long long)s->in_dims[i][d], d,
-                                 from[k] == m->inputs[i].name ? "" : "input '",
-                                 from[k], strcmp(from[k], "wg_session_set_dim") ? "'" : "",
+                                 strcmp(from[k], "wg_session_set_dim") ? "input '" : "", from[k],
+                                 strcmp(from[k], "wg_session_set_dim") ? "'" : "",
                                  (long long)val[k]);
             val[k] = s->in_dims[i][d];
             from[k] = t->name;
