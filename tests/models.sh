@@ -303,8 +303,26 @@ for id in encoder-dyn-ts encoder-dyn-dynamo; do
         else
             cat "$OUT/$id.log"; bad "$id"
         fi
+        # the module refuses out-of-range sizes written past the hosts (status 3)
+        if node tests/models/dims_guard.mjs "$OUT/$id.wasm" > "$OUT/$id.guard.log" 2>&1; then
+            ok "$id refuses out-of-range dims itself"
+        else
+            cat "$OUT/$id.guard.log"; bad "$id dims guard"
+        fi
     fi
 done
+
+# Symbolic dims through more ops (decomposed LayerNorm, Gelu via Erf, Pow, ReduceMean, an
+# Equal/Where/Expand attention mask built by Shape -> Gather -> Concat, Concat, Range)
+if [ -x "$MODELS_PY" ]; then
+    if "$MODELS_PY" tests/models/symbolic_ops.py "$W" "$OUT/symbolic-ops" > "$OUT/symbolic-ops.log" 2>&1; then
+        ok "symbolic ops ($(grep -c ' ok$' "$OUT/symbolic-ops.log") graph sizes match onnxruntime)"
+    else
+        cat "$OUT/symbolic-ops.log"; bad "symbolic ops"
+    fi
+else
+    echo "skip symbolic ops: no models venv ($MODELS_PY)"
+fi
 
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -58,6 +58,9 @@ static void put_dims(wgc_emitter *e, const wgc_shape *y, const char *name)
     wgc_emit(e, "%s};\n", y->rank ? "" : "1");
 }
 
+static const char *c_type(int dt);
+static wg_status emit_broadcast_loop(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const char *expr);
+
 static wg_status emit_binary(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 {
     const wgc_tensor *a = wgc_in(g, n, 0), *b = wgc_in(g, n, 1), *y = wgc_out(g, n, 0);
@@ -72,6 +75,11 @@ static wg_status emit_binary(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
     const char *fn = y->dtype == WG_DT_FLOAT ? "wgk_f32_binary" : y->dtype == WG_DT_INT32 ? "wgk_i32_binary"
                    : y->dtype == WG_DT_INT64 ? "wgk_i64_binary" : NULL;
     const char *ct = y->dtype == WG_DT_FLOAT ? "float" : y->dtype == WG_DT_INT32 ? "int32_t" : "int64_t";
+    if (!fn && n->act == WGC_ACT_NONE) {
+        static const char *const ops[] = {"p0[o0] + p1[o1]", "p0[o0] - p1[o1]", "p0[o0] * p1[o1]", "p0[o0] / p1[o1]"};
+        if (y->dtype == WG_DT_DOUBLE || (op != WGK_BIN_DIV && c_type(y->dtype)))
+            return emit_broadcast_loop(e, g, n, ops[op]);
+    }
     if (!fn || n->act != WGC_ACT_NONE)
         return no_code(g, n, "this dtype or a fused activation");
     wgc_emit(e, "{\n");
@@ -81,6 +89,133 @@ static wg_status emit_binary(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
     wgc_emit(e, "%s(%d, (%s *)%s, (const %s *)%s, (const %s *)%s, %d, dims, sa, sb);\n}\n", fn, op, ct,
              wgc_ptr(e, g, n->outputs[0]), ct, wgc_ptr(e, g, n->inputs[0]), ct,
              wgc_ptr(e, g, n->inputs[1]), y->shape.rank ? y->shape.rank : 1);
+    return WG_OK;
+}
+
+static const char *c_type(int dt)
+{
+    switch (dt) {
+    case WG_DT_FLOAT: return "float";
+    case WG_DT_DOUBLE: return "double";
+    case WG_DT_INT8: return "int8_t";
+    case WG_DT_UINT8: case WG_DT_BOOL: return "uint8_t";
+    case WG_DT_INT16: return "int16_t";
+    case WG_DT_UINT16: return "uint16_t";
+    case WG_DT_INT32: return "int32_t";
+    case WG_DT_UINT32: return "uint32_t";
+    case WG_DT_INT64: return "int64_t";
+    case WG_DT_UINT64: return "uint64_t";
+    default: return NULL;
+    }
+}
+
+/* y = f(a[, b[, c]]) with numpy broadcasting, over y's actual elements in order: one loop
+ * that steps every operand's offset by its stride (0 where it broadcasts). For the ops
+ * without a kernel of their own here: comparisons, Where, Pow, And/Or, integer math. */
+static wg_status emit_broadcast_loop(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const char *expr)
+{
+    const wgc_tensor *y = wgc_out(g, n, 0);
+    int r = y->shape.rank ? y->shape.rank : 1;
+    const char *ty = c_type(y->dtype);
+    if (!ty || n->n_inputs > 3 || n->act != WGC_ACT_NONE)
+        return no_code(g, n, "this dtype");
+    wgc_emit(e, "{\n%s *py = (%s *)%s;\n", ty, ty, wgc_ptr(e, g, n->outputs[0]));
+    put_dims(e, &y->shape, "yd");
+    for (int k = 0; k < n->n_inputs; k++) {
+        const wgc_tensor *x = wgc_in(g, n, k);
+        const char *tx = c_type(x->dtype);
+        if (!tx)
+            return no_code(g, n, "this dtype");
+        char name[8];
+        snprintf(name, sizeof name, "s%d", k);
+        put_strides(e, &x->shape, &y->shape, name);
+        wgc_emit(e, "const %s *p%d = (const %s *)%s;\nint32_t o%d = 0;\n", tx, k, tx, wgc_ptr(e, g, n->inputs[k]), k);
+    }
+    wgc_emit(e, "int32_t ix[%d] = {0};\nfor (int32_t i = 0, n = %s; i < n; i++) {\n", r, numel(e, y));
+    wgc_emit(e, "    py[i] = %s;\n    for (int d = %d; d >= 0; d--) {\n        ix[d]++;\n", expr, r - 1);
+    for (int k = 0; k < n->n_inputs; k++)
+        wgc_emit(e, "        o%d += s%d[d];\n", k, k);
+    wgc_emit(e, "        if (ix[d] < yd[d])\n            break;\n");
+    for (int k = 0; k < n->n_inputs; k++)
+        wgc_emit(e, "        o%d -= s%d[d] * yd[d];\n", k, k);
+    wgc_emit(e, "        ix[d] = 0;\n    }\n}\n}\n");
+    return WG_OK;
+}
+
+static wg_status emit_elementwise(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *a = wgc_in(g, n, 0);
+    bool f32 = a->dtype == WG_DT_FLOAT;
+    switch (n->op) {
+    case WGC_OP_EQUAL: return emit_broadcast_loop(e, g, n, "p0[o0] == p1[o1]");
+    case WGC_OP_LESS: return emit_broadcast_loop(e, g, n, "p0[o0] < p1[o1]");
+    case WGC_OP_GREATER: return emit_broadcast_loop(e, g, n, "p0[o0] > p1[o1]");
+    case WGC_OP_AND: return emit_broadcast_loop(e, g, n, "p0[o0] && p1[o1]");
+    case WGC_OP_OR: return emit_broadcast_loop(e, g, n, "p0[o0] || p1[o1]");
+    case WGC_OP_WHERE: return emit_broadcast_loop(e, g, n, "p0[o0] ? p1[o1] : p2[o2]");
+    case WGC_OP_POW:
+        if (!f32 || wgc_in(g, n, 1)->dtype != WG_DT_FLOAT)
+            return no_code(g, n, "Pow of a type other than float32");
+        return emit_broadcast_loop(e, g, n, "p1[o1] == 2.0f ? p0[o0] * p0[o0] : wgk_powf(p0[o0], p1[o1])");
+    default:
+        return no_code(g, n, "no run-time code for this op with symbolic shapes yet");
+    }
+}
+
+/* ReduceMean over the last axis (a fixed length): the mean of each row. */
+static wg_status emit_reduce_mean(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int r = x->shape.rank;
+    if (x->dtype != WG_DT_FLOAT)
+        return no_code(g, n, "a dtype other than float32");
+    wgc_emit(e, "{\nconst float *px = (const float *)%s;\nfloat *py = (float *)%s;\n"
+                "for (int32_t i = 0, rows = %s; i < rows; i++) {\n    double s = 0;\n"
+                "    for (int32_t k = 0; k < %lld; k++)\n        s += px[i * %lld + k];\n"
+                "    py[i] = (float)(s / %lld);\n}\n}\n",
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]), wgc_dims_expr(e, &x->shape, 0, r - 1),
+             (long long)x->shape.dims[r - 1], (long long)x->shape.dims[r - 1], (long long)x->shape.dims[r - 1]);
+    return WG_OK;
+}
+
+/* Concat: each input's rows (the dims before the axis) into its slice of y's rows. */
+static wg_status emit_concat(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *y = wgc_out(g, n, 0);
+    int axis;
+    wg_status st = wgc_read_axis(g, n, 0, y->shape.rank, &axis);
+    if (st)
+        return st;
+    size_t es = wg_dtype_size(y->dtype);
+    char rows[96], ypitch[96];
+    snprintf(rows, sizeof rows, "%s", wgc_dims_expr(e, &y->shape, 0, axis));
+    snprintf(ypitch, sizeof ypitch, "%s", wgc_dims_expr(e, &y->shape, axis, y->shape.rank));
+    wgc_emit(e, "{\nchar *py = (char *)%s;\nsize_t at = 0;\n", wgc_ptr(e, g, n->outputs[0]));
+    for (int k = 0; k < n->n_inputs; k++) {
+        const wgc_tensor *x = wgc_in(g, n, k);
+        if (!x)
+            continue;
+        const char *slab = wgc_dims_expr(e, &x->shape, axis, x->shape.rank);
+        wgc_emit(e, "wgk_copy_rows(py + at, (size_t)%s * %zu, %s, (size_t)%s * %zu, (size_t)%s, (size_t)%s * %zu);\n"
+                    "at += (size_t)%s * %zu;\n", ypitch, es, wgc_ptr(e, g, n->inputs[k]), slab, es, rows, slab, es,
+                 slab, es);
+    }
+    wgc_emit(e, "}\n");
+    return WG_OK;
+}
+
+/* Range(start, limit, delta) of a symbolic length: start + i * delta (start and delta
+ * constant, the length symbolic: sym_infer.c). */
+static wg_status emit_range(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *y = wgc_out(g, n, 0), *s0 = wgc_in(g, n, 0), *d = wgc_in(g, n, 2);
+    const char *ty = c_type(y->dtype);
+    if (!ty || !s0->data || !d->data || s0->symval || d->symval ||
+        (y->dtype != WG_DT_INT64 && y->dtype != WG_DT_INT32))
+        return no_code(g, n, "a start or delta computed at run time, or a float range");
+    wgc_emit(e, "{\n%s *py = (%s *)%s;\nfor (int32_t i = 0, n = %s; i < n; i++) py[i] = (%s)(%lld + (int64_t)i * %lld);\n}\n",
+             ty, ty, wgc_ptr(e, g, n->outputs[0]), numel(e, y), ty, (long long)wgc_const_int(s0, 0),
+             (long long)wgc_const_int(d, 0));
     return WG_OK;
 }
 
@@ -98,6 +233,11 @@ static wg_status emit_unary(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
     case WGC_OP_RECIPROCAL: f = "1.0f / v"; break;
     case WGC_OP_EXP: f = "wgk_expf(v)"; break;
     case WGC_OP_SIGMOID: f = "1.0f / (1.0f + wgk_expf(-v))"; break;
+    case WGC_OP_GELU:
+        f = strcmp(wgc_attr_str(n, "approximate", "none"), "tanh")
+                ? "0.5f * v * (1.0f + wgk_erff(v * 0.70710678118654752f))"
+                : "0.5f * v * (1.0f + wgk_tanhf(0.79788456080286536f * (v + 0.044715f * v * v * v)))";
+        break;
     default: return no_code(g, n, "no run-time code for this op with symbolic shapes yet");
     }
     if (x->dtype != WG_DT_FLOAT || n->act != WGC_ACT_NONE)
@@ -309,8 +449,14 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     case WGC_OP_ADD: case WGC_OP_SUB: case WGC_OP_MUL: case WGC_OP_DIV:
         return emit_binary(e, g, n);
     case WGC_OP_ERF: case WGC_OP_TANH: case WGC_OP_SQRT: case WGC_OP_RELU: case WGC_OP_NEG:
-    case WGC_OP_ABS: case WGC_OP_RECIPROCAL: case WGC_OP_EXP: case WGC_OP_SIGMOID:
+    case WGC_OP_ABS: case WGC_OP_RECIPROCAL: case WGC_OP_EXP: case WGC_OP_SIGMOID: case WGC_OP_GELU:
         return emit_unary(e, g, n);
+    case WGC_OP_EQUAL: case WGC_OP_LESS: case WGC_OP_GREATER: case WGC_OP_AND: case WGC_OP_OR:
+    case WGC_OP_WHERE: case WGC_OP_POW:
+        return emit_elementwise(e, g, n);
+    case WGC_OP_REDUCE_MEAN: return emit_reduce_mean(e, g, n);
+    case WGC_OP_CONCAT: return emit_concat(e, g, n);
+    case WGC_OP_RANGE: return emit_range(e, g, n);
     case WGC_OP_MATMUL: return emit_matmul(e, g, n);
     case WGC_OP_TRANSPOSE: return emit_transpose(e, g, n);
     case WGC_OP_SOFTMAX: return emit_softmax(e, g, n);

@@ -355,6 +355,56 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
     case WGC_OP_CONSTANT_OF_SHAPE:
         shape_of_values(g, x, &y);
         return set_out(g, n, 0, &y);
+    case WGC_OP_REDUCE_MEAN: {
+        /* over the last axis only, which must be fixed; keepdims either way */
+        size_t cnt = 0;
+        const int64_t *ax = wgc_attr_ints(n, "axes", &cnt);
+        const wgc_tensor *at = n->n_inputs > 1 ? wgc_in(g, n, 1) : NULL;
+        int64_t a = ax && cnt == 1 ? ax[0] : at && at->data && !at->symval && wgc_numel(&at->shape) == 1
+                                                 ? wgc_const_int(at, 0) : WG_MAX_RANK;
+        int r = x->shape.rank;
+        if (a < 0)
+            a += r;
+        if (a != r - 1 || wgc_dim_is_sym(&x->shape, r - 1) || x->symval)
+            return wgc_sym_refuse(g, n, "only a mean over a fixed last axis");
+        for (int d = 0; d < r - 1; d++)
+            memcpy(y.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+        return set_out(g, n, 0, &y);
+    }
+    case WGC_OP_CONCAT: {
+        int axis;
+        if ((st = wgc_read_axis(g, n, 0, y.rank, &axis)))
+            return st;
+        wgc_dimx sum = wgc_dimx_const(0);
+        for (int k = 0; k < n->n_inputs; k++) {
+            const wgc_tensor *p = wgc_in(g, n, k);
+            if (!p)
+                continue;
+            if (p->symval)
+                return wgc_sym_refuse(g, n, "an input holds symbolic values");
+            for (int d = 0; d < y.rank; d++)
+                if (d != axis && (p->shape.dims[d] != x->shape.dims[d] ||
+                                  memcmp(p->shape.sym[d], x->shape.sym[d], WGC_MAX_SYMS)))
+                    return wgc_sym_refuse(g, n, "its inputs differ in a symbolic dimension");
+            if (!wgc_dimx_add(sum, wgc_dimx_of(g, &p->shape, axis), &sum))
+                return wgc_sym_refuse(g, n, "the sizes along the axis do not add up to a product of the symbols");
+        }
+        for (int d = 0; d < y.rank; d++)
+            memcpy(y.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+        wgc_shape_set_dim(g, &y, axis, sum);
+        return set_out(g, n, 0, &y);
+    }
+    case WGC_OP_RANGE: {
+        const wgc_tensor *lim = wgc_in(g, n, 1), *d = wgc_in(g, n, 2);
+        if (x->symval || d->symval || !x->data || !d->data || !lim->data)
+            return wgc_sym_refuse(g, n, "only a symbolic limit");
+        wgc_dimx l = wgc_symval_at(lim, 0);
+        int64_t s0 = wgc_const_int(x, 0), step = wgc_const_int(d, 0);
+        if (s0 != 0 || step != 1 || l.c < 1)
+            return wgc_sym_refuse(g, n, "a symbolic limit needs start 0 and delta 1");
+        wgc_shape_set_dim(g, &y, 0, l);
+        return set_out(g, n, 0, &y);
+    }
     case WGC_OP_EXPAND: {
         wgc_shape s, o;
         if (x->symval)

@@ -154,6 +154,24 @@ static wg_status check_fold_size(wgc_graph *g, const wgc_node *n)
     return WG_OK;
 }
 
+/* Runs n's infer hook with its inputs' symbolic dims hidden (their sizes at the maxima). */
+static wg_status infer_at_maxima(wgc_graph *g, wgc_node *n, const wgc_op_def *op)
+{
+    uint8_t saved[16][WG_MAX_RANK][WGC_MAX_SYMS];
+    int k_max = n->n_inputs < 16 ? n->n_inputs : 16;
+    for (int k = 0; k < k_max; k++)
+        if (n->inputs[k] >= 0) {
+            memcpy(saved[k], g->tensors[n->inputs[k]].shape.sym, sizeof saved[k]);
+            memset(g->tensors[n->inputs[k]].shape.sym, 0, sizeof saved[k]);
+        }
+    wg_status st = n->n_inputs <= 16 ? op->infer(g, n)
+                                     : wgc_error(g, n, WG_ERR_UNSUPPORTED, "more than 16 inputs with symbolic dims");
+    for (int k = k_max - 1; k >= 0; k--)
+        if (n->inputs[k] >= 0)
+            memcpy(g->tensors[n->inputs[k]].shape.sym, saved[k], sizeof saved[k]);
+    return st;
+}
+
 wg_status wgc_pass_infer(wgc_graph *g, const wgc_pass_options *opt)
 {
     wg_status st = apply_input_shapes(g, opt);
@@ -183,9 +201,15 @@ wg_status wgc_pass_infer(wgc_graph *g, const wgc_pass_options *opt)
                 return wgc_error(g, n, WG_ERR_INVALID, "input '%s' has no known shape", x->name);
         }
         const wgc_op_def *op = wgc_op_hooks(n->op);
-        st = op->infer(g, n);
-        if (!st && g->n_syms && wgc_sym_node(g, n))
-            st = wgc_sym_infer(g, n); /* symbolic dims, or a refusal naming the symbol */
+        if (g->n_syms && wgc_sym_node(g, n)) {
+            /* The op's own hook sees the maxima only; sym_infer.c then gives the outputs
+             * their symbolic dims, or refuses the node naming the symbol. */
+            st = infer_at_maxima(g, n, op);
+            if (!st)
+                st = wgc_sym_infer(g, n);
+        } else {
+            st = op->infer(g, n);
+        }
         if (st)
             return st;
         for (int k = 0; k < n->n_outputs; k++) {
