@@ -314,8 +314,10 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         return set_out(g, n, 0, &y);
     }
     case WGC_OP_RESHAPE: {
+        /* a shape input, constant or symbolic: its -1 is what is left of the symbolic
+         * element count, and a shape that holds it only at the maxima is refused */
         const wgc_tensor *s = wgc_in(g, n, 1);
-        if (s && s->symval) {
+        if (s && s->data) {
             if ((st = reshape_symval(g, n, &y)))
                 return st;
         } else if ((st = regroup(g, n, &x->shape, &y))) {
