@@ -1,6 +1,7 @@
 /* symdim.c: monomials over the graph's symbols (see symdim.h). */
 #include "symdim.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +28,22 @@ int wgc_shape_first_sym(const wgc_shape *s, int d)
     return -1;
 }
 
+/* a * b, saturated at INT64_MAX / INT64_MIN: a size that large is refused later (shape
+ * inference's element-count check), never computed with signed overflow. */
+static int64_t mul_sat(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r))
+        return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+    return r;
+}
+
 static int64_t pow_at(const wgc_graph *g, const uint8_t *p, bool at_max)
 {
     int64_t v = 1;
     for (int k = 0; k < g->n_syms; k++)
-        for (int e = 0; e < p[k]; e++)
-            v *= at_max ? g->syms[k].max : g->syms[k].min;
+        for (int e = 0; e < p[k] && v != INT64_MAX; e++)
+            v = mul_sat(v, at_max ? g->syms[k].max : g->syms[k].min);
     return v;
 }
 
@@ -68,25 +79,25 @@ bool wgc_dimx_is_const(const wgc_dimx *x)
 
 int64_t wgc_dimx_max(const wgc_graph *g, const wgc_dimx *x)
 {
-    return x->c * pow_at(g, x->p, true);
+    return mul_sat(x->c, pow_at(g, x->p, true));
 }
 
 int64_t wgc_dimx_min(const wgc_graph *g, const wgc_dimx *x)
 {
-    return x->c * pow_at(g, x->p, false);
+    return mul_sat(x->c, pow_at(g, x->p, false));
 }
 
 wgc_dimx wgc_dimx_mul(wgc_dimx a, wgc_dimx b)
 {
-    wgc_dimx r = {.c = a.c * b.c};
-    for (int k = 0; k < WGC_MAX_SYMS; k++)
-        r.p[k] = r.c ? (uint8_t)(a.p[k] + b.p[k]) : 0;
+    wgc_dimx r = {.c = mul_sat(a.c, b.c)};
+    for (int k = 0; k < WGC_MAX_SYMS; k++) /* powers past 255 stay 255: far past any size */
+        r.p[k] = r.c ? (uint8_t)(a.p[k] + b.p[k] > 255 ? 255 : a.p[k] + b.p[k]) : 0;
     return r;
 }
 
 bool wgc_dimx_div(wgc_dimx a, wgc_dimx b, wgc_dimx *q)
 {
-    if (b.c == 0 || a.c % b.c)
+    if (b.c == 0 || (b.c == -1 && a.c == INT64_MIN) || a.c % b.c)
         return false;
     wgc_dimx r = {.c = a.c / b.c};
     for (int k = 0; k < WGC_MAX_SYMS; k++) {
@@ -107,7 +118,8 @@ bool wgc_dimx_add(wgc_dimx a, wgc_dimx b, wgc_dimx *sum)
     if (memcmp(a.p, b.p, WGC_MAX_SYMS))
         return false;
     *sum = a;
-    sum->c = a.c + b.c;
+    if (__builtin_add_overflow(a.c, b.c, &sum->c))
+        return false;
     if (sum->c == 0)
         memset(sum->p, 0, WGC_MAX_SYMS);
     return true;

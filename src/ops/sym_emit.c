@@ -440,8 +440,13 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     for (int k = 0; k < n->n_outputs; k++)
         if (n->outputs[k] >= 0 && g->tensors[n->outputs[k]].symval)
             return no_code(g, n, "symbolic values computed at run time");
-    if (wgc_numel(&wgc_out(g, n, 0)->shape) >= ((int64_t)1 << 31))
-        return wgc_error(g, n, WG_ERR_LIMIT, "an output of 2^31 or more elements");
+    /* sizes are int32 expressions in the C: every tensor stays below 2^31 elements at the maxima */
+    for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
+        int t = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
+        if (t >= 0 && wgc_numel(&g->tensors[t].shape) >= ((int64_t)1 << 31))
+            return wgc_error(g, n, WG_ERR_LIMIT, "tensor '%s' has 2^31 or more elements at the maxima",
+                             g->tensors[t].name);
+    }
     switch (n->op) {
     case WGC_OP_IDENTITY: case WGC_OP_RESHAPE: case WGC_OP_UNSQUEEZE: case WGC_OP_SQUEEZE:
     case WGC_OP_FLATTEN:
