@@ -304,6 +304,16 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         memcpy(y.sym[y.rank - 1], b->shape.sym[rb - 1], WGC_MAX_SYMS);
         return set_out(g, n, 0, &y);
     }
+    case WGC_OP_GEMM: {
+        /* A [M, K] with M symbolic (transA 0), B and C fixed: y [M, N] */
+        if (wgc_attr_int(n, "transA", 0) || x->shape.rank != 2 || wgc_dim_is_sym(&x->shape, 1))
+            return wgc_sym_refuse(g, n, "only a symbolic M of an untransposed A");
+        for (int i = 1; i < n->n_inputs; i++)
+            if (n->inputs[i] >= 0 && (wgc_shape_is_sym(&wgc_in(g, n, i)->shape) || wgc_in(g, n, i)->symval))
+                return wgc_sym_refuse(g, n, "a symbolic B or C");
+        memcpy(y.sym[0], x->shape.sym[0], WGC_MAX_SYMS);
+        return set_out(g, n, 0, &y);
+    }
     case WGC_OP_TRANSPOSE: {
         size_t cnt;
         const int64_t *perm = wgc_attr_ints(n, "perm", &cnt);

@@ -83,7 +83,27 @@ def graph_mask_concat():
     return helper.make_graph(nodes, "mask_concat", [mask], outs, inits), 17
 
 
+def graph_gemm():
+    """x [batch, seq*H flattened away: batch, H]: Gemm (transB, bias row) + Relu, then Gemm
+    (alpha, beta, a scalar C): Linear layers as the TorchScript exporter writes them."""
+    rng = np.random.default_rng(2)
+    nodes = [
+        helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], transB=1),
+        helper.make_node("Relu", ["h"], ["r"]),
+        helper.make_node("Gemm", ["r", "w2", "c2"], ["y"], alpha=0.5, beta=2.0),
+    ]
+    inits = [const("w1", rng.standard_normal((6, H)).astype(np.float32)),
+             const("b1", rng.standard_normal(6).astype(np.float32)),
+             const("w2", rng.standard_normal((6, 5)).astype(np.float32)),
+             const("c2", np.float32(0.25))]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", H])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 5])
+    return helper.make_graph(nodes, "gemm", [x], [y], inits), 13
+
+
 def inputs_for(name, batch, seq, rng):
+    if name == "gemm":
+        return {"x": rng.standard_normal((batch * seq, H)).astype(np.float32)}
     if name == "mask_concat":
         m = np.ones((batch, seq), np.int64)
         m[-1, max(1, seq // 2):] = 0
@@ -96,15 +116,15 @@ def main():
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(0)
     bad = 0
-    for make in (graph_decomposed_layernorm, graph_mask_concat):
+    for make in (graph_decomposed_layernorm, graph_mask_concat, graph_gemm):
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
         path = os.path.join(work, graph.name + ".onnx")
         onnx.save(model, path)
         module = os.path.join(work, graph.name + ".wasm")
-        r = subprocess.run([wasmgraph, "compile", path, "-o", module, "--dim", "batch=1..4",
-                            "--dim", "seq=1..32", "-q"], capture_output=True, text=True)
+        dims = ["--dim", "batch=1..64"] if graph.name == "gemm" else ["--dim", "batch=1..4", "--dim", "seq=1..32"]
+        r = subprocess.run([wasmgraph, "compile", path, "-o", module, *dims, "-q"], capture_output=True, text=True)
         if r.returncode:
             print(f"{graph.name}: compile failed: {r.stderr.strip()}")
             bad += 1
