@@ -23,6 +23,9 @@ bool wgc_sym_foldable(const wgc_graph *g, const wgc_node *n);
 wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n);
 /* The error for node n that cannot take its symbolic input (why: NULL, or the reason). */
 wg_status wgc_sym_refuse(wgc_graph *g, const wgc_node *n, const char *why);
+/* ReduceMean/ReduceSum with symbolic dims: the one axis they reduce (from the attribute
+ * or a constant input), or a refusal. */
+wg_status wgc_sym_reduce_axis(wgc_graph *g, const wgc_node *n, int *axis);
 /* The elementwise ops of two or more broadcast inputs that take symbolic shapes. */
 bool wgc_sym_binary_op(wgc_op op);
 

@@ -162,19 +162,26 @@ static wg_status emit_elementwise(wgc_emitter *e, wgc_graph *g, const wgc_node *
     }
 }
 
-/* ReduceMean over the last axis (a fixed length): the mean of each row. */
-static wg_status emit_reduce_mean(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+/* ReduceMean / ReduceSum over one axis, every length read at run time: y[o][i] = sum over
+ * k of x[o][k][i] (divided by the axis length for the mean), in double. */
+static wg_status emit_reduce(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    int r = x->shape.rank;
+    int r = x->shape.rank, a;
+    wg_status st = wgc_sym_reduce_axis(g, n, &a);
+    if (st)
+        return st;
     if (x->dtype != WG_DT_FLOAT)
         return no_code(g, n, "a dtype other than float32");
     wgc_emit(e, "{\nconst float *px = (const float *)%s;\nfloat *py = (float *)%s;\n"
-                "for (int32_t i = 0, rows = %s; i < rows; i++) {\n    double s = 0;\n"
-                "    for (int32_t k = 0; k < %lld; k++)\n        s += px[i * %lld + k];\n"
-                "    py[i] = (float)(s / %lld);\n}\n}\n",
-             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]), wgc_dims_expr(e, &x->shape, 0, r - 1),
-             (long long)x->shape.dims[r - 1], (long long)x->shape.dims[r - 1], (long long)x->shape.dims[r - 1]);
+                "const int32_t outer = %s, len = %s, inner = %s;\n",
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]), wgc_dims_expr(e, &x->shape, 0, a),
+             wgc_dims_expr(e, &x->shape, a, a + 1), wgc_dims_expr(e, &x->shape, a + 1, r));
+    wgc_emit(e, "for (int32_t o = 0; o < outer; o++)\n    for (int32_t i = 0; i < inner; i++) {\n"
+                "        double s = 0;\n        for (int32_t k = 0; k < len; k++)\n"
+                "            s += px[((size_t)o * len + k) * inner + i];\n"
+                "        py[(size_t)o * inner + i] = (float)(%s);\n    }\n}\n",
+             n->op == WGC_OP_REDUCE_MEAN ? "len ? s / len : 0" : "s");
     return WG_OK;
 }
 
@@ -511,7 +518,7 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     case WGC_OP_EQUAL: case WGC_OP_LESS: case WGC_OP_GREATER: case WGC_OP_AND: case WGC_OP_OR:
     case WGC_OP_WHERE: case WGC_OP_POW:
         return emit_elementwise(e, g, n);
-    case WGC_OP_REDUCE_MEAN: return emit_reduce_mean(e, g, n);
+    case WGC_OP_REDUCE_MEAN: case WGC_OP_REDUCE_SUM: return emit_reduce(e, g, n);
     case WGC_OP_CONCAT: return emit_concat(e, g, n);
     case WGC_OP_RANGE: return emit_range(e, g, n);
     case WGC_OP_MATMUL: return emit_matmul(e, g, n);

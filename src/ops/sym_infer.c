@@ -231,6 +231,27 @@ static void shape_of_values(const wgc_graph *g, const wgc_tensor *v, wgc_shape *
         wgc_shape_set_dim(g, s, i, wgc_symval_at(v, i));
 }
 
+wg_status wgc_sym_reduce_axis(wgc_graph *g, const wgc_node *n, int *axis)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    size_t cnt = 0;
+    const int64_t *ax = wgc_attr_ints(n, "axes", &cnt);
+    const wgc_tensor *at = n->n_inputs > 1 ? wgc_in(g, n, 1) : NULL;
+    int64_t a;
+    if (ax && cnt == 1)
+        a = ax[0];
+    else if (!ax && at && at->data && !at->symval && wgc_numel(&at->shape) == 1)
+        a = wgc_const_int(at, 0);
+    else
+        return wgc_sym_refuse(g, n, "only a reduction over one axis given as a constant");
+    if (a < 0)
+        a += x->shape.rank;
+    if (a < 0 || a >= x->shape.rank || x->symval || wgc_attr_int(n, "noop_with_empty_axes", 0))
+        return wgc_sym_refuse(g, n, "only a reduction over one axis given as a constant");
+    *axis = (int)a;
+    return WG_OK;
+}
+
 static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
@@ -367,20 +388,19 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
     case WGC_OP_CONSTANT_OF_SHAPE:
         shape_of_values(g, x, &y);
         return set_out(g, n, 0, &y);
-    case WGC_OP_REDUCE_MEAN: {
-        /* over the last axis only, which must be fixed; keepdims either way */
-        size_t cnt = 0;
-        const int64_t *ax = wgc_attr_ints(n, "axes", &cnt);
-        const wgc_tensor *at = n->n_inputs > 1 ? wgc_in(g, n, 1) : NULL;
-        int64_t a = ax && cnt == 1 ? ax[0] : at && at->data && !at->symval && wgc_numel(&at->shape) == 1
-                                                 ? wgc_const_int(at, 0) : WG_MAX_RANK;
-        int r = x->shape.rank;
-        if (a < 0)
-            a += r;
-        if (a != r - 1 || wgc_dim_is_sym(&x->shape, r - 1) || x->symval)
-            return wgc_sym_refuse(g, n, "only a mean over a fixed last axis");
-        for (int d = 0; d < r - 1; d++)
-            memcpy(y.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+    case WGC_OP_REDUCE_MEAN: case WGC_OP_REDUCE_SUM: {
+        /* over one axis (symbolic or not), keepdims either way */
+        int a;
+        if ((st = wgc_sym_reduce_axis(g, n, &a)))
+            return st;
+        bool keep = wgc_attr_int(n, "keepdims", 1) != 0;
+        for (int d = 0, o = 0; d < x->shape.rank; d++) {
+            if (d == a && !keep)
+                continue;
+            if (d != a)
+                memcpy(y.sym[o], x->shape.sym[d], WGC_MAX_SYMS);
+            o++;
+        }
         return set_out(g, n, 0, &y);
     }
     case WGC_OP_CONCAT: {

@@ -71,15 +71,21 @@ def graph_mask_concat():
         helper.make_node("Range", ["zero_s", "s", "one_s"], ["pos"]),       # [seq]
         helper.make_node("Cast", ["pos"], ["posf"], to=TensorProto.FLOAT),
         helper.make_node("Mul", ["mf", "posf"], ["mp"]),                   # [batch, seq]
+        # masked mean pooling over seq, as sentence encoders end
+        helper.make_node("ReduceSum", ["mp", "ax1"], ["ps"], keepdims=0),   # [batch]
+        helper.make_node("ReduceMean", ["mf3"], ["pm"], axes=[1], keepdims=1),  # [batch, 1, 1]
     ]
     inits = [const("zero_i", np.int64(0)), const("neg", np.float32(-1e4)), const("zero_f", np.float32(0)),
              const("ax12", np.array([1, 2], np.int64)), const("i0", np.int64(0)), const("i1", np.int64(1)),
              const("ax0", np.array([0], np.int64)), const("one_i", np.array([1], np.int64)),
-             const("zero_s", np.int64(0)), const("one_s", np.int64(1)), const("ax2", np.array([2], np.int64))]
+             const("zero_s", np.int64(0)), const("one_s", np.int64(1)), const("ax2", np.array([2], np.int64)),
+             const("ax1", np.array([1], np.int64))]
     mask = helper.make_tensor_value_info("mask", TensorProto.INT64, ["batch", "seq"])
     outs = [helper.make_tensor_value_info("full", TensorProto.FLOAT, ["batch", 1, "seq", "seq"]),
             helper.make_tensor_value_info("cat", TensorProto.FLOAT, ["batch", "seq", 2]),
-            helper.make_tensor_value_info("mp", TensorProto.FLOAT, ["batch", "seq"])]
+            helper.make_tensor_value_info("mp", TensorProto.FLOAT, ["batch", "seq"]),
+            helper.make_tensor_value_info("ps", TensorProto.FLOAT, ["batch"]),
+            helper.make_tensor_value_info("pm", TensorProto.FLOAT, ["batch", 1, 1])]
     return helper.make_graph(nodes, "mask_concat", [mask], outs, inits), 17
 
 
