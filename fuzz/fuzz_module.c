@@ -10,8 +10,16 @@
  * parser and the session checks see far more well-formed modules than byte mutations of
  * whole files would give them. Seed such inputs with *.json files in the corpus.
  *
+ * Metadata JSON with "abi":2 goes onto BASE2 instead, which also exports wg_dims_ptr
+ * (module ABI 2): then the random-dims mode runs too, feeding the session sizes taken
+ * from the input's last bytes (in and out of the symbols' ranges, per symbol and per
+ * input shape) and running again: refusals are fine, a crash or a message-less error
+ * is a finding. (That the module itself refuses out-of-range values written straight
+ * into wg_dims is checked by tests/models/dims_guard.mjs on compiled modules.)
+ *
  * The runtime is created once: making an engine per input would dominate the run time.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +46,24 @@ static const uint8_t BASE[] = {
     0x02, 0x6c, 0x6a, 0x0b, 0x04, 0x00, 0x41, 0x00, 0x0b
 };
 
+/* BASE with wg_abi_version() = 2 and wg_dims_ptr() = 4096 (ABI 2). */
+static const uint8_t BASE2[] = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x0a, 0x02, 0x60,
+    0x00, 0x01, 0x7f, 0x60, 0x01, 0x7f, 0x01, 0x7f, 0x03, 0x06, 0x05, 0x00,
+    0x01, 0x01, 0x00, 0x00, 0x05, 0x03, 0x01, 0x00, 0x01, 0x07, 0x51, 0x06,
+    0x06, 0x6d, 0x65, 0x6d, 0x6f, 0x72, 0x79, 0x02, 0x00, 0x0e, 0x77, 0x67,
+    0x5f, 0x61, 0x62, 0x69, 0x5f, 0x76, 0x65, 0x72, 0x73, 0x69, 0x6f, 0x6e,
+    0x00, 0x00, 0x0c, 0x77, 0x67, 0x5f, 0x69, 0x6e, 0x70, 0x75, 0x74, 0x5f,
+    0x70, 0x74, 0x72, 0x00, 0x01, 0x0d, 0x77, 0x67, 0x5f, 0x6f, 0x75, 0x74,
+    0x70, 0x75, 0x74, 0x5f, 0x70, 0x74, 0x72, 0x00, 0x02, 0x06, 0x77, 0x67,
+    0x5f, 0x72, 0x75, 0x6e, 0x00, 0x03, 0x0b, 0x77, 0x67, 0x5f, 0x64, 0x69,
+    0x6d, 0x73, 0x5f, 0x70, 0x74, 0x72, 0x00, 0x04, 0x0a, 0x2c, 0x05, 0x04,
+    0x00, 0x41, 0x02, 0x0b, 0x0c, 0x00, 0x41, 0x80, 0x08, 0x20, 0x00, 0x41,
+    0x80, 0x02, 0x6c, 0x6a, 0x0b, 0x0d, 0x00, 0x41, 0x80, 0xc0, 0x00, 0x20,
+    0x00, 0x41, 0x80, 0x02, 0x6c, 0x6a, 0x0b, 0x04, 0x00, 0x41, 0x00, 0x0b,
+    0x05, 0x00, 0x41, 0x80, 0x20, 0x0b
+};
+
 static void put_leb(uint8_t *p, size_t *at, size_t v)
 {
     do {
@@ -47,14 +73,18 @@ static void put_leb(uint8_t *p, size_t *at, size_t v)
     } while (v);
 }
 
-/* BASE + a `wasmgraph` custom section holding json; NULL when out of memory. */
+/* BASE (BASE2 for "abi":2) + a `wasmgraph` custom section holding json; NULL when out of
+ * memory. */
 static uint8_t *with_metadata(const uint8_t *json, size_t len, size_t *out_len)
 {
-    uint8_t *p = malloc(sizeof BASE + len + 32);
+    bool v2 = memmem(json, len, "\"abi\":2", 7) != NULL;
+    const uint8_t *base = v2 ? BASE2 : BASE;
+    size_t base_len = v2 ? sizeof BASE2 : sizeof BASE;
+    uint8_t *p = malloc(base_len + len + 32);
     if (!p)
         return NULL;
-    size_t at = sizeof BASE;
-    memcpy(p, BASE, sizeof BASE);
+    size_t at = base_len;
+    memcpy(p, base, base_len);
     p[at++] = 0; /* custom section */
     put_leb(p, &at, 1 + 9 + len);
     p[at++] = 9;
@@ -85,6 +115,42 @@ static void check_message(wg_status st, const char *where)
         fprintf(stderr, "fuzz_module: %s returned %d (%s) with no message\n", where, (int)st,
                 wg_status_str(st));
         abort();
+    }
+}
+
+/* The random-dims mode (ABI 2): sizes from the input's last bytes, some out of range. */
+static void run_random_dims(wg_model *m, wg_session *s, const uint8_t *data, size_t size)
+{
+    const wg_model_info *info = wg_model_get_info(m);
+    size_t at = size;
+    int64_t val[WG_ABI_MAX_SYMBOLS];
+    for (size_t k = 0; k < info->num_symbols; k++) {
+        const wg_symbol_info *y = &info->symbols[k];
+        uint8_t b = at ? data[--at] : 0;
+        int64_t span = y->max - y->min + 3;
+        val[k] = y->min - 1 + (int64_t)(b % (uint64_t)(span > 255 ? 255 : span));
+        if (b & 0x80)
+            val[k] = y->max + 1 - (b & 3); /* near the top */
+        wg_status st = wg_session_set_dim(s, y->name, val[k]);
+        check_message(st, "wg_session_set_dim");
+    }
+    for (size_t i = 0; i < wg_model_num_inputs(m); i++) {
+        const wg_tensor_info *t = wg_model_input(m, i);
+        int64_t dims[WG_MAX_RANK];
+        uint8_t b = at ? data[--at] : 0;
+        for (int d = 0; d < t->rank; d++)
+            dims[d] = t->sym[d] >= 0 ? val[t->sym[d]] + ((b >> d) & 1 && (b & 0x40) ? 1 : 0) : t->dims[d];
+        wg_status st = wg_session_set_input_shape(s, i, dims, t->rank);
+        check_message(st, "wg_session_set_input_shape");
+    }
+    wg_status st = wg_session_run(s);
+    check_message(st, "wg_session_run (random dims)");
+    for (size_t i = 0; st == WG_OK && i < wg_model_num_outputs(m); i++) {
+        int64_t dims[WG_MAX_RANK];
+        int rank;
+        size_t bytes;
+        if (wg_session_output_shape(s, i, dims, &rank, &bytes) || bytes > wg_model_output(m, i)->bytes)
+            abort(); /* an output larger than its buffer */
     }
 }
 
@@ -143,6 +209,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             (void)sink;
         }
+        if (wg_model_get_info(m)->num_symbols)
+            run_random_dims(m, s, data, size);
     }
 done:
     wg_session_free(s);

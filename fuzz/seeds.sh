@@ -66,6 +66,8 @@ if [ -x "$WG" ]; then
     done
 fi
 printf '%s' '{"abi":1,"name":"m","producer":"p","opset":13,"inputs":[{"name":"x","dtype":"float32","shape":[1,4],"bytes":16},{"name":"i","dtype":"int64","shape":[2],"bytes":16}],"outputs":[{"name":"y","dtype":"float16","shape":[1,4],"bytes":8}],"options":{"simd":false,"relaxed_simd":false,"opt_level":2},"arena_bytes":0,"weight_bytes":0,"memory_bytes":65536,"compiler":"wasmgraph 0.1.0"}' > "$MOD_OUT/meta-base.json"
+# ABI 2 (symbolic dims): fuzz_module puts it on its BASE2 module and runs the random-dims mode
+printf '%s' '{"abi":2,"name":"m","symbols":[{"name":"n","min":1,"max":4},{"name":"s","min":2,"max":16}],"inputs":[{"name":"x","dtype":"float32","shape":[{"sym":"n"},4],"bytes":64},{"name":"i","dtype":"int32","shape":[{"sym":"n"},{"sym":"s"}],"bytes":256}],"outputs":[{"name":"y","dtype":"float32","shape":[{"sym":"n"},4],"bytes":64}],"compiler":"wasmgraph 0.1.0"}' > "$MOD_OUT/meta-v2.json"
 # Hand-made: an empty module, a header with a bad version, a lone custom section.
 printf '\000asm\001\000\000\000' > "$MOD_OUT/empty.wasm"
 printf '\000asm\002\000\000\000' > "$MOD_OUT/bad_version.wasm"

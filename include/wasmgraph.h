@@ -34,10 +34,10 @@
 extern "C" {
 #endif
 
-#define WG_ABI_VERSION 1
-/* The version of a module with sequence or optional values at its boundary (docs/abi.md,
- * "Version 2", "Sequences and optionals"); hosts load both. */
-#define WG_ABI_VERSION_VALUES 2
+/* The newest module ABI the hosts load (docs/abi.md). Version 1: every shape fixed; version
+ * 2 adds symbolic dimensions (wg_dims_ptr). A static model still compiles to version 1. */
+#define WG_ABI_VERSION 2
+#define WG_ABI_VERSION_MIN 1
 #define WG_VERSION "0.1.0"
 
 typedef enum wg_status {
@@ -97,6 +97,8 @@ typedef enum wg_dtype {
 #define WG_ABI_MAX_ELEMENTS 4294967295u      /* elements per tensor: 2^32 - 1 */
 #define WG_ABI_MAX_STEPS 1048576             /* "step_weights" and "profile" entries: 2^20 */
 
+#define WG_ABI_MAX_SYMBOLS 8               /* ABI 2: symbolic dimensions per model */
+
 /* What a graph value is: a tensor, or (ABI 2) a sequence or optional made of several
  * module inputs or outputs (docs/abi.md "Sequences and optionals"). */
 typedef enum wg_value_kind { WG_VALUE_TENSOR = 0, WG_VALUE_SEQUENCE = 1, WG_VALUE_OPTIONAL = 2 } wg_value_kind;
@@ -105,8 +107,10 @@ typedef struct wg_tensor_info {
     const char *name;
     wg_dtype dtype;
     int rank;
-    int64_t dims[WG_MAX_RANK];
-    size_t bytes;
+    int64_t dims[WG_MAX_RANK]; /* a symbolic dimension: its maximum */
+    size_t bytes;              /* at the maxima: the size of the tensor's buffer */
+    int sym[WG_MAX_RANK];      /* ABI 2: the symbol (index into wg_model_info.symbols) of a
+                                * symbolic dimension, -1 for a fixed one */
     /* When this tensor is part of a sequence or optional graph value (else value is NULL,
      * value_kind WG_VALUE_TENSOR): the value's name, its kind, what an optional holds
      * (WG_VALUE_TENSOR or WG_VALUE_SEQUENCE; a sequence holds tensors), and the part:
@@ -115,6 +119,12 @@ typedef struct wg_tensor_info {
     wg_value_kind value_kind, value_holds;
     int value_part;
 } wg_tensor_info;
+
+/* ABI 2: a symbolic dimension and its range (`wasmgraph compile --dim NAME=MIN..MAX`). */
+typedef struct wg_symbol_info {
+    const char *name;
+    int64_t min, max;
+} wg_symbol_info;
 
 typedef struct wg_runtime wg_runtime;
 typedef struct wg_model wg_model;
@@ -178,6 +188,8 @@ typedef struct wg_model_info {
     uint64_t memory_min_bytes; /* the initial memory the module declares */
     size_t file_bytes;
     const char *metadata_json; /* the section's JSON text, NUL-terminated */
+    size_t num_symbols;        /* ABI 2: the metadata's "symbols"; 0 for ABI 1 */
+    const wg_symbol_info *symbols;
 } wg_model_info;
 
 /* Reads and checks the module file at path. On success *out is the caller's, freed with
@@ -203,6 +215,36 @@ const void *wg_session_output(wg_session *s, size_t i);
  * WG_ERR_TRAP, with its number and name in the message ("wg_run returned status 2
  * (WGK_ERR_INDEX: ...)", docs/abi.md "Statuses"). */
 wg_status wg_session_run(wg_session *s);
+
+/*
+ * Symbolic dimensions (module ABI 2, docs/abi.md). A module compiled with --dim runs at
+ * every size in its symbols' ranges; its inputs' and outputs' buffers have room for the
+ * maxima, and tensors are dense at their actual sizes (a [batch, seq] input at batch 2,
+ * seq 9 is its buffer's first 18 elements). Before wg_session_run, give the sizes either
+ * per symbol or per input (or both); symbols given by neither are at their maxima:
+ *
+ *     int64_t dims[2] = {2, 9};
+ *     wg_session_set_input_shape(s, 0, dims, 2);   // input_ids [batch, seq]
+ *     wg_session_set_input_shape(s, 1, dims, 2);   // attention_mask
+ *     ... write 18 elements to each input, wg_session_run(s) ...
+ *     wg_session_output_shape(s, 0, out_dims, &rank); // [2, 9, 128]
+ *
+ * wg_session_run checks, before the module runs, that each symbol is in its range and
+ * that every given shape agrees (WG_ERR_INVALID naming the input and the symbol
+ * otherwise); the module checks the ranges again itself (WGK_ERR_DIMS). On ABI 1
+ * modules these calls accept only the fixed shapes.
+ */
+/* The runtime the session's model was loaded on (for wg_last_error). */
+wg_runtime *wg_session_runtime(const wg_session *s);
+/* Sets symbol `name` to value; WG_ERR_INVALID for an unknown name or a value out of range. */
+wg_status wg_session_set_dim(wg_session *s, const char *name, int64_t value);
+/* Gives input i's actual shape (rank dims): fixed dims must match, symbolic ones be in
+ * range; the symbols are taken from it at the next run. WG_ERR_INVALID otherwise. */
+wg_status wg_session_set_input_shape(wg_session *s, size_t i, const int64_t *dims, int rank);
+/* Output i's actual shape at the current sizes (after wg_session_run: the run's), into
+ * dims (WG_MAX_RANK entries) and *rank; *bytes (when not NULL) its size. */
+wg_status wg_session_output_shape(const wg_session *s, size_t i, int64_t *dims, int *rank,
+                                  size_t *bytes);
 
 /*
  * Per-node profiling. A module compiled with `wasmgraph compile --profile` runs its graph

@@ -7,7 +7,7 @@
 // worker's code and message.
 
 import { WasmgraphError, fail } from './errors.mjs';
-import { checkFeeds } from './wasmgraph.mjs';
+import { checkFeeds, symbolicFeeds } from './wasmgraph.mjs';
 
 const isNode = typeof process !== 'undefined' && !!(process.versions && process.versions.node);
 const WORKER_URL = new URL('./worker.mjs', import.meta.url);
@@ -111,14 +111,18 @@ export class RemoteSession {
    */
   async run(feeds) {
     if (this.#disposed) throw fail('state', `${this.name}: the session was disposed`);
-    const arrays = checkFeeds(feeds, this.inputs, this.name);
+    /* ABI 2: the sizes come from the feeds' dims, checked here and again by the worker */
+    const symbols = (this.metadata && this.metadata.symbols) || [];
+    const sym = symbols.length ? symbolicFeeds(feeds, this.inputs, symbols, this.name) : null;
+    const arrays = sym ? sym.arrays : checkFeeds(feeds, this.inputs, this.name);
     const send = {}, transfer = [];
     this.inputs.forEach((t, i) => {
       let a = arrays[i];
       const whole = a.buffer instanceof ArrayBuffer && a.byteOffset === 0 && a.byteLength === a.buffer.byteLength && !a.buffer.resizable && !transfer.includes(a.buffer);
       if (whole) transfer.push(a.buffer);
       else a = a.slice();
-      send[t.name] = a;
+      const f = feeds[t.name];
+      send[t.name] = sym && f && !ArrayBuffer.isView(f) ? { data: a, dims: Array.from(f.dims || t.shape, Number) } : a;
       if (!whole) transfer.push(a.buffer);
     });
     return (await this.#w.call('run', { feeds: send }, transfer)).outputs;

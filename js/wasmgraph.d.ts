@@ -2,8 +2,9 @@
 // the modules it re-exports: errors.mjs, image.mjs, png.mjs, remote.mjs). Hand-written;
 // tests/js/test_package.mjs type-checks a program against them when `tsc` is present.
 
-export declare const ABI_VERSION_VALUES: 2;
-export declare const ABI_VERSION: 1;
+/** The newest module ABI this loader runs (it runs ABI_VERSION_MIN..ABI_VERSION). */
+export declare const ABI_VERSION: 2;
+export declare const ABI_VERSION_MIN: 1;
 export declare const SECTION_NAME: 'wasmgraph';
 
 export type ErrorCode = 'io' | 'format' | 'abi' | 'status' | 'trap' | 'arg' | 'state' | 'worker';
@@ -27,15 +28,25 @@ export type TypedArray =
 export interface TensorInfo {
   name: string;
   dtype: DType;
+  /** the dims; a symbolic one (ABI 2) at its maximum */
   shape: number[];
-  /** bytes in linear memory */
+  /** bytes in linear memory (ABI 2: at the maxima, the buffer's size) */
   bytes: number;
-  /** elements */
+  /** elements (at the maxima) */
   size: number;
   /** ABI 2: the sequence or optional graph value this tensor is part of (docs/abi.md
    * "Sequences and optionals"): part is the element index, or 'present' for an optional's
    * bool flag (1 = it holds a value). Absent for a plain tensor. */
   value?: { name: string; kind: 'sequence' | 'optional'; holds: 'tensor' | 'sequence'; part: number | 'present' };
+  /** ABI 2, a tensor with symbolic dims only: each dim, a number or its symbol's name */
+  dims?: (number | string)[];
+}
+
+/** ABI 2: a symbolic dimension and its range (compile --dim NAME=MIN..MAX). */
+export interface SymbolInfo {
+  name: string;
+  min: number;
+  max: number;
 }
 
 /** What compile --preprocess recorded (all fields present when recorded). */
@@ -55,6 +66,8 @@ export interface PreprocessOptions {
 
 export interface Metadata {
   abi: number;
+  /** ABI 2: the symbolic dimensions ([] for ABI 1) */
+  symbols: SymbolInfo[];
   name: string;
   producer?: string;
   opset?: number;
@@ -73,7 +86,10 @@ export interface Metadata {
 }
 
 /** A typed array of the input's kind, or one with its dims (checked against the shape). */
-export type Feed = TypedArray | { data: TypedArray; dims?: number[] };
+/** An input: a typed array, or { data, dims } (an onnxruntime Tensor has both). On a
+ * module with symbolic dims (ABI 2) an input with symbolic dims needs its dims: they give
+ * the symbols' values for the run. */
+export type Feed = TypedArray | { data: TypedArray; dims?: readonly number[] };
 export type Feeds = Record<string, Feed>;
 export type Outputs = Record<string, TypedArray>;
 
@@ -120,8 +136,13 @@ export declare class Session {
   input(which?: number | string): TypedArray;
   /** Zero-copy view of an output: valid until the next run. */
   output(which?: number | string): TypedArray;
-  /** Checks and writes the feeds, runs, returns copies of every output. */
+  /** Checks and writes the feeds, runs, returns copies of every output (ABI 2: at their
+   * actual sizes, given by outputShape). */
   run(feeds: Feeds): Outputs;
+  /** ABI 2: the symbols' values for the next run (zero-copy path), e.g. { batch: 2, seq: 9 }. */
+  setDims(values: Record<string, number>): void;
+  /** The actual dims of an output at the current sizes (after run(): that run's). */
+  outputShape(which?: number | string): number[];
   /** Runs on what the input views hold (zero-copy). */
   run(): void;
   runAsync(feeds: Feeds): Promise<Outputs>;
@@ -154,7 +175,7 @@ export declare function load(source: Source, options?: string | (LoadOptions & {
  * but those two. */
 export declare function inspect(module: WebAssembly.Module | Uint8Array, name?: string): Metadata;
 /** Limits of ABI v1, equal to the C host's WG_ABI_MAX_* (include/wasmgraph.h). */
-export declare const LIMITS: Readonly<{ tensors: number; rank: number; dim: number; elements: number; steps: number }>;
+export declare const LIMITS: Readonly<{ tensors: number; rank: number; dim: number; elements: number; steps: number; symbols: number }>;
 /** Nonzero statuses of the run exports: status -> [name, meaning] (kernels/include/wgk_status.h). */
 export declare const STATUSES: Readonly<Record<number, readonly [string, string]>>;
 /** The first structural problem of a module's bytes (the C host's words), or null. */
@@ -166,6 +187,9 @@ export declare function readSegments(fh: unknown, memory: WebAssembly.Memory,
   segments: { mem: number; pos: number; len: number }[], name: string, piece?: number): Promise<void>;
 /** Checks run()'s feeds against the inputs; the arrays in input order. */
 export declare function checkFeeds(feeds: Feeds, inputs: TensorInfo[], label: string): TypedArray[];
+/** ABI 2: checks feeds with dims against the symbols; the arrays and the symbols' values. */
+export declare function symbolicFeeds(feeds: Feeds, inputs: TensorInfo[], symbols: SymbolInfo[], label: string):
+  { arrays: TypedArray[]; values: number[] };
 
 // ---- images (image.mjs, png.mjs) ----
 

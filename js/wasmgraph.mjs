@@ -23,9 +23,9 @@ import { WasmgraphError, fail, checkOptions, isBool, isString, isPositiveInt, de
 export { WasmgraphError };
 export { decodePNG, decodeImage, imageToTensor, preprocessOptions, topClasses, f32ToF16 } from './image.mjs';
 
-export const ABI_VERSION = 1;
-/** The version of a module with sequence or optional values at its boundary (docs/abi.md "Sequences and optionals"); loaded too. */
-export const ABI_VERSION_VALUES = 2;
+/** The newest module ABI this loader runs; it runs every version from ABI_VERSION_MIN. */
+export const ABI_VERSION = 2;
+export const ABI_VERSION_MIN = 1;
 export const SECTION_NAME = 'wasmgraph';
 
 // dtype name (metadata) -> [typed array constructor, element size]. float16 is
@@ -48,11 +48,12 @@ const OPTIONAL_FUNCS = {
   wg_profile_steps: [0, 'profile'], wg_profile_step: [1, 'profile'],
 };
 /** Limits of ABI v1, the C host's WG_ABI_MAX_* (include/wasmgraph.h): past one, a module is refused ('format'). */
-export const LIMITS = Object.freeze({ tensors: 1024, rank: 8, dim: 2 ** 31 - 1, elements: 2 ** 32 - 1, steps: 1 << 20 });
+export const LIMITS = Object.freeze({ tensors: 1024, rank: 8, dim: 2 ** 31 - 1, elements: 2 ** 32 - 1, steps: 1 << 20, symbols: 8 });
 /** Nonzero statuses of the run exports (kernels/include/wgk_status.h): [name, meaning]. */
 export const STATUSES = Object.freeze({
   [-1]: ['WGK_ERR_NO_STEP', 'no such step (wg_run_step or wg_profile_step called with k out of range)'],
   2: ['WGK_ERR_INDEX', 'an index input holds a value out of range'],
+  3: ['WGK_ERR_DIMS', 'a symbolic dimension is outside its range (module ABI 2)'],
   10: ['WGK_ERR_TRIP_COUNT', 'a Loop ran past the iterations its outputs were sized for'],
   11: ['WGK_ERR_BRANCH', "an If took a branch that is invalid for the module's input shapes (see the compile's note)"],
   15: ['WGK_ERR_SEQ_INDEX', 'a sequence position is out of range (SequenceAt)'],
@@ -119,7 +120,25 @@ function checkValue(name, what, t) {
   return { name: v.name, kind: v.kind, holds: v.holds, part: v.part };
 }
 
-function checkTensors(list, what, name) {
+/* ABI 2 "symbols": [{ name, min, max }], unique names, 1 <= min <= max < 2^31 (as
+ * src/host/inspect.c parse_symbols). */
+function checkSymbols(meta, name) {
+  const list = meta.symbols;
+  if (list === undefined) return [];
+  if (!Array.isArray(list) || list.length > LIMITS.symbols) throw fail('format', `${name}: metadata: "symbols" is not an array of at most ${LIMITS.symbols}`);
+  const seen = new Set();
+  return list.map((y, i) => {
+    if (!y || typeof y.name !== 'string' || !y.name) throw fail('format', `${name}: metadata: symbols[${i}] has no name`);
+    if (seen.has(y.name)) throw fail('format', `${name}: metadata: two symbols are called '${y.name}'`);
+    seen.add(y.name);
+    if (!Number.isInteger(y.min) || !Number.isInteger(y.max) || y.min < 1 || y.max < y.min || y.max > LIMITS.dim) {
+      throw fail('format', `${name}: metadata: symbol '${y.name}' needs integers 1 <= min <= max < 2^31`);
+    }
+    return { name: y.name, min: y.min, max: y.max };
+  });
+}
+
+function checkTensors(list, what, name, symbols = [], abi = 1) {
   if (!Array.isArray(list)) throw fail('format', `${name}: metadata: "${what}s" is missing or not an array`);
   if (list.length > LIMITS.tensors) throw fail('format', `${name}: metadata: ${list.length} ${what}s (at most ${LIMITS.tensors})`);
   const seen = new Set();
@@ -132,17 +151,26 @@ function checkTensors(list, what, name) {
     if (!Array.isArray(t.shape) || t.shape.length > LIMITS.rank) {
       throw fail('format', `${name}: metadata: ${what} '${t.name}' has no shape array of rank <= ${LIMITS.rank}`);
     }
-    t.shape.forEach((d, k) => {
+    /* ABI 2: a dimension {"sym": NAME} is that symbol, planned at its maximum */
+    const sym = t.shape.map((d, k) => {
+      if (abi >= 2 && d && typeof d === 'object' && !Array.isArray(d)) {
+        const s = symbols.findIndex((y) => y.name === d.sym);
+        if (s < 0) throw fail('format', `${name}: metadata: ${what} '${t.name}' dimension ${k} names no symbol of "symbols"`);
+        return s;
+      }
       if (!Number.isInteger(d) || d < 0 || d > LIMITS.dim) {
         throw fail('format', `${name}: metadata: ${what} '${t.name}' dimension ${k} is not an integer in [0, 2^31)`);
       }
+      return -1;
     });
-    const numel = t.shape.reduce((a, d) => a * d, 1);
+    const shape = t.shape.map((d, k) => (sym[k] >= 0 ? symbols[sym[k]].max : d));
+    const numel = shape.reduce((a, d) => a * d, 1);
     if (numel > LIMITS.elements) throw fail('format', `${name}: metadata: ${what} '${t.name}' has more than 2^32 elements`);
     if (t.bytes !== numel * dt[1]) {
       throw fail('format', `${name}: metadata: ${what} '${t.name}' says bytes ${t.bytes} but ${numel} elements of ${t.dtype} make ${numel * dt[1]}`);
     }
-    const info = { name: t.name, dtype: t.dtype, shape: t.shape.slice(), bytes: t.bytes, size: numel };
+    const info = { name: t.name, dtype: t.dtype, shape, bytes: t.bytes, size: numel };
+    if (sym.some((k) => k >= 0)) info.dims = sym.map((k, d) => (k >= 0 ? symbols[k].name : shape[d]));
     // part of a sequence or optional value (ABI 2): { name, kind, holds, part } as the metadata says
     if (t.value !== undefined) info.value = checkValue(name, what, t);
     return info;
@@ -512,10 +540,13 @@ export function inspect(module, name = 'module') {
   }
   if (!meta || typeof meta !== 'object' || Array.isArray(meta)) throw fail('format', `${name}: metadata is not a JSON object`);
   if (!Number.isInteger(meta.abi)) throw fail('abi', `${name}: metadata has no integer "abi" version`);
-  if (meta.abi !== ABI_VERSION && meta.abi !== ABI_VERSION_VALUES) throw fail('abi', `${name}: module ABI version ${meta.abi}, this loader supports ${ABI_VERSION} and ${ABI_VERSION_VALUES}`);
+  if (meta.abi < ABI_VERSION_MIN || meta.abi > ABI_VERSION) {
+    throw fail('abi', `${name}: module ABI version ${meta.abi}, this loader supports ${ABI_VERSION_MIN}..${ABI_VERSION}`);
+  }
   checkMembers(meta, name);
-  const inputs = checkTensors(meta.inputs, 'input', name);
-  const outputs = checkTensors(meta.outputs, 'output', name);
+  const symbols = meta.abi >= 2 ? checkSymbols(meta, name) : [];
+  const inputs = checkTensors(meta.inputs, 'input', name, symbols, meta.abi);
+  const outputs = checkTensors(meta.outputs, 'output', name, symbols, meta.abi);
   if (outputs.length === 0) throw fail('format', `${name}: metadata: the model has no outputs`);
 
   const imports = view.imports;
@@ -532,10 +563,11 @@ export function inspect(module, name = 'module') {
     throw fail('abi', `${name}: the module's memory is ${view.memory.flags & 4 ? '64-bit' : 'shared'}; ABI v1 needs a plain 32-bit memory`);
   }
   for (const [f, n] of Object.entries(REQUIRED_FUNCS)) checkFunc(view, f, n, name);
+  if (symbols.length) checkFunc(view, 'wg_dims_ptr', 0, name);
   for (const [f, [n, member]] of Object.entries(OPTIONAL_FUNCS)) {
     if (meta[member] !== undefined || view.exports.has(f)) checkFunc(view, f, n, name);
   }
-  return { ...meta, inputs, outputs };
+  return { ...meta, symbols, inputs, outputs };
 }
 
 /** A compiled, checked module: create any number of independent sessions from it. */
@@ -660,7 +692,7 @@ const LOAD_OPTIONS = { ...SESSION_OPTIONS, name: isString, worker: isBool };
  * Checks names, dtypes (the typed-array kind), element counts and dims; returns the
  * typed arrays in input order. Exported for the worker side (remote.mjs).
  */
-export function checkFeeds(feeds, inputs, label) {
+function checkFeedNames(feeds, inputs, label) {
   if (!feeds || typeof feeds !== 'object' || Array.isArray(feeds) || ArrayBuffer.isView(feeds)) {
     throw fail('arg', `${label}: run() takes { inputName: typedArray } (inputs: ${inputs.map((t) => t.name).join(', ')}), not ${describe(feeds)}`);
   }
@@ -671,6 +703,10 @@ export function checkFeeds(feeds, inputs, label) {
   }
   const missing = inputs.filter((t) => !Object.hasOwn(feeds, t.name)).map((t) => t.name);
   if (missing.length) throw fail('arg', `${label}: run(): input '${missing.join("', '")}' not given`);
+}
+
+export function checkFeeds(feeds, inputs, label) {
+  checkFeedNames(feeds, inputs, label);
   return inputs.map((t) => {
     let v = feeds[t.name], dims = null;
     if (v && typeof v === 'object' && !ArrayBuffer.isView(v) && 'data' in v) ({ data: v, dims = null } = v);
@@ -689,6 +725,50 @@ export function checkFeeds(feeds, inputs, label) {
   });
 }
 
+/**
+ * The feeds of run() on a module with symbolic dims (ABI 2): { name: { data, dims } } (an
+ * onnxruntime-style tensor has both) or a bare typed array for an input without symbolic
+ * dims. Each symbol's value comes from the dims; a value out of range or inputs that
+ * disagree is an 'arg' error before anything runs. Returns { arrays (in input order),
+ * values (one per symbol) }.
+ */
+export function symbolicFeeds(feeds, inputs, symbols, label) {
+  checkFeedNames(feeds, inputs, label);
+  const values = symbols.map(() => null), from = symbols.map(() => null);
+  const arrays = inputs.map((t) => {
+    let v = feeds[t.name], dims = null;
+    if (v && typeof v === 'object' && !ArrayBuffer.isView(v) && 'data' in v) ({ data: v, dims = null } = v);
+    const Ctor = DTYPES[t.dtype][0];
+    if (!ArrayBuffer.isView(v) || typeName(v) !== Ctor.name) {
+      throw fail('arg', `${label}: input '${t.name}': got ${describe(v)}, the model wants ${t.dtype} (${Ctor.name}) [${t.dims || t.shape}]`);
+    }
+    if (dims === null && !t.dims) dims = t.shape;
+    if (dims === null) throw fail('arg', `${label}: input '${t.name}' has symbolic dims [${t.dims}]: give it as { data, dims }`);
+    dims = Array.from(dims, Number);
+    if (dims.length !== t.shape.length) throw fail('arg', `${label}: input '${t.name}' has rank ${t.shape.length}, not ${dims.length}`);
+    dims.forEach((d, k) => {
+      const name = t.dims ? t.dims[k] : t.shape[k];
+      if (typeof name !== 'string') {
+        if (d !== name) throw fail('arg', `${label}: input '${t.name}' dimension ${k} is ${d}, the model fixes it at ${name}`);
+        return;
+      }
+      const s = symbols.findIndex((y) => y.name === name), y = symbols[s];
+      if (!Number.isInteger(d) || d < y.min || d > y.max) {
+        throw fail('arg', `${label}: input '${t.name}' dimension ${k}: symbol '${name}' = ${d} is outside its range ${y.min}..${y.max}`);
+      }
+      if (values[s] !== null && values[s] !== d) {
+        throw fail('arg', `${label}: input '${t.name}' has ${name} = ${d} (dimension ${k}), but input '${from[s]}' gives ${values[s]}`);
+      }
+      values[s] = d;
+      from[s] = t.name;
+    });
+    const n = dims.reduce((a, d) => a * d, 1);
+    if (v.length !== n) throw fail('arg', `${label}: input '${t.name}': got ${describe(v)} for dims [${dims}], which hold ${n} elements`);
+    return v;
+  });
+  return { arrays, values: values.map((v, s) => (v === null ? symbols[s].max : v)) };
+}
+
 export class Session {
   // null, or the weights still being read (Model.createSession, streamWeights):
   // { steps, weights, reads, hurry, all } (stepWeights, startReads, all: their settling).
@@ -696,6 +776,9 @@ export class Session {
   #streaming = false; // a runAsync() is running the steps
   #brokenCode = 'trap'; // the error code once broken: 'trap', or 'io' after a failed read
   #disposed = false;
+  #symbols = []; // ABI 2: the metadata's symbols
+  #dimValues = []; // their values for the next run (set by run(feeds) or setDims)
+  #dimsPtr = 0;
 
   constructor(model, instance, loading = null) {
     this.model = model;
@@ -713,6 +796,16 @@ export class Session {
     }
     this.inputPtrs = model.inputs.map((t, i) => this.#tensorAddr('wg_input_ptr', i, t));
     this.outputPtrs = model.outputs.map((t, i) => this.#tensorAddr('wg_output_ptr', i, t));
+    /* ABI 2: where the symbols' values go (wg_dims_ptr), and their values now (the maxima) */
+    this.#symbols = model.metadata.symbols || [];
+    this.#dimValues = this.#symbols.map((y) => y.max);
+    if (this.#symbols.length) {
+      const p = this.#call('wg_dims_ptr') >>> 0;
+      if (p === 0 || p % 4 || p + 4 * this.#symbols.length > this.memory.buffer.byteLength) {
+        throw fail('abi', `${name}: wg_dims_ptr() = ${p} is not an aligned array of ${this.#symbols.length} i32 inside memory`);
+      }
+      this.#dimsPtr = p;
+    }
     /* The step counts the metadata gives, as the exports return them (docs/abi.md). */
     for (const [f, member, what] of [['wg_run_steps', 'step_weights', "the metadata's step_weights has"], ['wg_profile_steps', 'profile', 'the metadata lists']]) {
       const list = model.metadata[member];
@@ -805,13 +898,55 @@ export class Session {
   }
 
   #write(feeds) {
+    if (this.#symbols.length) {
+      const { arrays, values } = symbolicFeeds(feeds, this.inputs, this.#symbols, this.model.name);
+      this.#dimValues = values;
+      arrays.forEach((v, i) => new (DTYPES[this.inputs[i].dtype][0])(this.memory.buffer, this.inputPtrs[i], v.length).set(v));
+      return;
+    }
     checkFeeds(feeds, this.inputs, this.model.name).forEach((v, i) => this.#view(this.inputs[i], this.inputPtrs[i]).set(v));
+  }
+
+  /* Output i's view at the current sizes (ABI 2: a prefix of its buffer). */
+  #outputNow(i) {
+    const t = this.outputs[i];
+    if (!t.dims) return this.#view(t, this.outputPtrs[i]);
+    return new (DTYPES[t.dtype][0])(this.memory.buffer, this.outputPtrs[i], this.outputShape(i).reduce((a, d) => a * d, 1));
   }
 
   #copyOutputs() {
     const out = {};
-    this.outputs.forEach((t, i) => { out[t.name] = this.#view(t, this.outputPtrs[i]).slice(); });
+    this.outputs.forEach((t, i) => { out[t.name] = this.#outputNow(i).slice(); });
     return out;
+  }
+
+  /**
+   * ABI 2: the symbols' values for the next run, e.g. setDims({ batch: 2, seq: 9 }), for
+   * the zero-copy path (write the input views' first elements, run(), read outputShape).
+   * Symbols not named keep their values (at first their maxima). run(feeds) sets them
+   * from the feeds' dims. Throws 'arg' for an unknown symbol or a value out of range.
+   */
+  setDims(values) {
+    this.#checkLive();
+    const next = this.#dimValues.slice();
+    for (const [k, v] of Object.entries(values || {})) {
+      const s = this.#symbols.findIndex((y) => y.name === k);
+      if (s < 0) throw fail('arg', `${this.model.name}: the model has no symbolic dimension '${k}'`);
+      const y = this.#symbols[s];
+      if (!Number.isInteger(v) || v < y.min || v > y.max) {
+        throw fail('arg', `${this.model.name}: symbol '${k}' = ${v} is outside its range ${y.min}..${y.max}`);
+      }
+      next[s] = v;
+    }
+    this.#dimValues = next;
+  }
+
+  /** The actual dims of output `which` at the current sizes (after run(): that run's). */
+  outputShape(which = 0) {
+    this.#checkLive();
+    const t = this.outputs[this.#index(this.outputs, which, 'output')];
+    if (!t.dims) return t.shape.slice();
+    return t.dims.map((d) => (typeof d === 'string' ? this.#dimValues[this.#symbols.findIndex((y) => y.name === d)] : d));
   }
 
   /**
@@ -836,6 +971,7 @@ export class Session {
     if (this.#loading) {
       throw fail('state', `${this.model.name}: the weights are still being read: await session.ready first, or use runAsync()`);
     }
+    if (this.#dimsPtr) new Int32Array(this.memory.buffer, this.#dimsPtr, this.#symbols.length).set(this.#dimValues);
     const st = this.#call('wg_run');
     if (st !== 0) throw fail('status', `${this.model.name}: wg_run returned status ${statusText(st)}`);
   }

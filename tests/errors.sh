@@ -48,6 +48,20 @@ expect "empty optional read at run time" 1 "WGK_ERR_OPTIONAL_EMPTY" \
     "$W" run "$T/opt_get.wasm" --input "$T/opt_empty.pb"
 expect "sequence file for a tensor input" 1 "x" "$W" run "$T/seq_at.wasm" --input "$T/opt_empty.pb" --input "$T/pos_7.pb"
 expect "--shape fixes dynamic dim" 0 "compiled" "$W" compile "$T/dynamic.onnx" -o "$T/dyn.wasm" --shape x=2x4
+# Symbolic dims (--dim, module ABI 2)
+expect "dynamic dim_param suggests --dim" 1 "graph input 'x' has a dynamic dimension 0 ('N'); give its range with --dim N=MIN..MAX" \
+    "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm"
+expect "--dim keeps the dim symbolic" 0 "compiled" "$W" compile "$T/dynamic.onnx" -o "$T/dyn2.wasm" --dim N=1..8
+expect "info prints the symbols" 0 "N=1..8" "$W" info "$T/dyn2.wasm"
+expect "--dim naming no dim" 1 "--dim M names no dynamic dimension of a graph input" \
+    "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --dim N=1..8 --dim M=1..2
+expect "--dim with a bad range" 2 "--dim wants NAME=MIN..MAX" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --dim N=0..3
+expect "--dim given twice" 2 "--dim N is given twice" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --dim N=1..2 --dim N=1..3
+expect "--shape names a symbol" 0 "compiled" "$W" compile "$T/dynamic.onnx" -o "$T/dyn3.wasm" --shape x=batchx4 --dim batch=1..2
+expect "--shape name without --dim" 1 "('rows'); give its range with --dim rows=MIN..MAX" \
+    "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --shape x=rows,4
+expect "op that cannot take a symbol names node and symbol" 1 "node 'cumsum' (CumSum): input 'x' depends on symbolic dimension 'N'" \
+    "$W" compile "$T/dynamic_cumsum.onnx" -o "$T/x.wasm" --dim N=1..8
 expect "--shape of unknown input" 1 "not a graph input" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --shape z=1x4
 expect "unsupported attribute value names node and mode" 1 "node 'pad_wrap' (Pad)" "$W" compile "$T/pad_wrap.onnx" -o "$T/x.wasm"
 expect "initializer size mismatch" 1 "'b'" "$W" compile "$T/short_initializer.onnx" -o "$T/x.wasm"

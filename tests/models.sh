@@ -331,6 +331,43 @@ if [ -x "$MPY" ] && [ -d "$MDIR" ]; then
     [ "$qrc" -eq 0 ] || [ "$qfail" -eq 1 ] || { cat "$OUT/quantized.log"; bad "quantized_vs_fp32.py (exit $qrc)"; }
 else
     echo "skip quantized models (no models venv or model cache: scripts/setup.sh --models, make bench-models)"
+# Symbolic dimensions (issue 22, module ABI 2): the sentence encoders exported with dynamic
+# batch and sequence axes (tools/make_dynamic_models.py, cached outside the repository),
+# one module each, run at (batch, seq) = (1,1), (1,9), (2,64), (4,512) with padded
+# attention masks and compared with onnxruntime (tests/models/dynamic_encoder.py).
+MODELS_DIR=${WG_MODELS_DIR:-$HOME/.cache/wasmgraph/models}
+MODELS_PY=${WG_MODELS_PYTHON:-$HOME/.cache/wasmgraph/venv-models/bin/python}
+for id in encoder-dyn-ts encoder-dyn-dynamo; do
+    if [ ! -s "$MODELS_DIR/$id.onnx" ] || [ ! -x "$MODELS_PY" ]; then
+        echo "skip $id: no $MODELS_DIR/$id.onnx or models venv (build it: $MODELS_PY tools/make_dynamic_models.py)"
+        continue
+    fi
+    if compile "$MODELS_DIR/$id.onnx" "$OUT/$id.wasm" --dim batch=1..4 --dim seq=1..512 -q; then
+        if "$MODELS_PY" tests/models/dynamic_encoder.py "$W" "$MODELS_DIR/$id.onnx" "$OUT/$id.wasm" \
+            "$OUT/$id.work" > "$OUT/$id.log" 2>&1; then
+            ok "$id at 4 sizes, one module ($(grep -c ' ok$' "$OUT/$id.log") sizes match onnxruntime)"
+        else
+            cat "$OUT/$id.log"; bad "$id"
+        fi
+        # the module refuses out-of-range sizes written past the hosts (status 3)
+        if node tests/models/dims_guard.mjs "$OUT/$id.wasm" > "$OUT/$id.guard.log" 2>&1; then
+            ok "$id refuses out-of-range dims itself"
+        else
+            cat "$OUT/$id.guard.log"; bad "$id dims guard"
+        fi
+    fi
+done
+
+# Symbolic dims through more ops (decomposed LayerNorm, Gelu via Erf, Pow, ReduceMean, an
+# Equal/Where/Expand attention mask built by Shape -> Gather -> Concat, Concat, Range)
+if [ -x "$MODELS_PY" ]; then
+    if "$MODELS_PY" tests/models/symbolic_ops.py "$W" "$OUT/symbolic-ops" > "$OUT/symbolic-ops.log" 2>&1; then
+        ok "symbolic ops ($(grep -c ' ok$' "$OUT/symbolic-ops.log") graph sizes match onnxruntime)"
+    else
+        cat "$OUT/symbolic-ops.log"; bad "symbolic ops"
+    fi
+else
+    echo "skip symbolic ops: no models venv ($MODELS_PY)"
 fi
 
 echo "models: $pass passed, $fail failed"

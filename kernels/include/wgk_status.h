@@ -20,7 +20,8 @@
 #define WGK_STATUS_LIST(X)                                                                     \
     X(WGK_ERR_NO_STEP, -1, "no such step (wg_run_step or wg_profile_step called with k out "  \
                            "of range)")                                                        \
-    X(WGK_ERR_INDEX, 2, "an index input holds a value out of range")                         \
+    X(WGK_ERR_INDEX, 2, "an index input holds a value out of range")                          \
+    X(WGK_ERR_DIMS, 3, "a symbolic dimension is outside its range (module ABI 2)")            \
     X(WGK_ERR_TRIP_COUNT, 10, "a Loop ran past the iterations its outputs were sized for")     \
     X(WGK_ERR_BRANCH, 11, "an If took a branch that is invalid for the module's input shapes "  \
                           "(see the compile's note)")                                 \

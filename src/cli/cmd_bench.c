@@ -12,7 +12,9 @@
 #include "wasmgraph.h"
 
 static const char usage[] = "wasmgraph bench MODEL.wasm [--warmup 3] [--iters 20] [--json] [--serve]\n"
-                            "                       [--time-limit-ms N] [--memory-limit-mb N]";
+                            "                       [--time-limit-ms N] [--memory-limit-mb N]\n"
+                            "                       [--dim SYM=N]...  (ABI 2: run at symbol SYM = N;\n"
+                            "                       symbols not given run at their maxima)";
 
 /* xorshift64*: the same inputs on every run and machine. */
 static uint64_t next_rand(uint64_t *s)
@@ -110,7 +112,21 @@ int wg_cmd_bench(int argc, char **argv)
     static const char *const flags[] = {"--json", "--serve", NULL};
     bool set[2] = {false, false};
     wg_cli_timing t = {.warmup = 3, .iters = 20};
-    int bad = wg_cli_timing_args(usage, argc, argv, flags, set, &t);
+    /* --dim SYM=N (ABI 2) is taken out here; the rest are the timing commands' options */
+    char **rest = malloc(sizeof *rest * (size_t)(argc + 1));
+    const char *dims[16];
+    int n_rest = 0, n_dims = 0;
+    if (!rest)
+        return wg_cli_fail("out of memory");
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--dim") && i + 1 < argc && n_dims < 16)
+            dims[n_dims++] = argv[++i];
+        else
+            rest[n_rest++] = argv[i];
+    }
+    rest[n_rest] = NULL;
+    int bad = wg_cli_timing_args(usage, n_rest, rest, flags, set, &t);
+    free(rest);
     if (bad)
         return bad;
     const char *model = t.model;
@@ -133,6 +149,22 @@ int wg_cmd_bench(int argc, char **argv)
     if (wg_session_new(m, &s)) {
         rc = wg_cli_fail("%s", wg_last_error(rt));
         goto done;
+    }
+    for (int k = 0; k < n_dims; k++) {
+        char name[64];
+        const char *eq = strchr(dims[k], '=');
+        char *end = NULL;
+        long long v = eq ? strtoll(eq + 1, &end, 10) : 0;
+        if (!eq || (size_t)(eq - dims[k]) >= sizeof name || end == eq + 1 || *end) {
+            rc = wg_cli_fail("--dim wants SYM=N, got '%s'", dims[k]);
+            goto done;
+        }
+        memcpy(name, dims[k], (size_t)(eq - dims[k]));
+        name[eq - dims[k]] = 0;
+        if (wg_session_set_dim(s, name, v)) {
+            rc = wg_cli_fail("%s", wg_last_error(rt));
+            goto done;
+        }
     }
     double t2 = wg_cli_now_ms();
     uint64_t seed = UINT64_C(0x9e3779b97f4a7c15);

@@ -12,6 +12,9 @@ static const char usage[] =
     "usage: wasmgraph compile MODEL.onnx -o MODEL.wasm [-O0|-O1|-O2|-O3] [--no-simd]\n"
     "                         [--relaxed-simd] [--shape NAME=1x3x224x224]... [--emit-c DIR] [--quiet]\n"
     "                         (a sequence input's elements: --shape NAME=4x3+2x3, or [] for none)\n"
+    "                         [--dim SYM=MIN..MAX]...  (keep dimension SYM symbolic: a dim_param of\n"
+    "                         the model, or a name in --shape, e.g. --shape ids=batchxseq or\n"
+    "                         ids=batch,seq; one module then runs at every size in the range)\n"
     "                         [--const NAME=FILE.pb]...  (graph input NAME becomes that constant)\n"
     "                         [--profile]  (one exported step per node, for `wasmgraph profile`)\n"
     "                         [--preprocess \"--size 256 --crop --bgr ...\"]  (classify's image\n"
@@ -20,23 +23,41 @@ static const char usage[] =
     "(e.g. 'unsupported' for an operator, attribute or dtype the compiler does not handle);\n"
     "exit status: 0 ok, 1 compile error, 2 bad command line.\n";
 
-/* Parses "1x3x224x224" into s; false on anything else. */
-static bool parse_dims(const char *text, wgc_shape *s)
+/* Parses "1x3x224x224" into o->shape; a dim that is a name ("batchxseq", or with commas
+ * "batch,seq" when a name holds an x) is symbolic: dims[d] = -1, o->dim_name[d] the name.
+ * False on anything else. */
+static bool parse_dims(const char *text, wgc_shape_override *o)
 {
+    wgc_shape *s = &o->shape;
     s->rank = 0;
     if (!*text)
         return true; /* "NAME=" is a scalar */
+    bool commas = strchr(text, ',') != NULL;
     const char *p = text;
     while (*p) {
         if (s->rank == WG_MAX_RANK)
             return false;
         char *end;
-        errno = 0;
-        long long v = strtoll(p, &end, 10);
-        if (end == p || errno || v < 0 || v > ((long long)1 << 40))
-            return false;
-        s->dims[s->rank++] = v;
-        if (*end == 'x' || *end == 'X' || *end == ',')
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_') {
+            size_t n = commas ? strcspn(p, ",") : strcspn(p, "xX");
+            if (n >= WGC_SYM_NAME)
+                return false;
+            memcpy(o->dim_name[s->rank], p, n);
+            o->dim_name[s->rank][n] = 0;
+            for (size_t i = 0; i < n; i++)
+                if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
+                      (p[i] >= '0' && p[i] <= '9') || p[i] == '_' || p[i] == '.' || p[i] == '-'))
+                    return false;
+            s->dims[s->rank++] = -1;
+            end = (char *)p + n;
+        } else {
+            errno = 0;
+            long long v = strtoll(p, &end, 10);
+            if (end == p || errno || v < 0 || v > ((long long)1 << 40))
+                return false;
+            s->dims[s->rank++] = v;
+        }
+        if (*end == ',' || (!commas && (*end == 'x' || *end == 'X')))
             end++;
         else if (*end)
             return false;
@@ -45,7 +66,8 @@ static bool parse_dims(const char *text, wgc_shape *s)
     return true;
 }
 
-/* "DIMS" or a sequence's "DIMS+DIMS+..." ("[]": no elements) into o. */
+/* "DIMS" (symbolic names allowed, see parse_dims) or a sequence's "DIMS+DIMS+..." (fixed
+ * dims only; "[]": no elements) into o. */
 static bool parse_shape_list(char *text, wgc_shape_override *o)
 {
     o->n_elems = 0;
@@ -53,21 +75,52 @@ static bool parse_shape_list(char *text, wgc_shape_override *o)
         o->shape.rank = 0;
         return true;
     }
+    if (!strchr(text, '+')) {
+        if (!parse_dims(text, o))
+            return false;
+        o->elems[o->n_elems++] = o->shape;
+        return true;
+    }
     for (char *p = text;;) {
         char *plus = strchr(p, '+');
         if (plus)
             *plus = 0;
-        bool ok = o->n_elems < WGC_MAX_SEQ_SHAPES && parse_dims(p, &o->elems[o->n_elems]);
+        wgc_shape_override one = {0};
+        bool ok = o->n_elems < WGC_MAX_SEQ_SHAPES && parse_dims(p, &one);
+        for (int d = 0; ok && d < one.shape.rank; d++)
+            ok = one.shape.dims[d] >= 0; /* a sequence's elements have fixed dims */
         if (plus)
             *plus = '+';
         if (!ok)
             return false;
-        o->n_elems++;
+        o->elems[o->n_elems++] = one.shape;
         if (!plus)
             break;
         p = plus + 1;
     }
     o->shape = o->elems[0];
+    return true;
+}
+
+/* Parses "NAME=MIN..MAX" (MIN >= 1) into d; false on anything else. */
+static bool parse_dim_range(const char *text, wgc_symbol *d)
+{
+    const char *eq = strchr(text, '=');
+    if (!eq || eq == text || (size_t)(eq - text) >= WGC_SYM_NAME)
+        return false;
+    memcpy(d->name, text, (size_t)(eq - text));
+    d->name[eq - text] = 0;
+    char *end;
+    errno = 0;
+    long long lo = strtoll(eq + 1, &end, 10);
+    if (end == eq + 1 || errno || end[0] != '.' || end[1] != '.')
+        return false;
+    const char *hi_text = end + 2;
+    long long hi = strtoll(hi_text, &end, 10);
+    if (end == hi_text || errno || *end || lo < 1 || hi < lo || hi > WG_ABI_MAX_DIM)
+        return false;
+    d->min = lo;
+    d->max = hi;
     return true;
 }
 
@@ -109,14 +162,27 @@ static int compile_cmd(int argc, char **argv, char **prep_json)
             }
             wgc_shape_override *o = &opt.shapes[opt.n_shapes];
             if (!parse_shape_list(eq + 1, o)) {
-                fprintf(stderr, "wasmgraph: error: --shape %s: dims must look like 1x3x224x224 (a "
-                        "sequence's elements: 4x3+2x3, at most %d; no elements: [])\n", spec,
-                        WGC_MAX_SEQ_SHAPES);
+                fprintf(stderr, "wasmgraph: error: --shape %s: dims must look like 1x3x224x224 (or "
+                        "name symbolic dims: batchxseq, batch,seq; a sequence's elements: 4x3+2x3, "
+                        "at most %d; no elements: [])\n", spec, WGC_MAX_SEQ_SHAPES);
                 return 2;
             }
             *eq = 0;
             o->name = spec;
             opt.n_shapes++;
+        } else if (!strcmp(a, "--dim") && i + 1 < argc) {
+            const char *spec = argv[++i];
+            if (opt.n_dims == WGC_MAX_SYMS || !parse_dim_range(spec, &opt.dims[opt.n_dims])) {
+                fprintf(stderr, "wasmgraph: error: --dim wants NAME=MIN..MAX with 1 <= MIN <= MAX "
+                        "<= %d (at most %d of them), got '%s'\n", WG_ABI_MAX_DIM, WGC_MAX_SYMS, spec);
+                return 2;
+            }
+            for (int k = 0; k < opt.n_dims; k++)
+                if (!strcmp(opt.dims[k].name, opt.dims[opt.n_dims].name)) {
+                    fprintf(stderr, "wasmgraph: error: --dim %s is given twice\n", opt.dims[k].name);
+                    return 2;
+                }
+            opt.n_dims++;
         } else if (!strcmp(a, "--const") && i + 1 < argc) {
             char *spec = argv[++i];
             char *eq = strchr(spec, '=');

@@ -9,13 +9,28 @@
 
 static const char usage[] = "wasmgraph info MODEL.wasm [--json]";
 
-static void print_tensors(const char *what, const wg_tensor_info *t, size_t n)
+/* "[batch,seq,128]": a symbolic dim (ABI 2) by its symbol's name. */
+static const char *shape_text(const wg_model_info *m, const wg_tensor_info *t, char *buf, size_t len)
+{
+    size_t n = (size_t)snprintf(buf, len, "[");
+    for (int d = 0; d < t->rank && n < len; d++) {
+        if (t->sym[d] >= 0 && (size_t)t->sym[d] < m->num_symbols)
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", d ? "," : "", m->symbols[t->sym[d]].name);
+        else
+            n += (size_t)snprintf(buf + n, len - n, "%s%lld", d ? "," : "", (long long)t->dims[d]);
+    }
+    if (n < len)
+        snprintf(buf + n, len - n, "]");
+    return buf;
+}
+
+static void print_tensors(const wg_model_info *m, const char *what, const wg_tensor_info *t, size_t n)
 {
     printf("%s:\n", what);
     for (size_t i = 0; i < n; i++) {
         char shape[160];
-        printf("  %-20s %-8s %-20s %zu bytes", t[i].name, wg_dtype_name(t[i].dtype),
-               wg_cli_shape_str(t[i].dims, t[i].rank, shape, sizeof shape), t[i].bytes);
+        printf("  %-20s %-8s %-20s %zu bytes%s", t[i].name, wg_dtype_name(t[i].dtype),
+               shape_text(m, &t[i], shape, sizeof shape), t[i].bytes, m->num_symbols ? " at most" : "");
         if (t[i].value && t[i].value_part < 0) /* part of a sequence or optional (ABI 2) */
             printf("  (optional '%s': present flag)", t[i].value);
         else if (t[i].value)
@@ -77,8 +92,15 @@ int wg_cmd_info(int argc, char **argv)
     if (m->num_run_steps || m->num_profile_steps)
         printf("%-10s %zu (wg_run_step)%s\n", "steps:", m->num_run_steps,
                m->num_profile_steps ? ", profile build" : "");
-    print_tensors("inputs", m->inputs, m->num_inputs);
-    print_tensors("outputs", m->outputs, m->num_outputs);
+    if (m->num_symbols) {
+        printf("%-10s", "symbols:");
+        for (size_t k = 0; k < m->num_symbols; k++)
+            printf("%s %s=%lld..%lld", k ? "," : "", m->symbols[k].name, (long long)m->symbols[k].min,
+                   (long long)m->symbols[k].max);
+        printf("\n");
+    }
+    print_tensors(m, "inputs", m->inputs, m->num_inputs);
+    print_tensors(m, "outputs", m->outputs, m->num_outputs);
     print_bytes("arena:", m->arena_bytes);
     print_bytes("weights:", m->weight_bytes);
     print_bytes("memory:", m->memory_bytes >= 0 ? m->memory_bytes : (int64_t)m->memory_min_bytes);

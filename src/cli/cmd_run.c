@@ -46,6 +46,31 @@ static bool same_shape(const int64_t *a, int ra, const int64_t *b, int rb)
     return true;
 }
 
+static bool has_sym(const wg_tensor_info *t)
+{
+    for (int d = 0; d < t->rank; d++)
+        if (t->sym[d] >= 0)
+            return true;
+    return false;
+}
+
+/* An input with symbolic dims (ABI 2): the file's shape gives the sizes, which the session
+ * checks (range, agreement with the other inputs at run); its actual bytes are copied. */
+static int take_sym_tensor(wg_session *s, size_t j, const char *path, const wg_tensor_info *t,
+                           int dtype, const int64_t *dims, int rank, const void *data)
+{
+    if (dtype != (int)t->dtype)
+        return wg_cli_fail("input '%s': %s holds %s, the model wants %s", t->name, path,
+                           wg_dtype_name(dtype), wg_dtype_name(t->dtype));
+    if (wg_session_set_input_shape(s, j, dims, rank))
+        return wg_cli_fail("%s (from %s)", wg_last_error(wg_session_runtime(s)), path);
+    size_t n = 1;
+    for (int d = 0; d < rank; d++)
+        n *= (size_t)dims[d];
+    memcpy(wg_session_input(s, j), data, n * wg_dtype_size(t->dtype));
+    return 0;
+}
+
 /* Checks a decoded tensor against the model input and copies it to dst. */
 static int take_tensor(const char *path, const wg_tensor_info *t, int dtype, const int64_t *dims,
                        int rank, const void *data, void *dst)
@@ -64,9 +89,10 @@ static int take_tensor(const char *path, const wg_tensor_info *t, int dtype, con
     return 0;
 }
 
-static int load_input(const char *path, const wg_tensor_info *t, void *dst)
+static int load_input(wg_session *s, size_t j, const char *path, const wg_tensor_info *t, void *dst)
 {
     char err[1024];
+    bool sym = has_sym(t);
     const char *ext = strrchr(path, '.');
     const char *slash = strrchr(path, '/');
     if (ext && slash && ext < slash)
@@ -75,7 +101,8 @@ static int load_input(const char *path, const wg_tensor_info *t, void *dst)
         wgc_value v;
         if (wg_tensor_file_read_pb(path, &v, NULL, err, sizeof err))
             return wg_cli_fail("input '%s': %s", t->name, err);
-        int rc = take_tensor(path, t, v.dtype, v.shape.dims, v.shape.rank, v.data, dst);
+        int rc = sym ? take_sym_tensor(s, j, path, t, v.dtype, v.shape.dims, v.shape.rank, v.data)
+                     : take_tensor(path, t, v.dtype, v.shape.dims, v.shape.rank, v.data, dst);
         free(v.data);
         return rc;
     }
@@ -83,10 +110,14 @@ static int load_input(const char *path, const wg_tensor_info *t, void *dst)
         wg_npy a;
         if (wg_npy_read(path, &a, err, sizeof err))
             return wg_cli_fail("input '%s': %s", t->name, err);
-        int rc = take_tensor(path, t, a.dtype, a.dims, a.rank, a.data, dst);
+        int rc = sym ? take_sym_tensor(s, j, path, t, a.dtype, a.dims, a.rank, a.data)
+                     : take_tensor(path, t, a.dtype, a.dims, a.rank, a.data, dst);
         wg_npy_free(&a);
         return rc;
     }
+    if (ext && !strcmp(ext, ".bin") && sym)
+        return wg_cli_fail("input '%s' has symbolic dimensions: give it as .pb or .npy, whose shape "
+                           "says its sizes", t->name);
     if (ext && !strcmp(ext, ".bin")) {
         uint8_t *bytes;
         size_t len;
@@ -351,7 +382,7 @@ int wg_cmd_run(int argc, char **argv)
             goto done;
         }
         if (t->value ? load_value(files[j], m, s, vfirst[j], vcount[j])
-                     : load_input(files[j], t, wg_session_input(s, vfirst[j])))
+                     : load_input(s, vfirst[j], files[j], t, wg_session_input(s, vfirst[j])))
             goto done; /* rc is 1, message printed */
     }
     double dt = 0;
@@ -370,7 +401,8 @@ int wg_cmd_run(int argc, char **argv)
         }
         size_t nvo = group_values(wg_model_output, m, n_out, vfirst, vcount);
         for (size_t j = 0; j < nvo; j++) {
-            const wg_tensor_info *t = wg_model_output(m, vfirst[j]);
+            wg_tensor_info actual = *wg_model_output(m, vfirst[j]), *t = &actual;
+            wg_session_output_shape(s, vfirst[j], actual.dims, &actual.rank, &actual.bytes);
             char path[4200], err[1024];
             snprintf(path, sizeof path, "%s/output_%zu.pb", outdir, j);
             if (t->value) {
@@ -386,8 +418,11 @@ int wg_cmd_run(int argc, char **argv)
             printf("wrote %s ('%s')\n", path, t->name);
         }
     } else {
-        for (size_t j = 0; j < wg_model_num_outputs(m); j++)
-            summarise(j, wg_model_output(m, j), wg_session_output(s, j));
+        for (size_t j = 0; j < wg_model_num_outputs(m); j++) {
+            wg_tensor_info actual = *wg_model_output(m, j);
+            wg_session_output_shape(s, j, actual.dims, &actual.rank, &actual.bytes);
+            summarise(j, &actual, wg_session_output(s, j));
+        }
     }
     if (runs > 1)
         printf("run %d of %d: %.3f ms\n", runs, runs, dt);

@@ -47,10 +47,10 @@ typedef struct wgc_layout {
 wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_options *opt, wgc_emitter *e,
                          wgc_layout *layout, char **src);
 
-/* The JSON for the `wasmgraph` custom section (malloc'ed); e: after wgc_generate_c. */
-/* The ABI version of g's module: WG_ABI_VERSION_VALUES when a graph input or output is part
- * of a sequence or optional (docs/abi.md "Sequences and optionals"), else WG_ABI_VERSION. */
+/* The ABI version of g's module: 2 when it has symbolic dimensions or a graph input or
+ * output is part of a sequence or optional (docs/abi.md "Version 2"), else 1. */
 int wgc_module_abi(const wgc_graph *g);
+/* The JSON for the `wasmgraph` custom section (malloc'ed); e: after wgc_generate_c. */
 char *wgc_metadata_json(const wgc_graph *g, const wgc_codegen_options *opt, const wgc_layout *layout, const wgc_emitter *e);
 
 /* Compiles src and links it with the kernel library into the module file opt->output_path,

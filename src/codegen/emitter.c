@@ -10,6 +10,7 @@
  * the op gets points there. The module file then holds the float16 bytes, and the
  * kernels read float32 as in any model. */
 #include "emitter.h"
+#include "../ir/symdim.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -189,6 +190,23 @@ const char *wgc_ptr(wgc_emitter *e, wgc_graph *g, int t)
         snprintf(s, 96, "0 /* unplanned tensor %s */", x->name);
     }
     return s;
+}
+
+const char *wgc_dims_expr(wgc_emitter *e, const wgc_shape *s, int d0, int d1)
+{
+    char *out = ring_next(e);
+    wgc_dimx x = wgc_dimx_const(1);
+    for (int d = d0; d < d1; d++)
+        x = wgc_dimx_mul(x, wgc_dimx_of(e->g, s, d));
+    size_t n = (size_t)snprintf(out, 96, "(%lld", (long long)x.c);
+    for (int k = 0; k < e->g->n_syms && n < 96; k++)
+        for (int p = 0; p < x.p[k] && n < 96; p++)
+            n += (size_t)snprintf(out + n, 96 - n, " * wg_dims[%d]", k);
+    if (n < 96)
+        snprintf(out + n, 96 - n, ")");
+    if (n >= 95)
+        e->failed = true;
+    return out;
 }
 
 void wgc_static_data(wgc_emitter *e, size_t bytes)

@@ -40,7 +40,9 @@
 #include <string.h>
 
 #include "../ops/op.h"
+#include "../ops/sym.h"
 #include "codegen.h"
+#include "sym_exports.h"
 
 typedef struct text {
     char *s;
@@ -136,10 +138,13 @@ static void emit_output_copies(wgc_emitter *e, wgc_graph *g)
  * WGK_ERR_NO_STEP (-1) past the last one. A profile build also gets its node steps by the
  * names `wasmgraph profile` uses. */
 static void put_steps(text *t, const wgc_emitter *e, const size_t *span, const int *halves, int n_steps,
-                      int n_node_steps, bool profile)
+                      int n_node_steps, bool profile, bool dims)
 {
     put(t, "__attribute__((export_name(\"wg_run_steps\"))) int wg_run_steps(void) { return %d; }\n\n", n_steps);
-    put(t, "__attribute__((export_name(\"wg_run_step\"))) int wg_run_step(int k)\n{\n    switch (k) {\n");
+    put(t, "__attribute__((export_name(\"wg_run_step\"))) int wg_run_step(int k)\n{\n");
+    if (dims) /* ABI 2: every step first checks the symbols the host wrote (sym_exports.c) */
+        put(t, "    if (wg_check_dims())\n        return WGK_ERR_DIMS;\n");
+    put(t, "    switch (k) {\n");
     for (int k = 0; k < n_steps; k++) {
         put(t, "    case %d: {\n", k);
         /* The float16 weights this step placed (emitter.c), widened on its first run. */
@@ -171,7 +176,7 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     int *halves = NULL;  /* [start, end) of each step's float16 weights in e->halves */
     int n_steps = 0;
     *src = NULL;
-    if ((st = check_abi_limits(g)))
+    if ((st = check_abi_limits(g)) || (g->n_syms && (st = wgc_sym_check_boundary(g))))
         return st;
     /* One step per live node and one for the output copies. */
     if (!(span = malloc(sizeof *span * 2 * (size_t)(g->n_nodes + 1))) ||
@@ -193,7 +198,9 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
                 continue;
             e->node = i;
             wgc_emit(e, "/* %s: %s */\n", n->op_type, n->name);
-            if ((st = wgc_op_hooks(n->op)->emit(e, g, n)))
+            /* a node of symbolic shapes runs on sizes read at run time (ops/sym_emit.c) */
+            if ((st = g->n_syms && wgc_sym_node(g, n) ? wgc_sym_emit(e, g, n)
+                                                      : wgc_op_hooks(n->op)->emit(e, g, n)))
                 goto fail;
         }
         i = last;
@@ -248,6 +255,15 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     put(&t, "#define A(o) ((void *)(uintptr_t)(%uu + (o)))\n\n", layout->arena_base);
     put(&t, "__attribute__((export_name(\"wg_abi_version\"))) int wg_abi_version(void) { return %d; }\n\n",
         wgc_module_abi(g));
+    if (g->n_syms) {
+        char *dims = wgc_sym_exports_c(g);
+        if (!dims) {
+            st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing the C source");
+            goto fail;
+        }
+        put(&t, "%s", dims);
+        free(dims);
+    }
     put(&t, "__attribute__((export_name(\"wg_input_ptr\"))) int wg_input_ptr(int i)\n{\n    switch (i) {\n");
     for (int k = 0; k < g->n_inputs; k++)
         put(&t, "    case %d: return (int)(uintptr_t)A(%lld); /* %s */\n", k,
@@ -258,7 +274,7 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
         put(&t, "    case %d: return (int)(uintptr_t)A(%lld); /* %s */\n", k,
             (long long)g->tensors[g->outputs[k]].addr, g->tensors[g->outputs[k]].name);
     put(&t, "    default: return 0;\n    }\n}\n\n");
-    put_steps(&t, e, span, halves, n_steps, n_node_steps, opt->profile);
+    put_steps(&t, e, span, halves, n_steps, n_node_steps, opt->profile, g->n_syms > 0);
     put(&t, "__attribute__((export_name(\"wg_run\"))) int wg_run(void)\n{\n");
     put(&t, "    for (int k = 0; k < %d; k++) {\n        int status = wg_run_step(k);\n"
             "        if (status)\n            return status;\n    }\n", n_steps);

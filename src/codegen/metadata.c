@@ -9,6 +9,7 @@
 
 #include "codegen.h"
 #include "../ir/kernels.h"
+#include "sym_exports.h"
 
 typedef struct sbuf {
     char *s;
@@ -74,8 +75,18 @@ static void add_tensors(sbuf *b, const wgc_graph *g, const int *ts, int n)
         add(b, open, strlen(open));
         add_string(b, x->name);
         addf(b, ",\"dtype\":\"%s\",\"shape\":[", wg_dtype_name(x->dtype));
-        for (int d = 0; d < x->shape.rank; d++)
-            addf(b, d ? ",%lld" : "%lld", (long long)x->shape.dims[d]);
+        for (int d = 0; d < x->shape.rank; d++) {
+            int sym = wgc_sym_plain(g, &x->shape, d); /* ABI 2: {"sym": NAME} */
+            if (d)
+                add(b, ",", 1);
+            if (sym >= 0) {
+                add(b, "{\"sym\":", 7);
+                add_string(b, g->syms[sym].name);
+                add(b, "}", 1);
+            } else {
+                addf(b, "%lld", (long long)x->shape.dims[d]);
+            }
+        }
         addf(b, "],\"bytes\":%lld", (long long)(wgc_numel(&x->shape) * (int64_t)wg_dtype_size(x->dtype)));
         if (x->value_of >= 0) { /* part of a sequence or optional (docs/abi.md, ABI 2) */
             const wgc_tensor *v = &g->tensors[x->value_of];
@@ -97,13 +108,15 @@ static void add_tensors(sbuf *b, const wgc_graph *g, const int *ts, int n)
 
 int wgc_module_abi(const wgc_graph *g)
 {
+    if (g->n_syms)
+        return 2;
     for (int k = 0; k < g->n_inputs; k++)
         if (g->tensors[g->inputs[k]].value_of >= 0)
-            return WG_ABI_VERSION_VALUES;
+            return 2;
     for (int k = 0; k < g->n_outputs; k++)
         if (g->tensors[g->outputs[k]].value_of >= 0)
-            return WG_ABI_VERSION_VALUES;
-    return WG_ABI_VERSION;
+            return 2;
+    return 1;
 }
 
 static void add_profile(sbuf *b, const wgc_graph *g)
@@ -150,7 +163,17 @@ static void add_step_weights(sbuf *b, const wgc_emitter *e)
 char *wgc_metadata_json(const wgc_graph *g, const wgc_codegen_options *opt, const wgc_layout *layout, const wgc_emitter *e)
 {
     sbuf b = {0};
-    addf(&b, "{\"abi\":%d,\"name\":", wgc_module_abi(g));
+    addf(&b, "{\"abi\":%d,", wgc_module_abi(g));
+    if (g->n_syms) { /* ABI 2 */
+        add(&b, "\"symbols\":[", 11);
+        for (int k = 0; k < g->n_syms; k++) {
+            add(&b, k ? ",{\"name\":" : "{\"name\":", k ? 9 : 8);
+            add_string(&b, g->syms[k].name);
+            addf(&b, ",\"min\":%lld,\"max\":%lld}", (long long)g->syms[k].min, (long long)g->syms[k].max);
+        }
+        add(&b, "],", 2);
+    }
+    add(&b, "\"name\":", 7);
     add_string(&b, g->name && g->name[0] ? g->name : "model");
     add(&b, ",\"producer\":", strlen(",\"producer\":"));
     add_string(&b, g->producer);

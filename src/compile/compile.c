@@ -54,6 +54,8 @@ wg_status wgc_compile_graph(const wgc_options *opt, wgc_graph **out, char *err, 
     }
     wgc_pass_options popt = {.n_shapes = opt->n_shapes, .simd = opt->simd || opt->relaxed_simd};
     memcpy(popt.shapes, opt->shapes, sizeof popt.shapes);
+    memcpy(popt.dims, opt->dims, sizeof popt.dims);
+    popt.n_dims = opt->n_dims;
     for (size_t i = 0; i < sizeof pipeline / sizeof pipeline[0]; i++) {
         st = pipeline[i].run(g, &popt);
         if (st) {

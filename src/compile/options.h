@@ -29,6 +29,8 @@ typedef struct wgc_options {
     int n_shapes;
     wgc_const_binding consts[WGC_MAX_SHAPE_OVERRIDES];
     int n_consts;
+    wgc_symbol dims[WGC_MAX_SYMS]; /* --dim NAME=MIN..MAX */
+    int n_dims;
 } wgc_options;
 
 /* Applies opt->consts to a freshly read graph (compile/bind.c). */

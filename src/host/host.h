@@ -54,7 +54,19 @@ struct wg_session {
     wasmtime_func_t run;
     wasmtime_func_t step; /* wg_profile_step, set when the model has profile steps */
     uint32_t *in_off, *out_off;
+    /* ABI 2 (session_dims.c): where the module's wg_dims array is, each symbol's value
+     * (-1: not given), and the input shapes given (in_given[i]; dims in in_dims). */
+    uint32_t dims_off;
+    int64_t *sym_val, *sym_cur;
+    bool *in_given;
+    int64_t (*in_dims)[WG_MAX_RANK];
 };
+
+/* session_dims.c: finds wg_dims_ptr and allocates the sizes' state (ABI 2; nothing for 1). */
+wg_status wgh_session_dims_init(wg_session *s);
+void wgh_session_dims_free(wg_session *s);
+/* Resolves the symbols from what was given, checks them, writes them into wg_dims. */
+wg_status wgh_session_write_dims(wg_session *s);
 
 /* Formats a message into rt->err and returns st. */
 wg_status wgh_error(wg_runtime *rt, wg_status st, const char *fmt, ...)

@@ -91,6 +91,9 @@ void wgh_meta_free(wgh_meta *m)
     for (size_t i = 0; m->steps && i < m->n_steps; i++)
         free(m->steps[i]);
     free(m->steps);
+    for (size_t i = 0; m->symbols && i < m->n_symbols; i++)
+        free((char *)m->symbols[i].name);
+    free(m->symbols);
     memset(m, 0, sizeof *m);
 }
 
@@ -150,9 +153,48 @@ static wg_status parse_value(const wg_json *e, const char *what, wg_tensor_info 
     return WG_OK;
 }
 
+/* ABI 2 "symbols": [{"name", "min", "max"}...], unique names, 1 <= min <= max < 2^31. */
+static wg_status parse_symbols(const wg_json *j, wgh_meta *out, char *err, size_t errlen)
+{
+    const wg_json *arr = wg_json_get(j, "symbols");
+    if (!arr)
+        return WG_OK;
+    if (arr->type != WG_JSON_ARRAY || arr->n > WG_ABI_MAX_SYMBOLS)
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: \"symbols\" is not an array of at most %d",
+                       WG_ABI_MAX_SYMBOLS);
+    if (!(out->symbols = calloc(arr->n ? arr->n : 1, sizeof *out->symbols)))
+        return wg_fail(err, errlen, WG_ERR_NOMEM, "out of memory");
+    out->n_symbols = arr->n;
+    for (size_t i = 0; i < arr->n; i++) {
+        const wg_json *e = &arr->items[i];
+        const char *name = wg_json_str(wg_json_get(e, "name"));
+        wg_symbol_info *y = &out->symbols[i];
+        if (!name || !*name)
+            return wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: symbols[%zu] has no name", i);
+        if (!(y->name = dup_or_empty(name)))
+            return wg_fail(err, errlen, WG_ERR_NOMEM, "out of memory");
+        for (size_t k = 0; k < i; k++)
+            if (!strcmp(out->symbols[k].name, name))
+                return wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: two symbols are called '%s'", name);
+        if (!wg_json_int(wg_json_get(e, "min"), &y->min) || !wg_json_int(wg_json_get(e, "max"), &y->max) ||
+            y->min < 1 || y->max < y->min || y->max > WG_ABI_MAX_DIM)
+            return wg_fail(err, errlen, WG_ERR_FORMAT,
+                           "metadata: symbol '%s' needs integers 1 <= min <= max < 2^31", name);
+    }
+    return WG_OK;
+}
+
+static int find_symbol(const wgh_meta *m, const char *name)
+{
+    for (size_t k = 0; name && k < m->n_symbols; k++)
+        if (!strcmp(m->symbols[k].name, name))
+            return (int)k;
+    return -1;
+}
+
 /* what is "input" or "output"; the JSON key is its plural. */
-static wg_status parse_tensors(const wg_json *j, const char *what, wg_tensor_info **out,
-                               size_t *n_out, char *err, size_t errlen)
+static wg_status parse_tensors(const wg_json *j, const char *what, const wgh_meta *meta,
+                               wg_tensor_info **out, size_t *n_out, char *err, size_t errlen)
 {
     char key[16];
     snprintf(key, sizeof key, "%ss", what);
@@ -194,9 +236,20 @@ static wg_status parse_tensors(const wg_json *j, const char *what, wg_tensor_inf
         t[i].rank = (int)shape->n;
         /* Sizes fit wasm32 memory: every product stays below 2^32. */
         uint64_t numel = 1;
+        for (size_t d = 0; d < WG_MAX_RANK; d++)
+            t[i].sym[d] = -1;
         for (size_t d = 0; d < shape->n; d++) {
             int64_t v;
-            if (!wg_json_int(&shape->items[d], &v) || v < 0 || v > WG_ABI_MAX_DIM)
+            const wg_json *item = &shape->items[d];
+            if (item->type == WG_JSON_OBJECT && meta->abi >= 2) { /* ABI 2: {"sym": NAME} */
+                int k = find_symbol(meta, wg_json_str(wg_json_get(item, "sym")));
+                if (k < 0)
+                    return wg_fail(err, errlen, WG_ERR_FORMAT,
+                                   "metadata: %s '%s' dimension %zu names no symbol of \"symbols\"",
+                                   what, name, d);
+                t[i].sym[d] = k;
+                v = meta->symbols[k].max;
+            } else if (!wg_json_int(item, &v) || v < 0 || v > WG_ABI_MAX_DIM)
                 return wg_fail(err, errlen, WG_ERR_FORMAT,
                             "metadata: %s '%s' dimension %zu is not an integer in [0, 2^31)", what,
                             name, d);
@@ -345,9 +398,9 @@ wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err,
         st = wg_fail(err, errlen, WG_ERR_ABI, "metadata has no integer \"abi\" version");
         goto fail;
     }
-    if (out->abi != WG_ABI_VERSION && out->abi != WG_ABI_VERSION_VALUES) {
-        st = wg_fail(err, errlen, WG_ERR_ABI, "module ABI version %lld, this host supports %d and %d",
-                  (long long)out->abi, WG_ABI_VERSION, WG_ABI_VERSION_VALUES);
+    if (out->abi < WG_ABI_VERSION_MIN || out->abi > WG_ABI_VERSION) {
+        st = wg_fail(err, errlen, WG_ERR_ABI, "module ABI version %lld, this host supports %d..%d",
+                  (long long)out->abi, WG_ABI_VERSION_MIN, WG_ABI_VERSION);
         goto fail;
     }
     if (!(out->json = malloc(len + 1))) {
@@ -390,10 +443,12 @@ wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err,
             goto fail;
         }
     }
-    st = parse_tensors(j, "input", &out->inputs, &out->n_inputs, err, errlen);
+    if (out->abi >= 2 && (st = parse_symbols(j, out, err, errlen)))
+        goto fail;
+    st = parse_tensors(j, "input", out, &out->inputs, &out->n_inputs, err, errlen);
     if (st)
         goto fail;
-    st = parse_tensors(j, "output", &out->outputs, &out->n_outputs, err, errlen);
+    st = parse_tensors(j, "output", out, &out->outputs, &out->n_outputs, err, errlen);
     if (st)
         goto fail;
     if (!out->n_outputs) {
@@ -438,6 +493,8 @@ static void fill_public(wgh_module_info *info)
         .memory_min_bytes = info->memory_min_bytes,
         .file_bytes = info->file_bytes,
         .metadata_json = m->json,
+        .num_symbols = m->n_symbols,
+        .symbols = m->symbols,
     };
 }
 
@@ -511,7 +568,8 @@ wg_status wgh_inspect(const uint8_t *bytes, size_t len, uint64_t memory_limit,
     if ((st = check_func_export(&w, "wg_abi_version", 0, err, errlen)) ||
         (st = check_func_export(&w, "wg_input_ptr", 1, err, errlen)) ||
         (st = check_func_export(&w, "wg_output_ptr", 1, err, errlen)) ||
-        (st = check_func_export(&w, "wg_run", 0, err, errlen)))
+        (st = check_func_export(&w, "wg_run", 0, err, errlen)) ||
+        (out->meta.n_symbols && (st = check_func_export(&w, "wg_dims_ptr", 0, err, errlen))))
         goto fail;
     /* The step exports: required by the metadata that describes them, and of the ABI's
      * type whenever present. */

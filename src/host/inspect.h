@@ -35,6 +35,8 @@ typedef struct wgh_meta {
     bool has_profile;           /* the metadata has a "profile" array */
     char **steps;               /* profile step labels "OpType name", n_steps of them */
     size_t n_steps;
+    wg_symbol_info *symbols;    /* ABI 2 "symbols" (names owned), n_symbols of them */
+    size_t n_symbols;
 } wgh_meta;
 
 typedef struct wgh_module_info {

@@ -229,6 +229,14 @@ wg_status wg_session_new(wg_model *m, wg_session **out)
             goto fail;
     if ((st = get_func(s, "wg_run", &s->run)))
         goto fail;
+    if (m->info.meta.n_symbols) { /* ABI 2 */
+        int32_t p;
+        if ((st = get_func(s, "wg_dims_ptr", &f)) || (st = call_i32(s, &f, "wg_dims_ptr", false, 0, &p)))
+            goto fail;
+        s->dims_off = (uint32_t)p;
+    }
+    if ((st = wgh_session_dims_init(s)))
+        goto fail;
     if (m->info.meta.has_step_weights) {
         int32_t n_steps;
         if ((st = get_func(s, "wg_run_steps", &f)) ||
@@ -270,6 +278,7 @@ void wg_session_free(wg_session *s)
         wasmtime_store_delete(s->store);
     free(s->in_off);
     free(s->out_off);
+    wgh_session_dims_free(s);
     free(s);
 }
 
@@ -307,7 +316,8 @@ static wg_status run_func(wg_session *s, const wasmtime_func_t *f, const char *f
 
 wg_status wg_session_run(wg_session *s)
 {
-    return run_func(s, &s->run, "wg_run", false, 0);
+    wg_status st = wgh_session_write_dims(s); /* ABI 2: the sizes, checked before anything runs */
+    return st ? st : run_func(s, &s->run, "wg_run", false, 0);
 }
 
 wg_status wg_session_run_step(wg_session *s, size_t k)

@@ -1,5 +1,6 @@
 /* graph.c: construction, lookup and teardown of the IR graph (see ir.h). */
 #include "ir.h"
+#include "symdim.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +48,9 @@ void wgc_graph_free(wgc_graph *g)
         free(g->tensors[i].elems);
         if (g->tensors[i].owns_data)
             free(g->tensors[i].data);
+        for (int d = 0; d < WG_MAX_RANK; d++)
+            free(g->tensors[i].dim_param[d]);
+        free(g->tensors[i].symval);
     }
     for (int i = 0; i < g->n_nodes; i++) {
         wgc_node *n = &g->nodes[i];
@@ -123,6 +127,8 @@ void wgc_tensor_set_const(wgc_graph *g, int t, int dtype, const wgc_shape *shape
         free(x->data);
     x->data = data;
     x->owns_data = true;
+    free(x->symval); /* plain values now (wgc_tensor_set_symval sets its own after) */
+    x->symval = NULL;
     x->dtype = dtype;
     x->shape = *shape;
     x->has_shape = true;
@@ -321,12 +327,23 @@ bool wgc_broadcast(const wgc_shape *a, const wgc_shape *b, wgc_shape *out)
         int ia = i - (r - a->rank), ib = i - (r - b->rank);
         int64_t da = ia >= 0 ? a->dims[ia] : 1;
         int64_t db = ib >= 0 ? b->dims[ib] : 1;
-        if (da == db || db == 1)
+        /* A symbolic dimension broadcasts only against a fixed 1 or the same expression. */
+        bool sa = ia >= 0 && wgc_dim_is_sym(a, ia), sb = ib >= 0 && wgc_dim_is_sym(b, ib);
+        if (da == db && sa == sb && (!sa || !memcmp(a->sym[ia], b->sym[ib], WGC_MAX_SYMS))) {
             o.dims[i] = da;
-        else if (da == 1)
+            if (sa)
+                memcpy(o.sym[i], a->sym[ia], WGC_MAX_SYMS);
+        } else if (db == 1 && !sb) {
+            o.dims[i] = da;
+            if (sa)
+                memcpy(o.sym[i], a->sym[ia], WGC_MAX_SYMS);
+        } else if (da == 1 && !sa) {
             o.dims[i] = db;
-        else
+            if (sb)
+                memcpy(o.sym[i], b->sym[ib], WGC_MAX_SYMS);
+        } else {
             return false;
+        }
     }
     *out = o;
     return true;
@@ -337,7 +354,7 @@ bool wgc_shape_eq(const wgc_shape *a, const wgc_shape *b)
     if (a->rank != b->rank)
         return false;
     for (int i = 0; i < a->rank; i++)
-        if (a->dims[i] != b->dims[i])
+        if (a->dims[i] != b->dims[i] || memcmp(a->sym[i], b->sym[i], WGC_MAX_SYMS))
             return false;
     return true;
 }

@@ -33,10 +33,31 @@ const char *wgc_op_name(wgc_op op);
 /* The op for an ONNX (domain, op_type); WGC_OP_COUNT when unsupported. */
 wgc_op wgc_op_lookup(const char *domain, const char *op_type);
 
+/* Symbolic dimensions (compile --dim NAME=MIN..MAX, module ABI 2; symdim.h). A graph has
+ * at most WGC_MAX_SYMS symbols, numbered in the order the metadata lists them. */
+#define WGC_MAX_SYMS 8
+#define WGC_SYM_NAME 64
+
+typedef struct wgc_symbol {
+    char name[WGC_SYM_NAME];
+    int64_t min, max; /* 1 <= min <= max */
+} wgc_symbol;
+
+/* A shape. dims[d] is the dimension's size, or for a symbolic dimension its size when every
+ * symbol is at its maximum (what memory is planned for). sym[d][s] is the power of symbol
+ * s in dimension d: a symbolic dimension is c * prod(symbol_s ^ sym[d][s]) for the
+ * constant c that makes it dims[d] at the maxima (symdim.h). All zero: a fixed size. */
 typedef struct wgc_shape {
     int rank;
     int64_t dims[WG_MAX_RANK];
+    uint8_t sym[WG_MAX_RANK][WGC_MAX_SYMS];
 } wgc_shape;
+
+/* One symbolic integer: c * prod(symbol_s ^ p[s]) (all p zero: the constant c). */
+typedef struct wgc_dimx {
+    int64_t c;
+    uint8_t p[WGC_MAX_SYMS];
+} wgc_dimx;
 
 typedef struct wgc_tensor {
     char *name;
@@ -70,6 +91,12 @@ typedef struct wgc_tensor {
     /* Element tensors of a graph input or output value: the value's tensor index and the
      * part (element index, or -1 for an optional's presence flag); value_of -1 otherwise. */
     int value_of, value_part;
+    /* Graph inputs and outputs: the model's dim_param of each dimension (owned), or NULL. */
+    char *dim_param[WG_MAX_RANK];
+    /* A small integer tensor whose values depend on symbols (Shape of a symbolic tensor,
+     * and what is computed from it): numel values (owned); data then holds the values at
+     * the symbols' maxima. NULL for ordinary tensors. */
+    wgc_dimx *symval;
 } wgc_tensor;
 
 typedef enum wgc_value_kind { WGC_KIND_TENSOR = 0, WGC_KIND_SEQUENCE, WGC_KIND_OPTIONAL } wgc_value_kind;
@@ -200,6 +227,8 @@ typedef struct wgc_graph {
     int n_regions;     /* bodies read (region ids 1..n_regions) */
     void *map;         /* the mapped model file, kept while constants point into it */
     size_t map_len;
+    wgc_symbol syms[WGC_MAX_SYMS]; /* symbolic dimensions (--dim), in metadata order */
+    int n_syms;
     char err[1024];    /* last error message */
     bool fp16_weights; /* lower_fp16 widened float16 weights: the emitter stores float32
                         * weights that are all float16 values as float16 (emitter.c) */

@@ -659,9 +659,10 @@ done:
 
 /* ---- value infos (graph inputs and outputs) --------------------------------------- */
 
-/* TensorShapeProto -> shape; *dynamic set when a dim has no dim_value. */
+/* TensorShapeProto -> shape; *dynamic set when a dim has no dim_value; params[d]: the
+ * dim_param of dim d ("" when none, or longer than a symbol name may be). */
 static wg_status read_shape(reader *rd, const uint8_t *buf, size_t len, const char *what,
-                            wgc_shape *shape, bool *dynamic)
+                            wgc_shape *shape, bool *dynamic, char (*params)[WGC_SYM_NAME])
 {
     wg_pb r = wg_pb_init(buf, len);
     wg_pb_field f;
@@ -683,6 +684,10 @@ static wg_status read_shape(reader *rd, const uint8_t *buf, size_t len, const ch
                 if (df.wire != WG_PB_VARINT)
                     return wgc_onnx_wire_fail(&rd->c, &dr, &df, what);
                 d = (int64_t)df.varint;
+            } else if (df.number == 2 && df.wire == WG_PB_LEN && df.len < WGC_SYM_NAME &&
+                       !memchr(df.data, 0, df.len)) {
+                memcpy(params[shape->rank], df.data, df.len);
+                params[shape->rank][df.len] = 0;
             }
         }
         if (dr.error)
@@ -709,6 +714,7 @@ typedef struct value_info {
     int kind;       /* WGC_KIND_TENSOR, _SEQUENCE or _OPTIONAL: the outer type */
     int inner_kind; /* an optional's: what it holds */
     wgc_shape shape;
+    char dim_param[WG_MAX_RANK][WGC_SYM_NAME];
 } value_info;
 
 /* TypeProto.Tensor: the element type and shape. */
@@ -729,7 +735,7 @@ static wg_status read_tensor_type(reader *rd, const uint8_t *buf, size_t len, co
                 return wgc_onnx_wire_fail(&rd->c, &er, &ef, what);
             vi->has_shape = true;
             vi->dynamic = false;
-            if ((st = read_shape(rd, ef.data, ef.len, what, &vi->shape, &vi->dynamic)))
+            if ((st = read_shape(rd, ef.data, ef.len, what, &vi->shape, &vi->dynamic, vi->dim_param)))
                 return st;
         }
     }
@@ -883,6 +889,12 @@ static wg_status read_input(reader *rd, const uint8_t *buf, size_t len, size_t i
      * element tensors are made from --shape when shapes are applied (passes/infer.c) */
     x->kind = vi.kind;
     x->inner_kind = vi.inner_kind;
+    for (int d = 0; d < vi.shape.rank; d++)
+        if (vi.shape.dims[d] < 0 && vi.dim_param[d][0] &&
+            !(x->dim_param[d] = wgc_onnx_dupn((const uint8_t *)vi.dim_param[d], strlen(vi.dim_param[d])))) {
+            st = nomem(rd);
+            goto done;
+        }
     if (!push_index(&rd->g->inputs, &rd->g->n_inputs, t))
         st = nomem(rd);
 done:

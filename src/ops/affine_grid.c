@@ -49,8 +49,8 @@ static wg_status affine_grid_infer(wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     const wgc_tensor *t = wgc_in(g, n, 0);
-    wgc_shape y = sd == 2 ? (wgc_shape){4, {t->shape.dims[0], d[1], d[2], 2}}
-                          : (wgc_shape){5, {t->shape.dims[0], d[0], d[1], d[2], 3}};
+    wgc_shape y = sd == 2 ? (wgc_shape){.rank = 4, .dims = {t->shape.dims[0], d[1], d[2], 2}}
+                          : (wgc_shape){.rank = 5, .dims = {t->shape.dims[0], d[0], d[1], d[2], 3}};
     wgc_set_output(g, n, 0, t->dtype, &y);
     return WG_OK;
 }

@@ -165,9 +165,9 @@ static wg_status attention_infer(wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     const int dt = wgc_in(g, n, 0)->dtype;
-    wgc_shape y = a.rank == 4 ? (wgc_shape){4, {a.B, a.Hq, a.Sq, a.Dv}} : (wgc_shape){3, {a.B, a.Sq, a.Hq * a.Dv}};
-    wgc_shape pk = {4, {a.B, a.Hk, a.T, a.D}}, pv = {4, {a.B, a.Hk, a.T, a.Dv}};
-    wgc_shape qk = {4, {a.B, a.Hq, a.Sq, a.T}};
+    wgc_shape y = a.rank == 4 ? (wgc_shape){.rank = 4, .dims = {a.B, a.Hq, a.Sq, a.Dv}} : (wgc_shape){.rank = 3, .dims = {a.B, a.Sq, a.Hq * a.Dv}};
+    wgc_shape pk = {.rank = 4, .dims = {a.B, a.Hk, a.T, a.D}}, pv = {.rank = 4, .dims = {a.B, a.Hk, a.T, a.Dv}};
+    wgc_shape qk = {.rank = 4, .dims = {a.B, a.Hq, a.Sq, a.T}};
     wgc_set_output(g, n, 0, dt, &y);
     if (wgc_out(g, n, 1))
         wgc_set_output(g, n, 1, dt, &pk);

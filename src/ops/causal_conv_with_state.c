@@ -58,7 +58,7 @@ static wg_status ccs_infer(wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_shape ps = {3, {q.B, q.C, q.k - 1}};
+    wgc_shape ps = {.rank = 3, .dims = {q.B, q.C, q.k - 1}};
     wgc_set_output(g, n, 0, x->dtype, &x->shape);
     if (wgc_out(g, n, 1))
         wgc_set_output(g, n, 1, x->dtype, &ps);

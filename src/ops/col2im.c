@@ -73,7 +73,7 @@ static wg_status col2im_infer(wgc_graph *g, wgc_node *n)
     wg_status st = resolve(g, n, &q);
     if (st)
         return st;
-    wgc_shape y = {q.r + 2, {q.N, q.C}};
+    wgc_shape y = {.rank = q.r + 2, .dims = {q.N, q.C}};
     for (int k = 0; k < q.r; k++)
         y.dims[2 + k] = q.img[k];
     if (wgc_numel(&y) >= ((int64_t)1 << 31))

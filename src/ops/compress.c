@@ -63,7 +63,7 @@ static wg_status compress_infer(wgc_graph *g, wgc_node *n)
     if (c->shape.rank != 1)
         return wgc_error(g, n, WG_ERR_INVALID, "condition must be 1-D");
     int64_t k = kept(c, len, NULL);
-    wgc_shape y = {1, {k}};
+    wgc_shape y = {.rank = 1, .dims = {k}};
     if (wgc_attr_find(n, "axis")) {
         int axis;
         wgc_norm_axis(wgc_attr_int(n, "axis", 0), x->shape.rank, &axis);

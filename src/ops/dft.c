@@ -137,7 +137,7 @@ static wg_status dft_infer(wgc_graph *g, wgc_node *n)
     const wgc_tensor *x = wgc_in(g, n, 0);
     wgc_shape s = x->shape;
     if (n->op == WGC_OP_STFT) {
-        s = (wgc_shape){4, {q.outer, q.frames, q.n_out, 2}};
+        s = (wgc_shape){.rank = 4, .dims = {q.outer, q.frames, q.n_out, 2}};
     } else {
         int64_t axis;
         axis = n->opset >= 20 ? -2 : wgc_attr_int(n, "axis", 1);

@@ -17,7 +17,7 @@ static wg_status dq_infer(wgc_graph *g, wgc_node *n)
     const wgc_tensor *x = wgc_in(g, n, 0);
     if (wgc_numel(&x->shape) >= ((int64_t)1 << 31))
         return wgc_error(g, n, WG_ERR_LIMIT, "input '%s' is too large", x->name);
-    const wgc_shape scalar = {0, {0}};
+    const wgc_shape scalar = {.rank = 0, .dims = {0}};
     wgc_set_output(g, n, 0, WG_DT_UINT8, &x->shape);
     wgc_set_output(g, n, 1, WG_DT_FLOAT, &scalar);
     wgc_set_output(g, n, 2, WG_DT_UINT8, &scalar);

@@ -152,7 +152,7 @@ static wg_status einsum_infer(wgc_graph *g, wgc_node *n)
         st = parse(g, n, &q);
     if (st)
         return st;
-    wgc_shape y = {q.nout, {0}};
+    wgc_shape y = {.rank = q.nout, .dims = {0}};
     for (int k = 0; k < q.nout; k++)
         y.dims[k] = q.size[q.out[k]];
     wgc_set_output(g, n, 0, wgc_in(g, n, 0)->dtype, &y);

@@ -56,6 +56,10 @@ wg_status wgc_prepared(wgc_emitter *e, size_t bytes, const char **expr);
  * 30.5 ms instead of 31.8).
  * Overestimate (e.g. the host's sizeof: pointers are 8 bytes, wasm32's 4). */
 void wgc_static_data(wgc_emitter *e, size_t bytes);
+/* Symbolic dimensions (module ABI 2): the C expression (of type int) of the product of
+ * dims [d0, d1) of s at run time: a literal when they are fixed, else of the module's
+ * wg_dims[] (the symbols' values, checked against their ranges before any step runs). */
+const char *wgc_dims_expr(wgc_emitter *e, const wgc_shape *s, int d0, int d1);
 /* Formats a float so that C reads back the same bits ("1.5f", "-INFINITY", "NAN"). */
 const char *wgc_float(wgc_emitter *e, float v);
 

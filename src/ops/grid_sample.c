@@ -69,7 +69,7 @@ static wg_status gs_infer(wgc_graph *g, wgc_node *n)
     gs_geom q;
     wg_status st = resolve(g, n, &q);
     if (!st)
-        wgc_set_output(g, n, 0, wgc_in(g, n, 0)->dtype, &(wgc_shape){4, {q.N, q.C, q.HO, q.WO}});
+        wgc_set_output(g, n, 0, wgc_in(g, n, 0)->dtype, &(wgc_shape){.rank = 4, .dims = {q.N, q.C, q.HO, q.WO}});
     return st;
 }
 

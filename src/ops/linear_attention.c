@@ -81,7 +81,7 @@ static wg_status la_infer(wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     const int dt = wgc_in(g, n, 0)->dtype;
-    wgc_shape y = {3, {q.B, q.T, q.Hq * q.dv}}, s = {4, {q.B, q.Hk, q.dk, q.dv}};
+    wgc_shape y = {.rank = 3, .dims = {q.B, q.T, q.Hq * q.dv}}, s = {.rank = 4, .dims = {q.B, q.Hk, q.dk, q.dv}};
     wgc_set_output(g, n, 0, dt, &y);
     if (wgc_out(g, n, 1))
         wgc_set_output(g, n, 1, wgc_in(g, n, 3) ? wgc_in(g, n, 3)->dtype : dt, &s);

@@ -79,7 +79,7 @@ static wg_status loss_infer(wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0), *t = wgc_in(g, n, 1);
-    wgc_shape s = {0, {0}};
+    wgc_shape s = {.rank = 0, .dims = {0}};
     if (q.red == RED_NONE)
         s = t->shape;
     wgc_set_output(g, n, 0, x->dtype, &s);

@@ -141,7 +141,7 @@ static wg_status nms_infer(wgc_graph *g, wgc_node *n)
     int64_t count;
     if ((st = nms_run(g, n, NULL, &count)))
         return st;
-    wgc_set_output(g, n, 0, WG_DT_INT64, &(wgc_shape){2, {count, 3}});
+    wgc_set_output(g, n, 0, WG_DT_INT64, &(wgc_shape){.rank = 2, .dims = {count, 3}});
     return WG_OK;
 }
 

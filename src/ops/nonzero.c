@@ -19,7 +19,7 @@ static wg_status nonzero_infer(wgc_graph *g, wgc_node *n)
     for (int64_t i = 0; i < m; i++)
         count += wgc_elem_get_f(x->data, x->dtype, i) != 0;
     /* a scalar counts as rank 1 (the reference runs np.nonzero on it) */
-    wgc_shape y = {2, {x->shape.rank ? x->shape.rank : 1, count}};
+    wgc_shape y = {.rank = 2, .dims = {x->shape.rank ? x->shape.rank : 1, count}};
     wgc_set_output(g, n, 0, WG_DT_INT64, &y);
     return WG_OK;
 }

@@ -37,7 +37,7 @@ static wg_status onehot_infer(wgc_graph *g, wgc_node *n)
     int64_t a = wgc_attr_int(n, "axis", -1);
     if (!wgc_norm_axis(a, r, &axis))
         return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d", (long long)a, r);
-    wgc_shape y = {r, {0}};
+    wgc_shape y = {.rank = r, .dims = {0}};
     for (int d = 0, k = 0; d < r; d++)
         y.dims[d] = d == axis ? (int64_t)depth : ix->shape.dims[k++];
     wgc_set_output(g, n, 0, v->dtype, &y);

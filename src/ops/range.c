@@ -45,7 +45,7 @@ static wg_status range_infer(wgc_graph *g, wgc_node *n)
         double c = ceil(((double)l - (double)s) / (double)d);
         count = c > 0 ? (int64_t)c : 0;
     }
-    wgc_shape y = {1, {count}};
+    wgc_shape y = {.rank = 1, .dims = {count}};
     wgc_set_output(g, n, 0, dt, &y);
     return WG_OK;
 }

@@ -209,8 +209,8 @@ static wg_status rnn_infer(wgc_graph *g, wgc_node *n)
     wg_status st = resolve(g, n, &q);
     if (st)
         return st;
-    wgc_shape y = q.layout ? (wgc_shape){4, {q.B, q.T, q.dirs, q.H}} : (wgc_shape){4, {q.T, q.dirs, q.B, q.H}};
-    wgc_shape s = q.layout ? (wgc_shape){3, {q.B, q.dirs, q.H}} : (wgc_shape){3, {q.dirs, q.B, q.H}};
+    wgc_shape y = q.layout ? (wgc_shape){.rank = 4, .dims = {q.B, q.T, q.dirs, q.H}} : (wgc_shape){.rank = 4, .dims = {q.T, q.dirs, q.B, q.H}};
+    wgc_shape s = q.layout ? (wgc_shape){.rank = 3, .dims = {q.B, q.dirs, q.H}} : (wgc_shape){.rank = 3, .dims = {q.dirs, q.B, q.H}};
     wgc_set_output(g, n, 0, WG_DT_FLOAT, &y);
     wgc_set_output(g, n, 1, WG_DT_FLOAT, &s);
     wgc_set_output(g, n, 2, WG_DT_FLOAT, &s);

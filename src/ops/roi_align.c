@@ -44,7 +44,7 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, int *half_pixel, int *
         return wgc_error(g, n, WG_ERR_INVALID, "output_height %lld / output_width %lld / sampling_ratio "
                          "out of range", (long long)oh, (long long)ow);
     /* R * C * oh * ow with an overflow check: the attributes can be anything. */
-    const wgc_shape y = {4, {r->shape.dims[0], x->shape.dims[1], oh, ow}};
+    const wgc_shape y = {.rank = 4, .dims = {r->shape.dims[0], x->shape.dims[1], oh, ow}};
     int64_t ny;
     if (wgc_numel(&x->shape) >= ((int64_t)1 << 30) || !wgc_numel_checked(&y, &ny) ||
         ny >= ((int64_t)1 << 30))
@@ -61,7 +61,7 @@ static wg_status roi_infer(wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0), *r = wgc_in(g, n, 1);
-    wgc_shape s = {4, {r->shape.dims[0], x->shape.dims[1], wgc_attr_int(n, "output_height", 1),
+    wgc_shape s = {.rank = 4, .dims = {r->shape.dims[0], x->shape.dims[1], wgc_attr_int(n, "output_height", 1),
                        wgc_attr_int(n, "output_width", 1)}};
     wgc_set_output(g, n, 0, x->dtype, &s);
     return WG_OK;

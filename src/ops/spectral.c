@@ -84,7 +84,7 @@ static wg_status spectral_infer(wgc_graph *g, wgc_node *n)
         if (bins < 1 || bins > (1 << 16) || len < 1 || len > (1 << 24) || rate < 1)
             return wgc_error(g, n, WG_ERR_INVALID, "num_mel_bins %lld, dft_length %lld or sample_rate "
                              "%lld is out of range", (long long)bins, (long long)len, (long long)rate);
-        wgc_set_output(g, n, 0, dt, &(wgc_shape){2, {len / 2 + 1, bins}});
+        wgc_set_output(g, n, 0, dt, &(wgc_shape){.rank = 2, .dims = {len / 2 + 1, bins}});
         return WG_OK;
     }
     st = wgc_check_arity(g, n, 1, 1, 1, 1);
@@ -99,7 +99,7 @@ static wg_status spectral_infer(wgc_graph *g, wgc_node *n)
     int64_t size = wgc_const_int(wgc_in(g, n, 0), 0);
     if (size < 0 || size > ((int64_t)1 << 30))
         return wgc_error(g, n, WG_ERR_INVALID, "size %lld is out of range", (long long)size);
-    wgc_set_output(g, n, 0, dt, &(wgc_shape){1, {size}});
+    wgc_set_output(g, n, 0, dt, &(wgc_shape){.rank = 1, .dims = {size}});
     return WG_OK;
 }
 

@@ -191,16 +191,16 @@ static wg_status uq_infer(wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_shape y = {1, {r.u}};
+    wgc_shape y = {.rank = 1, .dims = {r.u}};
     const wgc_attr *ax = wgc_attr_find(n, "axis");
     if (ax) {
         y = x->shape;
         y.dims[ax->i < 0 ? ax->i + y.rank : ax->i] = r.u;
     }
     wgc_set_output(g, n, 0, x->dtype, &y);
-    wgc_set_output(g, n, 1, WG_DT_INT64, &(wgc_shape){1, {r.u}});
-    wgc_set_output(g, n, 2, WG_DT_INT64, &(wgc_shape){1, {v.n}});
-    wgc_set_output(g, n, 3, WG_DT_INT64, &(wgc_shape){1, {r.u}});
+    wgc_set_output(g, n, 1, WG_DT_INT64, &(wgc_shape){.rank = 1, .dims = {r.u}});
+    wgc_set_output(g, n, 2, WG_DT_INT64, &(wgc_shape){.rank = 1, .dims = {v.n}});
+    wgc_set_output(g, n, 3, WG_DT_INT64, &(wgc_shape){.rank = 1, .dims = {r.u}});
     uq_free(&r);
     return WG_OK;
 }

@@ -7,11 +7,15 @@
  * constant (Shape only needs its input's shape).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "../ir/symdim.h"
 
 #include "../ops/arity.h"
 #include "../ops/control_flow.h"
 #include "../ops/op.h"
+#include "../ops/sym.h"
 #include "../ops/versions.h"
 #include "passes.h"
 
@@ -117,6 +121,62 @@ static wg_status make_input_value(wgc_graph *g, int v, const wgc_shape_override 
     return wgc_value_set(g, v, WGC_KIND_OPTIONAL, dtype, &held, 1, flag);
 }
 
+/* The dynamic dims of the graph inputs: a dim named by --dim becomes that symbol (at its
+ * maximum, symdim.h); any other is an error that says what to give. Symbols are numbered
+ * in --dim order; a --dim that names no input dimension is an error too. */
+static wg_status bind_symbols(wgc_graph *g, const wgc_pass_options *opt)
+{
+    bool used[WGC_MAX_SYMS] = {false};
+    for (int i = 0; i < g->n_inputs; i++) {
+        wgc_tensor *x = &g->tensors[g->inputs[i]];
+        if (x->kind != WGC_KIND_TENSOR)
+            continue; /* a sequence's or optional's elements take --shape (make_input_value) */
+        for (int d = 0; d < x->shape.rank; d++) {
+            if (x->shape.dims[d] >= 0)
+                continue;
+            const char *name = x->dim_param[d];
+            int k = -1;
+            for (int j = 0; name && j < opt->n_dims; j++)
+                if (!strcmp(opt->dims[j].name, name))
+                    k = j;
+            if (k < 0 && name)
+                return wgc_error(g, NULL, WG_ERR_INVALID,
+                                 "graph input '%s' has a dynamic dimension %d ('%s'); give its "
+                                 "range with --dim %s=MIN..MAX, or fix it with --shape %s=<dims>",
+                                 x->name, d, name, name, x->name);
+            if (k < 0)
+                return wgc_error(g, NULL, WG_ERR_INVALID,
+                                 "graph input '%s' has a dynamic dimension %d; fix it with "
+                                 "--shape %s=<dims, e.g. 1x3x224x224>, or name it there and give "
+                                 "its range with --dim NAME=MIN..MAX",
+                                 x->name, d, x->name);
+            used[k] = true;
+        }
+    }
+    for (int j = 0; j < opt->n_dims; j++)
+        if (!used[j])
+            return wgc_error(g, NULL, WG_ERR_INVALID,
+                             "--dim %s names no dynamic dimension of a graph input (dim_param, "
+                             "or a name in --shape)", opt->dims[j].name);
+    g->n_syms = opt->n_dims;
+    memcpy(g->syms, opt->dims, sizeof g->syms);
+    for (int i = 0; i < g->n_inputs; i++) {
+        wgc_tensor *x = &g->tensors[g->inputs[i]];
+        if (x->kind != WGC_KIND_TENSOR)
+            continue; /* a sequence's or optional's elements take --shape (make_input_value) */
+        for (int d = 0; d < x->shape.rank; d++) {
+            if (x->shape.dims[d] >= 0)
+                continue;
+            int k = wgc_sym_find(g, x->dim_param[d]);
+            x->shape.dims[d] = g->syms[k].max;
+            x->shape.sym[d][k] = 1;
+        }
+        if (wgc_shape_is_sym(&x->shape))
+            x->has_shape = true;
+    }
+    return WG_OK;
+}
+
 static wg_status apply_input_shapes(wgc_graph *g, const wgc_pass_options *opt)
 {
     char a[128], b[128];
@@ -154,8 +214,19 @@ static wg_status apply_input_shapes(wgc_graph *g, const wgc_pass_options *opt)
                                  wgc_shape_str(&x->shape, b, sizeof b));
         x->shape = o->shape;
         x->has_shape = true;
+        for (int d = 0; d < x->shape.rank; d++) {
+            if (x->shape.dims[d] >= 0)
+                continue;
+            free(x->dim_param[d]); /* the --shape name replaces the model's dim_param */
+            size_t len = strlen(o->dim_name[d]) + 1;
+            if (!(x->dim_param[d] = malloc(len)))
+                return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
+            memcpy(x->dim_param[d], o->dim_name[d], len);
+        }
     }
     wg_status st;
+    if ((st = bind_symbols(g, opt)))
+        return st;
     for (int i = 0; i < g->n_inputs; i++) {
         int t = g->inputs[i];
         if (g->tensors[t].kind != WGC_KIND_TENSOR) {
@@ -195,6 +266,24 @@ static wg_status check_fold_size(wgc_graph *g, const wgc_node *n)
     return WG_OK;
 }
 
+/* Runs n's infer hook with its inputs' symbolic dims hidden (their sizes at the maxima). */
+static wg_status infer_at_maxima(wgc_graph *g, wgc_node *n, const wgc_op_def *op)
+{
+    uint8_t saved[16][WG_MAX_RANK][WGC_MAX_SYMS];
+    int k_max = n->n_inputs < 16 ? n->n_inputs : 16;
+    for (int k = 0; k < k_max; k++)
+        if (n->inputs[k] >= 0) {
+            memcpy(saved[k], g->tensors[n->inputs[k]].shape.sym, sizeof saved[k]);
+            memset(g->tensors[n->inputs[k]].shape.sym, 0, sizeof saved[k]);
+        }
+    wg_status st = n->n_inputs <= 16 ? op->infer(g, n)
+                                     : wgc_error(g, n, WG_ERR_UNSUPPORTED, "more than 16 inputs with symbolic dims");
+    for (int k = k_max - 1; k >= 0; k--)
+        if (n->inputs[k] >= 0)
+            memcpy(g->tensors[n->inputs[k]].shape.sym, saved[k], sizeof saved[k]);
+    return st;
+}
+
 /* Infers node i and folds it when it can. */
 static wg_status infer_node(wgc_graph *g, int i)
 {
@@ -220,7 +309,13 @@ static wg_status infer_node(wgc_graph *g, int i)
             return wgc_error(g, n, WG_ERR_INVALID, "input '%s' has no known shape", x->name);
     }
     const wgc_op_def *op = wgc_op_hooks(n->op);
-    if ((st = op->infer(g, n)))
+    const bool sym = g->n_syms && wgc_sym_node(g, n);
+    /* With symbolic inputs the op's own hook sees the maxima only; sym_infer.c then gives
+     * the outputs their symbolic dims, or refuses the node naming the symbol. */
+    st = sym ? infer_at_maxima(g, n, op) : op->infer(g, n);
+    if (!st && sym)
+        st = wgc_sym_infer(g, n);
+    if (st)
         return st;
     for (int k = 0; k < n->n_outputs; k++) {
         wgc_tensor *y = wgc_out(g, n, k);
@@ -241,8 +336,11 @@ static wg_status infer_node(wgc_graph *g, int i)
                              y->name, wg_dtype_name(y->dtype), wgc_shape_str(&y->shape, buf, sizeof buf),
                              (unsigned long long)count * wg_dtype_size(y->dtype));
     }
-    if (op->fold && (n->op == WGC_OP_SHAPE || wgc_inputs_const(g, n))) {
+    if (op->fold && (n->op == WGC_OP_SHAPE || wgc_inputs_const(g, n)) &&
+        (!sym || wgc_sym_foldable(g, n))) {
         if ((st = check_fold_size(g, n)) || (st = wgc_run_fold(g, n)))
+            return st;
+        if (sym && (st = n->dead ? wgc_sym_fold(g, n) : wgc_sym_refuse(g, n, NULL)))
             return st;
     }
     return WG_OK;

@@ -13,7 +13,8 @@
 
 typedef struct wgc_shape_override {
     const char *name;   /* graph input name */
-    wgc_shape shape;    /* = elems[0] */
+    wgc_shape shape;    /* = elems[0]; dims[d] < 0: the symbolic dimension dim_name[d] */
+    char dim_name[WG_MAX_RANK][WGC_SYM_NAME];
     /* A sequence input's element shapes, '+'-separated ("4+3+2"; "[]" for none); for a
      * tensor only `shape` counts (n_elems 0 or 1). */
     wgc_shape elems[WGC_MAX_SEQ_SHAPES];
@@ -26,6 +27,8 @@ typedef struct wgc_pass_options {
     wgc_shape_override shapes[WGC_MAX_SHAPE_OVERRIDES];
     int n_shapes;
     bool simd; /* the target has SIMD128 (also true under --relaxed-simd): kernel selection */
+    wgc_symbol dims[WGC_MAX_SYMS]; /* --dim NAME=MIN..MAX: the ranges of symbolic dims */
+    int n_dims;
 } wgc_pass_options;
 
 typedef wg_status (*wgc_pass_fn)(wgc_graph *g, const wgc_pass_options *opt);

@@ -15,6 +15,7 @@
  * iteration) lives from its first marker.
  */
 #include "plan.h"
+#include "../ir/symdim.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -131,7 +132,8 @@ static int alias_concat_inputs(wgc_graph *g, int *first)
         const int out = n->outputs[0];
         const wgc_tensor *y = &g->tensors[out];
         int axis;
-        if (y->data || y->aliased || !wgc_norm_axis(wgc_attr_int(n, "axis", 0), y->shape.rank, &axis))
+        /* a symbolic Concat's slices move with the sizes: it copies (ops/sym_emit.c) */
+        if (y->data || y->aliased || wgc_shape_is_sym(&y->shape) || !wgc_norm_axis(wgc_attr_int(n, "axis", 0), y->shape.rank, &axis))
             continue;
         bool one_slab = true;
         for (int d = 0; d < axis; d++)

@@ -138,7 +138,8 @@ def wat_fixtures():
     put("dup_section.wasm", good + custom(meta()) + custom(meta(name="other")))
 
     # Metadata
-    put("abi_2.wasm", good + custom(meta(abi=3)))  # 1 and 2 are known
+    put("abi_2.wasm", good + custom(meta(abi=2)))
+    put("abi_3.wasm", good + custom(meta(abi=3)))
 
     # ABI 2: inputs and outputs that are parts of sequence and optional values
     def part(name, shape, value, kind, holds, p, dtype="float32", size=4):
@@ -203,6 +204,23 @@ def wat_fixtures():
     put("profile_steps_count.wasm", wat(profile_steps=3) + custom(meta(
         profile=[{"op": "Add", "name": "a"}, {"op": "Add", "name": "b"}])))
 
+    # Version 2: symbolic dims (docs/abi.md "Version 2")
+    dims_ptr = lambda at=4096, params=0: func("wg_dims_ptr", params, "i32", f"i32.const {at}")
+    syms = [{"name": "n", "min": 1, "max": 4}]
+    sx = lambda name="x", sym="n", nbytes=64: {"name": name, "dtype": "float32", "shape": [{"sym": sym}, 4],
+                                               "bytes": nbytes}
+    v2 = lambda **over: meta(**{"abi": 2, "symbols": syms, "inputs": [sx()], "outputs": [sx("y")], **over})
+    put("v2_ok.wasm", wat(abi=2, extra=dims_ptr()) + custom(v2()))
+    put("v2_no_dims_ptr.wasm", wat(abi=2) + custom(v2()))
+    put("v2_dims_ptr_type.wasm", wat(abi=2, extra=dims_ptr(params=1)) + custom(v2()))
+    put("v2_sym_unknown.wasm", wat(abi=2, extra=dims_ptr()) + custom(v2(inputs=[sx(sym="m")])))
+    put("v2_sym_range.wasm", wat(abi=2, extra=dims_ptr()) + custom(v2(symbols=[{"name": "n", "min": 0, "max": 4}])))
+    put("v2_sym_dup.wasm", wat(abi=2, extra=dims_ptr()) + custom(v2(symbols=syms + syms)))
+    put("v2_sym_in_v1.wasm", good + custom(meta(inputs=[sx()])))
+    put("v2_bytes_lie.wasm", wat(abi=2, extra=dims_ptr()) + custom(v2(inputs=[sx(nbytes=60)])))
+    put("v2_dims_ptr_past_end.wasm", wat(abi=2, extra=dims_ptr(65534)) + custom(v2()))
+    put("v2_status_dims.wasm", wat(abi=2, extra=dims_ptr(), run_status=3) + custom(v2()))
+
     # Statuses wg_run returns
     put("status_index.wasm", wat(run_status=2) + custom(meta()))
     put("status_unknown.wasm", wat(run_status=7) + custom(meta()))
@@ -218,7 +236,8 @@ def real_fixtures(wasmgraph):
     text = lambda **over: json.dumps({**m, **over}, separators=(",", ":")).encode()
     put("real_truncated.wasm", data[: len(data) // 2])
     put("real_dup_section.wasm", data + custom(text()))
-    put("real_abi_2.wasm", with_meta(data, text(abi=3)))
+    put("real_abi_2.wasm", with_meta(data, text(abi=2)))
+    put("real_abi_3.wasm", with_meta(data, text(abi=3)))
     put("real_inputs_over_cap.wasm", with_meta(data, text(inputs=[tensor(f"x{i}", [0]) for i in range(1025)])))
     put("real_step_weights_short.wasm", with_meta(data, text(step_weights=m["step_weights"][:-1])))
 

@@ -32,6 +32,10 @@ def main():
     xd = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])
     g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "g", [xd], [y])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/dynamic.onnx")
+    # A symbolic dim (--dim N=..) reaching an op that cannot take it yet (CumSum).
+    ax = numpy_helper.from_array(np.array(0, np.int64), "ax")
+    g = helper.make_graph([helper.make_node("CumSum", ["x", "ax"], ["y"], name="cumsum")], "g", [xd], [y], [ax])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), f"{out}/dynamic_cumsum.onnx")
     # Unsupported attribute value: Pad's mode 'wrap' (opset 19).
     pads = numpy_helper.from_array(np.array([0, 1, 0, 1], np.int64), "pads")
     y6 = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)

@@ -42,7 +42,7 @@ Y4=$(f32 y 4 16)
 for v in add_one loop unreachable oob recurse status3 abi2 import no_run bad_type big_memory; do
     meta $v 1 "$X4" "$Y4"
 done
-meta abi2_meta 3 "$X4" "$Y4"
+meta abi3_meta 3 "$X4" "$Y4"
 STEP0='{"op":"Add","name":"half1","output":"t"}' STEP1='{"op":"Add","name":"half2","output":"y"}'
 meta profile 1 "$X4" "$Y4" ",\"profile\":[$STEP0,$STEP1]"
 meta profile_no_exports 1 "$X4" "$Y4" ",\"profile\":[$STEP0,$STEP1]"
@@ -62,7 +62,7 @@ build oob OOB
 build recurse RECURSE
 build status3 STATUS3
 build abi2 ABI2
-build abi2_meta ADD_ONE
+build abi3_meta ADD_ONE
 build import IMPORT
 build no_run NO_RUN
 build bad_type BAD_TYPE

@@ -45,7 +45,7 @@ PY
 expect 0 'x +float32 +\[4\]' "$WG" info "$FX/add_one.wasm"
 expect 0 '"abi":1' "$WG" info "$FX/add_one.wasm" --json
 expect 1 "no \`wasmgraph\` custom section" "$WG" info "$FX/no_section.wasm"
-expect 1 'module ABI version 3, this host supports 1' "$WG" info "$FX/abi2_meta.wasm"
+expect 1 'module ABI version 3, this host supports 1..2' "$WG" info "$FX/abi3_meta.wasm"
 expect 1 'imports env.host_log' "$WG" info "$FX/import.wasm"
 expect 1 'cannot open' "$WG" info "$FX/missing.wasm"
 expect 2 'usage: wasmgraph info' "$WG" info

@@ -75,7 +75,7 @@ test('the loader\'s limits and status names are the C host\'s', () => {
   const def = (name) => Number(header.match(new RegExp(`#define ${name} (\\d+)`))[1]);
   assert.deepEqual({ ...LIMITS }, {
     tensors: def('WG_ABI_MAX_TENSORS'), rank: def('WG_MAX_RANK'), dim: def('WG_ABI_MAX_DIM'),
-    elements: def('WG_ABI_MAX_ELEMENTS'), steps: def('WG_ABI_MAX_STEPS'),
+    elements: def('WG_ABI_MAX_ELEMENTS'), steps: def('WG_ABI_MAX_STEPS'), symbols: def('WG_ABI_MAX_SYMBOLS'),
   });
   // X(name, value, "meaning" possibly split over lines) rows of WGK_STATUS_LIST.
   const list = readFileSync(join(ROOT, 'kernels', 'include', 'wgk_status.h'), 'utf8')

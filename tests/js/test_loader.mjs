@@ -222,7 +222,7 @@ test('a trap in wg_run is an Error naming the trap, and the session refuses to r
 test('modules that break the ABI are refused before or at instantiation', async () => {
   await rejects(load(fixture({ withImport: true })), 'abi', /imports env\.f \(a function\)/);
   await rejects(load(fixture({ meta: null })), 'abi', /no 'wasmgraph' custom section/);
-  await rejects(load(fixture({ meta: { ...META, abi: 3 } })), 'abi', /ABI version 3, this loader supports 1/);
+  await rejects(load(fixture({ meta: { ...META, abi: 3 } })), 'abi', /ABI version 3, this loader supports 1\.\.2/);
   await rejects(load(fixture({ abi: 3 })), 'abi', /wg_abi_version\(\) returns 3/);
   await rejects(load(fixture({ noRun: true })), 'abi', /no export 'wg_run'/);
   await rejects(load(fixture({ outPtr: 65530 })), 'abi', /wg_output_ptr\(0\) = 65530: 16 bytes of 'y' do not fit/);

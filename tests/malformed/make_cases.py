@@ -323,7 +323,7 @@ BASE_WAT = """(module
   (func (export "wg_abi_version") (result i32) i32.const %(abi)d)
   (func (export "wg_input_ptr") (param i32) (result i32) i32.const %(in_ptr)d)
   (func (export "wg_output_ptr") (param i32) (result i32) i32.const 2048)
-  (func (export "%(run)s") (result i32) %(body)s))
+  (func (export "%(run)s") (result i32) %(body)s)%(extra)s)
 """
 
 
@@ -344,7 +344,7 @@ def meta(**over):
 
 
 def wat(tmp, **over):
-    p = {"imports": "", "pages": 1, "abi": 1, "in_ptr": 1024, "run": "wg_run", "body": "i32.const 0"}
+    p = {"imports": "", "pages": 1, "abi": 1, "in_ptr": 1024, "run": "wg_run", "body": "i32.const 0", "extra": ""}
     p.update(over)
     src = os.path.join(tmp, "m.wat")
     dst = os.path.join(tmp, "m.wasm")
@@ -353,6 +353,28 @@ def wat(tmp, **over):
     subprocess.run(["wat2wasm", "--enable-all", src, "-o", dst], check=True)
     with open(dst, "rb") as f:
         return f.read()
+
+
+def npy(name, arr):
+    with open(os.path.join(OUT, name), "wb") as f:
+        np.save(f, arr)
+
+
+def dims_cases(tmp):
+    """Module ABI 2 (symbolic dims): symbol n in 1..4, inputs x and z of [n, 4] float32;
+    run.sh's `rundims` passes FILE's .x.npy and .z.npy, `run` the 16-byte .bin."""
+    v2 = wat(tmp, abi=2, extra='\n  (func (export "wg_dims_ptr") (result i32) i32.const 4096)')
+    sym = {"dtype": "float32", "shape": [{"sym": "n"}, 4], "bytes": 64}
+    two = meta(abi=2, symbols=[{"name": "n", "min": 1, "max": 4}], inputs=[{"name": "x", **sym}, {"name": "z", **sym}],
+               outputs=[{"name": "y", **sym}])
+    one = meta(abi=2, symbols=[{"name": "n", "min": 1, "max": 4}], inputs=[{"name": "x", **sym}],
+               outputs=[{"name": "y", **sym}])
+    for name, x, z in (("dims_ok", (2, 4), (2, 4)), ("dims_out_of_range", (5, 4), (5, 4)),
+                       ("dims_disagree", (2, 4), (3, 4)), ("dims_fixed_differs", (2, 3), (2, 3))):
+        put(name + ".wasm", v2 + custom("wasmgraph", two))
+        npy(name + ".x.npy", np.zeros(x, np.float32))
+        npy(name + ".z.npy", np.zeros(z, np.float32))
+    put("dims_bin_input.wasm", v2 + custom("wasmgraph", one))
 
 
 def wasm_cases():
@@ -373,7 +395,8 @@ def wasm_cases():
         put("wasm_no_run.wasm", wat(tmp, run="wg_go") + custom("wasmgraph", meta()))
         put("wasm_no_section.wasm", code)
         put("wasm_two_sections.wasm", good + custom("wasmgraph", meta(name="other")))
-        put("wasm_abi2.wasm", code + custom("wasmgraph", meta(abi=3)))  # 1 and 2 are known
+        put("wasm_abi3.wasm", code + custom("wasmgraph", meta(abi=3)))
+        dims_cases(tmp)
         put("wasm_abi_export_2.wasm", wat(tmp, abi=2) + custom("wasmgraph", meta()))
         put("wasm_meta_not_json.wasm", code + custom("wasmgraph", b'{"abi":1,"inputs":['))
         put("wasm_meta_empty.wasm", code + custom("wasmgraph", b""))

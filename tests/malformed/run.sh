@@ -30,6 +30,7 @@ while IFS=$'\t' read -r file kind want frag; do
     compile) cmd=("$W" compile "$file" -o out.wasm -q) ;;
     info) cmd=("$W" info "$file") ;;
     run) cmd=("$W" run "$file" --input input16.bin --time-limit-ms 1000 --memory-limit-mb 256) ;;
+    rundims) cmd=("$W" run "$file" --input "x=${file%.wasm}.x.npy" --input "z=${file%.wasm}.z.npy") ;;
     *) echo "FAIL $file: unknown command kind '$kind'"; fail=$((fail + 1)); continue ;;
     esac
     out=$(timeout 120 "${cmd[@]}" 2>&1); rc=$?

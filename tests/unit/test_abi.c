@@ -55,7 +55,7 @@ static void check_row(wg_runtime *rt, const char *dir, const char *file, const c
     if (at_inspect && st)
         CHECK(has_fragment(err, frag), "%s: '%s' lacks '%s'", file, err, frag);
     if (!st) {
-        CHECK(info && (info->abi == WG_ABI_VERSION || info->abi == WG_ABI_VERSION_VALUES) && info->num_outputs > 0 && info->metadata_json,
+        CHECK(info && info->abi >= WG_ABI_VERSION_MIN && info->abi <= WG_ABI_VERSION && info->num_outputs > 0 && info->metadata_json,
               "%s: inspected info", file);
         wg_model_info_free(info);
     }
@@ -154,13 +154,67 @@ TEST(fixtures)
 TEST(limits)
 {
     CHECK(WG_MAX_RANK == 8 && WG_ABI_MAX_TENSORS == 1024 && WG_ABI_MAX_DIM == 2147483647 &&
-              WG_ABI_MAX_ELEMENTS == 4294967295u && WG_ABI_MAX_STEPS == (1 << 20),
+              WG_ABI_MAX_ELEMENTS == 4294967295u && WG_ABI_MAX_STEPS == (1 << 20) &&
+              WG_ABI_MAX_SYMBOLS == 8,
           "an ABI limit changed: update docs/abi.md and js/wasmgraph.mjs with it");
+}
+
+/* Symbolic dims (ABI 2) in the C host, on the fixture v2_ok.wasm (symbol n in 1..4, x and
+ * y of [n, 4] float32 at 1024 and 2048, wg_dims_ptr() = 4096, wg_run computes nothing):
+ * the session writes the sizes into wg_dims before the run and refuses sizes out of
+ * range, fixed dims that differ and inputs that disagree, as the JS loader does
+ * (tests/js/test_dims.mjs). */
+TEST(symbolic_dims)
+{
+    const char *env = getenv("WG_ABI_FIXTURES");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/v2_ok.wasm", env && *env ? env : "build/abi-fixtures");
+    wg_runtime *rt = NULL;
+    wg_model *m = NULL;
+    wg_session *s = NULL;
+    if (wg_runtime_new(NULL, &rt) || wg_model_load(rt, path, &m) || wg_session_new(m, &s)) {
+        CHECK(0, "%s: %s", path, rt ? wg_last_error(rt) : "no runtime");
+        goto done;
+    }
+    const wg_model_info *info = wg_model_get_info(m);
+    CHECK(info->abi == 2 && info->num_symbols == 1 && !strcmp(info->symbols[0].name, "n") &&
+              info->symbols[0].min == 1 && info->symbols[0].max == 4,
+          "symbols not read");
+    CHECK(info->inputs[0].sym[0] == 0 && info->inputs[0].sym[1] == -1 && info->inputs[0].dims[0] == 4,
+          "input dims not read as [n, 4]");
+    /* wg_dims sits 3072 bytes after input 0 (at 1024) */
+    const int32_t *dims = (const int32_t *)((const uint8_t *)wg_session_input(s, 0) + 3072);
+    int64_t shape[WG_MAX_RANK] = {2, 4};
+    int rank = 0;
+    size_t bytes = 0;
+    CHECK(!wg_session_set_input_shape(s, 0, shape, 2) && !wg_session_run(s) && dims[0] == 2,
+          "n = 2 not written: %s", wg_last_error(rt));
+    CHECK(!wg_session_output_shape(s, 0, shape, &rank, &bytes) && rank == 2 && shape[0] == 2 &&
+              shape[1] == 4 && bytes == 32,
+          "output shape at n = 2");
+    int64_t bad[2] = {5, 4}, fixed[2] = {2, 3};
+    CHECK(wg_session_set_input_shape(s, 0, bad, 2) == WG_ERR_INVALID &&
+              strstr(wg_last_error(rt), "symbol 'n' = 5 is outside its range 1..4"),
+          "n = 5 accepted: %s", wg_last_error(rt));
+    CHECK(wg_session_set_input_shape(s, 0, fixed, 2) == WG_ERR_INVALID &&
+              strstr(wg_last_error(rt), "dimension 1 is 3, the model fixes it at 4"),
+          "a fixed dim of 3 accepted: %s", wg_last_error(rt));
+    CHECK(wg_session_set_dim(s, "n", 3) == WG_OK && wg_session_run(s) == WG_ERR_INVALID &&
+              strstr(wg_last_error(rt), "has n = 2 (dimension 0), but wg_session_set_dim gives 3"),
+          "disagreeing sizes accepted: %s", wg_last_error(rt));
+    CHECK(dims[0] == 2, "a refused run wrote the dims");
+    CHECK(wg_session_set_dim(s, "m", 1) == WG_ERR_INVALID && wg_session_set_dim(s, "n", 0) == WG_ERR_INVALID,
+          "an unknown symbol or n = 0 accepted");
+done:
+    wg_session_free(s);
+    wg_model_free(m);
+    wg_runtime_free(rt);
 }
 
 int main(void)
 {
     RUN(fixtures);
     RUN(limits);
+    RUN(symbolic_dims);
     return test_summary("abi");
 }

@@ -234,7 +234,7 @@ TEST(bad_files_are_refused_at_load)
     expect_load(rt, "empty", WG_ERR_FORMAT, "empty.wasm: the file is empty");
     expect_load(rt, "not_wasm", WG_ERR_FORMAT, "not a WebAssembly module");
     expect_load(rt, "no_section", WG_ERR_ABI, "not a wasmgraph module: no `wasmgraph` custom section");
-    expect_load(rt, "abi2_meta", WG_ERR_ABI, "module ABI version 3, this host supports 1");
+    expect_load(rt, "abi3_meta", WG_ERR_ABI, "module ABI version 3, this host supports 1..2");
     expect_load(rt, "import", WG_ERR_ABI, "imports env.host_log");
     expect_load(rt, "no_run", WG_ERR_ABI, "no export `wg_run`");
     expect_load(rt, "bad_type", WG_ERR_ABI, "export `wg_run` has type (i32) -> (i32)");

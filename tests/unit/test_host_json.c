@@ -70,7 +70,8 @@ TEST(metadata_rules)
         wgh_meta_free(&m);
     }
     struct { const char *text; wg_status st; const char *msg; } cases[] = {
-        {"{\"abi\":3}", WG_ERR_ABI, "module ABI version 3, this host supports 1"},
+        {"{\"abi\":3}", WG_ERR_ABI, "module ABI version 3, this host supports 1..2"},
+        {"{\"abi\":0}", WG_ERR_ABI, "module ABI version 0, this host supports 1..2"},
         {"{\"name\":\"x\"}", WG_ERR_ABI, "no integer \"abi\""},
         {"[1]", WG_ERR_FORMAT, "not a JSON object"},
         {"{\"abi\":1,\"outputs\":[]}", WG_ERR_FORMAT, "\"inputs\" is missing"},

@@ -1,0 +1,69 @@
+/* sym_exports.c: the exports and checks of a module with symbolic dims (sym_exports.h). */
+#include "sym_exports.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ir/symdim.h"
+
+int wgc_sym_plain(const wgc_graph *g, const wgc_shape *s, int d)
+{
+    wgc_dimx x = wgc_dimx_of(g, s, d);
+    int sym = -1, count = 0;
+    for (int k = 0; k < WGC_MAX_SYMS; k++)
+        if (x.p[k]) {
+            sym = k;
+            count += x.p[k];
+        }
+    return count == 1 && x.c == 1 ? sym : -1;
+}
+
+wg_status wgc_sym_check_boundary(wgc_graph *g)
+{
+    const struct {
+        const char *what;
+        const int *ts;
+        int n;
+    } lists[] = {{"input", g->inputs, g->n_inputs}, {"output", g->outputs, g->n_outputs}};
+    char buf[96];
+    for (int l = 0; l < 2; l++)
+        for (int k = 0; k < lists[l].n; k++) {
+            const wgc_tensor *x = &g->tensors[lists[l].ts[k]];
+            for (int d = 0; d < x->shape.rank; d++)
+                if (wgc_dim_is_sym(&x->shape, d) && wgc_sym_plain(g, &x->shape, d) < 0) {
+                    wgc_dimx v = wgc_dimx_of(g, &x->shape, d);
+                    return wgc_error(g, NULL, WG_ERR_UNSUPPORTED,
+                                     "graph %s '%s' has dimension %d of size %s; module ABI 2 "
+                                     "describes a symbolic dimension of a graph %s only as one "
+                                     "symbol", lists[l].what, x->name, d,
+                                     wgc_dimx_str(g, &v, buf, sizeof buf), lists[l].what);
+                }
+        }
+    return WG_OK;
+}
+
+char *wgc_sym_exports_c(const wgc_graph *g)
+{
+    size_t cap = 1024 + (size_t)g->n_syms * 256, len = 0;
+    char *s = malloc(cap);
+    if (!s)
+        return NULL;
+    len += (size_t)snprintf(s + len, cap - len,
+                            "/* ABI 2: the symbols' values, written by the host before wg_run */\n"
+                            "static int32_t wg_dims[%d] = {", g->n_syms);
+    for (int k = 0; k < g->n_syms; k++)
+        len += (size_t)snprintf(s + len, cap - len, "%s%lld", k ? ", " : "", (long long)g->syms[k].max);
+    len += (size_t)snprintf(s + len, cap - len,
+                            "};\n\n__attribute__((export_name(\"wg_dims_ptr\"))) int wg_dims_ptr(void) "
+                            "{ return (int)(uintptr_t)wg_dims; }\n\n"
+                            "/* Nonzero when a symbol is outside its range: no step then runs, so no "
+                            "size the host gives can make the module read or write out of bounds. */\n"
+                            "static int wg_check_dims(void)\n{\n");
+    for (int k = 0; k < g->n_syms; k++)
+        len += (size_t)snprintf(s + len, cap - len, "    if (wg_dims[%d] < %lld || wg_dims[%d] > %lld) /* %s */\n"
+                                "        return 1;\n", k, (long long)g->syms[k].min, k,
+                                (long long)g->syms[k].max, g->syms[k].name);
+    snprintf(s + len, cap - len, "    return 0;\n}\n\n");
+    return s;
+}

@@ -1,0 +1,157 @@
+/*
+ * session_dims.c: the sizes of a session of a module with symbolic dims (module ABI 2,
+ * docs/abi.md "Symbolic dimensions"): wg_session_set_dim, wg_session_set_input_shape,
+ * wg_session_output_shape, and what wg_session_run writes into the module's wg_dims
+ * before it runs (every symbol in its range, every given shape agreeing).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/dtype.h"
+#include "host.h"
+
+wg_status wgh_session_dims_init(wg_session *s)
+{
+    const wgh_meta *m = &s->m->info.meta;
+    if (!m->n_symbols)
+        return WG_OK;
+    uint64_t mem = wasmtime_memory_data_size(s->ctx, &s->memory);
+    if (s->dims_off % 4 || (uint64_t)s->dims_off + 4 * m->n_symbols > mem || s->dims_off == 0)
+        return wgh_error(s->m->rt, WG_ERR_ABI,
+                         "%s: wg_dims_ptr() = %u is not an aligned array of %zu i32 inside memory",
+                         s->m->name, s->dims_off, m->n_symbols);
+    s->sym_val = malloc(sizeof *s->sym_val * m->n_symbols);
+    s->sym_cur = malloc(sizeof *s->sym_cur * m->n_symbols);
+    s->in_given = calloc(m->n_inputs + 1, sizeof *s->in_given);
+    s->in_dims = calloc(m->n_inputs + 1, sizeof *s->in_dims);
+    if (!s->sym_val || !s->sym_cur || !s->in_given || !s->in_dims)
+        return wgh_error(s->m->rt, WG_ERR_NOMEM, "%s: out of memory creating a session", s->m->name);
+    for (size_t k = 0; k < m->n_symbols; k++) {
+        s->sym_val[k] = -1;
+        s->sym_cur[k] = m->symbols[k].max;
+    }
+    return WG_OK;
+}
+
+void wgh_session_dims_free(wg_session *s)
+{
+    free(s->sym_val);
+    free(s->sym_cur);
+    free(s->in_given);
+    free(s->in_dims);
+}
+
+static wg_status out_of_range(wg_session *s, const wg_symbol_info *y, int64_t v, const char *where)
+{
+    return wgh_error(s->m->rt, WG_ERR_INVALID, "%s: %s%ssymbol '%s' = %lld is outside its range %lld..%lld",
+                     s->m->name, where ? where : "", where ? ": " : "", y->name, (long long)v,
+                     (long long)y->min, (long long)y->max);
+}
+
+wg_status wg_session_set_dim(wg_session *s, const char *name, int64_t value)
+{
+    const wgh_meta *m = &s->m->info.meta;
+    for (size_t k = 0; name && k < m->n_symbols; k++)
+        if (!strcmp(m->symbols[k].name, name)) {
+            if (value < m->symbols[k].min || value > m->symbols[k].max)
+                return out_of_range(s, &m->symbols[k], value, NULL);
+            s->sym_val[k] = value;
+            return WG_OK;
+        }
+    return wgh_error(s->m->rt, WG_ERR_INVALID, "%s: the model has no symbolic dimension '%s'", s->m->name,
+                     name ? name : "(null)");
+}
+
+wg_status wg_session_set_input_shape(wg_session *s, size_t i, const int64_t *dims, int rank)
+{
+    const wgh_meta *m = &s->m->info.meta;
+    if (i >= m->n_inputs)
+        return wgh_error(s->m->rt, WG_ERR_INVALID, "%s: no input %zu", s->m->name, i);
+    const wg_tensor_info *t = &m->inputs[i];
+    if (rank != t->rank)
+        return wgh_error(s->m->rt, WG_ERR_INVALID, "%s: input '%s' has rank %d, not %d", s->m->name,
+                         t->name, t->rank, rank);
+    for (int d = 0; d < rank; d++) {
+        if (t->sym[d] < 0 && dims[d] != t->dims[d])
+            return wgh_error(s->m->rt, WG_ERR_INVALID, "%s: input '%s' dimension %d is %lld, the model "
+                             "fixes it at %lld", s->m->name, t->name, d, (long long)dims[d],
+                             (long long)t->dims[d]);
+        if (t->sym[d] >= 0) {
+            const wg_symbol_info *y = &m->symbols[t->sym[d]];
+            if (dims[d] < y->min || dims[d] > y->max)
+                return wgh_error(s->m->rt, WG_ERR_INVALID, "%s: input '%s' dimension %d: symbol '%s' = "
+                                 "%lld is outside its range %lld..%lld", s->m->name, t->name, d, y->name,
+                                 (long long)dims[d], (long long)y->min, (long long)y->max);
+        }
+    }
+    if (!m->n_symbols)
+        return WG_OK; /* ABI 1: the fixed shape, nothing to remember */
+    memcpy(s->in_dims[i], dims, sizeof(int64_t) * (size_t)rank);
+    s->in_given[i] = true;
+    return WG_OK;
+}
+
+wg_status wgh_session_write_dims(wg_session *s)
+{
+    const wgh_meta *m = &s->m->info.meta;
+    if (!m->n_symbols)
+        return WG_OK;
+    int64_t val[WG_ABI_MAX_SYMBOLS];
+    const char *from[WG_ABI_MAX_SYMBOLS];
+    for (size_t k = 0; k < m->n_symbols; k++) {
+        val[k] = s->sym_val[k];
+        from[k] = "wg_session_set_dim";
+    }
+    for (size_t i = 0; i < m->n_inputs; i++) {
+        const wg_tensor_info *t = &m->inputs[i];
+        if (!s->in_given[i])
+            continue;
+        for (int d = 0; d < t->rank; d++) {
+            int k = t->sym[d];
+            if (k < 0)
+                continue;
+            if (val[k] >= 0 && val[k] != s->in_dims[i][d])
+                return wgh_error(s->m->rt, WG_ERR_INVALID,
+                                 "%s: input '%s' has %s = %lld (dimension %d), but %s%s%s gives %lld",
+                                 s->m->name, t->name, m->symbols[k].name, (long long)s->in_dims[i][d], d,
+                                 strcmp(from[k], "wg_session_set_dim") ? "input '" : "", from[k],
+                                 strcmp(from[k], "wg_session_set_dim") ? "'" : "",
+                                 (long long)val[k]);
+            val[k] = s->in_dims[i][d];
+            from[k] = t->name;
+        }
+    }
+    int32_t out[WG_ABI_MAX_SYMBOLS];
+    for (size_t k = 0; k < m->n_symbols; k++) {
+        if (val[k] < 0)
+            val[k] = m->symbols[k].max; /* given by nothing: its maximum */
+        if (val[k] < m->symbols[k].min || val[k] > m->symbols[k].max)
+            return out_of_range(s, &m->symbols[k], val[k], NULL);
+        out[k] = (int32_t)val[k];
+        s->sym_cur[k] = val[k];
+    }
+    memcpy(wasmtime_memory_data(s->ctx, &s->memory) + s->dims_off, out, 4 * m->n_symbols);
+    return WG_OK;
+}
+
+wg_status wg_session_output_shape(const wg_session *s, size_t i, int64_t *dims, int *rank, size_t *bytes)
+{
+    const wgh_meta *m = &s->m->info.meta;
+    if (i >= m->n_outputs)
+        return wgh_error(s->m->rt, WG_ERR_INVALID, "%s: no output %zu", s->m->name, i);
+    const wg_tensor_info *t = &m->outputs[i];
+    size_t n = 1;
+    *rank = t->rank;
+    for (int d = 0; d < t->rank; d++) {
+        dims[d] = t->sym[d] >= 0 ? s->sym_cur[t->sym[d]] : t->dims[d];
+        n *= (size_t)dims[d];
+    }
+    if (bytes)
+        *bytes = n * wg_dtype_size(t->dtype);
+    return WG_OK;
+}
+
+wg_runtime *wg_session_runtime(const wg_session *s)
+{
+    return s->m->rt;
+}

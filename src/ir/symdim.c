@@ -1,0 +1,188 @@
+/* symdim.c: monomials over the graph's symbols (see symdim.h). */
+#include "symdim.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool wgc_dim_is_sym(const wgc_shape *s, int d)
+{
+    for (int k = 0; k < WGC_MAX_SYMS; k++)
+        if (s->sym[d][k])
+            return true;
+    return false;
+}
+
+bool wgc_shape_is_sym(const wgc_shape *s)
+{
+    return wgc_shape_first_sym(s, -1) >= 0;
+}
+
+int wgc_shape_first_sym(const wgc_shape *s, int d)
+{
+    for (int i = d < 0 ? 0 : d; i < (d < 0 ? s->rank : d + 1); i++)
+        for (int k = 0; k < WGC_MAX_SYMS; k++)
+            if (s->sym[i][k])
+                return k;
+    return -1;
+}
+
+/* a * b, saturated at INT64_MAX / INT64_MIN: a size that large is refused later (shape
+ * inference's element-count check), never computed with signed overflow. */
+static int64_t mul_sat(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r))
+        return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+    return r;
+}
+
+static int64_t pow_at(const wgc_graph *g, const uint8_t *p, bool at_max)
+{
+    int64_t v = 1;
+    for (int k = 0; k < g->n_syms; k++)
+        for (int e = 0; e < p[k] && v != INT64_MAX; e++)
+            v = mul_sat(v, at_max ? g->syms[k].max : g->syms[k].min);
+    return v;
+}
+
+wgc_dimx wgc_dimx_of(const wgc_graph *g, const wgc_shape *s, int d)
+{
+    wgc_dimx x = {.c = s->dims[d]};
+    memcpy(x.p, s->sym[d], WGC_MAX_SYMS);
+    int64_t m = pow_at(g, x.p, true);
+    x.c = m ? s->dims[d] / m : 0;
+    return x;
+}
+
+void wgc_shape_set_dim(const wgc_graph *g, wgc_shape *s, int d, wgc_dimx x)
+{
+    s->dims[d] = wgc_dimx_max(g, &x);
+    memcpy(s->sym[d], x.p, WGC_MAX_SYMS);
+    if (x.c == 0)
+        memset(s->sym[d], 0, WGC_MAX_SYMS);
+}
+
+wgc_dimx wgc_dimx_const(int64_t c)
+{
+    return (wgc_dimx){.c = c};
+}
+
+bool wgc_dimx_is_const(const wgc_dimx *x)
+{
+    for (int k = 0; k < WGC_MAX_SYMS; k++)
+        if (x->p[k])
+            return false;
+    return true;
+}
+
+int64_t wgc_dimx_max(const wgc_graph *g, const wgc_dimx *x)
+{
+    return mul_sat(x->c, pow_at(g, x->p, true));
+}
+
+int64_t wgc_dimx_min(const wgc_graph *g, const wgc_dimx *x)
+{
+    return mul_sat(x->c, pow_at(g, x->p, false));
+}
+
+wgc_dimx wgc_dimx_mul(wgc_dimx a, wgc_dimx b)
+{
+    wgc_dimx r = {.c = mul_sat(a.c, b.c)};
+    for (int k = 0; k < WGC_MAX_SYMS; k++) /* powers past 255 stay 255: far past any size */
+        r.p[k] = r.c ? (uint8_t)(a.p[k] + b.p[k] > 255 ? 255 : a.p[k] + b.p[k]) : 0;
+    return r;
+}
+
+bool wgc_dimx_div(wgc_dimx a, wgc_dimx b, wgc_dimx *q)
+{
+    if (b.c == 0 || (b.c == -1 && a.c == INT64_MIN) || a.c % b.c)
+        return false;
+    wgc_dimx r = {.c = a.c / b.c};
+    for (int k = 0; k < WGC_MAX_SYMS; k++) {
+        if (a.p[k] < b.p[k])
+            return false;
+        r.p[k] = (uint8_t)(a.p[k] - b.p[k]);
+    }
+    *q = r;
+    return true;
+}
+
+bool wgc_dimx_add(wgc_dimx a, wgc_dimx b, wgc_dimx *sum)
+{
+    if (a.c == 0 || b.c == 0) {
+        *sum = a.c ? a : b;
+        return true;
+    }
+    if (memcmp(a.p, b.p, WGC_MAX_SYMS))
+        return false;
+    *sum = a;
+    if (__builtin_add_overflow(a.c, b.c, &sum->c))
+        return false;
+    if (sum->c == 0)
+        memset(sum->p, 0, WGC_MAX_SYMS);
+    return true;
+}
+
+bool wgc_dimx_eq(const wgc_dimx *a, const wgc_dimx *b)
+{
+    return a->c == b->c && !memcmp(a->p, b->p, WGC_MAX_SYMS);
+}
+
+const char *wgc_dimx_str(const wgc_graph *g, const wgc_dimx *x, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    if (x->c != 1 || wgc_dimx_is_const(x))
+        n += (size_t)snprintf(buf, len, "%lld", (long long)x->c);
+    for (int k = 0; k < g->n_syms && n < len; k++)
+        for (int e = 0; e < x->p[k] && n < len; e++)
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "*" : "", g->syms[k].name);
+    return buf;
+}
+
+wgc_dimx wgc_symval_at(const wgc_tensor *t, int64_t i)
+{
+    if (t->symval)
+        return t->symval[i];
+    return wgc_dimx_const(wgc_const_int(t, i));
+}
+
+wg_status wgc_tensor_set_symval(wgc_graph *g, int t, int dtype, const wgc_shape *shape,
+                                const wgc_dimx *v)
+{
+    int64_t n = wgc_numel(shape);
+    size_t es = wg_dtype_size(dtype);
+    bool any = false;
+    for (int64_t i = 0; i < n; i++)
+        any |= !wgc_dimx_is_const(&v[i]);
+    void *data = malloc((size_t)(n ? n : 1) * es);
+    wgc_dimx *sv = any ? malloc(sizeof *sv * (size_t)(n ? n : 1)) : NULL;
+    if (!data || (any && !sv)) {
+        free(data);
+        free(sv);
+        return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t m = wgc_dimx_max(g, &v[i]);
+        if (dtype == WG_DT_INT32)
+            ((int32_t *)data)[i] = (int32_t)m;
+        else
+            ((int64_t *)data)[i] = m;
+    }
+    if (sv)
+        memcpy(sv, v, sizeof *sv * (size_t)n);
+    wgc_tensor_set_const(g, t, dtype, shape, data);
+    free(g->tensors[t].symval);
+    g->tensors[t].symval = sv;
+    return WG_OK;
+}
+
+int wgc_sym_find(const wgc_graph *g, const char *name)
+{
+    for (int k = 0; k < g->n_syms; k++)
+        if (!strcmp(g->syms[k].name, name))
+            return k;
+    return -1;
+}

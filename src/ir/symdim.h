@@ -1,0 +1,51 @@
+/*
+ * symdim.h: symbolic dimensions (compile --dim NAME=MIN..MAX; module ABI 2, docs/abi.md).
+ *
+ * A symbolic dimension is a monomial c * prod(symbol_s ^ p_s) over the graph's symbols
+ * (g->syms). A shape stores it as its value at the symbols' maxima (dims[d], what memory
+ * is planned for) and the powers (sym[d]); c is recovered by division. Tensors are laid
+ * out densely at their actual sizes, so a [batch, seq, 128] tensor at batch 2, seq 9 uses
+ * the first 2*9*128 elements of its buffer. Products and exact quotients of monomials are
+ * monomials; a sum of two different ones (seq + 1) is not, and ops refuse it.
+ *
+ * Generated code reads symbol s as wg_dims[s] (codegen/emitter.c writes the C).
+ */
+#ifndef WGC_SYMDIM_H
+#define WGC_SYMDIM_H
+
+#include "ir.h"
+
+bool wgc_dim_is_sym(const wgc_shape *s, int d);
+/* True when some dimension of s is symbolic. */
+bool wgc_shape_is_sym(const wgc_shape *s);
+/* The first symbol dimension d of s uses (-1 when fixed); any dimension when d < 0. */
+int wgc_shape_first_sym(const wgc_shape *s, int d);
+
+/* Dimension d of s as a monomial. */
+wgc_dimx wgc_dimx_of(const wgc_graph *g, const wgc_shape *s, int d);
+/* Sets dimension d of s to x (dims[d] = x at the maxima). */
+void wgc_shape_set_dim(const wgc_graph *g, wgc_shape *s, int d, wgc_dimx x);
+wgc_dimx wgc_dimx_const(int64_t c);
+bool wgc_dimx_is_const(const wgc_dimx *x);
+/* x at the symbols' maxima (or minima). */
+int64_t wgc_dimx_max(const wgc_graph *g, const wgc_dimx *x);
+int64_t wgc_dimx_min(const wgc_graph *g, const wgc_dimx *x);
+wgc_dimx wgc_dimx_mul(wgc_dimx a, wgc_dimx b);
+/* a / b when it is a monomial for every value of the symbols; false otherwise. */
+bool wgc_dimx_div(wgc_dimx a, wgc_dimx b, wgc_dimx *q);
+/* a + b when both have the same powers (or one is 0); false otherwise. */
+bool wgc_dimx_add(wgc_dimx a, wgc_dimx b, wgc_dimx *sum);
+bool wgc_dimx_eq(const wgc_dimx *a, const wgc_dimx *b);
+/* "seq", "2*batch*seq", "12" into buf. */
+const char *wgc_dimx_str(const wgc_graph *g, const wgc_dimx *x, char *buf, size_t len);
+
+/* A tensor's symbolic values: element i of t (t->symval, or its constant data). */
+wgc_dimx wgc_symval_at(const wgc_tensor *t, int64_t i);
+/* Makes tensor t (an int64/int32 vector of numel values) hold the symbolic values v
+ * (copied): its data is set to their values at the maxima. Returns WG_ERR_NOMEM or WG_OK. */
+wg_status wgc_tensor_set_symval(wgc_graph *g, int t, int dtype, const wgc_shape *shape,
+                                const wgc_dimx *v);
+/* The index of the symbol called name, or -1. */
+int wgc_sym_find(const wgc_graph *g, const char *name);
+
+#endif

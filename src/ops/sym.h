@@ -1,0 +1,32 @@
+/*
+ * sym.h: nodes that touch symbolic dimensions (compile --dim; ir/symdim.h).
+ *
+ *   wgc_sym_node   does node n read or write a symbolic shape or symbolic values?
+ *   wgc_sym_infer  after the op's infer hook (at the maxima): gives n's outputs their
+ *                  symbolic dims, or refuses n naming it and the symbol (sym_infer.c)
+ *   wgc_sym_fold   after the op's fold hook: the folded output's symbolic values
+ *   wgc_sym_emit   the C of a node with symbolic shapes, sizes read from wg_dims at run
+ *                  time (sym_emit.c); static nodes keep their op's emit hook
+ */
+#ifndef WGC_OPS_SYM_H
+#define WGC_OPS_SYM_H
+
+#include "op.h"
+
+bool wgc_sym_node(const wgc_graph *g, const wgc_node *n);
+wg_status wgc_sym_infer(wgc_graph *g, wgc_node *n);
+wg_status wgc_sym_fold(wgc_graph *g, wgc_node *n);
+/* Is n shape arithmetic to fold to symbolic values? A node of symbolic shapes that is not
+ * (ConstantOfShape of a symbolic shape, a Slice to a symbolic end) is never folded: its
+ * output's size is known only at run time. */
+bool wgc_sym_foldable(const wgc_graph *g, const wgc_node *n);
+wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n);
+/* The error for node n that cannot take its symbolic input (why: NULL, or the reason). */
+wg_status wgc_sym_refuse(wgc_graph *g, const wgc_node *n, const char *why);
+/* ReduceMean/ReduceSum with symbolic dims: the one axis they reduce (from the attribute
+ * or a constant input), or a refusal. */
+wg_status wgc_sym_reduce_axis(wgc_graph *g, const wgc_node *n, int *axis);
+/* The elementwise ops of two or more broadcast inputs that take symbolic shapes. */
+bool wgc_sym_binary_op(wgc_op op);
+
+#endif

@@ -1,0 +1,595 @@
+/*
+ * sym_infer.c: symbolic dimensions through the ops (compile --dim; symdim.h).
+ *
+ * The op's own infer hook runs first, at the symbols' maxima: it checks attributes and
+ * dtypes and gives every output its size at the maxima. wgc_sym_infer then gives the
+ * outputs their symbolic dimensions by the op's rule below, or refuses the node, naming
+ * it and the symbol: an op without a rule here never sees a symbolic dimension, so none
+ * computes a wrong size. wgc_sym_fold does the same for the folded shape arithmetic
+ * (Shape -> Gather -> Unsqueeze -> Concat -> Reshape ...): values that depend on symbols
+ * are carried as monomials (wgc_tensor.symval) next to their values at the maxima.
+ */
+#include "sym.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../ir/symdim.h"
+#include "helpers/read_axes.h"
+
+static bool has_symval_input(const wgc_graph *g, const wgc_node *n, int *which)
+{
+    for (int k = 0; k < n->n_inputs; k++)
+        if (n->inputs[k] >= 0 && g->tensors[n->inputs[k]].symval) {
+            *which = k;
+            return true;
+        }
+    return false;
+}
+
+static bool has_sym_input(const wgc_graph *g, const wgc_node *n, int *which)
+{
+    for (int k = 0; k < n->n_inputs; k++)
+        if (n->inputs[k] >= 0 && wgc_shape_is_sym(&g->tensors[n->inputs[k]].shape)) {
+            *which = k;
+            return true;
+        }
+    return false;
+}
+
+bool wgc_sym_node(const wgc_graph *g, const wgc_node *n)
+{
+    int k;
+    if (has_sym_input(g, n, &k) || has_symval_input(g, n, &k))
+        return true;
+    for (int i = 0; i < n->n_outputs; i++)
+        if (n->outputs[i] >= 0 && wgc_shape_is_sym(&g->tensors[n->outputs[i]].shape))
+            return true;
+    return false;
+}
+
+static const char *sym_of_input(const wgc_graph *g, const wgc_node *n, int k)
+{
+    const wgc_tensor *x = wgc_in((wgc_graph *)g, n, k);
+    int s = wgc_shape_first_sym(&x->shape, -1);
+    if (s < 0 && x->symval)
+        for (int64_t i = 0; s < 0 && i < wgc_numel(&x->shape); i++)
+            for (int j = 0; j < WGC_MAX_SYMS && s < 0; j++)
+                if (x->symval[i].p[j])
+                    s = j;
+    return s >= 0 ? g->syms[s].name : "?";
+}
+
+wg_status wgc_sym_refuse(wgc_graph *g, const wgc_node *n, const char *why)
+{
+    int k = 0;
+    if (!has_sym_input(g, n, &k))
+        has_symval_input(g, n, &k);
+    const wgc_tensor *x = k < n->n_inputs ? wgc_in(g, n, k) : NULL;
+    return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                     "input '%s' depends on symbolic dimension '%s' (--dim), which this op does "
+                     "not support%s%s; fix the dimension with --shape",
+                     x ? x->name : "?", sym_of_input(g, n, k), why ? ": " : " yet", why ? why : "");
+}
+
+/* The ops whose outputs have the same shape as input 0. */
+static bool same_shape_op(wgc_op op)
+{
+    switch (op) {
+    case WGC_OP_CAST: case WGC_OP_ERF: case WGC_OP_TANH: case WGC_OP_SQRT: case WGC_OP_RELU:
+    case WGC_OP_SIGMOID: case WGC_OP_NEG: case WGC_OP_EXP: case WGC_OP_SOFTMAX:
+    case WGC_OP_LAYER_NORM: case WGC_OP_IDENTITY: case WGC_OP_GELU: case WGC_OP_RECIPROCAL:
+    case WGC_OP_ABS: case WGC_OP_NOT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool wgc_sym_binary_op(wgc_op op)
+{
+    switch (op) {
+    case WGC_OP_ADD: case WGC_OP_SUB: case WGC_OP_MUL: case WGC_OP_DIV: case WGC_OP_POW:
+    case WGC_OP_EQUAL: case WGC_OP_WHERE: case WGC_OP_AND: case WGC_OP_OR: case WGC_OP_LESS:
+    case WGC_OP_GREATER:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The symbolic output shape computed by a rule must agree with the op's own at the maxima. */
+static wg_status set_out(wgc_graph *g, const wgc_node *n, int i, const wgc_shape *s)
+{
+    wgc_tensor *y = wgc_out(g, n, i);
+    char a[128], b[128];
+    if (!y)
+        return WG_OK;
+    if (s->rank != y->shape.rank || memcmp(s->dims, y->shape.dims, sizeof(int64_t) * (size_t)s->rank))
+        return wgc_error(g, n, WG_ERR_INVALID,
+                         "symbolic shape %s of output '%s' disagrees with %s at the maxima "
+                         "(internal error)", wgc_shape_str(s, a, sizeof a), y->name,
+                         wgc_shape_str(&y->shape, b, sizeof b));
+    y->shape = *s;
+    return WG_OK;
+}
+
+static wgc_shape with_dims(const wgc_shape *s)
+{
+    wgc_shape r = *s;
+    memset(r.sym, 0, sizeof r.sym);
+    return r;
+}
+
+/* Reshape, Unsqueeze, Squeeze, Flatten of a symbolic tensor: the dims of the output at the
+ * maxima are matched to the input's in order, each symbolic input dim with one output dim
+ * of its size; fixed dims regroup freely between them. Refused when a symbolic dim would
+ * merge with or split from another. */
+static wg_status regroup(wgc_graph *g, const wgc_node *n, const wgc_shape *x, wgc_shape *y)
+{
+    int j = 0;
+    for (int d = 0; d < x->rank; d++) {
+        if (!wgc_dim_is_sym(x, d))
+            continue;
+        /* the fixed product before d in x must be matched by y's before its slot */
+        int64_t px = 1, py = 1;
+        for (int i = 0; i < d; i++)
+            px *= x->dims[i];
+        int slot = -1;
+        for (int i = 0; i < y->rank; i++) {
+            if (py == px && y->dims[i] == x->dims[d] && i >= j) {
+                slot = i;
+                break;
+            }
+            py *= y->dims[i];
+        }
+        if (slot < 0)
+            return wgc_sym_refuse(g, n, "the reshape merges or splits a symbolic dimension");
+        memcpy(y->sym[slot], x->sym[d], WGC_MAX_SYMS);
+        j = slot + 1;
+    }
+    return WG_OK;
+}
+
+/* Reshape whose shape input holds symbolic values: its entries, 0 copying the input dim
+ * and -1 the rest of the element count (an exact monomial quotient). */
+static wg_status reshape_symval(wgc_graph *g, const wgc_node *n, wgc_shape *y)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *s = wgc_in(g, n, 1);
+    wgc_dimx total = wgc_dimx_const(1), known = wgc_dimx_const(1);
+    for (int d = 0; d < x->shape.rank; d++)
+        total = wgc_dimx_mul(total, wgc_dimx_of(g, &x->shape, d));
+    int infer_at = -1;
+    bool allowzero = wgc_attr_int(n, "allowzero", 0) != 0;
+    for (int i = 0; i < y->rank; i++) {
+        wgc_dimx v = wgc_symval_at(s, i);
+        if (wgc_dimx_is_const(&v) && v.c == 0 && !allowzero)
+            v = wgc_dimx_of(g, &x->shape, i);
+        if (wgc_dimx_is_const(&v) && v.c == -1) {
+            infer_at = i;
+            continue;
+        }
+        wgc_shape_set_dim(g, y, i, v);
+        known = wgc_dimx_mul(known, v);
+    }
+    if (infer_at >= 0) {
+        wgc_dimx q;
+        if (!wgc_dimx_div(total, known, &q))
+            return wgc_sym_refuse(g, n, "the -1 of its shape is not a product of the symbols");
+        wgc_shape_set_dim(g, y, infer_at, q);
+    } else {
+        wgc_dimx q;
+        if (!wgc_dimx_div(total, known, &q) || !wgc_dimx_eq(&q, &(wgc_dimx){.c = 1}))
+            return wgc_sym_refuse(g, n, "its shape does not hold the input's element count at every size");
+    }
+    return WG_OK;
+}
+
+/* Slice: each sliced axis keeps its symbolic size when taken whole, or becomes its end
+ * when that is symbolic with start 0 and step 1 (positions[:, :seq]). */
+static wg_status slice_rule(wgc_graph *g, const wgc_node *n, wgc_shape *y)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *st = wgc_in(g, n, 1), *en = wgc_in(g, n, 2);
+    const wgc_tensor *ax = wgc_in(g, n, 3), *sp = wgc_in(g, n, 4);
+    if (!st || !en || (sp && sp->symval) || (ax && ax->symval) || st->symval)
+        return wgc_sym_refuse(g, n, "only its ends may be symbolic");
+    bool sliced[WG_MAX_RANK] = {false};
+    int64_t m = wgc_numel(&st->shape);
+    for (int64_t i = 0; i < m; i++) {
+        int64_t a = ax ? wgc_const_int(ax, i) : i;
+        if (a < 0)
+            a += x->shape.rank;
+        if (a < 0 || a >= x->shape.rank)
+            return wgc_sym_refuse(g, n, "an axis is out of range");
+        sliced[a] = true;
+        int64_t s0 = wgc_const_int(st, i), step = sp ? wgc_const_int(sp, i) : 1;
+        wgc_dimx e = wgc_symval_at(en, i);
+        bool whole = s0 == 0 && step == 1 && wgc_dimx_is_const(&e) && e.c >= x->shape.dims[a];
+        if (whole)
+            continue; /* y's dim a keeps x's, symbolic or not */
+        if (wgc_dim_is_sym(&x->shape, a))
+            return wgc_sym_refuse(g, n, "a symbolic axis is sliced");
+        if (wgc_dimx_is_const(&e))
+            continue; /* a fixed slice of a fixed axis: the op's size */
+        if (s0 != 0 || step != 1 || wgc_dimx_max(g, &e) > x->shape.dims[a] || e.c < 1)
+            return wgc_sym_refuse(g, n, "a symbolic end needs start 0, step 1 and to fit the axis");
+        wgc_shape_set_dim(g, y, (int)a, e);
+    }
+    for (int d = 0; d < x->shape.rank; d++)
+        if (!sliced[d] || !wgc_dim_is_sym(y, d))
+            if (wgc_dim_is_sym(&x->shape, d))
+                memcpy(y->sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+    return WG_OK;
+}
+
+/* A shape given by a (symbolic) 1-D value tensor. */
+static void shape_of_values(const wgc_graph *g, const wgc_tensor *v, wgc_shape *s)
+{
+    s->rank = (int)wgc_numel(&v->shape);
+    for (int i = 0; i < s->rank; i++)
+        wgc_shape_set_dim(g, s, i, wgc_symval_at(v, i));
+}
+
+wg_status wgc_sym_reduce_axis(wgc_graph *g, const wgc_node *n, int *axis)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    size_t cnt = 0;
+    const int64_t *ax = wgc_attr_ints(n, "axes", &cnt);
+    const wgc_tensor *at = n->n_inputs > 1 ? wgc_in(g, n, 1) : NULL;
+    int64_t a;
+    if (ax && cnt == 1)
+        a = ax[0];
+    else if (!ax && at && at->data && !at->symval && wgc_numel(&at->shape) == 1)
+        a = wgc_const_int(at, 0);
+    else
+        return wgc_sym_refuse(g, n, "only a reduction over one axis given as a constant");
+    if (a < 0)
+        a += x->shape.rank;
+    if (a < 0 || a >= x->shape.rank || x->symval || wgc_attr_int(n, "noop_with_empty_axes", 0))
+        return wgc_sym_refuse(g, n, "only a reduction over one axis given as a constant");
+    *axis = (int)a;
+    return WG_OK;
+}
+
+static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = with_dims(&y0->shape);
+    wg_status st;
+    int k;
+    if (same_shape_op(n->op)) {
+        if (has_symval_input(g, n, &k))
+            return wgc_sym_refuse(g, n, NULL);
+        if (n->op == WGC_OP_SOFTMAX || n->op == WGC_OP_LAYER_NORM) {
+            /* the normalised axes are fixed (the kernels take their length as a constant) */
+            int axis;
+            if ((st = wgc_read_axis(g, n, n->op == WGC_OP_SOFTMAX && n->opset < 13 ? 1 : -1,
+                                    x->shape.rank, &axis)))
+                return st;
+            if (wgc_shape_first_sym(&x->shape, x->shape.rank - 1) >= 0 && n->op == WGC_OP_LAYER_NORM)
+                return wgc_sym_refuse(g, n, "it normalises over a symbolic axis");
+            if (n->op == WGC_OP_SOFTMAX && axis != x->shape.rank - 1 && n->opset >= 13)
+                return wgc_sym_refuse(g, n, "only the last axis");
+            if (n->op == WGC_OP_LAYER_NORM && axis != x->shape.rank - 1)
+                return wgc_sym_refuse(g, n, "only the last axis");
+            if (n->op == WGC_OP_SOFTMAX && n->opset < 13)
+                return wgc_sym_refuse(g, n, "opset < 13 Softmax");
+            for (int i = 1; i < n->n_inputs; i++)
+                if (n->inputs[i] >= 0 && wgc_shape_is_sym(&wgc_in(g, n, i)->shape))
+                    return wgc_sym_refuse(g, n, "symbolic scale or bias");
+            for (int i = 1; i < n->n_outputs; i++)
+                if (n->outputs[i] >= 0)
+                    return wgc_sym_refuse(g, n, "its mean and inverse-deviation outputs");
+        }
+        y = x->shape;
+        return set_out(g, n, 0, &y);
+    }
+    if (wgc_sym_binary_op(n->op)) {
+        if (has_symval_input(g, n, &k))
+            return wgc_sym_refuse(g, n, "an operand holds symbolic values");
+        wgc_shape b = x->shape;
+        for (int i = 1; i < n->n_inputs; i++)
+            if (!wgc_broadcast(&b, &wgc_in(g, n, i)->shape, &b))
+                return wgc_sym_refuse(g, n, "its operands broadcast a symbolic dimension against a "
+                                            "fixed one or another symbol");
+        return set_out(g, n, 0, &b);
+    }
+    switch (n->op) {
+    case WGC_OP_MATMUL: {
+        const wgc_tensor *b = wgc_in(g, n, 1);
+        if (x->shape.rank < 2 || b->shape.rank < 2)
+            return wgc_sym_refuse(g, n, "1-D operands");
+        int ra = x->shape.rank, rb = b->shape.rank;
+        wgc_shape ba = {.rank = ra - 2}, bb = {.rank = rb - 2}, bo;
+        for (int d = 0; d < ra - 2; d++) {
+            ba.dims[d] = x->shape.dims[d];
+            memcpy(ba.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+        }
+        for (int d = 0; d < rb - 2; d++) {
+            bb.dims[d] = b->shape.dims[d];
+            memcpy(bb.sym[d], b->shape.sym[d], WGC_MAX_SYMS);
+        }
+        if (!wgc_broadcast(&ba, &bb, &bo))
+            return wgc_sym_refuse(g, n, "its batch dimensions broadcast a symbolic one");
+        if (memcmp(x->shape.sym[ra - 1], b->shape.sym[rb - 2], WGC_MAX_SYMS))
+            return wgc_sym_refuse(g, n, "the shared dimension K is symbolic in one operand only");
+        if (rb > 2 && wgc_shape_is_sym(&bb) && ra != rb)
+            return wgc_sym_refuse(g, n, "a symbolic batch of B");
+        for (int d = 0; d < bo.rank; d++)
+            memcpy(y.sym[d], bo.sym[d], WGC_MAX_SYMS);
+        memcpy(y.sym[y.rank - 2], x->shape.sym[ra - 2], WGC_MAX_SYMS);
+        memcpy(y.sym[y.rank - 1], b->shape.sym[rb - 1], WGC_MAX_SYMS);
+        return set_out(g, n, 0, &y);
+    }
+    case WGC_OP_GEMM: {
+        /* A [M, K] with M symbolic (transA 0), B and C fixed: y [M, N] */
+        if (wgc_attr_int(n, "transA", 0) || x->shape.rank != 2 || wgc_dim_is_sym(&x->shape, 1))
+            return wgc_sym_refuse(g, n, "only a symbolic M of an untransposed A");
+        for (int i = 1; i < n->n_inputs; i++)
+            if (n->inputs[i] >= 0 && (wgc_shape_is_sym(&wgc_in(g, n, i)->shape) || wgc_in(g, n, i)->symval))
+                return wgc_sym_refuse(g, n, "a symbolic B or C");
+        memcpy(y.sym[0], x->shape.sym[0], WGC_MAX_SYMS);
+        return set_out(g, n, 0, &y);
+    }
+    case WGC_OP_TRANSPOSE: {
+        size_t cnt;
+        const int64_t *perm = wgc_attr_ints(n, "perm", &cnt);
+        for (int d = 0; d < y.rank; d++) {
+            int p = perm ? (int)perm[d] : y.rank - 1 - d;
+            memcpy(y.sym[d], x->shape.sym[p], WGC_MAX_SYMS);
+        }
+        return set_out(g, n, 0, &y);
+    }
+    case WGC_OP_RESHAPE: {
+        /* a shape input, constant or symbolic: its -1 is what is left of the symbolic
+         * element count, and a shape that holds it only at the maxima is refused */
+        const wgc_tensor *s = wgc_in(g, n, 1);
+        if (s && s->data) {
+            if ((st = reshape_symval(g, n, &y)))
+                return st;
+        } else if ((st = regroup(g, n, &x->shape, &y))) {
+            return st;
+        }
+        return set_out(g, n, 0, &y);
+    }
+    case WGC_OP_UNSQUEEZE: case WGC_OP_SQUEEZE: case WGC_OP_FLATTEN:
+        if (has_symval_input(g, n, &k))
+            return wgc_sym_refuse(g, n, "symbolic axes");
+        /* regroup refuses a squeezed symbolic dim: its size may be other than 1 */
+        if ((st = regroup(g, n, &x->shape, &y)))
+            return st;
+        return set_out(g, n, 0, &y);
+    case WGC_OP_GATHER: {
+        const wgc_tensor *ix = wgc_in(g, n, 1);
+        int axis;
+        if ((st = wgc_read_axis(g, n, 0, x->shape.rank, &axis)))
+            return st;
+        if (wgc_dim_is_sym(&x->shape, axis))
+            return wgc_sym_refuse(g, n, "it gathers along a symbolic axis");
+        int r = 0;
+        for (int d = 0; d < axis; d++, r++)
+            memcpy(y.sym[r], x->shape.sym[d], WGC_MAX_SYMS);
+        for (int d = 0; d < ix->shape.rank; d++, r++)
+            memcpy(y.sym[r], ix->shape.sym[d], WGC_MAX_SYMS);
+        for (int d = axis + 1; d < x->shape.rank; d++, r++)
+            memcpy(y.sym[r], x->shape.sym[d], WGC_MAX_SYMS);
+        return set_out(g, n, 0, &y);
+    }
+    case WGC_OP_SLICE:
+        if (n->opset < 10)
+            return wgc_sym_refuse(g, n, "Slice before opset 10");
+        if ((st = slice_rule(g, n, &y)))
+            return st;
+        return set_out(g, n, 0, &y);
+    case WGC_OP_CONSTANT_OF_SHAPE:
+        shape_of_values(g, x, &y);
+        return set_out(g, n, 0, &y);
+    case WGC_OP_REDUCE_MEAN: case WGC_OP_REDUCE_SUM: {
+        /* over one axis (symbolic or not), keepdims either way */
+        int a;
+        if ((st = wgc_sym_reduce_axis(g, n, &a)))
+            return st;
+        bool keep = wgc_attr_int(n, "keepdims", 1) != 0;
+        for (int d = 0, o = 0; d < x->shape.rank; d++) {
+            if (d == a && !keep)
+                continue;
+            if (d != a)
+                memcpy(y.sym[o], x->shape.sym[d], WGC_MAX_SYMS);
+            o++;
+        }
+        return set_out(g, n, 0, &y);
+    }
+    case WGC_OP_CONCAT: {
+        int axis;
+        if ((st = wgc_read_axis(g, n, 0, y.rank, &axis)))
+            return st;
+        wgc_dimx sum = wgc_dimx_const(0);
+        for (int k = 0; k < n->n_inputs; k++) {
+            const wgc_tensor *p = wgc_in(g, n, k);
+            if (!p)
+                continue;
+            if (p->symval)
+                return wgc_sym_refuse(g, n, "an input holds symbolic values");
+            for (int d = 0; d < y.rank; d++)
+                if (d != axis && (p->shape.dims[d] != x->shape.dims[d] ||
+                                  memcmp(p->shape.sym[d], x->shape.sym[d], WGC_MAX_SYMS)))
+                    return wgc_sym_refuse(g, n, "its inputs differ in a symbolic dimension");
+            if (!wgc_dimx_add(sum, wgc_dimx_of(g, &p->shape, axis), &sum))
+                return wgc_sym_refuse(g, n, "the sizes along the axis do not add up to a product of the symbols");
+        }
+        for (int d = 0; d < y.rank; d++)
+            memcpy(y.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+        wgc_shape_set_dim(g, &y, axis, sum);
+        return set_out(g, n, 0, &y);
+    }
+    case WGC_OP_RANGE: {
+        const wgc_tensor *lim = wgc_in(g, n, 1), *d = wgc_in(g, n, 2);
+        if (x->symval || d->symval || !x->data || !d->data || !lim->data)
+            return wgc_sym_refuse(g, n, "only a symbolic limit");
+        wgc_dimx l = wgc_symval_at(lim, 0);
+        int64_t s0 = wgc_const_int(x, 0), step = wgc_const_int(d, 0);
+        if (s0 != 0 || step != 1 || l.c < 1)
+            return wgc_sym_refuse(g, n, "a symbolic limit needs start 0 and delta 1");
+        wgc_shape_set_dim(g, &y, 0, l);
+        return set_out(g, n, 0, &y);
+    }
+    case WGC_OP_EXPAND: {
+        wgc_shape s, o;
+        if (x->symval)
+            return wgc_sym_refuse(g, n, "its input holds symbolic values");
+        shape_of_values(g, wgc_in(g, n, 1), &s);
+        if (!wgc_broadcast(&x->shape, &s, &o))
+            return wgc_sym_refuse(g, n, "the shape broadcasts a symbolic dimension against a fixed one");
+        return set_out(g, n, 0, &o);
+    }
+    default:
+        return wgc_sym_refuse(g, n, NULL);
+    }
+}
+
+bool wgc_sym_foldable(const wgc_graph *g, const wgc_node *n)
+{
+    if (n->op == WGC_OP_SHAPE)
+        return true;
+    if (!wgc_inputs_const(g, n) || !wgc_op_hooks(n->op)->fold)
+        return false;
+    switch (n->op) {
+    case WGC_OP_IDENTITY: case WGC_OP_UNSQUEEZE: case WGC_OP_SQUEEZE: case WGC_OP_RESHAPE:
+    case WGC_OP_FLATTEN: case WGC_OP_CAST: case WGC_OP_GATHER: case WGC_OP_SLICE:
+        return n->inputs[0] >= 0 && g->tensors[n->inputs[0]].symval; /* the values are symbolic */
+    case WGC_OP_CONCAT: case WGC_OP_MUL: case WGC_OP_DIV: case WGC_OP_ADD: case WGC_OP_SUB: {
+        int k;
+        return has_symval_input(g, n, &k);
+    }
+    default:
+        return false;
+    }
+}
+
+wg_status wgc_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    if (wgc_sym_foldable(g, n))
+        return WG_OK; /* shape arithmetic: wgc_sym_fold gives the values */
+    return runtime_rule(g, n);
+}
+
+/* ---- folding shape arithmetic ------------------------------------------------------ */
+
+static wg_status fold_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t count)
+{
+    wgc_tensor *y = wgc_out(g, n, 0);
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const wgc_tensor *b = n->n_inputs > 1 ? wgc_in(g, n, 1) : NULL;
+    switch (n->op) {
+    case WGC_OP_SHAPE: {
+        int64_t s = wgc_attr_int(n, "start", 0);
+        if (s < 0)
+            s += x->shape.rank;
+        s = s < 0 ? 0 : s;
+        for (int64_t i = 0; i < count; i++)
+            v[i] = wgc_dimx_of(g, &x->shape, (int)(s + i));
+        return WG_OK;
+    }
+    case WGC_OP_IDENTITY: case WGC_OP_UNSQUEEZE: case WGC_OP_SQUEEZE: case WGC_OP_RESHAPE:
+    case WGC_OP_FLATTEN:
+        for (int64_t i = 0; i < count; i++)
+            v[i] = wgc_symval_at(x, i);
+        return WG_OK;
+    case WGC_OP_CAST:
+        if (y->dtype != WG_DT_INT64 && y->dtype != WG_DT_INT32)
+            return wgc_sym_refuse(g, n, "a cast of symbolic values to a non-integer type");
+        for (int64_t i = 0; i < count; i++)
+            v[i] = wgc_symval_at(x, i);
+        return WG_OK;
+    case WGC_OP_GATHER: {
+        if (x->shape.rank != 1)
+            return wgc_sym_refuse(g, n, NULL);
+        int64_t dim = x->shape.dims[0];
+        for (int64_t i = 0; i < count; i++) {
+            int64_t j = wgc_const_int(b, i);
+            if (b->symval)
+                return wgc_sym_refuse(g, n, "symbolic indices");
+            v[i] = wgc_symval_at(x, j < 0 ? j + dim : j);
+        }
+        return WG_OK;
+    }
+    case WGC_OP_CONCAT: {
+        int64_t at = 0;
+        if (y->shape.rank != 1)
+            return wgc_sym_refuse(g, n, NULL);
+        for (int k = 0; k < n->n_inputs; k++) {
+            const wgc_tensor *p = wgc_in(g, n, k);
+            for (int64_t i = 0; p && i < wgc_numel(&p->shape); i++)
+                v[at++] = wgc_symval_at(p, i);
+        }
+        return WG_OK;
+    }
+    case WGC_OP_SLICE: {
+        /* a 1-D slice with fixed bounds: the values from the folded result's positions */
+        const wgc_tensor *st = wgc_in(g, n, 1), *sp = wgc_in(g, n, 4);
+        if (x->shape.rank != 1 || b->symval || (sp && sp->symval) || st->symval)
+            return wgc_sym_refuse(g, n, NULL);
+        int64_t s0 = wgc_const_int(st, 0), step = sp ? wgc_const_int(sp, 0) : 1;
+        int64_t dim = x->shape.dims[0];
+        if (s0 < 0)
+            s0 += dim;
+        s0 = s0 < 0 ? 0 : s0 > dim ? dim : s0;
+        if (step != 1)
+            return wgc_sym_refuse(g, n, "a step other than 1");
+        for (int64_t i = 0; i < count; i++)
+            v[i] = wgc_symval_at(x, s0 + i);
+        return WG_OK;
+    }
+    case WGC_OP_MUL: case WGC_OP_DIV: case WGC_OP_ADD: case WGC_OP_SUB: {
+        int64_t na = wgc_numel(&x->shape), nb = wgc_numel(&b->shape);
+        if ((na != count && na != 1) || (nb != count && nb != 1))
+            return wgc_sym_refuse(g, n, NULL);
+        for (int64_t i = 0; i < count; i++) {
+            wgc_dimx p = wgc_symval_at(x, na == 1 ? 0 : i), q = wgc_symval_at(b, nb == 1 ? 0 : i);
+            bool ok = true;
+            if (n->op == WGC_OP_MUL)
+                v[i] = wgc_dimx_mul(p, q);
+            else if (n->op == WGC_OP_DIV)
+                ok = wgc_dimx_div(p, q, &v[i]);
+            else {
+                if (n->op == WGC_OP_SUB)
+                    q.c = -q.c;
+                ok = wgc_dimx_add(p, q, &v[i]);
+            }
+            if (!ok)
+                return wgc_sym_refuse(g, n, "the result is not a product of the symbols");
+        }
+        return WG_OK;
+    }
+    default:
+        return wgc_sym_refuse(g, n, NULL);
+    }
+}
+
+wg_status wgc_sym_fold(wgc_graph *g, wgc_node *n)
+{
+    wgc_tensor *y = wgc_out(g, n, 0);
+    if (!y || !y->data || n->n_outputs != 1)
+        return wgc_sym_refuse(g, n, NULL);
+    if (y->dtype != WG_DT_INT64 && y->dtype != WG_DT_INT32)
+        return wgc_sym_refuse(g, n, "symbolic values of a non-integer type");
+    int64_t count = wgc_numel(&y->shape);
+    wgc_dimx *v = malloc(sizeof *v * (size_t)(count ? count : 1));
+    if (!v)
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
+    wg_status st = fold_values(g, n, v, count);
+    for (int64_t i = 0; !st && i < count; i++)
+        if (wgc_dimx_max(g, &v[i]) != wgc_const_int(y, i))
+            st = wgc_error(g, n, WG_ERR_INVALID, "symbolic value %lld disagrees with the folded one "
+                           "(internal error)", (long long)i);
+    if (!st) {
+        wgc_shape s = y->shape;
+        st = wgc_tensor_set_symval(g, n->outputs[0], y->dtype, &s, v);
+    }
+    free(v);
+    return st;
+}

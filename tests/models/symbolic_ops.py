@@ -1,0 +1,163 @@
+"""Builds small ONNX graphs with symbolic dims (dim_params batch, seq) that exercise the
+ops sym_infer.c / sym_emit.c take symbolically, compiles each with --dim, runs it at
+several sizes through `wasmgraph run` and compares with onnxruntime (rtol 1e-4, atol 1e-5).
+
+    python symbolic_ops.py WASMGRAPH WORKDIR
+Prints one line per graph and size; exit status 1 on any mismatch or failure.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+import onnxruntime as ort
+
+H = 8
+SIZES = [(1, 1), (2, 5), (3, 16)]
+
+
+def const(name, arr):
+    return numpy_helper.from_array(np.asarray(arr), name)
+
+
+def graph_decomposed_layernorm():
+    """x [batch, seq, H]: the decomposed LayerNorm of older exporters, then Gelu via Erf."""
+    rng = np.random.default_rng(1)
+    nodes = [
+        helper.make_node("ReduceMean", ["x"], ["m"], axes=[-1], keepdims=1),
+        helper.make_node("Sub", ["x", "m"], ["c"]),
+        helper.make_node("Pow", ["c", "two"], ["sq"]),
+        helper.make_node("ReduceMean", ["sq"], ["v"], axes=[-1], keepdims=1),
+        helper.make_node("Add", ["v", "eps"], ["ve"]),
+        helper.make_node("Sqrt", ["ve"], ["sd"]),
+        helper.make_node("Div", ["c", "sd"], ["n"]),
+        helper.make_node("Mul", ["n", "gamma"], ["g"]),
+        helper.make_node("Add", ["g", "beta"], ["ln"]),
+        helper.make_node("Div", ["ln", "sqrt2"], ["h"]),
+        helper.make_node("Erf", ["h"], ["e"]),
+        helper.make_node("Add", ["e", "one"], ["e1"]),
+        helper.make_node("Mul", ["ln", "e1"], ["t"]),
+        helper.make_node("Mul", ["t", "half"], ["y"]),
+        helper.make_node("Tanh", ["y"], ["z"]),
+    ]
+    inits = [const("two", np.float32(2)), const("eps", np.float32(1e-5)), const("sqrt2", np.float32(2 ** 0.5)),
+             const("one", np.float32(1)), const("half", np.float32(0.5)),
+             const("gamma", rng.standard_normal(H).astype(np.float32)),
+             const("beta", rng.standard_normal(H).astype(np.float32))]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", H])
+    z = helper.make_tensor_value_info("z", TensorProto.FLOAT, ["batch", "seq", H])
+    return helper.make_graph(nodes, "decomposed_layernorm", [x], [z], inits), 17
+
+
+def graph_mask_concat():
+    """An attention-style mask from a [batch, seq] int64 mask (Equal, Where, Expand to
+    [batch, 1, seq, seq] through Shape/Concat), a Concat along seq, Range positions."""
+    nodes = [
+        helper.make_node("Equal", ["mask", "zero_i"], ["pad"]),
+        helper.make_node("Where", ["pad", "neg", "zero_f"], ["add"]),
+        helper.make_node("Unsqueeze", ["add", "ax12"], ["add4"]),           # [batch, 1, 1, seq]
+        helper.make_node("Shape", ["mask"], ["ms"]),
+        helper.make_node("Gather", ["ms", "i0"], ["b"], axis=0),
+        helper.make_node("Gather", ["ms", "i1"], ["s"], axis=0),
+        helper.make_node("Unsqueeze", ["b", "ax0"], ["b1"]),
+        helper.make_node("Unsqueeze", ["s", "ax0"], ["s1"]),
+        helper.make_node("Concat", ["b1", "one_i", "s1", "s1"], ["shp"], axis=0),
+        helper.make_node("Expand", ["add4", "shp"], ["full"]),              # [batch, 1, seq, seq]
+        helper.make_node("Cast", ["mask"], ["mf"], to=TensorProto.FLOAT),
+        helper.make_node("Unsqueeze", ["mf", "ax2"], ["mf3"]),             # [batch, seq, 1]
+        helper.make_node("Concat", ["mf3", "mf3"], ["cat"], axis=2),        # [batch, seq, 2]
+        helper.make_node("Range", ["zero_s", "s", "one_s"], ["pos"]),       # [seq]
+        helper.make_node("Cast", ["pos"], ["posf"], to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["mf", "posf"], ["mp"]),                   # [batch, seq]
+        # masked mean pooling over seq, as sentence encoders end
+        helper.make_node("ReduceSum", ["mp", "ax1"], ["ps"], keepdims=0),   # [batch]
+        helper.make_node("ReduceMean", ["mf3"], ["pm"], axes=[1], keepdims=1),  # [batch, 1, 1]
+    ]
+    inits = [const("zero_i", np.int64(0)), const("neg", np.float32(-1e4)), const("zero_f", np.float32(0)),
+             const("ax12", np.array([1, 2], np.int64)), const("i0", np.int64(0)), const("i1", np.int64(1)),
+             const("ax0", np.array([0], np.int64)), const("one_i", np.array([1], np.int64)),
+             const("zero_s", np.int64(0)), const("one_s", np.int64(1)), const("ax2", np.array([2], np.int64)),
+             const("ax1", np.array([1], np.int64))]
+    mask = helper.make_tensor_value_info("mask", TensorProto.INT64, ["batch", "seq"])
+    outs = [helper.make_tensor_value_info("full", TensorProto.FLOAT, ["batch", 1, "seq", "seq"]),
+            helper.make_tensor_value_info("cat", TensorProto.FLOAT, ["batch", "seq", 2]),
+            helper.make_tensor_value_info("mp", TensorProto.FLOAT, ["batch", "seq"]),
+            helper.make_tensor_value_info("ps", TensorProto.FLOAT, ["batch"]),
+            helper.make_tensor_value_info("pm", TensorProto.FLOAT, ["batch", 1, 1])]
+    return helper.make_graph(nodes, "mask_concat", [mask], outs, inits), 17
+
+
+def graph_gemm():
+    """x [batch, seq*H flattened away: batch, H]: Gemm (transB, bias row) + Relu, then Gemm
+    (alpha, beta, a scalar C): Linear layers as the TorchScript exporter writes them."""
+    rng = np.random.default_rng(2)
+    nodes = [
+        helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], transB=1),
+        helper.make_node("Relu", ["h"], ["r"]),
+        helper.make_node("Gemm", ["r", "w2", "c2"], ["y"], alpha=0.5, beta=2.0),
+    ]
+    inits = [const("w1", rng.standard_normal((6, H)).astype(np.float32)),
+             const("b1", rng.standard_normal(6).astype(np.float32)),
+             const("w2", rng.standard_normal((6, 5)).astype(np.float32)),
+             const("c2", np.float32(0.25))]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", H])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 5])
+    return helper.make_graph(nodes, "gemm", [x], [y], inits), 13
+
+
+def inputs_for(name, batch, seq, rng):
+    if name == "gemm":
+        return {"x": rng.standard_normal((batch * seq, H)).astype(np.float32)}
+    if name == "mask_concat":
+        m = np.ones((batch, seq), np.int64)
+        m[-1, max(1, seq // 2):] = 0
+        return {"mask": m}
+    return {"x": rng.standard_normal((batch, seq, H)).astype(np.float32)}
+
+
+def main():
+    wasmgraph, work = sys.argv[1:3]
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(0)
+    bad = 0
+    for make in (graph_decomposed_layernorm, graph_mask_concat, graph_gemm):
+        graph, opset = make()
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        model.ir_version = 8
+        path = os.path.join(work, graph.name + ".onnx")
+        onnx.save(model, path)
+        module = os.path.join(work, graph.name + ".wasm")
+        dims = ["--dim", "batch=1..64"] if graph.name == "gemm" else ["--dim", "batch=1..4", "--dim", "seq=1..32"]
+        r = subprocess.run([wasmgraph, "compile", path, "-o", module, *dims, "-q"], capture_output=True, text=True)
+        if r.returncode:
+            print(f"{graph.name}: compile failed: {r.stderr.strip()}")
+            bad += 1
+            continue
+        sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        for batch, seq in SIZES:
+            feeds = inputs_for(graph.name, batch, seq, rng)
+            args = []
+            for k, v in feeds.items():
+                f = os.path.join(work, f"{k}.npy")
+                np.save(f, v)
+                args += ["--input", f"{k}={f}"]
+            out = os.path.join(work, graph.name + ".out")
+            r = subprocess.run([wasmgraph, "run", module, *args, "--output-dir", out], capture_output=True, text=True)
+            if r.returncode:
+                print(f"{graph.name} batch {batch} seq {seq}: run failed: {r.stderr.strip()}")
+                bad += 1
+                continue
+            want = sess.run(None, feeds)
+            ok = True
+            for i, w in enumerate(want):
+                got = numpy_helper.to_array(onnx.load_tensor(os.path.join(out, f"output_{i}.pb")))
+                ok &= got.shape == w.shape and np.allclose(got, w, rtol=1e-4, atol=1e-5)
+            print(f"{graph.name} batch {batch} seq {seq}: {'ok' if ok else 'MISMATCH'}")
+            bad += not ok
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
