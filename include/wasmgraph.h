@@ -35,6 +35,8 @@ extern "C" {
 #endif
 
 #define WG_ABI_VERSION 1
+/* The version a threaded module (compile --threads) declares (docs/abi.md "Threads"). */
+#define WG_ABI_VERSION_THREADS 2
 #define WG_VERSION "0.1.0"
 
 typedef enum wg_status {
@@ -114,6 +116,11 @@ typedef struct wg_runtime_options {
      * the page cache; the file must then stay as it is (not truncated or rewritten in
      * place) while sessions live. true: weights are read into the session's memory. */
     bool copy_weights;
+    /* Threads a session of a threaded module (compile --threads) runs on: 0 or 1 one, the
+     * caller's; N: the caller's and N - 1 the session starts when it is created (at most
+     * the module's "threads"; wg_session_threads says how many). Modules built without
+     * --threads run on the caller's thread whatever this says. */
+    int threads;
 } wg_runtime_options;
 
 /* Returns a static string for a status ("ok", "i/o error", ...). */
@@ -162,6 +169,8 @@ typedef struct wg_model_info {
     const uint64_t *step_weights; /* num_run_steps of them; NULL when absent */
     size_t num_profile_steps; /* entries of "profile" (a --profile build); 0 otherwise */
     uint64_t memory_min_bytes; /* the initial memory the module declares */
+    int max_threads;        /* a threaded module (compile --threads): the most threads it runs on;
+                             * 0 for a single-threaded one */
     size_t file_bytes;
     const char *metadata_json; /* the section's JSON text, NUL-terminated */
 } wg_model_info;
@@ -182,6 +191,8 @@ const wg_model_info *wg_model_get_info(const wg_model *m);
 /* One instance of the module. */
 wg_status wg_session_new(wg_model *m, wg_session **out);
 void wg_session_free(wg_session *s);
+/* The threads s runs on (1 for a module built without --threads). */
+int wg_session_threads(const wg_session *s);
 /* Where input/output i lives in linear memory; NULL when i is out of range. */
 void *wg_session_input(wg_session *s, size_t i);
 const void *wg_session_output(wg_session *s, size_t i);

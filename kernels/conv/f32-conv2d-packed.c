@@ -195,6 +195,11 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
     float *const pad = splat + 4 * WGK_CONV_MR * KC;
     int32_t *const kb = (int32_t *)(pad + wgk_conv_packed_pad_floats(a));
     int32_t *const off = kb + K, *const info = off + nc;
+    /* Threads split the output pixels, in whole B panels (wgk_conv_packed.h). */
+    int c0, c1;
+    wgk_part_range(a->part, OHW, WGK_CONV_NR, &c0, &c1);
+    if (c0 >= c1)
+        return;
     for (int n = 0; n < a->N; n++)
         for (int g = 0; g < a->groups; g++) {
             const float *x = a->x + ((size_t)n * a->C + (size_t)g * cg) * a->H * a->W;
@@ -206,8 +211,8 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
             }
             const float *wg = a->w + (size_t)g * wgroup;
             const size_t out = ((size_t)n * a->M + (size_t)g * mg) * OHW;
-            for (int nb = 0; nb < OHW; nb += nc) {
-                const int ncols = OHW - nb < nc ? OHW - nb : nc;
+            for (int nb = c0; nb < c1; nb += nc) {
+                const int ncols = c1 - nb < nc ? c1 - nb : nc;
                 if (direct)
                     pack_direct(x, K, OHW, nb, ncols, a->scratch);
                 else

@@ -20,7 +20,11 @@
 #define WGK_STATUS_LIST(X)                                                                     \
     X(WGK_ERR_NO_STEP, -1, "no such step (wg_run_step or wg_profile_step called with k out "  \
                            "of range)")                                                        \
-    X(WGK_ERR_INDEX, 2, "an index input holds a value out of range")
+    X(WGK_ERR_INDEX, 2, "an index input holds a value out of range")                          \
+    X(WGK_ERR_THREAD_ABORT, 20, "another thread of the run trapped or was stopped "            \
+                                "(wg_threads_abort)")                                          \
+    X(WGK_ERR_THREADS, 21, "a thread number or thread count out of range for the module "     \
+                           "(wg_thread_init, wg_run_begin, wg_run_thread)")
 
 enum {
     WGK_OK = 0,

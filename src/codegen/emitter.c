@@ -126,10 +126,31 @@ const char *wgc_scratch(wgc_emitter *e)
     if (off < 0) {
         e->failed = true;
         snprintf(s, 96, "0 /* node has no scratch */");
+    } else if (e->target.threads && e->plan->scratch_copies > 1) {
+        /* One copy per thread, side by side (plan.c). */
+        snprintf(s, 96, "((char *)A(%lld) + (size_t)wg_t * %lld)", (long long)off,
+                 (long long)(e->plan->scratch_bytes[e->node] / e->plan->scratch_copies));
     } else {
         snprintf(s, 96, "A(%lld)", (long long)off);
     }
     return s;
+}
+
+bool wgc_threaded(const wgc_emitter *e)
+{
+    return e->target.threads > 0;
+}
+
+const char *wgc_part(wgc_emitter *e)
+{
+    e->split = true;
+    return "WG_PART";
+}
+
+void wgc_sync(wgc_emitter *e)
+{
+    e->split = true;
+    wgc_emit(e, "WG_SYNC();\n");
 }
 
 wg_status wgc_weight(wgc_emitter *e, const void *data, size_t bytes, const char **expr)

@@ -19,6 +19,7 @@ struct wgc_emitter {
     size_t static_bytes;  /* static data the ops' code declares (wgc_static_data) */
     size_t *step_weights; /* per step of wg_run_step: bytes of weights it and the steps before read */
     int n_steps;
+    bool split;           /* threaded build: this node's code runs on every thread (wgc_part) */
     bool failed;          /* an allocation failed: the result is unusable */
     char ring[16][96];
     int ring_i;

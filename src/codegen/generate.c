@@ -155,13 +155,16 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     text t = {0};
     wg_status st = WG_OK;
     size_t *span = NULL; /* [start, end) of each step's code in e->body */
+    bool *split = NULL;  /* threaded builds: the step runs on every thread (threads.c) */
+    char *thr = NULL;
     int n_steps = 0;
     *src = NULL;
     if ((st = check_abi_limits(g)))
         return st;
     /* One step per live node and one for the output copies. */
     if (!(span = malloc(sizeof *span * 2 * (size_t)(g->n_nodes + 1))) ||
-        !(e->step_weights = malloc(sizeof *e->step_weights * (size_t)(g->n_nodes + 1)))) {
+        !(e->step_weights = malloc(sizeof *e->step_weights * (size_t)(g->n_nodes + 1))) ||
+        !(split = calloc((size_t)(g->n_nodes + 1), sizeof *split))) {
         st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
         goto fail;
     }
@@ -171,9 +174,11 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
             continue;
         size_t start = e->len;
         e->node = i;
+        e->split = false;
         wgc_emit(e, "/* %s: %s */\n", n->op_type, n->name);
         if ((st = wgc_op_hooks(n->op)->emit(e, g, n)))
             goto fail;
+        split[n_steps] = e->split;
         span[2 * n_steps] = start;
         span[2 * n_steps + 1] = e->len;
         e->step_weights[n_steps++] = e->wlen;
@@ -201,6 +206,9 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     uint64_t arena_base = align_up(prepared_base + e->plen, 64);
     uint64_t global_base = align_up(arena_base + (uint64_t)plan->arena_bytes, 64);
     uint64_t memory = align_up(global_base + WGC_STATIC_DATA_BUDGET + e->static_bytes + WGC_STACK_BYTES, 65536);
+    const uint64_t stacks_base = memory; /* threaded builds: the other threads' stacks */
+    if (opt->threads > 1)
+        memory = align_up(stacks_base + (uint64_t)(opt->threads - 1) * WGC_THREAD_STACK_BYTES, 65536);
     if (memory > (uint64_t)4 << 30 || memory > 0xffff0000u) {
         st = wgc_error(g, NULL, WG_ERR_INVALID,
                        "the model needs %llu bytes of memory (weights %llu + prepared weights %llu + "
@@ -220,7 +228,7 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     put(&t, "#define P(o) ((void *)(uintptr_t)(%uu + (o)))\n", layout->prepared_base);
     put(&t, "#define A(o) ((void *)(uintptr_t)(%uu + (o)))\n\n", layout->arena_base);
     put(&t, "__attribute__((export_name(\"wg_abi_version\"))) int wg_abi_version(void) { return %d; }\n\n",
-        WG_ABI_VERSION);
+        opt->threads ? WG_ABI_VERSION_THREADS : WG_ABI_VERSION);
     put(&t, "__attribute__((export_name(\"wg_input_ptr\"))) int wg_input_ptr(int i)\n{\n    switch (i) {\n");
     for (int k = 0; k < g->n_inputs; k++)
         put(&t, "    case %d: return (int)(uintptr_t)A(%lld); /* %s */\n", k,
@@ -231,11 +239,20 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
         put(&t, "    case %d: return (int)(uintptr_t)A(%lld); /* %s */\n", k,
             (long long)g->tensors[g->outputs[k]].addr, g->tensors[g->outputs[k]].name);
     put(&t, "    default: return 0;\n    }\n}\n\n");
-    put_steps(&t, e, span, n_steps, n_node_steps, opt->profile);
-    put(&t, "__attribute__((export_name(\"wg_run\"))) int wg_run(void)\n{\n");
-    put(&t, "    for (int k = 0; k < %d; k++) {\n        int status = wg_run_step(k);\n"
-            "        if (status)\n            return status;\n    }\n", n_steps);
-    put(&t, "    return 0;\n}\n");
+    if (opt->threads) {
+        if (!(thr = wgc_threads_source(e->body, span, split, n_steps, n_node_steps, opt->profile, opt->threads,
+                                       (uint32_t)stacks_base))) {
+            st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing the C source");
+            goto fail;
+        }
+        put(&t, "%s", thr);
+    } else {
+        put_steps(&t, e, span, n_steps, n_node_steps, opt->profile);
+        put(&t, "__attribute__((export_name(\"wg_run\"))) int wg_run(void)\n{\n");
+        put(&t, "    for (int k = 0; k < %d; k++) {\n        int status = wg_run_step(k);\n"
+                "        if (status)\n            return status;\n    }\n", n_steps);
+        put(&t, "    return 0;\n}\n");
+    }
     if (t.failed) {
         st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing the C source");
         goto fail;
@@ -245,5 +262,7 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
 fail:
     free(t.s);
     free(span);
+    free(split);
+    free(thr);
     return st;
 }

@@ -35,6 +35,7 @@ typedef struct wgh_meta {
     bool has_profile;           /* the metadata has a "profile" array */
     char **steps;               /* profile step labels "OpType name", n_steps of them */
     size_t n_steps;
+    int64_t threads;            /* "threads": the most threads (a threaded module); 0 when absent */
 } wgh_meta;
 
 typedef struct wgh_module_info {

@@ -37,6 +37,9 @@ typedef struct wgc_kernel_info {
 const wgc_kernel_info *wgc_kernel_get(wgc_kernel k);
 /* Whether k takes a scratch area (a scratch rule other than scratch_none). */
 bool wgc_kernel_has_scratch(wgc_kernel k);
+/* Whether kernel k splits its output by its args' wgk_part (threaded modules,
+ * kernel_split.c: the one list of those that do). */
+bool wgc_kernel_splits(wgc_kernel k);
 /* k's label, "" for WGC_KERNEL_NONE. */
 const char *wgc_kernel_label(wgc_kernel k);
 /* The C function k is for a layer with kh x kw filters and strides sh, sw, into buf

@@ -101,10 +101,13 @@ static wg_status emit_winograd_prepare(wgc_emitter *e, wgc_graph *g, wgc_node *n
                              wgc_in(g, n, 1)->name);
         snprintf(wexpr, wexpr_len, "%s", p);
     }
+    /* Split across threads: a once-only transform on thread 0, the others waiting for
+     * it; one done every run goes into each thread's own scratch (wexpr is per thread). */
+    const bool split = wgc_threaded(e) && wgc_kernel_splits(n->impl.kernel);
     wgc_emit(e, "{\n");
     if (!per_run) {
         wgc_emit(e, "    static int prepared; /* filters transformed (once) */\n");
-        wgc_emit(e, "    if (!prepared) {\n");
+        wgc_emit(e, split ? "    if (wg_t == 0 && !prepared) {\n" : "    if (!prepared) {\n");
     } else
         wgc_emit(e, "    { /* filters transformed on every run, into the scratch */\n");
     wgc_emit(e, "        for (int g = 0; g < %lld; g++) /* groups: one after the other */\n", (long long)c->groups);
@@ -113,6 +116,8 @@ static wg_status emit_winograd_prepare(wgc_emitter *e, wgc_graph *g, wgc_node *n
     if (!per_run)
         wgc_emit(e, "        prepared = 1;\n");
     wgc_emit(e, "    }\n");
+    if (split && !per_run)
+        wgc_sync(e);
     wgc_emit(e, "}\n");
     return WG_OK;
 }
@@ -196,12 +201,23 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wg
         wgc_emit(e, "        .y2 = %s, .y2_affine = %s, .y2_min = %s, .y2_max = %s,", wgc_ptr(e, g, n->outputs[0]),
                  affine, wgc_float(e, n->aux_min), wgc_float(e, n->aux_max));
     wgc_emit(e, "    };");
-    wgc_emit(e, "    %s(&args);", kernel);
+    const bool split = wgc_threaded(e) && wgc_kernel_splits(k);
+    if (split) /* this thread's share (wgk_base.h wgk_part) */
+        wgc_emit(e, "    wgk_conv2d_args part = args;\n    part.part = %s;\n    %s(&part);", wgc_part(e), kernel);
+    else
+        wgc_emit(e, "    %s(&args);", kernel);
     wgc_emit(e, "}");
+    const bool passes = !post_in_kernel || (affine[0] && !aux_in_kernel);
+    if (split && passes) { /* the passes below read the whole output: after every thread, on one */
+        wgc_sync(e);
+        wgc_emit(e, "if (wg_t == 0) {");
+    }
     if (!post_in_kernel)
         emit_post_pass(e, g, n);
     if (affine[0] && !aux_in_kernel)
         emit_aux_pass(e, g, n, c, affine);
+    if (split && passes)
+        wgc_emit(e, "}");
 }
 
 /* Packs a constant weight for the packed-GEMM kernels (wgk_conv_pack_w) into the weights
@@ -261,14 +277,22 @@ static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
     if (st || (st = emit_aux_affine(e, g, n, affine, sizeof affine)))
         return st;
     const bool direct = im->first_run != WGC_KERNEL_NONE;
+    /* Threads: every thread reads the flag before thread 0 may set it (the barrier), so
+     * all take the same branch. */
+    const bool split = wgc_threaded(e) && wgc_kernel_splits(im->kernel) && wgc_kernel_splits(im->first_run);
     if (direct) {
         wgc_emit(e, "{ /* first run: direct; later runs: Winograd, filters transformed on the second */\n");
         wgc_emit(e, "    static int ran;");
-        wgc_emit(e, "    if (!ran) {");
-        char scratch[64];
+        if (split) {
+            wgc_emit(e, "    const int ran_before = ran;");
+            wgc_sync(e);
+            wgc_emit(e, "    if (!ran_before) {");
+        } else
+            wgc_emit(e, "    if (!ran) {");
+        char scratch[96];
         snprintf(scratch, sizeof scratch, "%s", wgc_scratch(e));
         emit_kernel_call(e, g, n, c, im->first_run, wpacked, scratch, "0", false, affine);
-        wgc_emit(e, "    ran = 1;");
+        wgc_emit(e, split ? "    if (wg_t == 0) ran = 1;" : "    ran = 1;");
         wgc_emit(e, "    } else {");
     }
     if ((st = emit_winograd_prepare(e, g, n, c, wpacked, wexpr, sizeof wexpr, kscratch, sizeof kscratch)))

@@ -1,0 +1,19 @@
+/*
+ * kernel_split.c: which kernels of kernels.def divide their output among the threads
+ * of a threaded module (compile --threads) by the wgk_part in their arguments
+ * (kernels/include/wgk_base.h). The node of any other kernel runs on thread 0 while the
+ * others wait at the next barrier. Adopting it for a kernel: split its output with
+ * wgk_part_range in the kernel, pass wgc_part(e) from its emitter, add it here
+ * (docs/performance.md "Threads").
+ */
+#include "kernels.h"
+
+bool wgc_kernel_splits(wgc_kernel k)
+{
+    switch (k) {
+    case WGC_KERNEL_CONV2D_PACKED:
+        return true;
+    default:
+        return false;
+    }
+}
