@@ -12,7 +12,7 @@
 #include "wasmgraph.h"
 
 static const char usage[] = "wasmgraph bench MODEL.wasm [--warmup 3] [--iters 20] [--json] [--serve]\n"
-                            "                       [--time-limit-ms N] [--memory-limit-mb N]";
+                            "                       [--time-limit-ms N] [--memory-limit-mb N] [--threads N]";
 
 /* xorshift64*: the same inputs on every run and machine. */
 static uint64_t next_rand(uint64_t *s)
@@ -135,6 +135,8 @@ int wg_cmd_bench(int argc, char **argv)
         goto done;
     }
     double t2 = wg_cli_now_ms();
+    if ((rc = wg_cli_check_threads(t.model, &t.limits, s)))
+        goto done;
     uint64_t seed = UINT64_C(0x9e3779b97f4a7c15);
     for (size_t j = 0; j < wg_model_num_inputs(m); j++)
         fill_random(wg_model_input(m, j), wg_session_input(s, j), &seed);

@@ -19,7 +19,7 @@ static const char usage[] =
     "                          [--mean R,G,B] [--std R,G,B] [--scale S] [--bgr]\n"
     "                          [--layout nchw|nhwc] [--gray] [--no-preprocess]\n"
     "                          [--save-input FILE.pb]  (the input tensor, as fed)\n"
-    "                          [--time-limit-ms N] [--memory-limit-mb N]\n"
+    "                          [--time-limit-ms N] [--memory-limit-mb N] [--threads N]\n"
     "  pixel v in 0..255 becomes (v / scale - mean) / std (defaults 1, 0, 1); the image is\n"
     "  resized to the model's input size, or with --crop/--size N its shorter side goes to\n"
     "  N (default size*256/224) and the centre is cropped; --gray is automatic for 1 channel.\n"
@@ -216,6 +216,8 @@ int wg_cmd_classify(int argc, char **argv)
         rc = wg_cli_fail("%s", wg_last_error(rt));
         goto done;
     }
+    if ((rc = wg_cli_check_threads(a.model, &a.limits, s)))
+        goto done;
     void *dst = wg_session_input(s, 0);
     if (in->dtype == WG_DT_FLOAT) {
         memcpy(dst, pix, n * sizeof *pix);

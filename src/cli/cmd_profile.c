@@ -11,7 +11,7 @@
 #include "wasmgraph.h"
 
 static const char usage[] = "wasmgraph profile MODEL.wasm [--warmup 3] [--iters 20] [--by-op]\n"
-                            "                         [--time-limit-ms N] [--memory-limit-mb N]";
+                            "                         [--time-limit-ms N] [--memory-limit-mb N] [--threads N]";
 
 /* One line of the table: a step, or with --by-op every step of one op type. */
 typedef struct row {
@@ -143,6 +143,8 @@ int wg_cmd_profile(int argc, char **argv)
         rc = wg_cli_fail("%s", wg_last_error(rt));
         goto done;
     }
+    if ((rc = wg_cli_check_threads(t.model, &t.limits, s)))
+        goto done;
     for (uint64_t r = 0; r < warmup; r++)
         if (wg_session_run(s)) {
             rc = wg_cli_fail("%s", wg_last_error(rt));

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../kernels/include/wgk_gemm.h"
 #include "../ops/op.h"
 #include "codegen.h"
 
@@ -198,6 +199,8 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
         goto fail;
     }
 
+    if (opt->threads > 1) /* threads.c: wg_splat, one GEMM buffer per thread but the first */
+        wgc_static_data(e, (size_t)(opt->threads - 1) * WGK_GEMM_SPLAT_FLOATS * sizeof(float));
     layout->weights_base = WGC_WEIGHTS_BASE;
     layout->weight_bytes = e->wlen;
     layout->prepared_bytes = e->plen;

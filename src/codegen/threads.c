@@ -32,6 +32,9 @@
 static const char runtime[] =
     "/* Threads (src/codegen/threads.c; docs/abi.md \"Threads\") */\n"
     "#define WG_PART ((wgk_part){wg_t, wg_n})\n"
+    "/* wgk_f32_gemm_pb's buffer: thread 0 uses the kernel's own. */\n"
+    "static float wg_splat[WG_MAX_THREADS > 1 ? WG_MAX_THREADS - 1 : 1][WGK_GEMM_SPLAT_FLOATS];\n"
+    "#define WG_SPLAT (wg_t ? wg_splat[wg_t - 1] : (float *)0)\n"
     "/* A stop marker: the status is in wg_first_status (or the run was aborted). */\n"
     "#define WG_STOP (-2147483647 - 1)\n"
     "#define WG_SYNC() do { if (wg_barrier(wg_n)) return WG_STOP; } while (0)\n"

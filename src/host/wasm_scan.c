@@ -78,6 +78,8 @@ static wg_status scan_types(rd *r, wgh_wasm *w, char *err, size_t errlen)
     return r->bad ? wg_fail(err, errlen, WG_ERR_FORMAT, "type section is truncated") : WG_OK;
 }
 
+static wg_status scan_memtype(rd *r, wgh_wasm *w, const char *where, char *err, size_t errlen);
+
 static wg_status scan_imports(rd *r, wgh_wasm *w, char *err, size_t errlen)
 {
     w->n_imports = rd_u32(r);

@@ -175,14 +175,19 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wg
     const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
     float lo, hi, ps, pt;
     wgc_act_range(n, &lo, &hi);
-    /* The arguments as static data (wgc_static_data): no code builds them. */
-    wgc_static_data(e, sizeof(wgk_conv2d_args));
+    /* The arguments as static data (wgc_static_data): no code builds them. Split across
+     * threads, code does: each thread's share and scratch differ. */
+    const bool split = wgc_threaded(e) && wgc_kernel_splits(k);
+    if (!split)
+        wgc_static_data(e, sizeof(wgk_conv2d_args));
     wgc_emit(e, "{");
+    if (split)
+        wgc_emit(e, "    const wgk_conv2d_args args = {.part = %s,", wgc_part(e));
     wgc_emit(e,
-             "    static const wgk_conv2d_args args = {.N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, "
+             "%s.N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, "
              ".OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, "
              ".DW = %lld, .PT = %lld, .PL = %lld, .groups = %lld,\n",
-             (long long)c->N, (long long)c->C, (long long)c->H, (long long)c->W,
+             split ? "        " : "    static const wgk_conv2d_args args = {", (long long)c->N, (long long)c->C, (long long)c->H, (long long)c->W,
              (long long)c->M, (long long)c->OH, (long long)c->OW, (long long)c->KH, (long long)c->KW,
              (long long)wn->s[0], (long long)wn->s[1], (long long)wn->d[0], (long long)wn->d[1],
              (long long)wn->pb[0], (long long)wn->pb[1], (long long)c->groups);
@@ -201,11 +206,7 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wg
         wgc_emit(e, "        .y2 = %s, .y2_affine = %s, .y2_min = %s, .y2_max = %s,", wgc_ptr(e, g, n->outputs[0]),
                  affine, wgc_float(e, n->aux_min), wgc_float(e, n->aux_max));
     wgc_emit(e, "    };");
-    const bool split = wgc_threaded(e) && wgc_kernel_splits(k);
-    if (split) /* this thread's share (wgk_base.h wgk_part) */
-        wgc_emit(e, "    wgk_conv2d_args part = args;\n    part.part = %s;\n    %s(&part);", wgc_part(e), kernel);
-    else
-        wgc_emit(e, "    %s(&args);", kernel);
+    wgc_emit(e, "    %s(&args);", kernel);
     wgc_emit(e, "}");
     const bool passes = !post_in_kernel || (affine[0] && !aux_in_kernel);
     if (split && passes) { /* the passes below read the whole output: after every thread, on one */

@@ -34,10 +34,14 @@ typedef struct wgc_gemm_call {
 static inline void wgc_emit_gemm(wgc_emitter *e, const wgc_gemm_call *c)
 {
     const char *fn = wgc_kernel_get(c->kernel)->symbol;
-    wgc_emit(e,
-             "%s(&(const wgk_gemm_args){.M = %lld, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, "
-             ".a_k = %lld, .a_m = %lld,\n",
-             fn, (long long)c->M, (long long)c->N, (long long)c->K, c->a, (long long)c->a_panel,
+    /* Threaded builds: every thread its share (wgk_gemm_share) and its own splat buffer. */
+    const bool split = wgc_threaded(e) && wgc_kernel_splits(c->kernel);
+    if (split)
+        wgc_emit(e, "%s(&(const wgk_gemm_args){.part = %s, .splat = WG_SPLAT, ", fn, wgc_part(e));
+    else
+        wgc_emit(e, "%s(&(const wgk_gemm_args){", fn);
+    wgc_emit(e, ".M = %lld, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, .a_k = %lld, .a_m = %lld,\n",
+             (long long)c->M, (long long)c->N, (long long)c->K, c->a, (long long)c->a_panel,
              (long long)c->a_k, (long long)c->a_m);
     wgc_emit(e, "    .b = %s, .ldb = %lld, .c = %s, .ldc = %lld, .bias = %s, .bias_m = %lld, .bias_n = %lld,\n",
              c->b, (long long)c->ldb, c->c, (long long)c->ldc, c->bias ? c->bias : "0",
