@@ -25,3 +25,9 @@ bool wgc_kernel_splits(wgc_kernel k)
         return false;
     }
 }
+
+bool wgc_node_splits(const wgc_node *n)
+{
+    return wgc_kernel_splits(n->impl.kernel) &&
+           (n->impl.first_run == WGC_KERNEL_NONE || wgc_kernel_splits(n->impl.first_run));
+}

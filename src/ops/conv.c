@@ -103,7 +103,7 @@ static wg_status emit_winograd_prepare(wgc_emitter *e, wgc_graph *g, wgc_node *n
     }
     /* Split across threads: a once-only transform on thread 0, the others waiting for
      * it; one done every run goes into each thread's own scratch (wexpr is per thread). */
-    const bool split = wgc_threaded(e) && wgc_kernel_splits(n->impl.kernel);
+    const bool split = wgc_threaded(e) && wgc_node_splits(n);
     wgc_emit(e, "{\n");
     if (!per_run) {
         wgc_emit(e, "    static int prepared; /* filters transformed (once) */\n");
@@ -177,7 +177,7 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wg
     wgc_act_range(n, &lo, &hi);
     /* The arguments as static data (wgc_static_data): no code builds them. Split across
      * threads, code does: each thread's share and scratch differ. */
-    const bool split = wgc_threaded(e) && wgc_kernel_splits(k);
+    const bool split = wgc_threaded(e) && wgc_node_splits(n) && wgc_kernel_splits(k);
     if (!split)
         wgc_static_data(e, sizeof(wgk_conv2d_args));
     wgc_emit(e, "{");
@@ -280,7 +280,7 @@ static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
     const bool direct = im->first_run != WGC_KERNEL_NONE;
     /* Threads: every thread reads the flag before thread 0 may set it (the barrier), so
      * all take the same branch. */
-    const bool split = wgc_threaded(e) && wgc_kernel_splits(im->kernel) && wgc_kernel_splits(im->first_run);
+    const bool split = wgc_threaded(e) && wgc_node_splits(n);
     if (direct) {
         wgc_emit(e, "{ /* first run: direct; later runs: Winograd, filters transformed on the second */\n");
         wgc_emit(e, "    static int ran;");

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../ops/helpers/host_elements.h"
+#include "../ir/kernels.h"
 #include "../ops/op.h"
 
 typedef struct buffer {
@@ -156,7 +157,7 @@ wg_status wgc_plan_memory(wgc_graph *g, wgc_plan *plan)
         const wgc_op_def *op = wgc_op_hooks(n->op);
         if (op && op->scratch)
             plan->scratch_bytes[i] = (int64_t)op->scratch(g, n);
-        if (copies > 1 && plan->scratch_bytes[i] > 0)
+        if (copies > 1 && plan->scratch_bytes[i] > 0 && wgc_node_splits(n))
             plan->scratch_bytes[i] = align_up(plan->scratch_bytes[i]) * copies;
     }
     for (int k = 0; k < g->n_inputs; k++)
