@@ -13,6 +13,8 @@ bool wgc_kernel_splits(wgc_kernel k)
     switch (k) {
     case WGC_KERNEL_CONV2D_PACKED:        /* weight panels */
     case WGC_KERNEL_CONV2D_STRASSEN:      /* half-size weight panels */
+    case WGC_KERNEL_CONV2D_DW:            /* whole groups of channels */
+    case WGC_KERNEL_CONV2D_DW_PADDED:
     case WGC_KERNEL_CONV2D_WINOGRAD_F2X3: /* tile blocks or output channels: wgk_winograd_part */
     case WGC_KERNEL_CONV2D_WINOGRAD_F4X3:
     case WGC_KERNEL_CONV2D_WINOGRAD_F2X5:

@@ -43,6 +43,9 @@ bool wgc_kernel_splits(wgc_kernel k);
 /* Whether node n's code runs on every thread: its kernel splits, and so does the one it
  * runs on the first run instead, if any (wgc_impl.first_run). */
 bool wgc_node_splits(const wgc_node *n);
+/* Elementwise code outside kernels.def (binary ops, pooling by planes) splits across
+ * threads from this many output elements: below, a barrier costs more than it saves. */
+#define WGC_SPLIT_MIN_ELEMENTS 65536
 /* k's label, "" for WGC_KERNEL_NONE. */
 const char *wgc_kernel_label(wgc_kernel k);
 /* The C function k is for a layer with kh x kw filters and strides sh, sw, into buf
