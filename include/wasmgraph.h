@@ -193,6 +193,10 @@ wg_status wg_session_new(wg_model *m, wg_session **out);
 void wg_session_free(wg_session *s);
 /* The threads s runs on (1 for a module built without --threads). */
 int wg_session_threads(const wg_session *s);
+/* CPU time thread t of a threaded session has spent computing its share of all runs so
+ * far, in ms (a thread waiting at the module's barrier sleeps and uses none): the
+ * per-thread balance of the split. -1 for a session on one thread or t out of range. */
+double wg_session_thread_cpu_ms(wg_session *s, int t);
 /* Where input/output i lives in linear memory; NULL when i is out of range. */
 void *wg_session_input(wg_session *s, size_t i);
 const void *wg_session_output(wg_session *s, size_t i);

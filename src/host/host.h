@@ -70,6 +70,7 @@ struct wg_session {
     pthread_cond_t job_cv, done_cv;
     uint64_t job_gen;
     int job_k0, job_k1, job_threads, job_pending;
+    double cpu_ms0; /* thread 0's CPU time in wg_run_thread, all runs */
 };
 
 /* Formats a message into rt->err and returns st. */

@@ -26,6 +26,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* CPU time of the calling thread: a thread asleep at the module's barrier uses none, so
+ * per-thread sums of it over runs show how evenly the work is split (bench --threads),
+ * whatever else the machine runs. */
+static double thread_cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 struct wgh_worker {
     wg_session *s;
@@ -40,6 +51,7 @@ struct wgh_worker {
     uint64_t done_gen;
     wg_status st;
     int32_t status; /* wg_run_thread's result when st == WG_OK */
+    double cpu_ms;  /* CPU time spent in wg_run_thread, all runs */
     char err[700];
 };
 
@@ -115,8 +127,10 @@ static void *worker_main(void *arg)
         wg_status st = WG_OK;
         int32_t status = 0;
         if (in_run) {
+            const double c0 = thread_cpu_ms();
             st = call_in(rt, w->ctx, &w->run_thread, s->m->name, "wg_run_thread", args, 3, &status, w->err,
                          sizeof w->err);
+            w->cpu_ms += thread_cpu_ms() - c0;
             if (st)
                 abort_run(rt, w->ctx, &w->abort_fn);
         }
@@ -282,7 +296,9 @@ wg_status wgh_threads_run(wg_session *s, int k0, int k1, const char *fname)
     pthread_mutex_unlock(&s->mu);
     const int32_t args[3] = {0, k0, k1};
     char err0[700];
+    const double c0 = thread_cpu_ms();
     st = call_in(rt, s->ctx, &s->run_thread_fn, m->name, fname, args, 3, &status, err0, sizeof err0);
+    s->cpu_ms0 += thread_cpu_ms() - c0;
     if (st)
         abort_run(rt, s->ctx, &s->abort_fn);
     pthread_mutex_lock(&s->mu);
@@ -312,4 +328,16 @@ wg_status wgh_threads_run(wg_session *s, int k0, int k1, const char *fname)
 int wg_session_threads(const wg_session *s)
 {
     return s->n_threads > 1 ? s->n_threads : 1;
+}
+
+double wg_session_thread_cpu_ms(wg_session *s, int t)
+{
+    if (s->n_threads <= 1 || t < 0 || t >= s->n_threads)
+        return -1.0;
+    if (t == 0)
+        return s->cpu_ms0;
+    pthread_mutex_lock(&s->mu); /* written by the worker when it reports a run */
+    const double v = s->workers[t - 1].cpu_ms;
+    pthread_mutex_unlock(&s->mu);
+    return v;
 }
