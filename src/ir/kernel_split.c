@@ -13,12 +13,14 @@ bool wgc_kernel_splits(wgc_kernel k)
     switch (k) {
     case WGC_KERNEL_CONV2D_PACKED:        /* weight panels */
     case WGC_KERNEL_CONV2D_STRASSEN:      /* half-size weight panels */
+    case WGC_KERNEL_CONV2D_FEWPIX:        /* pairs of weight panels */
     case WGC_KERNEL_CONV2D_DW:            /* whole groups of channels */
     case WGC_KERNEL_CONV2D_DW_PADDED:
     case WGC_KERNEL_CONV2D_WINOGRAD_F2X3: /* tile blocks or output channels: wgk_winograd_part */
     case WGC_KERNEL_CONV2D_WINOGRAD_F4X3:
     case WGC_KERNEL_CONV2D_WINOGRAD_F2X5:
     case WGC_KERNEL_CONV2D_WINOGRAD_S2:
+    case WGC_KERNEL_CONV2D_PHASES: /* its F(3x3,4x4) conv as above; the phase split repeated */
     case WGC_KERNEL_GEMM_PACKED_B: /* rows or columns: wgk_gemm_share */
     case WGC_KERNEL_GEMM_4X8:
     case WGC_KERNEL_GEMM_4X4:

@@ -4,7 +4,8 @@
 # Compiles MODEL twice with the same arguments, as it is and with --threads (up to 3),
 # runs both on INPUT_DIR/input_*.pb (two runs in one session: the second takes the
 # Winograd paths the first runs direct) and checks that the threaded module gives the
-# single-threaded one's outputs bit for bit on 1, 2 and 3 threads (docs/abi.md
+# single-threaded one's outputs bit for bit on 1, 2 and 3 threads, and that `info` says
+# ABI 2 and threads for the threaded build only (docs/abi.md
 # "Threads": each output element is computed by one thread, in the same order).
 threads_check() {
     local name=$1 model=$2 indir=$3 dir=$OUT/threads/$1 args=() f n
@@ -14,6 +15,10 @@ threads_check() {
     if ! "$W" compile "$model" -o "$dir/one.wasm" -q "$@" ||
         ! "$W" compile "$model" -o "$dir/threads.wasm" -q --threads --max-threads 3 "$@"; then
         bad "$name threads (compile)"; return
+    fi
+    if ! "$W" info "$dir/threads.wasm" | grep -q '^module: .*ABI 2, .*threads (up to 3, shared memory)' ||
+        "$W" info "$dir/one.wasm" | grep -q 'threads'; then
+        bad "$name threads (info should say ABI 2 and threads for the --threads build only)"; return
     fi
     rm -rf "$dir/want"
     if ! "$W" run "$dir/one.wasm" "${args[@]}" --runs 2 --output-dir "$dir/want" > "$dir/run.log" 2>&1; then
