@@ -498,10 +498,10 @@ export function inspect(module, name = 'module') {
   }
   if (!meta || typeof meta !== 'object' || Array.isArray(meta)) throw fail('format', `${name}: metadata is not a JSON object`);
   if (!Number.isInteger(meta.abi)) throw fail('abi', `${name}: metadata has no integer "abi" version`);
-  if (meta.abi !== ABI_VERSION && meta.abi !== ABI_VERSION_THREADS) {
-    throw fail('abi', `${name}: module ABI version ${meta.abi}, this loader supports ${ABI_VERSION} and ${ABI_VERSION_THREADS}`);
-  }
   const threaded = meta.threads !== undefined;
+  if (meta.abi !== ABI_VERSION && !(meta.abi === ABI_VERSION_THREADS && threaded)) {
+    throw fail('abi', `${name}: module ABI version ${meta.abi}, this loader supports ${ABI_VERSION}${threaded ? ' (and 2 for threaded modules)' : ''}`);
+  }
   if (threaded && (!Number.isInteger(meta.threads) || meta.threads < 1 || meta.threads > 1024)) {
     throw fail('abi', `${name}: metadata: "threads" must be an integer 1..1024`);
   }

@@ -144,8 +144,10 @@ int wg_cmd_bench(int argc, char **argv)
         goto done;
     }
     double t2 = wg_cli_now_ms();
-    if ((rc = wg_cli_check_threads(t.model, &t.limits, s)))
+    if (wg_cli_check_threads(t.model, &t.limits, s)) {
+        rc = 1;
         goto done;
+    }
     uint64_t seed = UINT64_C(0x9e3779b97f4a7c15);
     for (size_t j = 0; j < wg_model_num_inputs(m); j++)
         fill_random(wg_model_input(m, j), wg_session_input(s, j), &seed);

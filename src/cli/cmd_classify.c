@@ -216,8 +216,10 @@ int wg_cmd_classify(int argc, char **argv)
         rc = wg_cli_fail("%s", wg_last_error(rt));
         goto done;
     }
-    if ((rc = wg_cli_check_threads(a.model, &a.limits, s)))
+    if (wg_cli_check_threads(a.model, &a.limits, s)) {
+        rc = 1;
         goto done;
+    }
     void *dst = wg_session_input(s, 0);
     if (in->dtype == WG_DT_FLOAT) {
         memcpy(dst, pix, n * sizeof *pix);

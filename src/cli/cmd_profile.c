@@ -143,8 +143,10 @@ int wg_cmd_profile(int argc, char **argv)
         rc = wg_cli_fail("%s", wg_last_error(rt));
         goto done;
     }
-    if ((rc = wg_cli_check_threads(t.model, &t.limits, s)))
+    if (wg_cli_check_threads(t.model, &t.limits, s)) {
+        rc = 1;
         goto done;
+    }
     for (uint64_t r = 0; r < warmup; r++)
         if (wg_session_run(s)) {
             rc = wg_cli_fail("%s", wg_last_error(rt));

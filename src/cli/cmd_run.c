@@ -204,8 +204,10 @@ int wg_cmd_run(int argc, char **argv)
         rc = wg_cli_fail("%s", wg_last_error(rt));
         goto done;
     }
-    if ((rc = wg_cli_check_threads(model, &opts, s)))
+    if (wg_cli_check_threads(model, &opts, s)) {
+        rc = 1;
         goto done;
+    }
     size_t n_in = wg_model_num_inputs(m);
     files = calloc(n_in + 1, sizeof *files);
     if (!files) {

@@ -292,13 +292,13 @@ wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err,
         st = wg_fail(err, errlen, WG_ERR_ABI, "metadata has no integer \"abi\" version");
         goto fail;
     }
-    if (out->abi != WG_ABI_VERSION && out->abi != WG_ABI_VERSION_THREADS) {
-        st = wg_fail(err, errlen, WG_ERR_ABI, "module ABI version %lld, this host supports %d and %d",
-                  (long long)out->abi, WG_ABI_VERSION, WG_ABI_VERSION_THREADS);
+    /* "threads": N (docs/abi.md "Threads"), ABI 2 only; this host runs ABI 2 for it. */
+    const wg_json *thr = wg_json_get(j, "threads");
+    if (out->abi != WG_ABI_VERSION && !(out->abi == WG_ABI_VERSION_THREADS && thr)) {
+        st = wg_fail(err, errlen, WG_ERR_ABI, "module ABI version %lld, this host supports %d%s",
+                  (long long)out->abi, WG_ABI_VERSION, thr ? " (and 2 for threaded modules)" : "");
         goto fail;
     }
-    /* "threads": N (docs/abi.md "Threads"), ABI 2 only. */
-    const wg_json *thr = wg_json_get(j, "threads");
     if (thr) {
         if (!wg_json_int(thr, &out->threads) || out->threads < 1 || out->threads > 1024) {
             st = wg_fail(err, errlen, WG_ERR_ABI, "metadata: \"threads\" must be an integer 1..1024");
