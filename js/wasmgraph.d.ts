@@ -3,6 +3,8 @@
 // tests/js/test_package.mjs type-checks a program against them when `tsc` is present.
 
 export declare const ABI_VERSION: 1;
+/** the version a threaded module (compile --threads) declares */
+export declare const ABI_VERSION_THREADS: 2;
 export declare const SECTION_NAME: 'wasmgraph';
 
 export type ErrorCode = 'io' | 'format' | 'abi' | 'status' | 'trap' | 'arg' | 'state' | 'worker' | 'threads';
