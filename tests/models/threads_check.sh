@@ -17,7 +17,7 @@ threads_check() {
         bad "$name threads (compile)"; return
     fi
     if ! "$W" info "$dir/threads.wasm" | grep -q '^module: .*ABI 2, .*threads (up to 3, shared memory)' ||
-        "$W" info "$dir/one.wasm" | grep -q 'threads'; then
+        "$W" info "$dir/one.wasm" | grep -q '^module: .*threads'; then
         bad "$name threads (info should say ABI 2 and threads for the --threads build only)"; return
     fi
     rm -rf "$dir/want"
