@@ -7,6 +7,7 @@
 #define WGC_OPS_GEMM_CALL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "../../../kernels/include/wgk_pack.h"
@@ -35,13 +36,13 @@ static inline void wgc_emit_gemm(wgc_emitter *e, const wgc_gemm_call *c)
 {
     const char *fn = wgc_kernel_get(c->kernel)->symbol;
     /* Threaded builds: every thread its share (wgk_gemm_share) and its own splat buffer. */
-    const bool split = wgc_threaded(e) && wgc_kernel_splits(c->kernel);
-    if (split)
-        wgc_emit(e, "%s(&(const wgk_gemm_args){.part = %s, .splat = WG_SPLAT, ", fn, wgc_part(e));
-    else
-        wgc_emit(e, "%s(&(const wgk_gemm_args){", fn);
-    wgc_emit(e, ".M = %lld, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, .a_k = %lld, .a_m = %lld,\n",
-             (long long)c->M, (long long)c->N, (long long)c->K, c->a, (long long)c->a_panel,
+    char part[64] = "";
+    if (wgc_threaded(e) && wgc_kernel_splits(c->kernel))
+        snprintf(part, sizeof part, ".part = %s, .splat = WG_SPLAT, ", wgc_part(e));
+    wgc_emit(e,
+             "%s(&(const wgk_gemm_args){%s.M = %lld, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, "
+             ".a_k = %lld, .a_m = %lld,\n",
+             fn, part, (long long)c->M, (long long)c->N, (long long)c->K, c->a, (long long)c->a_panel,
              (long long)c->a_k, (long long)c->a_m);
     wgc_emit(e, "    .b = %s, .ldb = %lld, .c = %s, .ldc = %lld, .bias = %s, .bias_m = %lld, .bias_n = %lld,\n",
              c->b, (long long)c->ldb, c->c, (long long)c->ldc, c->bias ? c->bias : "0",
