@@ -4,7 +4,7 @@
 # into build-san/.
 
 CACHE        ?= $(HOME)/.cache/wasmgraph
-WASMTIME     ?= $(CACHE)/wasmtime-48.0.8
+WASMTIME     ?= $(CACHE)/wasmtime-48.0.8-threads
 CC           := clang-19
 AR_WASM      := llvm-ar-19
 SAN          ?= 0

@@ -54,7 +54,8 @@ function fillRandom(arr, seed = 0x9e3779b9) {
 // The weights are streamed (js/README.md): the first run starts while they are read.
 async function setupWasmgraph(a) {
   const { load } = await import(join(ROOT, 'js', 'wasmgraph.mjs'));
-  const s = await load(a.model, { streamWeights: true });
+  /* --threads N: a threaded build (compile --threads) on N threads (js/threads.mjs). */
+  const s = await load(a.model, a.threads > 1 ? { threads: a.threads } : { streamWeights: true });
   for (let i = 0; i < s.inputs.length; i++) fillRandom(s.input(i));
   let first = true;
   return () => {

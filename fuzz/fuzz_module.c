@@ -2,7 +2,7 @@
  * fuzz_module.c: libFuzzer target for the host library. Each input is loaded as a
  * compiled module with wg_model_load_bytes (our ABI checks, then wasmtime); when it
  * loads, a session is created and run once under a 50 ms time limit and a 64 MiB memory
- * cap, with the inputs filled with a fixed pattern. Any status is fine; a crash, a
+ * cap (on 2 threads for a threaded module), with the inputs filled with a fixed pattern. Any status is fine; a crash, a
  * sanitizer report, a leak, a hang or an error without a message is a finding.
  *
  * An input that starts with '{' is taken as metadata JSON instead: it is appended as the
@@ -99,7 +99,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    wg_runtime_options o = {.memory_limit_bytes = (size_t)64 << 20, .time_limit_ms = 50};
+    /* threads: a threaded module (compile --threads; seeds.sh has some) runs on 2, so that
+     * its thread start, barrier, abort and stop paths are fuzzed too; others ignore it. */
+    wg_runtime_options o = {.memory_limit_bytes = (size_t)64 << 20, .time_limit_ms = 50, .threads = 2};
     if (wg_runtime_new(&o, &rt) != WG_OK) {
         fprintf(stderr, "fuzz_module: cannot create the runtime\n");
         abort();

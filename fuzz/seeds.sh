@@ -6,7 +6,7 @@
 #                (tests/malformed/run.sh puts it in $BUILD/malformed; its .wasm files
 #                seed fuzz_module too).
 #   fuzz_module: modules compiled by build/bin/wasmgraph from a few tiny node tests (when
-#                the compiler works), the host test fixtures (tests/host/build_fixtures.sh)
+#                the compiler works; also with --threads), the host test fixtures (tests/host/build_fixtures.sh)
 #                a few hand-made wasm headers, and metadata JSON (see fuzz_module.c).
 # Files over MAX_BYTES (default 256 KiB, the fuzzers' -max_len) are skipped.
 set -u
@@ -50,6 +50,9 @@ if [ -x "$WG" ]; then
         m=$TESTDATA/node/$t/model.onnx
         [ -f "$m" ] || continue
         "$WG" compile "$m" -o "$MOD_OUT/$t.wasm" >/dev/null 2>&1 || rm -f "$MOD_OUT/$t.wasm"
+        # and as threaded modules (docs/abi.md "Threads"), which fuzz_module runs on 2 threads
+        "$WG" compile "$m" -o "$MOD_OUT/$t-threads.wasm" --threads --max-threads 2 >/dev/null 2>&1 ||
+            rm -f "$MOD_OUT/$t-threads.wasm"
     done
 fi
 TMP=$(mktemp -d)

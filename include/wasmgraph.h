@@ -138,6 +138,11 @@ typedef struct wg_runtime_options {
      * the page cache; the file must then stay as it is (not truncated or rewritten in
      * place) while sessions live. true: weights are read into the session's memory. */
     bool copy_weights;
+    /* Threads a session of a threaded module (compile --threads) runs on: 0 or 1 one, the
+     * caller's; N: the caller's and N - 1 the session starts when it is created (at most
+     * the module's "threads"; wg_session_threads says how many). Modules built without
+     * --threads run on the caller's thread whatever this says. */
+    int threads;
 } wg_runtime_options;
 
 /* Returns a static string for a status ("ok", "i/o error", ...). */
@@ -186,6 +191,8 @@ typedef struct wg_model_info {
     const uint64_t *step_weights; /* num_run_steps of them; NULL when absent */
     size_t num_profile_steps; /* entries of "profile" (a --profile build); 0 otherwise */
     uint64_t memory_min_bytes; /* the initial memory the module declares */
+    int max_threads;        /* a threaded module (compile --threads): the most threads it runs on;
+                             * 0 for a single-threaded one */
     size_t file_bytes;
     const char *metadata_json; /* the section's JSON text, NUL-terminated */
     size_t num_symbols;        /* ABI 2: the metadata's "symbols"; 0 for ABI 1 */
@@ -208,6 +215,12 @@ const wg_model_info *wg_model_get_info(const wg_model *m);
 /* One instance of the module. */
 wg_status wg_session_new(wg_model *m, wg_session **out);
 void wg_session_free(wg_session *s);
+/* The threads s runs on (1 for a module built without --threads). */
+int wg_session_threads(const wg_session *s);
+/* CPU time thread t of a threaded session has spent computing its share of all runs so
+ * far, in ms (a thread waiting at the module's barrier sleeps and uses none): the
+ * per-thread balance of the split. -1 for a session on one thread or t out of range. */
+double wg_session_thread_cpu_ms(wg_session *s, int t);
 /* Where input/output i lives in linear memory; NULL when i is out of range. */
 void *wg_session_input(wg_session *s, size_t i);
 const void *wg_session_output(wg_session *s, size_t i);

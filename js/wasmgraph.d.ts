@@ -7,7 +7,7 @@ export declare const ABI_VERSION: 2;
 export declare const ABI_VERSION_MIN: 1;
 export declare const SECTION_NAME: 'wasmgraph';
 
-export type ErrorCode = 'io' | 'format' | 'abi' | 'status' | 'trap' | 'arg' | 'state' | 'worker';
+export type ErrorCode = 'io' | 'format' | 'abi' | 'status' | 'trap' | 'arg' | 'state' | 'worker' | 'threads';
 
 /** Every failure of this package; `code` tells the kind. */
 export declare class WasmgraphError extends Error {
@@ -100,6 +100,11 @@ export interface SessionOptions {
   streamWeights?: boolean;
   /** bytes per read request (default 8 MiB, streamed 1 MiB) */
   pieceBytes?: number;
+  /** a threaded module (compile --threads): run on this many threads (at most its
+   * metadata's "threads"; needs SharedArrayBuffer; in a page, runs in a worker) */
+  threads?: number;
+  /** without SharedArrayBuffer, run a threaded module on one thread instead of failing */
+  threadsFallback?: boolean;
 }
 
 export interface LoadOptions extends SessionOptions {
@@ -130,6 +135,8 @@ export declare class Session {
   /** why the session cannot run any more (a trap, a failed read), or null */
   readonly broken: string | null;
   readonly disposed: boolean;
+  /** the threads run() uses (1 unless a threaded module was loaded with threads: N) */
+  readonly threads: number;
   /** resolves once every weight is in memory (at once unless streamWeights) */
   readonly ready: Promise<void>;
   /** Zero-copy view of an input (index or name), exactly the tensor's extent. */

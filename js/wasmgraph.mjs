@@ -47,6 +47,8 @@ const OPTIONAL_FUNCS = {
   wg_run_steps: [0, 'step_weights'], wg_run_step: [1, 'step_weights'],
   wg_profile_steps: [0, 'profile'], wg_profile_step: [1, 'profile'],
 };
+// A threaded module's exports (docs/abi.md "Threads"): required when the metadata has "threads".
+const THREAD_FUNCS = { wg_thread_init: 1, wg_run_begin: 1, wg_run_thread: 3, wg_threads_abort: 0 };
 /** Limits of ABI v1, the C host's WG_ABI_MAX_* (include/wasmgraph.h): past one, a module is refused ('format'). */
 export const LIMITS = Object.freeze({ tensors: 1024, rank: 8, dim: 2 ** 31 - 1, elements: 2 ** 32 - 1, steps: 1 << 20, symbols: 8 });
 /** Nonzero statuses of the run exports (kernels/include/wgk_status.h): [name, meaning]. */
@@ -58,6 +60,8 @@ export const STATUSES = Object.freeze({
   11: ['WGK_ERR_BRANCH', "an If took a branch that is invalid for the module's input shapes (see the compile's note)"],
   15: ['WGK_ERR_SEQ_INDEX', 'a sequence position is out of range (SequenceAt)'],
   16: ['WGK_ERR_OPTIONAL_EMPTY', 'an optional value is empty (OptionalGetElement)'],
+  20: ['WGK_ERR_THREAD_ABORT', 'another thread of the run trapped or was stopped (wg_threads_abort)'],
+  21: ['WGK_ERR_THREADS', 'a thread number or thread count out of range for the module (wg_thread_init, wg_run_begin, wg_run_thread)'],
 });
 
 /* "2 (WGK_ERR_INDEX: an index input ...)": a status as messages give it. */
@@ -444,7 +448,11 @@ function bytesView(bytes, name) {
       }
     } else if (id === 2) {
       const n = u32();
-      if (n) view.imports.push({ module: text(str()), name: text(str()), kind: KINDS[byte()] ?? 'unknown kind' });
+      if (n) {
+        const imp = { module: text(str()), name: text(str()), kind: KINDS[bytes[p]] ?? 'unknown kind' };
+        if (byte() === 2) view.memory = { flags: byte(), imported: true }; /* a threaded module's memory */
+        view.imports.push(imp);
+      }
       for (let i = 1; i < n; i++) view.imports.push({}); /* only the first is named in messages */
     } else if (id === 3) {
       for (let n = u32(), i = 0; i < n; i++) view.funcs.push(u32());
@@ -540,8 +548,15 @@ export function inspect(module, name = 'module') {
   }
   if (!meta || typeof meta !== 'object' || Array.isArray(meta)) throw fail('format', `${name}: metadata is not a JSON object`);
   if (!Number.isInteger(meta.abi)) throw fail('abi', `${name}: metadata has no integer "abi" version`);
+  const threaded = meta.threads !== undefined;
   if (meta.abi < ABI_VERSION_MIN || meta.abi > ABI_VERSION) {
     throw fail('abi', `${name}: module ABI version ${meta.abi}, this loader supports ${ABI_VERSION_MIN}..${ABI_VERSION}`);
+  }
+  if (threaded && (!Number.isInteger(meta.threads) || meta.threads < 1 || meta.threads > 1024)) {
+    throw fail('abi', `${name}: metadata: "threads" must be an integer 1..1024`);
+  }
+  if (threaded && meta.abi < 2) {
+    throw fail('abi', `${name}: metadata: "threads" needs ABI version 2, the module says ${meta.abi}`);
   }
   checkMembers(meta, name);
   const symbols = meta.abi >= 2 ? checkSymbols(meta, name) : [];
@@ -550,7 +565,10 @@ export function inspect(module, name = 'module') {
   if (outputs.length === 0) throw fail('format', `${name}: metadata: the model has no outputs`);
 
   const imports = view.imports;
-  if (imports.length) {
+  if (threaded && (imports.length !== 1 || imports[0].kind !== 'memory' || (view.memory && (view.memory.flags & 3) !== 3))) {
+    throw fail('abi', `${name}: the metadata says "threads" but the module does not import a shared memory with a maximum as its only import`);
+  }
+  if (imports.length && !threaded) {
     const i = imports[0];
     throw fail('abi', `${name}: the module imports ${i.module}.${i.name} (a ${i.kind})${imports.length > 1 ? ' and more' : ''}; wasmgraph modules must have no imports`);
   }
@@ -559,11 +577,12 @@ export function inspect(module, name = 'module') {
   if (mem.kind !== 'memory' || (view.types && (!view.memory || mem.index !== 0))) {
     throw fail('abi', `${name}: export 'memory' is a ${mem.kind}, expected the module's memory`);
   }
-  if (view.memory && view.memory.flags & 6) {
+  if (view.memory && view.memory.flags & (threaded ? 4 : 6)) {
     throw fail('abi', `${name}: the module's memory is ${view.memory.flags & 4 ? '64-bit' : 'shared'}; ABI v1 needs a plain 32-bit memory`);
   }
   for (const [f, n] of Object.entries(REQUIRED_FUNCS)) checkFunc(view, f, n, name);
   if (symbols.length) checkFunc(view, 'wg_dims_ptr', 0, name);
+  if (threaded) for (const [f, n] of Object.entries(THREAD_FUNCS)) checkFunc(view, f, n, name);
   for (const [f, [n, member]] of Object.entries(OPTIONAL_FUNCS)) {
     if (meta[member] !== undefined || view.exports.has(f)) checkFunc(view, f, n, name);
   }
@@ -575,8 +594,9 @@ export class Model {
   // weights: null (compiled whole), or { segments, bytes } (a copy of the segments'
   // bytes, segment pos relative to it), or
   // { segments, file, size, mtimeMs } (a file in Node, read again for each session).
-  constructor(module, metadata, name, weights = null) {
+  constructor(module, metadata, name, weights = null, code = null) {
     this.module = module;
+    this.code = code; // a threaded module's compiled bytes (threads.mjs patchUnshared), else null
     this.metadata = metadata;
     this.name = name;
     this.weights = weights;
@@ -604,13 +624,14 @@ export class Model {
   async createSession(options = {}) {
     options = checkOptions(options, SESSION_OPTIONS, `${this.name}: createSession()`);
     if (!this.module) throw fail('state', `${this.name}: the model was disposed`);
-    let instance;
+    let instance, threads = null;
+    if (this.metadata.threads !== undefined) return this.#createThreaded(options);
     try {
       instance = await WebAssembly.instantiate(this.module, {});
     } catch (e) {
       throw fail('abi', `${this.name}: cannot instantiate: ${e.message}`, e);
     }
-    if (!this.weights) return new Session(this, instance);
+    if (!this.weights) return new Session(this, instance, null, threads);
     const memory = this.#checkSegments(instance.exports.memory);
     const stream = options.streamWeights && this.weights.file ? stepWeights(this.metadata, instance.exports, this.weights.segments) : null;
     if (!stream) {
@@ -631,6 +652,45 @@ export class Model {
       throw readError(this.name, e);
     }
     return new Session(this, instance, loading);
+  }
+
+  /* A threaded module (threads.mjs): its memory, thread 0's instance with the weights in,
+   * then the other threads, started here and kept until dispose(). */
+  async #createThreaded(options) {
+    const T = await import('./threads.mjs');
+    const want = options.threads ?? 1;
+    if (want > this.metadata.threads) {
+      throw fail('arg', `${this.name}: threads: ${want}, but the module was compiled for at most ${this.metadata.threads} (compile --threads --max-threads N)`);
+    }
+    const available = T.threadsAvailable();
+    if (!available && !options.threadsFallback) {
+      throw fail('threads', `${this.name}: a threaded module needs SharedArrayBuffer, which this context does not have: serve the page cross-origin isolated (Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp), or pass threadsFallback: true to run on one thread`);
+    }
+    const n = available ? want : 1;
+    if (n > 1 && !T.canWait()) {
+      throw fail('threads', `${this.name}: threads: ${n} cannot run on a page's main thread (it may not wait): load() with worker: true`);
+    }
+    let module = this.module;
+    if (!available) {
+      const bytes = this.code && T.patchUnshared(this.code);
+      if (!bytes) throw fail('abi', `${this.name}: cannot make the module's memory unshared for one thread`);
+      module = await WebAssembly.compile(bytes);
+    }
+    const memory = T.moduleMemory(this.metadata, available);
+    let instance;
+    try {
+      instance = await WebAssembly.instantiate(module, { env: { memory } });
+    } catch (e) {
+      throw fail('abi', `${this.name}: cannot instantiate: ${e.message}`, e);
+    }
+    if (this.weights) await this.#copyWeights(this.#checkSegments(instance.exports.memory), options.pieceBytes);
+    const threads = n > 1 ? await T.startThreads(module, memory, n, this.name) : null;
+    try {
+      return new Session(this, instance, null, threads);
+    } catch (e) {
+      threads?.stop();
+      throw e;
+    }
   }
 
   /* The instance's memory, once every data segment is known to fit in it. */
@@ -684,7 +744,7 @@ export class Model {
 }
 
 /* What createSession() accepts, and load() too (with name and worker). */
-const SESSION_OPTIONS = { streamWeights: isBool, pieceBytes: isPositiveInt };
+const SESSION_OPTIONS = { streamWeights: isBool, pieceBytes: isPositiveInt, threads: isPositiveInt, threadsFallback: isBool };
 const LOAD_OPTIONS = { ...SESSION_OPTIONS, name: isString, worker: isBool };
 
 /**
@@ -780,8 +840,11 @@ export class Session {
   #dimValues = []; // their values for the next run (set by run(feeds) or setDims)
   #dimsPtr = 0;
 
-  constructor(model, instance, loading = null) {
+  #threads; // null, or a threaded session's other threads (threads.mjs startThreads)
+
+  constructor(model, instance, loading = null, threads = null) {
     this.model = model;
+    this.#threads = threads;
     this.exports = instance.exports;
     this.memory = instance.exports.memory;
     this.broken = null; // set after a trap or a failed weight read: the instance is then unusable
@@ -957,6 +1020,8 @@ export class Session {
   dispose() {
     if (this.#disposed) return;
     this.#disposed = true;
+    this.#threads?.stop();
+    this.#threads = null;
     this.exports = null;
     this.memory = null;
     this.inputPtrs = this.outputPtrs = null;
@@ -965,6 +1030,9 @@ export class Session {
 
   get disposed() { return this.#disposed; }
 
+  /** The threads run() uses (1 unless a threaded module was loaded with threads: N). */
+  get threads() { return this.#threads ? this.#threads.threads : 1; }
+
   #runViews() {
     this.#checkUsable();
     if (this.#streaming) throw fail('state', `${this.model.name}: a runAsync() is still running on this session`);
@@ -972,6 +1040,11 @@ export class Session {
       throw fail('state', `${this.model.name}: the weights are still being read: await session.ready first, or use runAsync()`);
     }
     if (this.#dimsPtr) new Int32Array(this.memory.buffer, this.#dimsPtr, this.#symbols.length).set(this.#dimValues);
+    if (this.#threads) {
+      const st = this.#threads.run((f, ...a) => this.#call(f, ...a), 0, this.model.metadata.step_weights.length);
+      if (st !== 0) throw fail('status', `${this.model.name}: wg_run_thread returned status ${statusText(st)}`);
+      return;
+    }
     const st = this.#call('wg_run');
     if (st !== 0) throw fail('status', `${this.model.name}: wg_run returned status ${statusText(st)}`);
   }
@@ -1092,7 +1165,7 @@ export async function compile(source, name) {
   } catch (e) {
     throw fail('format', `${label}: not a valid WebAssembly module: ${e.message}`, e);
   }
-  return new Model(module, metadata, label, weights);
+  return new Model(module, metadata, label, weights, metadata.threads !== undefined ? (split ? split.code : bytes) : null);
 }
 
 /**
@@ -1104,6 +1177,8 @@ export async function compile(source, name) {
 export async function load(source, options = {}) {
   const o = checkOptions(typeof options === 'string' ? { name: options } : options, LOAD_OPTIONS, 'load()');
   const { name, worker, ...session } = o;
-  if (worker) return (await import('./remote.mjs')).loadInWorker(source, { name, ...session });
+  /* A page's main thread may not wait: a threaded session runs in a worker there. */
+  const pageThread = !isNode && typeof window !== 'undefined';
+  if (worker || (pageThread && session.threads > 1)) return (await import('./remote.mjs')).loadInWorker(source, { name, ...session });
   return (await compile(source, name)).createSession(session);
 }

@@ -14,7 +14,9 @@ WASMGRAPH_CACHE=${WASMGRAPH_CACHE:-$HOME/.cache/wasmgraph}
 
 # wasmtime C API, built from crates.io by scripts/wasmtime-capi (see setup.sh)
 WASMTIME_VERSION=48.0.8
-WASMTIME_PREFIX=$WASMGRAPH_CACHE/wasmtime-$WASMTIME_VERSION
+# "-threads": built with the threads feature (scripts/wasmtime-capi/Cargo.toml); its own folder
+# so that trees built against the earlier library keep theirs
+WASMTIME_PREFIX=$WASMGRAPH_CACHE/wasmtime-$WASMTIME_VERSION-threads
 WASMTIME_INCLUDE=$WASMTIME_PREFIX/include
 WASMTIME_LIB=$WASMTIME_PREFIX/target/release/libwasmtime.a
 WASMTIME_LIBS="-lpthread -ldl -lm"  # what the static library needs besides itself

@@ -32,6 +32,8 @@ run_and_compare() {
     ok "$name"
 }
 
+source tests/models/threads_check.sh
+
 compile() { # compile MODEL OUT.wasm [args...]
     local model=$1 out=$2; shift 2
     if ! "$W" compile "$model" -o "$out" "$@"; then bad "compile $(basename "$model") $*"; return 1; fi
@@ -48,6 +50,7 @@ for m in "$SHARED"/models/onnx-light/light_*.onnx; do
     run_and_compare "$n" "$OUT/$n.wasm" "$OUT/$n.in" "$OUT/$n.want" 1e-4 1e-5
     # The second run: Winograd convs that ran direct on the first (src/ops/conv.c).
     run_and_compare "$n second run" "$OUT/$n.wasm" "$OUT/$n.in" "$OUT/$n.want" 1e-4 1e-5 2
+    threads_check "$n" "$m" "$OUT/$n.in"
 done
 
 # 2. SqueezeNet 1.1, pretrained, fp32 and fp16 (computed in fp32 by wasmgraph).
@@ -60,6 +63,8 @@ if compile "$SQ/squeezenet1.1_bgr_fp32_from_fp16.onnx" "$OUT/squeezenet-fp32.was
     # Its 13x13 3x3 convs run direct on the first run, on Winograd from the second.
     run_and_compare "squeezenet-fp32-set0 second run" "$OUT/squeezenet-fp32.wasm" "$SQ/test_data_fp32/test_data_set_0" \
         "$SQ/test_data_fp32/test_data_set_0" 1e-4 1e-5 2
+    threads_check squeezenet-fp32 "$SQ/squeezenet1.1_bgr_fp32_from_fp16.onnx" "$SQ/test_data_fp32/test_data_set_0" -O3
+    threads_check squeezenet-fp32-no-simd "$SQ/squeezenet1.1_bgr_fp32_from_fp16.onnx" "$SQ/test_data_fp32/test_data_set_0" --no-simd
 fi
 # The fp16 reference was computed in float16; we compute in float32 and round the output
 # to float16, so the two may differ by a few float16 ulps (2^-11 relative) of the probabilities.
@@ -134,6 +139,8 @@ if [ -s "$R/resnet50v2.onnx" ]; then
         # First run: its 14x14 and 7x7 3x3 convs direct; second: all on Winograd.
         run_and_compare "resnet50v2-simd" "$R/resnet50v2.wasm" "$R/in" "$R/want" 1e-4 1e-5
         run_and_compare "resnet50v2-simd second run" "$R/resnet50v2.wasm" "$R/in" "$R/want" 1e-4 1e-5 2
+        threads_check resnet50v2 "$R/resnet50v2.onnx" "$R/in" -O3
+        threads_check resnet50v2-relaxed "$R/resnet50v2.onnx" "$R/in" -O3 --relaxed-simd
     fi
     if compile "$R/resnet50v2.onnx" "$R/resnet50v2-scalar.wasm" -O3 --no-simd -q; then
         run_and_compare "resnet50v2-no-simd" "$R/resnet50v2-scalar.wasm" "$R/in" "$R/want" 1e-4 1e-5
@@ -168,6 +175,7 @@ if [ -s "$C/conv_chain.onnx" ]; then
         if compile "$C/conv_chain.onnx" "$C/conv_chain-$v.wasm" -O3 -q "${flag[@]}"; then
             run_and_compare "conv-chain-$v" "$C/conv_chain-$v.wasm" "$C/in" "$C/want" 1e-4 1e-5
             run_and_compare "conv-chain-$v second run" "$C/conv_chain-$v.wasm" "$C/in" "$C/want" 1e-4 1e-5 2
+            threads_check "conv-chain-$v" "$C/conv_chain.onnx" "$C/in" -O3 "${flag[@]}"
         fi
     done
 fi
@@ -190,6 +198,7 @@ ppocr() { # NAME FILE SHAPE
     fi
     compile "$model" "$dir/$name.wasm" -O3 -q --shape "x=$shape" || return
     run_and_compare "$name" "$dir/$name.wasm" "$dir/in" "$dir/want" 1e-4 1e-5
+    threads_check "$name" "$model" "$dir/in" -O3 --shape "x=$shape"
 }
 ppocr ppocrv4-det ch_PP-OCRv4_det_infer.onnx 1x3x640x640
 ppocr ppocrv4-rec ch_PP-OCRv4_rec_infer.onnx 1x3x48x320
@@ -282,6 +291,7 @@ if [ -s "$D/decoder_attention.onnx" ]; then
     fi
     if compile "$D/decoder_attention.onnx" "$D/decoder_attention.wasm" -O3 -q; then
         run_and_compare "decoder-attention" "$D/decoder_attention.wasm" "$D/in" "$D/want" 1e-4 1e-5
+        threads_check decoder-attention "$D/decoder_attention.onnx" "$D/in" -O3
     fi
 fi
 

@@ -79,9 +79,9 @@ static void splat_pixels(const float *src, const int32_t *kb, const int32_t *off
 }
 
 /* y[m][p] = post(clamp(yc[m][p] + bias[m] + res[m][p])), yc rows ldy apart; then y2. */
-static void store_output(const wgk_conv2d_args *a, const float *yc, int ldy, int P)
+static void store_output(const wgk_conv2d_args *a, const float *yc, int ldy, int P, int m_lo, int m_hi)
 {
-    for (int m = 0; m < a->M; m++) {
+    for (int m = m_lo; m < m_hi; m++) {
         const float *src = yc + (size_t)m * ldy, *res = a->res ? a->res + (size_t)m * P : NULL;
         float *yr = a->y + (size_t)m * P;
         const float b = a->bias ? a->bias[m] : 0.0f;
@@ -122,6 +122,12 @@ void wgk_f32_conv2d_fewpix(const wgk_conv2d_args *a)
     float *const pad = odd + (size_t)NR * K;
     int32_t *const kb = (int32_t *)(pad + wgk_conv_packed_pad_floats(a));
     int32_t *const off = kb + K;
+    /* Threads: runs of weight panel pairs (8 output channels); each broadcasts the
+     * pixels itself (1/M of the multiplies). */
+    int p_lo, p_hi;
+    wgk_part_range(a->part, (panels + 1) / 2, 1, &p_lo, &p_hi);
+    if (p_lo >= p_hi)
+        return;
     const float *src = im2col_tables(a, pad, kb, off);
     if (panels % 2) { /* the last panel and a zero one, side by side like two packed panels */
         const float *last = a->w + (size_t)(panels - 1) * K * WGK_CONV_MR;
@@ -134,7 +140,7 @@ void wgk_f32_conv2d_fewpix(const wgk_conv2d_args *a)
         const int kc = K - k0 < KC ? K - k0 : KC;
         splat_pixels(src, kb, off, P, tail, k0, kc, splat);
         /* One pair of weight panels' slice (kc x 8, in L1) against every pixel group. */
-        for (int n = 0; 2 * n < panels; n++) {
+        for (int n = p_lo; n < p_hi; n++) {
             const float *b = (2 * n + 1 < panels ? a->w + (size_t)2 * n * K * WGK_CONV_MR : odd) +
                              (size_t)k0 * WGK_CONV_MR;
             for (int g = 0; g < groups; g++) {
@@ -148,5 +154,5 @@ void wgk_f32_conv2d_fewpix(const wgk_conv2d_args *a)
             }
         }
     }
-    store_output(a, yc, ldy, P);
+    store_output(a, yc, ldy, P, 2 * WGK_CONV_MR * p_lo, 2 * WGK_CONV_MR * p_hi < a->M ? 2 * WGK_CONV_MR * p_hi : a->M);
 }

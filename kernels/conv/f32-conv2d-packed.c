@@ -195,6 +195,11 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
     float *const pad = splat + 4 * WGK_CONV_MR * KC;
     int32_t *const kb = (int32_t *)(pad + wgk_conv_packed_pad_floats(a));
     int32_t *const off = kb + K, *const info = off + nc;
+    /* Threads split each group's output channels in weight panels (wgk_conv_packed.h). */
+    int m_lo, m_hi;
+    wgk_part_range(a->part, mg, WGK_CONV_MR, &m_lo, &m_hi);
+    if (m_lo >= m_hi)
+        return;
     for (int n = 0; n < a->N; n++)
         for (int g = 0; g < a->groups; g++) {
             const float *x = a->x + ((size_t)n * a->C + (size_t)g * cg) * a->H * a->W;
@@ -219,7 +224,7 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
                     const int first = k0 == 0, last = k0 + kc == K;
                     const float lo = last ? a->min : -__builtin_inff();
                     const float hi = last ? a->max : __builtin_inff();
-                    for (int m0 = 0; m0 < mg; m0 += WGK_CONV_MR) {
+                    for (int m0 = m_lo; m0 < m_hi; m0 += WGK_CONV_MR) {
                         const float *ap = wg + (size_t)(m0 / WGK_CONV_MR) * K * WGK_CONV_MR +
                                           (size_t)k0 * WGK_CONV_MR;
                         const int mr = mg - m0 < WGK_CONV_MR ? mg - m0 : WGK_CONV_MR;

@@ -178,6 +178,12 @@ void wgk_f32_conv2d_strassen(const wgk_conv2d_args *a)
     const size_t ostride = (size_t)s.Kh * nc;
     float *const splat = b + 7 * ostride;
     float *const gathered = splat + 4 * MR * KC;
+    /* Threads: runs of the half-size weight panels (each row of them feeds output rows
+     * m and m + M/2); every thread packs the operands itself (1/M of the multiplies). */
+    int m_lo, m_hi;
+    wgk_part_range(a->part, s.Mh, MR, &m_lo, &m_hi);
+    if (m_lo >= m_hi)
+        return;
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * a->C * a->H * a->W;
         if (a->SH != 1 || a->SW != 1) { /* strided: gather the pixels the conv reads, K x P */
@@ -197,7 +203,7 @@ void wgk_f32_conv2d_strassen(const wgk_conv2d_args *a)
             const int right = (int)P - s.Ph - s.nb;
             s.ncr = right < 0 ? 0 : right < nc ? right : nc;
             pack_operands(x, &s, b, ostride);
-            for (int m0 = 0; m0 < s.Mh; m0 += MR)
+            for (int m0 = m_lo; m0 < m_hi; m0 += MR)
                 run_panel(a, &s, m0, b, ostride, y, res, res_in_y, splat);
         }
     }

@@ -107,8 +107,8 @@ static void store_tiles4(const float *mm, size_t mx, float *y, const float *res,
  * operand), and store the tiles transposed into Mo. The weight-broadcast path would
  * reuse each broadcast for only 1-2 tiles (the shuffle micro-kernel instead: about 25%
  * slower per tile). */
-static void gemm_few_tiles(const float *w, size_t wx, int npos, int M, int C, const float *V, size_t vx, float *Mo,
-                           size_t mx, int nt, int ncols, float *As)
+static void gemm_few_tiles(const float *w, size_t wx, int npos, int m_lo, int m_hi, int C, const float *V, size_t vx,
+                           float *Mo, size_t mx, int nt, int ncols, float *As)
 {
     const int groups = ncols / 4;
     for (int xi = 0; xi < npos; xi++) {
@@ -120,7 +120,7 @@ static void gemm_few_tiles(const float *w, size_t wx, int npos, int M, int C, co
          * the groups (64 KiB at C = 256) from L2 instead, twice the bytes per multiply:
          * 14x14 256-channel F(4x4) layers 3.42-3.46 -> 3.31-3.38 ms. */
         for (int g = 0; g < groups; g++)
-            for (int m0 = 0; m0 < M; m0 += 2 * WGK_CONV_MR) {
+            for (int m0 = m_lo; m0 < m_hi; m0 += 2 * WGK_CONV_MR) {
                 const float *b = w + xi * wx + (size_t)(m0 / WGK_CONV_MR) * C * WGK_CONV_MR;
                 wgk_f32_conv_ukernel_splat_t(C, As + (size_t)g * C * 16, b, WGK_CONV_MR, (size_t)C * WGK_CONV_MR,
                                              Mo + xi * mx + (size_t)m0 * nt + 4 * g, nt, 0);
@@ -131,13 +131,20 @@ static void gemm_few_tiles(const float *w, size_t wx, int npos, int M, int C, co
 void wgk_winograd_gemm(const float *w, size_t wx, int npos, int M, int C, const float *V, size_t vx,
                    float *Mo, size_t mx, int nt, int ncols, float *As)
 {
+    wgk_winograd_gemm_rows(w, wx, npos, M, 0, M, C, V, vx, Mo, mx, nt, ncols, As);
+}
+
+void wgk_winograd_gemm_rows(const float *w, size_t wx, int npos, int M, int m_lo, int m_hi, int C, const float *V,
+                            size_t vx, float *Mo, size_t mx, int nt, int ncols, float *As)
+{
     const float inf = __builtin_inff();
+    /* The path is chosen on the whole M, so every thread's rows take the same one. */
     if (ncols <= 2 * WGK_CONV_NR && ncols % 4 == 0 && M % (2 * WGK_CONV_MR) == 0) {
-        gemm_few_tiles(w, wx, npos, M, C, V, vx, Mo, mx, nt, ncols, As);
+        gemm_few_tiles(w, wx, npos, m_lo, m_hi, C, V, vx, Mo, mx, nt, ncols, As);
         return;
     }
     for (int xi = 0; xi < npos; xi++)
-        for (int m0 = 0; m0 < M; m0 += WGK_CONV_MR) {
+        for (int m0 = m_lo; m0 < m_hi; m0 += WGK_CONV_MR) {
             const int mr = M - m0 < WGK_CONV_MR ? M - m0 : WGK_CONV_MR;
             const float *ap = w + xi * wx + (size_t)(m0 / WGK_CONV_MR) * C * WGK_CONV_MR;
             float *mo = Mo + xi * mx + (size_t)m0 * nt;

@@ -361,10 +361,15 @@ static inline __attribute__((always_inline)) void winograd_tile6(const wgk_conv2
     float *As = Mo + 36 * mx; /* [C][16]: broadcast weight panel (or [4][C][16]: tiles) */
     float *xp = As + (size_t)64 * C; /* one plane's padded rows for the block */
     const int wp = wgk_winograd_tile6_pad_width(OW, m);
+    /* Threads: blocks of tiles or ranges of output channels (wgk_winograd_part). */
+    int t_lo, t_hi, m_lo, m_hi;
+    wgk_winograd_part(a->part, T, nt, M, &t_lo, &t_hi, &m_lo, &m_hi);
+    if (t_lo >= t_hi || m_lo >= m_hi)
+        return;
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * C * H * W;
         const size_t yo = (size_t)n * M * OH * OW;
-        for (int t0 = 0; t0 < T; t0 += nt) {
+        for (int t0 = t_lo; t0 < t_hi; t0 += nt) {
             const int cnt = T - t0 < nt ? T - t0 : nt;
             const int panels = (cnt + WGK_CONV_NR - 1) / WGK_CONV_NR;
             /* The block's tiles read tile rows th0..th1: input rows m*th0 - PT on. Per
@@ -380,8 +385,8 @@ static inline __attribute__((always_inline)) void winograd_tile6(const wgk_conv2
             /* Columns up to a multiple of 4: a last half panel costs half (the output
              * transforms read 4 adjacent columns). */
             const int ncols = (cnt + 3) / 4 * 4;
-            wgk_winograd_gemm(a->w, wx, 36, M, C, V, vx, Mo, mx, nt, ncols, As);
-            for (int o = 0; o < M; o++) {
+            wgk_winograd_gemm_rows(a->w, wx, 36, M, m_lo, m_hi, C, V, vx, Mo, mx, nt, ncols, As);
+            for (int o = m_lo; o < m_hi; o++) {
                 const float *mm = Mo + (size_t)o * nt;
                 const float b = a->bias ? a->bias[o] : 0.0f;
                 const size_t ym = yo + (size_t)o * OH * OW;

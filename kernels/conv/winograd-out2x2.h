@@ -41,10 +41,15 @@ WGK_INLINE void wgk_winograd_out2x2_run(const wgk_conv2d_args *a, const wino2x2 
     float *V = a->scratch;     /* [npos][C][nt]: row c = channel c's tiles (wgk_winograd_gemm) */
     float *Mo = V + npos * vx; /* [npos][M][nt] */
     float *As = Mo + npos * mx; /* broadcasts (wgk_winograd_gemm) */
+    /* Threads: blocks of tiles or ranges of output channels (wgk_winograd_part). */
+    int t_lo, t_hi, m_lo, m_hi;
+    wgk_winograd_part(a->part, T, nt, M, &t_lo, &t_hi, &m_lo, &m_hi);
+    if (t_lo >= t_hi || m_lo >= m_hi)
+        return;
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * C * H * W;
         const size_t yo = (size_t)n * M * OH * OW;
-        for (int t0 = 0; t0 < T; t0 += nt) {
+        for (int t0 = t_lo; t0 < t_hi; t0 += nt) {
             const int cnt = T - t0 < nt ? T - t0 : nt;
             const int panels = (cnt + WGK_CONV_NR - 1) / WGK_CONV_NR;
             for (int c = 0; c < C; c++) {
@@ -73,8 +78,8 @@ WGK_INLINE void wgk_winograd_out2x2_run(const wgk_conv2d_args *a, const wino2x2 
             /* Columns up to a multiple of 4: a last half panel costs half (the output
              * transforms read 4 adjacent columns). */
             const int ncols = (cnt + 3) / 4 * 4;
-            wgk_winograd_gemm(a->w, wx, npos, M, C, V, vx, Mo, mx, nt, ncols, As);
-            for (int m = 0; m < M; m++) {
+            wgk_winograd_gemm_rows(a->w, wx, npos, M, m_lo, m_hi, C, V, vx, Mo, mx, nt, ncols, As);
+            for (int m = m_lo; m < m_hi; m++) {
                 const float *mm = Mo + (size_t)m * nt;
                 const float b = a->bias ? a->bias[m] : 0.0f;
                 const size_t ym = yo + (size_t)m * OH * OW;

@@ -184,8 +184,8 @@ static void rows4(const wgk_gemm_args *g, int m, int n, const float *b, v128_t a
 }
 
 /* Broadcast rows of A for the splat path: 128 KiB, 4-row groups of K x 16 floats. */
-#define SPLAT_FLOATS 32768
-static float a_splat[SPLAT_FLOATS];
+#define SPLAT_FLOATS WGK_GEMM_SPLAT_FLOATS
+static float static_splat[SPLAT_FLOATS]; /* g->splat when that is NULL */
 
 /* Rows m..m+3 of A (zeros past M) as wgk_conv_splat_a lays out a weight panel:
  * dst[(k*4 + r)*4 + l] = A(m + r, k). */
@@ -225,6 +225,7 @@ static int splat_groups(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t 
         return 0;
     const int plain = g->alpha == 1.0f && !g->bias && !g->res && g->min == -__builtin_inff() &&
                       g->max == __builtin_inff();
+    float *const a_splat = g->splat ? g->splat : static_splat;
     for (int m0 = 0; m0 < M; m0 += 4 * per) {
         const int groups = (M - m0 + 3) / 4 < per ? (M - m0 + 3) / 4 : per;
         for (int i = 0; i < groups; i++)
@@ -247,6 +248,12 @@ static int splat_groups(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t 
 
 void wgk_f32_gemm_pb(const wgk_gemm_args *g)
 {
+    if (g->part.n > 1) { /* threads: this one's rows or columns */
+        wgk_gemm_args share;
+        if (wgk_gemm_share(g, 1, &share))
+            wgk_f32_gemm_pb(&share);
+        return;
+    }
     const int M = g->M, N = g->N, K = g->K;
     const v128_t alpha = wasm_f32x4_splat(g->alpha);
     const v128_t lo = wasm_f32x4_splat(g->min), hi = wasm_f32x4_splat(g->max);
@@ -274,6 +281,12 @@ void wgk_f32_gemm_pb(const wgk_gemm_args *g)
 
 void wgk_f32_gemm_pb(const wgk_gemm_args *g)
 {
+    if (g->part.n > 1) { /* threads: this one's rows or columns */
+        wgk_gemm_args share;
+        if (wgk_gemm_share(g, 1, &share))
+            wgk_f32_gemm_pb(&share);
+        return;
+    }
     const int M = g->M, N = g->N, K = g->K;
     const int mb = block_rows(K);
     for (int m0 = 0; m0 < M; m0 += mb) {

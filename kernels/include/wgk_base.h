@@ -27,6 +27,35 @@ static inline void wgk_valid_range(int count, int stride, int off, int limit, in
     *hi = h;
 }
 
+/* Which share of a kernel's output this call computes, in a module built with
+ * `compile --threads` (docs/performance.md "Threads"): thread t of n. n <= 1 (a zeroed
+ * field, as every single-threaded call leaves it) is the whole output. A kernel that
+ * takes one splits its output with wgk_part_range over units it computes independently
+ * (rows, column panels, tiles, channels), so that every output element is computed by
+ * one thread in the same order as on one thread: the bits do not depend on n. */
+typedef struct wgk_part {
+    int t, n;
+} wgk_part;
+
+/* Thread p.t's units of [0, total) in steps of `unit` (the last unit may be short):
+ * ceil(total / unit) units dealt out contiguously, the first (units % n) threads one
+ * more. A pure function of (total, unit, n, t). */
+static inline void wgk_part_range(wgk_part p, int total, int unit, int *lo, int *hi)
+{
+    if (p.n <= 1 || total <= 0) {
+        *lo = 0;
+        *hi = total > 0 ? total : 0;
+        return;
+    }
+    const long units = ((long)total + unit - 1) / unit;
+    const long base = units / p.n, extra = units % p.n;
+    const long u0 = (long)p.t * base + (p.t < extra ? p.t : extra);
+    const long u1 = u0 + base + (p.t < extra ? 1 : 0);
+    const long l = u0 * unit, h = u1 * unit;
+    *lo = (int)(l < total ? l : total);
+    *hi = (int)(h < total ? h : total);
+}
+
 #ifdef __wasm_simd128__
 /* acc + x * y: one f32x4.relaxed_madd (a fused multiply-add on x86 and ARM) in
  * -mrelaxed-simd builds, a multiply then an add otherwise. */

@@ -52,6 +52,10 @@ typedef struct wgk_conv2d_args {
     float *y2;
     const float *y2_affine;
     float y2_min, y2_max;
+    /* The share of the output this call computes (wgk_base.h; the kernels that split
+     * their output say how in their header, others must run with part.n <= 1). The
+     * scratch is then this thread's own. */
+    wgk_part part;
 } wgk_conv2d_args;
 
 #define WGK_POST_HARDSWISH 1

@@ -130,7 +130,9 @@ static inline size_t wgk_conv_packed_scratch(const wgk_conv2d_args *a)
 
 /* The convolution; a->w packed by wgk_conv_pack_w, a->scratch of
  * wgk_conv_packed_scratch(a) floats; a->gemm and a->w_rowmajor
- * are not used. */
+ * are not used. Threads (a->part) take contiguous runs of each group's weight panels
+ * (output channels in fours): each packs the whole B block itself, which costs 1/M of
+ * the block's multiplies, and computes its rows exactly as one thread would. */
 void wgk_f32_conv2d_packed(const wgk_conv2d_args *a);
 
 /* The micro-kernel: MR rows x ncols columns of C, one MR x NR tile at a time,

@@ -37,7 +37,44 @@ typedef struct wgk_gemm_args {
     int ldr;
     float alpha, beta;
     float min, max;
+    /* Threads: this call's share of C (wgk_gemm_share), and a buffer of
+     * WGK_GEMM_SPLAT_FLOATS floats of the thread's own for wgk_f32_gemm_pb (NULL: the
+     * kernel's static one, for thread 0 and single-threaded calls). */
+    wgk_part part;
+    float *splat;
 } wgk_gemm_args;
+
+#define WGK_GEMM_SPLAT_FLOATS 32768
+
+/* Thread g->part's share of C as a GEMM of its own in *s (part cleared): runs of 4-row
+ * groups when there are at least 8 rows per thread, else runs of 8-column panels (b
+ * packed by wgk_pack_b when packed_b). Each element is then computed by the same code in
+ * the same order as in the whole call (the kernels sum every column in k order whatever
+ * its tile). Returns 0 when the share is empty. */
+static inline int wgk_gemm_share(const wgk_gemm_args *g, int packed_b, wgk_gemm_args *s)
+{
+    *s = *g;
+    s->part = (wgk_part){0, 0};
+    if (g->part.n <= 1)
+        return 1;
+    int lo, hi;
+    if (g->M >= 8 * g->part.n) {
+        wgk_part_range(g->part, g->M, WGK_GEMM_MR, &lo, &hi);
+        s->M = hi - lo;
+        s->a = g->a + (ptrdiff_t)(lo / WGK_GEMM_MR) * g->a_panel;
+        s->c = g->c + (ptrdiff_t)lo * g->ldc;
+        s->res = g->res ? g->res + (ptrdiff_t)lo * g->ldr : 0;
+        s->bias = g->bias ? g->bias + (ptrdiff_t)lo * g->bias_m : 0;
+    } else {
+        wgk_part_range(g->part, g->N, WGK_GEMM_NR, &lo, &hi);
+        s->N = hi - lo;
+        s->b = packed_b ? g->b + (ptrdiff_t)(lo / WGK_GEMM_NR) * g->K * WGK_GEMM_NR : g->b + lo;
+        s->c = g->c + lo;
+        s->res = g->res ? g->res + lo : 0;
+        s->bias = g->bias ? g->bias + (ptrdiff_t)lo * g->bias_n : 0;
+    }
+    return lo < hi;
+}
 
 typedef void (*wgk_gemm_fn)(const wgk_gemm_args *g);
 

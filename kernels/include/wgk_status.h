@@ -26,7 +26,11 @@
     X(WGK_ERR_BRANCH, 11, "an If took a branch that is invalid for the module's input shapes "  \
                           "(see the compile's note)")                                 \
     X(WGK_ERR_SEQ_INDEX, 15, "a sequence position is out of range (SequenceAt)")              \
-    X(WGK_ERR_OPTIONAL_EMPTY, 16, "an optional value is empty (OptionalGetElement)")
+    X(WGK_ERR_OPTIONAL_EMPTY, 16, "an optional value is empty (OptionalGetElement)")                  \
+    X(WGK_ERR_THREAD_ABORT, 20, "another thread of the run trapped or was stopped "            \
+                                "(wg_threads_abort)")                                          \
+    X(WGK_ERR_THREADS, 21, "a thread number or thread count out of range for the module "     \
+                           "(wg_thread_init, wg_run_begin, wg_run_thread)")
 
 enum {
     WGK_OK = 0,

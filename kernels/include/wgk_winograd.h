@@ -98,6 +98,27 @@ int wgk_winograd_per_group(const wgk_conv2d_args *a, void (*kernel)(const wgk_co
  * memory) panels C*NR floats apart made most of its stores first-level TLB misses. */
 void wgk_winograd_gemm(const float *w, size_t wx, int npos, int M, int C, const float *V, size_t vx,
                    float *Mo, size_t mx, int nt, int ncols, float *As);
+/* The same for output channels [m0, m1) only (threads: wgk_winograd_part), each element
+ * computed exactly as wgk_winograd_gemm computes it: m0, and m1 unless it is M, multiples
+ * of 2 * WGK_CONV_MR. */
+void wgk_winograd_gemm_rows(const float *w, size_t wx, int npos, int M, int m0, int m1, int C, const float *V,
+                            size_t vx, float *Mo, size_t mx, int nt, int ncols, float *As);
+
+/* Thread a->part's share of a Winograd conv of T tiles in blocks of nt, M output
+ * channels: whole blocks [*t_lo, *t_hi) of tiles when there are at least 4 per thread
+ * (no work repeated), else every block for output channels [*m_lo, *m_hi) in steps of
+ * 2 * WGK_CONV_MR (each thread then transforms the block's input itself: the GEMM is the
+ * larger part). A pure function of the shape and the thread count. */
+static inline void wgk_winograd_part(wgk_part p, int T, int nt, int M, int *t_lo, int *t_hi, int *m_lo, int *m_hi)
+{
+    *t_lo = 0, *t_hi = T, *m_lo = 0, *m_hi = M;
+    if (p.n <= 1)
+        return;
+    if ((T + nt - 1) / nt >= 4 * p.n)
+        wgk_part_range(p, T, nt, t_lo, t_hi);
+    else
+        wgk_part_range(p, M, 8, m_lo, m_hi);
+}
 
 /* ---- Winograd F(4x4, 3x3): 6x6 input tiles, 4x4 output tiles, 36 GEMMs of M x C:
  * 4x fewer multiplies than direct (F(2x2): 2.25x) for a 36/9 larger weight. Points

@@ -34,9 +34,14 @@ bool wg_cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* The sandbox limits every command that runs a module accepts:
  *   --time-limit-ms N   one run may take at most N ms (then WG_ERR_LIMIT)
  *   --memory-limit-mb N modules declaring more linear memory are refused
+ *   --threads N         a threaded module runs on N threads (docs/abi.md "Threads")
  * Returns 1 when opt is one of them and val is valid (caller skips val), 0 when opt is not
  * a limit option, -1 (after printing the usage error) when val is missing or bad. */
 int wg_cli_limit_option(const char *usage, const char *opt, const char *val, wg_runtime_options *o);
+/* (--threads N is parsed there too: a threaded module's session runs on N threads.) After
+ * the session is made: 0 when it runs on the threads asked for, else the exit code (1)
+ * after a message saying why not (a module built without --threads, or for fewer). */
+int wg_cli_check_threads(const char *model, const wg_runtime_options *o, const wg_session *s);
 /* The arguments of the timing commands (bench, profile): one model path, --warmup N
  * (>= 0), --iters N (>= 1), the limit options, and the command's own boolean flags:
  * flags[i] (NULL-terminated) sets set[i]. warmup and iters hold the defaults on entry.

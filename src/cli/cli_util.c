@@ -121,6 +121,14 @@ int wg_cli_limit_option(const char *usage, const char *opt, const char *val, wg_
         o->time_limit_ms = v;
         return 1;
     }
+    if (!strcmp(opt, "--threads")) {
+        if (!val || !wg_cli_parse_u64(val, 1, 1024, &v)) {
+            wg_cli_usage(usage, "--threads needs an integer from 1 to 1024");
+            return -1;
+        }
+        o->threads = (int)v;
+        return 1;
+    }
     if (!strcmp(opt, "--memory-limit-mb")) {
         if (!val || !wg_cli_parse_u64(val, 1, 1 << 20, &v)) {
             wg_cli_usage(usage, "--memory-limit-mb needs a positive integer");
@@ -166,4 +174,15 @@ int wg_cli_timing_args(const char *usage, int argc, char **argv, const char *con
     if (!out->model)
         return wg_cli_usage(usage, "no model given");
     return 0;
+}
+
+int wg_cli_check_threads(const char *model, const wg_runtime_options *o, const wg_session *s)
+{
+    const int want = o->threads > 1 ? o->threads : 1, have = wg_session_threads(s);
+    if (want == have)
+        return 0;
+    if (have == 1)
+        return wg_cli_fail("%s was compiled without --threads: it runs on one thread (asked for %d)", model, want);
+    return wg_cli_fail("%s was compiled for at most %d threads (compile --threads --max-threads N), asked for %d",
+                       model, have, want);
 }

@@ -5,14 +5,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "common/dtype.h"
 #include "common/json.h"
 #include "wasmgraph.h"
 
+/* The calling thread's CPU time (ms). */
+static double thread_cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static const char usage[] = "wasmgraph bench MODEL.wasm [--warmup 3] [--iters 20] [--json] [--serve]\n"
-                            "                       [--time-limit-ms N] [--memory-limit-mb N]\n"
+                            "                       [--time-limit-ms N] [--memory-limit-mb N] [--threads N]\n"
                             "                       [--dim SYM=N]...  (ABI 2: run at symbol SYM = N;\n"
                             "                       symbols not given run at their maxima)";
 
@@ -167,6 +176,10 @@ int wg_cmd_bench(int argc, char **argv)
         }
     }
     double t2 = wg_cli_now_ms();
+    if (wg_cli_check_threads(t.model, &t.limits, s)) {
+        rc = 1;
+        goto done;
+    }
     uint64_t seed = UINT64_C(0x9e3779b97f4a7c15);
     for (size_t j = 0; j < wg_model_num_inputs(m); j++)
         fill_random(wg_model_input(m, j), wg_session_input(s, j), &seed);
@@ -193,6 +206,10 @@ int wg_cmd_bench(int argc, char **argv)
         goto done;
     }
     double sum = 0;
+    const int nt = wg_session_threads(s);
+    double cpu_before[64] = {0}, cpu0 = thread_cpu_ms();
+    for (int t = 0; t < nt && t < 64; t++)
+        cpu_before[t] = wg_session_thread_cpu_ms(s, t);
     for (uint64_t k = 0; k < iters; k++) {
         double a = wg_cli_now_ms();
         if (wg_session_run(s)) {
@@ -223,6 +240,16 @@ int wg_cmd_bench(int argc, char **argv)
         printf("  min         %10.3f ms\n", lat[0]);
         printf("  mean        %10.3f ms\n", mean);
         printf("  max         %10.3f ms\n", lat[iters - 1]);
+        /* Each thread's CPU time per timed run: a thread asleep at a barrier uses none, so
+         * this is the work each did, whatever else loads the machine (the balance of the
+         * split; the busiest thread bounds the run on idle cores). */
+        printf("CPU per run:  ");
+        if (nt > 1)
+            for (int t = 0; t < nt && t < 64; t++)
+                printf(" %.3f", (wg_session_thread_cpu_ms(s, t) - cpu_before[t]) / (double)iters);
+        else
+            printf(" %.3f", (thread_cpu_ms() - cpu0) / (double)iters);
+        printf(" ms (thread 0%s)\n", nt > 1 ? ", 1, ..." : "");
     }
     rc = 0;
 done:

@@ -19,7 +19,7 @@ static const char usage[] =
     "                          [--mean R,G,B] [--std R,G,B] [--scale S] [--bgr]\n"
     "                          [--layout nchw|nhwc] [--gray] [--no-preprocess]\n"
     "                          [--save-input FILE.pb]  (the input tensor, as fed)\n"
-    "                          [--time-limit-ms N] [--memory-limit-mb N]\n"
+    "                          [--time-limit-ms N] [--memory-limit-mb N] [--threads N]\n"
     "  pixel v in 0..255 becomes (v / scale - mean) / std (defaults 1, 0, 1); the image is\n"
     "  resized to the model's input size, or with --crop/--size N its shorter side goes to\n"
     "  N (default size*256/224) and the centre is cropped; --gray is automatic for 1 channel.\n"
@@ -214,6 +214,10 @@ int wg_cmd_classify(int argc, char **argv)
     }
     if (wg_session_new(m, &s)) {
         rc = wg_cli_fail("%s", wg_last_error(rt));
+        goto done;
+    }
+    if (wg_cli_check_threads(a.model, &a.limits, s)) {
+        rc = 1;
         goto done;
     }
     void *dst = wg_session_input(s, 0);

@@ -17,6 +17,8 @@ static const char usage[] =
     "                         ids=batch,seq; one module then runs at every size in the range)\n"
     "                         [--const NAME=FILE.pb]...  (graph input NAME becomes that constant)\n"
     "                         [--profile]  (one exported step per node, for `wasmgraph profile`)\n"
+    "                         [--threads [--max-threads N]]  (a module that splits its work among\n"
+    "                         up to N threads, default " WGC_THREADS_DEFAULT_STR ", on a shared memory; docs/abi.md \"Threads\")\n"
     "                         [--preprocess \"--size 256 --crop --bgr ...\"]  (classify's image\n"
     "                         options, recorded in the metadata as the model's defaults)\n"
     "errors print as 'wasmgraph: error (STATUS): ...' where STATUS names the wg_status\n"
@@ -128,6 +130,8 @@ static bool parse_dim_range(const char *text, wgc_symbol *d)
 static int compile_cmd(int argc, char **argv, char **prep_json)
 {
     wgc_options opt = {.opt_level = 2, .simd = true};
+    bool threads = false;
+    int max_threads = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-o") && i + 1 < argc) {
@@ -151,6 +155,18 @@ static int compile_cmd(int argc, char **argv, char **prep_json)
             }
         } else if (!strcmp(a, "--profile")) {
             opt.profile = true;
+        } else if (!strcmp(a, "--threads")) {
+            threads = true;
+        } else if (!strcmp(a, "--max-threads") && i + 1 < argc) {
+            char *end;
+            errno = 0;
+            long v = strtol(argv[++i], &end, 10);
+            if (errno || *end || end == argv[i] || v < 1 || v > WGC_THREADS_LIMIT) {
+                fprintf(stderr, "wasmgraph: error: --max-threads wants 1..%d, got '%s'\n", WGC_THREADS_LIMIT,
+                        argv[i]);
+                return 2;
+            }
+            max_threads = (int)v;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             opt.quiet = true;
         } else if (!strcmp(a, "--shape") && i + 1 < argc) {
@@ -207,6 +223,12 @@ static int compile_cmd(int argc, char **argv, char **prep_json)
         fputs(usage, stderr);
         return 2;
     }
+    if (max_threads && !threads) {
+        fprintf(stderr, "wasmgraph: error: --max-threads needs --threads\n");
+        return 2;
+    }
+    if (threads)
+        opt.threads = max_threads ? max_threads : WGC_THREADS_DEFAULT;
     if (opt.relaxed_simd && !opt.simd) {
         fprintf(stderr, "wasmgraph: error: --relaxed-simd needs SIMD; drop --no-simd\n");
         return 2;

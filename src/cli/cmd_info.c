@@ -88,6 +88,8 @@ int wg_cmd_info(int argc, char **argv)
         if (m->opt_level >= 0)
             printf(", -O%lld", (long long)m->opt_level);
     }
+    if (m->max_threads)
+        printf(", threads (up to %d, shared memory)", m->max_threads);
     printf("\n");
     if (m->num_run_steps || m->num_profile_steps)
         printf("%-10s %zu (wg_run_step)%s\n", "steps:", m->num_run_steps,

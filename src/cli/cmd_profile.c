@@ -11,7 +11,7 @@
 #include "wasmgraph.h"
 
 static const char usage[] = "wasmgraph profile MODEL.wasm [--warmup 3] [--iters 20] [--by-op]\n"
-                            "                         [--time-limit-ms N] [--memory-limit-mb N]";
+                            "                         [--time-limit-ms N] [--memory-limit-mb N] [--threads N]";
 
 /* One line of the table: a step, or with --by-op every step of one op type. */
 typedef struct row {
@@ -141,6 +141,10 @@ int wg_cmd_profile(int argc, char **argv)
     const wg_json *steps = wg_json_get(meta, "profile");
     if (wg_session_new(m, &s)) {
         rc = wg_cli_fail("%s", wg_last_error(rt));
+        goto done;
+    }
+    if (wg_cli_check_threads(t.model, &t.limits, s)) {
+        rc = 1;
         goto done;
     }
     for (uint64_t r = 0; r < warmup; r++)

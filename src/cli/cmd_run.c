@@ -19,7 +19,7 @@
 
 static const char usage[] =
     "wasmgraph run MODEL.wasm [--input NAME=FILE | --input FILE]... [--output-dir DIR]\n"
-    "                     [--runs N] [--time-limit-ms N] [--memory-limit-mb N]\n"
+    "                     [--runs N] [--time-limit-ms N] [--memory-limit-mb N] [--threads N]\n"
     "  --runs N   run N times on the same inputs and report the last run (a module's first\n"
     "             run may take another path than later ones: see README, Winograd)\n"
     "  inputs: .pb (ONNX TensorProto), .npy, .bin (raw little-endian bytes); a FILE without\n"
@@ -325,6 +325,10 @@ int wg_cmd_run(int argc, char **argv)
     }
     if (wg_model_load(rt, model, &m) || wg_session_new(m, &s)) {
         rc = wg_cli_fail("%s", wg_last_error(rt));
+        goto done;
+    }
+    if (wg_cli_check_threads(model, &opts, s)) {
+        rc = 1;
         goto done;
     }
     size_t n_in = wg_model_num_inputs(m), n_out = wg_model_num_outputs(m);

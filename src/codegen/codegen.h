@@ -20,6 +20,7 @@ typedef struct wgc_codegen_options {
     int opt_level;           /* 0..3 */
     bool simd, relaxed_simd;
     bool profile;            /* export wg_profile_steps/wg_profile_step (generate.c) */
+    int threads;             /* a threaded module for up to this many threads (threads.c); 0: not */
     const char *preprocess_json; /* NULL, or a JSON object stored as the metadata's "preprocess" */
 } wgc_codegen_options;
 
@@ -41,6 +42,20 @@ typedef struct wgc_layout {
 #define WGC_WEIGHTS_BASE WGC_WEIGHTS_ALIGN
 #define WGC_STACK_BYTES (1u << 20)
 #define WGC_STATIC_DATA_BUDGET (256u << 10)
+
+/* Threaded modules (threads.c): each thread but thread 0 (wasm-ld's stack) has a stack
+ * of this size above the static data. */
+#define WGC_THREAD_STACK_BYTES WGC_STACK_BYTES
+
+/* The steps, barrier and thread exports of a threaded module (malloc'ed C text; NULL when
+ * out of memory): step k's code is body[span[2k], span[2k+1]), split[k] whether it runs
+ * on every thread; worker stacks start at stacks_base. */
+char *wgc_threads_source(const char *body, const size_t *span, const bool *split, int n_steps,
+                         int n_node_steps, bool profile, int threads, uint32_t stacks_base);
+
+/* Turns the linked module's imported memory into a shared one, in place (threaded
+ * builds; wasm_module.c). */
+wg_status wgc_share_memory(wgc_graph *g, uint8_t *wasm, size_t len);
 
 /* Runs every live node's emit hook and assembles the module's C source into *src
  * (malloc'ed, caller frees). Fills e (weights) and *layout. */

@@ -11,6 +11,7 @@
  * kernels read float32 as in any model. */
 #include "emitter.h"
 #include "../ir/symdim.h"
+#include "../ir/kernels.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -137,7 +138,10 @@ static bool halves_exactly(const void *data, size_t bytes)
 static int64_t place_weight(wgc_emitter *e, const void *data, size_t bytes, bool *half)
 {
     *half = false;
-    if (!e->g->fp16_weights || bytes < WGC_HALF_MIN_BYTES || !halves_exactly(data, bytes))
+    /* threaded builds keep float32 weights: their steps (threads.c) have no first-run
+     * widening yet */
+    if (!e->g->fp16_weights || e->target.threads > 0 || bytes < WGC_HALF_MIN_BYTES ||
+        !halves_exactly(data, bytes))
         return weight_add(e, data, bytes);
     const size_t n = bytes / 4;
     if (e->n_halves == e->cap_halves) {
@@ -221,10 +225,32 @@ const char *wgc_scratch(wgc_emitter *e)
     if (off < 0) {
         e->failed = true;
         snprintf(s, 96, "0 /* node has no scratch */");
+    } else if (e->target.threads && e->plan->scratch_copies > 1 && wgc_node_splits(&e->g->nodes[e->node])) {
+        /* One copy per thread, side by side (plan.c), for the nodes whose kernel runs
+         * on every thread; the others run on thread 0 and may name it in static data. */
+        snprintf(s, 96, "((void *)((char *)A(%lld) + (size_t)wg_t * %lld))", (long long)off,
+                 (long long)(e->plan->scratch_bytes[e->node] / e->plan->scratch_copies));
     } else {
         snprintf(s, 96, "A(%lld)", (long long)off);
     }
     return s;
+}
+
+bool wgc_threaded(const wgc_emitter *e)
+{
+    return e->target.threads > 0 && !e->single;
+}
+
+const char *wgc_part(wgc_emitter *e)
+{
+    e->split = true;
+    return "WG_PART";
+}
+
+void wgc_sync(wgc_emitter *e)
+{
+    e->split = true;
+    wgc_emit(e, "WG_SYNC();\n");
 }
 
 wg_status wgc_weight(wgc_emitter *e, const void *data, size_t bytes, const char **expr)

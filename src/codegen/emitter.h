@@ -28,6 +28,9 @@ struct wgc_emitter {
     size_t static_bytes;  /* static data the ops' code declares (wgc_static_data) */
     size_t *step_weights; /* per step of wg_run_step: bytes of weights it and the steps before read */
     int n_steps;
+    bool split;           /* threaded build: this node's code runs on every thread (wgc_part) */
+    bool single;          /* threaded build: this step (a control-flow construct with its
+                           * bodies) runs whole on thread 0, so its nodes do not split */
     bool failed;          /* an allocation failed: the result is unusable */
     char ring[16][96];
     int ring_i;

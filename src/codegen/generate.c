@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../kernels/include/wgk_gemm.h"
 #include "../ops/op.h"
 #include "../ops/sym.h"
 #include "codegen.h"
@@ -174,14 +175,21 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     wg_status st = WG_OK;
     size_t *span = NULL; /* [start, end) of each step's code in e->body */
     int *halves = NULL;  /* [start, end) of each step's float16 weights in e->halves */
+    bool *split = NULL;  /* threaded builds: the step runs on every thread (threads.c) */
+    char *thr = NULL;
     int n_steps = 0;
     *src = NULL;
     if ((st = check_abi_limits(g)) || (g->n_syms && (st = wgc_sym_check_boundary(g))))
         return st;
+    /* a threaded module does not yet check host-given dims itself (threads.c) */
+    if (opt->threads && g->n_syms)
+        return wgc_error(g, NULL, WG_ERR_UNSUPPORTED,
+                         "--threads with symbolic dimensions (--dim) is not supported yet");
     /* One step per live node and one for the output copies. */
     if (!(span = malloc(sizeof *span * 2 * (size_t)(g->n_nodes + 1))) ||
         !(halves = malloc(sizeof *halves * 2 * (size_t)(g->n_nodes + 1))) ||
-        !(e->step_weights = malloc(sizeof *e->step_weights * (size_t)(g->n_nodes + 1)))) {
+        !(e->step_weights = malloc(sizeof *e->step_weights * (size_t)(g->n_nodes + 1))) ||
+        !(split = calloc((size_t)(g->n_nodes + 1), sizeof *split))) {
         st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
         goto fail;
     }
@@ -190,8 +198,11 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
             continue;
         size_t start = e->len;
         halves[2 * n_steps] = e->n_halves;
-        /* one step per live node, except that an If, Loop or Scan with its bodies is one */
+        e->split = false;
+        /* one step per live node, except that an If, Loop or Scan with its bodies is one
+         * (whose nodes a threaded build runs on thread 0 alone: e->single) */
         const int last = wgc_step_last(g, i);
+        e->single = last > i;
         for (; i <= last; i++) {
             wgc_node *n = &g->nodes[i];
             if (n->dead)
@@ -204,6 +215,8 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
                 goto fail;
         }
         i = last;
+        e->single = false;
+        split[n_steps] = e->split;
         span[2 * n_steps] = start;
         span[2 * n_steps + 1] = e->len;
         halves[2 * n_steps + 1] = e->n_halves;
@@ -227,6 +240,8 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
         goto fail;
     }
 
+    if (opt->threads > 1) /* threads.c: wg_splat, one GEMM buffer per thread but the first */
+        wgc_static_data(e, (size_t)(opt->threads - 1) * WGK_GEMM_SPLAT_FLOATS * sizeof(float));
     layout->weights_base = WGC_WEIGHTS_BASE;
     layout->weight_bytes = e->wlen;
     layout->prepared_bytes = e->plen;
@@ -235,6 +250,9 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     uint64_t arena_base = align_up(prepared_base + e->plen, 64);
     uint64_t global_base = align_up(arena_base + (uint64_t)plan->arena_bytes, 64);
     uint64_t memory = align_up(global_base + WGC_STATIC_DATA_BUDGET + e->static_bytes + WGC_STACK_BYTES, 65536);
+    const uint64_t stacks_base = memory; /* threaded builds: the other threads' stacks */
+    if (opt->threads > 1)
+        memory = align_up(stacks_base + (uint64_t)(opt->threads - 1) * WGC_THREAD_STACK_BYTES, 65536);
     if (memory > (uint64_t)4 << 30 || memory > 0xffff0000u) {
         st = wgc_error(g, NULL, WG_ERR_INVALID,
                        "the model needs %llu bytes of memory (weights %llu + prepared weights %llu + "
@@ -254,7 +272,7 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     put(&t, "#define P(o) ((void *)(uintptr_t)(%uu + (o)))\n", layout->prepared_base);
     put(&t, "#define A(o) ((void *)(uintptr_t)(%uu + (o)))\n\n", layout->arena_base);
     put(&t, "__attribute__((export_name(\"wg_abi_version\"))) int wg_abi_version(void) { return %d; }\n\n",
-        wgc_module_abi(g));
+        opt->threads ? 2 : wgc_module_abi(g));
     if (g->n_syms) {
         char *dims = wgc_sym_exports_c(g);
         if (!dims) {
@@ -274,11 +292,20 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
         put(&t, "    case %d: return (int)(uintptr_t)A(%lld); /* %s */\n", k,
             (long long)g->tensors[g->outputs[k]].addr, g->tensors[g->outputs[k]].name);
     put(&t, "    default: return 0;\n    }\n}\n\n");
-    put_steps(&t, e, span, halves, n_steps, n_node_steps, opt->profile, g->n_syms > 0);
-    put(&t, "__attribute__((export_name(\"wg_run\"))) int wg_run(void)\n{\n");
-    put(&t, "    for (int k = 0; k < %d; k++) {\n        int status = wg_run_step(k);\n"
-            "        if (status)\n            return status;\n    }\n", n_steps);
-    put(&t, "    return 0;\n}\n");
+    if (opt->threads) {
+        if (!(thr = wgc_threads_source(e->body, span, split, n_steps, n_node_steps, opt->profile, opt->threads,
+                                       (uint32_t)stacks_base))) {
+            st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing the C source");
+            goto fail;
+        }
+        put(&t, "%s", thr);
+    } else {
+        put_steps(&t, e, span, halves, n_steps, n_node_steps, opt->profile, g->n_syms > 0);
+        put(&t, "__attribute__((export_name(\"wg_run\"))) int wg_run(void)\n{\n");
+        put(&t, "    for (int k = 0; k < %d; k++) {\n        int status = wg_run_step(k);\n"
+                "        if (status)\n            return status;\n    }\n", n_steps);
+        put(&t, "    return 0;\n}\n");
+    }
     if (t.failed) {
         st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing the C source");
         goto fail;
@@ -289,5 +316,7 @@ fail:
     free(t.s);
     free(span);
     free(halves);
+    free(split);
+    free(thr);
     return st;
 }

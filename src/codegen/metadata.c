@@ -163,7 +163,7 @@ static void add_step_weights(sbuf *b, const wgc_emitter *e)
 char *wgc_metadata_json(const wgc_graph *g, const wgc_codegen_options *opt, const wgc_layout *layout, const wgc_emitter *e)
 {
     sbuf b = {0};
-    addf(&b, "{\"abi\":%d,", wgc_module_abi(g));
+    addf(&b, "{\"abi\":%d,", opt->threads ? 2 : wgc_module_abi(g));
     if (g->n_syms) { /* ABI 2 */
         add(&b, "\"symbols\":[", 11);
         for (int k = 0; k < g->n_syms; k++) {
@@ -187,6 +187,8 @@ char *wgc_metadata_json(const wgc_graph *g, const wgc_codegen_options *opt, cons
          (unsigned long long)layout->arena_bytes, (unsigned long long)layout->weight_bytes,
          layout->memory_bytes, layout->weights_base);
     add_step_weights(&b, e);
+    if (opt->threads) /* docs/abi.md "Threads": the most threads wg_run_begin takes */
+        addf(&b, ",\"threads\":%d", opt->threads);
     if (opt->profile)
         add_profile(&b, g);
     if (opt->preprocess_json) { /* compile --preprocess: the image preprocessing the model wants */

@@ -160,6 +160,8 @@ wg_status wgc_build_module(wgc_graph *g, const wgc_codegen_options *opt, const c
         cc[n++] = "-msimd128";
     if (opt->relaxed_simd)
         cc[n++] = "-mrelaxed-simd";
+    if (opt->threads) /* the barrier's atomics (threads.c); the kernels need none */
+        cc[n++] = "-matomics";
     cc[n++] = inc;
     cc[n++] = "-c";
     cc[n++] = c_path;
@@ -188,6 +190,16 @@ wg_status wgc_build_module(wgc_graph *g, const wgc_codegen_options *opt, const c
     lc[n++] = a3;
     lc[n++] = "-z";
     lc[n++] = a4;
+    if (opt->threads) {
+        /* Imported (and exported as "memory", like every module's). Not --shared-memory:
+         * it would make every data segment passive, initialised by a start function,
+         * where hosts map or stream the weights segment only when it is active and no
+         * start function runs (data_split.h, js/wasmgraph.mjs); the import is made
+         * shared after linking (wgc_share_memory), which is all that flag changes for
+         * a module whose only mutable static data is zero-initialised. */
+        lc[n++] = "--import-memory";
+        lc[n++] = "--export-memory";
+    }
     lc[n++] = o_path;
     lc[n++] = lib;
     lc[n++] = "-o";
@@ -200,6 +212,8 @@ wg_status wgc_build_module(wgc_graph *g, const wgc_codegen_options *opt, const c
         goto fail;
     }
     if ((st = read_file(g, wasm_path, &linked, &linked_len)))
+        goto fail;
+    if (opt->threads && (st = wgc_share_memory(g, linked, linked_len)))
         goto fail;
     json = wgc_metadata_json(g, opt, layout, e);
     if (!json) {

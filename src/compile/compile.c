@@ -80,6 +80,7 @@ wgc_codegen_options wgc_codegen_options_of(const wgc_options *opt)
         .simd = opt->simd,
         .relaxed_simd = opt->relaxed_simd,
         .profile = opt->profile,
+        .threads = opt->threads,
         .preprocess_json = opt->preprocess_json,
     };
 }
@@ -97,9 +98,10 @@ wg_status wgc_compile(const wgc_options *opt, wgc_summary *summary, char *err, s
     wg_status st = wgc_compile_graph(opt, &g, err, errlen);
     if (st)
         return st;
+    plan.scratch_copies = opt->threads; /* each thread its own scratch */
     if ((st = wgc_plan_memory(g, &plan)))
         goto fail;
-    wgc_target target = {opt->simd || opt->relaxed_simd, opt->relaxed_simd, opt->opt_level};
+    wgc_target target = {opt->simd || opt->relaxed_simd, opt->relaxed_simd, opt->opt_level, opt->threads};
     if ((st = wgc_emitter_init(&e, g, &plan, &target)))
         goto fail;
     have_emitter = true;

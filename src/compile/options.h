@@ -15,6 +15,13 @@ typedef struct wgc_const_binding {
     const char *path;
 } wgc_const_binding;
 
+/* compile --threads: the thread count a threaded module is built for unless
+ * --max-threads says otherwise (each thread gets its own stack and copy of every node's
+ * scratch, so the bound costs memory), and the most it may be built for. */
+#define WGC_THREADS_DEFAULT 4
+#define WGC_THREADS_DEFAULT_STR "4"
+#define WGC_THREADS_LIMIT 64
+
 typedef struct wgc_options {
     const char *model_path;
     const char *output_path;
@@ -24,6 +31,8 @@ typedef struct wgc_options {
     bool relaxed_simd;
     bool quiet;              /* no compile summary */
     bool profile;            /* one exported step per node (wg_profile_step), see generate.c */
+    int threads;             /* --threads [--max-threads N]: the most threads a threaded module
+                              * runs on (codegen/threads.c); 0: single-threaded */
     const char *preprocess_json; /* NULL, or a JSON object stored as the metadata's "preprocess" */
     wgc_shape_override shapes[WGC_MAX_SHAPE_OVERRIDES];
     int n_shapes;

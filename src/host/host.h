@@ -45,6 +45,8 @@ struct wg_model {
     int64_t file_size, file_mtime_s, file_mtime_ns;
 };
 
+typedef struct wgh_worker wgh_worker;
+
 struct wg_session {
     wg_model *m;
     wasmtime_store_t *store;
@@ -60,6 +62,21 @@ struct wg_session {
     int64_t *sym_val, *sym_cur;
     bool *in_given;
     int64_t (*in_dims)[WG_MAX_RANK];
+    /* The linear memory (it never moves: a module's maximum is its minimum). */
+    uint8_t *mem_base;
+    uint64_t mem_size;
+    /* A threaded module (threads.c): its shared memory, the run's thread count and the
+     * other threads; n_threads is 0 for a single-threaded module. */
+    wasmtime_sharedmemory_t *shmem;
+    int n_threads, n_workers;
+    wgh_worker *workers;
+    wasmtime_func_t begin_fn, run_thread_fn, abort_fn;
+    bool has_sync, quit;
+    pthread_mutex_t mu;
+    pthread_cond_t job_cv, done_cv;
+    uint64_t job_gen;
+    int job_k0, job_k1, job_threads, job_pending;
+    double cpu_ms0; /* thread 0's CPU time in wg_run_thread, all runs */
 };
 
 /* session_dims.c: finds wg_dims_ptr and allocates the sizes' state (ABI 2; nothing for 1). */
@@ -76,6 +93,18 @@ wg_status wgh_wasmtime_error(wg_runtime *rt, wg_status st, wasmtime_error_t *e, 
 /* Turns a trap (deleting it) into a status: an epoch interrupt is WG_ERR_LIMIT, others
  * WG_ERR_TRAP; the message names model, function, trap code and wasmtime's text. */
 wg_status wgh_trap_error(wg_runtime *rt, wasm_trap_t *trap, const char *model, const char *func);
+
+/* Same, into buf instead of rt->err (for threads other than the caller's). */
+wg_status wgh_trap_text(const wg_runtime *rt, wasm_trap_t *trap, const char *model, const char *func, char *buf,
+                        size_t len);
+
+/* Threaded modules (threads.c): the session's shared memory (before instantiation), its
+ * threads (after; n from the runtime options, at most the module's), a run of steps
+ * [k0, k1) on all of them, and stopping them (idempotent, also after a failed start). */
+wg_status wgh_threads_memory(wg_session *s);
+wg_status wgh_threads_start(wg_session *s);
+wg_status wgh_threads_run(wg_session *s, int k0, int k1, const char *fname);
+void wgh_threads_stop(wg_session *s);
 
 /* Brackets one call into wasm when a time limit is set: arms/disarms the watchdog and
  * sets the store's deadline. */

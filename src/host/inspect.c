@@ -398,10 +398,23 @@ wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err,
         st = wg_fail(err, errlen, WG_ERR_ABI, "metadata has no integer \"abi\" version");
         goto fail;
     }
+    /* "threads": N (docs/abi.md "Threads"), ABI 2 only. */
+    const wg_json *thr = wg_json_get(j, "threads");
     if (out->abi < WG_ABI_VERSION_MIN || out->abi > WG_ABI_VERSION) {
         st = wg_fail(err, errlen, WG_ERR_ABI, "module ABI version %lld, this host supports %d..%d",
                   (long long)out->abi, WG_ABI_VERSION_MIN, WG_ABI_VERSION);
         goto fail;
+    }
+    if (thr) {
+        if (!wg_json_int(thr, &out->threads) || out->threads < 1 || out->threads > 1024) {
+            st = wg_fail(err, errlen, WG_ERR_ABI, "metadata: \"threads\" must be an integer 1..1024");
+            goto fail;
+        }
+        if (out->abi < 2) {
+            st = wg_fail(err, errlen, WG_ERR_ABI, "metadata: \"threads\" needs ABI version %d, the module says %lld",
+                         2, (long long)out->abi);
+            goto fail;
+        }
     }
     if (!(out->json = malloc(len + 1))) {
         st = wg_fail(err, errlen, WG_ERR_NOMEM, "out of memory");
@@ -491,6 +504,7 @@ static void fill_public(wgh_module_info *info)
         .step_weights = m->has_step_weights ? m->step_weights : NULL,
         .num_profile_steps = m->n_steps,
         .memory_min_bytes = info->memory_min_bytes,
+        .max_threads = (int)m->threads,
         .file_bytes = info->file_bytes,
         .metadata_json = m->json,
         .num_symbols = m->n_symbols,
@@ -543,7 +557,14 @@ wg_status wgh_inspect(const uint8_t *bytes, size_t len, uint64_t memory_limit,
     st = wgh_meta_parse((const char *)w.meta, w.meta_len, &out->meta, err, errlen);
     if (st)
         goto fail;
-    if (w.n_imports) {
+    const bool threaded = out->meta.threads > 0;
+    if (threaded && (!w.memory_imported || !w.memory_shared || !w.memory_has_max)) {
+        st = wg_fail(err, errlen, WG_ERR_ABI,
+                     "the metadata says \"threads\" but the module does not import a shared memory with a "
+                     "maximum as its only import");
+        goto fail;
+    }
+    if (w.n_imports && !threaded) {
         st = wg_fail(err, errlen, WG_ERR_ABI,
                   "the module imports %s (a %s)%s; wasmgraph modules must have no imports",
                   w.first_import, wgh_kind_name(w.first_import_kind),
@@ -560,7 +581,7 @@ wg_status wgh_inspect(const uint8_t *bytes, size_t len, uint64_t memory_limit,
                   wgh_kind_name(mem->kind));
         goto fail;
     }
-    if (w.memory64 || w.memory_shared) {
+    if (w.memory64 || (w.memory_shared && !threaded)) {
         st = wg_fail(err, errlen, WG_ERR_ABI, "the module's memory is %s; ABI v1 needs a plain 32-bit memory",
                   w.memory64 ? "64-bit" : "shared");
         goto fail;
@@ -570,6 +591,11 @@ wg_status wgh_inspect(const uint8_t *bytes, size_t len, uint64_t memory_limit,
         (st = check_func_export(&w, "wg_output_ptr", 1, err, errlen)) ||
         (st = check_func_export(&w, "wg_run", 0, err, errlen)) ||
         (out->meta.n_symbols && (st = check_func_export(&w, "wg_dims_ptr", 0, err, errlen))))
+        goto fail;
+    if (threaded && ((st = check_func_export(&w, "wg_thread_init", 1, err, errlen)) ||
+                     (st = check_func_export(&w, "wg_run_begin", 1, err, errlen)) ||
+                     (st = check_func_export(&w, "wg_run_thread", 3, err, errlen)) ||
+                     (st = check_func_export(&w, "wg_threads_abort", 0, err, errlen))))
         goto fail;
     /* The step exports: required by the metadata that describes them, and of the ABI's
      * type whenever present. */

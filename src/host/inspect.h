@@ -37,6 +37,7 @@ typedef struct wgh_meta {
     size_t n_steps;
     wg_symbol_info *symbols;    /* ABI 2 "symbols" (names owned), n_symbols of them */
     size_t n_symbols;
+    int64_t threads;            /* "threads": the most threads (a threaded module); 0 when absent */
 } wgh_meta;
 
 typedef struct wgh_module_info {

@@ -133,6 +133,12 @@ static void take_trap_text(wasm_byte_vec_t *v, char *buf, size_t len)
 
 wg_status wgh_trap_error(wg_runtime *rt, wasm_trap_t *trap, const char *model, const char *func)
 {
+    return wgh_trap_text(rt, trap, model, func, rt->err, sizeof rt->err);
+}
+
+wg_status wgh_trap_text(const wg_runtime *rt, wasm_trap_t *trap, const char *model, const char *func, char *buf,
+                        size_t len)
+{
     wasmtime_trap_code_t code;
     bool has_code = wasmtime_trap_code(trap, &code);
     wasm_message_t msg;
@@ -141,11 +147,14 @@ wg_status wgh_trap_error(wg_runtime *rt, wasm_trap_t *trap, const char *model, c
     take_trap_text(&msg, text, sizeof text);
     wasm_trap_delete(trap);
     if (has_code && code == WASMTIME_TRAP_CODE_INTERRUPT && rt->opts.time_limit_ms)
-        return wgh_error(rt, WG_ERR_LIMIT, "%s: %s: run exceeded the time limit of %llu ms", model,
-                         func, (unsigned long long)rt->opts.time_limit_ms);
-    return wgh_error(rt, WG_ERR_TRAP, "%s: %s trapped: %s%s%s%s", model, func,
-                     has_code ? trap_code_name(code) : "trap", text[0] ? " (" : "", text,
-                     text[0] ? ")" : "");
+    {
+        snprintf(buf, len, "%s: %s: run exceeded the time limit of %llu ms", model, func,
+                 (unsigned long long)rt->opts.time_limit_ms);
+        return WG_ERR_LIMIT;
+    }
+    snprintf(buf, len, "%s: %s trapped: %s%s%s%s", model, func, has_code ? trap_code_name(code) : "trap",
+             text[0] ? " (" : "", text, text[0] ? ")" : "");
+    return WG_ERR_TRAP;
 }
 
 static void *watchdog_main(void *arg)
@@ -234,6 +243,9 @@ wg_status wg_runtime_new(const wg_runtime_options *opts, wg_runtime **out)
     wasmtime_config_cranelift_opt_level_set(cfg, WASMTIME_OPT_LEVEL_SPEED);
     wasmtime_config_wasm_simd_set(cfg, true);
     wasmtime_config_wasm_relaxed_simd_set(cfg, true);
+    /* Threaded modules: atomics and a shared memory (docs/abi.md "Threads"). */
+    wasmtime_config_wasm_threads_set(cfg, true);
+    wasmtime_config_shared_memory_set(cfg, true);
     /* For `perf record`: JIT code symbols in /tmp/perf-PID.map (documented in README). */
     const char *pm = getenv("WASMGRAPH_PERFMAP");
     if (pm && !strcmp(pm, "1"))

@@ -80,8 +80,8 @@ static uint64_t map_data(wg_session *s, const wgh_segment *g, uint8_t *dst)
 static void advise_huge_pages(wg_session *s)
 {
     const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t base = (uintptr_t)wasmtime_memory_data(s->ctx, &s->memory);
-    uintptr_t end = base + (uintptr_t)wasmtime_memory_data_size(s->ctx, &s->memory);
+    uintptr_t base = (uintptr_t)s->mem_base;
+    uintptr_t end = base + (uintptr_t)s->mem_size;
     uintptr_t lo = (base + huge - 1) & ~(huge - 1), hi = end & ~(huge - 1);
 #ifdef MADV_HUGEPAGE
     if (hi > lo)
@@ -105,8 +105,8 @@ static wg_status copy_data(wg_session *s)
                          "%s: the file changed since the model was loaded (now %lld bytes, was "
                          "%lld): load it again",
                          m->name, (long long)sb.st_size, (long long)m->file_size);
-    uint8_t *mem = wasmtime_memory_data(s->ctx, &s->memory);
-    uint64_t size = wasmtime_memory_data_size(s->ctx, &s->memory);
+    uint8_t *mem = s->mem_base;
+    uint64_t size = s->mem_size;
     for (size_t i = 0; i < m->split.n_segs; i++) {
         const wgh_segment *g = &m->split.segs[i];
         if (g->mem_off + g->len > size) /* checked against the declared minimum at load */
@@ -144,7 +144,7 @@ static wg_status tensor_addr(wg_session *s, const char *fname, size_t i, const w
         st = call_i32(s, &f, fname, true, (int32_t)i, &ptr);
     if (st)
         return st;
-    uint64_t mem = wasmtime_memory_data_size(s->ctx, &s->memory);
+    uint64_t mem = s->mem_size;
     uint64_t p = (uint32_t)ptr;
     if (p + t->bytes > mem)
         return wgh_error(s->m->rt, WG_ERR_ABI,
@@ -189,8 +189,13 @@ wg_status wg_session_new(wg_model *m, wg_session **out)
      * outside wg_session_run plenty of room; the watchdog only ticks during calls. */
     if (rt->has_watchdog)
         wasmtime_context_set_epoch_deadline(s->ctx, UINT64_C(1) << 40);
+    const bool threaded = m->info.meta.threads > 0;
+    if (threaded && (st = wgh_threads_memory(s))) /* threads.c: the memory all threads import */
+        goto fail;
+    wasmtime_extern_t imp = {.kind = WASMTIME_EXTERN_SHAREDMEMORY, .of.sharedmemory = s->shmem};
     wgh_run_begin(rt, s->ctx);
-    wasmtime_error_t *e = wasmtime_instance_new(s->ctx, m->module, NULL, 0, &s->instance, &trap);
+    wasmtime_error_t *e = wasmtime_instance_new(s->ctx, m->module, threaded ? &imp : NULL, threaded ? 1 : 0,
+                                                &s->instance, &trap);
     wgh_run_end(rt);
     if (e) {
         char prefix[600];
@@ -203,12 +208,16 @@ wg_status wg_session_new(wg_model *m, wg_session **out)
         st = wgh_trap_error(rt, trap, m->name, "instantiation");
         goto fail;
     }
-    if (!wasmtime_instance_export_get(s->ctx, &s->instance, "memory", 6, &ext) ||
-        ext.kind != WASMTIME_EXTERN_MEMORY) {
-        st = wgh_error(rt, WG_ERR_ABI, "%s: no memory export `memory`", m->name);
-        goto fail;
+    if (!threaded) {
+        if (!wasmtime_instance_export_get(s->ctx, &s->instance, "memory", 6, &ext) ||
+            ext.kind != WASMTIME_EXTERN_MEMORY) {
+            st = wgh_error(rt, WG_ERR_ABI, "%s: no memory export `memory`", m->name);
+            goto fail;
+        }
+        s->memory = ext.of.memory;
+        s->mem_base = wasmtime_memory_data(s->ctx, &s->memory);
+        s->mem_size = wasmtime_memory_data_size(s->ctx, &s->memory);
     }
-    s->memory = ext.of.memory;
     advise_huge_pages(s);
     if (m->data_fd >= 0 && (st = copy_data(s)))
         goto fail;
@@ -262,6 +271,9 @@ wg_status wg_session_new(wg_model *m, wg_session **out)
             goto fail;
         }
     }
+    /* Last: the other threads' instances see the weights already in the memory. */
+    if (threaded && (st = wgh_threads_start(s)))
+        goto fail;
     rt->err[0] = 0;
     *out = s;
     return WG_OK;
@@ -274,8 +286,11 @@ void wg_session_free(wg_session *s)
 {
     if (!s)
         return;
+    wgh_threads_stop(s);
     if (s->store)
         wasmtime_store_delete(s->store);
+    if (s->shmem)
+        wasmtime_sharedmemory_delete(s->shmem);
     free(s->in_off);
     free(s->out_off);
     wgh_session_dims_free(s);
@@ -286,15 +301,14 @@ void *wg_session_input(wg_session *s, size_t i)
 {
     if (i >= s->m->info.meta.n_inputs)
         return NULL;
-    /* Fetched every time: the data pointer would move if the memory ever grew. */
-    return wasmtime_memory_data(s->ctx, &s->memory) + s->in_off[i];
+    return s->mem_base + s->in_off[i];
 }
 
 const void *wg_session_output(wg_session *s, size_t i)
 {
     if (i >= s->m->info.meta.n_outputs)
         return NULL;
-    return wasmtime_memory_data(s->ctx, &s->memory) + s->out_off[i];
+    return s->mem_base + s->out_off[i];
 }
 
 /* Calls wg_run or wg_profile_step(k): a trap, the time limit or a nonzero status is an error. */
@@ -317,7 +331,11 @@ static wg_status run_func(wg_session *s, const wasmtime_func_t *f, const char *f
 wg_status wg_session_run(wg_session *s)
 {
     wg_status st = wgh_session_write_dims(s); /* ABI 2: the sizes, checked before anything runs */
-    return st ? st : run_func(s, &s->run, "wg_run", false, 0);
+    if (st)
+        return st;
+    if (s->n_threads > 1)
+        return wgh_threads_run(s, 0, (int)s->m->info.meta.n_run_steps, "wg_run_thread");
+    return run_func(s, &s->run, "wg_run", false, 0);
 }
 
 wg_status wg_session_run_step(wg_session *s, size_t k)
@@ -328,5 +346,7 @@ wg_status wg_session_run_step(wg_session *s, size_t k)
     if (k >= m->info.meta.n_steps)
         return wgh_error(m->rt, WG_ERR_INVALID, "%s: profile step %zu out of range (the module has %zu)",
                          m->name, k, m->info.meta.n_steps);
+    if (s->n_threads > 1) /* profile steps are the first run steps */
+        return wgh_threads_run(s, (int)k, (int)k + 1, "wg_run_thread");
     return run_func(s, &s->step, "wg_profile_step", true, (int32_t)k);
 }

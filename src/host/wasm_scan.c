@@ -78,6 +78,8 @@ static wg_status scan_types(rd *r, wgh_wasm *w, char *err, size_t errlen)
     return r->bad ? wg_fail(err, errlen, WG_ERR_FORMAT, "type section is truncated") : WG_OK;
 }
 
+static wg_status scan_memtype(rd *r, wgh_wasm *w, const char *where, char *err, size_t errlen);
+
 static wg_status scan_imports(rd *r, wgh_wasm *w, char *err, size_t errlen)
 {
     w->n_imports = rd_u32(r);
@@ -90,9 +92,14 @@ static wg_status scan_imports(rd *r, wgh_wasm *w, char *err, size_t errlen)
             snprintf(w->first_import, sizeof w->first_import, "%.*s.%.*s", (int)(ml > 70 ? 70 : ml),
                      (const char *)m, (int)(nl > 70 ? 70 : nl), (const char *)nm);
             w->first_import_kind = kind;
+            /* A threaded module's one import, its memory (docs/abi.md "Threads"). */
+            if (kind == 2 && w->n_imports == 1) {
+                w->memory_imported = true;
+                return scan_memtype(r, w, "memory import", err, errlen);
+            }
         }
     }
-    /* The rest is not decoded: a module with any import is refused anyway. */
+    /* The rest is not decoded: a module with any other import is refused anyway. */
     return r->bad ? wg_fail(err, errlen, WG_ERR_FORMAT, "import section is truncated") : WG_OK;
 }
 
@@ -110,14 +117,13 @@ static wg_status scan_funcs(rd *r, wgh_wasm *w, char *err, size_t errlen)
     return r->bad ? wg_fail(err, errlen, WG_ERR_FORMAT, "function section is truncated") : WG_OK;
 }
 
-static wg_status scan_memory(rd *r, wgh_wasm *w, char *err, size_t errlen)
+/* A memory type (limits flags, minimum, maximum, page size), from the memory section or
+ * a memory import (`where` names it in messages). */
+static wg_status scan_memtype(rd *r, wgh_wasm *w, const char *where, char *err, size_t errlen)
 {
-    uint32_t n = rd_u32(r);
-    if (!n || r->bad)
-        return r->bad ? wg_fail(err, errlen, WG_ERR_FORMAT, "memory section is truncated") : WG_OK;
     uint8_t flags = rd_byte(r);
     if (flags & ~0x0fu)
-        return wg_fail(err, errlen, WG_ERR_FORMAT, "memory section: unknown limits flags 0x%02x", flags);
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "%s: unknown limits flags 0x%02x", where, flags);
     w->memory_shared = flags & 2;
     w->memory64 = flags & 4;
     uint64_t min = rd_leb(r, 64), max = 0;
@@ -128,15 +134,23 @@ static wg_status scan_memory(rd *r, wgh_wasm *w, char *err, size_t errlen)
     if (flags & 8)
         page_log2 = rd_u32(r);
     if (r->bad)
-        return wg_fail(err, errlen, WG_ERR_FORMAT, "memory section is truncated");
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "%s is truncated", where);
     if (page_log2 > 16)
-        return wg_fail(err, errlen, WG_ERR_FORMAT, "memory section: page size 2^%u", page_log2);
+        return wg_fail(err, errlen, WG_ERR_FORMAT, "%s: page size 2^%u", where, page_log2);
     /* Cap the page counts so the byte sizes cannot overflow; wasmtime rejects such sizes. */
     uint64_t cap = UINT64_C(1) << (63 - page_log2);
     w->has_memory = true;
     w->memory_min_bytes = (min > cap ? cap : min) << page_log2;
     w->memory_max_bytes = (max > cap ? cap : max) << page_log2;
     return WG_OK;
+}
+
+static wg_status scan_memory(rd *r, wgh_wasm *w, char *err, size_t errlen)
+{
+    uint32_t n = rd_u32(r);
+    if (!n || r->bad)
+        return r->bad ? wg_fail(err, errlen, WG_ERR_FORMAT, "memory section is truncated") : WG_OK;
+    return scan_memtype(r, w, "memory section", err, errlen);
 }
 
 static wg_status scan_exports(rd *r, wgh_wasm *w, char *err, size_t errlen)

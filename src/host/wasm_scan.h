@@ -47,12 +47,13 @@ typedef struct wgh_wasm {
     uint32_t n_types;
     uint32_t *func_types;
     uint32_t n_funcs;
-    /* The first defined memory: initial and maximum size in bytes. */
+    /* The first defined (or the imported) memory: initial and maximum size in bytes. */
     bool has_memory;
     uint64_t memory_min_bytes;
     bool memory_has_max;
     uint64_t memory_max_bytes;
     bool memory64, memory_shared;
+    bool memory_imported; /* the only import, and the memory (threaded modules) */
     wgh_export *exports;
     uint32_t n_exports;
 } wgh_wasm;

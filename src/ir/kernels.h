@@ -37,6 +37,15 @@ typedef struct wgc_kernel_info {
 const wgc_kernel_info *wgc_kernel_get(wgc_kernel k);
 /* Whether k takes a scratch area (a scratch rule other than scratch_none). */
 bool wgc_kernel_has_scratch(wgc_kernel k);
+/* Whether kernel k splits its output by its args' wgk_part (threaded modules,
+ * kernel_split.c: the one list of those that do). */
+bool wgc_kernel_splits(wgc_kernel k);
+/* Whether node n's code runs on every thread: its kernel splits, and so does the one it
+ * runs on the first run instead, if any (wgc_impl.first_run). */
+bool wgc_node_splits(const wgc_node *n);
+/* Elementwise code outside kernels.def (binary ops, pooling by planes) splits across
+ * threads from this many output elements: below, a barrier costs more than it saves. */
+#define WGC_SPLIT_MIN_ELEMENTS 65536
 /* k's label, "" for WGC_KERNEL_NONE. */
 const char *wgc_kernel_label(wgc_kernel k);
 /* The C function k is for a layer with kh x kw filters and strides sh, sw, into buf

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../ir/kernels.h"
 #include "helpers/inline_loops.h"
 
 static const int floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, 0};
@@ -192,6 +193,18 @@ static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         char eps[40];
         wgc_dlit(eps, sizeof eps, wgc_attr_float(n, "epsilon", 1e-5f));
         const bool has_b = wgc_in(g, n, 2) != NULL;
+        if (wgc_threaded(e) && outer >= 2 && outer * len >= WGC_SPLIT_MIN_ELEMENTS) {
+            /* Threads: runs of rows, each row normalised as on one thread. */
+            wgc_emit(e, "int lo, hi;\nwgk_part_range(%s, %lld, 1, &lo, &hi);\n", wgc_part(e), (long long)outer);
+            wgc_emit(e, "wgk_f32_layernorm(px + (size_t)lo * %lld, (const float *)%s, %s%s, py + (size_t)lo * %lld, "
+                        "hi - lo, %lld, (float)%s, %s%s%s, %s%s%s);\n}\n",
+                     (long long)len, wgc_ptr(e, g, n->inputs[1]), has_b ? "(const float *)" : "",
+                     has_b ? wgc_ptr(e, g, n->inputs[2]) : "0", (long long)len, (long long)len, eps,
+                     wgc_out(g, n, 1) ? "(float *)" : "", wgc_out(g, n, 1) ? wgc_ptr(e, g, n->outputs[1]) : "0",
+                     wgc_out(g, n, 1) ? " + lo" : "", wgc_out(g, n, 2) ? "(float *)" : "",
+                     wgc_out(g, n, 2) ? wgc_ptr(e, g, n->outputs[2]) : "0", wgc_out(g, n, 2) ? " + lo" : "");
+            return WG_OK;
+        }
         wgc_emit(e, "wgk_f32_layernorm(px, (const float *)%s, %s%s, py, %lld, %lld, (float)%s, %s%s, %s%s);\n}\n",
                  wgc_ptr(e, g, n->inputs[1]), has_b ? "(const float *)" : "",
                  has_b ? wgc_ptr(e, g, n->inputs[2]) : "0", (long long)outer, (long long)len, eps,

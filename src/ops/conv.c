@@ -101,10 +101,13 @@ static wg_status emit_winograd_prepare(wgc_emitter *e, wgc_graph *g, wgc_node *n
                              wgc_in(g, n, 1)->name);
         snprintf(wexpr, wexpr_len, "%s", p);
     }
+    /* Split across threads: a once-only transform on thread 0, the others waiting for
+     * it; one done every run goes into each thread's own scratch (wexpr is per thread). */
+    const bool split = wgc_threaded(e) && wgc_node_splits(n);
     wgc_emit(e, "{\n");
     if (!per_run) {
         wgc_emit(e, "    static int prepared; /* filters transformed (once) */\n");
-        wgc_emit(e, "    if (!prepared) {\n");
+        wgc_emit(e, split ? "    if (wg_t == 0 && !prepared) {\n" : "    if (!prepared) {\n");
     } else
         wgc_emit(e, "    { /* filters transformed on every run, into the scratch */\n");
     wgc_emit(e, "        for (int g = 0; g < %lld; g++) /* groups: one after the other */\n", (long long)c->groups);
@@ -113,6 +116,8 @@ static wg_status emit_winograd_prepare(wgc_emitter *e, wgc_graph *g, wgc_node *n
     if (!per_run)
         wgc_emit(e, "        prepared = 1;\n");
     wgc_emit(e, "    }\n");
+    if (split && !per_run)
+        wgc_sync(e);
     wgc_emit(e, "}\n");
     return WG_OK;
 }
@@ -170,14 +175,19 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wg
     const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
     float lo, hi, ps, pt;
     wgc_act_range(n, &lo, &hi);
-    /* The arguments as static data (wgc_static_data): no code builds them. */
-    wgc_static_data(e, sizeof(wgk_conv2d_args));
+    /* The arguments as static data (wgc_static_data): no code builds them. Split across
+     * threads, code does: each thread's share and scratch differ. */
+    const bool split = wgc_threaded(e) && wgc_node_splits(n) && wgc_kernel_splits(k);
+    if (!split)
+        wgc_static_data(e, sizeof(wgk_conv2d_args));
     wgc_emit(e, "{");
+    if (split)
+        wgc_emit(e, "    const wgk_conv2d_args args = {.part = %s,", wgc_part(e));
     wgc_emit(e,
-             "    static const wgk_conv2d_args args = {.N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, "
+             "%s.N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, "
              ".OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, "
              ".DW = %lld, .PT = %lld, .PL = %lld, .groups = %lld,\n",
-             (long long)c->N, (long long)c->C, (long long)c->H, (long long)c->W,
+             split ? "        " : "    static const wgk_conv2d_args args = {", (long long)c->N, (long long)c->C, (long long)c->H, (long long)c->W,
              (long long)c->M, (long long)c->OH, (long long)c->OW, (long long)c->KH, (long long)c->KW,
              (long long)wn->s[0], (long long)wn->s[1], (long long)wn->d[0], (long long)wn->d[1],
              (long long)wn->pb[0], (long long)wn->pb[1], (long long)c->groups);
@@ -198,10 +208,17 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wg
     wgc_emit(e, "    };");
     wgc_emit(e, "    %s(&args);", kernel);
     wgc_emit(e, "}");
+    const bool passes = !post_in_kernel || (affine[0] && !aux_in_kernel);
+    if (split && passes) { /* the passes below read the whole output: after every thread, on one */
+        wgc_sync(e);
+        wgc_emit(e, "if (wg_t == 0) {");
+    }
     if (!post_in_kernel)
         emit_post_pass(e, g, n);
     if (affine[0] && !aux_in_kernel)
         emit_aux_pass(e, g, n, c, affine);
+    if (split && passes)
+        wgc_emit(e, "}");
 }
 
 /* Packs a constant weight for the packed-GEMM kernels (wgk_conv_pack_w) into the weights
@@ -261,14 +278,22 @@ static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
     if (st || (st = emit_aux_affine(e, g, n, affine, sizeof affine)))
         return st;
     const bool direct = im->first_run != WGC_KERNEL_NONE;
+    /* Threads: every thread reads the flag before thread 0 may set it (the barrier), so
+     * all take the same branch. */
+    const bool split = wgc_threaded(e) && wgc_node_splits(n);
     if (direct) {
         wgc_emit(e, "{ /* first run: direct; later runs: Winograd, filters transformed on the second */\n");
         wgc_emit(e, "    static int ran;");
-        wgc_emit(e, "    if (!ran) {");
-        char scratch[64];
+        if (split) {
+            wgc_emit(e, "    const int ran_before = ran;");
+            wgc_sync(e);
+            wgc_emit(e, "    if (!ran_before) {");
+        } else
+            wgc_emit(e, "    if (!ran) {");
+        char scratch[96];
         snprintf(scratch, sizeof scratch, "%s", wgc_scratch(e));
         emit_kernel_call(e, g, n, c, im->first_run, wpacked, scratch, "0", false, affine);
-        wgc_emit(e, "    ran = 1;");
+        wgc_emit(e, split ? "    if (wg_t == 0) ran = 1;" : "    ran = 1;");
         wgc_emit(e, "    } else {");
     }
     if ((st = emit_winograd_prepare(e, g, n, c, wpacked, wexpr, sizeof wexpr, kscratch, sizeof kscratch)))

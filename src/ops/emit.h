@@ -31,6 +31,8 @@ typedef struct wgc_target {
     bool simd;         /* SIMD128 kernels available */
     bool relaxed_simd; /* relaxed SIMD (fused multiply-add) */
     int opt_level;     /* 0..3 */
+    int threads;       /* compile --threads: the most threads the module runs on; 0: a
+                        * single-threaded module (its code unchanged by any of the below) */
 } wgc_target;
 
 const wgc_target *wgc_emit_target(const wgc_emitter *e);
@@ -60,6 +62,20 @@ void wgc_static_data(wgc_emitter *e, size_t bytes);
  * dims [d0, d1) of s at run time: a literal when they are fixed, else of the module's
  * wg_dims[] (the symbols' values, checked against their ranges before any step runs). */
 const char *wgc_dims_expr(wgc_emitter *e, const wgc_shape *s, int d0, int d1);
+/* Threaded modules (compile --threads, docs/performance.md "Threads"). Every thread runs
+ * every step; a node's code runs on thread 0 alone unless the node asks otherwise by
+ * one of these, and then on all threads, with the C variables wg_t (this thread) and
+ * wg_n (the run's thread count) in scope:
+ *   wgc_part   marks the node split and returns the expression of this thread's
+ *              wgk_part ("WG_PART") for a kernel's args; the kernel must split its
+ *              output by it (src/select/partition.c lists those that do)
+ *   wgc_sync   emits a barrier inside the node's code (every thread waits until all
+ *              reach it); marks the node split
+ * Both are for threaded builds only (wgc_threaded); a single-threaded build must emit
+ * what it always did. wgc_scratch gives each thread its own copy of the node's scratch. */
+bool wgc_threaded(const wgc_emitter *e);
+const char *wgc_part(wgc_emitter *e);
+void wgc_sync(wgc_emitter *e);
 /* Formats a float so that C reads back the same bits ("1.5f", "-INFINITY", "NAN"). */
 const char *wgc_float(wgc_emitter *e, float v);
 

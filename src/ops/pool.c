@@ -79,6 +79,39 @@ static void emit_nd(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_w
              wgc_ptr(e, g, n->outputs[0]), has_indices(n) ? wgc_ptr(e, g, n->outputs[1]) : "0");
 }
 
+#define W2(field, i, unit) (o + (i) < 0 ? (unit) : (long long)w.field[o + (i)])
+/* A threaded build's 2-D pooling: each thread its run of the N*C planes (the kernel
+ * pools each plane on its own), then its planes' fused activation. */
+static void emit_pool2d_split(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_window *wp)
+{
+    const wgc_window w = *wp;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const int o = w.rank == 1 ? -1 : 0;
+    const long long nc = (long long)(x->shape.dims[0] * x->shape.dims[1]);
+    const long long H = w.rank == 1 ? 1LL : (long long)x->shape.dims[2], W = (long long)x->shape.dims[x->shape.rank - 1];
+    const long long OH = W2(out, 0, 1), OW = W2(out, 1, 1);
+    wgc_emit(e, "{\n    int lo, hi;\n    wgk_part_range(%s, %lld, 1, &lo, &hi);\n", wgc_part(e), nc);
+    wgc_emit(e,
+             "    %s(&(const wgk_pool2d_args){.NC = hi - lo, .H = %lld, .W = %lld, .OH = %lld, .OW = %lld, "
+             ".KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, .DW = %lld, .PT = %lld, "
+             ".PL = %lld, .PB = %lld, .PR = %lld, .count_include_pad = %d, .x = (const float *)%s + (size_t)lo * %lld, "
+             ".y = (float *)%s + (size_t)lo * %lld});\n",
+             n->op == WGC_OP_MAX_POOL ? "wgk_f32_maxpool2d" : "wgk_f32_avgpool2d", H, W, OH, OW,
+             W2(k, 0, 1), W2(k, 1, 1), W2(s, 0, 1), W2(s, 1, 1), W2(d, 0, 1), W2(d, 1, 1),
+             W2(pb, 0, 0), W2(pb, 1, 0), W2(pe, 0, 0), W2(pe, 1, 0),
+             wgc_attr_int(n, "count_include_pad", 0) != 0, wgc_ptr(e, g, n->inputs[0]), H * W,
+             wgc_ptr(e, g, n->outputs[0]), OH * OW);
+    if (n->act == WGC_ACT_RELU)
+        wgc_emit(e, "    wgk_f32_relu((float *)%s + (size_t)lo * %lld, (float *)%s + (size_t)lo * %lld, (size_t)(hi - lo) * %lld);\n",
+                 wgc_ptr(e, g, n->outputs[0]), OH * OW, wgc_ptr(e, g, n->outputs[0]), OH * OW, OH * OW);
+    else if (n->act != WGC_ACT_NONE)
+        wgc_emit(e, "    wgk_f32_clip((float *)%s + (size_t)lo * %lld, (float *)%s + (size_t)lo * %lld, (size_t)(hi - lo) * %lld, %s, %s);\n",
+                 wgc_ptr(e, g, n->outputs[0]), OH * OW, wgc_ptr(e, g, n->outputs[0]), OH * OW, OH * OW,
+                 wgc_float(e, n->act_min), wgc_float(e, n->act_max));
+    wgc_emit(e, "}\n");
+}
+#undef W2
+
 static wg_status pool_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     wgc_window w;
@@ -95,6 +128,10 @@ static wg_status pool_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         /* 2-D kernel; 1-D as a unit first dim. */
         const int o = w.rank == 1 ? -1 : 0;
 #define W2(field, i, unit) (o + (i) < 0 ? (unit) : (long long)w.field[o + (i)])
+        if (wgc_threaded(e)) {
+            emit_pool2d_split(e, g, n, &w);
+            return WG_OK;
+        }
         wgc_emit(e,
                  "%s(&(const wgk_pool2d_args){.NC = %lld, .H = %lld, .W = %lld, .OH = %lld, .OW = %lld, "
                  ".KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, .DW = %lld, .PT = %lld, "

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "../ops/helpers/host_elements.h"
+#include "../ir/kernels.h"
 #include "../ops/op.h"
 
 typedef struct buffer {
@@ -194,7 +195,9 @@ wg_status wgc_plan_memory(wgc_graph *g, wgc_plan *plan)
     buffer **placed = calloc(2 * (size_t)(nt + nn + 1), sizeof *placed); /* placed list + live list */
     int *first = malloc(sizeof(int) * (size_t)(nt + 1));
     int *last = malloc(sizeof(int) * (size_t)(nt + 1));
+    const int copies = plan->scratch_copies > 1 ? plan->scratch_copies : 1;
     memset(plan, 0, sizeof *plan);
+    plan->scratch_copies = copies;
     plan->scratch_offset = malloc(sizeof(int64_t) * (size_t)(nn + 1));
     plan->scratch_bytes = calloc((size_t)(nn + 1), sizeof(int64_t));
     if (!bufs || !placed || !first || !last || !plan->scratch_offset || !plan->scratch_bytes) {
@@ -229,6 +232,8 @@ wg_status wgc_plan_memory(wgc_graph *g, wgc_plan *plan)
         const wgc_op_def *op = wgc_op_hooks(n->op);
         if (op && op->scratch)
             plan->scratch_bytes[i] = (int64_t)op->scratch(g, n);
+        if (copies > 1 && plan->scratch_bytes[i] > 0 && wgc_node_splits(n))
+            plan->scratch_bytes[i] = align_up(plan->scratch_bytes[i]) * copies;
     }
     for (int k = 0; k < g->n_inputs; k++)
         first[g->inputs[k]] = -1, last[g->inputs[k]] = nn;

@@ -15,6 +15,10 @@ typedef struct wgc_plan {
     int64_t arena_bytes;
     int64_t *scratch_offset; /* per node, -1 when the node needs none; owned */
     int64_t *scratch_bytes;  /* per node; owned */
+    /* Set by the caller before wgc_plan_memory: copies of the scratch of every node whose
+     * kernel splits its work (wgc_kernel_splits), one per thread of a threaded module
+     * (each WGC_ALIGN-aligned); 0 or 1: one. */
+    int scratch_copies;
 } wgc_plan;
 
 /* Sets tensors[].addr (arena offsets) for every tensor a live node reads or writes that

@@ -12,10 +12,15 @@ const TYPES = {
   '.txt': 'text/plain', '.bin': 'application/octet-stream', '.ts': 'text/plain',
 };
 
-/** Starts the server: { url, close() }. roots: { prefix: folder }. */
+/** Starts the server: { url, close() }. roots: { prefix: folder }. A path under /iso/
+ * is the same file served cross-origin isolated (COOP same-origin, COEP require-corp),
+ * as threaded sessions need (SharedArrayBuffer; docs/abi.md "Threads"). */
 export async function serve(roots) {
   const server = createServer(async (req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const isolated = path.startsWith('/iso/');
+    if (isolated) path = path.slice(4);
+    const iso = isolated ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {};
     const prefix = Object.keys(roots).find((p) => path.startsWith(`/${p}/`));
     const rel = prefix && normalize(path.slice(prefix.length + 2));
     if (!rel || rel.startsWith('..')) {
@@ -24,7 +29,7 @@ export async function serve(roots) {
     }
     try {
       const body = await readFile(join(roots[prefix], rel));
-      res.writeHead(200, { 'content-type': TYPES[extname(rel)] || 'application/octet-stream', 'cache-control': 'no-store' }).end(body);
+      res.writeHead(200, { 'content-type': TYPES[extname(rel)] || 'application/octet-stream', 'cache-control': 'no-store', ...iso }).end(body);
     } catch {
       res.writeHead(404).end('not found');
     }

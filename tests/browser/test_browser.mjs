@@ -48,6 +48,7 @@ before(async () => {
   const c = (args) => execFileSync(WG, ['compile', ...args, '--quiet']);
   c([SQUEEZE, '-o', join(tmp, 'sq.wasm'), '--preprocess', '--bgr --crop --size 256']);
   c([SQUEEZE, '-o', join(tmp, 'sq-plain.wasm')]);
+  c([SQUEEZE, '-o', join(tmp, 'sq-threads.wasm'), '--preprocess', '--bgr --crop --size 256', '--threads', '--max-threads', '2']);
   c([join(ROOT, 'models', 'lenet5-fashion.onnx'), '-o', join(tmp, 'lenet.wasm'), '--preprocess', '--scale 255']);
   c([join(ROOT, 'models', 'lenet5-fashion.onnx'), '-o', join(tmp, 'lenet-plain.wasm')]);
   const sq = readFileSync(join(tmp, 'sq.wasm'));
@@ -83,9 +84,10 @@ function classify(model, image, labels, ...flags) {
   return { top, tensor: parseTensor(readFileSync(pb), 'cli-in.pb') };
 }
 
-/* Opens the demo with a query and waits until it has loaded everything it was given. */
-async function openDemo(query) {
-  await page.goto(`${server.url}/js/demo.html?${new URLSearchParams(query)}`);
+/* Opens the demo with a query and waits until it has loaded everything it was given
+ * (isolated: from /iso/, served with COOP/COEP, server.mjs). */
+async function openDemo(query, isolated = false) {
+  await page.goto(`${server.url}${isolated ? '/iso' : ''}/js/demo.html?${new URLSearchParams(query)}`);
   await page.waitForFunction(() => window.demoState && window.demoState.ready && !window.demoState.busy, { timeout: 60000 });
   return page.evaluate(() => ({
     rows: [...document.querySelectorAll('#out tr')].map((tr) => ({ index: Number(tr.dataset.index), prob: Number(tr.dataset.prob), text: tr.innerText })),
@@ -274,4 +276,16 @@ test('100 SqueezeNet sessions created, run and disposed leave the renderer\'s me
   t.diagnostic(`renderer RSS ${mib(kept)} MiB with 20 sessions kept undisposed`);
   assert.ok(kept > after * 1.1, 'undisposed sessions that are kept hold their memory: the measure sees it');
   await page.evaluate(() => { window.kept = null; window.m = null; });
+});
+
+test('threads: a --threads SqueezeNet on 2 threads in a cross-origin-isolated page gives the same top-5; without isolation a clear error', async () => {
+  const q = { labels: '/iso/shared/labels/synset.csv', image: '/iso/shared/images/cat.png' };
+  const one = await openDemo({ ...q, model: '/iso/t/sq.wasm' }, true);
+  const two = await openDemo({ ...q, model: '/iso/t/sq-threads.wasm', threads: '2' }, true);
+  await shot('demo-threads');
+  assert.ok(two.info.includes('2 threads'), `the page shows the thread count: ${two.info}`);
+  assert.equal(two.rows.length, 5, two.status);
+  assert.deepEqual(two.rows.map((r) => [r.index, r.prob]), one.rows.map((r) => [r.index, r.prob]));
+  const plain = await openDemo({ model: '/t/sq-threads.wasm', threads: '2' });
+  assert.ok(plain.status.includes('SharedArrayBuffer') && plain.status.includes('Cross-Origin-Embedder-Policy'), plain.status);
 });

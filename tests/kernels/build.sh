@@ -2,12 +2,12 @@
 # build.sh OUTDIR: builds every kernel test module (kernels/tests/test_*.c) in a SIMD128
 # and a scalar variant, builds the wasmtime runner, and runs all modules.
 # Each module = one test file + every kernel source (kernels/**/*.c except kernels/tests/).
-# Environment: CLANG (default clang-19), WASMTIME_DIR (default ~/.cache/wasmgraph/wasmtime-48.0.8).
+# Environment: CLANG (default clang-19), WASMTIME_DIR (default ~/.cache/wasmgraph/wasmtime-48.0.8-threads).
 set -eu
 OUT=${1:?usage: tests/kernels/build.sh OUTDIR}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CLANG=${CLANG:-clang-19}
-WASMTIME_DIR=${WASMTIME_DIR:-$HOME/.cache/wasmgraph/wasmtime-48.0.8}
+WASMTIME_DIR=${WASMTIME_DIR:-$HOME/.cache/wasmgraph/wasmtime-48.0.8-threads}
 mkdir -p "$OUT"
 
 KSRCS=$(find "$ROOT/kernels" -name '*.c' -not -path "$ROOT/kernels/tests/*" | sort)

@@ -20,6 +20,6 @@ clang-19 -O2 -w -c /usr/share/wabt/wasm2c/wasm-rt-impl.c -I/usr/include -o "$wor
 clang-19 -std=c11 -O2 -D_GNU_SOURCE ${WG_SANFLAGS:-} -Iinclude -Isrc -I"$work" -c tests/models/wasm2c_driver.c -o "$work/driver.o"
 # shellcheck disable=SC2086
 clang-19 ${WG_SANFLAGS:-} "$work/driver.o" "$work/model.o" "$work/wasm-rt-impl.o" $objs \
-    "${WASMTIME_PREFIX:-$HOME/.cache/wasmgraph/wasmtime-48.0.8}/target/release/libwasmtime.a" -lpthread -ldl -lm -o "$work/driver"
+    "${WASMTIME_PREFIX:-$HOME/.cache/wasmgraph/wasmtime-48.0.8-threads}/target/release/libwasmtime.a" -lpthread -ldl -lm -o "$work/driver"
 "$work/driver" "$set/input_0.pb" "$work"
 "$BUILD/tests/compare_tensors" "$work/output_0.pb" "$set/output_0.pb" --rtol 1e-4 --atol 1e-5

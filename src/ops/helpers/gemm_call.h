@@ -7,6 +7,7 @@
 #define WGC_OPS_GEMM_CALL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "../../../kernels/include/wgk_pack.h"
@@ -34,10 +35,14 @@ typedef struct wgc_gemm_call {
 static inline void wgc_emit_gemm(wgc_emitter *e, const wgc_gemm_call *c)
 {
     const char *fn = wgc_kernel_get(c->kernel)->symbol;
+    /* Threaded builds: every thread its share (wgk_gemm_share) and its own splat buffer. */
+    char part[64] = "";
+    if (wgc_threaded(e) && wgc_kernel_splits(c->kernel))
+        snprintf(part, sizeof part, ".part = %s, .splat = WG_SPLAT, ", wgc_part(e));
     wgc_emit(e,
-             "%s(&(const wgk_gemm_args){.M = %lld, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, "
+             "%s(&(const wgk_gemm_args){%s.M = %lld, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, "
              ".a_k = %lld, .a_m = %lld,\n",
-             fn, (long long)c->M, (long long)c->N, (long long)c->K, c->a, (long long)c->a_panel,
+             fn, part, (long long)c->M, (long long)c->N, (long long)c->K, c->a, (long long)c->a_panel,
              (long long)c->a_k, (long long)c->a_m);
     wgc_emit(e, "    .b = %s, .ldb = %lld, .c = %s, .ldc = %lld, .bias = %s, .bias_m = %lld, .bias_n = %lld,\n",
              c->b, (long long)c->ldb, c->c, (long long)c->ldc, c->bias ? c->bias : "0",

@@ -1,0 +1,204 @@
+/*
+ * threads.c: the run-time part of a threaded module (`compile --threads`): the steps as
+ * one function of (step, thread, thread count), the barrier between steps and the
+ * exports hosts drive threads with. The ABI is docs/abi.md "Threads"; how work is split
+ * inside a step is docs/performance.md "Threads".
+ *
+ * Every thread runs every step. A step whose node asked for it (wgc_part, wgc_sync) runs
+ * on all threads, each computing its share of the output; any other step runs on
+ * thread 0 only. Between two steps of which either is split, all threads meet at a
+ * barrier (memory.atomic.wait32 / notify on a counter in linear memory: waiting threads
+ * sleep, they never spin); consecutive thread-0 steps need none.
+ *
+ * Failures: a step that returns a status records the first one (wg_first_status) and
+ * goes to the barrier; every thread leaving a barrier returns that status if one is set.
+ * A barrier is left only when all threads reached it, so every thread learns of a
+ * failure at the same barrier and none is left waiting. A thread that traps never
+ * reaches the barrier: its host then calls wg_threads_abort(), which wakes the others
+ * with WGK_ERR_THREAD_ABORT.
+ *
+ * Memory: each thread's stack is its own (wg_thread_init sets this instance's
+ * __stack_pointer: wasm globals are per instance, the memory is shared), below them the
+ * kernels' static data and the arena, where each node's scratch has one copy per
+ * thread (plan.c, emitter.c wgc_scratch).
+ */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "codegen.h"
+
+/* The runtime: fixed text, then the per-module constants. */
+static const char runtime[] =
+    "/* Threads (src/codegen/threads.c; docs/abi.md \"Threads\") */\n"
+    "#define WG_PART ((wgk_part){wg_t, wg_n})\n"
+    "/* wgk_f32_gemm_pb's buffer: thread 0 uses the kernel's own. */\n"
+    "static float wg_splat[WG_MAX_THREADS > 1 ? WG_MAX_THREADS - 1 : 1][WGK_GEMM_SPLAT_FLOATS];\n"
+    "#define WG_SPLAT (wg_t ? wg_splat[wg_t - 1] : (float *)0)\n"
+    "/* A stop marker: the status is in wg_first_status (or the run was aborted). */\n"
+    "#define WG_STOP (-2147483647 - 1)\n"
+    "#define WG_SYNC() do { if (wg_barrier(wg_n)) return WG_STOP; } while (0)\n"
+    "static int wg_nthreads = 1, wg_arrived, wg_phase, wg_abort, wg_first_status;\n"
+    "\n"
+    "static int wg_result(void)\n"
+    "{\n"
+    "    if (__atomic_load_n(&wg_abort, __ATOMIC_SEQ_CST))\n"
+    "        return WGK_ERR_THREAD_ABORT;\n"
+    "    return __atomic_load_n(&wg_first_status, __ATOMIC_SEQ_CST);\n"
+    "}\n"
+    "\n"
+    "/* All n threads meet; returns wg_result() once they have. The last to arrive resets the\n"
+    " * count before it moves the phase on, so no thread counts into the next barrier early. */\n"
+    "static int wg_barrier(int n)\n"
+    "{\n"
+    "    if (n > 1) {\n"
+    "        const int phase = __atomic_load_n(&wg_phase, __ATOMIC_SEQ_CST);\n"
+    "        if (__atomic_load_n(&wg_abort, __ATOMIC_SEQ_CST))\n"
+    "            return WGK_ERR_THREAD_ABORT;\n"
+    "        if (__atomic_add_fetch(&wg_arrived, 1, __ATOMIC_SEQ_CST) == n) {\n"
+    "            __atomic_store_n(&wg_arrived, 0, __ATOMIC_SEQ_CST);\n"
+    "            __atomic_add_fetch(&wg_phase, 1, __ATOMIC_SEQ_CST);\n"
+    "            __builtin_wasm_memory_atomic_notify(&wg_phase, 0xffffffffu);\n"
+    "        } else {\n"
+    "            while (__atomic_load_n(&wg_phase, __ATOMIC_SEQ_CST) == phase)\n"
+    "                __builtin_wasm_memory_atomic_wait32(&wg_phase, phase, -1);\n"
+    "        }\n"
+    "    }\n"
+    "    return wg_result();\n"
+    "}\n"
+    "\n"
+    "static void wg_fail(int status)\n"
+    "{\n"
+    "    int none = 0;\n"
+    "    __atomic_compare_exchange_n(&wg_first_status, &none, status, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);\n"
+    "}\n"
+    "\n"
+    "static void wg_reset(int n)\n"
+    "{\n"
+    "    wg_nthreads = n;\n"
+    "    __atomic_store_n(&wg_arrived, 0, __ATOMIC_SEQ_CST);\n"
+    "    __atomic_store_n(&wg_abort, 0, __ATOMIC_SEQ_CST);\n"
+    "    __atomic_store_n(&wg_first_status, 0, __ATOMIC_SEQ_CST);\n"
+    "}\n"
+    "\n";
+
+/* Steps [k0, k1) as thread t of n; barrier_after[k]: whether step k is followed by one. */
+static const char run_range[] =
+    "static int wg_run_range(int t, int n, int k0, int k1)\n"
+    "{\n"
+    "    for (int k = k0; k < k1; k++) {\n"
+    "        int s = wg_step(k, t, n);\n"
+    "        if (s == WG_STOP)\n"
+    "            return wg_result();\n"
+    "        if (s)\n"
+    "            wg_fail(s);\n"
+    "        if (s || k == k1 - 1 || wg_split[k] || wg_split[k + 1]) {\n"
+    "            int b = wg_barrier(n);\n"
+    "            if (b)\n"
+    "                return b;\n"
+    "        }\n"
+    "    }\n"
+    "    return 0;\n"
+    "}\n"
+    "\n"
+    "__attribute__((export_name(\"wg_threads_max\"))) int wg_threads_max(void) { return WG_MAX_THREADS; }\n"
+    "\n"
+    "/* Once per instance, before anything else runs on it: thread t's own stack. */\n"
+    "__attribute__((export_name(\"wg_thread_init\"))) int wg_thread_init(int t)\n"
+    "{\n"
+    "    if (t < 0 || t >= WG_MAX_THREADS)\n"
+    "        return WGK_ERR_THREADS;\n"
+    "    if (t > 0) {\n"
+    "        unsigned sp = WG_STACKS_BASE + (unsigned)t * WG_THREAD_STACK; /* its top */\n"
+    "        __asm__ volatile(\".globaltype __stack_pointer, i32\\n\"\n"
+    "                         \"local.get %0\\n\"\n"
+    "                         \"global.set __stack_pointer\" ::\"r\"(sp));\n"
+    "    }\n"
+    "    return 0;\n"
+    "}\n"
+    "\n"
+    "/* Before each threaded run, while no thread is in the module: n threads will run. */\n"
+    "__attribute__((export_name(\"wg_run_begin\"))) int wg_run_begin(int n)\n"
+    "{\n"
+    "    if (n < 1 || n > WG_MAX_THREADS)\n"
+    "        return WGK_ERR_THREADS;\n"
+    "    wg_reset(n);\n"
+    "    return 0;\n"
+    "}\n"
+    "\n"
+    "/* Thread t's part of steps [k0, k1), all wg_run_begin's n threads at once. */\n"
+    "__attribute__((export_name(\"wg_run_thread\"))) int wg_run_thread(int t, int k0, int k1)\n"
+    "{\n"
+    "    if (t < 0 || t >= wg_nthreads || k0 < 0 || k0 > k1 || k1 > WG_STEPS)\n"
+    "        return WGK_ERR_THREADS;\n"
+    "    return wg_run_range(t, wg_nthreads, k0, k1);\n"
+    "}\n"
+    "\n"
+    "/* A host whose thread trapped or was stopped: the others return WGK_ERR_THREAD_ABORT. */\n"
+    "__attribute__((export_name(\"wg_threads_abort\"))) int wg_threads_abort(void)\n"
+    "{\n"
+    "    __atomic_store_n(&wg_abort, 1, __ATOMIC_SEQ_CST);\n"
+    "    __atomic_add_fetch(&wg_phase, 1, __ATOMIC_SEQ_CST);\n"
+    "    __builtin_wasm_memory_atomic_notify(&wg_phase, 0xffffffffu);\n"
+    "    return 0;\n"
+    "}\n"
+    "\n"
+    "/* One thread, as in a module built without --threads. */\n"
+    "__attribute__((export_name(\"wg_run_step\"))) int wg_run_step(int k)\n"
+    "{\n"
+    "    if (k < 0 || k >= WG_STEPS)\n"
+    "        return WGK_ERR_NO_STEP;\n"
+    "    wg_reset(1);\n"
+    "    int s = wg_step(k, 0, 1);\n"
+    "    return s == WG_STOP ? wg_result() : s;\n"
+    "}\n"
+    "\n"
+    "__attribute__((export_name(\"wg_run\"))) int wg_run(void)\n"
+    "{\n"
+    "    wg_reset(1);\n"
+    "    return wg_run_range(0, 1, 0, WG_STEPS);\n"
+    "}\n"
+    "\n";
+
+char *wgc_threads_source(const char *body, const size_t *span, const bool *split, int n_steps,
+                         int n_node_steps, bool profile, int threads, uint32_t stacks_base)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "#define WG_MAX_THREADS %d\n#define WG_STEPS %d\n", threads, n_steps);
+    /* Thread t > 0: [base + (t - 1) * size, base + t * size), growing down from its top. */
+    fprintf(f, "#define WG_STACKS_BASE %uu\n", stacks_base);
+    fprintf(f, "#define WG_THREAD_STACK %uu\n", WGC_THREAD_STACK_BYTES);
+    fputs(runtime, f);
+    /* Which steps run on every thread; one more entry (0) past the last. */
+    fprintf(f, "static const unsigned char wg_split[%d] = {", n_steps + 1);
+    for (int k = 0; k < n_steps; k++)
+        fprintf(f, "%s%d", k ? ", " : "", split[k] ? 1 : 0);
+    fprintf(f, "%s0};\n\n", n_steps ? ", " : "");
+    fputs("static int wg_step(int k, int wg_t, int wg_n)\n{\n    (void)wg_n;\n    switch (k) {\n", f);
+    for (int k = 0; k < n_steps; k++) {
+        const int n = (int)(span[2 * k + 1] - span[2 * k]);
+        if (split[k])
+            fprintf(f, "    case %d: {\n%.*s    } break;\n", k, n, body + span[2 * k]);
+        else
+            fprintf(f, "    case %d: if (wg_t == 0) {\n%.*s    } break;\n", k, n, body + span[2 * k]);
+    }
+    fputs("    default: return WGK_ERR_NO_STEP;\n    }\n    return 0;\n}\n\n", f);
+    fputs(run_range, f);
+    fprintf(f, "__attribute__((export_name(\"wg_run_steps\"))) int wg_run_steps(void) { return %d; }\n\n", n_steps);
+    if (profile) {
+        fprintf(f, "__attribute__((export_name(\"wg_profile_steps\"))) int wg_profile_steps(void) { return %d; }\n\n",
+                n_node_steps);
+        fprintf(f, "__attribute__((export_name(\"wg_profile_step\"))) int wg_profile_step(int k)\n{\n"
+                   "    return k >= 0 && k < %d ? wg_run_step(k) : WGK_ERR_NO_STEP;\n}\n\n",
+                n_node_steps);
+    }
+    if (fclose(f)) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
