@@ -404,17 +404,26 @@ bool wgc_is_body_end(wgc_op op)
     return op == WGC_OP_IF || op == WGC_OP_LOOP || op == WGC_OP_SCAN;
 }
 
-int wgc_body_end(const wgc_graph *g, int begin)
+int wgc_body_walk(const wgc_graph *g, int begin, int *else_at)
 {
     int depth = 0;
+    if (else_at)
+        *else_at = -1;
     for (int i = begin + 1; i < g->n_nodes; i++) {
         wgc_op op = g->nodes[i].op;
         if (wgc_is_body_begin(op))
             depth++;
         else if (wgc_is_body_end(op) && depth-- == 0)
             return i;
+        else if (op == WGC_OP_BODY_ELSE && depth == 0 && else_at)
+            *else_at = i;
     }
     return -1;
+}
+
+int wgc_body_end(const wgc_graph *g, int begin)
+{
+    return wgc_body_walk(g, begin, NULL);
 }
 
 int wgc_body_begin(const wgc_graph *g, int end)

@@ -289,6 +289,9 @@ bool wgc_is_body_end(wgc_op op);
  * BodyElse), or the index of the BodyBegin that opens the body closed by node end; -1 when
  * the markers do not match (a bug). Dead nodes count: the structure never changes. */
 int wgc_body_end(const wgc_graph *g, int begin);
+/* wgc_body_end, and the BodyElse at begin's own depth into *else_at (-1 when none; an If's
+ * between its two branches). */
+int wgc_body_walk(const wgc_graph *g, int begin, int *else_at);
 int wgc_body_begin(const wgc_graph *g, int end);
 /* The last node of the step of wg_run_step that starts at live node i: i, or for the live
  * BodyBegin of an If/Loop/Scan the node that closes it (the construct is one step). */

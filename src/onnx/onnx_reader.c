@@ -964,6 +964,20 @@ fail:
 
 /* ---- bodies (graph attributes) ----------------------------------------------------- */
 
+/* Bodies carry tensors only: a sequence or optional body input or output (If's branch
+ * values, Loop's carried values) is refused here, before an op inside mistakes it for a
+ * tensor (ops/control_flow.c refuses the undeclared ones). */
+static wg_status body_value_is_tensor(reader *rd, const value_info *vi, const char *name,
+                                      const char *what)
+{
+    if (vi->kind == WGC_KIND_TENSOR && !vi->other)
+        return WG_OK;
+    return wgc_onnx_fail(&rd->c, WG_ERR_UNSUPPORTED,
+                         "body %s '%s' (%s) is a sequence, optional or map; If, Loop and Scan "
+                         "bodies of such values are not supported",
+                         what, name, rd->scopes[rd->depth]);
+}
+
 /* Body input #index: a new value of the body's scope, recorded in body->inputs. */
 static wg_status read_body_input(reader *rd, wgc_body *body, const uint8_t *buf, size_t len,
                                  size_t index)
@@ -973,6 +987,10 @@ static wg_status read_body_input(reader *rd, wgc_body *body, const uint8_t *buf,
     wg_status st = read_graph_value(rd, buf, len, "input", index, &vi, &name);
     if (st)
         return st;
+    if ((st = body_value_is_tensor(rd, &vi, name, "input"))) {
+        free(name);
+        return st;
+    }
     bool created;
     int t = tensor_get(rd, name, &created);
     if (t < 0)
@@ -995,6 +1013,10 @@ static wg_status read_body_output(reader *rd, wgc_body *body, const uint8_t *buf
     wg_status st = read_graph_value(rd, buf, len, "output", index, &vi, &name);
     if (st)
         return st;
+    if ((st = body_value_is_tensor(rd, &vi, name, "output"))) {
+        free(name);
+        return st;
+    }
     bool nomem_;
     int t = tensor_visible(rd, name, &nomem_);
     if (nomem_)

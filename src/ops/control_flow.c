@@ -68,17 +68,8 @@ wg_status wgc_cf_layout_of(wgc_graph *g, const wgc_node *n, wgc_cf_layout *l)
 /* The BodyElse of the If whose BodyBegin is node begin, or -1. */
 static int else_marker(const wgc_graph *g, int begin)
 {
-    int depth = 0;
-    for (int i = begin + 1; i < g->n_nodes; i++) {
-        wgc_op op = g->nodes[i].op;
-        if (wgc_is_body_begin(op))
-            depth++;
-        else if (wgc_is_body_end(op) && depth-- == 0)
-            return -1;
-        else if (op == WGC_OP_BODY_ELSE && depth == 0)
-            return i;
-    }
-    return -1;
+    int at;
+    return wgc_body_walk(g, begin, &at) < 0 ? -1 : at;
 }
 
 static int index_of(const wgc_graph *g, const wgc_node *n)
@@ -96,6 +87,16 @@ static wgc_node *owner_of(wgc_graph *g, const wgc_node *marker, wg_status *st)
     }
     *st = WG_OK;
     return &g->nodes[e];
+}
+
+/* The node a BodyBegin marker belongs to into *own, and its body layout into *l. */
+static wg_status owner_and_layout(wgc_graph *g, const wgc_node *marker, wgc_node **own,
+                                  wgc_cf_layout *l)
+{
+    wg_status st;
+    if (!(*own = owner_of(g, marker, &st)))
+        return st;
+    return wgc_cf_layout_of(g, *own, l);
 }
 
 static wg_status need_scalar(wgc_graph *g, const wgc_node *n, int i, int dtype, const char *what)
@@ -237,12 +238,10 @@ static void fold_branch(wgc_graph *g, wgc_node *begin, wgc_node *iff, bool taken
 
 static wg_status begin_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st;
-    wgc_node *own = owner_of(g, n, &st);
-    if (!own)
-        return st;
+    wgc_node *own;
     wgc_cf_layout l;
-    if ((st = wgc_cf_layout_of(g, own, &l)))
+    wg_status st = owner_and_layout(g, n, &own, &l);
+    if (st)
         return st;
     if (own->op == WGC_OP_IF) {
         const wgc_tensor *c = wgc_in(g, n, 0);
@@ -417,12 +416,10 @@ static wg_status emit_scan_begin(wgc_emitter *e, wgc_graph *g, const wgc_node *n
 
 static wg_status begin_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
-    wg_status st;
-    wgc_node *own = owner_of(g, n, &st);
-    if (!own)
-        return st;
+    wgc_node *own;
     wgc_cf_layout l;
-    if ((st = wgc_cf_layout_of(g, own, &l)))
+    wg_status st = owner_and_layout(g, n, &own, &l);
+    if (st)
         return st;
     switch (own->op) {
     case WGC_OP_IF:
@@ -768,8 +765,25 @@ static wg_status scan_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_
 
 /* ---- the hooks ----------------------------------------------------------------------- */
 
+/* Bodies carry tensors only (the reader refuses declared sequence and optional body
+ * values; this catches the undeclared ones an If, Loop or Scan receives). */
+static wg_status check_tensor_values(wgc_graph *g, const wgc_node *n)
+{
+    for (int k = 0; k < n->n_inputs; k++) {
+        const wgc_tensor *t = wgc_in(g, n, k);
+        if (t && t->kind != WGC_KIND_TENSOR)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                             "'%s' is a sequence or optional; %s bodies of such values are not "
+                             "supported", t->name, n->op_type);
+    }
+    return WG_OK;
+}
+
 static wg_status cf_infer(wgc_graph *g, wgc_node *n)
 {
+    wg_status st;
+    if (wgc_is_body_end(n->op) && (st = check_tensor_values(g, n)))
+        return st;
     switch (n->op) {
     case WGC_OP_BODY_BEGIN: return begin_infer(g, n);
     case WGC_OP_BODY_ELSE: return else_infer(g, n);

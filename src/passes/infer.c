@@ -127,6 +127,8 @@ static wg_status make_input_value(wgc_graph *g, int v, const wgc_shape_override 
 static wg_status bind_symbols(wgc_graph *g, const wgc_pass_options *opt)
 {
     bool used[WGC_MAX_SYMS] = {false};
+    g->n_syms = opt->n_dims;
+    memcpy(g->syms, opt->dims, sizeof g->syms);
     for (int i = 0; i < g->n_inputs; i++) {
         wgc_tensor *x = &g->tensors[g->inputs[i]];
         if (x->kind != WGC_KIND_TENSOR)
@@ -135,10 +137,7 @@ static wg_status bind_symbols(wgc_graph *g, const wgc_pass_options *opt)
             if (x->shape.dims[d] >= 0)
                 continue;
             const char *name = x->dim_param[d];
-            int k = -1;
-            for (int j = 0; name && j < opt->n_dims; j++)
-                if (!strcmp(opt->dims[j].name, name))
-                    k = j;
+            int k = name ? wgc_sym_find(g, name) : -1;
             if (k < 0 && name)
                 return wgc_error(g, NULL, WG_ERR_INVALID,
                                  "graph input '%s' has a dynamic dimension %d ('%s'); give its "
@@ -151,29 +150,17 @@ static wg_status bind_symbols(wgc_graph *g, const wgc_pass_options *opt)
                                  "its range with --dim NAME=MIN..MAX",
                                  x->name, d, x->name);
             used[k] = true;
-        }
-    }
-    for (int j = 0; j < opt->n_dims; j++)
-        if (!used[j])
-            return wgc_error(g, NULL, WG_ERR_INVALID,
-                             "--dim %s names no dynamic dimension of a graph input (dim_param, "
-                             "or a name in --shape)", opt->dims[j].name);
-    g->n_syms = opt->n_dims;
-    memcpy(g->syms, opt->dims, sizeof g->syms);
-    for (int i = 0; i < g->n_inputs; i++) {
-        wgc_tensor *x = &g->tensors[g->inputs[i]];
-        if (x->kind != WGC_KIND_TENSOR)
-            continue; /* a sequence's or optional's elements take --shape (make_input_value) */
-        for (int d = 0; d < x->shape.rank; d++) {
-            if (x->shape.dims[d] >= 0)
-                continue;
-            int k = wgc_sym_find(g, x->dim_param[d]);
             x->shape.dims[d] = g->syms[k].max;
             x->shape.sym[d][k] = 1;
         }
         if (wgc_shape_is_sym(&x->shape))
             x->has_shape = true;
     }
+    for (int j = 0; j < opt->n_dims; j++)
+        if (!used[j])
+            return wgc_error(g, NULL, WG_ERR_INVALID,
+                             "--dim %s names no dynamic dimension of a graph input (dim_param, "
+                             "or a name in --shape)", opt->dims[j].name);
     return WG_OK;
 }
 
