@@ -86,7 +86,7 @@ static const layer layers[] = {
     {"depthwise 3x3 (SIMD)", 2, 32, 32, 28, 3, 1, 1, 1, 32, true, true, WGC_KERNEL_CONV2D_DW_PADDED, 0},
     {"depthwise 5x5 stride 2 (SIMD)", 2, 32, 32, 28, 5, 2, 2, 1, 32, true, true, WGC_KERNEL_CONV2D_DW_PADDED, 0},
     {"depthwise 3x3 (scalar)", 2, 32, 32, 28, 3, 1, 1, 1, 32, true, false, WGC_KERNEL_CONV2D_DW, 0},
-    {"depthwise 7x7 (SIMD)", 2, 32, 32, 28, 7, 1, 3, 1, 32, true, true, WGC_KERNEL_CONV2D_DW, 0},
+    {"depthwise 7x7 (SIMD: ConvNeXt)", 2, 32, 32, 28, 7, 1, 3, 1, 32, true, true, WGC_KERNEL_CONV2D_DW_PADDED, 0},
     {"depthwise 3x3 dilated (SIMD)", 2, 32, 32, 28, 3, 1, 2, 2, 32, true, true, WGC_KERNEL_CONV2D_DW, 0},
     {"run-time weight 1x1 (SIMD)", 2, 64, 64, 28, 1, 1, 0, 1, 1, false, true, WGC_KERNEL_CONV2D_1X1,
      WGC_KERNEL_GEMM_4X8},
