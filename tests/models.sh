@@ -285,5 +285,34 @@ if [ -s "$D/decoder_attention.onnx" ]; then
     fi
 fi
 
+# 10. The benchmark's fp32 transformers and LayerNorm CNNs (tools/make_bench_models.py:
+#     seeded random weights, torch.onnx.export) against onnxruntime-node on a seeded input:
+#     the fused attention products, bias/GELU epilogues and 7x7 depthwise convs on whole
+#     models. Skipped (not counted) when the model cache has not built a model
+#     (bench/run or tools/make_bench_models.py builds them; scripts/setup.sh --models).
+BM=${WG_MODELS_DIR:-${WASMGRAPH_CACHE:-$HOME/.cache/wasmgraph}/models}
+BO=$OUT/bench-models
+bench_model() { # ID INPUT_NAME SHAPE DTYPE [make_input options]
+    local id=$1 name=$2 shape=$3 dtype=$4 dir=$BO/$1; shift 4
+    local model=$BM/$id.onnx
+    if [ ! -f "$model" ]; then echo "skip $id (not built in $BM)"; return; fi
+    mkdir -p "$dir/in"
+    if [ ! -s "$dir/in/input_0.pb" ]; then
+        "$PY" tools/make_input.py "$name" "$shape" "$dtype" 0 "$dir/in/input_0.pb" "$@" > /dev/null || { bad "$id input"; return; }
+    fi
+    if [ ! -s "$dir/want/output_0.pb" ] || [ "$model" -nt "$dir/want/output_0.pb" ]; then
+        node tools/ort_run.js "$model" "$dir/want" --input "$name=$dir/in/input_0.pb" --quiet || { bad "$id onnxruntime reference"; return; }
+    fi
+    compile "$model" "$dir/$id.wasm" -O3 -q || return
+    run_and_compare "bench model $id" "$dir/$id.wasm" "$dir/in" "$dir/want" 1e-4 1e-5
+}
+bench_model minilm-l6 input_ids 1x128 int64 --low 0 --high 1000
+bench_model bert-base input_ids 1x128 int64 --low 0 --high 1000
+bench_model gpt2 input_ids 1x128 int64 --low 0 --high 1000
+bench_model vit-b16 pixel_values 1x3x224x224 float32 --dist normal
+bench_model whisper-tiny-encoder input_features 1x80x3000 float32 --dist normal
+bench_model convnext-tiny input 1x3x224x224 float32 --dist normal
+bench_model swin-t input 1x3x224x224 float32 --dist normal
+
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -54,6 +54,11 @@ void wgk_f32_gemm_4x4__scalar(const wgk_gemm_args *g);
  * builds, scalar otherwise. */
 void wgk_f32_gemm_pb(const wgk_gemm_args *g);
 
+/* B computed at run time (row-major, ldb), A row-major as for wgk_f32_gemm_pb: B is packed
+ * into packed (wgk_pack_b_size(K, N) floats of scratch), then wgk_f32_gemm_pb runs on it
+ * (kernels/gemm/f32-gemm-pack-run.c: attention's Q K^T and P V). */
+void wgk_f32_gemm_pack_run(const wgk_gemm_args *g, float *packed);
+
 /* dst[c*rows + r] = src[r*cols + c]: dst (cols x rows) is the transpose of src (rows x cols).
  * Used to give a non-constant transposed B its row-major layout at run time. */
 void wgk_f32_transpose2d(const float *src, float *dst, int rows, int cols);

@@ -165,6 +165,34 @@ static void check_packed_b(void)
               INFINITY);
 }
 
+/* B computed at run time, packed by the kernel into scratch (BP), then the packed-B
+ * kernel: row-major A and B (ldb = N + 2), every path of that kernel. */
+static void pack_run(const wgk_gemm_args *g)
+{
+    wgk_f32_gemm_pack_run(g, BP);
+}
+
+static void check_pack_run(void)
+{
+    static const int ms[] = {1, 3, 4, 8, 9, 37};
+    static const int ns[] = {1, 7, 8, 9, 17, 32, 40};
+    static const int ks[] = {1, 4, 7, 32, 64};
+    int variant = 0;
+    for (unsigned i = 0; i < sizeof ms / sizeof *ms; i++)
+        for (unsigned j = 0; j < sizeof ns / sizeof *ns; j++)
+            for (unsigned k = 0; k < sizeof ks / sizeof *ks; k++) {
+                variant++;
+                check_one(pack_run, "gemm packed at run time", ms[i], ns[j], ks[k], 1, variant % 4,
+                          variant % 5 == 0, 1.0f, 1.0f, -INFINITY, INFINITY);
+            }
+    /* Attention's shapes: Q K^T (128 x 32 . 32 x 128), P V (128 x 128 . 128 x 32), and a
+     * long reduction (row blocks). */
+    check_one(pack_run, "gemm packed at run time QK", 128, 128, 32, 1, 0, 0, 0.125f, 1.0f, -INFINITY, INFINITY);
+    check_one(pack_run, "gemm packed at run time PV", 128, 32, 128, 1, 0, 0, 1.0f, 1.0f, -INFINITY, INFINITY);
+    check_one(pack_run, "gemm packed at run time row blocks", 37, 9, 2000, 1, 2, 1, 1.0f, 1.0f, -INFINITY,
+              INFINITY);
+}
+
 static void check_transpose(void)
 {
     static const int rs[] = {1, 3, 8, 9, 17};
@@ -189,6 +217,7 @@ static void run(void)
     check_kernel(wgk_f32_gemm_4x8__wasmsimd, "gemm 4x8 wasmsimd");
 #endif
     check_packed_b();
+    check_pack_run();
     check_transpose();
 }
 

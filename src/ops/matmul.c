@@ -84,6 +84,13 @@ static wg_status mm_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
+/* The packed B of GEMM_PACK_RUN (src/select/select_gemm.c sized it). */
+static size_t mm_scratch(const wgc_graph *g, const wgc_node *n)
+{
+    (void)g;
+    return n->impl.kernel == WGC_KERNEL_GEMM_PACK_RUN ? n->impl.scratch : 0;
+}
+
 static wg_status mm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     mm_geom q;
@@ -107,6 +114,7 @@ static wg_status mm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         .M = q.M, .N = q.N, .K = q.K, .a = aexpr, .a_panel = WGK_GEMM_MR * q.K, .a_k = 1,
         .a_m = q.K, .b = bexpr, .ldb = q.N, .c = yexpr, .ldc = q.N, .ldr = q.N,
         .alpha = 1.0f, .beta = 1.0f, .kernel = n->impl.kernel,
+        .scratch = n->impl.kernel == WGC_KERNEL_GEMM_PACK_RUN ? wgc_scratch(e) : NULL,
     };
     wgc_act_range(n, &call.min, &call.max);
     if (q.b.rank == 2) {
@@ -177,4 +185,4 @@ fail:
     return st;
 }
 
-const wgc_op_def wgc_op_matmul = {mm_infer, NULL, mm_emit, NULL};
+const wgc_op_def wgc_op_matmul = {mm_infer, NULL, mm_emit, mm_scratch};

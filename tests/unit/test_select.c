@@ -247,6 +247,8 @@ TEST(gemm_and_matmul_kernels)
         {"MatMul, constant 1-D B", "MatMul", 1, true, false, true, WGC_KERNEL_GEMM_PACKED_B},
         {"MatMul, constant 3-D B", "MatMul", 3, true, false, true, WGC_KERNEL_GEMM_4X8},
         {"MatMul, run-time B (scalar)", "MatMul", 2, false, false, false, WGC_KERNEL_GEMM_4X4},
+        {"MatMul, run-time 2-D B (SIMD)", "MatMul", 2, false, false, true, WGC_KERNEL_GEMM_PACK_RUN},
+        {"MatMul, run-time 3-D B (attention, SIMD)", "MatMul", 3, false, false, true, WGC_KERNEL_GEMM_PACK_RUN},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         wgc_graph *g = wgc_graph_new();

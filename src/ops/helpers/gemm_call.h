@@ -27,8 +27,10 @@ typedef struct wgc_gemm_call {
     int64_t ldr;
     float alpha, beta, min, max;
     wgc_kernel kernel; /* the node's impl.kernel (src/select/select_gemm.c): GEMM_PACKED_B
-                        * (b is wgk_pack_b panels of a constant B, A row-major), GEMM_4X8
-                        * or GEMM_4X4 */
+                        * (b is wgk_pack_b panels of a constant B, A row-major),
+                        * GEMM_PACK_RUN (b row-major, packed by the kernel into scratch),
+                        * GEMM_4X8 or GEMM_4X4 */
+    const char *scratch; /* GEMM_PACK_RUN: the packed B's floats (the node's scratch) */
 } wgc_gemm_call;
 
 static inline void wgc_emit_gemm(wgc_emitter *e, const wgc_gemm_call *c)
@@ -42,9 +44,10 @@ static inline void wgc_emit_gemm(wgc_emitter *e, const wgc_gemm_call *c)
     wgc_emit(e, "    .b = %s, .ldb = %lld, .c = %s, .ldc = %lld, .bias = %s, .bias_m = %lld, .bias_n = %lld,\n",
              c->b, (long long)c->ldb, c->c, (long long)c->ldc, c->bias ? c->bias : "0",
              (long long)c->bias_m, (long long)c->bias_n);
-    wgc_emit(e, "    .res = %s, .ldr = %lld, .alpha = %s, .beta = %s, .min = %s, .max = %s});\n",
+    wgc_emit(e, "    .res = %s, .ldr = %lld, .alpha = %s, .beta = %s, .min = %s, .max = %s}%s%s);\n",
              c->res ? c->res : "0", (long long)c->ldr, wgc_float(e, c->alpha), wgc_float(e, c->beta),
-             wgc_float(e, c->min), wgc_float(e, c->max));
+             wgc_float(e, c->min), wgc_float(e, c->max), c->scratch ? ", (float *)" : "",
+             c->scratch ? c->scratch : "");
 }
 
 #endif
