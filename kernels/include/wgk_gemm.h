@@ -13,6 +13,9 @@
  * B is row-major K x N with leading dimension ldb (contiguous in n, the SIMD axis).
  * bias(m,n) = bias[m*bias_m + n*bias_n] (per-row: 1,0; per-column: 0,1), may be NULL.
  * res(m,n) = res[m*ldr + n], may be NULL. No activation: min = -INFINITY, max = INFINITY.
+ * act (wgk_f32_gemm_pb and wgk_f32_gemm_pack_run only; 0 elsewhere): a GELU applied to
+ * C after the clamp, row block by row block while the rows are in cache
+ * (WGK_GEMM_ACT_GELU: wgk_f32_gelu, WGK_GEMM_ACT_GELU_TANH: wgk_f32_gelu_tanh).
  *
  * Example (1x1 convolution, NCHW, weights packed): M = Cout, K = Cin, N = H*W,
  *   a = packed W, b = x, ldb = N, c = y, ldc = N, bias per row.
@@ -37,7 +40,10 @@ typedef struct wgk_gemm_args {
     int ldr;
     float alpha, beta;
     float min, max;
+    int act;
 } wgk_gemm_args;
+
+enum { WGK_GEMM_ACT_NONE = 0, WGK_GEMM_ACT_GELU = 1, WGK_GEMM_ACT_GELU_TANH = 2 };
 
 typedef void (*wgk_gemm_fn)(const wgk_gemm_args *g);
 
