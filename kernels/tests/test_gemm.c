@@ -2,10 +2,12 @@
  * test_gemm.c: the GEMM kernels against a naive triple loop, over shapes below and above
  * the register tile (M around MR=4, N around 4/8 and the cache block, K = 1 and odd),
  * the three A layouts (packed, row-major, transposed), every bias mode, residual,
- * alpha/beta and clamping. Also the 2-D transpose. rtol 1e-4, atol 1e-5 (atol scaled by
+ * alpha/beta and clamping; the packed-B kernel with a run-time B (packed by the kernel) and
+ * with a fused GELU. Also the 2-D transpose. rtol 1e-4, atol 1e-5 (atol scaled by
  * sqrt(K) for long sums of [-1,1) products).
  */
 #include "wgk_gemm.h"
+#include "wgk_vmath.h"
 #include "wgkt.h"
 
 #define CAP (1 << 18)
@@ -24,6 +26,9 @@ static float clampf(float v, float lo, float hi)
     return v > hi ? hi : v;
 }
 
+/* The fused activation check_one asks for (wgk_gemm_args.act; packed-B kernels only). */
+static int act;
+
 /* layout: 0 packed, 1 row-major (lda = K + 3), 2 transposed (lda = M + 1), 3 row-major
  * A with B packed in column panels (wgk_pack_b, for wgk_f32_gemm_pb).
  * bias mode: 0 none, 1 per row, 2 per column, 3 full [M,N]. */
@@ -38,7 +43,7 @@ static void check_one(wgk_gemm_fn fn, const char *name, int M, int N, int K, int
     for (int i = 0; i < M * ldc; i++)
         C[i] = 1000.0f; /* sentinel: padding columns must stay untouched */
     wgk_gemm_args g = {.M = M, .N = N, .K = K, .b = B, .ldb = ldb, .c = C, .ldc = ldc,
-                       .alpha = alpha, .beta = beta, .min = lo, .max = hi};
+                       .alpha = alpha, .beta = beta, .min = lo, .max = hi, .act = act};
     if (layout == 0) {
         wgk_pack_a(A, (size_t)(K + 3), (size_t)M, (size_t)K, AP);
         g.a = AP;
@@ -83,6 +88,10 @@ static void check_one(wgk_gemm_fn fn, const char *name, int M, int N, int K, int
                 v += R[m * ldc + n];
             WANT[m * ldc + n] = clampf(v, lo, hi);
         }
+    /* The activation through the vector GELUs (tested against references in test_vmath):
+     * this checks that the GEMM applies it once to every element it writes. */
+    for (int m = 0; m < M && act; m++)
+        (act == WGK_GEMM_ACT_GELU ? wgk_f32_gelu : wgk_f32_gelu_tanh)(WANT + m * ldc, WANT + m * ldc, (size_t)N);
     fn(&g);
     int bad = 0;
     float atol = 1e-5f;
@@ -193,6 +202,18 @@ static void check_pack_run(void)
               INFINITY);
 }
 
+/* A fused GELU (both forms) after bias and residual on every path of the packed-B kernel:
+ * GEMV rows, broadcast groups (two buffers of them), row blocks (K = 2000). */
+static void check_packed_b_gelu(void)
+{
+    static const int shapes[][3] = {{1, 100, 33}, {3, 40, 7}, {37, 20, 700}, {128, 72, 64}, {37, 9, 2000}};
+    for (act = WGK_GEMM_ACT_GELU; act <= WGK_GEMM_ACT_GELU_TANH; act++)
+        for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
+            check_one(wgk_f32_gemm_pb, act == WGK_GEMM_ACT_GELU ? "gemm packed B + GELU" : "gemm packed B + tanh GELU",
+                      shapes[i][0], shapes[i][1], shapes[i][2], 3, 2, (int)i % 2, 1.0f, 1.0f, -INFINITY, INFINITY);
+    act = WGK_GEMM_ACT_NONE;
+}
+
 static void check_transpose(void)
 {
     static const int rs[] = {1, 3, 8, 9, 17};
@@ -218,6 +239,7 @@ static void run(void)
 #endif
     check_packed_b();
     check_pack_run();
+    check_packed_b_gelu();
     check_transpose();
 }
 

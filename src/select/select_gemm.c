@@ -2,7 +2,8 @@
  * select_gemm.c: the GEMM kernel of Gemm and MatMul nodes. A constant B that the kernel
  * can read in column panels (Gemm without transA; MatMul with one B matrix, rank <= 2) is
  * packed at compile time for the packed-B kernel, which streams it once; a MatMul whose B
- * is computed at run time (attention) packs it at run time into its scratch when A has
+ * is not (computed at run time, as attention's, or batched) packs it at run time into its
+ * scratch, one product at a time, when A has
  * enough rows per product (SIMD builds); every other product runs on the target's GEMM
  * (4x8 SIMD128 or 4x4 scalar).
  */

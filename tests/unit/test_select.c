@@ -245,7 +245,7 @@ TEST(gemm_and_matmul_kernels)
         {"Gemm, run-time B (scalar)", "Gemm", 2, false, false, false, WGC_KERNEL_GEMM_4X4},
         {"MatMul, constant 2-D B", "MatMul", 2, true, false, true, WGC_KERNEL_GEMM_PACKED_B},
         {"MatMul, constant 1-D B", "MatMul", 1, true, false, true, WGC_KERNEL_GEMM_PACKED_B},
-        {"MatMul, constant 3-D B", "MatMul", 3, true, false, true, WGC_KERNEL_GEMM_4X8},
+        {"MatMul, constant 3-D B (per batch, packed at run time)", "MatMul", 3, true, false, true, WGC_KERNEL_GEMM_PACK_RUN},
         {"MatMul, run-time B (scalar)", "MatMul", 2, false, false, false, WGC_KERNEL_GEMM_4X4},
         {"MatMul, run-time 2-D B (SIMD)", "MatMul", 2, false, false, true, WGC_KERNEL_GEMM_PACK_RUN},
         {"MatMul, run-time 3-D B (attention, SIMD)", "MatMul", 3, false, false, true, WGC_KERNEL_GEMM_PACK_RUN},
