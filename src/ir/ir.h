@@ -89,7 +89,7 @@ typedef struct wgc_attr {
 /* Activation fused into a producer's epilogue (set by passes, read by emitters). */
 typedef enum wgc_act {
     WGC_ACT_NONE = 0, WGC_ACT_RELU, WGC_ACT_CLIP, WGC_ACT_HARDSWISH,
-    WGC_ACT_GELU,      /* x/2 (1 + erf(x / sqrt 2)): MatMul on the packed-B kernel only */
+    WGC_ACT_GELU,      /* x/2 (1 + erf(x / sqrt 2)): MatMul and Gemm on the packed-B kernel only */
     WGC_ACT_GELU_TANH, /* GELU's tanh approximation: likewise */
 } wgc_act;
 

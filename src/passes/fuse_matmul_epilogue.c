@@ -12,6 +12,11 @@
  * residual has the result's shape and dtype and is produced before the MatMul runs (its
  * read moves earlier); a Gelu (match_gelu.c writes the decomposed ones as Gelu) follows
  * the bias, never the residual (GELU(x W + b + r) is not what such a graph computes).
+ *
+ * A Gemm with a constant B and no transA (also the packed-B kernel; its bias is its C)
+ * takes a Gelu that follows it directly or through a Reshape (GPT-2's dynamo export:
+ * Gemm -> Reshape -> Gelu): the Reshape then moves the activated values, which is the
+ * same since the Gelu is elementwise.
  */
 #include <string.h>
 
@@ -40,6 +45,8 @@ static bool column_bias(const wgc_tensor *t, int64_t N)
     return wgc_numel(&t->shape) == N;
 }
 
+static wgc_act gelu_act(const wgc_node *n);
+
 static void fuse(wgc_graph *g, wgc_node *mm)
 {
     const int i = (int)(mm - g->nodes);
@@ -63,8 +70,7 @@ static void fuse(wgc_graph *g, wgc_node *mm)
         return;
     if (next->op == WGC_OP_GELU && next->n_inputs == 1 && next->n_outputs == 1 &&
         wgc_out(g, next, 0)->dtype == WG_DT_FLOAT) {
-        const char *approx = wgc_attr_str(next, "approximate", "none");
-        mm->act = !strcmp(approx, "tanh") ? WGC_ACT_GELU_TANH : WGC_ACT_GELU;
+        mm->act = gelu_act(next);
         wgc_take_output(g, mm, next);
     } else if (next->op == WGC_OP_ADD) {
         const int r = other_operand(next, mm->outputs[0]);
@@ -77,6 +83,41 @@ static void fuse(wgc_graph *g, wgc_node *mm)
     }
 }
 
+static wgc_act gelu_act(const wgc_node *n)
+{
+    return !strcmp(wgc_attr_str(n, "approximate", "none"), "tanh") ? WGC_ACT_GELU_TANH : WGC_ACT_GELU;
+}
+
+static bool is_gelu(wgc_graph *g, const wgc_node *n)
+{
+    return n && n->op == WGC_OP_GELU && n->n_inputs == 1 && n->n_outputs == 1 &&
+           wgc_out(g, n, 0)->dtype == WG_DT_FLOAT;
+}
+
+static void fuse_gemm(wgc_graph *g, wgc_node *gm)
+{
+    const wgc_tensor *b = gm->n_inputs >= 2 ? wgc_in(g, gm, 1) : NULL;
+    const wgc_tensor *y = wgc_out(g, gm, 0);
+    if (!b || !b->data || wgc_attr_int(gm, "transA", 0) || !y || y->dtype != WG_DT_FLOAT)
+        return;
+    wgc_node *next = wgc_only_consumer(g, gm->outputs[0]);
+    if (is_gelu(g, next)) {
+        gm->act = gelu_act(next);
+        wgc_take_output(g, gm, next);
+        return;
+    }
+    if (!next || next->op != WGC_OP_RESHAPE || next->n_outputs != 1 || next->inputs[0] != gm->outputs[0])
+        return;
+    wgc_node *gelu = wgc_only_consumer(g, next->outputs[0]);
+    if (!is_gelu(g, gelu))
+        return;
+    gm->act = gelu_act(gelu);
+    next->outputs[0] = gelu->outputs[0];
+    g->tensors[gelu->outputs[0]].producer = (int)(next - g->nodes);
+    gelu->dead = true;
+    wgc_graph_count_uses(g);
+}
+
 wg_status wgc_pass_fuse_matmul_epilogue(wgc_graph *g, const wgc_pass_options *opt)
 {
     (void)opt;
@@ -86,6 +127,9 @@ wg_status wgc_pass_fuse_matmul_epilogue(wgc_graph *g, const wgc_pass_options *op
         if (!mm->dead && mm->op == WGC_OP_MATMUL && mm->n_outputs == 1 && mm->act == WGC_ACT_NONE &&
             mm->bias < 0 && mm->residual < 0)
             fuse(g, mm);
+        else if (!mm->dead && mm->op == WGC_OP_GEMM && mm->n_outputs == 1 && mm->act == WGC_ACT_NONE &&
+                 mm->residual < 0)
+            fuse_gemm(g, mm);
     }
     return WG_OK;
 }

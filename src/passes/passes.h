@@ -41,7 +41,8 @@ wg_status wgc_pass_match_hardswish(wgc_graph *g, const wgc_pass_options *opt);
 /* Decomposed GELUs (erf and tanh forms) -> one Gelu node (match_gelu.c). */
 wg_status wgc_pass_match_gelu(wgc_graph *g, const wgc_pass_options *opt);
 /* MatMul with a constant 2-D B -> [Add bias] -> [Gelu | Add residual] becomes one MatMul
- * whose packed-B kernel applies them (fuse_matmul_epilogue.c). */
+ * whose packed-B kernel applies them; a Gemm on that kernel takes a Gelu, also through a
+ * Reshape (fuse_matmul_epilogue.c). */
 wg_status wgc_pass_fuse_matmul_epilogue(wgc_graph *g, const wgc_pass_options *opt);
 /* Relu/Clip (and a residual Add before them) move into the producing Conv's epilogue. */
 wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_pass_options *opt);

@@ -6,7 +6,8 @@
  * latter) and their chains die; a chain with a wrong constant or an intermediate that is
  * a graph output stays; MatMul with a constant matrix takes its bias Add and then a Gelu
  * or a residual Add computed before it, but not a residual computed after it, nor a bias
- * Add on a MatMul whose B is computed at run time.
+ * Add on a MatMul whose B is computed at run time; a Gemm takes a Gelu through a Reshape
+ * (not with transA).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -196,11 +197,50 @@ TEST(matmul_takes_bias_then_gelu_or_earlier_residual)
     }
 }
 
+/* GPT-2's dynamo export: Gemm(x, W) -> Reshape -> Gelu(tanh): the Gemm applies the GELU
+ * and the Reshape writes the Gelu's output; with transA nothing fuses. */
+TEST(gemm_takes_gelu_through_reshape)
+{
+    for (int trans_a = 0; trans_a < 2; trans_a++) {
+        wgc_graph *g = wgc_graph_new();
+        g->opset = 20;
+        const int64_t xd[2] = {4, 8}, wd[2] = {8, 6}, sd[1] = {3};
+        const int64_t shape[3] = {1, 4, 6};
+        float w[48];
+        for (int i = 0; i < 48; i++)
+            w[i] = (float)(i % 5) * 0.1f - 0.2f;
+        int in_g[2] = {tg_input(g, "x", WG_DT_FLOAT, 2, trans_a ? (const int64_t[]){8, 4} : xd),
+                       tg_const(g, "w", WG_DT_FLOAT, wd, 2, w)};
+        int gm = tg_node(g, "Gemm", in_g, 2, "gm");
+        if (trans_a)
+            wgc_attr_add(g, 0, "transA", WGC_ATTR_INT)->i = 1;
+        int in_r[2] = {gm, tg_const(g, "shape", WG_DT_INT64, sd, 1, shape)};
+        int r = tg_node(g, "Reshape", in_r, 2, "r");
+        int y = tg_node(g, "Gelu", &r, 1, "y");
+        wgc_attr *a = wgc_attr_add(g, 2, "approximate", WGC_ATTR_STRING);
+        a->s = strdup("tanh");
+        a->s_len = 4;
+        tg_output(g, y);
+        wgc_pass_options o = opts();
+        CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
+        CHECK(wgc_pass_fuse_matmul_epilogue(g, &o) == WG_OK, "%s", g->err);
+        if (trans_a) {
+            CHECK(g->nodes[0].act == WGC_ACT_NONE && !g->nodes[2].dead, "transA: the Gelu stays");
+        } else {
+            CHECK(g->nodes[0].act == WGC_ACT_GELU_TANH, "the Gemm applies the tanh GELU");
+            CHECK(g->nodes[2].dead && producer(g, y)->op == WGC_OP_RESHAPE && producer(g, y)->inputs[0] == gm,
+                  "the Reshape of the Gemm's output writes y");
+        }
+        wgc_graph_free(g);
+    }
+}
+
 int main(void)
 {
     RUN(erf_gelu_forms_become_one_gelu);
     RUN(erf_gelu_with_other_constant_or_shared_step_stays);
     RUN(tanh_gelu_becomes_gelu_tanh);
     RUN(matmul_takes_bias_then_gelu_or_earlier_residual);
+    RUN(gemm_takes_gelu_through_reshape);
     return test_summary("transformer passes");
 }
