@@ -341,7 +341,7 @@ if [ -x "$MPY" ] && [ -d "$MDIR" ]; then
     [ "$qrc" -eq 0 ] || [ "$qfail" -eq 1 ] || { cat "$OUT/quantized.log"; bad "quantized_vs_fp32.py (exit $qrc)"; }
 else
     echo "skip quantized models (no models venv or model cache: scripts/setup.sh --models, make bench-models)"
-# Symbolic dimensions (issue 22, module ABI 2): the sentence encoders exported with dynamic
+# 13. Symbolic dimensions (module ABI 2): the sentence encoders exported with dynamic
 # batch and sequence axes (tools/make_dynamic_models.py, cached outside the repository),
 # one module each, run at (batch, seq) = (1,1), (1,9), (2,64), (4,512) with padded
 # attention masks and compared with onnxruntime (tests/models/dynamic_encoder.py).
@@ -368,7 +368,7 @@ for id in encoder-dyn-ts encoder-dyn-dynamo; do
     fi
 done
 
-# Symbolic dims through more ops (decomposed LayerNorm, Gelu via Erf, Pow, ReduceMean, an
+# 14. Symbolic dims through more ops (decomposed LayerNorm, Gelu via Erf, Pow, ReduceMean, an
 # Equal/Where/Expand attention mask built by Shape -> Gather -> Concat, Concat, Range)
 if [ -x "$MODELS_PY" ]; then
     if "$MODELS_PY" tests/models/symbolic_ops.py "$W" "$OUT/symbolic-ops" > "$OUT/symbolic-ops.log" 2>&1; then
@@ -379,6 +379,34 @@ if [ -x "$MODELS_PY" ]; then
 else
     echo "skip symbolic ops: no models venv ($MODELS_PY)"
 fi
+# 15. The benchmark's fp32 transformers and LayerNorm CNNs (tools/make_bench_models.py:
+#     seeded random weights, torch.onnx.export) against onnxruntime-node on a seeded input:
+#     the fused attention products, bias/GELU epilogues and 7x7 depthwise convs on whole
+#     models. Skipped (not counted) when the model cache has not built a model
+#     (bench/run or tools/make_bench_models.py builds them; scripts/setup.sh --models).
+BM=${WG_MODELS_DIR:-${WASMGRAPH_CACHE:-$HOME/.cache/wasmgraph}/models}
+BO=$OUT/bench-models
+bench_model() { # ID INPUT_NAME SHAPE DTYPE [make_input options]
+    local id=$1 name=$2 shape=$3 dtype=$4 dir=$BO/$1; shift 4
+    local model=$BM/$id.onnx
+    if [ ! -f "$model" ]; then echo "skip $id (not built in $BM)"; return; fi
+    mkdir -p "$dir/in"
+    if [ ! -s "$dir/in/input_0.pb" ]; then
+        "$PY" tools/make_input.py "$name" "$shape" "$dtype" 0 "$dir/in/input_0.pb" "$@" > /dev/null || { bad "$id input"; return; }
+    fi
+    if [ ! -s "$dir/want/output_0.pb" ] || [ "$model" -nt "$dir/want/output_0.pb" ]; then
+        node tools/ort_run.js "$model" "$dir/want" --input "$name=$dir/in/input_0.pb" --quiet || { bad "$id onnxruntime reference"; return; }
+    fi
+    compile "$model" "$dir/$id.wasm" -O3 -q || return
+    run_and_compare "bench model $id" "$dir/$id.wasm" "$dir/in" "$dir/want" 1e-4 1e-5
+}
+bench_model minilm-l6 input_ids 1x128 int64 --low 0 --high 1000
+bench_model bert-base input_ids 1x128 int64 --low 0 --high 1000
+bench_model gpt2 input_ids 1x128 int64 --low 0 --high 1000
+bench_model vit-b16 pixel_values 1x3x224x224 float32 --dist normal
+bench_model whisper-tiny-encoder input_features 1x80x3000 float32 --dist normal
+bench_model convnext-tiny input 1x3x224x224 float32 --dist normal
+bench_model swin-t input 1x3x224x224 float32 --dist normal
 
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,5 +1,5 @@
 /*
- * f32-dwconv2d-padded.c: depthwise 3x3 and 5x5 convolutions, strides 1 and 2 in each
+ * f32-dwconv2d-padded.c: depthwise 3x3, 5x5 and 7x7 (ConvNeXt) convolutions, strides 1 and 2 in each
  * direction, no dilation (wgk_conv.h, wgk_f32_dwconv2d_KxK_sHxW), SIMD128 builds. Each
  * input plane is first copied into a zero-padded plane in the scratch, so that every
  * output is an interior one: no borders, no bounds tests. Two output rows x 16 columns
@@ -137,7 +137,7 @@ WGK_INLINE void dwconv(const wgk_conv2d_args *a, const int K, const int SH, cons
             if (m % mult == 0)
                 wgk_pad_planes(a->x + ((size_t)n * a->C + c) * a->H * a->W, 1, a->H, a->W, a->PT, a->PL, hp, wp,
                                pad);
-            v128_t wv[25];
+            v128_t wv[49];
             for (int t = 0; t < K * K; t++)
                 wv[t] = wasm_f32x4_splat(a->w[(size_t)m * K * K + t]);
             const size_t o = ((size_t)n * a->M + m) * OHW;
@@ -160,5 +160,9 @@ DWCONV(5, 1, 1)
 DWCONV(5, 1, 2)
 DWCONV(5, 2, 1)
 DWCONV(5, 2, 2)
+DWCONV(7, 1, 1)
+DWCONV(7, 1, 2)
+DWCONV(7, 2, 1)
+DWCONV(7, 2, 2)
 
 #endif

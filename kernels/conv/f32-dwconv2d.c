@@ -12,7 +12,7 @@
  * added in the same order as the row path, so results are the same bit for bit.
  *
  * SIMD modules use this kernel only for the shapes f32-dwconv2d-padded.c does not take
- * (kernels other than 3x3 and 5x5, strides above 2, dilation).
+ * (kernels other than 3x3, 5x5 and 7x7, strides above 2, dilation).
  */
 #include "wgk_conv.h"
 

@@ -11,6 +11,21 @@
  */
 #include "gemm_epilogue.h"
 #include "wgk_conv_packed.h"
+#include "wgk_vmath.h"
+
+/* The fused activation (g->act) on rows m0..m1-1 of C, just computed (in L1 or L2). */
+static void act_rows(const wgk_gemm_args *g, int m0, int m1)
+{
+    if (g->act == WGK_GEMM_ACT_NONE)
+        return;
+    for (int m = m0; m < m1; m++) {
+        float *c = g->c + (ptrdiff_t)m * g->ldc;
+        if (g->act == WGK_GEMM_ACT_GELU)
+            wgk_f32_gelu(c, c, (size_t)g->N);
+        else
+            wgk_f32_gelu_tanh(c, c, (size_t)g->N);
+    }
+}
 
 /* Rows of A per block: the block (rows x K floats) stays in L2 while the panels pass. */
 static int block_rows(int K)
@@ -134,6 +149,7 @@ static void few_rows(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t hi)
         }
         for (int p = 4 * q; p < panels; p++)
             row1(g, m, p * WGK_GEMM_NR, g->b + (ptrdiff_t)p * K * WGK_GEMM_NR, alpha, lo, hi);
+        act_rows(g, m, m + 1);
     }
 }
 
@@ -242,6 +258,7 @@ static int splat_groups(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t 
                     epilogue_tile(g, m, mr, n, nc, alpha, lo, hi);
             }
         }
+        act_rows(g, m0, m0 + 4 * groups < M ? m0 + 4 * groups : M);
     }
     return 1;
 }
@@ -274,6 +291,7 @@ void wgk_f32_gemm_pb(const wgk_gemm_args *g)
             for (; m < me; m++)
                 row1(g, m, n, b, alpha, lo, hi);
         }
+        act_rows(g, m0, me);
     }
 }
 
@@ -304,6 +322,7 @@ void wgk_f32_gemm_pb(const wgk_gemm_args *g)
                     g->c[(ptrdiff_t)m * g->ldc + n + j] = wgk_gemm_epilogue1(g, m, n + j, acc[j]);
             }
         }
+        act_rows(g, m0, me);
     }
 }
 

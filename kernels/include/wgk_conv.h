@@ -9,7 +9,7 @@
  *                          (wgk_conv2d_im2col_scratch floats), then the same GEMM.
  *   wgk_f32_dwconv2d       depthwise (one input channel per group, any multiplier):
  *                          direct loops, SIMD along the output row for strides 1 and 2;
- *                          3x3 and 5x5 in SIMD builds: wgk_f32_dwconv2d_KxK_sHxW below.
+ *                          3x3, 5x5 and 7x7 in SIMD builds: wgk_f32_dwconv2d_KxK_sHxW below.
  * The GEMM kernels take w packed by wgk_pack_conv (wgk_pack.h, done at compile time; or
  * in ONNX layout with w_rowmajor = 1 when the weight is computed at run time) and
  * the GEMM function in `gemm` (wgk_f32_gemm_4x8__wasmsimd or wgk_f32_gemm_4x4__scalar).
@@ -97,13 +97,13 @@ void wgk_f32_conv2d_1x1(const wgk_conv2d_args *a);
 void wgk_f32_conv2d_im2col(const wgk_conv2d_args *a);
 void wgk_f32_dwconv2d(const wgk_conv2d_args *a);
 
-/* Depthwise 3x3 and 5x5, strides 1 or 2 each way, no dilation, SIMD128 builds only
+/* Depthwise 3x3, 5x5 and 7x7, strides 1 or 2 each way, no dilation, SIMD128 builds only
  * (kernels/conv/f32-dwconv2d-padded.c): wgk_f32_dwconv2d_KxK_sSHxSW. Each input plane
  * is zero-padded into a->scratch first (wgk_dwconv2d_padded_scratch floats), then two
  * output rows x 16 columns are computed at a time. */
 static inline int wgk_dwconv2d_padded_ok(const wgk_conv2d_args *a)
 {
-    return a->KH == a->KW && (a->KH == 3 || a->KH == 5) && (a->SH == 1 || a->SH == 2) &&
+    return a->KH == a->KW && (a->KH == 3 || a->KH == 5 || a->KH == 7) && (a->SH == 1 || a->SH == 2) &&
            (a->SW == 1 || a->SW == 2) && a->DH == 1 && a->DW == 1;
 }
 
@@ -132,5 +132,9 @@ void wgk_f32_dwconv2d_5x5_s1x1(const wgk_conv2d_args *a);
 void wgk_f32_dwconv2d_5x5_s1x2(const wgk_conv2d_args *a);
 void wgk_f32_dwconv2d_5x5_s2x1(const wgk_conv2d_args *a);
 void wgk_f32_dwconv2d_5x5_s2x2(const wgk_conv2d_args *a);
+void wgk_f32_dwconv2d_7x7_s1x1(const wgk_conv2d_args *a);
+void wgk_f32_dwconv2d_7x7_s1x2(const wgk_conv2d_args *a);
+void wgk_f32_dwconv2d_7x7_s2x1(const wgk_conv2d_args *a);
+void wgk_f32_dwconv2d_7x7_s2x2(const wgk_conv2d_args *a);
 
 #endif

@@ -13,6 +13,9 @@
  * B is row-major K x N with leading dimension ldb (contiguous in n, the SIMD axis).
  * bias(m,n) = bias[m*bias_m + n*bias_n] (per-row: 1,0; per-column: 0,1), may be NULL.
  * res(m,n) = res[m*ldr + n], may be NULL. No activation: min = -INFINITY, max = INFINITY.
+ * act (wgk_f32_gemm_pb and wgk_f32_gemm_pack_run only; 0 elsewhere): a GELU applied to
+ * C after the clamp, row block by row block while the rows are in cache
+ * (WGK_GEMM_ACT_GELU: wgk_f32_gelu, WGK_GEMM_ACT_GELU_TANH: wgk_f32_gelu_tanh).
  *
  * Example (1x1 convolution, NCHW, weights packed): M = Cout, K = Cin, N = H*W,
  *   a = packed W, b = x, ldb = N, c = y, ldc = N, bias per row.
@@ -42,7 +45,10 @@ typedef struct wgk_gemm_args {
      * kernel's static one, for thread 0 and single-threaded calls). */
     wgk_part part;
     float *splat;
+    int act; /* WGK_GEMM_ACT_*: applied after bias and residual */
 } wgk_gemm_args;
+
+enum { WGK_GEMM_ACT_NONE = 0, WGK_GEMM_ACT_GELU = 1, WGK_GEMM_ACT_GELU_TANH = 2 };
 
 #define WGK_GEMM_SPLAT_FLOATS 32768
 
@@ -90,6 +96,11 @@ void wgk_f32_gemm_4x4__scalar(const wgk_gemm_args *g);
  * connected layers (M = 1: the weights stream from memory once). SIMD128 in -msimd128
  * builds, scalar otherwise. */
 void wgk_f32_gemm_pb(const wgk_gemm_args *g);
+
+/* B computed at run time (row-major, ldb), A row-major as for wgk_f32_gemm_pb: B is packed
+ * into packed (wgk_pack_b_size(K, N) floats of scratch), then wgk_f32_gemm_pb runs on it
+ * (kernels/gemm/f32-gemm-pack-run.c: attention's Q K^T and P V). */
+void wgk_f32_gemm_pack_run(const wgk_gemm_args *g, float *packed);
 
 /* dst[c*rows + r] = src[r*cols + c]: dst (cols x rows) is the transpose of src (rows x cols).
  * Used to give a non-constant transposed B its row-major layout at run time. */

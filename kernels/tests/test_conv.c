@@ -28,11 +28,12 @@ typedef wgkt_conv_shape shape;
 /* The padded-plane depthwise kernel for a's kernel size and strides. */
 static void dwconv_padded(const wgk_conv2d_args *a)
 {
-    static void (*const fn[2][2][2])(const wgk_conv2d_args *) = {
+    static void (*const fn[3][2][2])(const wgk_conv2d_args *) = {
         {{wgk_f32_dwconv2d_3x3_s1x1, wgk_f32_dwconv2d_3x3_s1x2}, {wgk_f32_dwconv2d_3x3_s2x1, wgk_f32_dwconv2d_3x3_s2x2}},
         {{wgk_f32_dwconv2d_5x5_s1x1, wgk_f32_dwconv2d_5x5_s1x2}, {wgk_f32_dwconv2d_5x5_s2x1, wgk_f32_dwconv2d_5x5_s2x2}},
+        {{wgk_f32_dwconv2d_7x7_s1x1, wgk_f32_dwconv2d_7x7_s1x2}, {wgk_f32_dwconv2d_7x7_s2x1, wgk_f32_dwconv2d_7x7_s2x2}},
     };
-    fn[a->KH == 5][a->SH == 2][a->SW == 2](a);
+    fn[(a->KH - 3) / 2][a->SH == 2][a->SW == 2](a);
 }
 #endif
 
@@ -174,6 +175,10 @@ static void check_depthwise_padded(void)
         {1, 2, 3, 3, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 2},     /* output narrower than a vector */
         {1, 1, 1, 2, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
         {1, 2, 6, 6, 2, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 2},     /* no padding */
+        {1, 3, 14, 21, 3, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, 3},   /* ConvNeXt: 7x7, pad 3 */
+        {1, 2, 11, 35, 4, 7, 7, 2, 2, 1, 1, 3, 2, 3, 1, 2},   /* 7x7 stride 2, multiplier 2 */
+        {1, 2, 9, 17, 2, 7, 7, 2, 1, 1, 1, 3, 3, 0, 3, 2},
+        {1, 2, 5, 5, 2, 7, 7, 1, 2, 1, 1, 3, 3, 3, 3, 2},     /* plane smaller than the filter */
     };
     for (unsigned i = 0; i < sizeof dw / sizeof *dw; i++)
         for (int epi = 0; epi <= EPI_IN_PLACE; epi++)

@@ -2,10 +2,12 @@
  * test_gemm.c: the GEMM kernels against a naive triple loop, over shapes below and above
  * the register tile (M around MR=4, N around 4/8 and the cache block, K = 1 and odd),
  * the three A layouts (packed, row-major, transposed), every bias mode, residual,
- * alpha/beta and clamping. Also the 2-D transpose. rtol 1e-4, atol 1e-5 (atol scaled by
+ * alpha/beta and clamping; the packed-B kernel with a run-time B (packed by the kernel) and
+ * with a fused GELU. Also the 2-D transpose. rtol 1e-4, atol 1e-5 (atol scaled by
  * sqrt(K) for long sums of [-1,1) products).
  */
 #include "wgk_gemm.h"
+#include "wgk_vmath.h"
 #include "wgkt.h"
 
 #define CAP (1 << 18)
@@ -24,6 +26,9 @@ static float clampf(float v, float lo, float hi)
     return v > hi ? hi : v;
 }
 
+/* The fused activation check_one asks for (wgk_gemm_args.act; packed-B kernels only). */
+static int act;
+
 /* layout: 0 packed, 1 row-major (lda = K + 3), 2 transposed (lda = M + 1), 3 row-major
  * A with B packed in column panels (wgk_pack_b, for wgk_f32_gemm_pb).
  * bias mode: 0 none, 1 per row, 2 per column, 3 full [M,N]. */
@@ -38,7 +43,7 @@ static void check_one(wgk_gemm_fn fn, const char *name, int M, int N, int K, int
     for (int i = 0; i < M * ldc; i++)
         C[i] = 1000.0f; /* sentinel: padding columns must stay untouched */
     wgk_gemm_args g = {.M = M, .N = N, .K = K, .b = B, .ldb = ldb, .c = C, .ldc = ldc,
-                       .alpha = alpha, .beta = beta, .min = lo, .max = hi};
+                       .alpha = alpha, .beta = beta, .min = lo, .max = hi, .act = act};
     if (layout == 0) {
         wgk_pack_a(A, (size_t)(K + 3), (size_t)M, (size_t)K, AP);
         g.a = AP;
@@ -83,6 +88,10 @@ static void check_one(wgk_gemm_fn fn, const char *name, int M, int N, int K, int
                 v += R[m * ldc + n];
             WANT[m * ldc + n] = clampf(v, lo, hi);
         }
+    /* The activation through the vector GELUs (tested against references in test_vmath):
+     * this checks that the GEMM applies it once to every element it writes. */
+    for (int m = 0; m < M && act; m++)
+        (act == WGK_GEMM_ACT_GELU ? wgk_f32_gelu : wgk_f32_gelu_tanh)(WANT + m * ldc, WANT + m * ldc, (size_t)N);
     fn(&g);
     int bad = 0;
     float atol = 1e-5f;
@@ -165,6 +174,46 @@ static void check_packed_b(void)
               INFINITY);
 }
 
+/* B computed at run time, packed by the kernel into scratch (BP), then the packed-B
+ * kernel: row-major A and B (ldb = N + 2), every path of that kernel. */
+static void pack_run(const wgk_gemm_args *g)
+{
+    wgk_f32_gemm_pack_run(g, BP);
+}
+
+static void check_pack_run(void)
+{
+    static const int ms[] = {1, 3, 4, 8, 9, 37};
+    static const int ns[] = {1, 7, 8, 9, 17, 32, 40};
+    static const int ks[] = {1, 4, 7, 32, 64};
+    int variant = 0;
+    for (unsigned i = 0; i < sizeof ms / sizeof *ms; i++)
+        for (unsigned j = 0; j < sizeof ns / sizeof *ns; j++)
+            for (unsigned k = 0; k < sizeof ks / sizeof *ks; k++) {
+                variant++;
+                check_one(pack_run, "gemm packed at run time", ms[i], ns[j], ks[k], 1, variant % 4,
+                          variant % 5 == 0, 1.0f, 1.0f, -INFINITY, INFINITY);
+            }
+    /* Attention's shapes: Q K^T (128 x 32 . 32 x 128), P V (128 x 128 . 128 x 32), and a
+     * long reduction (row blocks). */
+    check_one(pack_run, "gemm packed at run time QK", 128, 128, 32, 1, 0, 0, 0.125f, 1.0f, -INFINITY, INFINITY);
+    check_one(pack_run, "gemm packed at run time PV", 128, 32, 128, 1, 0, 0, 1.0f, 1.0f, -INFINITY, INFINITY);
+    check_one(pack_run, "gemm packed at run time row blocks", 37, 9, 2000, 1, 2, 1, 1.0f, 1.0f, -INFINITY,
+              INFINITY);
+}
+
+/* A fused GELU (both forms) after bias and residual on every path of the packed-B kernel:
+ * GEMV rows, broadcast groups (two buffers of them), row blocks (K = 2000). */
+static void check_packed_b_gelu(void)
+{
+    static const int shapes[][3] = {{1, 100, 33}, {3, 40, 7}, {37, 20, 700}, {128, 72, 64}, {37, 9, 2000}};
+    for (act = WGK_GEMM_ACT_GELU; act <= WGK_GEMM_ACT_GELU_TANH; act++)
+        for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
+            check_one(wgk_f32_gemm_pb, act == WGK_GEMM_ACT_GELU ? "gemm packed B + GELU" : "gemm packed B + tanh GELU",
+                      shapes[i][0], shapes[i][1], shapes[i][2], 3, 2, (int)i % 2, 1.0f, 1.0f, -INFINITY, INFINITY);
+    act = WGK_GEMM_ACT_NONE;
+}
+
 static void check_transpose(void)
 {
     static const int rs[] = {1, 3, 8, 9, 17};
@@ -189,6 +238,8 @@ static void run(void)
     check_kernel(wgk_f32_gemm_4x8__wasmsimd, "gemm 4x8 wasmsimd");
 #endif
     check_packed_b();
+    check_pack_run();
+    check_packed_b_gelu();
     check_transpose();
 }
 

@@ -25,6 +25,8 @@ static const struct {
     {"remove-dead", wgc_pass_remove_dead},
     {"fold-batchnorm", wgc_pass_fold_batchnorm},
     {"match-hardswish", wgc_pass_match_hardswish},
+    {"match-gelu", wgc_pass_match_gelu},
+    {"fuse-matmul-epilogue", wgc_pass_fuse_matmul_epilogue},
     {"fuse-epilogue", wgc_pass_fuse_epilogue},
     {"fuse-bn-output", wgc_pass_fuse_bn_output},
     {"flush-denormals", wgc_pass_flush_denormals},

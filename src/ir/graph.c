@@ -149,6 +149,7 @@ int wgc_node_add(wgc_graph *g, const char *name, const char *op_type, const char
     memset(n, 0, sizeof *n);
     n->residual = -1;
     n->aux_affine = -1;
+    n->bias = -1;
     n->act_min = -INFINITY;
     n->act_max = INFINITY;
     n->name = dup_str(name);
@@ -372,6 +373,8 @@ void wgc_graph_count_uses(wgc_graph *g)
                 g->tensors[n->inputs[k]].n_uses++;
         if (n->residual >= 0)
             g->tensors[n->residual].n_uses++;
+        if (n->bias >= 0)
+            g->tensors[n->bias].n_uses++;
     }
     for (int k = 0; k < g->n_outputs; k++)
         g->tensors[g->outputs[k]].n_uses++;

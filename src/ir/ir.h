@@ -148,7 +148,11 @@ typedef struct wgc_attr {
 } wgc_attr;
 
 /* Activation fused into a producer's epilogue (set by passes, read by emitters). */
-typedef enum wgc_act { WGC_ACT_NONE = 0, WGC_ACT_RELU, WGC_ACT_CLIP, WGC_ACT_HARDSWISH } wgc_act;
+typedef enum wgc_act {
+    WGC_ACT_NONE = 0, WGC_ACT_RELU, WGC_ACT_CLIP, WGC_ACT_HARDSWISH,
+    WGC_ACT_GELU,      /* x/2 (1 + erf(x / sqrt 2)): MatMul and Gemm on the packed-B kernel only */
+    WGC_ACT_GELU_TANH, /* GELU's tanh approximation: likewise */
+} wgc_act;
 
 /* The kernels the selection step (src/select/) chooses from: one per line of kernels.def. */
 typedef enum wgc_kernel {
@@ -207,6 +211,9 @@ typedef struct wgc_node {
      * -1: none. Conv only. */
     int aux_affine;
     float aux_min, aux_max;
+    /* A constant per-column bias [N] added before the residual and the activation
+     * (fuse_matmul_epilogue.c: MatMul on the packed-B kernel), -1: none. */
+    int bias;
     wgc_impl impl;    /* set by the selection step, after every rewriting pass */
     int region;       /* the body the node belongs to (wgc_body.region), 0 for the main graph */
 } wgc_node;

@@ -152,6 +152,14 @@ static wg_status gemm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         call.ldr = q.N;
     }
     wgc_act_range(n, &call.min, &call.max);
+    if (n->act == WGC_ACT_GELU || n->act == WGC_ACT_GELU_TANH) {
+        /* fused by fuse_matmul_epilogue.c, which only does so for the packed-B kernel */
+        if (n->impl.kernel != WGC_KERNEL_GEMM_PACKED_B) {
+            st = wgc_error(g, n, WG_ERR_INVALID, "a fused GELU needs the packed-B kernel (compiler bug)");
+            goto fail;
+        }
+        call.act = n->act == WGC_ACT_GELU ? WGK_GEMM_ACT_GELU : WGK_GEMM_ACT_GELU_TANH;
+    }
     wgc_emit_gemm(e, &call);
 fail:
     free(bt);

@@ -84,6 +84,13 @@ static wg_status mm_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
+/* The packed B of GEMM_PACK_RUN (src/select/select_gemm.c sized it). */
+static size_t mm_scratch(const wgc_graph *g, const wgc_node *n)
+{
+    (void)g;
+    return n->impl.kernel == WGC_KERNEL_GEMM_PACK_RUN ? n->impl.scratch : 0;
+}
+
 static wg_status mm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     mm_geom q;
@@ -107,8 +114,22 @@ static wg_status mm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         .M = q.M, .N = q.N, .K = q.K, .a = aexpr, .a_panel = WGK_GEMM_MR * q.K, .a_k = 1,
         .a_m = q.K, .b = bexpr, .ldb = q.N, .c = yexpr, .ldc = q.N, .ldr = q.N,
         .alpha = 1.0f, .beta = 1.0f, .kernel = n->impl.kernel,
+        .scratch = n->impl.kernel == WGC_KERNEL_GEMM_PACK_RUN ? wgc_scratch(e) : NULL,
     };
     wgc_act_range(n, &call.min, &call.max);
+    /* A fused bias and GELU (fuse_matmul_epilogue.c) come with a constant 2-D B only,
+     * which the packed-B kernel runs: anything else is a pass bug. */
+    const bool gelu = n->act == WGC_ACT_GELU || n->act == WGC_ACT_GELU_TANH;
+    if ((n->bias >= 0 || gelu) && n->impl.kernel != WGC_KERNEL_GEMM_PACKED_B)
+        return wgc_error(g, n, WG_ERR_INVALID, "a fused bias or GELU needs the packed-B kernel (compiler bug)");
+    call.act = n->act == WGC_ACT_GELU ? WGK_GEMM_ACT_GELU : n->act == WGC_ACT_GELU_TANH ? WGK_GEMM_ACT_GELU_TANH : 0;
+    char biasexpr[160];
+    if (n->bias >= 0) {
+        snprintf(biasexpr, sizeof biasexpr, "%s", wgc_ptr(e, g, n->bias));
+        call.bias = biasexpr;
+        call.bias_m = 0;
+        call.bias_n = 1;
+    }
     if (q.b.rank == 2) {
         /* B is one matrix: A's batches are consecutive rows of one [nb*M, K] product. */
         call.M = nb * q.M;
@@ -177,4 +198,4 @@ fail:
     return st;
 }
 
-const wgc_op_def wgc_op_matmul = {mm_infer, NULL, mm_emit, NULL};
+const wgc_op_def wgc_op_matmul = {mm_infer, NULL, mm_emit, mm_scratch};

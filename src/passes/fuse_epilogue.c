@@ -12,26 +12,6 @@
 
 #include "passes.h"
 
-/* The single live consumer of tensor t, or NULL. */
-static wgc_node *only_consumer(wgc_graph *g, int t)
-{
-    if (g->tensors[t].n_uses != 1 || g->tensors[t].is_output)
-        return NULL;
-    for (int i = 0; i < g->n_nodes; i++) {
-        wgc_node *n = &g->nodes[i];
-        if (n->dead)
-            continue;
-        for (int k = 0; k < n->n_inputs; k++)
-            if (n->inputs[k] == t) {
-                /* fused only within one body: a node inside a Loop's body runs again at
-                 * every iteration, its producer outside once */
-                const int p = g->tensors[t].producer;
-                return p < 0 || g->nodes[p].region == n->region ? n : NULL;
-            }
-    }
-    return NULL;
-}
-
 static bool clip_bounds(wgc_graph *g, const wgc_node *c, float *lo, float *hi)
 {
     *lo = -INFINITY;
@@ -52,14 +32,6 @@ static bool clip_bounds(wgc_graph *g, const wgc_node *c, float *lo, float *hi)
     return true;
 }
 
-static void take_output(wgc_graph *g, wgc_node *into, wgc_node *from)
-{
-    into->outputs[0] = from->outputs[0];
-    g->tensors[from->outputs[0]].producer = (int)(into - g->nodes);
-    from->dead = true;
-    wgc_graph_count_uses(g);
-}
-
 /* The float value of a one-element float constant input k of n, if it is one. */
 static bool scalar_const(wgc_graph *g, const wgc_node *n, int k, float *v)
 {
@@ -77,7 +49,7 @@ static void fuse_affine(wgc_graph *g, wgc_node *cv)
 {
     const int y = cv->outputs[0];
     const wgc_shape *ys = &g->tensors[y].shape;
-    wgc_node *next = only_consumer(g, y);
+    wgc_node *next = wgc_only_consumer(g, y);
     float v;
     if (next && next->op == WGC_OP_MUL && next->n_inputs == 2 &&
         wgc_shape_eq(&wgc_out(g, next, 0)->shape, ys) &&
@@ -86,8 +58,8 @@ static void fuse_affine(wgc_graph *g, wgc_node *cv)
         cv->post_affine = true;
         cv->post_scale = v;
         cv->post_shift = 0.0f;
-        take_output(g, cv, next);
-        next = only_consumer(g, cv->outputs[0]);
+        wgc_take_output(g, cv, next);
+        next = wgc_only_consumer(g, cv->outputs[0]);
     }
     const int z = cv->outputs[0];
     if (next && (next->op == WGC_OP_ADD || next->op == WGC_OP_SUB) && next->n_inputs == 2 &&
@@ -99,7 +71,7 @@ static void fuse_affine(wgc_graph *g, wgc_node *cv)
             cv->post_scale = 1.0f; /* y * 1 is exact */
         }
         cv->post_shift = next->op == WGC_OP_SUB ? -v : v; /* y - v == y + (-v) exactly */
-        take_output(g, cv, next);
+        wgc_take_output(g, cv, next);
     }
 }
 
@@ -119,7 +91,7 @@ wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_pass_options *opt)
         const wgc_tensor *y = wgc_out(g, cv, 0);
         if (!y || y->dtype != WG_DT_FLOAT)
             continue;
-        wgc_node *next = only_consumer(g, cv->outputs[0]);
+        wgc_node *next = wgc_only_consumer(g, cv->outputs[0]);
         /* Sum of two tensors (Caffe2 exports' residual) is the same as Add. */
         if (next && cv->op == WGC_OP_CONV && (next->op == WGC_OP_ADD || next->op == WGC_OP_SUM) && cv->residual < 0 &&
             next->n_inputs == 2) {
@@ -128,20 +100,20 @@ wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_pass_options *opt)
             if (other != cv->outputs[0] && r->dtype == WG_DT_FLOAT && wgc_shape_eq(&r->shape, &y->shape) &&
                 r->producer < i && wgc_shape_eq(&wgc_out(g, next, 0)->shape, &y->shape)) {
                 cv->residual = other;
-                take_output(g, cv, next);
-                next = only_consumer(g, cv->outputs[0]);
+                wgc_take_output(g, cv, next);
+                next = wgc_only_consumer(g, cv->outputs[0]);
             }
         }
         if (!next)
             continue;
         if (next->op == WGC_OP_HARD_SWISH && cv->op == WGC_OP_CONV) {
             cv->act = WGC_ACT_HARDSWISH;
-            take_output(g, cv, next);
+            wgc_take_output(g, cv, next);
         } else if (next->op == WGC_OP_RELU) {
             cv->act = WGC_ACT_RELU;
             cv->act_min = 0;
             cv->act_max = INFINITY;
-            take_output(g, cv, next);
+            wgc_take_output(g, cv, next);
         } else if (next->op == WGC_OP_CLIP) {
             float lo, hi;
             if (!clip_bounds(g, next, &lo, &hi))
@@ -149,7 +121,7 @@ wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_pass_options *opt)
             cv->act = WGC_ACT_CLIP;
             cv->act_min = lo;
             cv->act_max = hi;
-            take_output(g, cv, next);
+            wgc_take_output(g, cv, next);
         }
         if (cv->op == WGC_OP_CONV)
             fuse_affine(g, cv);

@@ -46,6 +46,12 @@ wg_status wgc_pass_remove_identity(wgc_graph *g, const wgc_pass_options *opt);
 wg_status wgc_pass_fold_batchnorm(wgc_graph *g, const wgc_pass_options *opt);
 /* Mul(x, Div(Clip(Add(x, 3), 0, 6), 6)) -> HardSwish(x) (match_hardswish.c). */
 wg_status wgc_pass_match_hardswish(wgc_graph *g, const wgc_pass_options *opt);
+/* Decomposed GELUs (erf and tanh forms) -> one Gelu node (match_gelu.c). */
+wg_status wgc_pass_match_gelu(wgc_graph *g, const wgc_pass_options *opt);
+/* MatMul with a constant 2-D B -> [Add bias] -> [Gelu | Add residual] becomes one MatMul
+ * whose packed-B kernel applies them; a Gemm on that kernel takes a Gelu, also through a
+ * Reshape (fuse_matmul_epilogue.c). */
+wg_status wgc_pass_fuse_matmul_epilogue(wgc_graph *g, const wgc_pass_options *opt);
 /* Relu/Clip (and a residual Add before them) move into the producing Conv's epilogue. */
 wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_pass_options *opt);
 /* A BatchNormalization (+ Relu) that is the only reader of a Conv's output moves into
@@ -60,5 +66,11 @@ wg_status wgc_pass_remove_dead(wgc_graph *g, const wgc_pass_options *opt);
 /* Helper: replaces every read of tensor `from` (node inputs, residuals, graph outputs
  * excluded) by tensor `to`. */
 void wgc_replace_uses(wgc_graph *g, int from, int to);
+/* Helper: the single live node reading tensor t (n_uses must be current), or NULL when
+ * t has other readers, is a graph output, or is read in another body than its producer's. */
+wgc_node *wgc_only_consumer(wgc_graph *g, int t);
+/* Helper: node `into` writes `from`'s (first) output instead of its own, and `from` dies
+ * (the epilogue fusions: `from` was the only reader of `into`'s output). */
+void wgc_take_output(wgc_graph *g, wgc_node *into, wgc_node *from);
 
 #endif

@@ -1,10 +1,16 @@
 /*
  * select_gemm.c: the GEMM kernel of Gemm and MatMul nodes. A constant B that the kernel
  * can read in column panels (Gemm without transA; MatMul with one B matrix, rank <= 2) is
- * packed at compile time for the packed-B kernel, which streams it once; every other
- * product runs on the target's GEMM (4x8 SIMD128 or 4x4 scalar).
+ * packed at compile time for the packed-B kernel, which streams it once; a MatMul whose B
+ * is not (computed at run time, as attention's, or batched) packs it at run time into its
+ * scratch, one product at a time, when A has
+ * enough rows per product (SIMD builds); every other product runs on the target's GEMM
+ * (4x8 SIMD128 or 4x4 scalar).
  */
 #include "select.h"
+
+#include "../../kernels/include/wgk_pack.h"
+#include "tunables.h"
 
 static wgc_kernel plain_gemm(const wgc_select_target *t)
 {
@@ -26,4 +32,13 @@ void wgc_select_matmul(wgc_graph *g, wgc_node *n, const wgc_select_target *t)
     const bool packed = b && b->data && b->shape.rank <= 2;
     n->impl = (wgc_impl){.kernel = packed ? WGC_KERNEL_GEMM_PACKED_B : plain_gemm(t),
                          .prep = packed ? WGC_PREP_COMPILE : WGC_PREP_NONE};
+    const wgc_tensor *a = wgc_in(g, n, 0);
+    if (packed || !t->simd || !a || !b || a->shape.rank < 2 || b->shape.rank < 2)
+        return;
+    const int64_t M = a->shape.dims[a->shape.rank - 2], K = b->shape.dims[b->shape.rank - 2],
+                  N = b->shape.dims[b->shape.rank - 1];
+    if (M >= WGC_GEMM_PACK_RUN_MIN_M && K > 0 && N > 0) {
+        n->impl.kernel = WGC_KERNEL_GEMM_PACK_RUN;
+        n->impl.scratch = sizeof(float) * wgk_pack_b_size((size_t)K, (size_t)N);
+    }
 }

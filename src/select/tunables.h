@@ -87,4 +87,11 @@
 #define WGC_FEWPIX_MIN_M 64
 #define WGC_FEWPIX_MIN_K 256
 
+/* ---- GEMM of two run-time matrices (MatMul with an activation B: attention)
+ * B is packed into panels at run time (K x N copies) for the packed-B kernel when A has
+ * at least this many rows per product: packing then costs at most 1/8 of the products'
+ * memory traffic over B, and the packed-B kernel's broadcast micro-kernel needs 4-row
+ * groups (fewer rows: a GEMV, where the packing would read B as often as the product). */
+#define WGC_GEMM_PACK_RUN_MIN_M 8
+
 #endif

@@ -86,7 +86,7 @@ static const layer layers[] = {
     {"depthwise 3x3 (SIMD)", 2, 32, 32, 28, 3, 1, 1, 1, 32, true, true, WGC_KERNEL_CONV2D_DW_PADDED, 0},
     {"depthwise 5x5 stride 2 (SIMD)", 2, 32, 32, 28, 5, 2, 2, 1, 32, true, true, WGC_KERNEL_CONV2D_DW_PADDED, 0},
     {"depthwise 3x3 (scalar)", 2, 32, 32, 28, 3, 1, 1, 1, 32, true, false, WGC_KERNEL_CONV2D_DW, 0},
-    {"depthwise 7x7 (SIMD)", 2, 32, 32, 28, 7, 1, 3, 1, 32, true, true, WGC_KERNEL_CONV2D_DW, 0},
+    {"depthwise 7x7 (SIMD: ConvNeXt)", 2, 32, 32, 28, 7, 1, 3, 1, 32, true, true, WGC_KERNEL_CONV2D_DW_PADDED, 0},
     {"depthwise 3x3 dilated (SIMD)", 2, 32, 32, 28, 3, 1, 2, 2, 32, true, true, WGC_KERNEL_CONV2D_DW, 0},
     {"run-time weight 1x1 (SIMD)", 2, 64, 64, 28, 1, 1, 0, 1, 1, false, true, WGC_KERNEL_CONV2D_1X1,
      WGC_KERNEL_GEMM_4X8},
@@ -245,8 +245,10 @@ TEST(gemm_and_matmul_kernels)
         {"Gemm, run-time B (scalar)", "Gemm", 2, false, false, false, WGC_KERNEL_GEMM_4X4},
         {"MatMul, constant 2-D B", "MatMul", 2, true, false, true, WGC_KERNEL_GEMM_PACKED_B},
         {"MatMul, constant 1-D B", "MatMul", 1, true, false, true, WGC_KERNEL_GEMM_PACKED_B},
-        {"MatMul, constant 3-D B", "MatMul", 3, true, false, true, WGC_KERNEL_GEMM_4X8},
+        {"MatMul, constant 3-D B (per batch, packed at run time)", "MatMul", 3, true, false, true, WGC_KERNEL_GEMM_PACK_RUN},
         {"MatMul, run-time B (scalar)", "MatMul", 2, false, false, false, WGC_KERNEL_GEMM_4X4},
+        {"MatMul, run-time 2-D B (SIMD)", "MatMul", 2, false, false, true, WGC_KERNEL_GEMM_PACK_RUN},
+        {"MatMul, run-time 3-D B (attention, SIMD)", "MatMul", 3, false, false, true, WGC_KERNEL_GEMM_PACK_RUN},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         wgc_graph *g = wgc_graph_new();

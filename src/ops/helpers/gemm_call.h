@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "../../../kernels/include/wgk_gemm.h"
 #include "../../../kernels/include/wgk_pack.h"
 #include "../../ir/kernels.h"
 #include "../op.h"
@@ -28,8 +29,11 @@ typedef struct wgc_gemm_call {
     int64_t ldr;
     float alpha, beta, min, max;
     wgc_kernel kernel; /* the node's impl.kernel (src/select/select_gemm.c): GEMM_PACKED_B
-                        * (b is wgk_pack_b panels of a constant B, A row-major), GEMM_4X8
-                        * or GEMM_4X4 */
+                        * (b is wgk_pack_b panels of a constant B, A row-major),
+                        * GEMM_PACK_RUN (b row-major, packed by the kernel into scratch),
+                        * GEMM_4X8 or GEMM_4X4 */
+    const char *scratch; /* GEMM_PACK_RUN: the packed B's floats (the node's scratch) */
+    int act;             /* WGK_GEMM_ACT_* (packed-B kernels only), 0: none */
 } wgc_gemm_call;
 
 static inline void wgc_emit_gemm(wgc_emitter *e, const wgc_gemm_call *c)
@@ -47,9 +51,13 @@ static inline void wgc_emit_gemm(wgc_emitter *e, const wgc_gemm_call *c)
     wgc_emit(e, "    .b = %s, .ldb = %lld, .c = %s, .ldc = %lld, .bias = %s, .bias_m = %lld, .bias_n = %lld,\n",
              c->b, (long long)c->ldb, c->c, (long long)c->ldc, c->bias ? c->bias : "0",
              (long long)c->bias_m, (long long)c->bias_n);
-    wgc_emit(e, "    .res = %s, .ldr = %lld, .alpha = %s, .beta = %s, .min = %s, .max = %s});\n",
+    char act[32] = "";
+    if (c->act)
+        snprintf(act, sizeof act, ", .act = %d", c->act);
+    wgc_emit(e, "    .res = %s, .ldr = %lld, .alpha = %s, .beta = %s, .min = %s, .max = %s%s}%s%s);\n",
              c->res ? c->res : "0", (long long)c->ldr, wgc_float(e, c->alpha), wgc_float(e, c->beta),
-             wgc_float(e, c->min), wgc_float(e, c->max));
+             wgc_float(e, c->min), wgc_float(e, c->max), act, c->scratch ? ", (float *)" : "",
+             c->scratch ? c->scratch : "");
 }
 
 #endif
