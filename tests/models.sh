@@ -341,6 +341,8 @@ if [ -x "$MPY" ] && [ -d "$MDIR" ]; then
     [ "$qrc" -eq 0 ] || [ "$qfail" -eq 1 ] || { cat "$OUT/quantized.log"; bad "quantized_vs_fp32.py (exit $qrc)"; }
 else
     echo "skip quantized models (no models venv or model cache: scripts/setup.sh --models, make bench-models)"
+fi
+
 # 13. Symbolic dimensions (module ABI 2): the sentence encoders exported with dynamic
 # batch and sequence axes (tools/make_dynamic_models.py, cached outside the repository),
 # one module each, run at (batch, seq) = (1,1), (1,9), (2,64), (4,512) with padded
@@ -379,6 +381,7 @@ if [ -x "$MODELS_PY" ]; then
 else
     echo "skip symbolic ops: no models venv ($MODELS_PY)"
 fi
+
 # 15. The benchmark's fp32 transformers and LayerNorm CNNs (tools/make_bench_models.py:
 #     seeded random weights, torch.onnx.export) against onnxruntime-node on a seeded input:
 #     the fused attention products, bias/GELU epilogues and 7x7 depthwise convs on whole
