@@ -260,7 +260,8 @@ static wg_status emit_matmul(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
     const wgc_tensor *a = wgc_in(g, n, 0), *b = wgc_in(g, n, 1), *y = wgc_out(g, n, 0);
     const wgc_kernel_info *k = wgc_kernel_get(n->impl.kernel);
     int ra = a->shape.rank, rb = b->shape.rank, ry = y->shape.rank;
-    if (!k || a->dtype != WG_DT_FLOAT || n->act != WGC_ACT_NONE || n->residual >= 0)
+    if (!k || a->dtype != WG_DT_FLOAT || n->act != WGC_ACT_NONE || n->residual >= 0 || n->bias >= 0 ||
+        n->impl.kernel == WGC_KERNEL_GEMM_PACK_RUN)
         return no_code(g, n, "a fused epilogue or an unselected kernel");
     char M[96], K[96], N[96], rows[96], panel[128];
     snprintf(K, sizeof K, "%s", wgc_dims_expr(e, &a->shape, ra - 1, ra));

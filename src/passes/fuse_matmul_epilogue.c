@@ -20,6 +20,7 @@
  */
 #include <string.h>
 
+#include "../ir/symdim.h"
 #include "passes.h"
 
 /* The constant B of mm if it is a float32 matrix (the packed-B kernel's operand). */
@@ -124,6 +125,9 @@ wg_status wgc_pass_fuse_matmul_epilogue(wgc_graph *g, const wgc_pass_options *op
     wgc_graph_count_uses(g);
     for (int i = 0; i < g->n_nodes; i++) {
         wgc_node *mm = &g->nodes[i];
+        /* ops/sym_emit.c runs symbolic products without fused epilogues */
+        if (!mm->dead && mm->n_outputs == 1 && wgc_shape_is_sym(&wgc_out(g, mm, 0)->shape))
+            continue;
         if (!mm->dead && mm->op == WGC_OP_MATMUL && mm->n_outputs == 1 && mm->act == WGC_ACT_NONE &&
             mm->bias < 0 && mm->residual < 0)
             fuse(g, mm);

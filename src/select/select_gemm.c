@@ -9,6 +9,8 @@
  */
 #include "select.h"
 
+#include "../ir/symdim.h"
+
 #include "../../kernels/include/wgk_pack.h"
 #include "tunables.h"
 
@@ -33,7 +35,9 @@ void wgc_select_matmul(wgc_graph *g, wgc_node *n, const wgc_select_target *t)
     n->impl = (wgc_impl){.kernel = packed ? WGC_KERNEL_GEMM_PACKED_B : plain_gemm(t),
                          .prep = packed ? WGC_PREP_COMPILE : WGC_PREP_NONE};
     const wgc_tensor *a = wgc_in(g, n, 0);
-    if (packed || !t->simd || !a || !b || a->shape.rank < 2 || b->shape.rank < 2)
+    /* symbolic shapes run on ops/sym_emit.c's GEMM calls, which take the plain kernels */
+    if (packed || !t->simd || !a || !b || a->shape.rank < 2 || b->shape.rank < 2 ||
+        wgc_shape_is_sym(&a->shape) || wgc_shape_is_sym(&b->shape))
         return;
     const int64_t M = a->shape.dims[a->shape.rank - 2], K = b->shape.dims[b->shape.rank - 2],
                   N = b->shape.dims[b->shape.rank - 1];
