@@ -186,7 +186,7 @@ def render(args):
            "", "```"]
     out += suite_lines(args.results, args.folded)
     out += ["```", "",
-            "Element types: float32, float64, float16 (computed in float32), the integer types and "
+            "Element types: float32, float64, float16 (computed in float32; float16 weights stay float16 in the module and are widened on the first run), the integer types and "
             "bool; bfloat16, float8 (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, E8M0), float4e2m1, int4/uint4 "
             "and int2/uint2 as storage types that Cast, CastLike, QuantizeLinear, DequantizeLinear "
             "and BitCast convert exactly as ONNX's reference does (one byte per element in module "
