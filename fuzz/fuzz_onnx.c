@@ -119,7 +119,7 @@ static void generate(wgc_graph *g, const wgc_options *opt)
     memset(&plan, 0, sizeof plan);
     memset(&layout, 0, sizeof layout);
     g->err[0] = 0;
-    wgc_target target = {opt->simd, false, opt->opt_level};
+    wgc_target target = {.simd = opt->simd, .opt_level = opt->opt_level};
     wg_status st = wgc_plan_memory(g, &plan);
     if (!st) {
         st = wgc_emitter_init(&e, g, &plan, &target);
