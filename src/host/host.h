@@ -29,6 +29,8 @@ struct wg_runtime {
     int active_runs;
     bool stop;
     uint64_t tick_ms, deadline_ticks;
+    uint64_t ticks;         /* epochs the watchdog has counted */
+    struct wgh_call *calls; /* the calls on a shared memory now running (wgh_call) */
 };
 
 struct wg_model {
@@ -106,9 +108,24 @@ wg_status wgh_threads_start(wg_session *s);
 wg_status wgh_threads_run(wg_session *s, int k0, int k1, const char *fname);
 void wgh_threads_stop(wg_session *s);
 
+/* One call into wasm while a time limit is set. A call on a threaded module's shared
+ * memory is listed on the runtime, so that the watchdog can wake its thread should it
+ * sleep in a wait past the deadline (runtime.c). */
+typedef struct wgh_call {
+    struct wgh_call *next;
+    wasmtime_sharedmemory_t *shmem;
+    uint64_t next_wake; /* the tick at which the watchdog wakes it (again) */
+    bool waking;        /* the watchdog is waking it now: the call may not leave the list */
+} wgh_call;
+
 /* Brackets one call into wasm when a time limit is set: arms/disarms the watchdog and
- * sets the store's deadline. */
-void wgh_run_begin(wg_runtime *rt, wasmtime_context_t *ctx);
-void wgh_run_end(wg_runtime *rt);
+ * sets the store's deadline; shmem is the memory the call runs on when it is shared
+ * (NULL otherwise). */
+void wgh_run_begin(wg_runtime *rt, wasmtime_context_t *ctx, wgh_call *call, wasmtime_sharedmemory_t *shmem);
+void wgh_run_end(wg_runtime *rt, wgh_call *call);
+
+/* Wakes every thread waiting in mem; how many woke (scripts/wasmtime-capi/lib.rs: the one
+ * call the C API lacks). */
+uint64_t wgh_shared_memory_wake_all(const wasmtime_sharedmemory_t *mem);
 
 #endif

@@ -157,6 +157,27 @@ wg_status wgh_trap_text(const wg_runtime *rt, wasm_trap_t *trap, const char *mod
     return WG_ERR_TRAP;
 }
 
+/* With rt->mu held. The epoch stops a thread only where it runs code, never inside
+ * memory.atomic.wait (a module's barriers wait at most 1 ms at a time, but a corrupt module
+ * may wait for ever): a call on a shared memory still running a deadline after its own
+ * deadline gets its waiters woken, and again each deadline after that, so they run on
+ * into an epoch check and trap. One call per tick: the list may change while unlocked. */
+static void wake_overdue(wg_runtime *rt)
+{
+    for (wgh_call *c = rt->calls; c; c = c->next) {
+        if (c->waking || rt->ticks < c->next_wake)
+            continue;
+        c->waking = true;
+        c->next_wake = rt->ticks + rt->deadline_ticks;
+        pthread_mutex_unlock(&rt->mu);
+        (void)wgh_shared_memory_wake_all(c->shmem);
+        pthread_mutex_lock(&rt->mu);
+        c->waking = false;
+        pthread_cond_broadcast(&rt->cv); /* wgh_run_end may be waiting for it */
+        return;
+    }
+}
+
 static void *watchdog_main(void *arg)
 {
     wg_runtime *rt = arg;
@@ -172,8 +193,11 @@ static void *watchdog_main(void *arg)
         ts.tv_sec += (time_t)(ns / 1000000000u);
         ts.tv_nsec = (long)(ns % 1000000000u);
         int rc = pthread_cond_timedwait(&rt->cv, &rt->mu, &ts);
-        if (rc == ETIMEDOUT && rt->active_runs)
+        if (rc == ETIMEDOUT && rt->active_runs) {
             wasmtime_engine_increment_epoch(rt->engine);
+            rt->ticks++;
+            wake_overdue(rt);
+        }
     }
     pthread_mutex_unlock(&rt->mu);
     return NULL;
@@ -202,24 +226,40 @@ static bool watchdog_start(wg_runtime *rt)
     return true;
 }
 
-void wgh_run_begin(wg_runtime *rt, wasmtime_context_t *ctx)
+void wgh_run_begin(wg_runtime *rt, wasmtime_context_t *ctx, wgh_call *call, wasmtime_sharedmemory_t *shmem)
 {
+    *call = (wgh_call){.shmem = shmem};
     if (!rt->has_watchdog)
         return;
     pthread_mutex_lock(&rt->mu);
     wasmtime_context_set_epoch_deadline(ctx, rt->deadline_ticks);
+    if (shmem) {
+        call->next_wake = rt->ticks + 2 * rt->deadline_ticks;
+        call->next = rt->calls;
+        rt->calls = call;
+    }
     /* Wake the watchdog only from idle: waking it mid-tick would restart its tick and,
-     * with runs starting often on other threads, could postpone every deadline. */
+     * with runs starting often on other threads, could postpone every deadline. (A
+     * broadcast: a wgh_run_end may wait on the same condition.) */
     if (rt->active_runs++ == 0)
-        pthread_cond_signal(&rt->cv);
+        pthread_cond_broadcast(&rt->cv);
     pthread_mutex_unlock(&rt->mu);
 }
 
-void wgh_run_end(wg_runtime *rt)
+void wgh_run_end(wg_runtime *rt, wgh_call *call)
 {
     if (!rt->has_watchdog)
         return;
     pthread_mutex_lock(&rt->mu);
+    if (call->shmem) {
+        while (call->waking)
+            pthread_cond_wait(&rt->cv, &rt->mu);
+        wgh_call **p = &rt->calls;
+        while (*p && *p != call)
+            p = &(*p)->next;
+        if (*p)
+            *p = call->next;
+    }
     rt->active_runs--;
     pthread_mutex_unlock(&rt->mu);
 }

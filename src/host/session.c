@@ -36,9 +36,10 @@ static wg_status call_i32(wg_session *s, const wasmtime_func_t *f, const char *f
     wg_runtime *rt = s->m->rt;
     wasmtime_val_t a = {.kind = WASMTIME_I32, .of.i32 = arg}, r;
     wasm_trap_t *trap = NULL;
-    wgh_run_begin(rt, s->ctx);
+    wgh_call call;
+    wgh_run_begin(rt, s->ctx, &call, s->shmem);
     wasmtime_error_t *e = wasmtime_func_call(s->ctx, f, &a, has_arg ? 1 : 0, &r, 1, &trap);
-    wgh_run_end(rt);
+    wgh_run_end(rt, &call);
     if (e) {
         char prefix[600];
         snprintf(prefix, sizeof prefix, "%s: calling %s failed", s->m->name, fname);
@@ -193,10 +194,11 @@ wg_status wg_session_new(wg_model *m, wg_session **out)
     if (threaded && (st = wgh_threads_memory(s))) /* threads.c: the memory all threads import */
         goto fail;
     wasmtime_extern_t imp = {.kind = WASMTIME_EXTERN_SHAREDMEMORY, .of.sharedmemory = s->shmem};
-    wgh_run_begin(rt, s->ctx);
+    wgh_call call;
+    wgh_run_begin(rt, s->ctx, &call, s->shmem);
     wasmtime_error_t *e = wasmtime_instance_new(s->ctx, m->module, threaded ? &imp : NULL, threaded ? 1 : 0,
                                                 &s->instance, &trap);
-    wgh_run_end(rt);
+    wgh_run_end(rt, &call);
     if (e) {
         char prefix[600];
         snprintf(prefix, sizeof prefix, "%s: cannot instantiate", m->name);

@@ -71,17 +71,19 @@ static bool get_export_func(wasmtime_context_t *ctx, wasmtime_instance_t *inst, 
 
 /* Calls f(args) in ctx; a trap or an engine error is written to buf (with the time
  * limit's wording for an interrupt). */
-static wg_status call_in(wg_runtime *rt, wasmtime_context_t *ctx, const wasmtime_func_t *f, const char *model,
-                         const char *fname, const int32_t *args, size_t nargs, int32_t *result, char *buf,
-                         size_t len)
+static wg_status call_in(wg_session *s, wasmtime_context_t *ctx, const wasmtime_func_t *f, const char *fname,
+                         const int32_t *args, size_t nargs, int32_t *result, char *buf, size_t len)
 {
+    wg_runtime *rt = s->m->rt;
+    const char *model = s->m->name;
+    wgh_call call;
     wasmtime_val_t a[3], r;
     for (size_t k = 0; k < nargs; k++)
         a[k] = (wasmtime_val_t){.kind = WASMTIME_I32, .of.i32 = args[k]};
     wasm_trap_t *trap = NULL;
-    wgh_run_begin(rt, ctx);
+    wgh_run_begin(rt, ctx, &call, s->shmem);
     wasmtime_error_t *e = wasmtime_func_call(ctx, f, a, nargs, &r, 1, &trap);
-    wgh_run_end(rt);
+    wgh_run_end(rt, &call);
     if (e) {
         wasm_byte_vec_t msg;
         wasmtime_error_message(e, &msg);
@@ -101,12 +103,12 @@ static wg_status call_in(wg_runtime *rt, wasmtime_context_t *ctx, const wasmtime
     return WG_OK;
 }
 
-static void abort_run(wg_runtime *rt, wasmtime_context_t *ctx, const wasmtime_func_t *abort_fn)
+static void abort_run(wg_session *s, wasmtime_context_t *ctx, const wasmtime_func_t *abort_fn)
 {
     char ignored[64];
     int32_t r;
     /* The deadline may have passed already: give the call room of its own. */
-    (void)call_in(rt, ctx, abort_fn, "", "wg_threads_abort", NULL, 0, &r, ignored, sizeof ignored);
+    (void)call_in(s, ctx, abort_fn, "wg_threads_abort", NULL, 0, &r, ignored, sizeof ignored);
 }
 
 static void *worker_main(void *arg)
@@ -128,11 +130,10 @@ static void *worker_main(void *arg)
         int32_t status = 0;
         if (in_run) {
             const double c0 = thread_cpu_ms();
-            st = call_in(rt, w->ctx, &w->run_thread, s->m->name, "wg_run_thread", args, 3, &status, w->err,
-                         sizeof w->err);
+            st = call_in(s, w->ctx, &w->run_thread, "wg_run_thread", args, 3, &status, w->err, sizeof w->err);
             w->cpu_ms += thread_cpu_ms() - c0;
             if (st)
-                abort_run(rt, w->ctx, &w->abort_fn);
+                abort_run(s, w->ctx, &w->abort_fn);
         }
         pthread_mutex_lock(&s->mu);
         w->st = st;
@@ -155,11 +156,12 @@ static wg_status worker_init(wg_session *s, wgh_worker *w, int t)
     if (!(w->store = wasmtime_store_new(rt->engine, NULL, NULL)))
         return wgh_error(rt, WG_ERR_NOMEM, "%s: out of memory creating thread %d's store", m->name, t);
     w->ctx = wasmtime_store_context(w->store);
-    if (rt->has_watchdog)
-        wasmtime_context_set_epoch_deadline(w->ctx, UINT64_C(1) << 40);
     wasmtime_extern_t imp = {.kind = WASMTIME_EXTERN_SHAREDMEMORY, .of.sharedmemory = s->shmem};
     wasm_trap_t *trap = NULL;
+    wgh_call call;
+    wgh_run_begin(rt, w->ctx, &call, s->shmem);
     wasmtime_error_t *e = wasmtime_instance_new(w->ctx, m->module, &imp, 1, &w->instance, &trap);
+    wgh_run_end(rt, &call);
     if (e) {
         char prefix[600];
         snprintf(prefix, sizeof prefix, "%s: cannot instantiate thread %d", m->name, t);
@@ -174,7 +176,7 @@ static wg_status worker_init(wg_session *s, wgh_worker *w, int t)
         return wgh_error(rt, WG_ERR_ABI, "%s: thread exports missing", m->name);
     int32_t r;
     const int32_t arg = t;
-    wg_status st = call_in(rt, w->ctx, &init, m->name, "wg_thread_init", &arg, 1, &r, rt->err, sizeof rt->err);
+    wg_status st = call_in(s, w->ctx, &init, "wg_thread_init", &arg, 1, &r, rt->err, sizeof rt->err);
     if (st)
         return st;
     if (r)
@@ -280,8 +282,7 @@ wg_status wgh_threads_run(wg_session *s, int k0, int k1, const char *fname)
     const int n = s->n_threads;
     int32_t status = 0;
     const int32_t nn = n;
-    wg_status st = call_in(rt, s->ctx, &s->begin_fn, m->name, "wg_run_begin", &nn, 1, &status, rt->err,
-                           sizeof rt->err);
+    wg_status st = call_in(s, s->ctx, &s->begin_fn, "wg_run_begin", &nn, 1, &status, rt->err, sizeof rt->err);
     if (st)
         return st;
     if (status)
@@ -297,10 +298,10 @@ wg_status wgh_threads_run(wg_session *s, int k0, int k1, const char *fname)
     const int32_t args[3] = {0, k0, k1};
     char err0[700];
     const double c0 = thread_cpu_ms();
-    st = call_in(rt, s->ctx, &s->run_thread_fn, m->name, fname, args, 3, &status, err0, sizeof err0);
+    st = call_in(s, s->ctx, &s->run_thread_fn, fname, args, 3, &status, err0, sizeof err0);
     s->cpu_ms0 += thread_cpu_ms() - c0;
     if (st)
-        abort_run(rt, s->ctx, &s->abort_fn);
+        abort_run(s, s->ctx, &s->abort_fn);
     pthread_mutex_lock(&s->mu);
     while (s->job_pending)
         pthread_cond_wait(&s->done_cv, &s->mu);
