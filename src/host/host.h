@@ -97,6 +97,8 @@ wg_status wgh_wasmtime_error(wg_runtime *rt, wg_status st, wasmtime_error_t *e, 
 wg_status wgh_trap_error(wg_runtime *rt, wasm_trap_t *trap, const char *model, const char *func);
 
 /* Same, into buf instead of rt->err (for threads other than the caller's). */
+/* The time limit's message ("run exceeded the time limit of N ms") into buf; WG_ERR_LIMIT. */
+wg_status wgh_limit_text(const wg_runtime *rt, const char *model, const char *func, char *buf, size_t len);
 wg_status wgh_trap_text(const wg_runtime *rt, wasm_trap_t *trap, const char *model, const char *func, char *buf,
                         size_t len);
 
@@ -116,13 +118,14 @@ typedef struct wgh_call {
     wasmtime_sharedmemory_t *shmem;
     uint64_t next_wake; /* the tick at which the watchdog wakes it (again) */
     bool waking;        /* the watchdog is waking it now: the call may not leave the list */
+    bool woken;         /* it had to: the call ran past its time limit, whatever it returns */
 } wgh_call;
 
 /* Brackets one call into wasm when a time limit is set: arms/disarms the watchdog and
  * sets the store's deadline; shmem is the memory the call runs on when it is shared
  * (NULL otherwise). */
 void wgh_run_begin(wg_runtime *rt, wasmtime_context_t *ctx, wgh_call *call, wasmtime_sharedmemory_t *shmem);
-void wgh_run_end(wg_runtime *rt, wgh_call *call);
+bool wgh_run_end(wg_runtime *rt, wgh_call *call); /* true: overdue, see wgh_call.woken */
 
 /* Wakes every thread waiting in mem; how many woke (scripts/wasmtime-capi/lib.rs: the one
  * call the C API lacks). */

@@ -136,6 +136,13 @@ wg_status wgh_trap_error(wg_runtime *rt, wasm_trap_t *trap, const char *model, c
     return wgh_trap_text(rt, trap, model, func, rt->err, sizeof rt->err);
 }
 
+wg_status wgh_limit_text(const wg_runtime *rt, const char *model, const char *func, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s: %s: run exceeded the time limit of %llu ms", model, func,
+             (unsigned long long)rt->opts.time_limit_ms);
+    return WG_ERR_LIMIT;
+}
+
 wg_status wgh_trap_text(const wg_runtime *rt, wasm_trap_t *trap, const char *model, const char *func, char *buf,
                         size_t len)
 {
@@ -147,11 +154,7 @@ wg_status wgh_trap_text(const wg_runtime *rt, wasm_trap_t *trap, const char *mod
     take_trap_text(&msg, text, sizeof text);
     wasm_trap_delete(trap);
     if (has_code && code == WASMTIME_TRAP_CODE_INTERRUPT && rt->opts.time_limit_ms)
-    {
-        snprintf(buf, len, "%s: %s: run exceeded the time limit of %llu ms", model, func,
-                 (unsigned long long)rt->opts.time_limit_ms);
-        return WG_ERR_LIMIT;
-    }
+        return wgh_limit_text(rt, model, func, buf, len);
     snprintf(buf, len, "%s: %s trapped: %s%s%s%s", model, func, has_code ? trap_code_name(code) : "trap",
              text[0] ? " (" : "", text, text[0] ? ")" : "");
     return WG_ERR_TRAP;
@@ -167,7 +170,7 @@ static void wake_overdue(wg_runtime *rt)
     for (wgh_call *c = rt->calls; c; c = c->next) {
         if (c->waking || rt->ticks < c->next_wake)
             continue;
-        c->waking = true;
+        c->waking = c->woken = true;
         c->next_wake = rt->ticks + rt->deadline_ticks;
         pthread_mutex_unlock(&rt->mu);
         (void)wgh_shared_memory_wake_all(c->shmem);
@@ -246,10 +249,10 @@ void wgh_run_begin(wg_runtime *rt, wasmtime_context_t *ctx, wgh_call *call, wasm
     pthread_mutex_unlock(&rt->mu);
 }
 
-void wgh_run_end(wg_runtime *rt, wgh_call *call)
+bool wgh_run_end(wg_runtime *rt, wgh_call *call)
 {
     if (!rt->has_watchdog)
-        return;
+        return false;
     pthread_mutex_lock(&rt->mu);
     if (call->shmem) {
         while (call->waking)
@@ -262,6 +265,7 @@ void wgh_run_end(wg_runtime *rt, wgh_call *call)
     }
     rt->active_runs--;
     pthread_mutex_unlock(&rt->mu);
+    return call->woken;
 }
 
 wg_status wg_runtime_new(const wg_runtime_options *opts, wg_runtime **out)

@@ -39,7 +39,7 @@ static wg_status call_i32(wg_session *s, const wasmtime_func_t *f, const char *f
     wgh_call call;
     wgh_run_begin(rt, s->ctx, &call, s->shmem);
     wasmtime_error_t *e = wasmtime_func_call(s->ctx, f, &a, has_arg ? 1 : 0, &r, 1, &trap);
-    wgh_run_end(rt, &call);
+    const bool overdue = wgh_run_end(rt, &call);
     if (e) {
         char prefix[600];
         snprintf(prefix, sizeof prefix, "%s: calling %s failed", s->m->name, fname);
@@ -47,6 +47,8 @@ static wg_status call_i32(wg_session *s, const wasmtime_func_t *f, const char *f
     }
     if (trap)
         return wgh_trap_error(rt, trap, s->m->name, fname);
+    if (overdue)
+        return wgh_limit_text(rt, s->m->name, fname, rt->err, sizeof rt->err);
     if (r.kind != WASMTIME_I32)
         return wgh_error(rt, WG_ERR_ABI, "%s: %s did not return an i32", s->m->name, fname);
     *result = r.of.i32;
@@ -198,7 +200,7 @@ wg_status wg_session_new(wg_model *m, wg_session **out)
     wgh_run_begin(rt, s->ctx, &call, s->shmem);
     wasmtime_error_t *e = wasmtime_instance_new(s->ctx, m->module, threaded ? &imp : NULL, threaded ? 1 : 0,
                                                 &s->instance, &trap);
-    wgh_run_end(rt, &call);
+    const bool overdue = wgh_run_end(rt, &call);
     if (e) {
         char prefix[600];
         snprintf(prefix, sizeof prefix, "%s: cannot instantiate", m->name);
@@ -208,6 +210,10 @@ wg_status wg_session_new(wg_model *m, wg_session **out)
     }
     if (trap) {
         st = wgh_trap_error(rt, trap, m->name, "instantiation");
+        goto fail;
+    }
+    if (overdue) {
+        st = wgh_limit_text(rt, m->name, "instantiation", rt->err, sizeof rt->err);
         goto fail;
     }
     if (!threaded) {

@@ -83,7 +83,7 @@ static wg_status call_in(wg_session *s, wasmtime_context_t *ctx, const wasmtime_
     wasm_trap_t *trap = NULL;
     wgh_run_begin(rt, ctx, &call, s->shmem);
     wasmtime_error_t *e = wasmtime_func_call(ctx, f, a, nargs, &r, 1, &trap);
-    wgh_run_end(rt, &call);
+    const bool overdue = wgh_run_end(rt, &call);
     if (e) {
         wasm_byte_vec_t msg;
         wasmtime_error_message(e, &msg);
@@ -95,6 +95,8 @@ static wg_status call_in(wg_session *s, wasmtime_context_t *ctx, const wasmtime_
     }
     if (trap)
         return wgh_trap_text(rt, trap, model, fname, buf, len);
+    if (overdue)
+        return wgh_limit_text(rt, model, fname, buf, len);
     if (r.kind != WASMTIME_I32) {
         snprintf(buf, len, "%s: %s did not return an i32", model, fname);
         return WG_ERR_ABI;
@@ -160,7 +162,7 @@ static wg_status worker_init(wg_session *s, wgh_worker *w, int t)
     wgh_call call;
     wgh_run_begin(rt, w->ctx, &call, s->shmem);
     wasmtime_error_t *e = wasmtime_instance_new(w->ctx, m->module, &imp, 1, &w->instance, &trap);
-    wgh_run_end(rt, &call);
+    const bool overdue = wgh_run_end(rt, &call);
     if (e) {
         char prefix[600];
         snprintf(prefix, sizeof prefix, "%s: cannot instantiate thread %d", m->name, t);
@@ -168,6 +170,8 @@ static wg_status worker_init(wg_session *s, wgh_worker *w, int t)
     }
     if (trap)
         return wgh_trap_error(rt, trap, m->name, "instantiation");
+    if (overdue)
+        return wgh_limit_text(rt, m->name, "instantiation", rt->err, sizeof rt->err);
     wasmtime_func_t init;
     if (!get_export_func(w->ctx, &w->instance, "wg_thread_init", &init) ||
         !get_export_func(w->ctx, &w->instance, "wg_run_thread", &w->run_thread) ||

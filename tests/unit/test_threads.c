@@ -7,6 +7,10 @@
  *     many runs each, every output bit-identical;
  *   - a time limit that every run exceeds stops the run on all threads with
  *     WG_ERR_LIMIT, and the session runs again afterwards;
+ *   - a corrupt threaded module whose thread 0 waits for ever (memory.atomic.wait32 with
+ *     no timeout, on a value nobody changes) is stopped by the time limit: wasmtime's
+ *     epoch never reaches a thread inside a wait, so this needs the watchdog's wake-up
+ *     (src/host/runtime.c wake_overdue); without it the run would hang;
  *   - asking for more threads than the module has gives the module's count;
  *   - an ABI-1 module ignores the thread count.
  * The models: LeNet-5 (models/, packed convs and GEMMs) and, for the time limit,
@@ -207,6 +211,97 @@ TEST(time_limit_stops_every_thread)
     wg_runtime_free(rt);
 }
 
+/* A threaded module by the ABI's rules (docs/abi.md "Threads") whose wg_run_thread waits
+ * for ever on thread 0 and returns at once on the others, as a corrupt module might. */
+static const char WAIT_FOREVER_WAT[] =
+    "(module\n"
+    "  (import \"env\" \"memory\" (memory $m 1 1 shared))\n"
+    "  (export \"memory\" (memory $m))\n"
+    "  (func (export \"wg_abi_version\") (result i32) i32.const 2)\n"
+    "  (func (export \"wg_input_ptr\") (param i32) (result i32) i32.const 1024)\n"
+    "  (func (export \"wg_output_ptr\") (param i32) (result i32) i32.const 2048)\n"
+    "  (func (export \"wg_run\") (result i32) i32.const 0)\n"
+    "  (func (export \"wg_run_steps\") (result i32) i32.const 2)\n"
+    "  (func (export \"wg_run_step\") (param i32) (result i32) i32.const 0)\n"
+    "  (func (export \"wg_threads_max\") (result i32) i32.const 2)\n"
+    "  (func (export \"wg_thread_init\") (param i32) (result i32) i32.const 0)\n"
+    "  (func (export \"wg_run_begin\") (param i32) (result i32) i32.const 0)\n"
+    "  (func (export \"wg_threads_abort\") (result i32) i32.const 0)\n"
+    "  (func (export \"wg_run_thread\") (param i32 i32 i32) (result i32)\n"
+    "    local.get 0\n"
+    "    i32.eqz\n"
+    "    if\n"
+    "      i32.const 64\n"
+    "      i32.const 0\n"
+    "      i64.const -1\n"
+    "      memory.atomic.wait32\n"
+    "      drop\n"
+    "    end\n"
+    "    i32.const 0))\n";
+
+static const char WAIT_FOREVER_META[] =
+    "{\"abi\":2,\"threads\":2,\"name\":\"wait-forever\",\"producer\":\"tests/unit/test_threads.c\","
+    "\"opset\":13,\"inputs\":[{\"name\":\"x\",\"dtype\":\"float32\",\"shape\":[1,4],\"bytes\":16}],"
+    "\"outputs\":[{\"name\":\"y\",\"dtype\":\"float32\",\"shape\":[1,4],\"bytes\":16}],"
+    "\"options\":{\"simd\":false,\"relaxed_simd\":false,\"opt_level\":2},\"arena_bytes\":32,"
+    "\"weight_bytes\":64,\"memory_bytes\":65536,\"weights_base\":16384,\"step_weights\":[0,64],"
+    "\"compiler\":\"tests\"}";
+
+/* WAIT_FOREVER_WAT assembled by wabt's wat2wasm (scripts/setup.sh installs it) with the
+ * metadata appended as the `wasmgraph` section; false (and a CHECK) when that fails. */
+static bool write_wait_forever(const char *path)
+{
+    char wat_path[700], cmd[1600];
+    snprintf(wat_path, sizeof wat_path, "%s.wat", path);
+    FILE *f = fopen(wat_path, "w");
+    CHECK(f != NULL, "cannot write %s", wat_path);
+    if (!f)
+        return false;
+    fputs(WAIT_FOREVER_WAT, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "wat2wasm --enable-threads '%s' -o '%s'", wat_path, path);
+    int rc = system(cmd);
+    CHECK(rc == 0, "%s failed", cmd);
+    if (rc)
+        return false;
+    f = fopen(path, "ab");
+    CHECK(f != NULL, "cannot append to %s", path);
+    if (!f)
+        return false;
+    const size_t n = strlen(WAIT_FOREVER_META), body = 1 + 9 + n; /* name length, name, JSON */
+    fputc(0, f); /* custom section, its size as LEB128 */
+    for (size_t v = body; v; v >>= 7)
+        fputc((int)((v & 0x7f) | (v >> 7 ? 0x80 : 0)), f);
+    fputc(9, f);
+    fputs("wasmgraph", f);
+    fputs(WAIT_FOREVER_META, f);
+    fclose(f);
+    return true;
+}
+
+TEST(time_limit_stops_a_thread_waiting_for_ever)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/wait-forever.wasm", dir);
+    if (!write_wait_forever(path))
+        return;
+    wg_runtime *rt = runtime(2, 20);
+    wg_model *m = NULL;
+    wg_session *s = NULL;
+    if (!rt || wg_model_load(rt, path, &m) || wg_session_new(m, &s)) {
+        CHECK(0, "%s: %s", path, rt ? wg_last_error(rt) : "");
+    } else {
+        for (int k = 0; k < 2; k++) { /* and again: the session survives it */
+            wg_status st = wg_session_run(s);
+            CHECK(st == WG_ERR_LIMIT, "run %d: status %d (%s), want the time limit", k, st, wg_last_error(rt));
+            CHECK(strstr(wg_last_error(rt), "time limit of 20 ms"), "message: %s", wg_last_error(rt));
+        }
+    }
+    wg_session_free(s);
+    wg_model_free(m);
+    wg_runtime_free(rt);
+}
+
 TEST(thread_count_is_the_modules_at_most)
 {
     wg_runtime *rt = runtime(8, 0);
@@ -239,6 +334,7 @@ int main(void)
     RUN(sessions_freed_idle);
     RUN(concurrent_runs_on_separate_sessions);
     RUN(time_limit_stops_every_thread);
+    RUN(time_limit_stops_a_thread_waiting_for_ever);
     RUN(thread_count_is_the_modules_at_most);
     return test_summary("threads");
 }
