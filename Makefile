@@ -1,7 +1,7 @@
 # wasmgraph build. `make` builds the compiler/host CLI and the wasm32 kernel library;
 # `make demo` and `make test` run scripts/setup.sh first when something is missing.
 # `make SAN=1 ...` builds everything with AddressSanitizer + UndefinedBehaviorSanitizer
-# into build-san/.
+# into build-san/; `make SAN=thread ...` with ThreadSanitizer into build-tsan/ (`make tsan`).
 
 CACHE        ?= $(HOME)/.cache/wasmgraph
 WASMTIME     ?= $(CACHE)/wasmtime-48.0.8-threads
@@ -12,6 +12,10 @@ SAN          ?= 0
 ifeq ($(SAN),1)
 BUILD        ?= build-san
 SANFLAGS     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+OPT          := -O1 -g
+else ifeq ($(SAN),thread)
+BUILD        ?= build-tsan
+SANFLAGS     := -fsanitize=thread -fno-omit-frame-pointer
 OPT          := -O1 -g
 else
 BUILD        ?= build
@@ -49,7 +53,7 @@ KFLAGS_relaxed := -msimd128 -mrelaxed-simd
 KLIBS        := $(foreach v,$(VARIANTS),$(foreach o,$(OLEVELS),$(KERNEL_LIB)/libwgk-$(v)-O$(o).a))
 
 .PHONY: all setup demo demo-resnet50 test test-unit test-kernels test-models test-errors \
-        clean bench fuzz conformance sanitize test-sanitized
+        clean bench fuzz conformance sanitize test-sanitized tsan
 all: $(BIN) $(KLIBS) $(TOOLS) $(BUILD)/obj/src/ops/TEMPLATE.o
 
 # Op emitters include kernel headers (packing layouts live there), hence $(KHDR).
@@ -118,11 +122,22 @@ sanitize: setup
 test-sanitized: all $(UNIT_BIN)
 	BUILD=$(BUILD) WG_SANFLAGS="$(SANFLAGS)" tests/run.sh unit errors malformed regression models
 
+# The host's threads under ThreadSanitizer (issue: threaded sessions, the watchdog, concurrent
+# runs): the host and threads unit tests. report_signal_unsafe=0: wasmtime's trap handler
+# allocates inside its signal handler by design (it then unwinds out of it), which TSan
+# would otherwise flag on every trap the tests provoke.
+TSAN_TESTS := test_host test_threads
+tsan: setup
+	$(MAKE) SAN=thread all $(TSAN_TESTS:%=build-tsan/tests/%)
+	@for t in $(TSAN_TESTS); do \
+	  BUILD=build-tsan TSAN_OPTIONS="halt_on_error=1 report_signal_unsafe=0" build-tsan/tests/$$t || exit 1; \
+	done
+
 test-unit: all $(UNIT_BIN)
 	BUILD=$(BUILD) WG_SANFLAGS="$(SANFLAGS)" tests/run.sh unit
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-tsan build-fuzz
 
 # `make bench`: engines compared on the benchmark models (bench/run; about 15 minutes).
 # BENCH_ARGS passes options, e.g. make bench BENCH_ARGS=--quick, or

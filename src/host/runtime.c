@@ -287,6 +287,14 @@ wg_status wg_runtime_new(const wg_runtime_options *opts, wg_runtime **out)
     wasmtime_config_cranelift_opt_level_set(cfg, WASMTIME_OPT_LEVEL_SPEED);
     wasmtime_config_wasm_simd_set(cfg, true);
     wasmtime_config_wasm_relaxed_simd_set(cfg, true);
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+    /* `make tsan`: wasmtime (Rust, not instrumented) compiles on a thread pool whose
+     * synchronisation TSan cannot see; compiling on the calling thread keeps its reports
+     * to the host's own threads. */
+    wasmtime_config_parallel_compilation_set(cfg, false);
+#endif
+#endif
     /* Threaded modules: atomics and a shared memory (docs/abi.md "Threads"). */
     wasmtime_config_wasm_threads_set(cfg, true);
     wasmtime_config_shared_memory_set(cfg, true);
