@@ -23,6 +23,7 @@ static const struct {
     {"expand-gradient", wgc_pass_expand_gradient},
     {"remove-identity", wgc_pass_remove_identity},
     {"remove-dead", wgc_pass_remove_dead},
+    {"match-qdq", wgc_pass_match_qdq},
     {"fold-batchnorm", wgc_pass_fold_batchnorm},
     {"match-hardswish", wgc_pass_match_hardswish},
     {"match-gelu", wgc_pass_match_gelu},

@@ -44,6 +44,9 @@ wg_status wgc_pass_expand_gradient(wgc_graph *g, const wgc_pass_options *opt);
 wg_status wgc_pass_remove_identity(wgc_graph *g, const wgc_pass_options *opt);
 /* BatchNormalization after a Conv/Gemm with constant weights is folded into them. */
 wg_status wgc_pass_fold_batchnorm(wgc_graph *g, const wgc_pass_options *opt);
+/* QuantizeLinear(Conv(DequantizeLinear(xq), DequantizeLinear(wq), ...)) -> QLinearConv: a
+ * QDQ model's convolutions on the int8 kernels (match_qdq.c). */
+wg_status wgc_pass_match_qdq(wgc_graph *g, const wgc_pass_options *opt);
 /* Mul(x, Div(Clip(Add(x, 3), 0, 6), 6)) -> HardSwish(x) (match_hardswish.c). */
 wg_status wgc_pass_match_hardswish(wgc_graph *g, const wgc_pass_options *opt);
 /* Decomposed GELUs (erf and tanh forms) -> one Gelu node (match_gelu.c). */

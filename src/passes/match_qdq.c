@@ -1,0 +1,158 @@
+/*
+ * match_qdq.c: the QDQ form of a quantized convolution, as onnxruntime's quantize_static
+ * writes it,
+ *     QuantizeLinear(Conv(DequantizeLinear(xq), DequantizeLinear(wq)[, DequantizeLinear(bq)]))
+ * becomes one QLinearConv(xq, wq[, bq]) on the int8 kernels, instead of dequantizing into
+ * a float32 convolution and quantizing its output again (onnxruntime fuses the same way).
+ * Both compute the same sum of products (xq - xz)(wq - wz) scaled by xs ws; the float
+ * path adds the dequantized products in float32, QLinearConv adds them exactly in int32
+ * and scales once, so the two differ by float32 rounding before the final rounding to
+ * an integer: an output may move by one quantization step, as between onnxruntime and
+ * the float reference.
+ *
+ * Applies when: the Conv is 2-D with groups = 1 (the layers the int8 im2col GEMM serves;
+ * a depthwise Conv stays on the float32 depthwise kernel, which is faster than the
+ * integer direct loop); x comes from a live DequantizeLinear of a uint8/int8 tensor with
+ * a scalar scale and zero point; the weight was a DequantizeLinear of a constant int8/
+ * uint8 tensor with a scalar or per-output-channel (axis 0) scale and zero point (folded
+ * by now: its node is dead, its inputs still there); the bias, if any, a DequantizeLinear
+ * of a constant int32 tensor with zero point 0 whose scale is xs * ws (per channel),
+ * which is QLinearConv's bias scale, to float32 rounding; and the Conv's output is read
+ * only by a QuantizeLinear with a scalar scale and zero point and no output_dtype of its
+ * own. The Conv node becomes the QLinearConv and writes the QuantizeLinear's output; the
+ * DequantizeLinear of x stays for its other readers, if any (remove-dead drops it).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes.h"
+
+/* A constant holding one element, of a dtype in the 0-terminated list ok. */
+static bool const_scalar(const wgc_tensor *t, const int *ok)
+{
+    if (!t || !t->data || wgc_numel(&t->shape) != 1 || t->shape.rank > 1)
+        return false;
+    for (; *ok; ok++)
+        if (t->dtype == *ok)
+            return true;
+    return false;
+}
+
+static const int F32[] = {WG_DT_FLOAT, 0}, Q8[] = {WG_DT_UINT8, WG_DT_INT8, 0};
+
+/* A QuantizeLinear/DequantizeLinear without blocked or per-axis options beyond what the
+ * caller checks, of opset-10+ form (scale and zero point inputs). */
+static bool plain_q(const wgc_node *n)
+{
+    return n->n_inputs == 3 && n->n_outputs == 1 && wgc_attr_int(n, "block_size", 0) == 0 &&
+           !wgc_attr_find(n, "output_dtype") && wgc_attr_int(n, "saturate", 1) == 1;
+}
+
+/* The DequantizeLinear node that wrote tensor t (live or folded), or NULL. */
+static wgc_node *dq_producer(wgc_graph *g, int t)
+{
+    if (t < 0 || g->tensors[t].producer < 0)
+        return NULL;
+    wgc_node *n = &g->nodes[g->tensors[t].producer];
+    return n->op == WGC_OP_DEQUANTIZE_LINEAR && plain_q(n) ? n : NULL;
+}
+
+/* A scale or zero point of a weight with m output channels: a scalar, or m values on a
+ * 1-D tensor when the node's axis is 0. */
+static bool per_channel_ok(const wgc_node *dq, const wgc_tensor *t, int64_t m, const int *dtypes)
+{
+    if (const_scalar(t, dtypes))
+        return true;
+    if (!t || !t->data || t->shape.rank != 1 || t->shape.dims[0] != m || wgc_attr_int(dq, "axis", 1) != 0)
+        return false;
+    for (; *dtypes; dtypes++)
+        if (t->dtype == *dtypes)
+            return true;
+    return false;
+}
+
+static float value_at(const wgc_tensor *t, int64_t i)
+{
+    return ((const float *)t->data)[wgc_numel(&t->shape) == 1 ? 0 : i];
+}
+
+/* The bias DequantizeLinear: constant int32 bq, zero point 0 (or none), scale xs * ws. */
+static bool bias_ok(wgc_graph *g, const wgc_node *dqb, float xs, const wgc_tensor *ws, int64_t m)
+{
+    static const int I32[] = {WG_DT_INT32, 0};
+    const wgc_tensor *bq = wgc_in(g, dqb, 0), *bs = wgc_in(g, dqb, 1), *bz = wgc_in(g, dqb, 2);
+    if (!bq || !bq->data || bq->dtype != WG_DT_INT32 || bq->shape.rank != 1 || bq->shape.dims[0] != m ||
+        !per_channel_ok(dqb, bs, m, F32))
+        return false;
+    if (bz) {
+        if (!per_channel_ok(dqb, bz, m, I32))
+            return false;
+        for (int64_t c = 0; c < wgc_numel(&bz->shape); c++)
+            if (((const int32_t *)bz->data)[c] != 0)
+                return false;
+    }
+    for (int64_t c = 0; c < m; c++) {
+        const float want = xs * value_at(ws, c), got = value_at(bs, c);
+        if (!(fabsf(got - want) <= 1e-6f * fabsf(want)))
+            return false;
+    }
+    return true;
+}
+
+/* Conv node n as QLinearConv when the pattern holds (see the top); false leaves it. */
+static bool match_conv(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *w = wgc_in(g, n, 1);
+    if (n->n_inputs < 2 || n->n_outputs != 1 || !w || w->shape.rank != 4 || wgc_attr_int(n, "group", 1) != 1 ||
+        n->act != WGC_ACT_NONE || n->residual >= 0 || n->post_affine || n->aux_affine >= 0 || n->bias >= 0)
+        return false;
+    const int64_t m = w->shape.dims[0];
+    wgc_node *dqx = dq_producer(g, n->inputs[0]), *dqw = dq_producer(g, n->inputs[1]);
+    wgc_node *dqb = n->n_inputs >= 3 && n->inputs[2] >= 0 ? dq_producer(g, n->inputs[2]) : NULL;
+    if (!dqx || dqx->dead || dqx->region != n->region || !dqw || !dqw->dead ||
+        (n->n_inputs >= 3 && n->inputs[2] >= 0 && (!dqb || !dqb->dead)))
+        return false;
+    const wgc_tensor *xq = wgc_in(g, dqx, 0), *xs = wgc_in(g, dqx, 1), *xz = wgc_in(g, dqx, 2);
+    const wgc_tensor *wq = wgc_in(g, dqw, 0), *ws = wgc_in(g, dqw, 1), *wz = wgc_in(g, dqw, 2);
+    if (!xq || (xq->dtype != WG_DT_UINT8 && xq->dtype != WG_DT_INT8) || !const_scalar(xs, F32) ||
+        !const_scalar(xz, Q8) || xz->dtype != xq->dtype)
+        return false;
+    if (!wq || !wq->data || (wq->dtype != WG_DT_UINT8 && wq->dtype != WG_DT_INT8) ||
+        !wgc_shape_eq(&wq->shape, &w->shape) || !per_channel_ok(dqw, ws, m, F32) ||
+        !per_channel_ok(dqw, wz, m, Q8) || wz->dtype != wq->dtype)
+        return false;
+    if (dqb && !bias_ok(g, dqb, *(const float *)xs->data, ws, m))
+        return false;
+    wgc_node *q = wgc_only_consumer(g, n->outputs[0]);
+    if (!q || q->op != WGC_OP_QUANTIZE_LINEAR || !plain_q(q) || q->inputs[0] != n->outputs[0])
+        return false;
+    const wgc_tensor *ys = wgc_in(g, q, 1), *yz = wgc_in(g, q, 2);
+    if (!const_scalar(ys, F32) || !const_scalar(yz, Q8))
+        return false;
+    const int in[9] = {dqx->inputs[0], dqx->inputs[1], dqx->inputs[2], dqw->inputs[0], dqw->inputs[1],
+                       dqw->inputs[2], q->inputs[1], q->inputs[2], dqb ? dqb->inputs[0] : -1};
+    static const char type[] = "QLinearConv";
+    char *op_type = strdup(type);
+    if (!op_type || wgc_node_set_inputs(g, n, in, dqb ? 9 : 8) != WG_OK) {
+        free(op_type);
+        return false; /* out of memory: the float path is still right */
+    }
+    free(n->op_type);
+    n->op_type = op_type;
+    n->op = WGC_OP_QLINEAR_CONV;
+    wgc_take_output(g, n, q); /* counts the uses again */
+    return true;
+}
+
+wg_status wgc_pass_match_qdq(wgc_graph *g, const wgc_pass_options *opt)
+{
+    (void)opt;
+    wgc_graph_count_uses(g);
+    for (int i = 0; i < g->n_nodes; i++) {
+        wgc_node *n = &g->nodes[i];
+        if (!n->dead && n->op == WGC_OP_CONV)
+            (void)match_conv(g, n);
+    }
+    return WG_OK;
+}
