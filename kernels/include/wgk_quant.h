@@ -25,6 +25,10 @@ typedef struct wgk_qaxis {
 /* y (dtype ydt: 2, 3 or 6) = sat(rint(x / scale) + zp); zp has dtype ydt. */
 void wgk_quantize_linear(const float *x, void *y, int ydt, size_t n, const float *scale,
                          const void *zp, wgk_qaxis ax);
+/* The same over n elements of one scale s and zero point zp, dtype 2 or 3 only
+ * (q8-linear-runs.c: SIMD128, bit-identical to the loops above). */
+void wgk_q8_quantize_run(const float *x, void *y, int ydt, size_t n, float s, int32_t zp);
+void wgk_q8_dequantize_run(const void *x, int xdt, float *y, size_t n, float s, int32_t zp);
 /* y = (x - zp) * scale; x and zp have dtype xdt (2, 3 or 6). */
 void wgk_dequantize_linear(const void *x, int xdt, float *y, size_t n, const float *scale,
                            const void *zp, wgk_qaxis ax);

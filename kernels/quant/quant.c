@@ -1,8 +1,11 @@
 /*
  * quant.c: quantize / dequantize / widen / int32 GEMM / requantize (see wgk_quant.h; the
- * int32 convolution is kernels/conv/s32-conv3d-direct.c). Plain loops: these ops are rare
- * in the models we compile and must be exact, not fast.
+ * int32 convolution is kernels/conv/s32-conv3d-direct.c). Plain loops, exact; the uint8 /
+ * int8 quantize and dequantize of QDQ models go to the SIMD runs of q8-linear-runs.c
+ * wherever a run of elements shares its parameters.
  */
+#include <stdbool.h>
+
 #include "wgk_quant.h"
 
 static size_t param(wgk_qaxis ax, size_t i)
@@ -36,9 +39,23 @@ static void store_sat(void *p, int dt, size_t i, double v)
     }
 }
 
+/* Runs of `inner` elements share a parameter: long enough for the SIMD runs? */
+static bool q8_runs(int dt, wgk_qaxis ax)
+{
+    return (dt == 2 || dt == 3) && (!ax.per_axis || ax.inner >= 16);
+}
+
 void wgk_quantize_linear(const float *x, void *y, int ydt, size_t n, const float *scale,
                          const void *zp, wgk_qaxis ax)
 {
+    if (q8_runs(ydt, ax)) {
+        const size_t run = ax.per_axis ? (size_t)ax.inner : n;
+        for (size_t i = 0; i < n; i += run) {
+            const size_t j = param(ax, i), len = n - i < run ? n - i : run;
+            wgk_q8_quantize_run(x + i, (uint8_t *)y + i, ydt, len, scale[j], load_i(zp, ydt, j));
+        }
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         const size_t j = param(ax, i);
         /* x / scale in float32 as the reference does, then round half to even */
@@ -53,6 +70,14 @@ void wgk_quantize_linear(const float *x, void *y, int ydt, size_t n, const float
 void wgk_dequantize_linear(const void *x, int xdt, float *y, size_t n, const float *scale,
                            const void *zp, wgk_qaxis ax)
 {
+    if (q8_runs(xdt, ax)) {
+        const size_t run = ax.per_axis ? (size_t)ax.inner : n;
+        for (size_t i = 0; i < n; i += run) {
+            const size_t j = param(ax, i), len = n - i < run ? n - i : run;
+            wgk_q8_dequantize_run((const uint8_t *)x + i, xdt, y + i, len, scale[j], load_i(zp, xdt, j));
+        }
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         const size_t j = param(ax, i);
         /* the difference is exact in int64 (int32 x minus int32 zero point) */

@@ -49,6 +49,59 @@ static void quantize(void)
     WGKT_CHECK(ok, "per-axis dequantize");
 }
 
+/* The runs of q8-linear-runs.c (SIMD on the SIMD build) against a plain loop of the
+ * reference's float32 operations: lengths around the 16-lane blocks, ties, NaN, infinities,
+ * values far past the range, both dtypes, a scale that is not a power of two, and
+ * per-axis parameters whose runs are long enough for the SIMD path. */
+static float ref_quant(float x, float s, int zp, float lo, float hi)
+{
+    float q = __builtin_rintf(x / s);
+    double v = (double)zp + (q == q ? (double)q : 0.0);
+    return (float)(v < lo ? lo : v > hi ? hi : v);
+}
+
+static void quantize_runs(void)
+{
+    static float x[203];
+    static uint8_t y[203];
+    static float back[203];
+    const float inf = __builtin_inff(), nan = __builtin_nanf("");
+    for (int i = 0; i < 203; i++)
+        x[i] = (float)(i * 7919 % 613) * 0.37f - 100.0f + (i % 5 == 0 ? 0.5f * 0.3f : 0.0f);
+    x[3] = nan, x[17] = inf, x[18] = -inf, x[40] = 3.0e30f, x[41] = -3.0e30f, x[60] = 0.15f, x[61] = -0.45f;
+    const float s = 0.3f;
+    int ok = 1, ok_d = 1;
+    for (int dt = 2; dt <= 3; dt++) {
+        const int zp = dt == 2 ? 131 : -9;
+        const float lo = dt == 2 ? 0.0f : -128.0f, hi = dt == 2 ? 255.0f : 127.0f;
+        for (size_t n = 0; n <= 203; n += n < 40 ? 1 : 23) {
+            wgk_q8_quantize_run(x, y, dt, n, s, zp);
+            for (size_t i = 0; i < n; i++) {
+                const int got = dt == 2 ? y[i] : ((int8_t *)y)[i];
+                ok &= got == (int)ref_quant(x[i], s, zp, lo, hi);
+            }
+            wgk_q8_dequantize_run(y, dt, back, n, s, zp);
+            for (size_t i = 0; i < n; i++) {
+                const int v = dt == 2 ? y[i] : ((int8_t *)y)[i];
+                ok_d &= back[i] == (float)(v - zp) * s;
+            }
+        }
+    }
+    WGKT_CHECK(ok, "quantize runs: rint(x / s) + zp saturated, NaN -> zp, every length");
+    WGKT_CHECK(ok_d, "dequantize runs: (x - zp) * s, every length");
+    /* per axis, [2][3][20] on axis 1: runs of 20 go to the run kernels */
+    const float sc[3] = {0.25f, 0.7f, 3.0f};
+    const int8_t zs[3] = {-5, 0, 17};
+    wgk_quantize_linear(x, y, 3, 120, sc, zs, (wgk_qaxis){1, 3, 20});
+    wgk_dequantize_linear(y, 3, back, 120, sc, zs, (wgk_qaxis){1, 3, 20});
+    ok = 1;
+    for (int i = 0; i < 120; i++) {
+        const int j = (i / 20) % 3, v = ((int8_t *)y)[i];
+        ok &= v == (int)ref_quant(x[i], sc[j], zs[j], -128.0f, 127.0f) && back[i] == (float)(v - zs[j]) * sc[j];
+    }
+    WGKT_CHECK(ok, "per-axis quantize / dequantize on runs of 20");
+}
+
 static void gemm(void)
 {
     /* batch 3 of a [M=4][K=5], b broadcast [5][6] */
@@ -114,6 +167,7 @@ static void conv(void)
 static void run(void)
 {
     quantize();
+    quantize_runs();
     gemm();
     conv();
 }

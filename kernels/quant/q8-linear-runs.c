@@ -1,0 +1,76 @@
+/*
+ * q8-linear-runs.c: QuantizeLinear and DequantizeLinear over a run of elements sharing one
+ * scale and zero point, for uint8 / int8 (wgk_quant.h: wgk_q8_quantize_run,
+ * wgk_q8_dequantize_run). QDQ models run one of them around nearly every layer, so they
+ * are SIMD128 loops; the scalar tail and the --no-simd build do the same float32
+ * operations one element at a time, so every element gets the same bits either way, and
+ * the same bits as the reference loops in quant.c:
+ *   quantize:   q = rint(x / s) (NaN -> 0), v = q + zp clamped to the dtype's range.
+ *               Adding zp in float32 is exact while |q| < 2^24, and beyond that the sum
+ *               saturates whatever its rounding.
+ *   dequantize: (float)(x - zp) * s; the difference and its conversion are exact.
+ */
+#include <stdbool.h>
+
+#include "wgk_quant.h"
+
+static float quant1(float x, float s, float zp, float lo, float hi)
+{
+    float q = __builtin_rintf(x / s);
+    q = q == q ? q : 0.0f; /* NaN: no defined result; it gives the zero point */
+    float v = q + zp;
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+void wgk_q8_quantize_run(const float *x, void *y, int ydt, size_t n, float s, int32_t zp)
+{
+    const bool u8 = ydt == 2;
+    const float z = (float)zp, lo = u8 ? 0.0f : -128.0f, hi = u8 ? 255.0f : 127.0f;
+    size_t i = 0;
+#ifdef __wasm_simd128__
+    const v128_t vs = wasm_f32x4_splat(s), vz = wasm_f32x4_splat(z);
+    const v128_t vlo = wasm_f32x4_splat(lo), vhi = wasm_f32x4_splat(hi);
+    for (; i + 16 <= n; i += 16) {
+        v128_t q[4];
+        for (int j = 0; j < 4; j++) {
+            v128_t v = wasm_f32x4_nearest(wasm_f32x4_div(wasm_v128_load(x + i + 4 * j), vs));
+            v = wasm_v128_and(v, wasm_f32x4_eq(v, v)); /* NaN lanes -> +0 */
+            v = wasm_f32x4_add(v, vz);
+            v = wasm_f32x4_pmin(wasm_f32x4_pmax(v, vlo), vhi);
+            q[j] = wasm_i32x4_trunc_sat_f32x4(v);
+        }
+        const v128_t h0 = wasm_i16x8_narrow_i32x4(q[0], q[1]), h1 = wasm_i16x8_narrow_i32x4(q[2], q[3]);
+        wasm_v128_store((uint8_t *)y + i, u8 ? wasm_u8x16_narrow_i16x8(h0, h1) : wasm_i8x16_narrow_i16x8(h0, h1));
+    }
+#endif
+    for (; i < n; i++) {
+        const int32_t v = (int32_t)quant1(x[i], s, z, lo, hi);
+        if (u8)
+            ((uint8_t *)y)[i] = (uint8_t)v;
+        else
+            ((int8_t *)y)[i] = (int8_t)v;
+    }
+}
+
+void wgk_q8_dequantize_run(const void *x, int xdt, float *y, size_t n, float s, int32_t zp)
+{
+    const bool u8 = xdt == 2;
+    size_t i = 0;
+#ifdef __wasm_simd128__
+    const v128_t vs = wasm_f32x4_splat(s), vz = wasm_i32x4_splat(zp);
+    for (; i + 16 <= n; i += 16) {
+        const v128_t b = wasm_v128_load((const uint8_t *)x + i);
+        const v128_t h0 = u8 ? wasm_u16x8_extend_low_u8x16(b) : wasm_i16x8_extend_low_i8x16(b);
+        const v128_t h1 = u8 ? wasm_u16x8_extend_high_u8x16(b) : wasm_i16x8_extend_high_i8x16(b);
+        const v128_t w[4] = {wasm_i32x4_extend_low_i16x8(h0), wasm_i32x4_extend_high_i16x8(h0),
+                             wasm_i32x4_extend_low_i16x8(h1), wasm_i32x4_extend_high_i16x8(h1)};
+        for (int j = 0; j < 4; j++)
+            wasm_v128_store(y + i + 4 * j,
+                            wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_sub(w[j], vz)), vs));
+    }
+#endif
+    for (; i < n; i++) {
+        const int32_t v = u8 ? ((const uint8_t *)x)[i] : ((const int8_t *)x)[i];
+        y[i] = (float)(v - zp) * s;
+    }
+}
