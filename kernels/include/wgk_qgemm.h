@@ -147,4 +147,52 @@ static inline void wgk_qconv_pack_w(const void *w, int wdt, const void *zw, int 
             }
 }
 
+/* The pointwise case (kernel 1, stride 1, no padding, groups 1) without im2col
+ * (q8-conv1x1-pixlanes.c): y [N][M][HW] int32 = sum_c (x[n][c][p] - xz) w[m][c] + bias[m].
+ * w is wgk_q8_conv1x1_pack_w's: per output channel, the channel pairs (minus the weight
+ * zero point) as int32, low half channel 2k, high half 2k + 1 (0 past C).
+ * Scratch: wgk_q8_conv1x1_scratch_size bytes, 16-byte aligned. */
+typedef struct wgk_q8_conv1x1_args {
+    int N, C, M, HW;
+    const void *x;
+    int xdt;
+    const void *xz; /* NULL: 0 */
+    const int32_t *w;
+    const int32_t *bias; /* NULL: none */
+    int32_t *y;          /* the int32 sums (ConvInteger), when yq is NULL */
+    /* QLinearConv: y requantized into yq (dtype ydt 2 / 3, zero point zy) with the
+     * multiplier sx * sw[m or 0] / sy in float32, as wgk_requantize does. */
+    void *yq;
+    int ydt;
+    const void *zy;
+    const float *sx, *sw, *sy;
+    int sw_per_m;
+    void *scratch;
+} wgk_q8_conv1x1_args;
+
+void wgk_q8_conv1x1(const wgk_q8_conv1x1_args *a);
+
+static inline size_t wgk_q8_conv1x1_hwp(size_t hw) { return (hw + 7) & ~(size_t)7; }
+
+static inline size_t wgk_q8_conv1x1_scratch_size(size_t C, size_t HW)
+{
+    const size_t cp = (C + 1) / 2;
+    return 4 * cp * wgk_q8_conv1x1_hwp(HW) + 64 * cp + 16;
+}
+
+/* W [M][C] (ONNX layout), dtype wdt; zw: NULL, scalar or M values. dst: M * ceil(C/2). */
+static inline void wgk_q8_conv1x1_pack_w(const void *w, int wdt, const void *zw, int zw_per_m, size_t M,
+                                         size_t C, int32_t *dst)
+{
+    const size_t cp = (C + 1) / 2;
+    for (size_t m = 0; m < M; m++) {
+        const int32_t z = zw ? wgk_qgemm_load8(zw, wdt, zw_per_m ? m : 0) : 0;
+        for (size_t k = 0; k < cp; k++) {
+            const int32_t lo = wgk_qgemm_load8(w, wdt, m * C + 2 * k) - z;
+            const int32_t hi = 2 * k + 1 < C ? wgk_qgemm_load8(w, wdt, m * C + 2 * k + 1) - z : 0;
+            dst[m * cp + k] = (int32_t)(((uint32_t)(uint16_t)(int16_t)hi << 16) | (uint16_t)(int16_t)lo);
+        }
+    }
+}
+
 #endif

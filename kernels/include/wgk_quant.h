@@ -29,6 +29,9 @@ void wgk_quantize_linear(const float *x, void *y, int ydt, size_t n, const float
  * (q8-linear-runs.c: SIMD128, bit-identical to the loops above). */
 void wgk_q8_quantize_run(const float *x, void *y, int ydt, size_t n, float s, int32_t zp);
 void wgk_q8_dequantize_run(const void *x, int xdt, float *y, size_t n, float s, int32_t zp);
+/* wgk_requantize over n sums of one multiplier mult (= sa * sb / sy in float32) into uint8 /
+ * int8 (dtype 2 or 3), zero point zy. */
+void wgk_q8_requantize_run(const int32_t *acc, void *y, int ydt, size_t n, float mult, int32_t zy);
 /* y = (x - zp) * scale; x and zp have dtype xdt (2, 3 or 6). */
 void wgk_dequantize_linear(const void *x, int xdt, float *y, size_t n, const float *scale,
                            const void *zp, wgk_qaxis ax);

@@ -74,3 +74,39 @@ void wgk_q8_dequantize_run(const void *x, int xdt, float *y, size_t n, float s, 
         y[i] = (float)(v - zp) * s;
     }
 }
+
+/* QLinear requantization of int32 sums: sat(rint((double)acc * (double)mult) + zy), the
+ * reference's double arithmetic, two lanes at a time (f64x2: the product of an int32 and
+ * a float32 is exact in neither float32 nor int32). */
+void wgk_q8_requantize_run(const int32_t *acc, void *y, int ydt, size_t n, float mult, int32_t zy)
+{
+    const bool u8 = ydt == 2;
+    const double m = (double)mult, z = (double)zy, lo = u8 ? 0.0 : -128.0, hi = u8 ? 255.0 : 127.0;
+    size_t i = 0;
+#ifdef __wasm_simd128__
+    const v128_t vm = wasm_f64x2_splat(m), vz = wasm_f64x2_splat(z);
+    const v128_t vlo = wasm_f64x2_splat(lo), vhi = wasm_f64x2_splat(hi);
+    for (; i + 16 <= n; i += 16) {
+        v128_t q[4];
+        for (int j = 0; j < 4; j++) {
+            const v128_t a = wasm_v128_load(acc + i + 4 * j);
+            v128_t d0 = wasm_f64x2_convert_low_i32x4(a);
+            v128_t d1 = wasm_f64x2_convert_low_i32x4(wasm_i32x4_shuffle(a, a, 2, 3, 0, 1));
+            d0 = wasm_f64x2_pmin(wasm_f64x2_pmax(wasm_f64x2_add(wasm_f64x2_nearest(wasm_f64x2_mul(d0, vm)), vz), vlo), vhi);
+            d1 = wasm_f64x2_pmin(wasm_f64x2_pmax(wasm_f64x2_add(wasm_f64x2_nearest(wasm_f64x2_mul(d1, vm)), vz), vlo), vhi);
+            const v128_t t0 = wasm_i32x4_trunc_sat_f64x2_zero(d0), t1 = wasm_i32x4_trunc_sat_f64x2_zero(d1);
+            q[j] = wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5);
+        }
+        const v128_t h0 = wasm_i16x8_narrow_i32x4(q[0], q[1]), h1 = wasm_i16x8_narrow_i32x4(q[2], q[3]);
+        wasm_v128_store((uint8_t *)y + i, u8 ? wasm_u8x16_narrow_i16x8(h0, h1) : wasm_i8x16_narrow_i16x8(h0, h1));
+    }
+#endif
+    for (; i < n; i++) {
+        double v = __builtin_rint((double)acc[i] * m) + z;
+        v = v < lo ? lo : v > hi ? hi : v;
+        if (u8)
+            ((uint8_t *)y)[i] = (uint8_t)(int32_t)v;
+        else
+            ((int8_t *)y)[i] = (int8_t)(int32_t)v;
+    }
+}

@@ -116,6 +116,14 @@ void wgk_requantize(const int32_t *acc, void *y, int ydt, size_t n, const float 
                     const float *sb, wgk_qaxis ax_b, const float *sy, const void *zy)
 {
     const int32_t z = load_i(zy, ydt, 0);
+    if (q8_runs(ydt, ax_b)) {
+        const size_t run = ax_b.per_axis ? (size_t)ax_b.inner : n;
+        for (size_t i = 0; i < n; i += run) {
+            const size_t len = n - i < run ? n - i : run;
+            wgk_q8_requantize_run(acc + i, (uint8_t *)y + i, ydt, len, sa[0] * sb[param(ax_b, i)] / sy[0], z);
+        }
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         const float mult = sa[0] * sb[param(ax_b, i)] / sy[0];
         const double v = __builtin_rint((double)acc[i] * (double)mult) + (double)z;

@@ -150,13 +150,32 @@ static bool gemm_path(wgc_graph *g, const wgc_node *n, const qc_geom *q)
     return q->groups == 1 && w->data && (!wz || wz->data);
 }
 
+/* On the GEMM path, a pointwise convolution (kernel 1, stride 1, no padding) needs no
+ * im2col: wgk_q8_conv1x1 multiplies x in place, pixels in the lanes. */
+static bool pointwise(const qc_geom *q)
+{
+    for (int i = 0; i < 3; i++)
+        if (q->v[2][i] != 1 || q->v[3][i] != 1 || q->v[5][i] != 0)
+            return false;
+    return true;
+}
+
+/* Bytes before the int32 sums in the scratch of the GEMM path (16-byte aligned). */
+static size_t gemm_path_work(const qc_geom *q)
+{
+    const size_t hw = (size_t)q->osz, K = (size_t)(q->nw / q->M);
+    const size_t b = pointwise(q) ? wgk_q8_conv1x1_scratch_size((size_t)q->C, hw)
+                                  : wgk_qconv_scratch_size(K, (size_t)q->M);
+    return (b + 15) / 16 * 16;
+}
+
 static size_t qc_scratch(const wgc_graph *g, const wgc_node *n)
 {
     qc_geom q;
     if (resolve((wgc_graph *)g, n, &q))
         return 0;
     if (gemm_path((wgc_graph *)g, n, &q))
-        return wgk_qconv_scratch_size((size_t)(q.nw / q.M), (size_t)q.M) + (q.qlinear ? 4 * (size_t)q.ny : 0) + 16;
+        return gemm_path_work(&q) + (q.qlinear && !pointwise(&q) ? 4 * (size_t)q.ny : 0) + 16;
     return 4 * (size_t)(q.nx + q.nw + (q.qlinear ? q.ny : 0));
 }
 
@@ -165,21 +184,47 @@ static wg_status emit_gemm_path(wgc_emitter *e, wgc_graph *g, wgc_node *n, const
     const wgc_tensor *x = wgc_in(g, n, q->ix), *w = wgc_in(g, n, q->iw), *wz = wgc_in(g, n, q->iwz);
     const bool has_xz = n->n_inputs > q->ixz && n->inputs[q->ixz] >= 0;
     const bool has_b = q->qlinear && n->n_inputs > 8 && n->inputs[8] >= 0;
-    const size_t K = (size_t)(q->nw / q->M), np = wgk_qgemm_pack_b_size(K, (size_t)q->M);
-    int16_t *packed = malloc(2 * (np ? np : 1));
+    const size_t K = (size_t)(q->nw / q->M);
+    const bool pw1 = pointwise(q);
+    /* int16 pairs in the GEMM's panels, or int32 channel pairs for the pointwise kernel */
+    const size_t bytes = pw1 ? 4 * (size_t)q->M * (((size_t)q->C + 1) / 2) : 2 * wgk_qgemm_pack_b_size(K, (size_t)q->M);
+    void *packed = malloc(bytes ? bytes : 1);
     const char *pw;
     if (!packed)
         return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", w->name);
-    wgk_qconv_pack_w(w->data, w->dtype, wz ? wz->data : NULL, q->w_vec_zp, (size_t)q->M, K, packed);
-    wg_status st = wgc_weight(e, packed, 2 * np, &pw);
+    if (pw1)
+        wgk_q8_conv1x1_pack_w(w->data, w->dtype, wz ? wz->data : NULL, q->w_vec_zp, (size_t)q->M, (size_t)q->C,
+                              packed);
+    else
+        wgk_qconv_pack_w(w->data, w->dtype, wz ? wz->data : NULL, q->w_vec_zp, (size_t)q->M, K, packed);
+    wg_status st = wgc_weight(e, packed, bytes, &pw);
     free(packed);
     if (st)
         return wgc_error(g, n, st, "out of memory");
     const int64_t(*v)[3] = q->v;
-    const size_t blocks = wgk_qconv_scratch_size(K, (size_t)q->M);
     wgc_emit(e, "{\n    uint8_t *sc = (uint8_t *)%s;\n    int32_t *acc = (int32_t *)(sc + %zu);\n",
-             wgc_scratch(e), (blocks + 15) / 16 * 16);
-    wgc_emit(e,
+             wgc_scratch(e), gemm_path_work(q));
+    if (pw1 && q->qlinear) { /* requantized in the kernel: no int32 sums in memory */
+        wgc_emit(e,
+                 "    (void)acc;\n    wgk_q8_conv1x1(&(const wgk_q8_conv1x1_args){.N = %lld, .C = %lld, .M = %lld, "
+                 ".HW = %lld, .x = %s, .xdt = %d, .xz = %s, .w = (const int32_t *)%s, .bias = %s, .yq = %s, "
+                 ".ydt = %d, .zy = %s, .sx = %s, .sw = %s, .sy = %s, .sw_per_m = %d, .scratch = sc});\n}\n",
+                 (long long)q->N, (long long)q->C, (long long)q->M, (long long)q->osz,
+                 wgc_ptr(e, g, n->inputs[q->ix]), x->dtype, has_xz ? wgc_ptr(e, g, n->inputs[q->ixz]) : "0", pw,
+                 has_b ? wgc_ptr(e, g, n->inputs[8]) : "0", wgc_ptr(e, g, n->outputs[0]), q->ydt,
+                 wgc_ptr(e, g, n->inputs[7]), wgc_ptr(e, g, n->inputs[1]), wgc_ptr(e, g, n->inputs[4]),
+                 wgc_ptr(e, g, n->inputs[6]), q->w_vec_scale);
+        return WG_OK;
+    }
+    if (pw1)
+        wgc_emit(e,
+                 "    wgk_q8_conv1x1(&(const wgk_q8_conv1x1_args){.N = %lld, .C = %lld, .M = %lld, .HW = %lld, "
+                 ".x = %s, .xdt = %d, .xz = %s, .w = (const int32_t *)%s, .bias = %s, .y = %s, .scratch = sc});\n",
+                 (long long)q->N, (long long)q->C, (long long)q->M, (long long)q->osz,
+                 wgc_ptr(e, g, n->inputs[q->ix]), x->dtype, has_xz ? wgc_ptr(e, g, n->inputs[q->ixz]) : "0", pw,
+                 has_b ? wgc_ptr(e, g, n->inputs[8]) : "0", wgc_ptr(e, g, n->outputs[0]));
+    else
+        wgc_emit(e,
              "    wgk_q8_conv(&(const wgk_q8_conv_args){.N = %lld, .C = %lld, .M = %lld, "
              ".in = {%lld, %lld, %lld}, .out = {%lld, %lld, %lld}, .k = {%lld, %lld, %lld}, "
              ".s = {%lld, %lld, %lld}, .d = {%lld, %lld, %lld}, .p = {%lld, %lld, %lld}, "

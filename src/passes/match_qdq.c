@@ -10,14 +10,18 @@
  * an integer: an output may move by one quantization step, as between onnxruntime and
  * the float reference.
  *
- * Applies when: the Conv is 2-D with groups = 1 (the layers the int8 im2col GEMM serves;
- * a depthwise Conv stays on the float32 depthwise kernel, which is faster than the
- * integer direct loop); x comes from a live DequantizeLinear of a uint8/int8 tensor with
+ * Applies when: the Conv is pointwise (2-D, 1x1, stride 1, no padding, groups = 1), the
+ * layers the int8 pointwise kernel serves at about twice the float32 GEMM's rate
+ * (kernels/conv/q8-conv1x1-pixlanes.c). Other convolutions stay float32: a 3x3 on
+ * Winograd does a quarter of the multiplies that any int8 3x3 here would, and a depthwise
+ * one is faster on the float32 depthwise kernel than on the integer direct loop (the
+ * measurements: docs/performance.md "Quantized models"). And x comes from a live DequantizeLinear of a uint8/int8 tensor with
  * a scalar scale and zero point; the weight was a DequantizeLinear of a constant int8/
  * uint8 tensor with a scalar or per-output-channel (axis 0) scale and zero point (folded
  * by now: its node is dead, its inputs still there); the bias, if any, a DequantizeLinear
  * of a constant int32 tensor with zero point 0 whose scale is xs * ws (per channel),
- * which is QLinearConv's bias scale, to float32 rounding; and the Conv's output is read
+ * which is QLinearConv's bias scale, to float32 rounding, or a float32 bias of zeros
+ * (dropped: exact); and the Conv's output is read
  * only by a QuantizeLinear with a scalar scale and zero point and no output_dtype of its
  * own. The Conv node becomes the QLinearConv and writes the QuantizeLinear's output; the
  * DequantizeLinear of x stays for its other readers, if any (remove-dead drops it).
@@ -100,18 +104,47 @@ static bool bias_ok(wgc_graph *g, const wgc_node *dqb, float xs, const wgc_tenso
     return true;
 }
 
+/* A float32 constant bias of zeros: as good as none (exporters write one, and
+ * quantize_static leaves it float when the initializer is shared, e.g. all of a
+ * freshly initialised network's folded BatchNorm biases). */
+static bool zero_bias(const wgc_tensor *b)
+{
+    if (!b || !b->data || b->dtype != WG_DT_FLOAT)
+        return false;
+    for (int64_t i = 0; i < wgc_numel(&b->shape); i++)
+        if (((const float *)b->data)[i] != 0.0f)
+            return false;
+    return true;
+}
+
+/* A 1x1 kernel, unit strides, no padding, one group (dilations do not matter for 1x1). */
+static bool pointwise(const wgc_node *n, const wgc_tensor *w)
+{
+    size_t np = 0, ns = 0;
+    const int64_t *pads = wgc_attr_ints(n, "pads", &np), *strides = wgc_attr_ints(n, "strides", &ns);
+    for (size_t i = 0; pads && i < np; i++)
+        if (pads[i])
+            return false;
+    for (size_t i = 0; strides && i < ns; i++)
+        if (strides[i] != 1)
+            return false;
+    const char *ap = wgc_attr_str(n, "auto_pad", "NOTSET");
+    return w->shape.dims[2] == 1 && w->shape.dims[3] == 1 && wgc_attr_int(n, "group", 1) == 1 &&
+           (!strcmp(ap, "NOTSET") || !strcmp(ap, "VALID"));
+}
+
 /* Conv node n as QLinearConv when the pattern holds (see the top); false leaves it. */
 static bool match_conv(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *w = wgc_in(g, n, 1);
-    if (n->n_inputs < 2 || n->n_outputs != 1 || !w || w->shape.rank != 4 || wgc_attr_int(n, "group", 1) != 1 ||
+    if (n->n_inputs < 2 || n->n_outputs != 1 || !w || w->shape.rank != 4 || !pointwise(n, w) ||
         n->act != WGC_ACT_NONE || n->residual >= 0 || n->post_affine || n->aux_affine >= 0 || n->bias >= 0)
         return false;
     const int64_t m = w->shape.dims[0];
     wgc_node *dqx = dq_producer(g, n->inputs[0]), *dqw = dq_producer(g, n->inputs[1]);
-    wgc_node *dqb = n->n_inputs >= 3 && n->inputs[2] >= 0 ? dq_producer(g, n->inputs[2]) : NULL;
-    if (!dqx || dqx->dead || dqx->region != n->region || !dqw || !dqw->dead ||
-        (n->n_inputs >= 3 && n->inputs[2] >= 0 && (!dqb || !dqb->dead)))
+    const bool has_b = n->n_inputs >= 3 && n->inputs[2] >= 0 && !zero_bias(wgc_in(g, n, 2));
+    wgc_node *dqb = has_b ? dq_producer(g, n->inputs[2]) : NULL;
+    if (!dqx || dqx->dead || dqx->region != n->region || !dqw || !dqw->dead || (has_b && (!dqb || !dqb->dead)))
         return false;
     const wgc_tensor *xq = wgc_in(g, dqx, 0), *xs = wgc_in(g, dqx, 1), *xz = wgc_in(g, dqx, 2);
     const wgc_tensor *wq = wgc_in(g, dqw, 0), *ws = wgc_in(g, dqw, 1), *wz = wgc_in(g, dqw, 2);

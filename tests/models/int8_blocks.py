@@ -16,6 +16,15 @@ for the model tests to compare with onnxruntime-node:
                    point of shape [], as quantize_static writes for QDQ biases, added to x
   layernorm.onnx   LayerNormalization of x [3, 7, 37] over the last axis (with bias, mean
                    and inverse std outputs) and over axes 1.. (no bias)
+  dq_conv1x1.onnx  x [1, 5, 9, 13] -> DynamicQuantizeLinear -> ConvInteger 1x1 with constant
+                   int8 weights [10, 5, 1, 1]: the pointwise kernel (pixels in lanes; odd
+                   channel count, pixels and channels not multiples of its blocks), int32
+                   output (exact)
+  qdq_conv.onnx    x [2, 6, 9, 13] -> QuantizeLinear -> DequantizeLinear -> Conv 1x1 (int8
+                   weights per output channel, int32 bias) -> Q -> DQ -> Conv 3x3 pad 1 (per
+                   tensor, no bias) -> Q -> DQ, as quantize_static writes a QDQ model: the
+                   1x1 becomes a QLinearConv on the int8 pointwise kernel (match_qdq.c), the
+                   3x3 stays float32 between its Q and DQ
 Inputs are graph inputs x; same output for the same script (numpy PCG64, seed 0).
 """
 import os
@@ -94,6 +103,45 @@ def layernorm(out):
           vi("inv", TensorProto.FLOAT, [3, 7, 1]), vi("y2", TensorProto.FLOAT, [3, 7, 37])], inits)
 
 
+def dq_conv1x1(out):
+    inits = [numpy_helper.from_array(rng.integers(-128, 128, (10, 5, 1, 1)).astype(np.int8), "w"),
+             numpy_helper.from_array(np.int8(3), "zw")]
+    nodes = [helper.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]),
+             helper.make_node("ConvInteger", ["xq", "w", "xz", "zw"], ["c"])]
+    save(out, "dq_conv1x1", nodes, [vi("x", TensorProto.FLOAT, [1, 5, 9, 13])],
+         [vi("c", TensorProto.INT32, [1, 10, 9, 13])], inits)
+
+
+def qdq_conv(out):
+    f = np.float32
+    xs, ys1, ys2 = f(0.02), f(0.03), f(0.04)
+    ws1 = rng.uniform(0.005, 0.012, 10).astype(np.float32)
+    inits = [numpy_helper.from_array(xs, "xs"), numpy_helper.from_array(np.uint8(128), "xz"),
+             numpy_helper.from_array(rng.integers(-127, 128, (10, 6, 1, 1)).astype(np.int8), "w1q"),
+             numpy_helper.from_array(ws1, "ws1"), numpy_helper.from_array(np.zeros(10, np.int8), "wz1"),
+             numpy_helper.from_array(rng.integers(-3000, 3000, 10).astype(np.int32), "b1q"),
+             numpy_helper.from_array((xs * ws1).astype(np.float32), "bs1"),
+             numpy_helper.from_array(np.zeros(10, np.int32), "bz1"),
+             numpy_helper.from_array(ys1, "ys1"), numpy_helper.from_array(np.uint8(120), "yz1"),
+             numpy_helper.from_array(rng.integers(-127, 128, (5, 10, 3, 3)).astype(np.int8), "w2q"),
+             numpy_helper.from_array(f(0.004), "ws2"), numpy_helper.from_array(np.int8(0), "wz2"),
+             numpy_helper.from_array(ys2, "ys2"), numpy_helper.from_array(np.uint8(131), "yz2")]
+    dq, q = "DequantizeLinear", "QuantizeLinear"
+    nodes = [helper.make_node(q, ["x", "xs", "xz"], ["xq"]),
+             helper.make_node(dq, ["xq", "xs", "xz"], ["xf"]),
+             helper.make_node(dq, ["w1q", "ws1", "wz1"], ["w1"], axis=0),
+             helper.make_node(dq, ["b1q", "bs1", "bz1"], ["b1"], axis=0),
+             helper.make_node("Conv", ["xf", "w1", "b1"], ["c1"]),
+             helper.make_node(q, ["c1", "ys1", "yz1"], ["c1q"]),
+             helper.make_node(dq, ["c1q", "ys1", "yz1"], ["c1f"]),
+             helper.make_node(dq, ["w2q", "ws2", "wz2"], ["w2"]),
+             helper.make_node("Conv", ["c1f", "w2"], ["c2"], pads=[1, 1, 1, 1]),
+             helper.make_node(q, ["c2", "ys2", "yz2"], ["c2q"]),
+             helper.make_node(dq, ["c2q", "ys2", "yz2"], ["y"])]
+    save(out, "qdq_conv", nodes, [vi("x", TensorProto.FLOAT, [2, 6, 9, 13])],
+         [vi("y", TensorProto.FLOAT, [2, 5, 9, 13])], inits, opset=13)
+
+
 if __name__ == "__main__":
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -101,3 +149,5 @@ if __name__ == "__main__":
     dq_conv(out)
     qdq_bias(out)
     layernorm(out)
+    dq_conv1x1(out)
+    qdq_conv(out)

@@ -1,12 +1,13 @@
 /*
  * test_qdq.c: graph-in / graph-out tests of match_qdq.c, the QDQ convolution rewrite.
  *
- * The graph is what onnxruntime's quantize_static writes for one layer:
+ * The graph is what onnxruntime's quantize_static writes for one pointwise layer:
  *     y = Q(Conv(DQ(Q(x)), DQ(wq)[, DQ(bq)]))
  * Checks: per-tensor and per-channel weights, with and without a bias, become one
- * QLinearConv reading the quantized x, wq and bq, writing y, with the scales and zero points
+ * QLinearConv reading the quantized x, wq and bq (a float32 bias of zeros dropped), writing y, with the scales and zero points
  * in QLinearConv's order; and the Conv stays float when the pattern does not hold: a bias
- * whose scale is not xs * ws, a grouped Conv, a Conv output that is also a graph output, a
+ * whose scale is not xs * ws, a grouped Conv, a 3x3 Conv (float32 Winograd beats the int8
+ * im2col path), a Conv output that is also a graph output, a
  * Relu between the Conv and the QuantizeLinear.
  */
 #include <string.h>
@@ -18,7 +19,7 @@
 enum { C = 4, M = 4 };
 
 typedef struct layer {
-    bool per_channel, bias, bad_bias_scale, grouped, conv_is_output, relu_between;
+    bool per_channel, bias, zero_float_bias, bad_bias_scale, grouped, three_by_three, conv_is_output, relu_between;
 } layer;
 
 typedef struct built {
@@ -48,11 +49,11 @@ static built build(wgc_graph *g, layer l)
     int in_dx[3] = {b.xq, f32(g, "xs", xs), u8(g, "xz", 128)};
     int xf = tg_node(g, "DequantizeLinear", in_dx, 3, "xf");
 
-    const int cg = l.grouped ? C / 2 : C;
+    const int cg = l.grouped ? C / 2 : C, k = l.three_by_three ? 3 : 1;
     int8_t w[M * C * 9];
-    for (int i = 0; i < M * cg * 9; i++)
+    for (int i = 0; i < M * cg * k * k; i++)
         w[i] = (int8_t)((i * 37) % 255 - 127);
-    const int64_t wd[4] = {M, cg, 3, 3}, md[1] = {M};
+    const int64_t wd[4] = {M, cg, k, k}, md[1] = {M};
     b.wq = tg_const(g, "wq", WG_DT_INT8, wd, 4, w);
     float ws[M] = {0.01f, 0.02f, 0.03f, 0.04f};
     int8_t wz[M] = {0};
@@ -76,13 +77,17 @@ static built build(wgc_graph *g, layer l)
         in_conv[2] = tg_node(g, "DequantizeLinear", in_db, 3, "bf");
         wgc_attr_add(g, g->tensors[in_conv[2]].producer, "axis", WGC_ATTR_INT)->i = 0;
     }
-    b.conv_out = tg_node(g, "Conv", in_conv, l.bias ? 3 : 2, "yf");
+    if (l.zero_float_bias) {
+        const float zeros[M] = {0};
+        in_conv[2] = tg_const(g, "bzero", WG_DT_FLOAT, md, 1, zeros);
+    }
+    b.conv_out = tg_node(g, "Conv", in_conv, l.bias || l.zero_float_bias ? 3 : 2, "yf");
     const int conv = g->tensors[b.conv_out].producer;
     wgc_attr *pads = wgc_attr_add(g, conv, "pads", WGC_ATTR_INTS);
     pads->ints = calloc(4, sizeof(int64_t));
     pads->n = 4;
-    for (int k = 0; k < 4; k++)
-        pads->ints[k] = 1;
+    for (int i = 0; i < 4; i++)
+        pads->ints[i] = k / 2;
     if (l.grouped)
         wgc_attr_add(g, conv, "group", WGC_ATTR_INT)->i = 2;
     int in_y[3] = {l.relu_between ? tg_node(g, "Relu", &b.conv_out, 1, "r") : b.conv_out, f32(g, "ys", ys),
@@ -107,8 +112,8 @@ static const wgc_node *rewritten(wgc_graph *g, layer l, built *b)
 
 TEST(qdq_conv_becomes_qlinearconv)
 {
-    for (int k = 0; k < 4; k++) {
-        layer l = {.per_channel = k & 1, .bias = k & 2};
+    for (int k = 0; k < 6; k++) { /* 4, 5: a float bias of zeros, dropped */
+        layer l = {.per_channel = k & 1, .bias = k == 2 || k == 3, .zero_float_bias = k >= 4};
         wgc_graph *g = wgc_graph_new();
         built b;
         const wgc_node *n = rewritten(g, l, &b);
@@ -132,6 +137,7 @@ TEST(qdq_conv_outside_the_pattern_stays_float)
     const layer cases[] = {
         {.bias = true, .bad_bias_scale = true},
         {.grouped = true},
+        {.three_by_three = true},
         {.conv_is_output = true},
         {.relu_between = true},
     };
