@@ -86,11 +86,32 @@ def gpt2():
 gpt2.dynamo = True
 
 
+def _trained_like_batchnorm(model):
+    """Seeded statistics and affine parameters for every BatchNorm, as training leaves them.
+    A fresh torchvision network's BatchNorms are identities (mean 0, variance 1, weight 1,
+    bias 0): folded into the convolutions they give every layer a bias of zeros, which the
+    exporter then shares as one initializer, so quantize_static leaves those biases float,
+    and the output shrinks to ~1e-9 through the layers, where comparing quantization
+    errors measures noise. Trained networks have neither."""
+    import torch
+    g = torch.Generator().manual_seed(SEED)
+    for m in model.modules():
+        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
+            c = m.num_features
+            with torch.no_grad():
+                m.running_mean.copy_(torch.randn(c, generator=g) * 0.1)
+                m.running_var.copy_(torch.rand(c, generator=g) + 0.5)
+                m.weight.copy_(torch.rand(c, generator=g) + 0.5)
+                m.bias.copy_(torch.randn(c, generator=g) * 0.1)
+    return model
+
+
 def _tv(name):
     def make():
         import torchvision
-        return getattr(torchvision.models, name)(weights=None), _image(224), ["input"], ["output"]
-    make.__doc__ = f"torchvision {name}, random weights, 1x3x224x224."
+        model = _trained_like_batchnorm(getattr(torchvision.models, name)(weights=None))
+        return model, _image(224), ["input"], ["output"]
+    make.__doc__ = f"torchvision {name}, random weights (BatchNorms with trained-like statistics), 1x3x224x224."
     return make
 
 
