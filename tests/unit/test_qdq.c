@@ -8,7 +8,7 @@
  * in QLinearConv's order; and the Conv stays float when the pattern does not hold: a bias
  * whose scale is not xs * ws, a grouped Conv, a 3x3 Conv (float32 Winograd beats the int8
  * im2col path), a Conv output that is also a graph output, a
- * Relu between the Conv and the QuantizeLinear.
+ * Relu between the Conv and the QuantizeLinear, a float32 bias that is not all zeros.
  */
 #include <string.h>
 
@@ -19,7 +19,7 @@
 enum { C = 4, M = 4 };
 
 typedef struct layer {
-    bool per_channel, bias, zero_float_bias, bad_bias_scale, grouped, three_by_three, conv_is_output, relu_between;
+    bool per_channel, bias, zero_float_bias, float_bias, bad_bias_scale, grouped, three_by_three, conv_is_output, relu_between;
 } layer;
 
 typedef struct built {
@@ -77,11 +77,11 @@ static built build(wgc_graph *g, layer l)
         in_conv[2] = tg_node(g, "DequantizeLinear", in_db, 3, "bf");
         wgc_attr_add(g, g->tensors[in_conv[2]].producer, "axis", WGC_ATTR_INT)->i = 0;
     }
-    if (l.zero_float_bias) {
-        const float zeros[M] = {0};
-        in_conv[2] = tg_const(g, "bzero", WG_DT_FLOAT, md, 1, zeros);
+    if (l.zero_float_bias || l.float_bias) {
+        const float bf[M] = {0.0f, 0.0f, l.float_bias ? 0.25f : 0.0f, 0.0f};
+        in_conv[2] = tg_const(g, "bfloat", WG_DT_FLOAT, md, 1, bf);
     }
-    b.conv_out = tg_node(g, "Conv", in_conv, l.bias || l.zero_float_bias ? 3 : 2, "yf");
+    b.conv_out = tg_node(g, "Conv", in_conv, l.bias || l.zero_float_bias || l.float_bias ? 3 : 2, "yf");
     const int conv = g->tensors[b.conv_out].producer;
     wgc_attr *pads = wgc_attr_add(g, conv, "pads", WGC_ATTR_INTS);
     pads->ints = calloc(4, sizeof(int64_t));
@@ -140,6 +140,7 @@ TEST(qdq_conv_outside_the_pattern_stays_float)
         {.three_by_three = true},
         {.conv_is_output = true},
         {.relu_between = true},
+        {.float_bias = true}, /* QLinearConv's bias is int32: a float one would be rounded */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         wgc_graph *g = wgc_graph_new();
