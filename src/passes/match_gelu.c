@@ -14,7 +14,7 @@
  * ulp): far inside rtol 1e-4. Applies when every intermediate result feeds only the next
  * node of the chain and is no graph output, every tensor is float32 of x's shape, and the
  * constants are float32 scalars of those values (sqrt 2, sqrt(2/pi) and 0.044715 as the
- * exporters round them to float32).
+ * exporters round them to float32, or to float16 in a float16 model).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -31,9 +31,14 @@ static bool scalar(const wgc_tensor *t, float *v)
     return true;
 }
 
-/* Whether float32 v is want rounded to float32 (within one float32 ulp). */
-static bool near(float v, double want)
+/* Whether float32 v is want rounded to float32 (within one float32 ulp), or, in a float16
+ * model (widened to float32 by lower_fp16.c), want rounded to float16: such a model's
+ * GELU divides by 1.4140625, and the exact constant is closer to what it means than
+ * float16's own rounding of every intermediate result. */
+static bool near(const wgc_graph *g, float v, double want)
 {
+    if (g->fp16_weights && v == wg_f16_to_f32(wg_f32_to_f16((float)want)))
+        return true;
     return fabs((double)v - want) <= fabs(want) * 1.2e-7;
 }
 
@@ -57,7 +62,7 @@ static int other_than(wgc_graph *g, const wgc_node *n, double c)
 {
     float v;
     for (int i = 0; i < 2; i++)
-        if (scalar(wgc_in(g, n, 1 - i), &v) && near(v, c))
+        if (scalar(wgc_in(g, n, 1 - i), &v) && near(g, v, c))
             return n->inputs[i];
     return -1;
 }
@@ -85,7 +90,7 @@ static int erf_arg(wgc_graph *g, int t, chain *c)
     wgc_node *d = keep(c, sole_producer(g, e->inputs[0], WGC_OP_DIV));
     if (d) {
         float v;
-        return scalar(wgc_in(g, d, 1), &v) && near(v, 1.4142135623730951) ? d->inputs[0] : -1;
+        return scalar(wgc_in(g, d, 1), &v) && near(g, v, 1.4142135623730951) ? d->inputs[0] : -1;
     }
     wgc_node *m = keep(c, sole_producer(g, e->inputs[0], WGC_OP_MUL));
     return m ? other_than(g, m, 0.70710678118654752) : -1;

@@ -2,7 +2,7 @@
  * test_transformer_passes.c: graph-in / graph-out tests of the transformer rewrites.
  *
  * Checks: the erf GELU as torch exports it (both places of the 0.5, Div by sqrt 2 or Mul
- * by 1/sqrt 2) and GPT-2's tanh GELU become one Gelu node (approximate "tanh" for the
+ * by 1/sqrt 2; sqrt 2 rounded to float16 in a float16 model) and GPT-2's tanh GELU become one Gelu node (approximate "tanh" for the
  * latter) and their chains die; a chain with a wrong constant or an intermediate that is
  * a graph output stays; MatMul with a constant matrix takes its bias Add and then a Gelu
  * or a residual Add computed before it, but not a residual computed after it, nor a bias
@@ -100,6 +100,27 @@ TEST(erf_gelu_with_other_constant_or_shared_step_stays)
         CHECK(wgc_pass_match_gelu(g, &o) == WG_OK, "%s", g->err);
         CHECK(producer(g, y)->op == WGC_OP_MUL && live_nodes(g) == 5, "case %d: the chain must stay (%d live)", c,
               live_nodes(g));
+        wgc_graph_free(g);
+    }
+}
+
+/* A float16 model's GELU divides by sqrt 2 rounded to float16 (1.4140625): matched in a
+ * graph lower_fp16 widened (g->fp16_weights), not in a float32 one. */
+TEST(erf_gelu_with_float16_constant_only_in_float16_models)
+{
+    for (int fp16 = 0; fp16 < 2; fp16++) {
+        wgc_graph *g = wgc_graph_new();
+        g->opset = 17;
+        g->fp16_weights = fp16;
+        const int64_t xd[2] = {3, 8};
+        int x = tg_input(g, "x", WG_DT_FLOAT, 2, xd);
+        int y = erf_gelu(g, x, false, false, 1.4140625f);
+        tg_output(g, y);
+        wgc_pass_options o = opts();
+        CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
+        CHECK(wgc_pass_match_gelu(g, &o) == WG_OK, "%s", g->err);
+        CHECK((producer(g, y)->op == WGC_OP_GELU) == (fp16 == 1), "float16 model %d: Gelu %s", fp16,
+              fp16 ? "expected" : "not expected");
         wgc_graph_free(g);
     }
 }
@@ -239,6 +260,7 @@ int main(void)
 {
     RUN(erf_gelu_forms_become_one_gelu);
     RUN(erf_gelu_with_other_constant_or_shared_step_stays);
+    RUN(erf_gelu_with_float16_constant_only_in_float16_models);
     RUN(tanh_gelu_becomes_gelu_tanh);
     RUN(matmul_takes_bias_then_gelu_or_earlier_residual);
     RUN(gemm_takes_gelu_through_reshape);
