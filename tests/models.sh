@@ -319,6 +319,21 @@ else
     bad "generate control-flow models"
 fi
 
+# 10b. TfIdfVectorizer in the modes and forms the node tests leave out (IDF and TFIDF, with
+#     and without weights, int32 tokens, one row;
+#     tests/models/text_ops.py), against onnxruntime-node: counts and weights exact.
+D=$OUT/text-ops
+rm -rf "$D"
+if "$PY" tests/models/text_ops.py "$D"; then
+    for c in "$D"/*/; do
+        c=${c%/} name=text-ops-$(basename "$c")
+        node tools/ort_run.js "$c/model.onnx" "$c/want" --input "$c/input_0.pb" --quiet || { bad "$name onnxruntime reference"; continue; }
+        compile "$c/model.onnx" "$c/m.wasm" -q && run_and_compare "$name" "$c/m.wasm" "$c" "$c/want" 0 0
+    done
+else
+    bad "generate text-ops models"
+fi
+
 # 11. Silero VAD (npm @ricky0123/vad-web: v5, v6, legacy), control flow on a run-time sample
 #     rate with the LSTM state carried over 200 chunks, against onnxruntime-node
 #     (tests/models/silero_vad.sh; skipped without the model cache: setup.sh --models).

@@ -177,6 +177,7 @@ static const unsigned char newest[WGC_OP_COUNT] = {
     [WGC_OP_TRILU] = 14,
     [WGC_OP_CAST_LIKE] = 25,
     [WGC_OP_EYE_LIKE] = 22,
+    [WGC_OP_TFIDF_VECTORIZER] = 9,
     [WGC_OP_NON_ZERO] = 13,
     [WGC_OP_DFT] = 20,
     [WGC_OP_STFT] = 17,

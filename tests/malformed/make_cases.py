@@ -459,6 +459,18 @@ def sequence_cases():
                                          opsets=[helper.make_opsetid("", 18)]))
 
 
+def tfidf_cases():
+    """TfIdfVectorizer pools the op refuses: a repeated n-gram, string tokens."""
+    tok = [helper.make_tensor_value_info("x", TensorProto.INT64, [6])]
+    out = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])]
+    for name, pool in (("tfidf_pool_repeats_ngram.onnx", {"pool_int64s": [1, 2, 3, 4, 1, 2]}),
+                       ("tfidf_pool_strings.onnx", {"pool_strings": ["a", "b", "c", "d", "a", "c"]})):
+        put(name, model([helper.make_node("TfIdfVectorizer", ["x"], ["y"], name="tfidf", mode="TF",
+                                          min_gram_length=2, max_gram_length=2, max_skip_count=0,
+                                          ngram_counts=[0, 0], ngram_indexes=[0, 1, 2], **pool)],
+                        inputs=tok, outputs=out, opsets=[helper.make_opsetid("", 17)]))
+
+
 def main():
     global OUT
     if len(sys.argv) != 2:
@@ -467,6 +479,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     onnx_cases()
     sequence_cases()
+    tfidf_cases()
     wasm_cases()
 
 
