@@ -1,7 +1,8 @@
 /*
  * dropout.c: Dropout at inference: output = input. The optional mask output is all true
  * (nothing dropped), so it becomes a bool constant as soon as its shape is known.
- * training_mode (opset 12 input) must be absent or a constant false.
+ * training_mode (opset 12 input) must be absent or a constant: false, or true with a constant
+ * ratio of 0 (nothing dropped either way); true with another ratio would be random.
  */
 #include <string.h>
 
@@ -15,10 +16,24 @@ static wg_status dropout_infer(wgc_graph *g, wgc_node *n)
         st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
     if (st)
         return st;
-    const wgc_tensor *tm = wgc_in(g, n, 2);
-    if (tm && (!tm->data || wgc_elem_get_i(tm->data, tm->dtype, 0) != 0))
+    /* training_mode true drops random elements, unless the ratio is 0: then it keeps them
+     * all, as inference does. Both must be known at compile time to tell. */
+    const wgc_tensor *tm = wgc_in(g, n, 2), *ratio = wgc_in(g, n, 1);
+    if (tm && !tm->data)
         return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                         "training_mode '%s' must be a constant false (inference only)", tm->name);
+                         "training_mode '%s' is computed at run time; only a constant is supported", tm->name);
+    if (tm && wgc_elem_get_i(tm->data, tm->dtype, 0) != 0) {
+        if (ratio && !ratio->data)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                             "ratio '%s' is computed at run time; in training mode only a constant 0 is supported",
+                             ratio->name);
+        const double r = ratio ? wgc_elem_get_f(ratio->data, ratio->dtype, 0) : 0.5;
+        if (r != 0.0)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                             "Dropout in training mode with ratio %g drops random elements; nondeterministic "
+                             "operators are not supported",
+                             r);
+    }
     const wgc_tensor *x = wgc_in(g, n, 0);
     wgc_set_output(g, n, 0, x->dtype, &x->shape);
     wgc_tensor *mask = wgc_out(g, n, 1);
