@@ -1,6 +1,7 @@
 /*
  * batchnorm.c: BatchNormalization at inference, standalone (the fold_batchnorm pass merges
- * it into a preceding Conv when it can; this is the fallback). With constant parameters
+ * it into a preceding Conv when it can; this is the fallback), and in training mode (batch
+ * statistics: bn_emit_training). With constant parameters
  * the per-channel scale and shift are computed here, so the kernel is y = x*a[c] + b[c];
  * otherwise the module computes them into scratch first.
  */
@@ -19,9 +20,10 @@ static wg_status bn_infer(wgc_graph *g, wgc_node *n)
         st = wgc_check_input(g, n, i, f32_only);
     if (st)
         return st;
-    if (wgc_attr_int(n, "training_mode", 0) != 0)
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "BatchNormalization with training_mode=1 is not supported");
-    for (int i = 1; i < n->n_outputs; i++)
+    const bool training = wgc_bn_training(n);
+    if (wgc_attr_int(n, "training_mode", 0) != 0 && n->opset < 14)
+        return wgc_error(g, n, WG_ERR_INVALID, "training_mode is an attribute of opset 14 and later");
+    for (int i = training ? 3 : 1; i < n->n_outputs; i++)
         if (n->outputs[i] >= 0)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED,
                              "BatchNormalization output %d (training statistics) is not supported", i);
@@ -41,6 +43,52 @@ static wg_status bn_infer(wgc_graph *g, wgc_node *n)
     if (wgc_numel(&x->shape) >= ((int64_t)1 << 31))
         return wgc_error(g, n, WG_ERR_LIMIT, "input '%s' has 2^31 or more elements", x->name);
     wgc_set_output(g, n, 0, WG_DT_FLOAT, &x->shape);
+    const wgc_shape cs = {.rank = 1, .dims = {C}};
+    for (int i = 1; training && i < n->n_outputs && i < 3; i++)
+        if (n->outputs[i] >= 0)
+            wgc_set_output(g, n, i, WG_DT_FLOAT, &cs); /* running mean, running variance */
+    return WG_OK;
+}
+
+bool wgc_bn_training(const wgc_node *bn)
+{
+    return bn->op == WGC_OP_BATCH_NORM && wgc_attr_int(bn, "training_mode", 0) != 0;
+}
+
+/* Training mode (opset 14+): each channel's mean and (biased) variance over the batch and
+ * the spatial dims, summed in double, two passes; y = (x - mean) / sqrt(var + eps) *
+ * scale + B; running_mean = input_mean * momentum + mean * (1 - momentum), likewise the
+ * variance, as ONNX's reference computes them. */
+static wg_status bn_emit_training(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const int64_t N = x->shape.dims[0], C = x->shape.dims[1], inner = wgc_numel(&x->shape) / (N * C > 0 ? N * C : 1);
+    const float eps = wgc_attr_float(n, "epsilon", 1e-5f), mom = wgc_attr_float(n, "momentum", 0.9f);
+    const bool has_rm = n->n_outputs > 1 && n->outputs[1] >= 0, has_rv = n->n_outputs > 2 && n->outputs[2] >= 0;
+    wgc_emit(e, "{\nconst float *x = (const float *)%s, *sc = (const float *)%s, *bi = (const float *)%s;\n",
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[1]), wgc_ptr(e, g, n->inputs[2]));
+    wgc_emit(e, "const float *im = (const float *)%s, *iv = (const float *)%s;\nfloat *y = (float *)%s;\n",
+             wgc_ptr(e, g, n->inputs[3]), wgc_ptr(e, g, n->inputs[4]), wgc_ptr(e, g, n->outputs[0]));
+    wgc_emit(e, "float *rm = (float *)%s, *rv = (float *)%s;\n(void)im; (void)iv; (void)rm; (void)rv;\n",
+             has_rm ? wgc_ptr(e, g, n->outputs[1]) : "0", has_rv ? wgc_ptr(e, g, n->outputs[2]) : "0");
+    wgc_emit(e,
+             "for (int32_t c = 0; c < %lld; c++) {\n"
+             "  double s = 0.0, q = 0.0;\n"
+             "  for (int32_t b = 0; b < %lld; b++) for (int32_t i = 0; i < %lld; i++) s += x[(b * %lld + c) * %lld + i];\n"
+             "  const double mean = s / %lld.0;\n"
+             "  for (int32_t b = 0; b < %lld; b++) for (int32_t i = 0; i < %lld; i++) {\n"
+             "    const double d = x[(b * %lld + c) * %lld + i] - mean; q += d * d; }\n"
+             "  const float m = (float)mean, v = (float)(q / %lld.0), r = wgk_sqrtf(v + %s);\n"
+             "  for (int32_t b = 0; b < %lld; b++) for (int32_t i = 0; i < %lld; i++) {\n"
+             "    const int32_t k = (b * %lld + c) * %lld + i; y[k] = (x[k] - m) / r * sc[c] + bi[c]; }\n",
+             (long long)C, (long long)N, (long long)inner, (long long)C, (long long)inner, (long long)(N * inner),
+             (long long)N, (long long)inner, (long long)C, (long long)inner, (long long)(N * inner), wgc_float(e, eps),
+             (long long)N, (long long)inner, (long long)C, (long long)inner);
+    if (has_rm)
+        wgc_emit(e, "  rm[c] = im[c] * %s + m * (1.0f - %s);\n", wgc_float(e, mom), wgc_float(e, mom));
+    if (has_rv)
+        wgc_emit(e, "  rv[c] = iv[c] * %s + v * (1.0f - %s);\n", wgc_float(e, mom), wgc_float(e, mom));
+    wgc_emit(e, "}\n}\n");
     return WG_OK;
 }
 
@@ -54,7 +102,7 @@ static bool params_const(wgc_graph *g, const wgc_node *n)
 
 static size_t bn_scratch(const wgc_graph *g, const wgc_node *n)
 {
-    if (params_const((wgc_graph *)g, n))
+    if (params_const((wgc_graph *)g, n) || wgc_bn_training(n))
         return 0;
     return 2 * sizeof(float) * (size_t)g->tensors[n->inputs[0]].shape.dims[1];
 }
@@ -73,6 +121,8 @@ void wgc_bn_affine(wgc_graph *g, const wgc_node *bn, int64_t C, float *ab)
 
 static wg_status bn_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
+    if (wgc_bn_training(n))
+        return wgc_no_residual(g, n) ? wgc_no_residual(g, n) : bn_emit_training(e, g, n);
     wg_status st = WG_OK;
     float *ab = NULL;
     const wgc_tensor *x = wgc_in(g, n, 0);

@@ -70,5 +70,8 @@ void wgc_set_output(wgc_graph *g, const wgc_node *n, int i, int dtype, const wgc
  * C each): ab[c] = gamma / sqrt(var + epsilon), ab[C + c] = beta - mean * ab[c], in
  * double before rounding (ops/batchnorm.c, passes/fuse_bn_output.c). */
 void wgc_bn_affine(wgc_graph *g, const wgc_node *bn, int64_t C, float *ab);
+/* Whether BatchNormalization node bn runs in training mode (batch statistics; opset 14+),
+ * which no pass may fold. */
+bool wgc_bn_training(const wgc_node *bn);
 
 #endif

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ops/op.h"
 #include "passes.h"
 
 static bool is_f32_const(const wgc_tensor *t)
@@ -139,7 +140,8 @@ static bool elementwise_affine(wgc_graph *g, const wgc_node *nd, int yi, int64_t
 static wgc_node *conv_before(wgc_graph *g, const wgc_node *nd, int *yi)
 {
     const int n_in = nd->op == WGC_OP_BATCH_NORM ? 1 : 2;
-    if (nd->n_outputs != 1 || (nd->op == WGC_OP_BATCH_NORM && nd->n_inputs < 5) ||
+    /* a BatchNormalization in training mode normalizes by its batch's statistics */
+    if (nd->n_outputs != 1 || (nd->op == WGC_OP_BATCH_NORM && (nd->n_inputs < 5 || wgc_bn_training(nd))) ||
         (nd->op != WGC_OP_BATCH_NORM && nd->n_inputs != 2))
         return NULL;
     for (int i = 0; i < n_in; i++) {

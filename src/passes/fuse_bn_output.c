@@ -24,7 +24,7 @@
 static bool bn_fusable(wgc_graph *g, const wgc_node *bn)
 {
     if (bn->dead || bn->op != WGC_OP_BATCH_NORM || bn->n_inputs < 5 || bn->n_outputs < 1 || bn->residual >= 0 ||
-        bn->post_affine || bn->act == WGC_ACT_HARDSWISH)
+        bn->post_affine || bn->act == WGC_ACT_HARDSWISH || wgc_bn_training(bn))
         return false;
     for (int k = 1; k < bn->n_outputs; k++)
         if (bn->outputs[k] >= 0)
