@@ -30,7 +30,7 @@ static wg_status dropout_infer(wgc_graph *g, wgc_node *n)
         const double r = ratio ? wgc_elem_get_f(ratio->data, ratio->dtype, 0) : 0.5;
         if (r != 0.0)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                             "Dropout in training mode with ratio %g drops random elements; nondeterministic "
+                             "Dropout in training mode with ratio %g draws random numbers to drop elements; nondeterministic "
                              "operators are not supported",
                              r);
     }
