@@ -17,6 +17,7 @@
 
 #include "../../kernels/include/wgk_qgemm.h"
 #include "../../kernels/include/wgk_quant.h"
+#include "conv_geom.h"
 #include "helpers/fused_epilogue.h"
 #include "helpers/sliding_window.h"
 
@@ -25,7 +26,7 @@ typedef struct qc_geom {
     int ix, iw, ixz, iwz, ib;
     int rank;
     int64_t N, C, M, groups, nx, nw, ny, osz;
-    int64_t v[6][3]; /* in, out, k, s, d, pb in a 3-dim view */
+    wgc_conv_view3 v;
     bool w_vec_zp, w_vec_scale;
     int ydt;
     wgc_shape y;
@@ -88,20 +89,9 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, qc_geom *q)
     wgc_window win;
     if ((st = wgc_window_resolve(g, n, &x->shape.dims[2], r, &w->shape.dims[2], false, &win)))
         return st;
-    q->y = (wgc_shape){.rank = r + 2, .dims = {q->N, q->M}};
-    q->osz = 1;
-    for (int i = 0; i < 3; i++) {
-        const int j = i - (3 - r);
-        q->v[0][i] = j < 0 ? 1 : x->shape.dims[2 + j];
-        q->v[1][i] = j < 0 ? 1 : win.out[j];
-        q->v[2][i] = j < 0 ? 1 : win.k[j];
-        q->v[3][i] = j < 0 ? 1 : win.s[j];
-        q->v[4][i] = j < 0 ? 1 : win.d[j];
-        q->v[5][i] = j < 0 ? 0 : win.pb[j];
-        if (j >= 0)
-            q->y.dims[2 + j] = win.out[j];
-        q->osz *= q->v[1][i];
-    }
+    q->y = wgc_conv_output_shape(q->N, q->M, r, win.out);
+    q->v = wgc_conv_view3_of(r, &x->shape.dims[2], win.out, win.k, win.s, win.d, win.pb);
+    q->osz = q->v.out[0] * q->v.out[1] * q->v.out[2];
     q->nx = wgc_numel(&x->shape);
     q->nw = wgc_numel(&w->shape);
     q->ny = q->N * q->M * q->osz;
@@ -175,22 +165,16 @@ static wg_status emit_gemm_path(wgc_emitter *e, wgc_graph *g, wgc_node *n, const
     free(packed);
     if (st)
         return wgc_error(g, n, st, "out of memory");
-    const int64_t(*v)[3] = q->v;
+    char view[WGC_CONV_VIEW3_TEXT];
     const size_t blocks = wgk_qconv_scratch_size(K, (size_t)q->M);
     wgc_emit(e, "{\n    uint8_t *sc = (uint8_t *)%s;\n    int32_t *acc = (int32_t *)(sc + %zu);\n",
              wgc_scratch(e), (blocks + 15) / 16 * 16);
     wgc_emit(e,
-             "    wgk_q8_conv(&(const wgk_q8_conv_args){.N = %lld, .C = %lld, .M = %lld, "
-             ".in = {%lld, %lld, %lld}, .out = {%lld, %lld, %lld}, .k = {%lld, %lld, %lld}, "
-             ".s = {%lld, %lld, %lld}, .d = {%lld, %lld, %lld}, .p = {%lld, %lld, %lld}, "
+             "    wgk_q8_conv(&(const wgk_q8_conv_args){.N = %lld, .C = %lld, .M = %lld, %s, "
              ".x = %s, .xdt = %d, .xz = %s, .w = (const int16_t *)%s, .bias = %s, .y = %s, "
              ".scratch = sc});\n",
-             (long long)q->N, (long long)q->C, (long long)q->M, (long long)v[0][0],
-             (long long)v[0][1], (long long)v[0][2], (long long)v[1][0], (long long)v[1][1],
-             (long long)v[1][2], (long long)v[2][0], (long long)v[2][1], (long long)v[2][2],
-             (long long)v[3][0], (long long)v[3][1], (long long)v[3][2], (long long)v[4][0],
-             (long long)v[4][1], (long long)v[4][2], (long long)v[5][0], (long long)v[5][1],
-             (long long)v[5][2], wgc_ptr(e, g, n->inputs[q->ix]), x->dtype,
+             (long long)q->N, (long long)q->C, (long long)q->M,
+             wgc_conv_view3_text(&q->v, view, sizeof view), wgc_ptr(e, g, n->inputs[q->ix]), x->dtype,
              has_xz ? wgc_ptr(e, g, n->inputs[q->ixz]) : "0", pw,
              has_b ? wgc_ptr(e, g, n->inputs[8]) : "0",
              q->qlinear ? "acc" : wgc_ptr(e, g, n->outputs[0]));
@@ -229,18 +213,12 @@ static wg_status qc_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
              wgc_ptr(e, g, n->inputs[q.iw]), w->dtype, (long long)q.nw,
              has_wz ? wgc_ptr(e, g, n->inputs[q.iwz]) : "0", q.w_vec_zp, (long long)q.M,
              (long long)(q.nw / q.M));
-    const int64_t(*v)[3] = q.v;
+    char view[WGC_CONV_VIEW3_TEXT];
     wgc_emit(e,
              "    wgk_s32_conv3d_direct(&(const wgk_s32_conv_args){.N = %lld, .C = %lld, .M = %lld, "
-             ".groups = %lld, .in = {%lld, %lld, %lld}, .out = {%lld, %lld, %lld}, "
-             ".k = {%lld, %lld, %lld}, .s = {%lld, %lld, %lld}, .d = {%lld, %lld, %lld}, "
-             ".p = {%lld, %lld, %lld}, .x = wx, .w = ww, .bias = %s, .y = %s});\n",
+             ".groups = %lld, %s, .x = wx, .w = ww, .bias = %s, .y = %s});\n",
              (long long)q.N, (long long)q.C, (long long)q.M, (long long)q.groups,
-             (long long)v[0][0], (long long)v[0][1], (long long)v[0][2], (long long)v[1][0],
-             (long long)v[1][1], (long long)v[1][2], (long long)v[2][0], (long long)v[2][1],
-             (long long)v[2][2], (long long)v[3][0], (long long)v[3][1], (long long)v[3][2],
-             (long long)v[4][0], (long long)v[4][1], (long long)v[4][2], (long long)v[5][0],
-             (long long)v[5][1], (long long)v[5][2], has_b ? wgc_ptr(e, g, n->inputs[8]) : "0",
+             wgc_conv_view3_text(&q.v, view, sizeof view), has_b ? wgc_ptr(e, g, n->inputs[8]) : "0",
              q.qlinear ? "acc" : wgc_ptr(e, g, n->outputs[0]));
     if (q.qlinear)
         wgc_emit(e, "    wgk_requantize(acc, %s, %d, %lld, %s, %s, (wgk_qaxis){%d, %lld, %lld}, %s, %s);\n",
