@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "conv_geom.h"
+#include "helpers/fused_epilogue.h"
 
 #include "../../kernels/include/wgk_conv_packed.h"
 
@@ -150,4 +151,22 @@ const char *wgc_conv_view3_text(const wgc_conv_view3 *v, char *buf, size_t cap)
              (long long)v->d[0], (long long)v->d[1], (long long)v->d[2], (long long)v->p[0],
              (long long)v->p[1], (long long)v->p[2]);
     return buf;
+}
+
+void wgc_emit_convnd_call(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const char *kernel,
+                          int64_t N, int64_t C, int64_t M, int64_t groups,
+                          const wgc_conv_view3 *v)
+{
+    const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
+    float lo, hi;
+    wgc_act_range(n, &lo, &hi);
+    char view[WGC_CONV_VIEW3_TEXT];
+    wgc_emit(e, "%s(&(const wgk_convnd_args){.N = %lld, .C = %lld, .M = %lld, .groups = %lld, %s,\n",
+             kernel, (long long)N, (long long)C, (long long)M, (long long)groups,
+             wgc_conv_view3_text(v, view, sizeof view));
+    wgc_emit(e, "    .x = %s, .w = %s, .bias = %s, .res = %s, .y = %s, .min = %s, .max = %s});\n",
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[1]),
+             has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
+             n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]),
+             wgc_float(e, lo), wgc_float(e, hi));
 }

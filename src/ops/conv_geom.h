@@ -66,4 +66,11 @@ wgc_conv_view3 wgc_conv_view3_of(int r, const int64_t *in, const int64_t *out, c
 #define WGC_CONV_VIEW3_TEXT 512
 const char *wgc_conv_view3_text(const wgc_conv_view3 *v, char *buf, size_t cap);
 
+/* Emits kernel(&(const wgk_convnd_args){...}) for node n (wgk_f32_conv3d_direct,
+ * wgk_f32_deconv3d_direct): the geometry, inputs x, w and the optional bias, n's residual
+ * and its fused activation's range. */
+void wgc_emit_convnd_call(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const char *kernel,
+                          int64_t N, int64_t C, int64_t M, int64_t groups,
+                          const wgc_conv_view3 *v);
+
 #endif

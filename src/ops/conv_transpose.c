@@ -208,20 +208,7 @@ static wg_status ct_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (c.rank == 2)
         return emit_2d(e, g, n, &c);
     const wgc_conv_view3 v = wgc_conv_view3_of(c.rank, c.in, c.out, c.k, c.s, c.d, c.pb);
-    char view[WGC_CONV_VIEW3_TEXT];
-    const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
-    float lo, hi;
-    wgc_act_range(n, &lo, &hi);
-    wgc_emit(e,
-             "wgk_f32_deconv3d_direct(&(const wgk_convnd_args){.N = %lld, .C = %lld, .M = %lld, "
-             ".groups = %lld, %s,\n",
-             (long long)c.N, (long long)c.C, (long long)c.M, (long long)c.groups,
-             wgc_conv_view3_text(&v, view, sizeof view));
-    wgc_emit(e, "    .x = %s, .w = %s, .bias = %s, .res = %s, .y = %s, .min = %s, .max = %s});\n",
-             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[1]),
-             has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
-             n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]),
-             wgc_float(e, lo), wgc_float(e, hi));
+    wgc_emit_convnd_call(e, g, n, "wgk_f32_deconv3d_direct", c.N, c.C, c.M, c.groups, &v);
     return WG_OK;
 }
 
