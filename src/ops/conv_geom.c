@@ -161,7 +161,8 @@ void wgc_emit_convnd_call(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const
     float lo, hi;
     wgc_act_range(n, &lo, &hi);
     char view[WGC_CONV_VIEW3_TEXT];
-    wgc_emit(e, "%s(&(const wgk_convnd_args){.N = %lld, .C = %lld, .M = %lld, .groups = %lld, %s,\n",
+    wgc_emit(e,
+             "%s(&(const wgk_convnd_args){.N = %lld, .C = %lld, .M = %lld, .groups = %lld, %s,\n",
              kernel, (long long)N, (long long)C, (long long)M, (long long)groups,
              wgc_conv_view3_text(v, view, sizeof view));
     wgc_emit(e, "    .x = %s, .w = %s, .bias = %s, .res = %s, .y = %s, .min = %s, .max = %s});\n",
