@@ -263,14 +263,9 @@ static int splat_groups(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t 
     return 1;
 }
 
-void wgk_f32_gemm_pb(const wgk_gemm_args *g)
+/* The product, or one thread's share of it (wgk_f32_gemm_pb splits it). */
+static void gemm_pb(const wgk_gemm_args *g)
 {
-    if (g->part.n > 1) { /* threads: this one's rows or columns */
-        wgk_gemm_args share;
-        if (wgk_gemm_share(g, 1, &share))
-            wgk_f32_gemm_pb(&share);
-        return;
-    }
     const int M = g->M, N = g->N, K = g->K;
     const v128_t alpha = wasm_f32x4_splat(g->alpha);
     const v128_t lo = wasm_f32x4_splat(g->min), hi = wasm_f32x4_splat(g->max);
@@ -297,14 +292,9 @@ void wgk_f32_gemm_pb(const wgk_gemm_args *g)
 
 #else
 
-void wgk_f32_gemm_pb(const wgk_gemm_args *g)
+/* The product, or one thread's share of it (wgk_f32_gemm_pb splits it). */
+static void gemm_pb(const wgk_gemm_args *g)
 {
-    if (g->part.n > 1) { /* threads: this one's rows or columns */
-        wgk_gemm_args share;
-        if (wgk_gemm_share(g, 1, &share))
-            wgk_f32_gemm_pb(&share);
-        return;
-    }
     const int M = g->M, N = g->N, K = g->K;
     const int mb = block_rows(K);
     for (int m0 = 0; m0 < M; m0 += mb) {
@@ -327,3 +317,14 @@ void wgk_f32_gemm_pb(const wgk_gemm_args *g)
 }
 
 #endif
+
+void wgk_f32_gemm_pb(const wgk_gemm_args *g)
+{
+    if (g->part.n > 1) { /* threads: this one's rows or columns */
+        wgk_gemm_args share;
+        if (wgk_gemm_share(g, 1, &share))
+            wgk_f32_gemm_pb(&share);
+        return;
+    }
+    gemm_pb(g);
+}

@@ -30,6 +30,21 @@ static void widen_a(const wgk_q8_gemm_args *g, size_t kp)
     }
 }
 
+/* Rows of the tile at row m0 that lie in A: WGK_QGEMM_MR but in the last tile. */
+static int tile_rows(const wgk_q8_gemm_args *g, int m0)
+{
+    return g->M - m0 < WGK_QGEMM_MR ? g->M - m0 : WGK_QGEMM_MR;
+}
+
+/* Packed panel p of b (Kp x 8 int16); *n0 its first column, *cols its columns that lie in
+ * the result (WGK_QGEMM_NR but in the last panel). */
+static const int16_t *panel(const wgk_q8_gemm_args *g, size_t kp, int p, int *n0, int *cols)
+{
+    *n0 = p * WGK_QGEMM_NR;
+    *cols = g->N - *n0 < WGK_QGEMM_NR ? g->N - *n0 : WGK_QGEMM_NR;
+    return g->b + (size_t)p * kp * WGK_QGEMM_NR;
+}
+
 #ifdef __wasm_simd128__
 /* Rows m0..m0+rows-1 of work into the splat area at s: s[kk*32 + r*8 + 0..7] is the pair
  * A(m0+r, 2kk..2kk+1) four times over; rows past `rows` are zero. */
@@ -57,6 +72,24 @@ static void splat_group(const int16_t *work, size_t kp, int m0, int rows, int16_
     }
 }
 
+/* Rows < rows and columns < cols of a 4 x 8 int32 result (acc[i] its row i) at c. */
+static void store_tile(const v128_t acc[4][2], int32_t *c, int ldc, int rows, int cols)
+{
+    for (int i = 0; i < rows; i++) {
+        int32_t *cr = c + (size_t)i * ldc;
+        if (cols == 8) {
+            wasm_v128_store(cr, acc[i][0]);
+            wasm_v128_store(cr + 4, acc[i][1]);
+        } else {
+            int32_t t[8];
+            wasm_v128_store(t, acc[i][0]);
+            wasm_v128_store(t + 4, acc[i][1]);
+            for (int j = 0; j < cols; j++)
+                cr[j] = t[j];
+        }
+    }
+}
+
 /* Rows r[0..3] of work (repeats allowed) times one packed panel, with load-splats; stores
  * rows < rows and columns < cols of the 4 x 8 result at c. */
 static void tile_loadsplat(const int16_t *const r[4], const int16_t *pb, size_t pairs, int32_t *c,
@@ -73,19 +106,7 @@ static void tile_loadsplat(const int16_t *const r[4], const int16_t *pb, size_t 
             acc[i][1] = wasm_i32x4_add(acc[i][1], wasm_i32x4_dot_i16x8(av, b1));
         }
     }
-    for (int i = 0; i < rows; i++) {
-        int32_t *cr = c + (size_t)i * ldc;
-        if (cols == 8) {
-            wasm_v128_store(cr, acc[i][0]);
-            wasm_v128_store(cr + 4, acc[i][1]);
-        } else {
-            int32_t t[8];
-            wasm_v128_store(t, acc[i][0]);
-            wasm_v128_store(t + 4, acc[i][1]);
-            for (int j = 0; j < cols; j++)
-                cr[j] = t[j];
-        }
-    }
+    store_tile(acc, c, ldc, rows, cols);
 }
 
 /* One splatted group (splat_group) times one packed panel; stores rows < rows and
@@ -120,19 +141,7 @@ static void tile(const int16_t *s, const int16_t *pb, size_t pairs, int32_t *c, 
         STEP(s, pb);
 #undef STEP
     const v128_t acc[4][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
-    for (int i = 0; i < rows; i++) {
-        int32_t *cr = c + (size_t)i * ldc;
-        if (cols == 8) {
-            wasm_v128_store(cr, acc[i][0]);
-            wasm_v128_store(cr + 4, acc[i][1]);
-        } else {
-            int32_t t[8];
-            wasm_v128_store(t, acc[i][0]);
-            wasm_v128_store(t + 4, acc[i][1]);
-            for (int j = 0; j < cols; j++)
-                cr[j] = t[j];
-        }
-    }
+    store_tile(acc, c, ldc, rows, cols);
 }
 #endif
 
@@ -159,11 +168,10 @@ void wgk_q8_gemm_widened(const wgk_q8_gemm_args *g)
     if (per == 0) {
         /* Panel outer, rows inner: the panel stays in L1 while the rows stream. */
         for (int p = 0; p < panels; p++) {
-            const int16_t *pb = g->b + (size_t)p * kp * WGK_QGEMM_NR;
-            const int n0 = p * WGK_QGEMM_NR;
-            const int cols = g->N - n0 < WGK_QGEMM_NR ? g->N - n0 : WGK_QGEMM_NR;
+            int n0, cols;
+            const int16_t *pb = panel(g, kp, p, &n0, &cols);
             for (int m0 = 0; m0 < g->M; m0 += WGK_QGEMM_MR) {
-                const int rows = g->M - m0 < WGK_QGEMM_MR ? g->M - m0 : WGK_QGEMM_MR;
+                const int rows = tile_rows(g, m0);
                 const int16_t *r[4];
                 for (int i = 0; i < 4; i++)
                     r[i] = g->work + (size_t)(m0 + (i < rows ? i : rows - 1)) * kp;
@@ -176,27 +184,25 @@ void wgk_q8_gemm_widened(const wgk_q8_gemm_args *g)
         const int groups = (g->M - mb + 3) / 4 < per ? (g->M - mb + 3) / 4 : per;
         for (int i = 0; i < groups; i++) {
             const int m0 = mb + 4 * i;
-            splat_group(g->work, kp, m0, g->M - m0 < 4 ? g->M - m0 : 4, splat + (size_t)i * group);
+            splat_group(g->work, kp, m0, tile_rows(g, m0), splat + (size_t)i * group);
         }
         for (int p = 0; p < panels; p++) {
-            const int16_t *pb = g->b + (size_t)p * kp * WGK_QGEMM_NR;
-            const int n0 = p * WGK_QGEMM_NR;
-            const int cols = g->N - n0 < WGK_QGEMM_NR ? g->N - n0 : WGK_QGEMM_NR;
+            int n0, cols;
+            const int16_t *pb = panel(g, kp, p, &n0, &cols);
             for (int i = 0; i < groups; i++) {
                 const int m0 = mb + 4 * i;
                 tile(splat + (size_t)i * group, pb, pairs, g->c + (size_t)m0 * g->ldc + n0, g->ldc,
-                     g->M - m0 < 4 ? g->M - m0 : 4, cols);
+                     tile_rows(g, m0), cols);
             }
         }
     }
 #else
     /* Panel outer, rows inner: the panel (Kp x 8 int16) stays in L1 while the rows stream. */
     for (int p = 0; p < panels; p++) {
-        const int16_t *pb = g->b + (size_t)p * kp * WGK_QGEMM_NR;
-        const int n0 = p * WGK_QGEMM_NR;
-        const int cols = g->N - n0 < WGK_QGEMM_NR ? g->N - n0 : WGK_QGEMM_NR;
+        int n0, cols;
+        const int16_t *pb = panel(g, kp, p, &n0, &cols);
         for (int m0 = 0; m0 < g->M; m0 += WGK_QGEMM_MR) {
-            const int rows = g->M - m0 < WGK_QGEMM_MR ? g->M - m0 : WGK_QGEMM_MR;
+            const int rows = tile_rows(g, m0);
             int32_t *c = g->c + (size_t)m0 * g->ldc + n0;
             for (int i = 0; i < rows; i++) {
                 const int16_t *w = g->work + (size_t)(m0 + i) * kp;

@@ -66,9 +66,12 @@ static inline int32_t wgk_qgemm_load8(const void *p, int dt, size_t i)
     return dt == 2 ? (int32_t)((const uint8_t *)p)[i] : (int32_t)((const int8_t *)p)[i];
 }
 
-/* B [K][N] row-major, dtype bdt (2 or 3); zb: NULL, one value, or N values (zb_per_col). */
-static inline void wgk_qgemm_pack_b(const void *b, int bdt, const void *zb, int zb_per_col,
-                                    size_t K, size_t N, int16_t *dst)
+/* Packs B (K x N, dtype bdt: 2 or 3) whose element (k, n) is b[k * k_step + n * n_step],
+ * minus its zero point zb (NULL, one value, or N values: zb_per_col), as wgk_q8_gemm takes
+ * it: panels of 8 columns, k in pairs, zero past K and N. */
+static inline void wgk_qgemm_pack_strided(const void *b, int bdt, const void *zb, int zb_per_col,
+                                          size_t K, size_t N, size_t k_step, size_t n_step,
+                                          int16_t *dst)
 {
     const size_t kp = wgk_qgemm_kp(K), panels = (N + WGK_QGEMM_NR - 1) / WGK_QGEMM_NR;
     for (size_t p = 0; p < panels; p++)
@@ -77,10 +80,17 @@ static inline void wgk_qgemm_pack_b(const void *b, int bdt, const void *zb, int 
                 const size_t n = p * WGK_QGEMM_NR + j;
                 int32_t v = 0;
                 if (n < N && k < K)
-                    v = wgk_qgemm_load8(b, bdt, k * N + n) -
+                    v = wgk_qgemm_load8(b, bdt, k * k_step + n * n_step) -
                         (zb ? wgk_qgemm_load8(zb, bdt, zb_per_col ? n : 0) : 0);
                 dst[p * kp * WGK_QGEMM_NR + (k / 2) * 2 * WGK_QGEMM_NR + j * 2 + (k % 2)] = (int16_t)v;
             }
+}
+
+/* B [K][N] row-major, dtype bdt (2 or 3); zb: NULL, one value, or N values (zb_per_col). */
+static inline void wgk_qgemm_pack_b(const void *b, int bdt, const void *zb, int zb_per_col,
+                                    size_t K, size_t N, int16_t *dst)
+{
+    wgk_qgemm_pack_strided(b, bdt, zb, zb_per_col, K, N, N, 1, dst);
 }
 
 typedef struct wgk_q8_gemm_args {
@@ -130,21 +140,12 @@ static inline size_t wgk_qconv_scratch_size(size_t K, size_t M)
     return 2 * wgk_qgemm_work_size(P, K) + 4 * P * M + 16;
 }
 
-/* W [M][K] (ONNX layout, K = C k0 k1 k2), dtype wdt; zw: NULL, scalar or M values. */
+/* W [M][K] (ONNX layout, K = C k0 k1 k2), dtype wdt; zw: NULL, scalar or M values: the
+ * product's B is W^T. */
 static inline void wgk_qconv_pack_w(const void *w, int wdt, const void *zw, int zw_per_m, size_t M,
                                     size_t K, int16_t *dst)
 {
-    const size_t kp = wgk_qgemm_kp(K), panels = (M + WGK_QGEMM_NR - 1) / WGK_QGEMM_NR;
-    for (size_t p = 0; p < panels; p++)
-        for (size_t k = 0; k < kp; k++)
-            for (size_t j = 0; j < WGK_QGEMM_NR; j++) {
-                const size_t m = p * WGK_QGEMM_NR + j;
-                int32_t v = 0;
-                if (m < M && k < K)
-                    v = wgk_qgemm_load8(w, wdt, m * K + k) -
-                        (zw ? wgk_qgemm_load8(zw, wdt, zw_per_m ? m : 0) : 0);
-                dst[p * kp * WGK_QGEMM_NR + (k / 2) * 2 * WGK_QGEMM_NR + j * 2 + (k % 2)] = (int16_t)v;
-            }
+    wgk_qgemm_pack_strided(w, wdt, zw, zw_per_m, K, M, 1, K, dst);
 }
 
 /* The pointwise case (kernel 1, stride 1, no padding, groups 1) without im2col

@@ -10,13 +10,6 @@ double wgk__exp_d(double x);
 /* ln(x) for finite x > 0 (any positive normal double), absolute error below 1e-15 * |ln x| + 1e-16. */
 double wgk__log_d(double x);
 
-WGK_INLINE uint32_t wgk__f2u(float f)
-{
-    uint32_t u;
-    __builtin_memcpy(&u, &f, 4);
-    return u;
-}
-
 WGK_INLINE uint64_t wgk__d2u(double d)
 {
     uint64_t u;

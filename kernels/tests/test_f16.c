@@ -13,10 +13,7 @@ static float F[65536 + 32];
 
 static int same_bits(float a, float b)
 {
-    uint32_t x, y;
-    __builtin_memcpy(&x, &a, 4);
-    __builtin_memcpy(&y, &b, 4);
-    return x == y;
+    return wgk__bits_f32(a) == wgk__bits_f32(b);
 }
 
 static void run(void)

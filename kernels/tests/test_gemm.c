@@ -147,6 +147,23 @@ static void check_kernel(wgk_gemm_fn fn, const char *name)
     check_one(fn, name, 1, 100, 257, 1, 2, 0, 1.0f, 1.0f, -INFINITY, INFINITY);
 }
 
+#define COUNT(a) ((unsigned)(sizeof a / sizeof *a))
+
+/* fn over every shape of the lists ms x ns x ks with A in `layout`, the bias modes and the
+ * residual taking turns from one shape to the next. */
+static void check_grid(wgk_gemm_fn fn, const char *name, int layout, const int *ms, unsigned nm,
+                       const int *ns, unsigned nn, const int *ks, unsigned nk)
+{
+    int variant = 0;
+    for (unsigned i = 0; i < nm; i++)
+        for (unsigned j = 0; j < nn; j++)
+            for (unsigned k = 0; k < nk; k++) {
+                variant++;
+                check_one(fn, name, ms[i], ns[j], ks[k], layout, variant % 4, variant % 5 == 0, 1.0f,
+                          1.0f, -INFINITY, INFINITY);
+            }
+}
+
 /* The packed-B kernel: row-major A only; row blocks (K = 2000: 16 rows), row tails,
  * broadcast row groups. */
 static void check_packed_b(void)
@@ -154,14 +171,7 @@ static void check_packed_b(void)
     static const int ms[] = {1, 2, 3, 4, 5, 9};
     static const int ns[] = {1, 3, 8, 9, 17, 40};
     static const int ks[] = {1, 3, 4, 7, 33};
-    int variant = 0;
-    for (unsigned i = 0; i < sizeof ms / sizeof *ms; i++)
-        for (unsigned j = 0; j < sizeof ns / sizeof *ns; j++)
-            for (unsigned k = 0; k < sizeof ks / sizeof *ks; k++) {
-                variant++;
-                check_one(wgk_f32_gemm_pb, "gemm packed B", ms[i], ns[j], ks[k], 3, variant % 4,
-                          variant % 5 == 0, 1.0f, 1.0f, -INFINITY, INFINITY);
-            }
+    check_grid(wgk_f32_gemm_pb, "gemm packed B", 3, ms, COUNT(ms), ns, COUNT(ns), ks, COUNT(ks));
     check_one(wgk_f32_gemm_pb, "gemm packed B relu", 7, 19, 5, 3, 2, 1, 0.5f, 2.0f, 0.0f, INFINITY);
     check_one(wgk_f32_gemm_pb, "gemm packed B GEMV", 1, 100, 257, 3, 2, 0, 1.0f, 1.0f, -INFINITY, INFINITY);
     check_one(wgk_f32_gemm_pb, "gemm packed B row blocks", 37, 9, 2000, 3, 1, 1, 1.0f, 1.0f, -INFINITY,
@@ -186,14 +196,7 @@ static void check_pack_run(void)
     static const int ms[] = {1, 3, 4, 8, 9, 37};
     static const int ns[] = {1, 7, 8, 9, 17, 32, 40};
     static const int ks[] = {1, 4, 7, 32, 64};
-    int variant = 0;
-    for (unsigned i = 0; i < sizeof ms / sizeof *ms; i++)
-        for (unsigned j = 0; j < sizeof ns / sizeof *ns; j++)
-            for (unsigned k = 0; k < sizeof ks / sizeof *ks; k++) {
-                variant++;
-                check_one(pack_run, "gemm packed at run time", ms[i], ns[j], ks[k], 1, variant % 4,
-                          variant % 5 == 0, 1.0f, 1.0f, -INFINITY, INFINITY);
-            }
+    check_grid(pack_run, "gemm packed at run time", 1, ms, COUNT(ms), ns, COUNT(ns), ks, COUNT(ks));
     /* Attention's shapes: Q K^T (128 x 32 . 32 x 128), P V (128 x 128 . 128 x 32), and a
      * long reduction (row blocks). */
     check_one(pack_run, "gemm packed at run time QK", 128, 128, 32, 1, 0, 0, 0.125f, 1.0f, -INFINITY, INFINITY);

@@ -14,6 +14,7 @@
  * The maxima measured are logged (wgk_vmath.h quotes them); -DSTRIDE=N changes the step.
  * Array lengths 1..11 and an unaligned start exercise the scalar tails.
  */
+#include "wgk_convert.h"
 #include "wgk_math.h"
 #include "wgk_vmath.h"
 #include "wgkt.h"
@@ -24,27 +25,13 @@
 #define BATCH 4096
 static float X[BATCH + 8], Y[BATCH + 8];
 
-static float u2f(uint32_t u)
-{
-    float f;
-    __builtin_memcpy(&f, &u, 4);
-    return f;
-}
-
-static uint32_t f2u(float f)
-{
-    uint32_t u;
-    __builtin_memcpy(&u, &f, 4);
-    return u;
-}
-
 /* The spacing of floats at |f| (f finite): ulp(f). */
 static double ulp_of(float f)
 {
-    uint32_t u = f2u(__builtin_fabsf(f));
+    uint32_t u = wgk__bits_f32(__builtin_fabsf(f));
     if (u >= 0x7f000000u)
-        return (double)u2f(0x7f7fffffu) - (double)u2f(0x7f7ffffeu);
-    return (double)u2f(u + 1) - (double)u2f(u);
+        return (double)wgk__f32_bits(0x7f7fffffu) - (double)wgk__f32_bits(0x7f7ffffeu);
+    return (double)wgk__f32_bits(u + 1) - (double)wgk__f32_bits(u);
 }
 
 /* |got - want| in ulps of want rounded to float. */
@@ -114,8 +101,8 @@ static void sweep(vfn fn, uint32_t lo, uint32_t hi, void (*check)(float, float))
     for (uint64_t u = lo;; u += STRIDE) {
         int last = u > hi;
         if (!last) {
-            X[k++] = u2f((uint32_t)u);
-            X[k++] = -u2f((uint32_t)u);
+            X[k++] = wgk__f32_bits((uint32_t)u);
+            X[k++] = -wgk__f32_bits((uint32_t)u);
         }
         if (k + 2 > BATCH || (last && k)) {
             apply(fn, k);
@@ -206,7 +193,7 @@ static void one(vfn fn, float x, float *vec, float *tail)
 
 static int same(float a, float b) /* bitwise, NaN with NaN */
 {
-    return (a != a && b != b) || f2u(a) == f2u(b);
+    return (a != a && b != b) || wgk__bits_f32(a) == wgk__bits_f32(b);
 }
 
 static void specials(void)
@@ -250,8 +237,9 @@ static void specials(void)
     one(wgk_f32_gelu_tanh, -1e30f, &v, &t);
     WGKT_CHECK(v <= 0 && v > -1e-30f && t <= 0 && t > -1e-30f, "gelu_tanh(-1e30) ~ 0");
     /* Subnormal erf: x P(x^2) = 1.128 x, rounded once. */
-    one(wgk_f32_erf, u2f(0x00000100u), &v, &t);
-    WGKT_CHECK(ulp_err(v, wgk_erf((double)u2f(0x00000100u))) <= 1.0, "erf of a subnormal");
+    one(wgk_f32_erf, wgk__f32_bits(0x00000100u), &v, &t);
+    WGKT_CHECK(ulp_err(v, wgk_erf((double)wgk__f32_bits(0x00000100u))) <= 1.0,
+               "erf of a subnormal");
 }
 
 /* Every length 1..11 at an odd offset gives the same values as one long call. */

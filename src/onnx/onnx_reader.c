@@ -848,83 +848,60 @@ static wg_status read_graph_value(reader *rd, const uint8_t *buf, size_t len, co
     return wgc_onnx_fail(&rd->c, WG_ERR_FORMAT, "%s has no name", what);
 }
 
-static wg_status read_input(reader *rd, const uint8_t *buf, size_t len, size_t index)
+/* Graph input name, described by vi: a new tensor, or an initializer listed as input too. */
+static wg_status add_graph_input(reader *rd, const value_info *vi, const char *name)
 {
-    char *name;
-    value_info vi;
-    wg_status st = read_graph_value(rd, buf, len, "input", index, &vi, &name);
-    if (st)
-        return st;
     bool created;
     int t;
-    if ((t = tensor_get(rd, name, &created)) < 0) {
-        st = nomem(rd);
-        goto done;
-    }
+    if ((t = tensor_get(rd, name, &created)) < 0)
+        return nomem(rd);
     wgc_tensor *x = &rd->g->tensors[t];
     if (!created && x->data)
-        goto done; /* an initializer listed as input too (IR < 4): a constant */
-    if (!created) {
-        st = wgc_onnx_fail(&rd->c, WG_ERR_INVALID, "graph input '%s' is declared twice", name);
-        goto done;
-    }
-    if (vi.has_type && (vi.other || !vi.is_tensor)) {
-        st = wgc_onnx_fail(&rd->c, WG_ERR_UNSUPPORTED,
-                           "graph input '%s' is not a tensor, a sequence or an optional of "
-                           "tensors (maps, sparse tensors and nested sequences are not supported)",
-                           name);
-        goto done;
-    }
-    if (vi.elem_type && (vi.elem_type > WG_DT_INT2 || !wg_dtype_size((int)vi.elem_type))) {
-        st = wgc_onnx_fail(&rd->c, WG_ERR_UNSUPPORTED,
-                           "graph input '%s' has element type %lld (%s), which is not supported",
-                           name, (long long)vi.elem_type, wg_dtype_name((int)vi.elem_type));
-        goto done;
-    }
+        return WG_OK; /* an initializer listed as input too (IR < 4): a constant */
+    if (!created)
+        return wgc_onnx_fail(&rd->c, WG_ERR_INVALID, "graph input '%s' is declared twice", name);
+    if (vi->has_type && (vi->other || !vi->is_tensor))
+        return wgc_onnx_fail(&rd->c, WG_ERR_UNSUPPORTED,
+                             "graph input '%s' is not a tensor, a sequence or an optional of "
+                             "tensors (maps, sparse tensors and nested sequences are not supported)",
+                             name);
+    if (vi->elem_type && (vi->elem_type > WG_DT_INT2 || !wg_dtype_size((int)vi->elem_type)))
+        return wgc_onnx_fail(&rd->c, WG_ERR_UNSUPPORTED,
+                             "graph input '%s' has element type %lld (%s), which is not supported",
+                             name, (long long)vi->elem_type, wg_dtype_name((int)vi->elem_type));
     x->is_input = true;
-    x->dtype = (int)vi.elem_type;
-    x->shape = vi.shape;
-    x->has_shape = vi.has_shape && !vi.dynamic;
+    x->dtype = (int)vi->elem_type;
+    x->shape = vi->shape;
+    x->has_shape = vi->has_shape && !vi->dynamic;
     /* a sequence or optional: its element type and declared element shape, for now; the
      * element tensors are made from --shape when shapes are applied (passes/infer.c) */
-    x->kind = vi.kind;
-    x->inner_kind = vi.inner_kind;
-    for (int d = 0; d < vi.shape.rank; d++)
-        if (vi.shape.dims[d] < 0 && vi.dim_param[d][0] &&
-            !(x->dim_param[d] = wgc_onnx_dupn((const uint8_t *)vi.dim_param[d], strlen(vi.dim_param[d])))) {
-            st = nomem(rd);
-            goto done;
-        }
+    x->kind = vi->kind;
+    x->inner_kind = vi->inner_kind;
+    for (int d = 0; d < vi->shape.rank; d++)
+        if (vi->shape.dims[d] < 0 && vi->dim_param[d][0] &&
+            !(x->dim_param[d] = wgc_onnx_dupn((const uint8_t *)vi->dim_param[d], strlen(vi->dim_param[d]))))
+            return nomem(rd);
     if (!push_index(&rd->g->inputs, &rd->g->n_inputs, t))
-        st = nomem(rd);
-done:
-    free(name);
-    return st;
+        return nomem(rd);
+    return WG_OK;
 }
 
-static wg_status read_output(reader *rd, const uint8_t *buf, size_t len, size_t index)
+/* Graph output name, described by vi: a value the graph has. */
+static wg_status add_graph_output(reader *rd, const value_info *vi, const char *name)
 {
-    char *name;
-    value_info vi;
-    wg_status st = read_graph_value(rd, buf, len, "output", index, &vi, &name);
-    if (st)
-        return st;
     int t = map_find(&rd->names, rd->g, name);
-    if (t < 0) {
-        st = wgc_onnx_fail(&rd->c, WG_ERR_INVALID,
-                           "graph output '%s' is not produced by any node, and is neither an "
-                           "input nor an initializer",
-                           name);
-    } else if (rd->g->tensors[t].is_output) {
-        st = wgc_onnx_fail(&rd->c, WG_ERR_INVALID, "graph output '%s' is declared twice", name);
-    } else {
-        rd->g->tensors[t].is_output = true;
-        rd->g->tensors[t].declared_dtype = (int)vi.elem_type;
-        if (!push_index(&rd->g->outputs, &rd->g->n_outputs, t))
-            st = nomem(rd);
-    }
-    free(name);
-    return st;
+    if (t < 0)
+        return wgc_onnx_fail(&rd->c, WG_ERR_INVALID,
+                             "graph output '%s' is not produced by any node, and is neither an "
+                             "input nor an initializer",
+                             name);
+    if (rd->g->tensors[t].is_output)
+        return wgc_onnx_fail(&rd->c, WG_ERR_INVALID, "graph output '%s' is declared twice", name);
+    rd->g->tensors[t].is_output = true;
+    rd->g->tensors[t].declared_dtype = (int)vi->elem_type;
+    if (!push_index(&rd->g->outputs, &rd->g->n_outputs, t))
+        return nomem(rd);
+    return WG_OK;
 }
 
 /* ---- initializers ----------------------------------------------------------------- */
@@ -978,56 +955,65 @@ static wg_status body_value_is_tensor(reader *rd, const value_info *vi, const ch
                          what, name, rd->scopes[rd->depth]);
 }
 
-/* Body input #index: a new value of the body's scope, recorded in body->inputs. */
-static wg_status read_body_input(reader *rd, wgc_body *body, const uint8_t *buf, size_t len,
-                                 size_t index)
+/* A body input's tensor: a new value of the body's scope (*st set when the name is declared
+ * twice or out of memory). */
+static int body_input_tensor(reader *rd, const char *name, wg_status *st)
 {
-    char *name;
-    value_info vi;
-    wg_status st = read_graph_value(rd, buf, len, "input", index, &vi, &name);
-    if (st)
-        return st;
-    if ((st = body_value_is_tensor(rd, &vi, name, "input"))) {
-        free(name);
-        return st;
-    }
     bool created;
     int t = tensor_get(rd, name, &created);
     if (t < 0)
-        st = nomem(rd);
+        *st = nomem(rd);
     else if (!created)
-        st = wgc_onnx_fail(&rd->c, WG_ERR_INVALID, "body input '%s' (%s) is declared twice", name,
-                           rd->g->tensors[t].name);
-    else if (!push_index(&body->inputs, &body->n_inputs, t))
+        *st = wgc_onnx_fail(&rd->c, WG_ERR_INVALID, "body input '%s' (%s) is declared twice", name,
+                            rd->g->tensors[t].name);
+    return t;
+}
+
+/* A body output's tensor: any value visible in the body (its own, an outer one, a
+ * constant); *st set when there is none or out of memory. */
+static int body_output_tensor(reader *rd, const char *name, wg_status *st)
+{
+    bool no_memory;
+    const int t = tensor_visible(rd, name, &no_memory);
+    if (no_memory)
+        *st = nomem(rd);
+    else if (t < 0)
+        *st = wgc_onnx_fail(&rd->c, WG_ERR_INVALID,
+                            "body output '%s' (%s) is not produced by any node, and is neither a "
+                            "body input, an initializer nor a value of an outer graph",
+                            name, rd->scopes[rd->depth]);
+    return t;
+}
+
+/* Body input or output name, described by vi (input tells which), recorded in body->inputs
+ * or body->outputs. */
+static wg_status add_body_value(reader *rd, wgc_body *body, const value_info *vi, const char *name,
+                                bool input)
+{
+    wg_status st = body_value_is_tensor(rd, vi, name, input ? "input" : "output");
+    if (st)
+        return st;
+    const int t = input ? body_input_tensor(rd, name, &st) : body_output_tensor(rd, name, &st);
+    if (!st && !(input ? push_index(&body->inputs, &body->n_inputs, t)
+                       : push_index(&body->outputs, &body->n_outputs, t)))
         st = nomem(rd);
-    free(name);
     return st;
 }
 
-/* Body output #index: any value visible in the body (its own, an outer one, a constant). */
-static wg_status read_body_output(reader *rd, wgc_body *body, const uint8_t *buf, size_t len,
-                                  size_t index)
+/* Input or output #index (input tells which) of the graph, or of a body when body is set:
+ * its ValueInfoProto read, then recorded. */
+static wg_status read_graph_io(reader *rd, wgc_body *body, const uint8_t *buf, size_t len,
+                               size_t index, bool input)
 {
     char *name;
     value_info vi;
-    wg_status st = read_graph_value(rd, buf, len, "output", index, &vi, &name);
+    wg_status st = read_graph_value(rd, buf, len, input ? "input" : "output", index, &vi, &name);
     if (st)
         return st;
-    if ((st = body_value_is_tensor(rd, &vi, name, "output"))) {
-        free(name);
-        return st;
-    }
-    bool nomem_;
-    int t = tensor_visible(rd, name, &nomem_);
-    if (nomem_)
-        st = nomem(rd);
-    else if (t < 0)
-        st = wgc_onnx_fail(&rd->c, WG_ERR_INVALID,
-                           "body output '%s' (%s) is not produced by any node, and is neither a "
-                           "body input, an initializer nor a value of an outer graph",
-                           name, rd->scopes[rd->depth]);
-    else if (!push_index(&body->outputs, &body->n_outputs, t))
-        st = nomem(rd);
+    if (body)
+        st = add_body_value(rd, body, &vi, name, input);
+    else
+        st = input ? add_graph_input(rd, &vi, name) : add_graph_output(rd, &vi, name);
     free(name);
     return st;
 }
@@ -1145,8 +1131,7 @@ static wg_status read_graph(reader *rd, const uint8_t *buf, size_t len, wgc_body
     for (size_t i = 0; i < inits.n && !st; i++)
         st = read_initializer(rd, inits.v[i].p, inits.v[i].n, i);
     for (size_t i = 0; i < inputs.n && !st; i++)
-        st = body ? read_body_input(rd, body, inputs.v[i].p, inputs.v[i].n, i)
-                  : read_input(rd, inputs.v[i].p, inputs.v[i].n, i);
+        st = read_graph_io(rd, body, inputs.v[i].p, inputs.v[i].n, i, true);
     if (body && !st)
         st = add_body_marker(rd, body, rd->scopes[rd->depth]);
     for (size_t i = 0; i < nodes.n && !st; i++)
@@ -1154,8 +1139,7 @@ static wg_status read_graph(reader *rd, const uint8_t *buf, size_t len, wgc_body
     if (!st)
         st = read_pending_bodies(rd, first_pending);
     for (size_t i = 0; i < outputs.n && !st; i++)
-        st = body ? read_body_output(rd, body, outputs.v[i].p, outputs.v[i].n, i)
-                  : read_output(rd, outputs.v[i].p, outputs.v[i].n, i);
+        st = read_graph_io(rd, body, outputs.v[i].p, outputs.v[i].n, i, false);
 done:
     free(nodes.v);
     free(inits.v);

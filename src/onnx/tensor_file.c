@@ -13,21 +13,36 @@
 #include "onnx_proto.h"
 #include "tensor_file.h"
 
-wg_status wg_tensor_file_read_pb(const char *path, wgc_value *out, char **name, char *err,
-                                 size_t errlen)
+/* Decodes the bytes p[0..len) of c's file into out. */
+typedef wg_status (*file_decoder)(wgc_onnx_ctx *c, const uint8_t *p, size_t len, void *out);
+
+/* Maps the file at path for decode, and unmaps it after. */
+static wg_status decode_file(const char *path, file_decoder decode, void *out, char *err, size_t errlen)
 {
-    memset(out, 0, sizeof *out);
-    if (name)
-        *name = NULL;
     void *map;
     size_t len;
     wg_status st = wgc_onnx_map_file(path, &map, &len, err, errlen);
     if (st)
         return st;
     wgc_onnx_ctx c = {path, NULL, map, err, errlen};
-    wgc_onnx_tensor t;
-    st = wgc_onnx_tensor_decode(&c, map, len, false, "tensor", &t);
+    st = decode(&c, map, len, out);
     munmap(map, len);
+    return st;
+}
+
+static wg_status decode_tensor(wgc_onnx_ctx *c, const uint8_t *p, size_t len, void *t)
+{
+    return wgc_onnx_tensor_decode(c, p, len, false, "tensor", t);
+}
+
+wg_status wg_tensor_file_read_pb(const char *path, wgc_value *out, char **name, char *err,
+                                 size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (name)
+        *name = NULL;
+    wgc_onnx_tensor t;
+    wg_status st = decode_file(path, decode_tensor, &t, err, errlen);
     if (st)
         return st;
     out->dtype = t.dtype;
@@ -183,75 +198,78 @@ static wg_status add_elem(wgc_onnx_ctx *c, wg_value_file *v, const uint8_t *p, s
     return WG_OK;
 }
 
-/* SequenceProto: 1 name, 2 elem_type (1 = tensors), 3 tensor_values; other element kinds
- * (4 sparse, 5 sequences, 6 maps, 7 optionals) are refused. */
-static wg_status read_sequence(wgc_onnx_ctx *c, const uint8_t *p, size_t len, wg_value_file *v)
-{
-    wg_pb r = wg_pb_init(p, len);
-    wg_pb_field f;
-    wg_status st;
-    while (wg_pb_next(&r, &f)) {
-        if (f.number == 2 && f.wire == WG_PB_VARINT && f.varint != 1 && f.varint != 0)
-            return wgc_onnx_fail(c, WG_ERR_UNSUPPORTED, "a sequence of element type %llu (only tensors)",
-                                 (unsigned long long)f.varint);
-        if (f.number >= 4 && f.number <= 7)
-            return wgc_onnx_fail(c, WG_ERR_UNSUPPORTED, "a sequence of non-tensors (field %u)", f.number);
-        if (f.number != 3)
-            continue;
-        if (f.wire != WG_PB_LEN)
-            return wgc_onnx_fail(c, WG_ERR_FORMAT, "not a SequenceProto: field 3 has wire type %d", f.wire);
-        if ((st = add_elem(c, v, f.data, f.len)))
-            return st;
-    }
-    if (r.error)
-        return wgc_onnx_fail(c, WG_ERR_FORMAT, "not a valid SequenceProto (malformed protobuf)");
-    return WG_OK;
-}
+/* Field f of a SequenceProto or OptionalProto, into v. */
+typedef wg_status (*value_field_fn)(wgc_onnx_ctx *c, const wg_pb_field *f, wg_value_file *v);
 
-/* OptionalProto: 1 name, 2 elem_type, 3 tensor_value, 5 sequence_value; a value of
- * another kind (4 sparse, 6 map, 7 optional) is refused. No value: empty. */
-static wg_status read_optional(wgc_onnx_ctx *c, const uint8_t *p, size_t len, wg_value_file *v)
+/* Passes each field of the `proto` message p[0..len) to field. */
+static wg_status read_fields(wgc_onnx_ctx *c, const uint8_t *p, size_t len, const char *proto,
+                             value_field_fn field, wg_value_file *v)
 {
     wg_pb r = wg_pb_init(p, len);
     wg_pb_field f;
-    wg_status st;
     while (wg_pb_next(&r, &f)) {
-        if (f.number == 4 || f.number == 6 || f.number == 7)
-            return wgc_onnx_fail(c, WG_ERR_UNSUPPORTED, "an optional of a sparse tensor, map or optional");
-        if (f.number != 3 && f.number != 5)
-            continue;
-        if (f.wire != WG_PB_LEN || v->present)
-            return wgc_onnx_fail(c, WG_ERR_FORMAT, "not an OptionalProto: field %u repeated or of wire type %d",
-                                 f.number, f.wire);
-        v->present = true;
-        v->holds_sequence = f.number == 5;
-        st = f.number == 3 ? add_elem(c, v, f.data, f.len) : read_sequence(c, f.data, f.len, v);
+        wg_status st = field(c, &f, v);
         if (st)
             return st;
     }
     if (r.error)
-        return wgc_onnx_fail(c, WG_ERR_FORMAT, "not a valid OptionalProto (malformed protobuf)");
+        return wgc_onnx_fail(c, WG_ERR_FORMAT, "not a valid %s (malformed protobuf)", proto);
     return WG_OK;
+}
+
+/* SequenceProto: 1 name, 2 elem_type (1 = tensors), 3 tensor_values; other element kinds
+ * (4 sparse, 5 sequences, 6 maps, 7 optionals) are refused. */
+static wg_status sequence_field(wgc_onnx_ctx *c, const wg_pb_field *f, wg_value_file *v)
+{
+    if (f->number == 2 && f->wire == WG_PB_VARINT && f->varint != 1 && f->varint != 0)
+        return wgc_onnx_fail(c, WG_ERR_UNSUPPORTED, "a sequence of element type %llu (only tensors)",
+                             (unsigned long long)f->varint);
+    if (f->number >= 4 && f->number <= 7)
+        return wgc_onnx_fail(c, WG_ERR_UNSUPPORTED, "a sequence of non-tensors (field %u)", f->number);
+    if (f->number != 3)
+        return WG_OK;
+    if (f->wire != WG_PB_LEN)
+        return wgc_onnx_fail(c, WG_ERR_FORMAT, "not a SequenceProto: field 3 has wire type %d", f->wire);
+    return add_elem(c, v, f->data, f->len);
+}
+
+static wg_status read_sequence(wgc_onnx_ctx *c, const uint8_t *p, size_t len, wg_value_file *v)
+{
+    return read_fields(c, p, len, "SequenceProto", sequence_field, v);
+}
+
+/* OptionalProto: 1 name, 2 elem_type, 3 tensor_value, 5 sequence_value; a value of
+ * another kind (4 sparse, 6 map, 7 optional) is refused. No value: empty. */
+static wg_status optional_field(wgc_onnx_ctx *c, const wg_pb_field *f, wg_value_file *v)
+{
+    if (f->number == 4 || f->number == 6 || f->number == 7)
+        return wgc_onnx_fail(c, WG_ERR_UNSUPPORTED, "an optional of a sparse tensor, map or optional");
+    if (f->number != 3 && f->number != 5)
+        return WG_OK;
+    if (f->wire != WG_PB_LEN || v->present)
+        return wgc_onnx_fail(c, WG_ERR_FORMAT, "not an OptionalProto: field %u repeated or of wire type %d",
+                             f->number, f->wire);
+    v->present = true;
+    v->holds_sequence = f->number == 5;
+    return f->number == 3 ? add_elem(c, v, f->data, f->len) : read_sequence(c, f->data, f->len, v);
+}
+
+/* A SequenceProto file, or an OptionalProto one, by out's kind. */
+static wg_status decode_value(wgc_onnx_ctx *c, const uint8_t *p, size_t len, void *out)
+{
+    wg_value_file *v = out;
+    if (v->kind != WG_VALUE_SEQUENCE)
+        return read_fields(c, p, len, "OptionalProto", optional_field, v);
+    v->present = true;
+    v->holds_sequence = true;
+    return read_sequence(c, p, len, v);
 }
 
 wg_status wg_value_file_read_pb(const char *path, int kind, wg_value_file *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->kind = kind;
-    void *map;
-    size_t len;
-    wg_status st = wgc_onnx_map_file(path, &map, &len, err, errlen);
-    if (st)
-        return st;
-    wgc_onnx_ctx c = {path, NULL, map, err, errlen};
-    if (kind == WG_VALUE_SEQUENCE) {
-        out->present = true;
-        out->holds_sequence = true;
-        st = read_sequence(&c, map, len, out);
-    } else {
-        st = read_optional(&c, map, len, out);
-    }
-    munmap(map, len);
+    wg_status st = decode_file(path, decode_value, out, err, errlen);
     if (st)
         wg_value_file_free(out);
     return st;

@@ -76,27 +76,6 @@ static void emit_cumsum(wgc_emitter *e, const wgc_node *n, int64_t outer, int64_
     wgc_emit(e, "}\n");
 }
 
-/* A CumSum whose axis is computed at run time: one loop per axis, the run picks one (an
- * axis outside [-rank, rank) stops it with WGK_ERR_INDEX). The axis decides no shape. */
-static wg_status emit_cumsum_runtime_axis(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
-{
-    const wgc_tensor *x = wgc_in(g, n, 0), *a = wgc_in(g, n, 1);
-    int rank = x->shape.rank;
-    wgc_emit(e, "int64_t ax = (int64_t)*(const %s *)%s;\nif (ax < 0) ax += %d;\nswitch (ax) {\n",
-             a->dtype == WG_DT_INT64 ? "int64_t" : "int32_t", wgc_ptr(e, g, n->inputs[1]), rank);
-    for (int d = 0; d < rank; d++) {
-        int64_t outer, len, inner;
-        wg_status st = view_at(g, n, d, &outer, &len, &inner);
-        if (st)
-            return st;
-        wgc_emit(e, "case %d: {\n", d);
-        emit_cumsum(e, n, outer, len, inner);
-        wgc_emit(e, "break;\n}\n");
-    }
-    wgc_emit(e, "default: return WGK_ERR_INDEX;\n}\n}\n");
-    return WG_OK;
-}
-
 static wg_status along_axis_infer(wgc_graph *g, wgc_node *n)
 {
     static const int num[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, WG_DT_INT32, WG_DT_INT64,
@@ -165,13 +144,8 @@ static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     const char *ct = wgc_ctype(x->dtype);
     wgc_emit(e, "{\ntypedef %s T;\nconst T *px = (const T *)%s;\nT *py = (T *)%s;\n", ct,
              wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]));
-    if (n->op == WGC_OP_CUM_SUM) {
-        if (!wgc_in(g, n, 1)->data)
-            return emit_cumsum_runtime_axis(e, g, n);
-        emit_cumsum(e, n, outer, len, inner);
-        wgc_emit(e, "}\n");
-        return WG_OK;
-    }
+    if (n->op == WGC_OP_CUM_SUM)
+        return wgc_emit_along_axis_input(e, g, n, view_at, emit_cumsum);
     if (n->op == WGC_OP_INSTANCE_NORM) {
         /* view: outer = N*C blocks of len = spatial */
         int64_t C = x->shape.dims[1];

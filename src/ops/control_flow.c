@@ -380,6 +380,44 @@ static void emit_slice_copy(wgc_emitter *e, wgc_graph *g, int whole, int elem, i
                  ei, (long long)inner, pw, base, t, (long long)inner, (long long)inner);
 }
 
+/* Copies row wg_b<id> of a batched Scan state (Scan-8's batch axis 0) between the whole
+ * state and the row tensor: to_whole false reads the row, true writes it. */
+static void emit_state_row_copy(wgc_emitter *e, wgc_graph *g, int whole, int row, int id,
+                                bool to_whole)
+{
+    const wgc_tensor *s = &g->tensors[row];
+    int64_t bytes = wgc_numel(&s->shape) * (int64_t)wg_dtype_size(s->dtype);
+    if (!bytes)
+        return;
+    if (to_whole)
+        wgc_emit(e, "memcpy((uint8_t *)%s + wg_b%d * %lld, %s, %lld);\n", wgc_ptr(e, g, whole), id,
+                 (long long)bytes, wgc_ptr(e, g, row), (long long)bytes);
+    else
+        wgc_emit(e, "memcpy(%s, (const uint8_t *)%s + wg_b%d * %lld, %lld);\n", wgc_ptr(e, g, row),
+                 wgc_ptr(e, g, whole), id, (long long)bytes, (long long)bytes);
+}
+
+/* Copies scan input or output k's slice of iteration wg_it<id> (counted from the end when
+ * the scan runs that axis in reverse) between the whole tensor and its element: an input is
+ * read into the element, an output written from it. */
+static wg_status emit_scan_slice_copy(wgc_emitter *e, wgc_graph *g, const wgc_node *scan,
+                                      const wgc_cf_layout *l, bool input, int k, int whole,
+                                      int elem, int id, int64_t len)
+{
+    int axis, rev;
+    wg_status st = scan_axis(g, scan, input, k, g->tensors[whole].shape.rank, &axis, &rev);
+    if (st)
+        return st;
+    char b[32], t[64];
+    snprintf(b, sizeof b, "wg_b%d", id);
+    if (rev)
+        snprintf(t, sizeof t, "%lld - wg_it%d", (long long)len - 1, id);
+    else
+        snprintf(t, sizeof t, "wg_it%d", id);
+    emit_slice_copy(e, g, whole, elem, axis, t, l->lens ? b : NULL, !input);
+    return WG_OK;
+}
+
 static wg_status emit_scan_begin(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_node *scan,
                                  const wgc_cf_layout *l)
 {
@@ -388,30 +426,16 @@ static wg_status emit_scan_begin(wgc_emitter *e, wgc_graph *g, const wgc_node *n
     wg_status st = scan_extent(g, scan, l, &batch, &len);
     if (st)
         return st;
-    char b[32], t[64];
-    snprintf(b, sizeof b, "wg_b%d", id);
     wgc_emit(e, "{ /* Scan %s */\n", scan->name);
     wgc_emit(e, "for (int64_t wg_b%d = 0; wg_b%d < %lld; wg_b%d++) {\n", id, id, (long long)batch, id);
-    for (int k = 0; k < l->n_state; k++) {
-        const wgc_tensor *s = wgc_out(g, n, k);
-        int64_t bytes = wgc_numel(&s->shape) * (int64_t)wg_dtype_size(s->dtype);
-        if (bytes)
-            wgc_emit(e, "memcpy(%s, (const uint8_t *)%s + wg_b%d * %lld, %lld);\n", wgc_ptr(e, g, n->outputs[k]),
-                     wgc_ptr(e, g, n->inputs[l->first_state + k]), id, (long long)bytes, (long long)bytes);
-    }
+    for (int k = 0; k < l->n_state; k++)
+        emit_state_row_copy(e, g, n->inputs[l->first_state + k], n->outputs[k], id, false);
     wgc_emit(e, "for (int64_t wg_it%d = 0; wg_it%d < %lld; wg_it%d++) {\n", id, id, (long long)len, id);
-    for (int k = 0; k < l->n_scan_in; k++) {
+    for (int k = 0; k < l->n_scan_in && !st; k++) {
         const int x = n->inputs[l->first_state + l->n_state + k];
-        int axis, rev;
-        if ((st = scan_axis(g, scan, true, k, g->tensors[x].shape.rank, &axis, &rev)))
-            return st;
-        if (rev)
-            snprintf(t, sizeof t, "%lld - wg_it%d", (long long)len - 1, id);
-        else
-            snprintf(t, sizeof t, "wg_it%d", id);
-        emit_slice_copy(e, g, x, n->outputs[l->n_state + k], axis, t, l->lens ? b : NULL, false);
+        st = emit_scan_slice_copy(e, g, scan, l, true, k, x, n->outputs[l->n_state + k], id, len);
     }
-    return WG_OK;
+    return st;
 }
 
 static wg_status begin_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
@@ -734,31 +758,16 @@ static wg_status scan_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_
     wg_status st = scan_extent(g, n, l, &batch, &len);
     if (st)
         return st;
-    char b[32], t[64];
-    snprintf(b, sizeof b, "wg_b%d", id);
     for (int k = 0; k < l->n_scan; k++) {
         const int y = n->outputs[l->n_state + k], x = n->inputs[l->first_body_out + l->n_state + k];
-        if (y < 0)
-            continue;
-        int axis, rev;
-        if ((st = scan_axis(g, n, false, k, g->tensors[y].shape.rank, &axis, &rev)))
+        if (y >= 0 && (st = emit_scan_slice_copy(e, g, n, l, false, k, y, x, id, len)))
             return st;
-        if (rev)
-            snprintf(t, sizeof t, "%lld - wg_it%d", (long long)len - 1, id);
-        else
-            snprintf(t, sizeof t, "wg_it%d", id);
-        emit_slice_copy(e, g, y, x, axis, t, l->lens ? b : NULL, true);
     }
     emit_carry(e, g, n, l);
     wgc_emit(e, "}\n");
-    for (int k = 0; k < l->n_state; k++) {
-        const int y = n->outputs[k];
-        const wgc_tensor *s = &g->tensors[n->inputs[l->first_carried + k]];
-        int64_t bytes = wgc_numel(&s->shape) * (int64_t)wg_dtype_size(s->dtype);
-        if (y >= 0 && bytes)
-            wgc_emit(e, "memcpy((uint8_t *)%s + wg_b%d * %lld, %s, %lld);\n", wgc_ptr(e, g, y), id, (long long)bytes,
-                     wgc_ptr(e, g, n->inputs[l->first_carried + k]), (long long)bytes);
-    }
+    for (int k = 0; k < l->n_state; k++)
+        if (n->outputs[k] >= 0)
+            emit_state_row_copy(e, g, n->outputs[k], n->inputs[l->first_carried + k], id, true);
     wgc_emit(e, "}\n}\n");
     return WG_OK;
 }

@@ -31,9 +31,7 @@ static wg_status conv_infer(wgc_graph *g, wgc_node *n)
     wg_status st = wgc_conv_resolve(g, n, &c);
     if (st)
         return st;
-    wgc_shape y = {.rank = c.rank + 2, .dims = {c.N, c.M}};
-    for (int i = 0; i < c.rank; i++)
-        y.dims[2 + i] = c.nd.out[i];
+    const wgc_shape y = wgc_conv_output_shape(c.N, c.M, c.rank, c.nd.out);
     wgc_set_output(g, n, 0, WG_DT_FLOAT, &y);
     return WG_OK;
 }
@@ -50,25 +48,8 @@ static wg_status emit_direct(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wg
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     const wgc_window *w = &c->nd;
-    const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
-    float lo, hi;
-    wgc_act_range(n, &lo, &hi);
-    wgc_emit(e,
-             "wgk_f32_conv3d_direct(&(const wgk_convnd_args){.N = %lld, .C = %lld, .M = %lld, "
-             ".groups = %lld, .in = {%lld, %lld, %lld}, .out = {%lld, %lld, %lld}, "
-             ".k = {%lld, %lld, %lld}, .s = {%lld, %lld, %lld}, .d = {%lld, %lld, %lld}, "
-             ".p = {%lld, %lld, %lld},\n",
-             (long long)c->N, (long long)c->C, (long long)c->M, (long long)c->groups,
-             (long long)x->shape.dims[2], (long long)x->shape.dims[3], (long long)x->shape.dims[4],
-             (long long)w->out[0], (long long)w->out[1], (long long)w->out[2], (long long)w->k[0],
-             (long long)w->k[1], (long long)w->k[2], (long long)w->s[0], (long long)w->s[1],
-             (long long)w->s[2], (long long)w->d[0], (long long)w->d[1], (long long)w->d[2],
-             (long long)w->pb[0], (long long)w->pb[1], (long long)w->pb[2]);
-    wgc_emit(e, "    .x = %s, .w = %s, .bias = %s, .res = %s, .y = %s, .min = %s, .max = %s});\n",
-             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[1]),
-             has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
-             n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]),
-             wgc_float(e, lo), wgc_float(e, hi));
+    const wgc_conv_view3 v = wgc_conv_view3_of(3, &x->shape.dims[2], w->out, w->k, w->s, w->d, w->pb);
+    wgc_emit_convnd_call(e, g, n, "wgk_f32_conv3d_direct", c->N, c->C, c->M, c->groups, &v);
     return WG_OK;
 }
 

@@ -1,5 +1,8 @@
 /* conv_geom.c: a Conv node's geometry (conv_geom.h). */
+#include <stdio.h>
+
 #include "conv_geom.h"
+#include "helpers/fused_epilogue.h"
 
 #include "../../kernels/include/wgk_conv_packed.h"
 
@@ -111,4 +114,60 @@ size_t wgc_conv_transformed_floats(const wgc_conv_geom *c, wgc_kernel k)
     const wgc_kernel_info *info = wgc_kernel_get(k);
     const size_t mg = (size_t)(c->M / c->groups);
     return (size_t)info->matrices * wgk_conv_pack_w_group(mg, wgc_conv_prepare_channels(c, k)) * (size_t)c->groups;
+}
+
+wgc_shape wgc_conv_output_shape(int64_t N, int64_t M, int r, const int64_t *out)
+{
+    wgc_shape y = {.rank = r + 2, .dims = {N, M}};
+    for (int i = 0; i < r; i++)
+        y.dims[2 + i] = out[i];
+    return y;
+}
+
+wgc_conv_view3 wgc_conv_view3_of(int r, const int64_t *in, const int64_t *out, const int64_t *k,
+                                 const int64_t *s, const int64_t *d, const int64_t *pb)
+{
+    wgc_conv_view3 v;
+    for (int i = 0; i < 3; i++) {
+        const int j = i - (3 - r);
+        v.in[i] = j < 0 ? 1 : in[j];
+        v.out[i] = j < 0 ? 1 : out[j];
+        v.k[i] = j < 0 ? 1 : k[j];
+        v.s[i] = j < 0 ? 1 : s[j];
+        v.d[i] = j < 0 ? 1 : d[j];
+        v.p[i] = j < 0 ? 0 : pb[j];
+    }
+    return v;
+}
+
+const char *wgc_conv_view3_text(const wgc_conv_view3 *v, char *buf, size_t cap)
+{
+    snprintf(buf, cap,
+             ".in = {%lld, %lld, %lld}, .out = {%lld, %lld, %lld}, .k = {%lld, %lld, %lld}, "
+             ".s = {%lld, %lld, %lld}, .d = {%lld, %lld, %lld}, .p = {%lld, %lld, %lld}",
+             (long long)v->in[0], (long long)v->in[1], (long long)v->in[2], (long long)v->out[0],
+             (long long)v->out[1], (long long)v->out[2], (long long)v->k[0], (long long)v->k[1],
+             (long long)v->k[2], (long long)v->s[0], (long long)v->s[1], (long long)v->s[2],
+             (long long)v->d[0], (long long)v->d[1], (long long)v->d[2], (long long)v->p[0],
+             (long long)v->p[1], (long long)v->p[2]);
+    return buf;
+}
+
+void wgc_emit_convnd_call(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const char *kernel,
+                          int64_t N, int64_t C, int64_t M, int64_t groups,
+                          const wgc_conv_view3 *v)
+{
+    const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
+    float lo, hi;
+    wgc_act_range(n, &lo, &hi);
+    char view[WGC_CONV_VIEW3_TEXT];
+    wgc_emit(e,
+             "%s(&(const wgk_convnd_args){.N = %lld, .C = %lld, .M = %lld, .groups = %lld, %s,\n",
+             kernel, (long long)N, (long long)C, (long long)M, (long long)groups,
+             wgc_conv_view3_text(v, view, sizeof view));
+    wgc_emit(e, "    .x = %s, .w = %s, .bias = %s, .res = %s, .y = %s, .min = %s, .max = %s});\n",
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[1]),
+             has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
+             n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]),
+             wgc_float(e, lo), wgc_float(e, hi));
 }

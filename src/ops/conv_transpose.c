@@ -136,9 +136,7 @@ static wg_status ct_infer(wgc_graph *g, wgc_node *n)
     wg_status st = resolve(g, n, &c);
     if (st)
         return st;
-    wgc_shape y = {.rank = c.rank + 2, .dims = {c.N, c.M}};
-    for (int i = 0; i < c.rank; i++)
-        y.dims[2 + i] = c.out[i];
+    const wgc_shape y = wgc_conv_output_shape(c.N, c.M, c.rank, c.out);
     wgc_set_output(g, n, 0, WG_DT_FLOAT, &y);
     return WG_OK;
 }
@@ -209,33 +207,8 @@ static wg_status ct_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return st;
     if (c.rank == 2)
         return emit_2d(e, g, n, &c);
-    /* The kernel wants the spatial dims last-aligned in a 3-dim view. */
-    int64_t v[6][3];
-    const int64_t *src[6] = {c.in, c.out, c.k, c.s, c.d, c.pb};
-    for (int f = 0; f < 6; f++)
-        for (int i = 0; i < 3; i++) {
-            const int j = i - (3 - c.rank);
-            v[f][i] = j < 0 ? (f == 5 ? 0 : 1) : src[f][j];
-        }
-    const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
-    float lo, hi;
-    wgc_act_range(n, &lo, &hi);
-    wgc_emit(e,
-             "wgk_f32_deconv3d_direct(&(const wgk_convnd_args){.N = %lld, .C = %lld, .M = %lld, "
-             ".groups = %lld, .in = {%lld, %lld, %lld}, .out = {%lld, %lld, %lld}, "
-             ".k = {%lld, %lld, %lld}, .s = {%lld, %lld, %lld}, .d = {%lld, %lld, %lld}, "
-             ".p = {%lld, %lld, %lld},\n",
-             (long long)c.N, (long long)c.C, (long long)c.M, (long long)c.groups,
-             (long long)v[0][0], (long long)v[0][1], (long long)v[0][2], (long long)v[1][0],
-             (long long)v[1][1], (long long)v[1][2], (long long)v[2][0], (long long)v[2][1],
-             (long long)v[2][2], (long long)v[3][0], (long long)v[3][1], (long long)v[3][2],
-             (long long)v[4][0], (long long)v[4][1], (long long)v[4][2], (long long)v[5][0],
-             (long long)v[5][1], (long long)v[5][2]);
-    wgc_emit(e, "    .x = %s, .w = %s, .bias = %s, .res = %s, .y = %s, .min = %s, .max = %s});\n",
-             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[1]),
-             has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
-             n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]),
-             wgc_float(e, lo), wgc_float(e, hi));
+    const wgc_conv_view3 v = wgc_conv_view3_of(c.rank, c.in, c.out, c.k, c.s, c.d, c.pb);
+    wgc_emit_convnd_call(e, g, n, "wgk_f32_deconv3d_direct", c.N, c.C, c.M, c.groups, &v);
     return WG_OK;
 }
 

@@ -68,7 +68,7 @@ static void emit_rows(wgc_emitter *e, const wgc_node *n, int64_t outer, int64_t 
 
 static wg_status cum_prod_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
-    const wgc_tensor *x = wgc_in(g, n, 0), *a = wgc_in(g, n, 1);
+    const wgc_tensor *x = wgc_in(g, n, 0);
     int64_t outer, len, inner;
     bool empty;
     wg_status st = wgc_emit_start(g, n, view(g, n, 0, &outer, &len, &inner), x, &empty);
@@ -76,23 +76,7 @@ static wg_status cum_prod_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return st;
     wgc_emit(e, "{\ntypedef %s T;\nconst T *px = (const T *)%s;\nT *py = (T *)%s;\n",
              wgc_ctype(x->dtype), wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]));
-    if (a->data) {
-        emit_rows(e, n, outer, len, inner);
-        wgc_emit(e, "}\n");
-        return WG_OK;
-    }
-    int rank = x->shape.rank;
-    wgc_emit(e, "int64_t ax = (int64_t)*(const %s *)%s;\nif (ax < 0) ax += %d;\nswitch (ax) {\n",
-             a->dtype == WG_DT_INT64 ? "int64_t" : "int32_t", wgc_ptr(e, g, n->inputs[1]), rank);
-    for (int d = 0; d < rank; d++) {
-        if ((st = view(g, n, d, &outer, &len, &inner)))
-            return st;
-        wgc_emit(e, "case %d: {\n", d);
-        emit_rows(e, n, outer, len, inner);
-        wgc_emit(e, "break;\n}\n");
-    }
-    wgc_emit(e, "default: return WGK_ERR_INDEX;\n}\n}\n");
-    return WG_OK;
+    return wgc_emit_along_axis_input(e, g, n, view, emit_rows);
 }
 
 const wgc_op_def wgc_op_cum_prod = {cum_prod_infer, NULL, cum_prod_emit, NULL};

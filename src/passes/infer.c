@@ -19,11 +19,30 @@
 #include "../ops/versions.h"
 #include "passes.h"
 
+/* Tensor x's shape is valid and x fits a wasm32 memory (what names x in messages: "graph
+ * input", "output"; n the node, NULL for a graph input). Nothing bigger than a wasm32 memory
+ * can be compiled; refusing it here also keeps folding from allocating terabytes for a
+ * made-up shape. */
+static wg_status check_size(wgc_graph *g, const wgc_node *n, const wgc_tensor *x, const char *what)
+{
+    char a[128];
+    int64_t count;
+    if (!wgc_numel_checked(&x->shape, &count))
+        return wgc_error(g, n, WG_ERR_INVALID, "%s '%s' has an invalid shape %s", what, x->name,
+                         wgc_shape_str(&x->shape, a, sizeof a));
+    if ((uint64_t)count * wg_dtype_size(x->dtype) > (UINT64_C(1) << 32))
+        return wgc_error(g, n, WG_ERR_LIMIT,
+                         "%s '%s' %s %s would take %llu bytes, more than the 4 GiB a wasm32 "
+                         "memory can hold",
+                         what, x->name, wg_dtype_name(x->dtype), wgc_shape_str(&x->shape, a, sizeof a),
+                         (unsigned long long)count * wg_dtype_size(x->dtype));
+    return WG_OK;
+}
+
 /* A graph input tensor (or a sequence or optional input's element) must have a static,
  * valid shape and a dtype a module can hold. */
 static wg_status check_input(wgc_graph *g, const wgc_tensor *x, const char *what)
 {
-    char a[128];
     for (int d = 0; d < x->shape.rank; d++)
         if (x->shape.dims[d] < 0)
             return wgc_error(g, NULL, WG_ERR_INVALID,
@@ -33,20 +52,10 @@ static wg_status check_input(wgc_graph *g, const wgc_tensor *x, const char *what
     if (!x->has_shape)
         return wgc_error(g, NULL, WG_ERR_INVALID,
                          "graph input '%s' declares no shape; give one with --shape %s=<dims>", what, what);
-    int64_t n;
-    if (!wgc_numel_checked(&x->shape, &n))
-        return wgc_error(g, NULL, WG_ERR_INVALID, "graph input '%s' has an invalid shape %s", x->name,
-                         wgc_shape_str(&x->shape, a, sizeof a));
     if (!wg_dtype_size(x->dtype) || x->dtype == WG_DT_STRING)
         return wgc_error(g, NULL, WG_ERR_UNSUPPORTED, "graph input '%s' has dtype %s", x->name,
                          wg_dtype_name(x->dtype));
-    if ((uint64_t)n * wg_dtype_size(x->dtype) > (UINT64_C(1) << 32))
-        return wgc_error(g, NULL, WG_ERR_LIMIT,
-                         "graph input '%s' %s %s would take %llu bytes, more than the 4 GiB "
-                         "a wasm32 memory can hold",
-                         x->name, wg_dtype_name(x->dtype), wgc_shape_str(&x->shape, a, sizeof a),
-                         (unsigned long long)n * wg_dtype_size(x->dtype));
-    return WG_OK;
+    return check_size(g, NULL, x, "graph input");
 }
 
 /* A new graph-input element tensor "<input>SUFFIX" of the given dtype and shape. */
@@ -275,7 +284,6 @@ static wg_status infer_at_maxima(wgc_graph *g, wgc_node *n, const wgc_op_def *op
 static wg_status infer_node(wgc_graph *g, int i)
 {
     wg_status st;
-    char buf[128];
     wgc_node *n = &g->nodes[i];
     if (n->op == WGC_OP_COUNT) {
         if (n->domain[0])
@@ -306,22 +314,12 @@ static wg_status infer_node(wgc_graph *g, int i)
         return st;
     for (int k = 0; k < n->n_outputs; k++) {
         wgc_tensor *y = wgc_out(g, n, k);
-        int64_t count;
         if (!y)
             continue;
         if (!y->has_shape || !y->dtype)
             return wgc_error(g, n, WG_ERR_INVALID, "output '%s' got no shape", y->name);
-        if (!wgc_numel_checked(&y->shape, &count))
-            return wgc_error(g, n, WG_ERR_INVALID, "output '%s' has an invalid shape %s", y->name,
-                             wgc_shape_str(&y->shape, buf, sizeof buf));
-        /* Nothing bigger than a wasm32 memory can be compiled; refusing it here also
-         * keeps folding from allocating terabytes for a made-up shape. */
-        if ((uint64_t)count * wg_dtype_size(y->dtype) > (UINT64_C(1) << 32))
-            return wgc_error(g, n, WG_ERR_LIMIT,
-                             "output '%s' %s %s would take %llu bytes, more than the 4 GiB a "
-                             "wasm32 memory can hold",
-                             y->name, wg_dtype_name(y->dtype), wgc_shape_str(&y->shape, buf, sizeof buf),
-                             (unsigned long long)count * wg_dtype_size(y->dtype));
+        if ((st = check_size(g, n, y, "output")))
+            return st;
     }
     if (op->fold && (n->op == WGC_OP_SHAPE || wgc_inputs_const(g, n)) &&
         (!sym || wgc_sym_foldable(g, n))) {

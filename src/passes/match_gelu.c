@@ -42,18 +42,11 @@ static bool near(const wgc_graph *g, float v, double want)
     return fabs((double)v - want) <= fabs(want) * 1.2e-7;
 }
 
-/* The live single-output node of op `op` producing tensor t, which only one node reads. */
+/* wgc_sole_float_producer's node, with the inputs of its op (one for Erf and Tanh, else two). */
 static wgc_node *sole_producer(wgc_graph *g, int t, wgc_op op)
 {
-    if (t < 0)
-        return NULL;
-    const wgc_tensor *x = &g->tensors[t];
-    if (x->producer < 0 || x->n_uses != 1 || x->is_output || x->dtype != WG_DT_FLOAT)
-        return NULL;
-    wgc_node *n = &g->nodes[x->producer];
-    return !n->dead && n->op == op && n->n_outputs == 1 && n->n_inputs == 2 - (op == WGC_OP_ERF || op == WGC_OP_TANH)
-               ? n
-               : NULL;
+    wgc_node *n = wgc_sole_float_producer(g, t, op);
+    return n && n->n_inputs == 2 - (op == WGC_OP_ERF || op == WGC_OP_TANH) ? n : NULL;
 }
 
 /* For a two-input node: the input that is not the float constant c (within near()), or

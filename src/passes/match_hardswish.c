@@ -22,17 +22,11 @@ static bool scalar(const wgc_tensor *t, float *v)
     return true;
 }
 
-/* The live single-output node of op `op` producing tensor t, which only one node reads
- * (consumer, in the same body: ir.h wgc_body). */
+/* wgc_sole_float_producer's node when it is in consumer's body (ir.h wgc_body). */
 static wgc_node *sole_producer(wgc_graph *g, const wgc_node *consumer, int t, wgc_op op)
 {
-    if (t < 0)
-        return NULL;
-    const wgc_tensor *x = &g->tensors[t];
-    if (x->producer < 0 || x->n_uses != 1 || x->is_output || x->dtype != WG_DT_FLOAT)
-        return NULL;
-    wgc_node *n = &g->nodes[x->producer];
-    return !n->dead && n->op == op && n->n_outputs == 1 && n->region == consumer->region ? n : NULL;
+    wgc_node *n = wgc_sole_float_producer(g, t, op);
+    return n && n->region == consumer->region ? n : NULL;
 }
 
 static bool clip_is_0_6(wgc_graph *g, const wgc_node *clip)

@@ -72,6 +72,10 @@ void wgc_replace_uses(wgc_graph *g, int from, int to);
 /* Helper: the single live node reading tensor t (n_uses must be current), or NULL when
  * t has other readers, is a graph output, or is read in another body than its producer's. */
 wgc_node *wgc_only_consumer(wgc_graph *g, int t);
+/* Helper: the live single-output node of op `op` producing float32 tensor t, when only one
+ * node reads t and t is no graph output; NULL otherwise (and for t < 0). The pattern matchers
+ * (match_gelu.c, match_hardswish.c) may then absorb it into its reader. */
+wgc_node *wgc_sole_float_producer(wgc_graph *g, int t, wgc_op op);
 /* Helper: node `into` writes `from`'s (first) output instead of its own, and `from` dies
  * (the epilogue fusions: `from` was the only reader of `into`'s output). */
 void wgc_take_output(wgc_graph *g, wgc_node *into, wgc_node *from);

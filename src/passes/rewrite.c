@@ -34,6 +34,17 @@ wgc_node *wgc_only_consumer(wgc_graph *g, int t)
     return NULL;
 }
 
+wgc_node *wgc_sole_float_producer(wgc_graph *g, int t, wgc_op op)
+{
+    if (t < 0)
+        return NULL;
+    const wgc_tensor *x = &g->tensors[t];
+    if (x->producer < 0 || x->n_uses != 1 || x->is_output || x->dtype != WG_DT_FLOAT)
+        return NULL;
+    wgc_node *n = &g->nodes[x->producer];
+    return !n->dead && n->op == op && n->n_outputs == 1 ? n : NULL;
+}
+
 void wgc_take_output(wgc_graph *g, wgc_node *into, wgc_node *from)
 {
     into->outputs[0] = from->outputs[0];

@@ -117,3 +117,30 @@ void wgc_gen_affine(wgc_emitter *e, wgc_graph *g, int x, int y, int r, const int
     open_loops(e, r, dims);
     wgc_emit(e, "py[o++] = px[%s];\n}\n", offset_expr(off, sizeof off, r, strides, base));
 }
+
+wg_status wgc_emit_along_axis_input(wgc_emitter *e, wgc_graph *g, const wgc_node *n,
+                                    wgc_axis_view_fn view, wgc_axis_rows_fn rows)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *a = wgc_in(g, n, 1);
+    int64_t outer, len, inner;
+    wg_status st;
+    if (a->data) {
+        if ((st = view(g, n, 0, &outer, &len, &inner)))
+            return st;
+        rows(e, n, outer, len, inner);
+        wgc_emit(e, "}\n");
+        return WG_OK;
+    }
+    const int rank = x->shape.rank;
+    wgc_emit(e, "int64_t ax = (int64_t)*(const %s *)%s;\nif (ax < 0) ax += %d;\nswitch (ax) {\n",
+             a->dtype == WG_DT_INT64 ? "int64_t" : "int32_t", wgc_ptr(e, g, n->inputs[1]), rank);
+    for (int d = 0; d < rank; d++) {
+        if ((st = view(g, n, d, &outer, &len, &inner)))
+            return st;
+        wgc_emit(e, "case %d: {\n", d);
+        rows(e, n, outer, len, inner);
+        wgc_emit(e, "break;\n}\n");
+    }
+    wgc_emit(e, "default: return WGK_ERR_INDEX;\n}\n}\n");
+    return WG_OK;
+}

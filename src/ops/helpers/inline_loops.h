@@ -27,4 +27,19 @@ wg_status wgc_gen_map(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const int
 void wgc_gen_affine(wgc_emitter *e, wgc_graph *g, int x, int y, int r, const int64_t *dims,
                     const int64_t *strides, int64_t base);
 
+/* The [outer][len][inner] view of node n's input 0 along its axis: the constant one, or
+ * axis_override when the axis is computed at run time. */
+typedef wg_status (*wgc_axis_view_fn)(wgc_graph *g, const wgc_node *n, int axis_override,
+                                      int64_t *outer, int64_t *len, int64_t *inner);
+/* Emits the loops over one such view (px, py and T declared by the caller). */
+typedef void (*wgc_axis_rows_fn)(wgc_emitter *e, const wgc_node *n, int64_t outer, int64_t len,
+                                 int64_t inner);
+
+/* For an op along the axis in input 1 (CumSum, CumProd): the rows over the view along a
+ * constant axis; along an axis computed at run time (it decides no shape), one case per axis
+ * of input 0, the run choosing one (an axis outside [-rank, rank) stops it with
+ * WGK_ERR_INDEX). Then closes the caller's block. */
+wg_status wgc_emit_along_axis_input(wgc_emitter *e, wgc_graph *g, const wgc_node *n,
+                                    wgc_axis_view_fn view, wgc_axis_rows_fn rows);
+
 #endif
