@@ -64,10 +64,17 @@ static wg_status nomem(wgc_graph *g, int iff)
     return wgc_error(g, &g->nodes[iff], WG_ERR_NOMEM, "out of memory");
 }
 
+/* Sequence v's element list and count, or NULL and 0 for no sequence (v < 0). */
+static const int *elems_of(const wgc_graph *g, int v, int *n)
+{
+    *n = v >= 0 ? g->tensors[v].n_elems : 0;
+    return v >= 0 ? g->tensors[v].elems : NULL;
+}
+
 /* Parts for value lists a (then) and b (else) of na / nb elements (NULL: the branch gives
  * none); the new output elements into elems (count *n). */
-static wg_status element_parts(wgc_graph *g, int iff, int k, int y, const int *a, int na, const int *b, int nb,
-                               parts *p, int **elems, int *n)
+static wg_status element_parts(wgc_graph *g, int iff, int k, int y, const int *a, int na,
+                               const int *b, int nb, parts *p, int **elems, int *n)
 {
     if (a && b && na != nb)
         return wgc_error(g, &g->nodes[iff], WG_ERR_UNSUPPORTED,
@@ -98,17 +105,18 @@ static wg_status sequence_parts(wgc_graph *g, int iff, int k, int y, int t, int 
 {
     const int ref = t >= 0 ? t : f;
     int *elems = NULL, count = 0;
-    wg_status st = element_parts(g, iff, k, y, t >= 0 ? g->tensors[t].elems : NULL, t >= 0 ? g->tensors[t].n_elems : 0,
-                                 f >= 0 ? g->tensors[f].elems : NULL, f >= 0 ? g->tensors[f].n_elems : 0, p,
-                                 &elems, &count);
+    int na, nb;
+    const int *a = elems_of(g, t, &na), *b = elems_of(g, f, &nb);
+    wg_status st = element_parts(g, iff, k, y, a, na, b, nb, p, &elems, &count);
     if (!st)
         st = wgc_value_set(g, y, WGC_KIND_SEQUENCE, g->tensors[ref].dtype, elems, count, -1);
     free(elems);
     return st;
 }
 
-/* Branch optional v's presence flag as a tensor: its run-time flag, or a constant. */
-static int flag_of(wgc_graph *g, int iff, int v)
+/* Branch optional v's presence flag as a tensor: its run-time flag, or a constant; -1 for
+ * no branch, -2 when out of memory. */
+static int flag_of(wgc_graph *g, int v)
 {
     if (v < 0)
         return -1;
@@ -123,7 +131,6 @@ static int flag_of(wgc_graph *g, int iff, int v)
     *one = g->tensors[v].n_elems == 1;
     wgc_shape scalar = {0};
     wgc_tensor_set_const(g, c, WG_DT_BOOL, &scalar, one);
-    (void)iff;
     return c;
 }
 
@@ -144,9 +151,9 @@ static wg_status optional_parts(wgc_graph *g, int iff, int k, int y, int t, int 
     int held;
     if (kind == WGC_KIND_SEQUENCE) {
         int *elems = NULL, count = 0;
-        st = element_parts(g, iff, k, y, vt >= 0 ? g->tensors[vt].elems : NULL, vt >= 0 ? g->tensors[vt].n_elems : 0,
-                           vf >= 0 ? g->tensors[vf].elems : NULL, vf >= 0 ? g->tensors[vf].n_elems : 0, p, &elems,
-                           &count);
+        int na, nb;
+        const int *a = elems_of(g, vt, &na), *b = elems_of(g, vf, &nb);
+        st = element_parts(g, iff, k, y, a, na, b, nb, p, &elems, &count);
         if (!st && (held = wgc_tensor_add_derived(g, g->tensors[y].name, "[sequence]")) < 0)
             st = nomem(g, iff);
         if (!st)
@@ -160,15 +167,22 @@ static wg_status optional_parts(wgc_graph *g, int iff, int k, int y, int t, int 
             return nomem(g, iff);
     }
     /* both branches hold a value known at compile time: the If's is known too */
-    const bool known = (t < 0 || (g->tensors[t].present < 0 && vt >= 0)) && (f < 0 || (g->tensors[f].present < 0 && vf >= 0));
+    const bool known = (t < 0 || (g->tensors[t].present < 0 && vt >= 0)) &&
+                       (f < 0 || (g->tensors[f].present < 0 && vf >= 0));
     int flag = -1;
     if (!known) {
-        const int ft = flag_of(g, iff, t), ff = flag_of(g, iff, f);
-        if (ft == -2 || ff == -2 || (flag = new_part(g, iff, y, "[present]", WG_DT_BOOL, &(wgc_shape){0})) < 0 ||
+        const int ft = flag_of(g, t), ff = flag_of(g, f);
+        const wgc_shape scalar = {0};
+        if (ft == -2 || ff == -2 || (flag = new_part(g, iff, y, "[present]", WG_DT_BOOL, &scalar)) < 0 ||
             !push(p, flag, ft, ff))
             return nomem(g, iff);
     }
     return wgc_value_set(g, y, WGC_KIND_OPTIONAL, g->tensors[ref].dtype, &held, 1, flag);
+}
+
+static const char *kind_name(int kind)
+{
+    return kind == WGC_KIND_TENSOR ? "tensor" : kind == WGC_KIND_SEQUENCE ? "sequence" : "optional";
 }
 
 wg_status wgc_if_flatten(wgc_graph *g, wgc_node *n)
@@ -182,14 +196,14 @@ wg_status wgc_if_flatten(wgc_graph *g, wgc_node *n)
     parts p = {0};
     wg_status st = WG_OK;
     for (int k = 0; k < n_out && !st; k++) {
-        const int y = g->nodes[iff].outputs[k], t = g->nodes[iff].inputs[1 + k], f = g->nodes[iff].inputs[1 + n_out + k];
+        const int y = g->nodes[iff].outputs[k], t = g->nodes[iff].inputs[1 + k];
+        const int f = g->nodes[iff].inputs[1 + n_out + k];
         const int kt = t >= 0 ? g->tensors[t].kind : -1, kf = f >= 0 ? g->tensors[f].kind : -1;
         const int kind = kt >= 0 ? kt : kf;
         if (kt >= 0 && kf >= 0 && kt != kf)
             st = wgc_error(g, &g->nodes[iff], WG_ERR_UNSUPPORTED,
                            "output %d: the then branch gives a %s, the else branch a %s", k,
-                           kt == WGC_KIND_TENSOR ? "tensor" : kt == WGC_KIND_SEQUENCE ? "sequence" : "optional",
-                           kf == WGC_KIND_TENSOR ? "tensor" : kf == WGC_KIND_SEQUENCE ? "sequence" : "optional");
+                           kind_name(kt), kind_name(kf));
         else if (kind == WGC_KIND_TENSOR || kind < 0)
             st = push(&p, y, t, f) ? WG_OK : nomem(g, iff);
         else if (y < 0)

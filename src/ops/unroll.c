@@ -149,7 +149,8 @@ static wg_status copy_node(wgc_graph *g, copy_ctx *c, int i, int region, int to,
     }
     src = &g->nodes[i];
     snprintf(name, sizeof name, "%s%s", src->name, suffix);
-    int m = wgc_node_add(g, name, src->op_type, src->domain, ins, src->n_inputs, outs, src->n_outputs);
+    int m = wgc_node_add(g, name, src->op_type, src->domain, ins, src->n_inputs, outs,
+                         src->n_outputs);
     if (m < 0)
         goto nomem;
     src = &g->nodes[i];
@@ -203,8 +204,9 @@ static int template_begin(const wgc_graph *g, int owner)
 static int body_outputs_at(const wgc_graph *g, int owner)
 {
     const wgc_node *o = &g->nodes[owner];
-    if (o->op == WGC_OP_LOOP)
-        return o->n_inputs - wgc_attr_body(o, "body")->n_outputs - (wgc_attr_body(o, "body")->n_inputs - 2);
+    const wgc_body *b = wgc_attr_body(o, "body");
+    if (o->op == WGC_OP_LOOP) /* ... body outputs, v_in [body inputs - 2] */
+        return o->n_inputs - b->n_outputs - (b->n_inputs - 2);
     return o->n_inputs - o->n_outputs;
 }
 
@@ -237,8 +239,8 @@ static int const_scalar(wgc_graph *g, const char *base, const char *suffix, int 
 
 /* Inserts iteration it at index at: the body copied with its inputs bound to bind[] (one per
  * body input), then a step whose inputs are the copy's body outputs and carry[n_carry]. */
-static wg_status add_iteration(wgc_graph *g, int at, int owner, int it, const int *bind, const int *carry,
-                               int n_carry)
+static wg_status add_iteration(wgc_graph *g, int at, int owner, int it, const int *bind,
+                               const int *carry, int n_carry)
 {
     const int b = template_begin(g, owner);
     const wgc_body *body = wgc_attr_body(&g->nodes[owner], "body");
@@ -342,7 +344,8 @@ static wg_status finish_map(wgc_graph *g, int owner, const int *elems, int count
             else if (e->dtype != g->tensors[list[0]].dtype)
                 st = wgc_error(g, &g->nodes[owner], WG_ERR_INVALID,
                                "body output %d is %s at element 0 but %s at element %d", k,
-                               wg_dtype_name(g->tensors[list[0]].dtype), wg_dtype_name(e->dtype), j);
+                               wg_dtype_name(g->tensors[list[0]].dtype), wg_dtype_name(e->dtype),
+                               j);
         }
         const int y = g->nodes[owner].outputs[k];
         if (!st && y >= 0)
@@ -354,8 +357,8 @@ static wg_status finish_map(wgc_graph *g, int owner, const int *elems, int count
 
 /* ---- Loop ---------------------------------------------------------------------------- */
 
-static const char *const why_const = "its carried values include sequences or optionals, so it runs "
-                                     "unrolled at compile time:";
+static const char *const why_const =
+    "its carried values include sequences or optionals, so it runs unrolled at compile time:";
 
 bool wgc_unroll_wanted(const wgc_graph *g, const wgc_node *owner)
 {
@@ -371,7 +374,8 @@ bool wgc_unroll_wanted(const wgc_graph *g, const wgc_node *owner)
 }
 
 /* Loop iteration it's body inputs: the iteration, the condition, the carried values. */
-static wg_status loop_iteration(wgc_graph *g, int at, int owner, int it, int cond, const int *carried)
+static wg_status loop_iteration(wgc_graph *g, int at, int owner, int it, int cond,
+                                const int *carried)
 {
     const wgc_body *body = wgc_attr_body(&g->nodes[owner], "body");
     const int n = body->n_inputs;
@@ -419,7 +423,8 @@ static wg_status loop_begin(wgc_graph *g, int owner)
         return wgc_error(g, &g->nodes[owner], WG_ERR_NOMEM, "out of memory");
     for (int k = 0; k < l.n_state && !st; k++)
         if (carried[k] < 0)
-            st = wgc_error(g, &g->nodes[owner], WG_ERR_INVALID, "loop-carried value %d has no initial value", k);
+            st = wgc_error(g, &g->nodes[owner], WG_ERR_INVALID,
+                           "loop-carried value %d has no initial value", k);
     if (!st)
         st = m == 0 || !go ? finish_loop(g, owner + 1, owner, carried)
                            : loop_iteration(g, owner + 1, owner, 0, cond, carried);
@@ -432,8 +437,8 @@ static wg_status loop_step(wgc_graph *g, int s, int owner, int it)
 {
     const wgc_tensor *c = wgc_in(g, &g->nodes[s], 0);
     if (c->kind != WGC_KIND_TENSOR || c->dtype != WG_DT_BOOL || wgc_numel(&c->shape) != 1)
-        return wgc_error(g, &g->nodes[owner], WG_ERR_INVALID, "the body's condition '%s' must be one bool",
-                         c->name);
+        return wgc_error(g, &g->nodes[owner], WG_ERR_INVALID,
+                         "the body's condition '%s' must be one bool", c->name);
     if (!c->data)
         return wgc_error(g, &g->nodes[owner], WG_ERR_UNSUPPORTED,
                          "%s the body's condition '%s' is computed at run time (iteration %d), so "
@@ -449,10 +454,12 @@ static wg_status loop_step(wgc_graph *g, int s, int owner, int it)
         return wgc_error(g, &g->nodes[owner], WG_ERR_NOMEM, "out of memory");
     wg_status st;
     if (more && it + 1 >= MAX_ITERATIONS)
-        st = wgc_error(g, &g->nodes[owner], WG_ERR_LIMIT, "%s it would run more than %d iterations", why_const,
-                       MAX_ITERATIONS);
+        st = wgc_error(g, &g->nodes[owner], WG_ERR_LIMIT, "%s it would run more than %d iterations",
+                       why_const, MAX_ITERATIONS);
+    else if (more)
+        st = loop_iteration(g, s + 1, owner, it + 1, cond, carried);
     else
-        st = more ? loop_iteration(g, s + 1, owner, it + 1, cond, carried) : finish_loop(g, s + 1, owner, carried);
+        st = finish_loop(g, s + 1, owner, carried);
     free(carried);
     return st;
 }
@@ -475,16 +482,18 @@ static wg_status map_count(wgc_graph *g, int owner, int *count)
         if (x->kind == WGC_KIND_OPTIONAL)
             return wgc_error(g, o, WG_ERR_INVALID, "input %d must be a sequence or a tensor", k);
         if (x->kind == WGC_KIND_SEQUENCE && x->n_elems != *count)
-            return wgc_error(g, o, WG_ERR_INVALID, "input %d has %d elements, input 0 %d", k, x->n_elems,
-                             *count);
+            return wgc_error(g, o, WG_ERR_INVALID, "input %d has %d elements, input 0 %d", k,
+                             x->n_elems, *count);
     }
     if (!*count) /* the outputs' element types come from the body, which then never runs */
-        return wgc_error(g, o, WG_ERR_UNSUPPORTED, "maps an empty sequence, which is not supported");
+        return wgc_error(g, o, WG_ERR_UNSUPPORTED,
+                         "maps an empty sequence, which is not supported");
     return WG_OK;
 }
 
 /* SequenceMap iteration it: body input k is element it of input k, or input k itself. */
-static wg_status map_iteration(wgc_graph *g, int at, int owner, int it, const int *carry, int n_carry)
+static wg_status map_iteration(wgc_graph *g, int at, int owner, int it, const int *carry,
+                               int n_carry)
 {
     const wgc_node *o = &g->nodes[owner];
     const int n_in = wgc_attr_body(o, "body")->n_inputs;
@@ -513,7 +522,10 @@ static wg_status map_step(wgc_graph *g, int s, int owner, int it)
         return wgc_error(g, &g->nodes[owner], WG_ERR_NOMEM, "out of memory");
     memcpy(all, g->nodes[s].inputs + n_out, sizeof(int) * (size_t)(n - n_out));
     memcpy(all + n - n_out, g->nodes[s].inputs, sizeof(int) * (size_t)n_out);
-    st = it + 1 < count ? map_iteration(g, s + 1, owner, it + 1, all, n) : finish_map(g, owner, all, count);
+    if (it + 1 < count)
+        st = map_iteration(g, s + 1, owner, it + 1, all, n);
+    else
+        st = finish_map(g, owner, all, count);
     free(all);
     return st;
 }
@@ -539,13 +551,17 @@ wg_status wgc_unroll_begin(wgc_graph *g, int begin, int owner)
 static wg_status unroll_infer(wgc_graph *g, wgc_node *n)
 {
     if (n->op != WGC_OP_UNROLL_STEP) /* SequenceMap's BodyBegin unrolls it (wgc_unroll_begin) */
-        return wgc_error(g, n, WG_ERR_INVALID, "internal error: a SequenceMap that was not unrolled");
+        return wgc_error(g, n, WG_ERR_INVALID,
+                         "internal error: a SequenceMap that was not unrolled");
     const int s = (int)(n - g->nodes), owner = (int)wgc_attr_int(n, "owner", -1);
     const int it = (int)wgc_attr_int(n, "iteration", -1);
     if (owner < 0 || owner >= s || it < 0)
-        return wgc_error(g, n, WG_ERR_INVALID, "internal error: an UnrollStep without its construct");
+        return wgc_error(g, n, WG_ERR_INVALID,
+                         "internal error: an UnrollStep without its construct");
     n->dead = true;
-    return g->nodes[owner].op == WGC_OP_LOOP ? loop_step(g, s, owner, it) : map_step(g, s, owner, it);
+    if (g->nodes[owner].op == WGC_OP_LOOP)
+        return loop_step(g, s, owner, it);
+    return map_step(g, s, owner, it);
 }
 
 const wgc_op_def wgc_op_unroll = {unroll_infer, NULL, NULL, NULL};
