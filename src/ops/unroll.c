@@ -439,11 +439,17 @@ static wg_status loop_step(wgc_graph *g, int s, int owner, int it)
     if (c->kind != WGC_KIND_TENSOR || c->dtype != WG_DT_BOOL || wgc_numel(&c->shape) != 1)
         return wgc_error(g, &g->nodes[owner], WG_ERR_INVALID,
                          "the body's condition '%s' must be one bool", c->name);
-    if (!c->data)
+    if (!c->data) {
+        const int gi = wgc_upstream_input(g, g->nodes[s].inputs[0], 0);
+        char from[300] = "";
+        if (gi >= 0) /* "'NAME' is computed at run time": the CLI suggests --const NAME */
+            snprintf(from, sizeof from, " from graph input '%s', and '%s' is computed at run time",
+                     g->tensors[gi].name, g->tensors[gi].name);
         return wgc_error(g, &g->nodes[owner], WG_ERR_UNSUPPORTED,
-                         "%s the body's condition '%s' is computed at run time (iteration %d), so "
-                         "whether another iteration follows is not known",
-                         why_const, c->name, it);
+                         "%s the body's condition '%s' is computed at run time (iteration %d)%s, "
+                         "so whether another iteration follows is not known",
+                         why_const, c->name, it, from);
+    }
     int64_t m = -1;
     if (g->nodes[owner].inputs[0] >= 0)
         m = wgc_const_int(wgc_in(g, &g->nodes[owner], 0), 0);
