@@ -204,7 +204,7 @@ def render(args):
             "be sequences and optionals (both branches giving as many elements of one shape, "
             "or an empty optional). A Loop whose carried values include sequences or optionals, "
             "and SequenceMap, run unrolled at compile time (one copy of the body per iteration: "
-            "a constant trip count and conditions, no scan outputs, at most 4096 iterations), so "
+            "a constant trip count and conditions, at most 4096 iterations), so "
             "a sequence may grow or change shapes from one iteration to the next. Scan bodies "
             "carry tensors only.", ""]
     newest = newest_suite(args.results)

@@ -15,12 +15,13 @@
  * list, a tensor through an Identity). Each step dies once inferred; only the copies run.
  *
  * A step's inputs are the body outputs of the iteration before it (Loop: condition, carried
- * values; SequenceMap: its outputs' elements), then (SequenceMap) the elements of the
- * earlier iterations, iteration-major; attributes "owner" (the template's Loop or
- * SequenceMap: every insertion is after the walk's node, so that index never moves) and
- * "iteration". A Loop so run needs its trip count and condition at compile time, and its
- * body's condition after each iteration; scan outputs are refused, and so are more than
- * MAX_ITERATIONS iterations or MAX_COPIED nodes. The copies are named "<name>@<iteration>".
+ * values, scan elements; SequenceMap: its outputs' elements), then the scan or output
+ * elements of the earlier iterations, iteration-major; its attributes are "owner" (the
+ * template's Loop or SequenceMap: every insertion is after the walk's node, so that index
+ * never moves) and "iteration". A Loop so run needs its trip count and condition at compile time, and its
+ * body's condition after each iteration; its scan outputs stack the iterations' elements
+ * (an Unsqueeze of each and a Concat), which must share a shape. More than MAX_ITERATIONS
+ * iterations or MAX_COPIED copied nodes are refused. Copies are named "<name>@<iteration>".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,13 +317,92 @@ static wg_status give_output(wgc_graph *g, int owner, int y, int f)
     return WG_OK;
 }
 
-/* The Loop's outputs are its carried values final[] (at index at: their copies). */
-static wg_status finish_loop(wgc_graph *g, int at, int owner, const int *final)
+static const char *const why_const =
+    "its carried values include sequences or optionals, so it runs unrolled at compile time:";
+
+/* Scan output y of the unrolled Loop: its count elements elems[j * stride] stacked along a
+ * new axis 0 (an Unsqueeze of each, then a Concat, appended to the nodes). */
+static wg_status stack_scan(wgc_graph *g, int owner, int k, int y, const int *elems, int count,
+                            int stride)
+{
+    const wgc_node *o = &g->nodes[owner];
+    if (!count)
+        return wgc_error(g, o, WG_ERR_UNSUPPORTED,
+                         "%s it runs no iteration, so the shape of scan output %d is not known",
+                         why_const, k);
+    const wgc_tensor *e0 = &g->tensors[elems[0]];
+    char a[128], b[128];
+    for (int j = 0; j < count; j++) {
+        const wgc_tensor *e = &g->tensors[elems[j * stride]];
+        if (e->kind != WGC_KIND_TENSOR)
+            return wgc_error(g, o, WG_ERR_UNSUPPORTED,
+                             "scan output %d ('%s') is a sequence or optional, which a scan output "
+                             "cannot be", k, e->name);
+        if (e->dtype != e0->dtype || !wgc_shape_eq(&e->shape, &e0->shape))
+            return wgc_error(g, o, WG_ERR_INVALID,
+                             "scan output %d is %s %s at iteration 0 but %s %s at iteration %d", k,
+                             wg_dtype_name(e0->dtype), wgc_shape_str(&e0->shape, a, sizeof a),
+                             wg_dtype_name(e->dtype), wgc_shape_str(&e->shape, b, sizeof b), j);
+    }
+    if (e0->shape.rank + 1 > WG_MAX_RANK)
+        return wgc_error(g, o, WG_ERR_UNSUPPORTED, "scan output %d would have rank %d", k,
+                         e0->shape.rank + 1);
+    int64_t *zero = calloc(1, sizeof *zero);
+    int axes = zero ? wgc_tensor_add_derived(g, g->tensors[y].name, "/axes") : -1;
+    int *parts = malloc(sizeof(int) * (size_t)count);
+    wg_status st = WG_OK;
+    if (axes < 0 || !parts) {
+        free(zero);
+        st = wgc_error(g, &g->nodes[owner], WG_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    wgc_tensor_set_const(g, axes, WG_DT_INT64, &(wgc_shape){.rank = 1, .dims = {1}}, zero);
+    const int region = g->nodes[owner].region;
+    for (int j = 0; j < count && !st; j++) {
+        char suffix[32];
+        snprintf(suffix, sizeof suffix, "@%d", j);
+        const int ins[2] = {elems[j * stride], axes};
+        int u = wgc_tensor_add_derived(g, g->tensors[y].name, suffix);
+        int m = u < 0 ? -1 : wgc_node_add(g, g->tensors[u].name, "Unsqueeze", "", ins, 2, &u, 1);
+        if (m < 0) {
+            st = wgc_error(g, &g->nodes[owner], WG_ERR_NOMEM, "out of memory");
+            break;
+        }
+        g->nodes[m].opset = 13; /* axes as an input */
+        g->nodes[m].region = region;
+        g->tensors[u].producer = m;
+        parts[j] = u;
+    }
+    int m = st ? -1 : wgc_node_add(g, g->tensors[y].name, "Concat", "", parts, count, &y, 1);
+    wgc_attr *ax = m < 0 ? NULL : wgc_attr_add(g, m, "axis", WGC_ATTR_INT);
+    if (!st && !ax) {
+        st = wgc_error(g, &g->nodes[owner], WG_ERR_NOMEM, "out of memory");
+    } else if (!st) {
+        ax->i = 0;
+        g->nodes[m].opset = 13;
+        g->nodes[m].region = region;
+        g->tensors[y].producer = m;
+    }
+done:
+    free(parts);
+    return st;
+}
+
+/* The Loop's outputs: its carried values final[] (at index at: their copies), then its scan
+ * outputs, iteration j's element k at scans[j * K + k] (count iterations). */
+static wg_status finish_loop(wgc_graph *g, int at, int owner, const int *final, const int *scans,
+                             int count)
 {
     const int from = g->n_nodes;
-    wg_status st = WG_OK;
-    for (int k = 0; k < g->nodes[owner].n_outputs && !st; k++)
+    wgc_cf_layout l;
+    wg_status st = wgc_cf_layout_of(g, &g->nodes[owner], &l);
+    for (int k = 0; k < l.n_state && !st; k++)
         st = give_output(g, owner, g->nodes[owner].outputs[k], final[k]);
+    for (int k = 0; k < l.n_scan && !st; k++) {
+        const int y = g->nodes[owner].outputs[l.n_state + k];
+        if (y >= 0)
+            st = stack_scan(g, owner, k, y, scans + k, count, l.n_scan);
+    }
     return st ? st : move_block(g, at, from);
 }
 
@@ -357,8 +437,6 @@ static wg_status finish_map(wgc_graph *g, int owner, const int *elems, int count
 
 /* ---- Loop ---------------------------------------------------------------------------- */
 
-static const char *const why_const =
-    "its carried values include sequences or optionals, so it runs unrolled at compile time:";
 
 bool wgc_unroll_wanted(const wgc_graph *g, const wgc_node *owner)
 {
@@ -375,7 +453,7 @@ bool wgc_unroll_wanted(const wgc_graph *g, const wgc_node *owner)
 
 /* Loop iteration it's body inputs: the iteration, the condition, the carried values. */
 static wg_status loop_iteration(wgc_graph *g, int at, int owner, int it, int cond,
-                                const int *carried)
+                                const int *carried, const int *scans, int n_scans)
 {
     const wgc_body *body = wgc_attr_body(&g->nodes[owner], "body");
     const int n = body->n_inputs;
@@ -389,7 +467,7 @@ static wg_status loop_iteration(wgc_graph *g, int at, int owner, int it, int con
     for (int k = 2; k < n; k++)
         bind[k] = carried[k - 2];
     wg_status st = bind[0] < 0 ? wgc_error(g, &g->nodes[owner], WG_ERR_NOMEM, "out of memory")
-                               : add_iteration(g, at, owner, it, bind, NULL, 0);
+                               : add_iteration(g, at, owner, it, bind, scans, n_scans);
     free(bind);
     return st;
 }
@@ -400,9 +478,6 @@ static wg_status loop_begin(wgc_graph *g, int owner)
     wg_status st = wgc_cf_layout_of(g, &g->nodes[owner], &l);
     if (st)
         return st;
-    if (l.n_scan)
-        return wgc_error(g, &g->nodes[owner], WG_ERR_UNSUPPORTED,
-                         "%s scan outputs are not supported then", why_const);
     int64_t m = -1, go = 1;
     char what[256];
     if (g->nodes[owner].inputs[0] >= 0) {
@@ -426,13 +501,14 @@ static wg_status loop_begin(wgc_graph *g, int owner)
             st = wgc_error(g, &g->nodes[owner], WG_ERR_INVALID,
                            "loop-carried value %d has no initial value", k);
     if (!st)
-        st = m == 0 || !go ? finish_loop(g, owner + 1, owner, carried)
-                           : loop_iteration(g, owner + 1, owner, 0, cond, carried);
+        st = m == 0 || !go ? finish_loop(g, owner + 1, owner, carried, NULL, 0)
+                           : loop_iteration(g, owner + 1, owner, 0, cond, carried, NULL, 0);
     free(carried);
     return st;
 }
 
-/* After iteration it: the body's condition, carried values at in[0], in[1..]. */
+/* After iteration it: the body's condition, carried values and scan elements at in[0],
+ * in[1..N], in[N+1..N+K], then the scan elements of the iterations before (it * K). */
 static wg_status loop_step(wgc_graph *g, int s, int owner, int it)
 {
     const wgc_tensor *c = wgc_in(g, &g->nodes[s], 0);
@@ -454,19 +530,32 @@ static wg_status loop_step(wgc_graph *g, int s, int owner, int it)
     if (g->nodes[owner].inputs[0] >= 0)
         m = wgc_const_int(wgc_in(g, &g->nodes[owner], 0), 0);
     const bool more = ((const uint8_t *)c->data)[0] && (m < 0 || it + 1 < m);
-    const int cond = g->nodes[s].inputs[0];
-    int *carried = dup_ints(g->nodes[s].inputs + 1, g->nodes[s].n_inputs - 1);
-    if (!carried)
+    wgc_cf_layout l;
+    wg_status st = wgc_cf_layout_of(g, &g->nodes[owner], &l);
+    if (st)
+        return st;
+    const int cond = g->nodes[s].inputs[0], n = g->nodes[s].n_inputs, K = l.n_scan;
+    /* the scan elements so far, iteration-major: the earlier ones, then this iteration's */
+    int *carried = dup_ints(g->nodes[s].inputs + 1, l.n_state);
+    int *scans = malloc(sizeof(int) * (size_t)((it + 1) * K + 1));
+    if (!carried || !scans) {
+        free(carried);
+        free(scans);
         return wgc_error(g, &g->nodes[owner], WG_ERR_NOMEM, "out of memory");
-    wg_status st;
-    if (more && it + 1 >= MAX_ITERATIONS)
+    }
+    memcpy(scans, g->nodes[s].inputs + 1 + l.n_state + K, sizeof(int) * (size_t)(it * K));
+    memcpy(scans + it * K, g->nodes[s].inputs + 1 + l.n_state, sizeof(int) * (size_t)K);
+    if (n != 1 + l.n_state + K + it * K)
+        st = wgc_error(g, &g->nodes[s], WG_ERR_INVALID, "internal error: %d inputs", n);
+    else if (more && it + 1 >= MAX_ITERATIONS)
         st = wgc_error(g, &g->nodes[owner], WG_ERR_LIMIT, "%s it would run more than %d iterations",
                        why_const, MAX_ITERATIONS);
     else if (more)
-        st = loop_iteration(g, s + 1, owner, it + 1, cond, carried);
+        st = loop_iteration(g, s + 1, owner, it + 1, cond, carried, scans, (it + 1) * K);
     else
-        st = finish_loop(g, s + 1, owner, carried);
+        st = finish_loop(g, s + 1, owner, carried, scans, it + 1);
     free(carried);
+    free(scans);
     return st;
 }
 

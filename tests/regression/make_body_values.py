@@ -3,8 +3,8 @@
 make_answers.py): sequences and optionals crossing If, Loop and SequenceMap bodies in the
 forms ONNX's node tests leave out (the else branch of a run-time If of sequences, optionals
 whose presence the branch taken decides, a Loop carrying a tensor and a growing sequence
-through a nested If, a SequenceMap whose body holds an If and a Loop). Every expected output
-is computed here by numpy, independently of the compiler. The folders are committed; run
+through a nested If, one with a scan output, a SequenceMap whose body holds an If and a
+Loop). Every expected output is computed here by numpy, independently of the compiler. The folders are committed; run
 this only to change a case:
 
     $WG_PYTHON tests/regression/make_body_values.py
@@ -121,6 +121,21 @@ def loop_tensor_and_sequence():
     write("loop-tensor-and-sequence", g, 16, [([X, np.array(4, np.int64)], [acc.astype(np.float32), s])])
 
 
+def loop_scan_and_sequence():
+    """A Loop carrying a growing sequence whose scan output is x times the sequence's length."""
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["ci"], ["co"]), helper.make_node("SequenceInsert", ["sv", "x"], ["sv2"]),
+         helper.make_node("SequenceLength", ["sv2"], ["len"]), helper.make_node("Cast", ["len"], ["lenf"], to=F),
+         helper.make_node("Mul", ["x", "lenf"], ["sc"])], "body",
+        [tensor("i", [], TensorProto.INT64), tensor("ci", [], TensorProto.BOOL), seq("sv")],
+        [tensor("co", [], TensorProto.BOOL), seq("sv2"), tensor("sc", [2, 3])])
+    m = numpy_helper.from_array(np.array(3, np.int64), "M")
+    g = helper.make_graph([helper.make_node("SequenceEmpty", [], ["s0"], dtype=F),
+                           helper.make_node("Loop", ["M", "", "s0"], ["sf", "scan"], body=body)], "g",
+                          [tensor("x", [2, 3])], [seq("sf"), tensor("scan")], [m])
+    write("loop-scan-and-sequence", g, 16, [([X], [[X] * 3, np.stack([X * n for n in (1, 2, 3)])])])
+
+
 def sequence_map_nested():
     """Each element e: b ? e + e + e + e (a Loop adding e three times) : -e."""
     three = numpy_helper.from_array(np.array(3, np.int64), "three")
@@ -142,4 +157,5 @@ if __name__ == "__main__":
     if_sequence()
     if_optional()
     loop_tensor_and_sequence()
+    loop_scan_and_sequence()
     sequence_map_nested()
