@@ -964,9 +964,6 @@ fail:
 
 /* ---- bodies (graph attributes) ----------------------------------------------------- */
 
-/* Bodies carry tensors only: a sequence or optional body input or output (If's branch
- * values, Loop's carried values) is refused here, before an op inside mistakes it for a
- * tensor (ops/control_flow.c refuses the undeclared ones). */
 /* A body's inputs and outputs may be tensors, sequences and optionals (of a tensor or a
  * sequence of tensors: what ops/control_flow.c and ops/unroll.c carry across a body); a
  * map, a sparse tensor or a deeper nesting is refused. */

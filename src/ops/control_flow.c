@@ -522,7 +522,7 @@ static wg_status else_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         emit_failure(e, why);
     else
         for (int k = 0; k < iff->n_outputs; k++)
-            if (iff->outputs[k] >= 0 && iff->inputs[1 + k] >= 0) /* -1: an empty optional's element */
+            if (iff->outputs[k] >= 0 && iff->inputs[1 + k] >= 0) /* -1: an empty optional's */
                 wgc_emit_copy(e, g, iff->inputs[1 + k], iff->outputs[k]);
     wgc_emit(e, "} else {\n");
     return WG_OK;
@@ -787,7 +787,8 @@ static wg_status check_tensor_values(wgc_graph *g, const wgc_node *n, const wgc_
             return wgc_error(g, own, WG_ERR_UNSUPPORTED,
                              "'%s' is a sequence or optional; %s bodies of such values are not "
                              "supported%s", t->name, own->op_type,
-                             own->op == WGC_OP_LOOP ? " unless the Loop's initial values are such values" : "");
+                             own->op == WGC_OP_LOOP ? " unless the Loop's initial values are such values"
+                                                    : "");
     }
     return WG_OK;
 }

@@ -258,18 +258,19 @@ static wg_status infer_at_maxima(wgc_graph *g, int i, const wgc_op_def *op)
 {
     wgc_node *n = &g->nodes[i];
     uint8_t saved[16][WG_MAX_RANK][WGC_MAX_SYMS];
-    int k_max = n->n_inputs < 16 ? n->n_inputs : 16;
+    int k_max = n->n_inputs < 16 ? n->n_inputs : 16, ins[16];
     for (int k = 0; k < k_max; k++)
-        if (n->inputs[k] >= 0) {
-            memcpy(saved[k], g->tensors[n->inputs[k]].shape.sym, sizeof saved[k]);
-            memset(g->tensors[n->inputs[k]].shape.sym, 0, sizeof saved[k]);
+        if ((ins[k] = n->inputs[k]) >= 0) {
+            memcpy(saved[k], g->tensors[ins[k]].shape.sym, sizeof saved[k]);
+            memset(g->tensors[ins[k]].shape.sym, 0, sizeof saved[k]);
         }
     wg_status st = n->n_inputs <= 16 ? op->infer(g, n)
                                      : wgc_error(g, n, WG_ERR_UNSUPPORTED, "more than 16 inputs with symbolic dims");
-    n = &g->nodes[i]; /* a hook may add nodes (ops/unroll.c), moving the array */
+    /* the hook may have replaced the node's inputs (an If's, if_values.c) or added nodes
+     * (ops/unroll.c, moving the array): restore the tensors saved */
     for (int k = k_max - 1; k >= 0; k--)
-        if (n->inputs[k] >= 0)
-            memcpy(g->tensors[n->inputs[k]].shape.sym, saved[k], sizeof saved[k]);
+        if (ins[k] >= 0)
+            memcpy(g->tensors[ins[k]].shape.sym, saved[k], sizeof saved[k]);
     return st;
 }
 
