@@ -83,8 +83,8 @@ def refusal_kind(reason):
     m = re.search(r"unsupported operator '([^']+)'", reason)
     if m:
         return f"operator {m.group(1)}"
-    if "subgraphs are supported in If, Loop and Scan only" in reason:
-        return "graph-valued attributes outside If, Loop and Scan (FlexAttention's score and mask graphs)"
+    if "subgraphs are supported in If, Loop, Scan and SequenceMap only" in reason:
+        return "graph-valued attributes outside If, Loop, Scan and SequenceMap (FlexAttention's score and mask graphs)"
     if "is not a tensor" in reason:
         return "map and sparse values, nested sequences"
     if "string" in reason:
@@ -192,16 +192,21 @@ def render(args):
             "and BitCast convert exactly as ONNX's reference does (one byte per element in module "
             "memory, bfloat16 two; packed in tensor files). Sequences of tensors and optionals (of "
             "tensors and of sequences), element count and shapes fixed at compile time (module ABI "
-            "2, docs/abi.md). Strings, maps, SequenceMap (a graph body over a sequence), "
-            "ImageDecoder, the training ops and the random ops stay unsupported.", "",
+            "2, docs/abi.md). Strings, maps, ImageDecoder, the training ops and the random ops "
+            "stay unsupported.", "",
             "Control flow: If, Loop and Scan (every opset; Scan-8's batch form too), nested, "
             "bodies reading outer values in place, compiled into the module as C control flow over "
             "the one arena. An If with a constant condition folds to its branch; one decided at "
             "run time runs either (their outputs must have one shape; a branch invalid for the "
             "compiled shapes, like Silero's 8 kHz branch at 16 kHz chunk sizes, returns status "
             "`WGK_ERR_BRANCH` if taken). Carried values keep their shape; a Loop's scan outputs "
-            "need a constant trip count and a loop that cannot stop early. Sequence-valued "
-            "bodies stay unsupported.", ""]
+            "need a constant trip count and a loop that cannot stop early. An If's outputs may "
+            "be sequences and optionals (both branches giving as many elements of one shape, "
+            "or an empty optional). A Loop whose carried values include sequences or optionals, "
+            "and SequenceMap, run unrolled at compile time (one copy of the body per iteration: "
+            "a constant trip count and conditions, at most 4096 iterations), so "
+            "a sequence may grow or change shapes from one iteration to the next. Scan bodies "
+            "carry tensors only.", ""]
     newest = newest_suite(args.results)
     if newest:
         out += [f"What `{newest}` still refuses, by the reason given (tests):", "",
@@ -214,9 +219,9 @@ def render(args):
     groups = op_groups(args.ops)
     # Ops listed in ops.def only so that they are refused with a precise reason.
     refused = sorted({op for src, ops in groups if src in REFUSED_FILES for op in ops}, key=str.lower)
-    # BodyBegin and BodyElse: the reader's markers around If/Loop/Scan bodies, not ONNX's
+    # BodyBegin, BodyElse and UnrollStep: the compiler's markers around bodies, not ONNX's
     names = sorted({op for src, ops in groups if src not in REFUSED_FILES for op in ops
-                    if op not in ("BodyBegin", "BodyElse")}, key=str.lower)
+                    if op not in ("BodyBegin", "BodyElse", "UnrollStep")}, key=str.lower)
     out += ["", f"Operators ({len(names)}, from `src/ir/ops.def`; each in `src/ops/`, see "
             "`docs/adding-an-op.md`):", "", ", ".join(names) + "."]
     if refused:

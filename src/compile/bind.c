@@ -6,6 +6,64 @@
 #include "../onnx/tensor_file.h"
 #include "options.h"
 
+/* A constant element "<value><suffix>" holding v (its data taken over). */
+static int const_element(wgc_graph *g, int t, const char *suffix, wgc_value *v)
+{
+    int e = wgc_tensor_add_derived(g, g->tensors[t].name, suffix);
+    if (e < 0)
+        return -1;
+    g->tensors[e].has_shape = true;
+    wgc_tensor_set_const(g, e, v->dtype, &v->shape, v->data);
+    v->data = NULL;
+    return e;
+}
+
+/* Graph input t, a sequence or optional, becomes a constant value read from c's file (a
+ * SequenceProto or OptionalProto): its elements constants, an optional's presence known. */
+static wg_status bind_value(wgc_graph *g, int t, const wgc_const_binding *c)
+{
+    char err[600];
+    const int kind = g->tensors[t].kind, dtype = g->tensors[t].dtype;
+    const bool seq = kind == WGC_KIND_SEQUENCE || g->tensors[t].inner_kind == WGC_KIND_SEQUENCE;
+    wg_value_file vf;
+    if (wg_value_file_read_pb(c->path, kind == WGC_KIND_SEQUENCE ? WG_VALUE_SEQUENCE : WG_VALUE_OPTIONAL, &vf, err,
+                              sizeof err))
+        return wgc_error(g, NULL, WG_ERR_INVALID, "--const %s: %s", c->name, err);
+    wg_status st = WG_OK;
+    int *elems = malloc(sizeof(int) * (size_t)(vf.n_elems ? vf.n_elems : 1)), held = -1;
+    if (!elems)
+        st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
+    if (!st && vf.present && vf.holds_sequence != seq)
+        st = wgc_error(g, NULL, WG_ERR_INVALID, "--const %s: %s holds a %s, the model declares %s", c->name,
+                       c->path, vf.holds_sequence ? "sequence" : "tensor",
+                       seq ? "a sequence" : "a tensor");
+    for (int j = 0; !st && j < vf.n_elems; j++) {
+        char suffix[32];
+        snprintf(suffix, sizeof suffix, "[%d]", j);
+        if (dtype && vf.elems[j].dtype != dtype)
+            st = wgc_error(g, NULL, WG_ERR_INVALID, "--const %s: element %d is %s, the model declares %s",
+                           c->name, j, wg_dtype_name(vf.elems[j].dtype), wg_dtype_name(dtype));
+        else if ((elems[j] = const_element(g, t, suffix, &vf.elems[j])) < 0)
+            st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
+    }
+    const int edt = dtype ? dtype : vf.n_elems ? g->tensors[elems[0]].dtype : WG_DT_FLOAT;
+    if (!st && kind == WGC_KIND_SEQUENCE)
+        st = wgc_value_set(g, t, WGC_KIND_SEQUENCE, edt, elems, vf.n_elems, -1);
+    else if (!st && vf.present && seq) {
+        if ((held = wgc_tensor_add_derived(g, g->tensors[t].name, "[sequence]")) < 0)
+            st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
+        else if (!(st = wgc_value_set(g, held, WGC_KIND_SEQUENCE, edt, elems, vf.n_elems, -1)))
+            st = wgc_value_set(g, t, WGC_KIND_OPTIONAL, edt, &held, 1, -1);
+    } else if (!st) { /* an optional tensor, or nothing */
+        st = wgc_value_set(g, t, WGC_KIND_OPTIONAL, edt, elems, vf.present ? 1 : 0, -1);
+    }
+    if (!st)
+        g->tensors[t].is_input = false;
+    free(elems);
+    wg_value_file_free(&vf);
+    return st;
+}
+
 wg_status wgc_bind_consts(wgc_graph *g, const wgc_options *opt)
 {
     char err[600], a[128], b[128];
@@ -18,10 +76,14 @@ wg_status wgc_bind_consts(wgc_graph *g, const wgc_options *opt)
         if (t < 0 || at < 0)
             return wgc_error(g, NULL, WG_ERR_INVALID, "--const names '%s', which is not a graph input",
                              c->name);
-        if (g->tensors[t].kind != WGC_KIND_TENSOR)
-            return wgc_error(g, NULL, WG_ERR_UNSUPPORTED,
-                             "--const %s: '%s' is a sequence or optional; --const binds tensors only",
-                             c->name, c->name);
+        if (g->tensors[t].kind != WGC_KIND_TENSOR) {
+            wg_status st = bind_value(g, t, c);
+            if (st)
+                return st;
+            memmove(&g->inputs[at], &g->inputs[at + 1], sizeof(int) * (size_t)(g->n_inputs - at - 1));
+            g->n_inputs--;
+            continue;
+        }
         wgc_value v;
         if (wg_tensor_file_read_pb(c->path, &v, NULL, err, sizeof err))
             return wgc_error(g, NULL, WG_ERR_INVALID, "--const %s: %s", c->name, err);
@@ -51,8 +113,12 @@ void wgc_hint_const_inputs(wgc_graph *g)
     for (int i = 0; i < g->n_inputs; i++) {
         const wgc_tensor *x = &g->tensors[g->inputs[i]];
         snprintf(pat, sizeof pat, "'%s' is computed at run time", x->name);
-        if (!strstr(g->err, pat))
-            continue;
+        if (!strstr(g->err, pat)) {
+            /* an input known entirely at compile time: nothing of it can reach a module */
+            snprintf(pat, sizeof pat, "graph input '%s' is an empty sequence", x->name);
+            if (!strstr(g->err, pat))
+                continue;
+        }
         size_t len = strlen(g->err);
         snprintf(g->err + len, sizeof g->err - len,
                  " [graph input #%d '%s': compile with --const %s=FILE.pb]", i, x->name, x->name);

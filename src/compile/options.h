@@ -8,8 +8,9 @@
 #include "../passes/passes.h" /* wgc_shape_override */
 
 /* --const NAME=FILE.pb: graph input NAME becomes a constant with FILE's value (it is no
- * longer an input of the module). For inputs an op needs at compile time (shapes, axes,
- * pads, repeats...). */
+ * longer an input of the module): a TensorProto, or for a sequence or optional input a
+ * SequenceProto or OptionalProto (bind.c). For inputs an op needs at compile time (shapes,
+ * axes, pads, repeats, a Loop's trip count...). */
 typedef struct wgc_const_binding {
     const char *name;
     const char *path;
@@ -45,7 +46,8 @@ typedef struct wgc_options {
 /* Applies opt->consts to a freshly read graph (compile/bind.c). */
 wg_status wgc_bind_consts(wgc_graph *g, const wgc_options *opt);
 /* After an unsupported error: when g->err says "'NAME' is computed at run time" of a graph
- * input NAME, appends "[graph input #K 'NAME': compile with --const NAME=FILE.pb]". */
+ * input NAME (or "graph input 'NAME' is an empty sequence"), appends "[graph input #K
+ * 'NAME': compile with --const NAME=FILE.pb]". */
 void wgc_hint_const_inputs(wgc_graph *g);
 
 #endif

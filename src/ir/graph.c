@@ -404,7 +404,7 @@ bool wgc_is_body_begin(wgc_op op)
 
 bool wgc_is_body_end(wgc_op op)
 {
-    return op == WGC_OP_IF || op == WGC_OP_LOOP || op == WGC_OP_SCAN;
+    return op == WGC_OP_IF || op == WGC_OP_LOOP || op == WGC_OP_SCAN || op == WGC_OP_SEQUENCE_MAP;
 }
 
 int wgc_body_walk(const wgc_graph *g, int begin, int *else_at)

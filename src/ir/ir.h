@@ -114,6 +114,8 @@ enum {
  *   If:   BodyBegin(cond) then-nodes BodyElse else-nodes If
  *   Loop: BodyBegin -> (iteration, condition, carried...) body-nodes Loop
  *   Scan: BodyBegin -> (states..., scan elements...) body-nodes Scan
+ *   SequenceMap: BodyBegin -> (body inputs...) body-nodes SequenceMap (always unrolled by
+ *         inference, as is a Loop carrying sequences or optionals: ops/unroll.c)
  * The closing node (the If, Loop or Scan itself) then also reads the body's outputs, after
  * its ONNX inputs (ops/control_flow.h has the layout). Values of outer scopes are read in
  * place: a body's nodes name them directly. */
@@ -289,7 +291,7 @@ bool wgc_shape_eq(const wgc_shape *a, const wgc_shape *b);
 /* Sets n_uses of every tensor from the live nodes and graph outputs. */
 void wgc_graph_count_uses(wgc_graph *g);
 /* Control flow (see wgc_body). True for the nodes that open or close a body: BodyBegin,
- * BodyElse, If, Loop, Scan. */
+ * BodyElse, If, Loop, Scan, SequenceMap. */
 bool wgc_is_body_begin(wgc_op op);
 bool wgc_is_body_end(wgc_op op);
 /* The index of the If/Loop/Scan that closes the body opened by node begin (a BodyBegin or

@@ -174,8 +174,9 @@ static wg_status expand(wgc_graph *g, int **list, int *count, bool outputs)
             free(idx);
             st = wgc_error(g, NULL, WG_ERR_UNSUPPORTED,
                            "graph %s '%s' is an empty sequence, which a module cannot carry (no "
-                           "element to stand for it)",
-                           outputs ? "output" : "input", g->tensors[v].name);
+                           "element to stand for it)%s",
+                           outputs ? "output" : "input", g->tensors[v].name,
+                           outputs ? "" : "; bind the input with --const");
             goto fail;
         }
         for (int k = 0; k < np; k++) {

@@ -1,6 +1,7 @@
 /*
- * onnx_bodies.c: links the bodies of If, Loop and Scan to their nodes once the graph is
- * sorted (onnx_check.c has laid each body out just before its node, its marker first).
+ * onnx_bodies.c: links the bodies of If, Loop, Scan and SequenceMap to their nodes once the
+ * graph is sorted (onnx_check.c has laid each body out just before its node, its marker
+ * first).
  * Checks each body's arity against its node, turns an If's else marker into BodyElse,
  * gives each marker the values it reads, and appends the body's values to its node's
  * inputs, in the layout ops/control_flow.c reads (ops/control_flow.h):
@@ -10,6 +11,8 @@
  *   Scan: BodyBegin([sequence_lens,] states..., scan inputs...) -> (state_in..., elements...)
  *         ... Scan([sequence_lens,] states..., scan inputs..., state_out..., elements out...,
  *         state_in...)
+ *   SequenceMap: BodyBegin(inputs...) -> (body inputs...) ... SequenceMap(inputs..., body
+ *         outputs...)
  * Every failure is a malformed model: a missing body, or a body whose inputs or outputs
  * do not match its node.
  */
@@ -151,6 +154,23 @@ static wg_status link_loop(const wgc_onnx_ctx *c, wgc_graph *g, int i, const int
     return WG_OK;
 }
 
+/* SequenceMap: one body input per input of the node, one body output per output. */
+static wg_status link_sequence_map(const wgc_onnx_ctx *c, wgc_graph *g, int i, const int *first)
+{
+    wgc_node *n = &g->nodes[i];
+    const wgc_body *b = wgc_attr_body(n, "body");
+    if (!b)
+        return missing_body(c, n, "body");
+    if (b->n_inputs != n->n_inputs)
+        return arity(c, n, "body", "inputs", b->n_inputs, n->n_inputs, "one per input of the SequenceMap");
+    if (b->n_outputs != n->n_outputs)
+        return arity(c, n, "body", "outputs", b->n_outputs, n->n_outputs, "one per output of the SequenceMap");
+    if (!set_inputs(&g->nodes[first[b->region]], n->inputs, n->n_inputs))
+        return WG_ERR_NOMEM;
+    n = &g->nodes[i];
+    return append_inputs(n, b->outputs, b->n_outputs) ? WG_OK : WG_ERR_NOMEM;
+}
+
 wg_status wgc_onnx_link_bodies(const wgc_onnx_ctx *c, wgc_graph *g)
 {
     int *first = malloc(sizeof(int) * ((size_t)g->n_regions + 1));
@@ -167,6 +187,8 @@ wg_status wgc_onnx_link_bodies(const wgc_onnx_ctx *c, wgc_graph *g)
             st = link_if(c, g, i, first);
         else if (op == WGC_OP_LOOP || op == WGC_OP_SCAN)
             st = link_loop(c, g, i, first);
+        else if (op == WGC_OP_SEQUENCE_MAP)
+            st = link_sequence_map(c, g, i, first);
     }
     free(first);
     if (st == WG_ERR_NOMEM)

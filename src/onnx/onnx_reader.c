@@ -431,7 +431,7 @@ static wg_status read_attr(reader *rd, int node, const uint8_t *buf, size_t len)
     if (type == WGC_ATTR_GRAPHS || (type == WGC_ATTR_GRAPH && !wgc_is_body_end(n->op))) {
         st = wgc_onnx_fail(&rd->c, WG_ERR_UNSUPPORTED,
                            "node '%s' (%s): attribute '%s' is a graph; subgraphs are supported in "
-                           "If, Loop and Scan only",
+                           "If, Loop, Scan and SequenceMap only",
                            n->name, n->op_type, a.name);
         goto done;
     }
@@ -941,17 +941,17 @@ fail:
 
 /* ---- bodies (graph attributes) ----------------------------------------------------- */
 
-/* Bodies carry tensors only: a sequence or optional body input or output (If's branch
- * values, Loop's carried values) is refused here, before an op inside mistakes it for a
- * tensor (ops/control_flow.c refuses the undeclared ones). */
-static wg_status body_value_is_tensor(reader *rd, const value_info *vi, const char *name,
+/* A body's inputs and outputs may be tensors, sequences and optionals (of a tensor or a
+ * sequence of tensors: what ops/control_flow.c and ops/unroll.c carry across a body); a
+ * map, a sparse tensor or a deeper nesting is refused. */
+static wg_status body_value_supported(reader *rd, const value_info *vi, const char *name,
                                       const char *what)
 {
-    if (vi->kind == WGC_KIND_TENSOR && !vi->other)
+    if (!vi->has_type || (!vi->other && vi->is_tensor))
         return WG_OK;
     return wgc_onnx_fail(&rd->c, WG_ERR_UNSUPPORTED,
-                         "body %s '%s' (%s) is a sequence, optional or map; If, Loop and Scan "
-                         "bodies of such values are not supported",
+                         "body %s '%s' (%s) is a map, a sparse tensor or a nesting of sequences and "
+                         "optionals; bodies of such values are not supported",
                          what, name, rd->scopes[rd->depth]);
 }
 
@@ -990,7 +990,7 @@ static int body_output_tensor(reader *rd, const char *name, wg_status *st)
 static wg_status add_body_value(reader *rd, wgc_body *body, const value_info *vi, const char *name,
                                 bool input)
 {
-    wg_status st = body_value_is_tensor(rd, vi, name, input ? "input" : "output");
+    wg_status st = body_value_supported(rd, vi, name, input ? "input" : "output");
     if (st)
         return st;
     const int t = input ? body_input_tensor(rd, name, &st) : body_output_tensor(rd, name, &st);

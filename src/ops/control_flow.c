@@ -236,12 +236,20 @@ static void fold_branch(wgc_graph *g, wgc_node *begin, wgc_node *iff, bool taken
         iff->inputs[skip + k] = -1;
 }
 
+static wg_status check_tensor_values(wgc_graph *g, const wgc_node *n, const wgc_node *own);
+
 static wg_status begin_infer(wgc_graph *g, wgc_node *n)
 {
     wgc_node *own;
     wgc_cf_layout l;
-    wg_status st = owner_and_layout(g, n, &own, &l);
-    if (st)
+    wg_status st;
+    if (!(own = owner_of(g, n, &st)))
+        return st;
+    if (wgc_unroll_wanted(g, own))
+        return wgc_unroll_begin(g, index_of(g, n), index_of(g, own));
+    if (own->op == WGC_OP_SCAN && (st = check_tensor_values(g, n, own)))
+        return st;
+    if ((st = wgc_cf_layout_of(g, own, &l)))
         return st;
     if (own->op == WGC_OP_IF) {
         const wgc_tensor *c = wgc_in(g, n, 0);
@@ -538,7 +546,7 @@ static wg_status else_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         emit_failure(e, why);
     else
         for (int k = 0; k < iff->n_outputs; k++)
-            if (iff->outputs[k] >= 0)
+            if (iff->outputs[k] >= 0 && iff->inputs[1 + k] >= 0) /* -1: an empty optional's */
                 wgc_emit_copy(e, g, iff->inputs[1 + k], iff->outputs[k]);
     wgc_emit(e, "} else {\n");
     return WG_OK;
@@ -601,9 +609,11 @@ static wg_status if_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         wgc_emit(e, "}\n");
         return WG_OK;
     }
-    for (int k = 0; k < n->n_outputs; k++)
-        if (n->outputs[k] >= 0)
-            wgc_emit_copy(e, g, folded ? taken_output(n, k) : n->inputs[1 + n->n_outputs + k], n->outputs[k]);
+    for (int k = 0; k < n->n_outputs; k++) {
+        const int x = folded ? taken_output(n, k) : n->inputs[1 + n->n_outputs + k];
+        if (n->outputs[k] >= 0 && x >= 0) /* -1: an empty optional's element */
+            wgc_emit_copy(e, g, x, n->outputs[k]);
+    }
     if (!folded)
         wgc_emit(e, "}\n");
     return WG_OK;
@@ -774,16 +784,20 @@ static wg_status scan_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_
 
 /* ---- the hooks ----------------------------------------------------------------------- */
 
-/* Bodies carry tensors only (the reader refuses declared sequence and optional body
- * values; this catches the undeclared ones an If, Loop or Scan receives). */
-static wg_status check_tensor_values(wgc_graph *g, const wgc_node *n)
+/* Scan's bodies and the Loops that run as loops carry tensors only: a Loop whose initial
+ * values include a sequence or optional runs unrolled (unroll.c), and an If carries the
+ * element tensors of its sequences and optionals (if_values.c); this refuses the rest (a
+ * Scan state, a Loop body that turns a tensor into a sequence). n reads the values. */
+static wg_status check_tensor_values(wgc_graph *g, const wgc_node *n, const wgc_node *own)
 {
     for (int k = 0; k < n->n_inputs; k++) {
         const wgc_tensor *t = wgc_in(g, n, k);
         if (t && t->kind != WGC_KIND_TENSOR)
-            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+            return wgc_error(g, own, WG_ERR_UNSUPPORTED,
                              "'%s' is a sequence or optional; %s bodies of such values are not "
-                             "supported", t->name, n->op_type);
+                             "supported%s", t->name, own->op_type,
+                             own->op == WGC_OP_LOOP ? " unless the Loop's initial values are such values"
+                                                    : "");
     }
     return WG_OK;
 }
@@ -791,12 +805,12 @@ static wg_status check_tensor_values(wgc_graph *g, const wgc_node *n)
 static wg_status cf_infer(wgc_graph *g, wgc_node *n)
 {
     wg_status st;
-    if (wgc_is_body_end(n->op) && (st = check_tensor_values(g, n)))
+    if ((n->op == WGC_OP_LOOP || n->op == WGC_OP_SCAN) && (st = check_tensor_values(g, n, n)))
         return st;
     switch (n->op) {
     case WGC_OP_BODY_BEGIN: return begin_infer(g, n);
     case WGC_OP_BODY_ELSE: return else_infer(g, n);
-    case WGC_OP_IF: return if_infer(g, n);
+    case WGC_OP_IF: return (st = wgc_if_flatten(g, n)) ? st : if_infer(g, n);
     case WGC_OP_LOOP: return loop_infer(g, n);
     case WGC_OP_SCAN: return scan_infer(g, n);
     default: return wgc_no_case(g, n, "control_flow.c's infer");

@@ -37,4 +37,16 @@ wg_status wgc_cf_layout_of(wgc_graph *g, const wgc_node *n, wgc_cf_layout *l);
  * graph's (both branches of an If failed, or no such If holds node i). */
 bool wgc_cf_drop_branch(wgc_graph *g, int i, int *resume);
 
+/* An If whose branches give sequences or optionals: its outputs and branch inputs become
+ * their element tensors and presence flags (if_values.c); its ONNX outputs become values
+ * over the new outputs. Nothing changes for an If of tensors. */
+wg_status wgc_if_flatten(wgc_graph *g, wgc_node *n);
+
+/* Loops whose carried values include sequences or optionals, and SequenceMap, run unrolled
+ * at compile time (unroll.c). wgc_unroll_wanted: owner (a Loop, SequenceMap or Scan) is one.
+ * wgc_unroll_begin: the BodyBegin at index begin of such an owner is being inferred: the
+ * construct becomes a dead template and its first iteration is inserted after the owner. */
+bool wgc_unroll_wanted(const wgc_graph *g, const wgc_node *owner);
+wg_status wgc_unroll_begin(wgc_graph *g, int begin, int owner);
+
 #endif

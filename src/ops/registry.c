@@ -37,7 +37,7 @@ wgc_op wgc_op_lookup(const char *domain, const char *op_type)
     if (domain && domain[0] && strcmp(domain, "ai.onnx") != 0)
         return WGC_OP_COUNT;
     for (int i = 0; i < WGC_OP_COUNT; i++)
-        if (i != WGC_OP_BODY_BEGIN && i != WGC_OP_BODY_ELSE && !strcmp(op_names[i], op_type))
+        if (i != WGC_OP_BODY_BEGIN && i != WGC_OP_BODY_ELSE && i != WGC_OP_UNROLL_STEP && !strcmp(op_names[i], op_type))
             return (wgc_op)i;
     return WGC_OP_COUNT;
 }

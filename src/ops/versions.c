@@ -66,6 +66,7 @@ static const unsigned char newest[WGC_OP_COUNT] = {
     [WGC_OP_SEQUENCE_ERASE] = 11,
     [WGC_OP_SEQUENCE_LENGTH] = 11,
     [WGC_OP_SEQUENCE_AT] = 11,
+    [WGC_OP_SEQUENCE_MAP] = 17,
     [WGC_OP_SPLIT_TO_SEQUENCE] = 24,
     [WGC_OP_CONCAT_FROM_SEQUENCE] = 11,
     [WGC_OP_OPTIONAL] = 28,

@@ -262,21 +262,24 @@ static wg_status check_fold_size(wgc_graph *g, const wgc_node *n)
     return WG_OK;
 }
 
-/* Runs n's infer hook with its inputs' symbolic dims hidden (their sizes at the maxima). */
-static wg_status infer_at_maxima(wgc_graph *g, wgc_node *n, const wgc_op_def *op)
+/* Runs node i's infer hook with its inputs' symbolic dims hidden (their sizes at the maxima). */
+static wg_status infer_at_maxima(wgc_graph *g, int i, const wgc_op_def *op)
 {
+    wgc_node *n = &g->nodes[i];
     uint8_t saved[16][WG_MAX_RANK][WGC_MAX_SYMS];
-    int k_max = n->n_inputs < 16 ? n->n_inputs : 16;
+    int k_max = n->n_inputs < 16 ? n->n_inputs : 16, ins[16];
     for (int k = 0; k < k_max; k++)
-        if (n->inputs[k] >= 0) {
-            memcpy(saved[k], g->tensors[n->inputs[k]].shape.sym, sizeof saved[k]);
-            memset(g->tensors[n->inputs[k]].shape.sym, 0, sizeof saved[k]);
+        if ((ins[k] = n->inputs[k]) >= 0) {
+            memcpy(saved[k], g->tensors[ins[k]].shape.sym, sizeof saved[k]);
+            memset(g->tensors[ins[k]].shape.sym, 0, sizeof saved[k]);
         }
     wg_status st = n->n_inputs <= 16 ? op->infer(g, n)
                                      : wgc_error(g, n, WG_ERR_UNSUPPORTED, "more than 16 inputs with symbolic dims");
+    /* the hook may have replaced the node's inputs (an If's, if_values.c) or added nodes
+     * (ops/unroll.c, moving the array): restore the tensors saved */
     for (int k = k_max - 1; k >= 0; k--)
-        if (n->inputs[k] >= 0)
-            memcpy(g->tensors[n->inputs[k]].shape.sym, saved[k], sizeof saved[k]);
+        if (ins[k] >= 0)
+            memcpy(g->tensors[ins[k]].shape.sym, saved[k], sizeof saved[k]);
     return st;
 }
 
@@ -307,7 +310,8 @@ static wg_status infer_node(wgc_graph *g, int i)
     const bool sym = g->n_syms && wgc_sym_node(g, n);
     /* With symbolic inputs the op's own hook sees the maxima only; sym_infer.c then gives
      * the outputs their symbolic dims, or refuses the node naming the symbol. */
-    st = sym ? infer_at_maxima(g, n, op) : op->infer(g, n);
+    st = sym ? infer_at_maxima(g, i, op) : op->infer(g, n);
+    n = &g->nodes[i]; /* a hook may add nodes (ops/unroll.c), moving the array */
     if (!st && sym)
         st = wgc_sym_infer(g, n);
     if (st)

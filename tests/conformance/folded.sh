@@ -38,7 +38,7 @@ for name in sorted(os.listdir(root)):
     print(d + "\t" + " ".join(args))
 PY
 one() { # DIR<TAB>ARGS
-    local d=${1%%$'\t'*} args=${1#*$'\t'} name work rc want line
+    local d=${1%%$'\t'*} args=${1#*$'\t'} name work rc want line got kind
     name=$(basename "$d"); work=$OUT/$name
     rm -rf "$work"; mkdir -p "$work"
     # shellcheck disable=SC2086
@@ -57,7 +57,10 @@ one() { # DIR<TAB>ARGS
         return
     fi
     for want in "$d"/test_data_set_0/output_*.pb; do
-        line=$("$CMP" "$work/out/$(basename "$want")" "$want" --rtol 1e-3 --atol 1e-7 --exact-dtype 2>&1)
+        got=$work/out/$(basename "$want")
+        # a sequence or optional output: `run` says so when it writes it (as in one.sh)
+        kind=$(grep -F "wrote $got ('" "$work/run.log" | grep -o ', \(sequence\|optional\))$' | tr -d ', )')
+        line=$("$CMP" "$got" "$want" --rtol 1e-3 --atol 1e-7 --exact-dtype --kind "${kind:-tensor}" 2>&1)
         if [ $? -ne 0 ]; then
             printf 'node-folded\t%s\tfailed\t%s: %s\n' "$name" "$(basename "$want")" "$(echo "$line" | tr '\n\t' '  ' | head -c 300)"
             return

@@ -49,7 +49,7 @@ inits = {t.name for t in m.graph.initializer}
 names = [i.name for i in m.graph.input if i.name not in inits]
 types = {i.name: i.type.WhichOneof("value") for i in m.graph.input}
 dims = lambda t: 'x'.join(str(x) for x in t.dims)
-elems = lambda s: '+'.join(dims(t) for t in s.tensor_values) or '[]'
+elems = lambda s: "+".join(dims(t) for t in s.tensor_values) if len(s.tensor_values) else "[]"  # "": one scalar
 for k, nm in enumerate(names):
     try:
         data = open(f"{sys.argv[2]}input_{k}.pb", "rb").read()

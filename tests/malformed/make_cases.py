@@ -290,6 +290,48 @@ def onnx_cases():
     put("cf_graph_attr_elsewhere.onnx",
         model([helper.make_node("Relu", ["x"], ["y"], name="relu", body=branch("g", t_out))]))
 
+    # Sequences and optionals across bodies: an If whose branches give sequences of different
+    # lengths under a run-time condition, Loops carrying a sequence (they run unrolled) whose
+    # trip count or body condition is computed at run time or that would run too long, and a
+    # SequenceMap body whose inputs do not match its node; the unrolled Loop's control.
+    seq_y = helper.make_tensor_sequence_value_info("y", TensorProto.FLOAT, None)
+    s1 = helper.make_tensor_sequence_value_info("s1", TensorProto.FLOAT, None)
+    s2 = helper.make_tensor_sequence_value_info("s2", TensorProto.FLOAT, None)
+    one_seq = [helper.make_node("SequenceConstruct", ["x"], ["s1"], name="one")]
+    two_seq = [helper.make_node("SequenceConstruct", ["x", "x"], ["s2"], name="two")]
+    put("cf_if_seq_lengths_differ.onnx",
+        model([helper.make_node("If", ["b"], ["y"], name="if", then_branch=branch("then", [s1], one_seq),
+                                else_branch=branch("else", [s2], two_seq))],
+              inputs=[X, b], outputs=[seq_y], opsets=[helper.make_opsetid("", 16)]))
+    c = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+
+    def seq_loop(trip, cond_out_from, extra_nodes=()):
+        body = helper.make_graph([helper.make_node("Identity", [cond_out_from], ["c2"], name="c_id"),
+                                  helper.make_node("SequenceInsert", ["sv", "x"], ["sv2"], name="insert")],
+                                 "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                                          helper.make_tensor_value_info("ci", TensorProto.BOOL, []),
+                                          helper.make_tensor_sequence_value_info("sv", TensorProto.FLOAT, None)],
+                                 [helper.make_tensor_value_info("c2", TensorProto.BOOL, []),
+                                  helper.make_tensor_sequence_value_info("sv2", TensorProto.FLOAT, None)])
+        return [helper.make_node("SequenceEmpty", [], ["s0"], name="empty"), *extra_nodes,
+                helper.make_node("Loop", [trip, "", "s0"], ["y"], name="loop", body=body)]
+    five = numpy_helper.from_array(np.array(5, np.int64), "five")
+    put("cf_seq_loop_ok.onnx", model(seq_loop("five", "ci"), inputs=[X], outputs=[seq_y], inits=[five],
+                                     opsets=[helper.make_opsetid("", 16)]))  # the control: must compile
+    put("cf_seq_loop_trip_runtime.onnx", model(seq_loop("m", "ci"), inputs=[X, m], outputs=[seq_y],
+                                               opsets=[helper.make_opsetid("", 16)]))
+    put("cf_seq_loop_cond_runtime.onnx", model(seq_loop("five", "c"), inputs=[X, c], outputs=[seq_y], inits=[five],
+                                               opsets=[helper.make_opsetid("", 16)]))
+    many = numpy_helper.from_array(np.array(5000, np.int64), "many")
+    put("cf_seq_loop_too_long.onnx", model(seq_loop("many", "ci"), inputs=[X], outputs=[seq_y], inits=[many],
+                                           opsets=[helper.make_opsetid("", 16)]))
+    mbody = helper.make_graph([helper.make_node("Add", ["e", "f"], ["g"], name="add")], "mbody",
+                              [vi("e", [1, 4]), vi("f", [1, 4])], [vi("g", [1, 4])])
+    put("cf_seqmap_body_arity.onnx",
+        model([helper.make_node("SequenceConstruct", ["x"], ["s"], name="make"),
+               helper.make_node("SequenceMap", ["s"], ["y"], name="map", body=mbody)],
+              outputs=[seq_y], opsets=[helper.make_opsetid("", 17)]))
+
     # External data: absolute paths, '..', offsets and lengths past the end, a missing file.
     put("weights.bin", np.arange(4, dtype=np.float32).tobytes())
 

@@ -6,8 +6,10 @@
 # `run`. A model named *.valid.onnx once crashed the compiler but is valid ONNX: it must
 # compile (exit 0). A folder wrong_answer-<what>/ (ONNX's backend-test layout, written by
 # tests/regression/make_answers.py) is a model we once answered wrongly: it must pass
-# tests/conformance/one.sh (ONNX's comparison rule). Run with BUILD=build-san to catch leaks
-# and overflows the plain build hides.
+# tests/conformance/one.sh (ONNX's comparison rule); so must a folder body_values-<what>/
+# (tests/regression/make_body_values.py: sequences and optionals crossing If, Loop and
+# SequenceMap bodies in forms ONNX's node tests leave out). Run with BUILD=build-san to
+# catch leaks and overflows the plain build hides.
 # Prints "regression: N passed, M failed"; exits nonzero when any failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -45,7 +47,7 @@ for f in tests/regression/*.wasm; do
     check "info $(basename "$f")" "$W" info "$f"
     check "run $(basename "$f")" "$W" run "$f" --time-limit-ms 2000 --memory-limit-mb 256
 done
-for d in tests/regression/wrong_answer-*/; do
+for d in tests/regression/wrong_answer-*/ tests/regression/body_values-*/; do
     [ -f "$d/model.onnx" ] || continue
     line=$(W=$(realpath "$W") CMP=$(realpath "$BUILD/tests/compare_tensors") OUT=$TMP/answers OPT=-O1 \
         tests/conformance/one.sh "$d")

@@ -15,9 +15,7 @@ const char *wgc_loop_bits(int dtype)
     }
 }
 
-/* A non-constant graph input that tensor t is computed from (depth-first, bounded), or -1.
- * Naming it lets the CLI suggest binding it with --const, after which the chain folds. */
-static int upstream_input(const wgc_graph *g, int t, int depth)
+int wgc_upstream_input(const wgc_graph *g, int t, int depth)
 {
     const wgc_tensor *x = &g->tensors[t];
     if (x->data)
@@ -29,7 +27,7 @@ static int upstream_input(const wgc_graph *g, int t, int depth)
     const wgc_node *p = &g->nodes[x->producer];
     for (int k = 0; k < p->n_inputs; k++)
         if (p->inputs[k] >= 0) {
-            int r = upstream_input(g, p->inputs[k], depth + 1);
+            int r = wgc_upstream_input(g, p->inputs[k], depth + 1);
             if (r >= 0)
                 return r;
         }
@@ -43,7 +41,7 @@ wg_status wgc_loop_need_const(wgc_graph *g, const wgc_node *n, int i, const char
         return wgc_error(g, n, WG_ERR_INVALID, "%s input (#%d) is missing", what, i);
     if (t->data)
         return WG_OK;
-    int gi = t->is_input ? n->inputs[i] : upstream_input(g, n->inputs[i], 0);
+    int gi = t->is_input ? n->inputs[i] : wgc_upstream_input(g, n->inputs[i], 0);
     if (gi >= 0 && !t->is_input)
         return wgc_error(g, n, WG_ERR_UNSUPPORTED,
                          "%s input '%s' is not constant: it depends on graph input '%s', and '%s' is "

@@ -12,6 +12,10 @@
 
 /* The unsigned C type of dtype's element size ("uint8_t".."uint64_t"), for copying. */
 const char *wgc_loop_bits(int dtype);
+/* A non-constant graph input that tensor t is computed from (depth-first, bounded; call
+ * with depth 0), or -1. Naming it lets the CLI suggest binding it with --const, after
+ * which the chain folds. */
+int wgc_upstream_input(const wgc_graph *g, int t, int depth);
 /* WG_OK when input i is present and constant; else an UNSUPPORTED error that says the
  * input "is computed at run time" (the CLI then suggests --const for a graph input). */
 wg_status wgc_loop_need_const(wgc_graph *g, const wgc_node *n, int i, const char *what);
