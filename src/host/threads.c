@@ -115,7 +115,6 @@ static void *worker_main(void *arg)
 {
     wgh_worker *w = arg;
     wg_session *s = w->s;
-    wg_runtime *rt = s->m->rt;
     pthread_mutex_lock(&s->mu);
     for (;;) {
         while (!s->quit && s->job_gen == w->done_gen)
