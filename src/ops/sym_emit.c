@@ -495,8 +495,28 @@ static wg_status emit_constant_of_shape(wgc_emitter *e, wgc_graph *g, const wgc_
     return WG_OK;
 }
 
+/* The ops whose output sizes they decide at run time (run-time symbols, symdim.h): on
+ * fixed inputs their own emit hooks write the code and the symbols' values. */
+static bool data_dependent_op(const wgc_graph *g, const wgc_node *n)
+{
+    switch (n->op) {
+    case WGC_OP_NON_ZERO: case WGC_OP_COMPRESS: case WGC_OP_TOP_K: case WGC_OP_UNIQUE:
+    case WGC_OP_NON_MAX_SUPPRESSION:
+        break;
+    default:
+        return false;
+    }
+    for (int k = 0; k < n->n_inputs; k++)
+        if (n->inputs[k] >= 0 && (wgc_shape_is_sym(&g->tensors[n->inputs[k]].shape) ||
+                                  g->tensors[n->inputs[k]].symval))
+            return false;
+    return true;
+}
+
 wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
+    if (data_dependent_op(g, n))
+        return wgc_op_hooks(n->op)->emit(e, g, n);
     for (int k = 0; k < n->n_outputs; k++)
         if (n->outputs[k] >= 0 && g->tensors[n->outputs[k]].symval)
             return no_code(g, n, "symbolic values computed at run time");

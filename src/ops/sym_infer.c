@@ -49,7 +49,8 @@ bool wgc_sym_node(const wgc_graph *g, const wgc_node *n)
     return false;
 }
 
-static const char *sym_of_input(const wgc_graph *g, const wgc_node *n, int k)
+/* The first symbol input k depends on (-1: none). */
+static int sym_index_of_input(const wgc_graph *g, const wgc_node *n, int k)
 {
     const wgc_tensor *x = wgc_in((wgc_graph *)g, n, k);
     int s = wgc_shape_first_sym(&x->shape, -1);
@@ -58,7 +59,7 @@ static const char *sym_of_input(const wgc_graph *g, const wgc_node *n, int k)
             for (int j = 0; j < WGC_MAX_SYMS && s < 0; j++)
                 if (x->symval[i].p[j])
                     s = j;
-    return s >= 0 ? g->syms[s].name : "?";
+    return s;
 }
 
 wg_status wgc_sym_refuse(wgc_graph *g, const wgc_node *n, const char *why)
@@ -67,10 +68,17 @@ wg_status wgc_sym_refuse(wgc_graph *g, const wgc_node *n, const char *why)
     if (!has_sym_input(g, n, &k))
         has_symval_input(g, n, &k);
     const wgc_tensor *x = k < n->n_inputs ? wgc_in(g, n, k) : NULL;
+    int s = x ? sym_index_of_input(g, n, k) : -1;
+    if (s >= 0 && g->syms[s].runtime)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                         "input '%s' has a data-dependent size (dimension %d of '%s', known only at "
+                         "run time), which this op does not support%s%s",
+                         x->name, g->syms[s].dim, g->tensors[g->syms[s].tensor].name,
+                         why ? ": " : " yet", why ? why : "");
     return wgc_error(g, n, WG_ERR_UNSUPPORTED,
                      "input '%s' depends on symbolic dimension '%s' (--dim), which this op does "
                      "not support%s%s; fix the dimension with --shape",
-                     x ? x->name : "?", sym_of_input(g, n, k), why ? ": " : " yet", why ? why : "");
+                     x ? x->name : "?", s >= 0 ? g->syms[s].name : "?", why ? ": " : " yet", why ? why : "");
 }
 
 /* The ops whose outputs have the same shape as input 0. */
@@ -472,6 +480,11 @@ bool wgc_sym_foldable(const wgc_graph *g, const wgc_node *n)
 
 wg_status wgc_sym_infer(wgc_graph *g, wgc_node *n)
 {
+    int k;
+    /* no symbolic input: the op's own shapes stand (a data-dependent op's run-time
+     * symbols are its own, set by its infer hook) */
+    if (!has_sym_input(g, n, &k) && !has_symval_input(g, n, &k))
+        return WG_OK;
     if (wgc_sym_foldable(g, n))
         return WG_OK; /* shape arithmetic: wgc_sym_fold gives the values */
     return runtime_rule(g, n);
