@@ -1,0 +1,189 @@
+"""Builds small ONNX graphs in which NonZero, Compress, TopK, Unique and NonMaxSuppression
+take run-time inputs (so their output sizes are decided by the run: module ABI 2
+"Run-time output dims") and feed further ops (Transpose, Cast, Gather, elementwise,
+ReduceSum, Reshape), compiles each, runs it on several inputs (empty results among them)
+through `wasmgraph run` and compares shapes and values with onnxruntime (rtol 1e-4,
+atol 1e-5).
+
+    python data_dependent_ops.py WASMGRAPH WORKDIR
+Prints one line per graph and input; exit status 1 on any mismatch or failure.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+import onnxruntime as ort
+
+
+def const(name, arr):
+    return numpy_helper.from_array(np.asarray(arr), name)
+
+
+def vi(name, dtype, shape):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def graph_nonzero():
+    """NonZero of a mask computed from x, its rows gathered from a table, its indices
+    transposed and cast: [nnz, 3] and [nnz, 2] outputs."""
+    nodes = [
+        helper.make_node("Greater", ["x", "zero"], ["m"]),
+        helper.make_node("NonZero", ["m"], ["nz"]),                      # [2, nnz]
+        helper.make_node("Transpose", ["nz"], ["nzt"], perm=[1, 0]),     # [nnz, 2]
+        helper.make_node("Cast", ["nzt"], ["nzf"], to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["nzf", "half"], ["pos"]),
+        helper.make_node("Gather", ["nz", "i0"], ["rows"], axis=0),      # [nnz]
+        helper.make_node("Gather", ["table", "rows"], ["g"], axis=0),    # [nnz, 3]
+        helper.make_node("Relu", ["g"], ["y"]),
+    ]
+    rng = np.random.default_rng(3)
+    inits = [const("zero", np.float32(0)), const("half", np.float32(0.5)), const("i0", np.int64(0)),
+             const("table", rng.standard_normal((4, 3)).astype(np.float32))]
+    return helper.make_graph(nodes, "nonzero_chain", [vi("x", TensorProto.FLOAT, [4, 5])],
+                             [vi("pos", TensorProto.FLOAT, None), vi("y", TensorProto.FLOAT, None)], inits), 13
+
+
+def graph_compress():
+    """Compress of x's rows by a run-time condition, then a scale, Relu and a row sum."""
+    nodes = [
+        helper.make_node("Greater", ["s", "zero"], ["c"]),
+        helper.make_node("Compress", ["x", "c"], ["k"], axis=0),         # [kept, 3]
+        helper.make_node("Mul", ["k", "w"], ["kw"]),
+        helper.make_node("Relu", ["kw"], ["r"]),
+        helper.make_node("ReduceSum", ["r", "ax1"], ["y"], keepdims=0),  # [kept]
+        helper.make_node("Compress", ["x", "c2"], ["flat"]),            # flattened, [kept2]
+    ]
+    inits = [const("zero", np.float32(0)), const("w", np.array([1.0, -2.0, 0.5], np.float32)),
+             const("ax1", np.array([1], np.int64))]
+    return helper.make_graph(nodes, "compress_chain",
+                             [vi("x", TensorProto.FLOAT, [6, 3]), vi("s", TensorProto.FLOAT, [6]),
+                              vi("c2", TensorProto.BOOL, [10])],
+                             [vi("r", TensorProto.FLOAT, None), vi("y", TensorProto.FLOAT, None),
+                              vi("flat", TensorProto.FLOAT, None)], inits), 13
+
+
+def graph_topk():
+    """TopK with k from the input, its values through Sigmoid, its indices cast and added."""
+    nodes = [
+        helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1, largest=1),
+        helper.make_node("Sigmoid", ["v"], ["sv"]),
+        helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
+        helper.make_node("Add", ["sv", "fi"], ["y"]),
+        helper.make_node("TopK", ["x", "k"], ["v2", "i2"], axis=0, largest=0),
+    ]
+    return helper.make_graph(nodes, "topk_chain",
+                             [vi("x", TensorProto.FLOAT, [3, 8]), vi("k", TensorProto.INT64, [1])],
+                             [vi("y", TensorProto.FLOAT, None), vi("i", TensorProto.INT64, None),
+                              vi("v2", TensorProto.FLOAT, None), vi("i2", TensorProto.INT64, None)], []), 11
+
+
+def graph_unique():
+    """Unique sorted (all four outputs, values cast and scaled) and unsorted along an axis."""
+    nodes = [
+        helper.make_node("Unique", ["x"], ["u", "idx", "inv", "cnt"], sorted=1),
+        helper.make_node("Cast", ["u"], ["uf"], to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["uf", "half"], ["y"]),
+        helper.make_node("Unique", ["m"], ["mu", "midx", "minv", "mcnt"], sorted=0, axis=0),
+        helper.make_node("Transpose", ["mu"], ["mut"], perm=[1, 0]),
+    ]
+    inits = [const("half", np.float32(0.5))]
+    return helper.make_graph(nodes, "unique_chain",
+                             [vi("x", TensorProto.INT64, [10]), vi("m", TensorProto.FLOAT, [5, 2])],
+                             [vi("y", TensorProto.FLOAT, None), vi("idx", TensorProto.INT64, None),
+                              vi("inv", TensorProto.INT64, None), vi("cnt", TensorProto.INT64, None),
+                              vi("mut", TensorProto.FLOAT, None), vi("midx", TensorProto.INT64, None),
+                              vi("minv", TensorProto.INT64, None), vi("mcnt", TensorProto.INT64, None)], inits), 11
+
+
+def graph_nms():
+    """NonMaxSuppression on run-time boxes and scores (max_output constant), the selected
+    boxes gathered from the boxes by their index column."""
+    nodes = [
+        helper.make_node("NonMaxSuppression", ["boxes", "scores", "maxo", "iou", "sthr"], ["sel"]),
+        helper.make_node("Gather", ["sel", "i2"], ["bi"], axis=1),       # [n]
+        helper.make_node("Reshape", ["boxes", "shp"], ["flat"]),          # [6, 4]
+        helper.make_node("Gather", ["flat", "bi"], ["picked"], axis=0),  # [n, 4]
+        helper.make_node("Mul", ["picked", "two"], ["y"]),
+    ]
+    inits = [const("maxo", np.array([2], np.int64)), const("iou", np.array([0.5], np.float32)),
+             const("sthr", np.array([0.2], np.float32)), const("i2", np.int64(2)),
+             const("shp", np.array([6, 4], np.int64)), const("two", np.float32(2))]
+    return helper.make_graph(nodes, "nms_chain",
+                             [vi("boxes", TensorProto.FLOAT, [1, 6, 4]), vi("scores", TensorProto.FLOAT, [1, 2, 6])],
+                             [vi("sel", TensorProto.INT64, None), vi("y", TensorProto.FLOAT, None)], inits), 11
+
+
+def inputs_for(name, case, rng):
+    """Input set `case` (0..3) of graph `name`; case 3 gives an empty result where it can."""
+    if name == "nonzero_chain":
+        x = rng.standard_normal((4, 5)).astype(np.float32)
+        return {"x": -np.abs(x) if case == 3 else x}
+    if name == "compress_chain":
+        s = rng.standard_normal(6).astype(np.float32)
+        return {"x": rng.standard_normal((6, 3)).astype(np.float32), "s": -np.abs(s) if case == 3 else s,
+                "c2": (rng.random(10) > (1.0 if case == 3 else 0.5))}
+    if name == "topk_chain":
+        x = rng.standard_normal((3, 8)).astype(np.float32)
+        if case == 1:
+            x = np.round(x)  # ties: the lower index first
+        return {"x": x, "k": np.array([[2, 3, 3, 0][case]], np.int64)}
+    if name == "unique_chain":
+        m = rng.integers(0, 3, (5, 2)).astype(np.float32)
+        return {"x": rng.integers(-3, 4, 10).astype(np.int64), "m": m}
+    boxes = rng.random((1, 6, 4)).astype(np.float32)
+    boxes[..., 2:] += boxes[..., :2]
+    scores = rng.random((1, 2, 6)).astype(np.float32)
+    return {"boxes": boxes, "scores": scores * 0.1 if case == 3 else scores}
+
+
+def main():
+    wasmgraph, work = sys.argv[1:3]
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(0)
+    bad = 0
+    for make in (graph_nonzero, graph_compress, graph_topk, graph_unique, graph_nms):
+        graph, opset = make()
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        model.ir_version = 8
+        path = os.path.join(work, graph.name + ".onnx")
+        onnx.save(model, path)
+        module = os.path.join(work, graph.name + ".wasm")
+        r = subprocess.run([wasmgraph, "compile", path, "-o", module, "-q"], capture_output=True, text=True)
+        if r.returncode:
+            print(f"{graph.name}: compile failed: {r.stderr.strip()}")
+            bad += 1
+            continue
+        sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        for case in range(4):
+            feeds = inputs_for(graph.name, case, rng)
+            args = []
+            for k, v in feeds.items():
+                f = os.path.join(work, f"{k}.npy")
+                np.save(f, v)
+                args += ["--input", f"{k}={f}"]
+            out = os.path.join(work, graph.name + ".out")
+            r = subprocess.run([wasmgraph, "run", module, *args, "--output-dir", out], capture_output=True, text=True)
+            if r.returncode:
+                print(f"{graph.name} case {case}: run failed: {r.stderr.strip()}")
+                bad += 1
+                continue
+            want = sess.run(None, feeds)
+            ok, shapes = True, []
+            for i, w in enumerate(want):
+                got = numpy_helper.to_array(onnx.load_tensor(os.path.join(out, f"output_{i}.pb")))
+                same = got.shape == w.shape and got.dtype == w.dtype and np.allclose(got, w, rtol=1e-4, atol=1e-5)
+                if not same:
+                    print(f"  output {i}: got {got.dtype}{list(got.shape)} {got.ravel()[:8]}, "
+                          f"want {w.dtype}{list(w.shape)} {w.ravel()[:8]}")
+                ok &= same
+                shapes.append("x".join(map(str, w.shape)) or "scalar")
+            print(f"{graph.name} case {case} ({' '.join(shapes)}): {'ok' if ok else 'MISMATCH'}")
+            bad += not ok
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
