@@ -219,6 +219,12 @@ wg_status wgc_sym_add_runtime(wgc_graph *g, const wgc_node *n, int tensor, int d
             *sym = k;
             return WG_OK;
         }
+    /* a body's outputs are copied at sizes fixed when it is compiled (control flow keeps
+     * scan rows and branch outputs at one shape), so a size decided per run stays out */
+    if (n && n->region)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                         "a data-dependent output size (its input is computed at run time) inside an "
+                         "If, Loop or Scan body is not supported yet");
     if (g->n_syms == WGC_MAX_SYMS)
         return wgc_error(g, n, WG_ERR_LIMIT,
                          "more than %d symbolic and data-dependent dimensions in one model", WGC_MAX_SYMS);
