@@ -45,3 +45,12 @@ test('a module reporting dims past the bound is refused, not read', async (t) =>
     (e) => e instanceof WasmgraphError && e.code === 'abi' &&
       /output 'y' dimension 1 is 5 after the run \(wg_output_dims_ptr\), but the metadata bounds it at 4/.test(e.message));
 });
+
+test('worker mode returns a data-dependent output as { data, dims } too', async (t) => {
+  const s = await load(fixture(t, 'v2_outdims_ok.wasm'), { worker: true });
+  t.after(() => s.dispose());
+  const out = await s.run({ x: new Float32Array(4) });
+  assert.deepEqual(out.y.dims, [1, 3]);
+  assert.ok(out.y.data instanceof Float32Array);
+  assert.equal(out.y.data.length, 3);
+});
