@@ -3,9 +3,9 @@
  * int64 indices, always sorted (also for sorted=0, which leaves the order open); equal
  * values keep the lower index first. A k computed at run time (opset >= 10) makes the axis
  * of the outputs a run-time symbol bounded by the axis length (ir/symdim.h): the code
- * checks 0 <= k <= len (else WGK_ERR_INDEX) and writes k into wg_dims. Each line keeps a sorted list of
- * its best k indices in scratch and inserts an element only when strictly better than the
- * last, which gives the tie order for free; O(len * k) per line.
+ * checks 0 <= k <= len (else WGK_ERR_INDEX) and writes k into wg_dims. Each line keeps a
+ * sorted list of its best k indices in scratch and inserts an element only when strictly
+ * better than the last, which gives the tie order for free; O(len * k) per line.
  */
 #include <stdio.h>
 
@@ -110,7 +110,7 @@ static wg_status topk_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     int sym = wgc_shape_first_sym(&y->shape, axis);
     if (runtime) {
         /* k from its input, checked against the axis before anything is written */
-        wgc_emit(e, "{\nint64_t kv = %s *(const %s *)%s;\n", "(int64_t)", wgc_ctype(kt->dtype), wgc_ptr(e, g, n->inputs[1]));
+        wgc_emit(e, "{\nint64_t kv = *(const int64_t *)%s;\n", wgc_ptr(e, g, n->inputs[1]));
         wgc_emit(e, "if (kv < 0 || kv > %lld)\n    return WGK_ERR_INDEX;\n", (long long)len);
         if (sym >= 0)
             wgc_emit(e, "wg_dims[%d] = (int32_t)kv;\n", sym);
