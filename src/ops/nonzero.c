@@ -1,7 +1,7 @@
 /*
  * nonzero.c: NonZero: int64 [rank, count] of the indices of the nonzero elements in
- * row-major order. A constant input folds. A run-time input (of fixed shape) gives a
- * data-dependent count: a run-time symbol bounded by the element count (ir/symdim.h),
+ * row-major order. A constant input folds. A run-time input (of fixed, symbolic or
+ * data-dependent shape) gives a data-dependent count: a run-time symbol bounded by the element count (ir/symdim.h),
  * which the code writes into wg_dims after counting, then writes the indices densely at
  * that count (row d at d * count).
  */
@@ -63,7 +63,10 @@ static const char *nonzero_test(int dtype)
 static wg_status nonzero_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0), *y = wgc_out(g, n, 0);
-    int sym = wgc_shape_first_sym(&y->shape, 1);
+    int sym = -1; /* the run-time symbol of the count (dim 1 is that symbol alone) */
+    for (int k = 0; k < g->n_syms; k++)
+        if (y->shape.sym[1][k])
+            sym = k;
     if (sym < 0 && y->shape.dims[1] == 0 && !x->data)
         return WG_OK; /* no elements: nothing to write */
     if (sym < 0)
@@ -72,17 +75,19 @@ static wg_status nonzero_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (!ct)
         return wgc_error(g, n, WG_ERR_UNSUPPORTED, "NonZero of %s at run time", wg_dtype_name(x->dtype));
     int r = x->shape.rank ? x->shape.rank : 1;
-    int64_t m = wgc_numel(&x->shape);
+    /* sizes as C expressions: an input of symbolic or data-dependent dims runs at its
+     * actual sizes (read from wg_dims), its count bounded by the element count at the maxima */
     wgc_emit(e, "{\nconst %s *px = (const %s *)%s;\nint64_t *py = (int64_t *)%s;\nint32_t count = 0;\n", ct, ct,
              wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]));
-    wgc_emit(e, "for (int32_t i = 0; i < %lld; i++)\n    count += %s;\nwg_dims[%d] = count;\n", (long long)m,
-             nonzero_test(x->dtype), sym);
-    wgc_emit(e, "int32_t ix[%d] = {0}, c = 0;\nfor (int32_t i = 0; i < %lld; i++) {\n", r, (long long)m);
+    wgc_emit(e, "const int32_t m = %s;\n", wgc_dims_expr(e, &x->shape, 0, x->shape.rank));
+    wgc_emit(e, "for (int32_t i = 0; i < m; i++)\n    count += %s;\nwg_dims[%d] = count;\n", nonzero_test(x->dtype),
+             sym);
+    wgc_emit(e, "int32_t ix[%d] = {0}, c = 0;\nfor (int32_t i = 0; i < m; i++) {\n", r);
     wgc_emit(e, "    if (%s) {\n        for (int d = 0; d < %d; d++)\n            py[(size_t)d * count + c] = ix[d];\n"
                 "        c++;\n    }\n", nonzero_test(x->dtype), r);
     /* the next index, row-major */
     for (int d = x->shape.rank - 1; d >= 0; d--)
-        wgc_emit(e, "    %sif (++ix[%d] < %lld) continue;\n    ix[%d] = 0;\n", "", d, (long long)x->shape.dims[d], d);
+        wgc_emit(e, "    if (++ix[%d] < %s) continue;\n    ix[%d] = 0;\n", d, wgc_dims_expr(e, &x->shape, d, d + 1), d);
     wgc_emit(e, "}\n}\n");
     return WG_OK;
 }

@@ -506,6 +506,8 @@ static bool data_dependent_op(const wgc_graph *g, const wgc_node *n)
     default:
         return false;
     }
+    if (n->op == WGC_OP_NON_ZERO) /* it reads its input's sizes at run time itself */
+        return !g->tensors[n->inputs[0]].symval;
     for (int k = 0; k < n->n_inputs; k++)
         if (n->inputs[k] >= 0 && (wgc_shape_is_sym(&g->tensors[n->inputs[k]].shape) ||
                                   g->tensors[n->inputs[k]].symval))

@@ -307,6 +307,12 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         return set_out(g, n, 0, &b);
     }
     switch (n->op) {
+    case WGC_OP_NON_ZERO:
+        /* [rank, count]: the count is its own run-time symbol (nonzero.c, bounded at the
+         * maxima), whatever the input's sizes; the code reads them at run time */
+        if (has_symval_input(g, n, &k))
+            return wgc_sym_refuse(g, n, "an input holding symbolic values");
+        return WG_OK;
     case WGC_OP_MATMUL: {
         const wgc_tensor *b = wgc_in(g, n, 1);
         if (x->shape.rank < 2 || b->shape.rank < 2)

@@ -1,7 +1,8 @@
 """Builds small ONNX graphs in which NonZero, Compress, TopK, Unique and NonMaxSuppression
 take run-time inputs (so their output sizes are decided by the run: module ABI 2
 "Run-time output dims") and feed further ops (Transpose, Cast, Gather, elementwise,
-ReduceSum, Reshape), compiles each, runs it on several inputs (empty results among them)
+ReduceSum, Reshape; NonZero also of inputs whose own sizes are data-dependent or symbolic),
+compiles each, runs it on several inputs (empty results among them)
 through `wasmgraph run` and compares shapes and values with onnxruntime (rtol 1e-4,
 atol 1e-5).
 
@@ -116,11 +117,37 @@ def graph_nms():
                              [vi("sel", TensorProto.INT64, None), vi("y", TensorProto.FLOAT, None)], inits), 11
 
 
+def graph_nonzero_of_sized():
+    """NonZero of tensors whose sizes are decided at run time: of a Compress result (a
+    data-dependent size) and of a [batch, seq] mask (symbolic dims, --dim)."""
+    nodes = [
+        helper.make_node("Greater", ["s", "zero"], ["c"]),
+        helper.make_node("Compress", ["x", "c"], ["k"], axis=0),         # [kept, 3]
+        helper.make_node("Greater", ["k", "zero"], ["km"]),
+        helper.make_node("NonZero", ["km"], ["nz"]),                     # [2, nnz]
+        helper.make_node("Transpose", ["nz"], ["y"], perm=[1, 0]),
+        helper.make_node("Equal", ["mask", "one"], ["mb"]),
+        helper.make_node("NonZero", ["mb"], ["mz"]),                     # [2, nnz2]
+    ]
+    inits = [const("zero", np.float32(0)), const("one", np.int64(1))]
+    return helper.make_graph(nodes, "nonzero_of_sized",
+                             [vi("x", TensorProto.FLOAT, [6, 3]), vi("s", TensorProto.FLOAT, [6]),
+                              vi("mask", TensorProto.INT64, ["batch", "seq"])],
+                             [vi("y", TensorProto.INT64, None), vi("mz", TensorProto.INT64, None)], inits), 13
+
+
+DIMS = {"nonzero_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"]}
+
+
 def inputs_for(name, case, rng):
     """Input set `case` (0..3) of graph `name`; case 3 gives an empty result where it can."""
     if name == "nonzero_chain":
         x = rng.standard_normal((4, 5)).astype(np.float32)
         return {"x": -np.abs(x) if case == 3 else x}
+    if name == "nonzero_of_sized":
+        s = rng.standard_normal(6).astype(np.float32)
+        return {"x": rng.standard_normal((6, 3)).astype(np.float32), "s": -np.abs(s) if case == 3 else s,
+                "mask": rng.integers(0, 2, ([1, 2, 3, 3][case], [7, 3, 1, 5][case])).astype(np.int64)}
     if name == "compress_chain":
         s = rng.standard_normal(6).astype(np.float32)
         return {"x": rng.standard_normal((6, 3)).astype(np.float32), "s": -np.abs(s) if case == 3 else s,
@@ -144,14 +171,15 @@ def main():
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(0)
     bad = 0
-    for make in (graph_nonzero, graph_compress, graph_topk, graph_unique, graph_nms):
+    for make in (graph_nonzero, graph_compress, graph_topk, graph_unique, graph_nms, graph_nonzero_of_sized):
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
         path = os.path.join(work, graph.name + ".onnx")
         onnx.save(model, path)
         module = os.path.join(work, graph.name + ".wasm")
-        r = subprocess.run([wasmgraph, "compile", path, "-o", module, "-q"], capture_output=True, text=True)
+        r = subprocess.run([wasmgraph, "compile", path, "-o", module, *DIMS.get(graph.name, []), "-q"],
+                           capture_output=True, text=True)
         if r.returncode:
             print(f"{graph.name}: compile failed: {r.stderr.strip()}")
             bad += 1
