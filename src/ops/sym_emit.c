@@ -506,8 +506,9 @@ static bool data_dependent_op(const wgc_graph *g, const wgc_node *n)
     default:
         return false;
     }
-    if (n->op == WGC_OP_NON_ZERO) /* it reads its input's sizes at run time itself */
-        return !g->tensors[n->inputs[0]].symval;
+    if (n->op == WGC_OP_NON_ZERO || n->op == WGC_OP_TOP_K) /* they read x's sizes at run time themselves */
+        return !g->tensors[n->inputs[0]].symval && (n->op == WGC_OP_NON_ZERO || n->opset < 10 ||
+                                                    !g->tensors[n->inputs[1]].symval);
     for (int k = 0; k < n->n_inputs; k++)
         if (n->inputs[k] >= 0 && (wgc_shape_is_sym(&g->tensors[n->inputs[k]].shape) ||
                                   g->tensors[n->inputs[k]].symval))

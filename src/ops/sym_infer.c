@@ -264,6 +264,8 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0 && n->op == WGC_OP_TOP_K)
+        y0 = wgc_out(g, n, 1); /* its indices alone: the same shape */
     if (!y0)
         return WG_OK;
     wgc_shape y = with_dims(&y0->shape);
@@ -313,6 +315,25 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         if (has_symval_input(g, n, &k))
             return wgc_sym_refuse(g, n, "an input holding symbolic values");
         return WG_OK;
+    case WGC_OP_TOP_K: {
+        /* x's dims but the axis, which is k: a constant over a fixed axis, or k's own
+         * run-time symbol (topk.c) over any axis, checked against its length at run time */
+        if (has_symval_input(g, n, &k))
+            return wgc_sym_refuse(g, n, "a k holding symbolic values");
+        int axis;
+        if ((st = wgc_read_axis(g, n, -1, x->shape.rank, &axis)))
+            return st;
+        const wgc_tensor *kt = n->opset >= 10 ? wgc_in(g, n, 1) : NULL;
+        if (!(kt && !kt->data) && wgc_dim_is_sym(&x->shape, axis))
+            return wgc_sym_refuse(g, n, "a constant k over a symbolic axis");
+        wgc_shape o = y0->shape;
+        for (int d = 0; d < o.rank; d++)
+            if (d != axis)
+                memcpy(o.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+        if ((st = set_out(g, n, 0, &o)))
+            return st;
+        return set_out(g, n, 1, &o);
+    }
     case WGC_OP_MATMUL: {
         const wgc_tensor *b = wgc_in(g, n, 1);
         if (x->shape.rank < 2 || b->shape.rank < 2)

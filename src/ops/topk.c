@@ -105,13 +105,18 @@ static wg_status topk_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wgc_norm_axis(wgc_attr_int(n, "axis", -1), x->shape.rank, &axis);
     int64_t outer, len, inner, kmax = y->shape.dims[axis];
     geometry(&x->shape, axis, &outer, &len, &inner);
+    /* the sizes as C (a symbolic input's are read from wg_dims; constants otherwise) */
+    char co[96], cl[96], ci[96];
+    snprintf(co, sizeof co, "%s", wgc_dims_expr(e, &x->shape, 0, axis));
+    snprintf(cl, sizeof cl, "%s", wgc_dims_expr(e, &x->shape, axis, axis + 1));
+    snprintf(ci, sizeof ci, "%s", wgc_dims_expr(e, &x->shape, axis + 1, x->shape.rank));
     const wgc_tensor *kt = n->opset >= 10 ? wgc_in(g, n, 1) : NULL;
     const bool runtime = kt && !kt->data;
     int sym = wgc_shape_first_sym(&y->shape, axis);
     if (runtime) {
         /* k from its input, checked against the axis before anything is written */
         wgc_emit(e, "{\nint64_t kv = *(const int64_t *)%s;\n", wgc_ptr(e, g, n->inputs[1]));
-        wgc_emit(e, "if (kv < 0 || kv > %lld)\n    return WGK_ERR_INDEX;\n", (long long)len);
+        wgc_emit(e, "if (kv < 0 || kv > %s)\n    return WGK_ERR_INDEX;\n", cl);
         if (sym >= 0)
             wgc_emit(e, "wg_dims[%d] = (int32_t)kv;\n", sym);
         wgc_emit(e, "}\n");
@@ -127,25 +132,20 @@ static wg_status topk_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     const char *better = wgc_attr_int(n, "largest", 1) ? ">" : "<";
     const char *ct = wgc_ctype(x->dtype);
     int yi = n->outputs[1];
-    wgc_emit(e, "{\ntypedef %s T;\nconst int32_t K = %s;\nconst T *px = (const T *)%s;\n", ct, k,
-             wgc_ptr(e, g, n->inputs[0]));
-    wgc_emit(e, "T *pv = (T *)%s;\nint32_t *best = (int32_t *)%s;\n", wgc_ptr(e, g, n->outputs[0]),
-             wgc_scratch(e));
+    wgc_emit(e, "{\ntypedef %s T;\nconst int32_t K = %s, OUTER = %s, LEN = %s, INNER = %s;\n", ct, k, co, cl, ci);
+    wgc_emit(e, "const T *px = (const T *)%s;\nT *pv = (T *)%s;\nint32_t *best = (int32_t *)%s;\n",
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]), wgc_scratch(e));
     if (yi >= 0)
         wgc_emit(e, "int64_t *pi = (int64_t *)%s;\n", wgc_ptr(e, g, yi));
-    wgc_emit(e, "for (int32_t o = 0; o < %lld; o++)\nfor (int32_t c = 0; c < %lld; c++) {\n",
-             (long long)outer, (long long)inner);
-    wgc_emit(e, "const T *line = px + o * %lld + c;\nint32_t n = 0;\n", (long long)(len * inner));
-    wgc_emit(e, "for (int32_t j = 0; j < %lld; j++) {\nT v = line[j * %lld];\n", (long long)len,
-             (long long)inner);
-    wgc_emit(e, "if (n == K) { if (K == 0 || !(v %s line[best[n - 1] * %lld])) continue; }\n", better,
-             (long long)inner);
+    wgc_emit(e, "for (int32_t o = 0; o < OUTER; o++)\nfor (int32_t c = 0; c < INNER; c++) {\n");
+    wgc_emit(e, "const T *line = px + (size_t)o * LEN * INNER + c;\nint32_t n = 0;\n");
+    wgc_emit(e, "for (int32_t j = 0; j < LEN; j++) {\nT v = line[j * INNER];\n");
+    wgc_emit(e, "if (n == K) { if (K == 0 || !(v %s line[best[n - 1] * INNER])) continue; }\n", better);
     wgc_emit(e, "int32_t p = n < K ? n++ : n - 1;\n");
-    wgc_emit(e, "while (p > 0 && v %s line[best[p - 1] * %lld]) { best[p] = best[p - 1]; p--; }\n",
-             better, (long long)inner);
+    wgc_emit(e, "while (p > 0 && v %s line[best[p - 1] * INNER]) { best[p] = best[p - 1]; p--; }\n", better);
     wgc_emit(e, "best[p] = j;\n}\n");
-    wgc_emit(e, "for (int32_t j = 0; j < K; j++) {\nint32_t at = (o * K + j) * %lld + c;\n", (long long)inner);
-    wgc_emit(e, "pv[at] = line[best[j] * %lld];\n", (long long)inner);
+    wgc_emit(e, "for (int32_t j = 0; j < K; j++) {\nint32_t at = (o * K + j) * INNER + c;\n");
+    wgc_emit(e, "pv[at] = line[best[j] * INNER];\n");
     if (yi >= 0)
         wgc_emit(e, "pi[at] = best[j];\n");
     wgc_emit(e, "}\n}\n}\n");

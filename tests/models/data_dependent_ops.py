@@ -136,7 +136,26 @@ def graph_nonzero_of_sized():
                              [vi("y", TensorProto.INT64, None), vi("mz", TensorProto.INT64, None)], inits), 13
 
 
-DIMS = {"nonzero_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"]}
+def graph_topk_of_sized():
+    """TopK over sizes decided at run time: a constant k along the fixed last axis of
+    [batch, seq, 6] logits (--dim), only its indices read, and a run-time k over the kept rows of
+    a Compress (a data-dependent axis)."""
+    nodes = [
+        helper.make_node("TopK", ["logits", "k3"], ["lv", "li"], axis=-1),
+        helper.make_node("Greater", ["s", "zero"], ["c"]),
+        helper.make_node("Compress", ["x", "c"], ["kept"], axis=0),      # [kept]
+        helper.make_node("TopK", ["kept", "k"], ["v", "i"], axis=0, largest=0),
+    ]
+    inits = [const("k3", np.array([3], np.int64)), const("zero", np.float32(0))]
+    return helper.make_graph(nodes, "topk_of_sized",
+                             [vi("logits", TensorProto.FLOAT, ["batch", "seq", 6]), vi("x", TensorProto.FLOAT, [8]),
+                              vi("s", TensorProto.FLOAT, [8]), vi("k", TensorProto.INT64, [1])],
+                             [vi("li", TensorProto.INT64, None), vi("v", TensorProto.FLOAT, None),
+                              vi("i", TensorProto.INT64, None)], inits), 11
+
+
+DIMS = {"nonzero_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
+        "topk_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"]}
 
 
 def inputs_for(name, case, rng):
@@ -148,6 +167,11 @@ def inputs_for(name, case, rng):
         s = rng.standard_normal(6).astype(np.float32)
         return {"x": rng.standard_normal((6, 3)).astype(np.float32), "s": -np.abs(s) if case == 3 else s,
                 "mask": rng.integers(0, 2, ([1, 2, 3, 3][case], [7, 3, 1, 5][case])).astype(np.int64)}
+    if name == "topk_of_sized":
+        s = rng.standard_normal(8).astype(np.float32)
+        s[:3] = np.abs(s[:3])  # at least 3 rows kept, so k = 0..3 fits the axis
+        return {"logits": rng.standard_normal(([1, 2, 3, 3][case], [7, 3, 1, 5][case], 6)).astype(np.float32),
+                "x": rng.standard_normal(8).astype(np.float32), "s": s, "k": np.array([[2, 3, 1, 0][case]], np.int64)}
     if name == "compress_chain":
         s = rng.standard_normal(6).astype(np.float32)
         return {"x": rng.standard_normal((6, 3)).astype(np.float32), "s": -np.abs(s) if case == 3 else s,
@@ -171,7 +195,8 @@ def main():
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(0)
     bad = 0
-    for make in (graph_nonzero, graph_compress, graph_topk, graph_unique, graph_nms, graph_nonzero_of_sized):
+    for make in (graph_nonzero, graph_compress, graph_topk, graph_unique, graph_nms, graph_nonzero_of_sized,
+                 graph_topk_of_sized):
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
