@@ -3,7 +3,8 @@
  * axis is absent). The output length is the number of true conditions: with a constant
  * condition the kept positions become a constant list in the generated loop; with a
  * run-time one the length is a run-time symbol bounded by min(condition length, axis)
- * (ir/symdim.h), which the code counts and writes into wg_dims before copying.
+ * (ir/symdim.h), which the code counts and writes into wg_dims before copying; the input
+ * and condition may then be of symbolic or data-dependent size (sym_infer.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,23 +82,31 @@ static wg_status compress_infer(wgc_graph *g, wgc_node *n)
 }
 
 /* A run-time condition: count the kept positions (the first min(m, len) entries), write
- * the count into wg_dims, then copy those slices densely at that count. */
-static wg_status emit_runtime(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int64_t outer, int64_t len,
-                              int64_t inner)
+ * the count into wg_dims, then copy those slices densely at that count. Sizes are C
+ * expressions: an input of symbolic or data-dependent dims runs at its actual sizes. */
+static wg_status emit_runtime(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0), *c = wgc_in(g, n, 1), *y = wgc_out(g, n, 0);
-    int sym = wgc_shape_first_sym(&y->shape, -1);
-    int64_t m = wgc_numel(&c->shape), lim = m < len ? m : len;
+    int sym = wgc_shape_first_sym(&y->shape, 0), axis = -1, r = x->shape.rank; /* flattened: dim 0 */
+    if (wgc_attr_find(n, "axis")) {
+        wgc_norm_axis(wgc_attr_int(n, "axis", 0), r, &axis);
+        sym = wgc_shape_first_sym(&y->shape, axis);
+    }
+    char co[96], cl[96], ci[96];
+    snprintf(co, sizeof co, "%s", axis < 0 ? "1" : wgc_dims_expr(e, &x->shape, 0, axis));
+    snprintf(cl, sizeof cl, "%s", wgc_dims_expr(e, &x->shape, axis < 0 ? 0 : axis, axis < 0 ? r : axis + 1));
+    snprintf(ci, sizeof ci, "%s", axis < 0 ? "1" : wgc_dims_expr(e, &x->shape, axis + 1, r));
     const char *ct = wgc_loop_bits(x->dtype);
     wgc_emit(e, "{\nconst uint8_t *pc = (const uint8_t *)%s;\n", wgc_ptr(e, g, n->inputs[1]));
     wgc_emit(e, "const %s *px = (const %s *)%s;\n", ct, ct, wgc_ptr(e, g, n->inputs[0]));
     wgc_emit(e, "%s *py = (%s *)%s;\nint32_t k = 0, o = 0;\n", ct, ct, wgc_ptr(e, g, n->outputs[0]));
-    wgc_emit(e, "for (int32_t j = 0; j < %lld; j++)\n    k += pc[j] != 0;\n", (long long)lim);
+    wgc_emit(e, "const int32_t OUTER = %s, LEN = %s, INNER = %s, M = %s, LIM = M < LEN ? M : LEN;\n", co, cl, ci,
+             wgc_dims_expr(e, &c->shape, 0, 1));
+    wgc_emit(e, "for (int32_t j = 0; j < LIM; j++)\n    k += pc[j] != 0;\n");
     if (sym >= 0)
         wgc_emit(e, "wg_dims[%d] = k;\n", sym);
-    wgc_emit(e, "for (int32_t a = 0; a < %lld; a++)\nfor (int32_t j = 0; j < %lld; j++)\n"
-                "if (pc[j])\nfor (int32_t b = 0; b < %lld; b++)\npy[o++] = px[(a * %lld + j) * %lld + b];\n}\n",
-             (long long)outer, (long long)lim, (long long)inner, (long long)len, (long long)inner);
+    wgc_emit(e, "for (int32_t a = 0; a < OUTER; a++)\nfor (int32_t j = 0; j < LIM; j++)\n"
+                "if (pc[j])\nfor (int32_t b = 0; b < INNER; b++)\npy[o++] = px[((size_t)a * LEN + j) * INNER + b];\n}\n");
     return WG_OK;
 }
 
@@ -109,7 +118,7 @@ static wg_status compress_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     if (!c->data)
-        return emit_runtime(e, g, n, outer, len, inner);
+        return emit_runtime(e, g, n);
     int64_t k = kept(c, len, NULL);
     if (outer * inner * k == 0)
         return WG_OK;

@@ -506,7 +506,8 @@ static bool data_dependent_op(const wgc_graph *g, const wgc_node *n)
     default:
         return false;
     }
-    if (n->op == WGC_OP_NON_ZERO || n->op == WGC_OP_TOP_K) /* they read x's sizes at run time themselves */
+    /* these read their inputs' sizes at run time themselves (sym_infer.c took the shapes) */
+    if (n->op == WGC_OP_NON_ZERO || n->op == WGC_OP_TOP_K || n->op == WGC_OP_COMPRESS)
         return !g->tensors[n->inputs[0]].symval && (n->op == WGC_OP_NON_ZERO || n->opset < 10 ||
                                                     !g->tensors[n->inputs[1]].symval);
     for (int k = 0; k < n->n_inputs; k++)

@@ -315,6 +315,24 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         if (has_symval_input(g, n, &k))
             return wgc_sym_refuse(g, n, "an input holding symbolic values");
         return WG_OK;
+    case WGC_OP_COMPRESS: {
+        /* a run-time condition only (a constant one over a symbolic axis would keep
+         * positions the axis may not have): the kept length is its own run-time symbol
+         * (compress.c), the other dims are x's */
+        const wgc_tensor *c = wgc_in(g, n, 1);
+        if (c->data || c->symval)
+            return wgc_sym_refuse(g, n, "a constant condition");
+        wgc_shape o = y0->shape;
+        if (wgc_attr_find(n, "axis")) {
+            int axis;
+            if ((st = wgc_read_axis(g, n, 0, x->shape.rank, &axis)))
+                return st;
+            for (int d = 0; d < o.rank; d++)
+                if (d != axis)
+                    memcpy(o.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+        }
+        return set_out(g, n, 0, &o);
+    }
     case WGC_OP_TOP_K: {
         /* x's dims but the axis, which is k: a constant over a fixed axis, or k's own
          * run-time symbol (topk.c) over any axis, checked against its length at run time */

@@ -154,7 +154,25 @@ def graph_topk_of_sized():
                               vi("i", TensorProto.INT64, None)], inits), 11
 
 
-DIMS = {"nonzero_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
+def graph_compress_of_sized():
+    """Compress over sizes decided at run time: the seq axis of [batch, seq, 4] (--dim) by a
+    run-time [seq] condition, then the flattened result by a condition on its own values."""
+    nodes = [
+        helper.make_node("Greater", ["w", "zero"], ["c"]),
+        helper.make_node("Compress", ["x", "c"], ["k"], axis=1),         # [batch, kept, 4]
+        helper.make_node("Relu", ["k"], ["y"]),
+        helper.make_node("Reshape", ["k", "flat"], ["kf"]),              # [batch * kept * 4]
+        helper.make_node("Greater", ["kf", "zero"], ["c2"]),
+        helper.make_node("Compress", ["kf", "c2"], ["pos"]),             # [positives]
+    ]
+    inits = [const("zero", np.float32(0)), const("flat", np.array([-1], np.int64))]
+    return helper.make_graph(nodes, "compress_of_sized",
+                             [vi("x", TensorProto.FLOAT, ["batch", "seq", 4]), vi("w", TensorProto.FLOAT, ["seq"])],
+                             [vi("y", TensorProto.FLOAT, None), vi("pos", TensorProto.FLOAT, None)], inits), 13
+
+
+DIMS = {"compress_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
+        "nonzero_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
         "topk_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"]}
 
 
@@ -167,6 +185,10 @@ def inputs_for(name, case, rng):
         s = rng.standard_normal(6).astype(np.float32)
         return {"x": rng.standard_normal((6, 3)).astype(np.float32), "s": -np.abs(s) if case == 3 else s,
                 "mask": rng.integers(0, 2, ([1, 2, 3, 3][case], [7, 3, 1, 5][case])).astype(np.int64)}
+    if name == "compress_of_sized":
+        b, q = [1, 2, 3, 3][case], [7, 3, 1, 5][case]
+        w = rng.standard_normal(q).astype(np.float32)
+        return {"x": rng.standard_normal((b, q, 4)).astype(np.float32), "w": -np.abs(w) if case == 3 else w}
     if name == "topk_of_sized":
         s = rng.standard_normal(8).astype(np.float32)
         s[:3] = np.abs(s[:3])  # at least 3 rows kept, so k = 0..3 fits the axis
@@ -196,7 +218,7 @@ def main():
     rng = np.random.default_rng(0)
     bad = 0
     for make in (graph_nonzero, graph_compress, graph_topk, graph_unique, graph_nms, graph_nonzero_of_sized,
-                 graph_topk_of_sized):
+                 graph_topk_of_sized, graph_compress_of_sized):
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
