@@ -187,7 +187,7 @@ wg_status wgh_session_read_out_dims(wg_session *s)
                                  "%s: output '%s' dimension %d is %d after the run (wg_output_dims_ptr), "
                                  "but the metadata %s %lld", s->m->name, t->name, d, v,
                                  t->sym[d] == WG_DIM_BOUNDED ? "bounds it at" : "makes it",
-                                 (long long)t->dims[d]);
+                                 (long long)(t->sym[d] == WG_DIM_BOUNDED ? t->dims[d] : want));
             s->out_dims[i][d] = v;
         }
     }

@@ -235,6 +235,15 @@ wg_status wgc_sym_add_runtime(wgc_graph *g, const wgc_node *n, int tensor, int d
     return WG_OK;
 }
 
+int wgc_shape_runtime_sym(const wgc_graph *g, const wgc_shape *s)
+{
+    for (int d = 0; d < s->rank; d++)
+        for (int k = 0; k < g->n_syms; k++)
+            if (s->sym[d][k] && g->syms[k].runtime)
+                return k;
+    return -1;
+}
+
 void wgc_shape_set_runtime(wgc_shape *s, int d, int sym, int64_t bound)
 {
     memset(s->sym[d], 0, WGC_MAX_SYMS);

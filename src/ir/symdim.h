@@ -59,6 +59,8 @@ bool wgc_dim_is_runtime(const wgc_graph *g, const wgc_shape *s, int d);
 /* The run-time symbol of dimension dim of tensor (made on first use, its bound updated
  * when inferred again) into *sym; -1 when bound is 0 (the size is then simply 0). */
 wg_status wgc_sym_add_runtime(wgc_graph *g, const wgc_node *n, int tensor, int dim, int64_t bound, int *sym);
+/* The first run-time symbol a dimension of s uses, or -1. */
+int wgc_shape_runtime_sym(const wgc_graph *g, const wgc_shape *s);
 /* Sets dimension d of s to run-time symbol sym (at its bound), or to 0 when sym < 0. */
 void wgc_shape_set_runtime(wgc_shape *s, int d, int sym, int64_t bound);
 

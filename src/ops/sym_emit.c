@@ -507,9 +507,9 @@ static bool data_dependent_op(const wgc_graph *g, const wgc_node *n)
         return false;
     }
     /* these read their inputs' sizes at run time themselves (sym_infer.c took the shapes) */
-    if (n->op == WGC_OP_NON_ZERO || n->op == WGC_OP_TOP_K || n->op == WGC_OP_COMPRESS)
-        return !g->tensors[n->inputs[0]].symval && (n->op == WGC_OP_NON_ZERO || n->opset < 10 ||
-                                                    !g->tensors[n->inputs[1]].symval);
+    if (n->op == WGC_OP_NON_ZERO || n->op == WGC_OP_TOP_K || n->op == WGC_OP_COMPRESS || n->op == WGC_OP_UNIQUE)
+        return !g->tensors[n->inputs[0]].symval && (n->op == WGC_OP_NON_ZERO || n->op == WGC_OP_UNIQUE ||
+                                                    n->opset < 10 || !g->tensors[n->inputs[1]].symval);
     for (int k = 0; k < n->n_inputs; k++)
         if (n->inputs[k] >= 0 && (wgc_shape_is_sym(&g->tensors[n->inputs[k]].shape) ||
                                   g->tensors[n->inputs[k]].symval))

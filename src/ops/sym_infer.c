@@ -260,8 +260,44 @@ wg_status wgc_sym_reduce_axis(wgc_graph *g, const wgc_node *n, int *axis)
     return WG_OK;
 }
 
+/* Unique over a symbolic input: Y keeps x's dims but the axis (the unique count, its own
+ * run-time symbol from unique.c; flattened: [count]), indices and counts are [count], the
+ * inverse indices one per slice: x's axis length, or its element count. */
+static wg_status unique_rule(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int k, axis = -1;
+    if (has_symval_input(g, n, &k))
+        return wgc_sym_refuse(g, n, "an input holding symbolic values");
+    const wgc_attr *ax = wgc_attr_find(n, "axis");
+    if (ax)
+        axis = (int)(ax->i < 0 ? ax->i + x->shape.rank : ax->i);
+    wg_status st;
+    wgc_tensor *y = wgc_out(g, n, 0), *inv = n->n_outputs > 2 ? wgc_out(g, n, 2) : NULL;
+    if (y && axis >= 0) {
+        wgc_shape o = y->shape;
+        for (int d = 0; d < o.rank; d++)
+            if (d != axis)
+                memcpy(o.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+        if ((st = set_out(g, n, 0, &o)))
+            return st;
+    }
+    if (inv) {
+        wgc_shape o = inv->shape;
+        wgc_dimx len = wgc_dimx_const(1);
+        for (int d = axis < 0 ? 0 : axis; d < (axis < 0 ? x->shape.rank : axis + 1); d++)
+            len = wgc_dimx_mul(len, wgc_dimx_of(g, &x->shape, d));
+        wgc_shape_set_dim(g, &o, 0, len);
+        if ((st = set_out(g, n, 2, &o)))
+            return st;
+    }
+    return WG_OK;
+}
+
 static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
 {
+    if (n->op == WGC_OP_UNIQUE) /* any of its outputs may be the one read */
+        return unique_rule(g, n);
     const wgc_tensor *x = wgc_in(g, n, 0);
     wgc_tensor *y0 = wgc_out(g, n, 0);
     if (!y0 && n->op == WGC_OP_TOP_K)

@@ -1,7 +1,8 @@
 /*
  * unique.c: Unique. Its output shapes depend on the values: a constant input is computed
  * on the host (infer counts, fold writes); a run-time one gives the unique count as a
- * run-time symbol bounded by the slice count (ir/symdim.h), which the generated code
+ * run-time symbol bounded by the slice count (ir/symdim.h; the input may then be of
+ * symbolic or data-dependent size, sym_infer.c unique_rule), which the generated code
  * (unique_emit: grouping by first occurrence, then for sorted=1 an insertion sort of the
  * groups) writes into wg_dims. Without axis the input is flattened; with axis the slices along it are
  * compared element by element. sorted = 1 orders the unique values ascending, else by
@@ -296,21 +297,29 @@ static wg_status uq_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (v.n == 0)
         return WG_OK;
     const int t = count_tensor(n);
-    const int sym = t >= 0 ? wgc_shape_first_sym(&g->tensors[t].shape, -1) : -1;
-    const long long N = v.n, O = v.outer, I = v.inner;
+    const int sym = t >= 0 ? wgc_shape_runtime_sym(g, &g->tensors[t].shape) : -1; /* not x's symbols */
+    const long long NMAX = v.n;
     const bool sorted = wgc_attr_int(n, "sorted", 1) != 0;
+    /* the view's sizes as C: an input of symbolic or data-dependent dims at its actual ones */
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const wgc_attr *ax = wgc_attr_find(n, "axis");
+    const int r = x->shape.rank, a = ax ? (int)(ax->i < 0 ? ax->i + r : ax->i) : -1;
+    char co[96], cn[96], ci[96];
+    snprintf(co, sizeof co, "%s", a < 0 ? "1" : wgc_dims_expr(e, &x->shape, 0, a));
+    snprintf(cn, sizeof cn, "%s", wgc_dims_expr(e, &x->shape, a < 0 ? 0 : a, a < 0 ? r : a + 1));
+    snprintf(ci, sizeof ci, "%s", a < 0 ? "1" : wgc_dims_expr(e, &x->shape, a + 1, r));
     wgc_emit(e, "{\ntypedef %s T;\nconst T *px = (const T *)%s;\n", ct, wgc_ptr(e, g, n->inputs[0]));
+    wgc_emit(e, "const int32_t N = %s, O = %s, I = %s;\n", cn, co, ci);
     wgc_emit(e, "int32_t *first = (int32_t *)%s, *grp = first + %lld, *cnt = grp + %lld, *order = cnt + %lld, "
-                "*rank = order + %lld;\nint32_t u = 0;\n", wgc_scratch(e), N, N, N, N);
+                "*rank = order + %lld;\nint32_t u = 0;\n", wgc_scratch(e), NMAX, NMAX, NMAX, NMAX);
     /* WG_CMP(a, b, r): slices a and b compared lexicographically, into int r (its own
      * names start with w, so that a and b may use the callers' variables) */
-    wgc_emit(e, "#define WG_CMP(a, b, r) do { r = 0; for (int32_t wo = 0; wo < %lld && !r; wo++) "
-                "for (int32_t wk = 0; wk < %lld && !r; wk++) { T wa = px[((size_t)wo * %lld + (a)) * %lld + wk], "
-                "wb = px[((size_t)wo * %lld + (b)) * %lld + wk]; r = wa < wb ? -1 : wa > wb ? 1 : 0; } } while (0)\n",
-             O, I, N, I, N, I);
-    wgc_emit(e, "for (int32_t i = 0; i < %lld; i++) {\n    int32_t j = 0, r = 1;\n"
+    wgc_emit(e, "#define WG_CMP(a, b, r) do { r = 0; for (int32_t wo = 0; wo < O && !r; wo++) "
+                "for (int32_t wk = 0; wk < I && !r; wk++) { T wa = px[((size_t)wo * N + (a)) * I + wk], "
+                "wb = px[((size_t)wo * N + (b)) * I + wk]; r = wa < wb ? -1 : wa > wb ? 1 : 0; } } while (0)\n");
+    wgc_emit(e, "for (int32_t i = 0; i < N; i++) {\n    int32_t j = 0, r = 1;\n"
                 "    for (; j < u; j++) { WG_CMP(first[j], i, r); if (!r) break; }\n"
-                "    if (r) { first[u] = i; cnt[u] = 0; j = u++; }\n    grp[i] = j;\n    cnt[j]++;\n}\n", N);
+                "    if (r) { first[u] = i; cnt[u] = 0; j = u++; }\n    grp[i] = j;\n    cnt[j]++;\n}\n");
     wgc_emit(e, "for (int32_t j = 0; j < u; j++) order[j] = j;\n");
     if (sorted)
         wgc_emit(e, "for (int32_t j = 1; j < u; j++) {\n    int32_t w = order[j], p = j, r;\n"
@@ -320,15 +329,15 @@ static wg_status uq_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (sym >= 0)
         wgc_emit(e, "wg_dims[%d] = u;\n", sym);
     if (n->outputs[0] >= 0)
-        wgc_emit(e, "{\nT *py = (T *)%s;\nfor (int32_t o = 0; o < %lld; o++)\nfor (int32_t j = 0; j < u; j++)\n"
-                    "for (int32_t k = 0; k < %lld; k++)\n"
-                    "    py[((size_t)o * u + j) * %lld + k] = px[((size_t)o * %lld + first[order[j]]) * %lld + k];\n}\n",
-                 wgc_ptr(e, g, n->outputs[0]), O, I, I, N, I);
+        wgc_emit(e, "{\nT *py = (T *)%s;\nfor (int32_t o = 0; o < O; o++)\nfor (int32_t j = 0; j < u; j++)\n"
+                    "for (int32_t k = 0; k < I; k++)\n"
+                    "    py[((size_t)o * u + j) * I + k] = px[((size_t)o * N + first[order[j]]) * I + k];\n}\n",
+                 wgc_ptr(e, g, n->outputs[0]));
     if (n->n_outputs > 1 && n->outputs[1] >= 0)
         wgc_emit(e, "for (int32_t j = 0; j < u; j++) ((int64_t *)%s)[j] = first[order[j]];\n",
                  wgc_ptr(e, g, n->outputs[1]));
     if (n->n_outputs > 2 && n->outputs[2] >= 0)
-        wgc_emit(e, "for (int32_t i = 0; i < %lld; i++) ((int64_t *)%s)[i] = rank[grp[i]];\n", N,
+        wgc_emit(e, "for (int32_t i = 0; i < N; i++) ((int64_t *)%s)[i] = rank[grp[i]];\n",
                  wgc_ptr(e, g, n->outputs[2]));
     if (n->n_outputs > 3 && n->outputs[3] >= 0)
         wgc_emit(e, "for (int32_t j = 0; j < u; j++) ((int64_t *)%s)[j] = cnt[order[j]];\n",

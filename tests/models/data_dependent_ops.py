@@ -171,7 +171,27 @@ def graph_compress_of_sized():
                              [vi("y", TensorProto.FLOAT, None), vi("pos", TensorProto.FLOAT, None)], inits), 13
 
 
-DIMS = {"compress_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
+def graph_unique_of_sized():
+    """Unique over sizes decided at run time (--dim): the flattened [batch, seq] ids (all four
+    outputs, the inverse indices reshaped to [batch, seq]) and the seq slices of [batch, seq, 2]
+    (axis 1, unsorted)."""
+    nodes = [
+        helper.make_node("Unique", ["ids"], ["u", "idx", "inv", "cnt"], sorted=1),
+        helper.make_node("Unique", ["p"], ["pu", "pidx", "pinv", "pcnt"], sorted=0, axis=1),
+        helper.make_node("Relu", ["pu"], ["y"]),
+        helper.make_node("Shape", ["ids"], ["ishape"]),
+        helper.make_node("Reshape", ["inv", "ishape"], ["inv2"]),     # [batch * seq] -> [batch, seq]
+    ]
+    return helper.make_graph(nodes, "unique_of_sized",
+                             [vi("ids", TensorProto.INT64, ["batch", "seq"]), vi("p", TensorProto.FLOAT, ["batch", "seq", 2])],
+                             [vi("u", TensorProto.INT64, None), vi("idx", TensorProto.INT64, None),
+                              vi("inv2", TensorProto.INT64, None), vi("cnt", TensorProto.INT64, None),
+                              vi("y", TensorProto.FLOAT, None), vi("pinv", TensorProto.INT64, None),
+                              vi("pcnt", TensorProto.INT64, None)], []), 11
+
+
+DIMS = {"unique_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
+        "compress_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
         "nonzero_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
         "topk_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"]}
 
@@ -185,6 +205,10 @@ def inputs_for(name, case, rng):
         s = rng.standard_normal(6).astype(np.float32)
         return {"x": rng.standard_normal((6, 3)).astype(np.float32), "s": -np.abs(s) if case == 3 else s,
                 "mask": rng.integers(0, 2, ([1, 2, 3, 3][case], [7, 3, 1, 5][case])).astype(np.int64)}
+    if name == "unique_of_sized":
+        b, q = [1, 2, 3, 3][case], [7, 3, 1, 5][case]
+        return {"ids": rng.integers(0, 4, (b, q)).astype(np.int64),
+                "p": rng.integers(0, 2, (b, q, 2)).astype(np.float32)}
     if name == "compress_of_sized":
         b, q = [1, 2, 3, 3][case], [7, 3, 1, 5][case]
         w = rng.standard_normal(q).astype(np.float32)
@@ -218,7 +242,7 @@ def main():
     rng = np.random.default_rng(0)
     bad = 0
     for make in (graph_nonzero, graph_compress, graph_topk, graph_unique, graph_nms, graph_nonzero_of_sized,
-                 graph_topk_of_sized, graph_compress_of_sized):
+                 graph_topk_of_sized, graph_compress_of_sized, graph_unique_of_sized):
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
