@@ -3,7 +3,8 @@
  * input constant the op is computed on the host (infer counts, fold writes); otherwise
  * the count is a run-time symbol (ir/symdim.h) bounded by B * C * min(max_output, N) when
  * max_output_boxes_per_class is constant (B * C * N when not), and the generated code
- * (the same steps in float32) writes it into wg_dims. Greedy selection per batch and class as
+ * (the same steps in float32) writes it into wg_dims; boxes and scores may then be of
+ * symbolic or data-dependent size (the bound at the maxima). Greedy selection per batch and class as
  * ONNX defines it: candidates above score_threshold by descending score (ties: lower box
  * index first), a box is dropped when its IoU with a selected box exceeds iou_threshold.
  * Box arithmetic in float32, as in ONNX's reference.
@@ -207,14 +208,17 @@ static wg_status nms_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     int sym = wgc_shape_first_sym(&y->shape, 0);
     if (sym < 0) /* nothing can be selected: an empty output */
         return WG_OK;
-    const long long B = bx->shape.dims[0], NB = bx->shape.dims[1], C = sc->shape.dims[1];
+    const long long NBMAX = bx->shape.dims[1];
     const int center = (int)wgc_attr_int(n, "center_point_box", 0);
     char mo[128], it[128], st[128];
     const wgc_tensor *sthr = wgc_in(g, n, 4);
     wgc_emit(e, "{\nconst float *boxes = (const float *)%s, *scores = (const float *)%s;\n",
              wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[1]));
     wgc_emit(e, "int64_t *out = (int64_t *)%s;\nint32_t *cand = (int32_t *)%s, *sel = cand + %lld;\n",
-             wgc_ptr(e, g, n->outputs[0]), wgc_scratch(e), NB);
+             wgc_ptr(e, g, n->outputs[0]), wgc_scratch(e), NBMAX);
+    /* the sizes as C: boxes and scores of symbolic or data-dependent size at their actual ones */
+    wgc_emit(e, "const int32_t B = %s, NB = %s, C = %s;\n", wgc_dims_expr(e, &bx->shape, 0, 1),
+             wgc_dims_expr(e, &bx->shape, 1, 2), wgc_dims_expr(e, &sc->shape, 1, 2));
     wgc_emit(e, "int64_t maxo = %s;\nconst float iou = %s, sthr = %s;\nconst int has_s = %d;\n",
              scalar_in(e, g, n, 2, "int64_t", "0", mo, sizeof mo), scalar_in(e, g, n, 3, "float", "0.0f", it, sizeof it),
              scalar_in(e, g, n, 4, "float", "0.0f", st, sizeof st), sthr && wgc_numel(&sthr->shape) ? 1 : 0);
@@ -226,10 +230,10 @@ static wg_status nms_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     else
         wgc_emit(e, "#define WG_CORNERS(q, c) float c##0 = WG_MIN2(q[0], q[2]), c##2 = WG_MAX2(q[0], q[2]), "
                     "c##1 = WG_MIN2(q[1], q[3]), c##3 = WG_MAX2(q[1], q[3])\n");
-    wgc_emit(e, "for (int32_t b = 0; b < %lld; b++)\nfor (int32_t c = 0; c < %lld; c++) {\n", B, C);
-    wgc_emit(e, "    const float *s = scores + (b * %lld + c) * %lld, *bb = boxes + b * %lld;\n", C, NB, NB * 4);
-    wgc_emit(e, "    int32_t nc = 0, ns = 0;\n    for (int32_t i = 0; i < %lld; i++)\n"
-                "        if (!has_s || s[i] > sthr)\n            cand[nc++] = i;\n", NB);
+    wgc_emit(e, "for (int32_t b = 0; b < B; b++)\nfor (int32_t c = 0; c < C; c++) {\n");
+    wgc_emit(e, "    const float *s = scores + ((size_t)b * C + c) * NB, *bb = boxes + (size_t)b * NB * 4;\n");
+    wgc_emit(e, "    int32_t nc = 0, ns = 0;\n    for (int32_t i = 0; i < NB; i++)\n"
+                "        if (!has_s || s[i] > sthr)\n            cand[nc++] = i;\n");
     wgc_emit(e, "    for (int32_t i = 1; i < nc; i++) {\n        int32_t v = cand[i], j = i;\n"
                 "        while (j > 0 && s[cand[j - 1]] < s[v]) { cand[j] = cand[j - 1]; j--; }\n"
                 "        cand[j] = v;\n    }\n");

@@ -351,6 +351,17 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         if (has_symval_input(g, n, &k))
             return wgc_sym_refuse(g, n, "an input holding symbolic values");
         return WG_OK;
+    case WGC_OP_NON_MAX_SUPPRESSION: {
+        /* [count, 3], count its own run-time symbol (nms.c); boxes [B, N, 4] and scores
+         * [B, C, N] must agree at every size, not only at the maxima */
+        const wgc_tensor *sc = wgc_in(g, n, 1);
+        if (has_symval_input(g, n, &k))
+            return wgc_sym_refuse(g, n, "an input holding symbolic values");
+        if (memcmp(x->shape.sym[0], sc->shape.sym[0], WGC_MAX_SYMS) ||
+            memcmp(x->shape.sym[1], sc->shape.sym[2], WGC_MAX_SYMS) || wgc_dim_is_sym(&x->shape, 2))
+            return wgc_sym_refuse(g, n, "boxes and scores whose batch or box counts are different symbols");
+        return WG_OK;
+    }
     case WGC_OP_COMPRESS: {
         /* a run-time condition only (a constant one over a symbolic axis would keep
          * positions the axis may not have): the kept length is its own run-time symbol
@@ -457,8 +468,7 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         int axis;
         if ((st = wgc_read_axis(g, n, 0, x->shape.rank, &axis)))
             return st;
-        if (wgc_dim_is_sym(&x->shape, axis))
-            return wgc_sym_refuse(g, n, "it gathers along a symbolic axis");
+        /* along a symbolic axis too: the code checks the indices against its actual length */
         int r = 0;
         for (int d = 0; d < axis; d++, r++)
             memcpy(y.sym[r], x->shape.sym[d], WGC_MAX_SYMS);

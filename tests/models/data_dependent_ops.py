@@ -190,6 +190,29 @@ def graph_unique_of_sized():
                               vi("pcnt", TensorProto.INT64, None)], []), 11
 
 
+def graph_nms_of_sized():
+    """A detector's post-processing: the candidates above a score threshold (NonZero, a
+    data-dependent count) gathered into boxes [1, k, 4] and scores [1, 1, k], then
+    NonMaxSuppression over them and the kept boxes gathered back."""
+    nodes = [
+        helper.make_node("Greater", ["s", "thr"], ["m"]),
+        helper.make_node("NonZero", ["m"], ["nz"]),                       # [1, k]
+        helper.make_node("Squeeze", ["nz", "ax0"], ["idx"]),             # [k]
+        helper.make_node("Gather", ["b", "idx"], ["cb"], axis=0),        # [k, 4]
+        helper.make_node("Unsqueeze", ["cb", "ax0"], ["boxes"]),         # [1, k, 4]
+        helper.make_node("Gather", ["s", "idx"], ["cs"], axis=0),        # [k]
+        helper.make_node("Unsqueeze", ["cs", "ax01"], ["scores"]),       # [1, 1, k]
+        helper.make_node("NonMaxSuppression", ["boxes", "scores", "maxo", "iou"], ["sel"]),
+        helper.make_node("Gather", ["sel", "i2"], ["bi"], axis=1),       # [n]
+        helper.make_node("Gather", ["cb", "bi"], ["y"], axis=0),         # [n, 4]
+    ]
+    inits = [const("thr", np.float32(0.3)), const("ax0", np.array([0], np.int64)),
+             const("ax01", np.array([0, 1], np.int64)), const("maxo", np.array([3], np.int64)),
+             const("iou", np.array([0.4], np.float32)), const("i2", np.int64(2))]
+    return helper.make_graph(nodes, "nms_of_sized", [vi("b", TensorProto.FLOAT, [8, 4]), vi("s", TensorProto.FLOAT, [8])],
+                             [vi("sel", TensorProto.INT64, None), vi("y", TensorProto.FLOAT, None)], inits), 13
+
+
 DIMS = {"unique_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
         "compress_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
         "nonzero_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
@@ -205,6 +228,11 @@ def inputs_for(name, case, rng):
         s = rng.standard_normal(6).astype(np.float32)
         return {"x": rng.standard_normal((6, 3)).astype(np.float32), "s": -np.abs(s) if case == 3 else s,
                 "mask": rng.integers(0, 2, ([1, 2, 3, 3][case], [7, 3, 1, 5][case])).astype(np.int64)}
+    if name == "nms_of_sized":
+        b = rng.random((8, 4)).astype(np.float32)
+        b[:, 2:] += b[:, :2]
+        s = rng.random(8).astype(np.float32)
+        return {"b": b, "s": s * 0.2 if case == 3 else s}
     if name == "unique_of_sized":
         b, q = [1, 2, 3, 3][case], [7, 3, 1, 5][case]
         return {"ids": rng.integers(0, 4, (b, q)).astype(np.int64),
@@ -242,7 +270,8 @@ def main():
     rng = np.random.default_rng(0)
     bad = 0
     for make in (graph_nonzero, graph_compress, graph_topk, graph_unique, graph_nms, graph_nonzero_of_sized,
-                 graph_topk_of_sized, graph_compress_of_sized, graph_unique_of_sized):
+                 graph_topk_of_sized, graph_compress_of_sized, graph_unique_of_sized,
+                 graph_nms_of_sized):
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
