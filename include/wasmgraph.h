@@ -103,6 +103,10 @@ typedef enum wg_dtype {
  * module inputs or outputs (docs/abi.md "Sequences and optionals"). */
 typedef enum wg_value_kind { WG_VALUE_TENSOR = 0, WG_VALUE_SEQUENCE = 1, WG_VALUE_OPTIONAL = 2 } wg_value_kind;
 
+/* wg_tensor_info.sym[d] of an output dimension whose size the run decides (NonZero,
+ * Unique, ...; metadata {"max": N}): at most dims[d]; wg_session_output_shape gives it. */
+#define WG_DIM_BOUNDED (-2)
+
 typedef struct wg_tensor_info {
     const char *name;
     wg_dtype dtype;
@@ -110,7 +114,8 @@ typedef struct wg_tensor_info {
     int64_t dims[WG_MAX_RANK]; /* a symbolic dimension: its maximum */
     size_t bytes;              /* at the maxima: the size of the tensor's buffer */
     int sym[WG_MAX_RANK];      /* ABI 2: the symbol (index into wg_model_info.symbols) of a
-                                * symbolic dimension, -1 for a fixed one */
+                                * symbolic dimension, -1 for a fixed one, WG_DIM_BOUNDED for
+                                * a data-dependent one of an output (dims[d] is its bound) */
     /* When this tensor is part of a sequence or optional graph value (else value is NULL,
      * value_kind WG_VALUE_TENSOR): the value's name, its kind, what an optional holds
      * (WG_VALUE_TENSOR or WG_VALUE_SEQUENCE; a sequence holds tensors), and the part:
@@ -254,8 +259,9 @@ wg_status wg_session_set_dim(wg_session *s, const char *name, int64_t value);
 /* Gives input i's actual shape (rank dims): fixed dims must match, symbolic ones be in
  * range; the symbols are taken from it at the next run. WG_ERR_INVALID otherwise. */
 wg_status wg_session_set_input_shape(wg_session *s, size_t i, const int64_t *dims, int rank);
-/* Output i's actual shape at the current sizes (after wg_session_run: the run's), into
- * dims (WG_MAX_RANK entries) and *rank; *bytes (when not NULL) its size. */
+/* Output i's actual shape at the current sizes (after wg_session_run: the run's, with the
+ * data-dependent dims the module reported), into dims (WG_MAX_RANK entries) and *rank;
+ * *bytes (when not NULL) its size. */
 wg_status wg_session_output_shape(const wg_session *s, size_t i, int64_t *dims, int *rank,
                                   size_t *bytes);
 

@@ -106,7 +106,8 @@ export class RemoteSession {
 
   /**
    * Checks the feeds (as Session.run does), posts them to the worker and resolves to
-   * { outputName: typedArray }. An input that spans a whole ArrayBuffer is transferred
+   * { outputName: typedArray } (an output of data-dependent size as { data, dims }).
+   * An input that spans a whole ArrayBuffer is transferred
    * (the caller's array is detached afterwards); any other is copied.
    */
   async run(feeds) {

@@ -38,8 +38,12 @@ export interface TensorInfo {
    * "Sequences and optionals"): part is the element index, or 'present' for an optional's
    * bool flag (1 = it holds a value). Absent for a plain tensor. */
   value?: { name: string; kind: 'sequence' | 'optional'; holds: 'tensor' | 'sequence'; part: number | 'present' };
-  /** ABI 2, a tensor with symbolic dims only: each dim, a number or its symbol's name */
-  dims?: (number | string)[];
+  /** ABI 2, a tensor with symbolic or data-dependent dims only: each dim, a number, its
+   * symbol's name, or { max } for a size the run decides (at most max) */
+  dims?: (number | string | { max: number })[];
+  /** ABI 2: an output with a data-dependent dim (NonZero, Unique, ...); run() returns it
+   * as { data, dims } at the size the run reported */
+  bounded?: boolean;
 }
 
 /** ABI 2: a symbolic dimension and its range (compile --dim NAME=MIN..MAX). */
@@ -91,7 +95,8 @@ export interface Metadata {
  * the symbols' values for the run. */
 export type Feed = TypedArray | { data: TypedArray; dims?: readonly number[] };
 export type Feeds = Record<string, Feed>;
-export type Outputs = Record<string, TypedArray>;
+/** Each output's copy; an output with a data-dependent dim (TensorInfo.bounded) as { data, dims }. */
+export type Outputs = Record<string, TypedArray | { data: TypedArray; dims: number[] }>;
 
 export type Source = string | URL | Response | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
 

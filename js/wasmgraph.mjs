@@ -142,6 +142,8 @@ function checkSymbols(meta, name) {
   });
 }
 
+const BOUNDED = -2; // a data-dependent output dim (ABI 2 {"max": N})
+
 function checkTensors(list, what, name, symbols = [], abi = 1) {
   if (!Array.isArray(list)) throw fail('format', `${name}: metadata: "${what}s" is missing or not an array`);
   if (list.length > LIMITS.tensors) throw fail('format', `${name}: metadata: ${list.length} ${what}s (at most ${LIMITS.tensors})`);
@@ -155,8 +157,15 @@ function checkTensors(list, what, name, symbols = [], abi = 1) {
     if (!Array.isArray(t.shape) || t.shape.length > LIMITS.rank) {
       throw fail('format', `${name}: metadata: ${what} '${t.name}' has no shape array of rank <= ${LIMITS.rank}`);
     }
-    /* ABI 2: a dimension {"sym": NAME} is that symbol, planned at its maximum */
+    /* ABI 2: a dimension {"sym": NAME} is that symbol, planned at its maximum; an output's
+     * {"max": N} is a data-dependent size of at most N (BOUNDED), reported by the run */
     const sym = t.shape.map((d, k) => {
+      if (abi >= 2 && d && typeof d === 'object' && !Array.isArray(d) && 'max' in d) {
+        if (what !== 'output' || Object.keys(d).length !== 1 || !Number.isInteger(d.max) || d.max < 0 || d.max > LIMITS.dim) {
+          throw fail('format', `${name}: metadata: ${what} '${t.name}' dimension ${k}: {"max": N} needs an integer N in [0, 2^31) and belongs to outputs only`);
+        }
+        return BOUNDED;
+      }
       if (abi >= 2 && d && typeof d === 'object' && !Array.isArray(d)) {
         const s = symbols.findIndex((y) => y.name === d.sym);
         if (s < 0) throw fail('format', `${name}: metadata: ${what} '${t.name}' dimension ${k} names no symbol of "symbols"`);
@@ -167,14 +176,17 @@ function checkTensors(list, what, name, symbols = [], abi = 1) {
       }
       return -1;
     });
-    const shape = t.shape.map((d, k) => (sym[k] >= 0 ? symbols[sym[k]].max : d));
+    const shape = t.shape.map((d, k) => (sym[k] >= 0 ? symbols[sym[k]].max : sym[k] === BOUNDED ? d.max : d));
     const numel = shape.reduce((a, d) => a * d, 1);
     if (numel > LIMITS.elements) throw fail('format', `${name}: metadata: ${what} '${t.name}' has more than 2^32 elements`);
     if (t.bytes !== numel * dt[1]) {
       throw fail('format', `${name}: metadata: ${what} '${t.name}' says bytes ${t.bytes} but ${numel} elements of ${t.dtype} make ${numel * dt[1]}`);
     }
     const info = { name: t.name, dtype: t.dtype, shape, bytes: t.bytes, size: numel };
-    if (sym.some((k) => k >= 0)) info.dims = sym.map((k, d) => (k >= 0 ? symbols[k].name : shape[d]));
+    if (sym.some((k) => k >= 0 || k === BOUNDED)) {
+      info.dims = sym.map((k, d) => (k >= 0 ? symbols[k].name : k === BOUNDED ? { max: shape[d] } : shape[d]));
+    }
+    if (sym.includes(BOUNDED)) info.bounded = true;
     // part of a sequence or optional value (ABI 2): { name, kind, holds, part } as the metadata says
     if (t.value !== undefined) info.value = checkValue(name, what, t);
     return info;
@@ -582,6 +594,7 @@ export function inspect(module, name = 'module') {
   }
   for (const [f, n] of Object.entries(REQUIRED_FUNCS)) checkFunc(view, f, n, name);
   if (symbols.length) checkFunc(view, 'wg_dims_ptr', 0, name);
+  if (outputs.some((t) => t.bounded)) checkFunc(view, 'wg_output_dims_ptr', 1, name);
   if (threaded) for (const [f, n] of Object.entries(THREAD_FUNCS)) checkFunc(view, f, n, name);
   for (const [f, [n, member]] of Object.entries(OPTIONAL_FUNCS)) {
     if (meta[member] !== undefined || view.exports.has(f)) checkFunc(view, f, n, name);
@@ -839,6 +852,7 @@ export class Session {
   #symbols = []; // ABI 2: the metadata's symbols
   #dimValues = []; // their values for the next run (set by run(feeds) or setDims)
   #dimsPtr = 0;
+  #outDims = null; // ABI 2: each output's dims as the last run reported them (data-dependent sizes)
 
   #threads; // null, or a threaded session's other threads (threads.mjs startThreads)
 
@@ -869,6 +883,7 @@ export class Session {
       }
       this.#dimsPtr = p;
     }
+    if (model.outputs.some((t) => t.bounded)) this.#outDims = model.outputs.map((t) => t.shape.slice());
     /* The step counts the metadata gives, as the exports return them (docs/abi.md). */
     for (const [f, member, what] of [['wg_run_steps', 'step_weights', "the metadata's step_weights has"], ['wg_profile_steps', 'profile', 'the metadata lists']]) {
       const list = model.metadata[member];
@@ -977,10 +992,37 @@ export class Session {
     return new (DTYPES[t.dtype][0])(this.memory.buffer, this.outputPtrs[i], this.outputShape(i).reduce((a, d) => a * d, 1));
   }
 
+  /* An output with a data-dependent dim comes as { data, dims } (its size is the run's). */
   #copyOutputs() {
     const out = {};
-    this.outputs.forEach((t, i) => { out[t.name] = this.#outputNow(i).slice(); });
+    this.outputs.forEach((t, i) => {
+      const data = this.#outputNow(i).slice();
+      out[t.name] = t.bounded ? { data, dims: this.outputShape(i) } : data;
+    });
     return out;
+  }
+
+  /* After a run of a module with data-dependent output dims: every output's dims from
+   * wg_output_dims_ptr(i), checked against the metadata (as src/host/session_dims.c):
+   * a module reporting more than a bound is an 'abi' error, never a read past it. */
+  #readOutDims() {
+    if (!this.#outDims) return;
+    const name = this.model.name;
+    this.outputs.forEach((t, i) => {
+      const p = this.#call('wg_output_dims_ptr', i) >>> 0;
+      if (p === 0 || p % 4 || p + 4 * t.shape.length > this.memory.buffer.byteLength) {
+        throw fail('abi', `${name}: wg_output_dims_ptr(${i}) = ${p} is not an aligned array of ${t.shape.length} i32 inside memory`);
+      }
+      const got = Array.from(new Int32Array(this.memory.buffer, p, t.shape.length));
+      const want = t.dims ? t.dims.map((d) => (typeof d === 'string' ? this.#dimValues[this.#symbols.findIndex((y) => y.name === d)] : d)) : t.shape;
+      got.forEach((v, d) => {
+        const bound = want[d] !== null && typeof want[d] === 'object';
+        if (bound ? v < 0 || v > want[d].max : v !== want[d]) {
+          throw fail('abi', `${name}: output '${t.name}' dimension ${d} is ${v} after the run (wg_output_dims_ptr), but the metadata ${bound ? 'bounds it at' : 'makes it'} ${bound ? want[d].max : want[d]}`);
+        }
+      });
+      this.#outDims[i] = got;
+    });
   }
 
   /**
@@ -1009,6 +1051,7 @@ export class Session {
     this.#checkLive();
     const t = this.outputs[this.#index(this.outputs, which, 'output')];
     if (!t.dims) return t.shape.slice();
+    if (this.#outDims) return this.#outDims[this.outputs.indexOf(t)].slice();
     return t.dims.map((d) => (typeof d === 'string' ? this.#dimValues[this.#symbols.findIndex((y) => y.name === d)] : d));
   }
 
@@ -1047,6 +1090,7 @@ export class Session {
     }
     const st = this.#call('wg_run');
     if (st !== 0) throw fail('status', `${this.model.name}: wg_run returned status ${statusText(st)}`);
+    this.#readOutDims();
   }
 
   /**
@@ -1066,6 +1110,7 @@ export class Session {
     } finally {
       this.#streaming = false;
     }
+    this.#readOutDims();
     return feeds === undefined ? undefined : this.#copyOutputs();
   }
 

@@ -22,7 +22,8 @@ async function handle(msg) {
   case 'run': {
     /* runAsync: with streamWeights the first run goes step by step as the weights arrive */
     const outputs = await session.runAsync(msg.feeds);
-    return [{ outputs }, Object.values(outputs).map((a) => a.buffer)];
+    /* an output of data-dependent size comes as { data, dims } (Session.run) */
+    return [{ outputs }, Object.values(outputs).map((a) => (ArrayBuffer.isView(a) ? a : a.data).buffer)];
   }
   case 'dispose':
     session?.dispose();

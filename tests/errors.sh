@@ -62,6 +62,14 @@ expect "--shape name without --dim" 1 "('rows'); give its range with --dim rows=
     "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --shape x=rows,4
 expect "op that cannot take a symbol names node and symbol" 1 "node 'cumsum' (CumSum): input 'x' depends on symbolic dimension 'N'" \
     "$W" compile "$T/dynamic_cumsum.onnx" -o "$T/x.wasm" --dim N=1..8
+expect "op that cannot take a data-dependent size names node and source" 1 \
+    "node 'cumsum_nz' (CumSum): input 'nz' has a data-dependent size (dimension 1 of 'nz', known only at run time)" \
+    "$W" compile "$T/nonzero_cumsum.onnx" -o "$T/x.wasm"
+expect "TopK with a run-time k compiles" 0 "compiled" "$W" compile "$T/topk_k.onnx" -o "$T/topk_k.wasm"
+"$PY" -c "import numpy as np, sys; np.save(sys.argv[1], np.zeros((3, 4), np.float32)); np.save(sys.argv[2], np.array([5]))" \
+    "$T/topk_x.npy" "$T/topk_k5.npy"
+expect "TopK's run-time k past the axis is status 2" 1 "status 2 (WGK_ERR_INDEX" \
+    "$W" run "$T/topk_k.wasm" --input "x=$T/topk_x.npy" --input "k=$T/topk_k5.npy"
 expect "--shape of unknown input" 1 "not a graph input" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --shape z=1x4
 expect "unsupported attribute value names node and mode" 1 "node 'pad_wrap' (Pad)" "$W" compile "$T/pad_wrap.onnx" -o "$T/x.wasm"
 expect "initializer size mismatch" 1 "'b'" "$W" compile "$T/short_initializer.onnx" -o "$T/x.wasm"

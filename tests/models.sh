@@ -405,6 +405,18 @@ else
     echo "skip symbolic ops: no models venv ($MODELS_PY)"
 fi
 
+# 14b. Data-dependent output sizes (NonZero, Compress, TopK, Unique, NonMaxSuppression on
+# run-time inputs, feeding Transpose, Cast, Gather, elementwise ops) against onnxruntime
+if [ -x "$MODELS_PY" ]; then
+    if "$MODELS_PY" tests/models/data_dependent_ops.py "$W" "$OUT/data-dependent-ops" > "$OUT/data-dependent-ops.log" 2>&1; then
+        ok "data-dependent ops ($(grep -c ': ok$' "$OUT/data-dependent-ops.log") graph inputs match onnxruntime)"
+    else
+        cat "$OUT/data-dependent-ops.log"; bad "data-dependent ops"
+    fi
+else
+    echo "skip data-dependent ops: no models venv ($MODELS_PY)"
+fi
+
 # 15. The benchmark's fp32 transformers and LayerNorm CNNs (tools/make_bench_models.py:
 #     seeded random weights, torch.onnx.export) against onnxruntime-node on a seeded input:
 #     the fused attention products, bias/GELU epilogues and 7x7 depthwise convs on whole

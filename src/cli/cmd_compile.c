@@ -188,9 +188,9 @@ static int compile_cmd(int argc, char **argv, char **prep_json)
             opt.n_shapes++;
         } else if (!strcmp(a, "--dim") && i + 1 < argc) {
             const char *spec = argv[++i];
-            if (opt.n_dims == WGC_MAX_SYMS || !parse_dim_range(spec, &opt.dims[opt.n_dims])) {
+            if (opt.n_dims == WG_ABI_MAX_SYMBOLS || !parse_dim_range(spec, &opt.dims[opt.n_dims])) {
                 fprintf(stderr, "wasmgraph: error: --dim wants NAME=MIN..MAX with 1 <= MIN <= MAX "
-                        "<= %d (at most %d of them), got '%s'\n", WG_ABI_MAX_DIM, WGC_MAX_SYMS, spec);
+                        "<= %d (at most %d of them), got '%s'\n", WG_ABI_MAX_DIM, WG_ABI_MAX_SYMBOLS, spec);
                 return 2;
             }
             for (int k = 0; k < opt.n_dims; k++)

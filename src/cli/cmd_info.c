@@ -9,13 +9,15 @@
 
 static const char usage[] = "wasmgraph info MODEL.wasm [--json]";
 
-/* "[batch,seq,128]": a symbolic dim (ABI 2) by its symbol's name. */
+/* "[batch,seq,128]": a symbolic dim (ABI 2) by its symbol's name, a data-dependent one as "<=N". */
 static const char *shape_text(const wg_model_info *m, const wg_tensor_info *t, char *buf, size_t len)
 {
     size_t n = (size_t)snprintf(buf, len, "[");
     for (int d = 0; d < t->rank && n < len; d++) {
         if (t->sym[d] >= 0 && (size_t)t->sym[d] < m->num_symbols)
             n += (size_t)snprintf(buf + n, len - n, "%s%s", d ? "," : "", m->symbols[t->sym[d]].name);
+        else if (t->sym[d] == WG_DIM_BOUNDED) /* data-dependent: decided by the run */
+            n += (size_t)snprintf(buf + n, len - n, "%s<=%lld", d ? "," : "", (long long)t->dims[d]);
         else
             n += (size_t)snprintf(buf + n, len - n, "%s%lld", d ? "," : "", (long long)t->dims[d]);
     }

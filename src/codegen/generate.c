@@ -44,6 +44,7 @@
 #include "../ops/sym.h"
 #include "codegen.h"
 #include "sym_exports.h"
+#include "../ir/symdim.h"
 
 typedef struct text {
     char *s;
@@ -183,8 +184,9 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
         return st;
     /* a threaded module does not yet check host-given dims itself (threads.c) */
     if (opt->threads && g->n_syms)
-        return wgc_error(g, NULL, WG_ERR_UNSUPPORTED,
-                         "--threads with symbolic dimensions (--dim) is not supported yet");
+        return wgc_error(g, NULL, WG_ERR_UNSUPPORTED, wgc_sym_n_host(g)
+                         ? "--threads with symbolic dimensions (--dim) is not supported yet"
+                         : "--threads with data-dependent output sizes (NonZero, Unique, ...) is not supported yet");
     /* One step per live node and one for the output copies. */
     if (!(span = malloc(sizeof *span * 2 * (size_t)(g->n_nodes + 1))) ||
         !(halves = malloc(sizeof *halves * 2 * (size_t)(g->n_nodes + 1))) ||
@@ -281,6 +283,15 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
         }
         put(&t, "%s", dims);
         free(dims);
+    }
+    if (wgc_sym_any_runtime(g)) {
+        char *od = wgc_output_dims_c(g);
+        if (!od) {
+            st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing the C source");
+            goto fail;
+        }
+        put(&t, "%s", od);
+        free(od);
     }
     put(&t, "__attribute__((export_name(\"wg_input_ptr\"))) int wg_input_ptr(int i)\n{\n    switch (i) {\n");
     for (int k = 0; k < g->n_inputs; k++)

@@ -10,6 +10,7 @@
 #include "codegen.h"
 #include "../ir/kernels.h"
 #include "sym_exports.h"
+#include "../ir/symdim.h"
 
 typedef struct sbuf {
     char *s;
@@ -79,7 +80,9 @@ static void add_tensors(sbuf *b, const wgc_graph *g, const int *ts, int n)
             int sym = wgc_sym_plain(g, &x->shape, d); /* ABI 2: {"sym": NAME} */
             if (d)
                 add(b, ",", 1);
-            if (sym >= 0) {
+            if (wgc_dim_is_runtime(g, &x->shape, d)) { /* ABI 2: data-dependent, {"max": bound} */
+                addf(b, "{\"max\":%lld}", (long long)x->shape.dims[d]);
+            } else if (sym >= 0) {
                 add(b, "{\"sym\":", 7);
                 add_string(b, g->syms[sym].name);
                 add(b, "}", 1);
@@ -164,9 +167,9 @@ char *wgc_metadata_json(const wgc_graph *g, const wgc_codegen_options *opt, cons
 {
     sbuf b = {0};
     addf(&b, "{\"abi\":%d,", opt->threads ? 2 : wgc_module_abi(g));
-    if (g->n_syms) { /* ABI 2 */
+    if (wgc_sym_n_host(g)) { /* ABI 2 */
         add(&b, "\"symbols\":[", 11);
-        for (int k = 0; k < g->n_syms; k++) {
+        for (int k = 0; k < wgc_sym_n_host(g); k++) {
             add(&b, k ? ",{\"name\":" : "{\"name\":", k ? 9 : 8);
             add_string(&b, g->syms[k].name);
             addf(&b, ",\"min\":%lld,\"max\":%lld}", (long long)g->syms[k].min, (long long)g->syms[k].max);

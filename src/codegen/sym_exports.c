@@ -31,7 +31,8 @@ wg_status wgc_sym_check_boundary(wgc_graph *g)
         for (int k = 0; k < lists[l].n; k++) {
             const wgc_tensor *x = &g->tensors[lists[l].ts[k]];
             for (int d = 0; d < x->shape.rank; d++)
-                if (wgc_dim_is_sym(&x->shape, d) && wgc_sym_plain(g, &x->shape, d) < 0) {
+                if (wgc_dim_is_sym(&x->shape, d) && !wgc_dim_is_runtime(g, &x->shape, d) &&
+                    wgc_sym_plain(g, &x->shape, d) < 0) {
                     wgc_dimx v = wgc_dimx_of(g, &x->shape, d);
                     return wgc_error(g, NULL, WG_ERR_UNSUPPORTED,
                                      "graph %s '%s' has dimension %d of size %s; module ABI 2 "
@@ -52,6 +53,7 @@ char *wgc_sym_exports_c(const wgc_graph *g)
     len += (size_t)snprintf(s + len, cap - len,
                             "/* ABI 2: the symbols' values, written by the host before wg_run */\n"
                             "static int32_t wg_dims[%d] = {", g->n_syms);
+    /* (the run-time symbols after the host's: the nodes deciding them write them) */
     for (int k = 0; k < g->n_syms; k++)
         len += (size_t)snprintf(s + len, cap - len, "%s%lld", k ? ", " : "", (long long)g->syms[k].max);
     len += (size_t)snprintf(s + len, cap - len,
@@ -65,5 +67,52 @@ char *wgc_sym_exports_c(const wgc_graph *g)
                                 "        return 1;\n", k, (long long)g->syms[k].min, k,
                                 (long long)g->syms[k].max, g->syms[k].name);
     snprintf(s + len, cap - len, "    return 0;\n}\n\n");
+    return s;
+}
+
+/* "(c * wg_dims[k] * ...)" of dimension d of s. */
+static int put_dim(char *s, size_t cap, const wgc_graph *g, const wgc_shape *sh, int d)
+{
+    wgc_dimx x = wgc_dimx_of(g, sh, d);
+    int n = snprintf(s, cap, "(%lld", (long long)x.c);
+    for (int k = 0; k < g->n_syms; k++)
+        for (int p = 0; p < x.p[k]; p++)
+            n += snprintf(s + n, cap > (size_t)n ? cap - (size_t)n : 0, " * wg_dims[%d]", k);
+    n += snprintf(s + n, cap > (size_t)n ? cap - (size_t)n : 0, ")");
+    return n;
+}
+
+char *wgc_output_dims_c(const wgc_graph *g)
+{
+    size_t cap = 1024 + (size_t)g->n_outputs * (WG_MAX_RANK * (48 + (size_t)g->n_syms * 16) + 128), len = 0;
+    char *s = malloc(cap);
+    if (!s)
+        return NULL;
+    len += (size_t)snprintf(s + len, cap - len,
+                            "/* ABI 2: the actual dims of output i after a run (data-dependent sizes) */\n"
+                            "static int32_t wg_out_dims[%d][%d];\n\n"
+                            "__attribute__((export_name(\"wg_output_dims_ptr\"))) int wg_output_dims_ptr(int i)\n"
+                            "{\n    int32_t *d;\n    switch (i) {\n",
+                            g->n_outputs ? g->n_outputs : 1, WG_MAX_RANK);
+    for (int k = 0; k < g->n_outputs; k++) {
+        const wgc_shape *sh = &g->tensors[g->outputs[k]].shape;
+        len += (size_t)snprintf(s + len, cap - len, "    case %d: /* %s */\n        d = wg_out_dims[%d];\n", k,
+                                g->tensors[g->outputs[k]].name, k);
+        for (int d = 0; d < sh->rank; d++) {
+            len += (size_t)snprintf(s + len, cap - len, "        d[%d] = ", d);
+            len += (size_t)put_dim(s + len, cap - len, g, sh, d);
+            len += (size_t)snprintf(s + len, cap - len, ";\n");
+        }
+        len += (size_t)snprintf(s + len, cap - len, "        return (int)(uintptr_t)d;\n");
+        if (len >= cap) {
+            free(s);
+            return NULL;
+        }
+    }
+    len += (size_t)snprintf(s + len, cap - len, "    default: return 0;\n    }\n}\n\n");
+    if (len >= cap) {
+        free(s);
+        return NULL;
+    }
     return s;
 }

@@ -7,6 +7,9 @@
 
 /* The C of `wg_dims`, `wg_dims_ptr()` and `wg_check_dims()` (malloc'ed), NULL when out of memory. */
 char *wgc_sym_exports_c(const wgc_graph *g);
+/* The C of `wg_output_dims_ptr(i)` (module with data-dependent sizes): fills and returns
+ * an i32[rank] of output i's actual dims from wg_dims; NULL when out of memory. */
+char *wgc_output_dims_c(const wgc_graph *g);
 /* Every symbolic dim of a graph input or output must be one symbol (what the metadata can
  * say and a host can fill in); an error naming the tensor otherwise. */
 wg_status wgc_sym_check_boundary(wgc_graph *g);

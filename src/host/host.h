@@ -64,6 +64,10 @@ struct wg_session {
     int64_t *sym_val, *sym_cur;
     bool *in_given;
     int64_t (*in_dims)[WG_MAX_RANK];
+    /* Data-dependent output dims (ABI 2 {"max": N}): wg_output_dims_ptr, and each output's
+     * actual dims as the last run reported them (checked against the metadata). */
+    wasmtime_func_t out_dims_fn;
+    int64_t (*out_dims)[WG_MAX_RANK];
     /* The linear memory (it never moves: a module's maximum is its minimum). */
     uint8_t *mem_base;
     uint64_t mem_size;
@@ -86,6 +90,12 @@ wg_status wgh_session_dims_init(wg_session *s);
 void wgh_session_dims_free(wg_session *s);
 /* Resolves the symbols from what was given, checks them, writes them into wg_dims. */
 wg_status wgh_session_write_dims(wg_session *s);
+/* After a run of a module with data-dependent output dims: reads every output's actual dims
+ * (wg_output_dims_ptr) and checks them against the metadata (WG_ERR_ABI past a bound). */
+wg_status wgh_session_read_out_dims(wg_session *s);
+/* Calls an export with 0 or 1 i32 argument, giving its i32 result (session.c). */
+wg_status wgh_call_i32(wg_session *s, const wasmtime_func_t *f, const char *fname, bool has_arg, int32_t arg,
+                       int32_t *result);
 
 /* Formats a message into rt->err and returns st. */
 wg_status wgh_error(wg_runtime *rt, wg_status st, const char *fmt, ...)

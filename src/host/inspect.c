@@ -241,7 +241,15 @@ static wg_status parse_tensors(const wg_json *j, const char *what, const wgh_met
         for (size_t d = 0; d < shape->n; d++) {
             int64_t v;
             const wg_json *item = &shape->items[d];
-            if (item->type == WG_JSON_OBJECT && meta->abi >= 2) { /* ABI 2: {"sym": NAME} */
+            if (item->type == WG_JSON_OBJECT && meta->abi >= 2 && wg_json_get(item, "max")) {
+                /* ABI 2: {"max": N}, an output's data-dependent dim of at most N */
+                if (!wg_json_int(wg_json_get(item, "max"), &v) || v < 0 || v > WG_ABI_MAX_DIM ||
+                    item->n != 1 || strcmp(what, "output"))
+                    return wg_fail(err, errlen, WG_ERR_FORMAT,
+                                   "metadata: %s '%s' dimension %zu: {\"max\": N} needs an integer N in "
+                                   "[0, 2^31) and belongs to outputs only", what, name, d);
+                t[i].sym[d] = WG_DIM_BOUNDED;
+            } else if (item->type == WG_JSON_OBJECT && meta->abi >= 2) { /* ABI 2: {"sym": NAME} */
                 int k = find_symbol(meta, wg_json_str(wg_json_get(item, "sym")));
                 if (k < 0)
                     return wg_fail(err, errlen, WG_ERR_FORMAT,
@@ -464,6 +472,9 @@ wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err,
     st = parse_tensors(j, "output", out, &out->outputs, &out->n_outputs, err, errlen);
     if (st)
         goto fail;
+    for (size_t i = 0; i < out->n_outputs; i++)
+        for (int d = 0; d < out->outputs[i].rank; d++)
+            out->has_bounded |= out->outputs[i].sym[d] == WG_DIM_BOUNDED;
     if (!out->n_outputs) {
         st = wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: the model has no outputs");
         goto fail;
@@ -590,7 +601,8 @@ wg_status wgh_inspect(const uint8_t *bytes, size_t len, uint64_t memory_limit,
         (st = check_func_export(&w, "wg_input_ptr", 1, err, errlen)) ||
         (st = check_func_export(&w, "wg_output_ptr", 1, err, errlen)) ||
         (st = check_func_export(&w, "wg_run", 0, err, errlen)) ||
-        (out->meta.n_symbols && (st = check_func_export(&w, "wg_dims_ptr", 0, err, errlen))))
+        (out->meta.n_symbols && (st = check_func_export(&w, "wg_dims_ptr", 0, err, errlen))) ||
+        (out->meta.has_bounded && (st = check_func_export(&w, "wg_output_dims_ptr", 1, err, errlen))))
         goto fail;
     if (threaded && ((st = check_func_export(&w, "wg_thread_init", 1, err, errlen)) ||
                      (st = check_func_export(&w, "wg_run_begin", 1, err, errlen)) ||

@@ -37,6 +37,7 @@ typedef struct wgh_meta {
     size_t n_steps;
     wg_symbol_info *symbols;    /* ABI 2 "symbols" (names owned), n_symbols of them */
     size_t n_symbols;
+    bool has_bounded;           /* ABI 2: an output has a data-dependent {"max": N} dim */
     int64_t threads;            /* "threads": the most threads (a threaded module); 0 when absent */
 } wgh_meta;
 

@@ -30,8 +30,8 @@ static wg_status get_func(wg_session *s, const char *name, wasmtime_func_t *out)
 }
 
 /* Calls an export with 0 or 1 i32 argument, giving its i32 result. */
-static wg_status call_i32(wg_session *s, const wasmtime_func_t *f, const char *fname, bool has_arg,
-                          int32_t arg, int32_t *result)
+wg_status wgh_call_i32(wg_session *s, const wasmtime_func_t *f, const char *fname, bool has_arg, int32_t arg,
+                       int32_t *result)
 {
     wg_runtime *rt = s->m->rt;
     wasmtime_val_t a = {.kind = WASMTIME_I32, .of.i32 = arg}, r;
@@ -144,7 +144,7 @@ static wg_status tensor_addr(wg_session *s, const char *fname, size_t i, const w
     int32_t ptr;
     wg_status st = get_func(s, fname, &f);
     if (!st)
-        st = call_i32(s, &f, fname, true, (int32_t)i, &ptr);
+        st = wgh_call_i32(s, &f, fname, true, (int32_t)i, &ptr);
     if (st)
         return st;
     uint64_t mem = s->mem_size;
@@ -230,7 +230,7 @@ wg_status wg_session_new(wg_model *m, wg_session **out)
     if (m->data_fd >= 0 && (st = copy_data(s)))
         goto fail;
     if ((st = get_func(s, "wg_abi_version", &f)) ||
-        (st = call_i32(s, &f, "wg_abi_version", false, 0, &version)))
+        (st = wgh_call_i32(s, &f, "wg_abi_version", false, 0, &version)))
         goto fail;
     if (version != m->info.meta.abi) {
         st = wgh_error(rt, WG_ERR_ABI,
@@ -248,16 +248,18 @@ wg_status wg_session_new(wg_model *m, wg_session **out)
         goto fail;
     if (m->info.meta.n_symbols) { /* ABI 2 */
         int32_t p;
-        if ((st = get_func(s, "wg_dims_ptr", &f)) || (st = call_i32(s, &f, "wg_dims_ptr", false, 0, &p)))
+        if ((st = get_func(s, "wg_dims_ptr", &f)) || (st = wgh_call_i32(s, &f, "wg_dims_ptr", false, 0, &p)))
             goto fail;
         s->dims_off = (uint32_t)p;
     }
+    if (m->info.meta.has_bounded && (st = get_func(s, "wg_output_dims_ptr", &s->out_dims_fn)))
+        goto fail;
     if ((st = wgh_session_dims_init(s)))
         goto fail;
     if (m->info.meta.has_step_weights) {
         int32_t n_steps;
         if ((st = get_func(s, "wg_run_steps", &f)) ||
-            (st = call_i32(s, &f, "wg_run_steps", false, 0, &n_steps)))
+            (st = wgh_call_i32(s, &f, "wg_run_steps", false, 0, &n_steps)))
             goto fail;
         if (n_steps < 0 || (size_t)n_steps != m->info.meta.n_run_steps) {
             st = wgh_error(rt, WG_ERR_ABI,
@@ -270,7 +272,7 @@ wg_status wg_session_new(wg_model *m, wg_session **out)
     if (m->info.meta.has_profile) {
         int32_t n_steps;
         if ((st = get_func(s, "wg_profile_step", &s->step)) || (st = get_func(s, "wg_profile_steps", &f)) ||
-            (st = call_i32(s, &f, "wg_profile_steps", false, 0, &n_steps)))
+            (st = wgh_call_i32(s, &f, "wg_profile_steps", false, 0, &n_steps)))
             goto fail;
         if (n_steps < 0 || (size_t)n_steps != m->info.meta.n_steps) {
             st = wgh_error(rt, WG_ERR_ABI,
@@ -324,7 +326,7 @@ static wg_status run_func(wg_session *s, const wasmtime_func_t *f, const char *f
                           int32_t arg)
 {
     int32_t status;
-    wg_status st = call_i32(s, f, fname, has_arg, arg, &status);
+    wg_status st = wgh_call_i32(s, f, fname, has_arg, arg, &status);
     if (st)
         return st;
     if (status) {
@@ -342,8 +344,10 @@ wg_status wg_session_run(wg_session *s)
     if (st)
         return st;
     if (s->n_threads > 1)
-        return wgh_threads_run(s, 0, (int)s->m->info.meta.n_run_steps, "wg_run_thread");
-    return run_func(s, &s->run, "wg_run", false, 0);
+        st = wgh_threads_run(s, 0, (int)s->m->info.meta.n_run_steps, "wg_run_thread");
+    else
+        st = run_func(s, &s->run, "wg_run", false, 0);
+    return st ? st : wgh_session_read_out_dims(s); /* ABI 2: data-dependent output dims */
 }
 
 wg_status wg_session_run_step(wg_session *s, size_t k)

@@ -13,6 +13,12 @@
 wg_status wgh_session_dims_init(wg_session *s)
 {
     const wgh_meta *m = &s->m->info.meta;
+    if (m->has_bounded) {
+        if (!(s->out_dims = calloc(m->n_outputs, sizeof *s->out_dims)))
+            return wgh_error(s->m->rt, WG_ERR_NOMEM, "%s: out of memory creating a session", s->m->name);
+        for (size_t i = 0; i < m->n_outputs; i++) /* before any run: the bounds */
+            memcpy(s->out_dims[i], m->outputs[i].dims, sizeof s->out_dims[i]);
+    }
     if (!m->n_symbols)
         return WG_OK;
     uint64_t mem = wasmtime_memory_data_size(s->ctx, &s->memory);
@@ -39,6 +45,7 @@ void wgh_session_dims_free(wg_session *s)
     free(s->sym_cur);
     free(s->in_given);
     free(s->in_dims);
+    free(s->out_dims);
 }
 
 static wg_status out_of_range(wg_session *s, const wg_symbol_info *y, int64_t v, const char *where)
@@ -143,11 +150,47 @@ wg_status wg_session_output_shape(const wg_session *s, size_t i, int64_t *dims, 
     size_t n = 1;
     *rank = t->rank;
     for (int d = 0; d < t->rank; d++) {
-        dims[d] = t->sym[d] >= 0 ? s->sym_cur[t->sym[d]] : t->dims[d];
+        dims[d] = s->out_dims ? s->out_dims[i][d] : t->sym[d] >= 0 ? s->sym_cur[t->sym[d]] : t->dims[d];
         n *= (size_t)dims[d];
     }
     if (bytes)
         *bytes = n * wg_dtype_size(t->dtype);
+    return WG_OK;
+}
+
+wg_status wgh_session_read_out_dims(wg_session *s)
+{
+    const wgh_meta *m = &s->m->info.meta;
+    if (!m->has_bounded)
+        return WG_OK;
+    uint64_t mem = wasmtime_memory_data_size(s->ctx, &s->memory);
+    const uint8_t *base = wasmtime_memory_data(s->ctx, &s->memory);
+    for (size_t i = 0; i < m->n_outputs; i++) {
+        const wg_tensor_info *t = &m->outputs[i];
+        int32_t p;
+        wg_status st = wgh_call_i32(s, &s->out_dims_fn, "wg_output_dims_ptr", true, (int32_t)i, &p);
+        if (st)
+            return st;
+        uint32_t off = (uint32_t)p;
+        if (off == 0 || off % 4 || (uint64_t)off + 4 * (uint64_t)t->rank > mem)
+            return wgh_error(s->m->rt, WG_ERR_ABI,
+                             "%s: wg_output_dims_ptr(%zu) = %u is not an aligned array of %d i32 inside memory",
+                             s->m->name, i, off, t->rank);
+        for (int d = 0; d < t->rank; d++) {
+            int32_t v;
+            memcpy(&v, base + off + 4 * (size_t)d, 4);
+            /* what the metadata allows: a fixed dim itself, a symbol its value, a
+             * data-dependent one 0..bound; anything else is refused, never read past */
+            int64_t want = t->sym[d] >= 0 ? s->sym_cur[t->sym[d]] : t->dims[d];
+            if (t->sym[d] == WG_DIM_BOUNDED ? v < 0 || v > t->dims[d] : v != want)
+                return wgh_error(s->m->rt, WG_ERR_ABI,
+                                 "%s: output '%s' dimension %d is %d after the run (wg_output_dims_ptr), "
+                                 "but the metadata %s %lld", s->m->name, t->name, d, v,
+                                 t->sym[d] == WG_DIM_BOUNDED ? "bounds it at" : "makes it",
+                                 (long long)(t->sym[d] == WG_DIM_BOUNDED ? t->dims[d] : want));
+            s->out_dims[i][d] = v;
+        }
+    }
     return WG_OK;
 }
 

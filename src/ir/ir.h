@@ -35,12 +35,18 @@ wgc_op wgc_op_lookup(const char *domain, const char *op_type);
 
 /* Symbolic dimensions (compile --dim NAME=MIN..MAX, module ABI 2; symdim.h). A graph has
  * at most WGC_MAX_SYMS symbols, numbered in the order the metadata lists them. */
-#define WGC_MAX_SYMS 8
+#define WGC_MAX_SYMS 16
 #define WGC_SYM_NAME 64
 
+/* A symbol is given by the host (--dim; 1 <= min <= max; the first ones, in metadata
+ * order) or is a data-dependent size (`runtime`: NonZero's count, TopK's k, ...; 0 <= min
+ * <= max, the bound memory is planned for), which the node computing it writes into
+ * wg_dims at run time (symdim.h wgc_sym_add_runtime). */
 typedef struct wgc_symbol {
     char name[WGC_SYM_NAME];
-    int64_t min, max; /* 1 <= min <= max */
+    int64_t min, max;
+    bool runtime;
+    int tensor, dim; /* runtime: the output tensor and dimension it was made for */
 } wgc_symbol;
 
 /* A shape. dims[d] is the dimension's size, or for a symbolic dimension its size when every
@@ -236,7 +242,7 @@ typedef struct wgc_graph {
     int n_regions;     /* bodies read (region ids 1..n_regions) */
     void *map;         /* the mapped model file, kept while constants point into it */
     size_t map_len;
-    wgc_symbol syms[WGC_MAX_SYMS]; /* symbolic dimensions (--dim), in metadata order */
+    wgc_symbol syms[WGC_MAX_SYMS]; /* symbolic dimensions: --dim ones first, in metadata order */
     int n_syms;
     char err[1024];    /* last error message */
     bool fp16_weights; /* lower_fp16 widened float16 weights: the emitter stores float32

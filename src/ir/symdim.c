@@ -186,3 +186,68 @@ int wgc_sym_find(const wgc_graph *g, const char *name)
             return k;
     return -1;
 }
+
+int wgc_sym_n_host(const wgc_graph *g)
+{
+    int n = 0;
+    while (n < g->n_syms && !g->syms[n].runtime)
+        n++;
+    return n;
+}
+
+bool wgc_sym_any_runtime(const wgc_graph *g)
+{
+    return wgc_sym_n_host(g) < g->n_syms;
+}
+
+bool wgc_dim_is_runtime(const wgc_graph *g, const wgc_shape *s, int d)
+{
+    for (int k = 0; k < g->n_syms; k++)
+        if (s->sym[d][k] && g->syms[k].runtime)
+            return true;
+    return false;
+}
+
+wg_status wgc_sym_add_runtime(wgc_graph *g, const wgc_node *n, int tensor, int dim, int64_t bound, int *sym)
+{
+    *sym = -1;
+    if (bound <= 0)
+        return WG_OK; /* nothing to decide: the size is 0 */
+    for (int k = 0; k < g->n_syms; k++)
+        if (g->syms[k].runtime && g->syms[k].tensor == tensor && g->syms[k].dim == dim) {
+            g->syms[k].max = bound; /* inferred again (a pass re-ran inference) */
+            *sym = k;
+            return WG_OK;
+        }
+    /* a body's outputs are copied at sizes fixed when it is compiled (control flow keeps
+     * scan rows and branch outputs at one shape), so a size decided per run stays out */
+    if (n && n->region)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                         "a data-dependent output size (its input is computed at run time) inside an "
+                         "If, Loop or Scan body is not supported yet");
+    if (g->n_syms == WGC_MAX_SYMS)
+        return wgc_error(g, n, WG_ERR_LIMIT,
+                         "more than %d symbolic and data-dependent dimensions in one model", WGC_MAX_SYMS);
+    wgc_symbol *y = &g->syms[g->n_syms];
+    *y = (wgc_symbol){.min = 0, .max = bound, .runtime = true, .tensor = tensor, .dim = dim};
+    snprintf(y->name, sizeof y->name, "%.50s[%d]", g->tensors[tensor].name, dim);
+    *sym = g->n_syms++;
+    return WG_OK;
+}
+
+int wgc_shape_runtime_sym(const wgc_graph *g, const wgc_shape *s)
+{
+    for (int d = 0; d < s->rank; d++)
+        for (int k = 0; k < g->n_syms; k++)
+            if (s->sym[d][k] && g->syms[k].runtime)
+                return k;
+    return -1;
+}
+
+void wgc_shape_set_runtime(wgc_shape *s, int d, int sym, int64_t bound)
+{
+    memset(s->sym[d], 0, WGC_MAX_SYMS);
+    s->dims[d] = sym >= 0 ? bound : 0;
+    if (sym >= 0)
+        s->sym[d][sym] = 1;
+}

@@ -48,4 +48,20 @@ wg_status wgc_tensor_set_symval(wgc_graph *g, int t, int dtype, const wgc_shape 
 /* The index of the symbol called name, or -1. */
 int wgc_sym_find(const wgc_graph *g, const char *name);
 
+/* Data-dependent sizes (module ABI 2 "Run-time output dims"): a run-time symbol is a
+ * symbol like the host's, 0..bound, whose value the node that decides it (NonZero's
+ * count, TopK's k, ...) writes into wg_dims before its outputs are read; downstream nodes
+ * read it like any symbol. The host's symbols come first (wgc_sym_n_host of them). */
+int wgc_sym_n_host(const wgc_graph *g);
+bool wgc_sym_any_runtime(const wgc_graph *g);
+/* Does dimension d of s depend on a run-time symbol? */
+bool wgc_dim_is_runtime(const wgc_graph *g, const wgc_shape *s, int d);
+/* The run-time symbol of dimension dim of tensor (made on first use, its bound updated
+ * when inferred again) into *sym; -1 when bound is 0 (the size is then simply 0). */
+wg_status wgc_sym_add_runtime(wgc_graph *g, const wgc_node *n, int tensor, int dim, int64_t bound, int *sym);
+/* The first run-time symbol a dimension of s uses, or -1. */
+int wgc_shape_runtime_sym(const wgc_graph *g, const wgc_shape *s);
+/* Sets dimension d of s to run-time symbol sym (at its bound), or to 0 when sym < 0. */
+void wgc_shape_set_runtime(wgc_shape *s, int d, int sym, int64_t bound);
+
 #endif

@@ -1,16 +1,21 @@
 /*
- * nms.c: NonMaxSuppression. The number of selected boxes is data-dependent, so the op is
- * computed on the host and only when every input is constant (infer counts, fold writes);
- * a run-time input is reported as unsupported. Greedy selection per batch and class as
+ * nms.c: NonMaxSuppression. The number of selected boxes is data-dependent: with every
+ * input constant the op is computed on the host (infer counts, fold writes); otherwise
+ * the count is a run-time symbol (ir/symdim.h) bounded by B * C * min(max_output, N) when
+ * max_output_boxes_per_class is constant (B * C * N when not), and the generated code
+ * (the same steps in float32) writes it into wg_dims; boxes and scores may then be of
+ * symbolic or data-dependent size (the bound at the maxima). Greedy selection per batch and class as
  * ONNX defines it: candidates above score_threshold by descending score (ties: lower box
  * index first), a box is dropped when its IoU with a selected box exceeds iou_threshold.
  * Box arithmetic in float32, as in ONNX's reference.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "helpers/emit_and_fold.h"
 #include "helpers/inline_loops.h"
+#include "../ir/symdim.h"
 
 static float fmin2(float a, float b) { return a < b ? a : b; }
 static float fmax2(float a, float b) { return a > b ? a : b; }
@@ -131,12 +136,23 @@ static wg_status nms_infer(wgc_graph *g, wgc_node *n)
     int64_t ce = wgc_attr_int(n, "center_point_box", 0);
     if (ce != 0 && ce != 1)
         return wgc_error(g, n, WG_ERR_INVALID, "center_point_box = %lld (must be 0 or 1)", (long long)ce);
-    for (int i = 0; i < n->n_inputs; i++) {
-        const wgc_tensor *t = wgc_in(g, n, i);
-        if (t && !t->data)
-            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "input '%s' is computed at run time; the number "
-                             "of selected boxes depends on it, so only constant inputs are supported",
-                             t->name);
+    bool all_const = true;
+    for (int i = 0; i < n->n_inputs; i++)
+        all_const &= !wgc_in(g, n, i) || wgc_in(g, n, i)->data != NULL;
+    if (!all_const) {
+        const wgc_tensor *mo = wgc_in(g, n, 2);
+        int64_t B = bx->shape.dims[0], NB = bx->shape.dims[1], C = sc->shape.dims[1], per = NB;
+        if (!mo || !wgc_numel(&mo->shape))
+            per = 0; /* no max_output_boxes_per_class: 0, nothing is selected */
+        else if (mo->data)
+            per = wgc_const_int(mo, 0) < 0 ? 0 : wgc_const_int(mo, 0) < NB ? wgc_const_int(mo, 0) : NB;
+        int sym;
+        if ((st = wgc_sym_add_runtime(g, n, n->outputs[0], 0, B * C * per, &sym)))
+            return st;
+        wgc_shape y = {.rank = 2, .dims = {0, 3}};
+        wgc_shape_set_runtime(&y, 0, sym, B * C * per);
+        wgc_set_output(g, n, 0, WG_DT_INT64, &y);
+        return WG_OK;
     }
     int64_t count;
     if ((st = nms_run(g, n, NULL, &count)))
@@ -160,4 +176,82 @@ static wg_status nms_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_nms = {nms_infer, nms_fold, wgc_emit_folded_only, NULL};
+/* The C of optional scalar input i: its value when constant, a read of its buffer when
+ * not, dflt when absent or empty. */
+static const char *scalar_in(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int i, const char *ct,
+                             const char *dflt, char *buf, size_t cap)
+{
+    const wgc_tensor *t = wgc_in(g, n, i);
+    if (!t || !wgc_numel(&t->shape))
+        return dflt;
+    if (t->data && t->dtype == WG_DT_INT64)
+        snprintf(buf, cap, "(int64_t)%lldll", (long long)wgc_const_int(t, 0));
+    else if (t->data) {
+        float v;
+        memcpy(&v, t->data, 4);
+        snprintf(buf, cap, "%s", wgc_float(e, v));
+    } else
+        snprintf(buf, cap, "*(const %s *)%s", ct, wgc_ptr(e, g, n->inputs[i]));
+    return buf;
+}
+
+static size_t nms_scratch(const wgc_graph *g, const wgc_node *n)
+{
+    return (size_t)(g->tensors[n->inputs[0]].shape.dims[1] * 2 + 1) * sizeof(int32_t);
+}
+
+/* A run-time NMS: nms_run's steps in C (candidates above the score threshold, insertion
+ * sort by descending score, greedy suppression by IoU), its count into wg_dims. */
+static wg_status nms_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *bx = wgc_in(g, n, 0), *sc = wgc_in(g, n, 1), *y = wgc_out(g, n, 0);
+    int sym = wgc_shape_first_sym(&y->shape, 0);
+    if (sym < 0) /* nothing can be selected: an empty output */
+        return WG_OK;
+    const long long NBMAX = bx->shape.dims[1];
+    const int center = (int)wgc_attr_int(n, "center_point_box", 0);
+    char mo[128], it[128], st[128];
+    const wgc_tensor *sthr = wgc_in(g, n, 4);
+    wgc_emit(e, "{\nconst float *boxes = (const float *)%s, *scores = (const float *)%s;\n",
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[1]));
+    wgc_emit(e, "int64_t *out = (int64_t *)%s;\nint32_t *cand = (int32_t *)%s, *sel = cand + %lld;\n",
+             wgc_ptr(e, g, n->outputs[0]), wgc_scratch(e), NBMAX);
+    /* the sizes as C: boxes and scores of symbolic or data-dependent size at their actual ones */
+    wgc_emit(e, "const int32_t B = %s, NB = %s, C = %s;\n", wgc_dims_expr(e, &bx->shape, 0, 1),
+             wgc_dims_expr(e, &bx->shape, 1, 2), wgc_dims_expr(e, &sc->shape, 1, 2));
+    wgc_emit(e, "int64_t maxo = %s;\nconst float iou = %s, sthr = %s;\nconst int has_s = %d;\n",
+             scalar_in(e, g, n, 2, "int64_t", "0", mo, sizeof mo), scalar_in(e, g, n, 3, "float", "0.0f", it, sizeof it),
+             scalar_in(e, g, n, 4, "float", "0.0f", st, sizeof st), sthr && wgc_numel(&sthr->shape) ? 1 : 0);
+    wgc_emit(e, "if (maxo < 0) maxo = 0;\nint32_t total = 0;\n(void)sthr;\n");
+    wgc_emit(e, "#define WG_MIN2(a, b) ((a) < (b) ? (a) : (b))\n#define WG_MAX2(a, b) ((a) > (b) ? (a) : (b))\n");
+    if (center)
+        wgc_emit(e, "#define WG_CORNERS(q, c) float c##0 = q[1] - q[3] / 2, c##2 = q[1] + q[3] / 2, "
+                    "c##1 = q[0] - q[2] / 2, c##3 = q[0] + q[2] / 2\n");
+    else
+        wgc_emit(e, "#define WG_CORNERS(q, c) float c##0 = WG_MIN2(q[0], q[2]), c##2 = WG_MAX2(q[0], q[2]), "
+                    "c##1 = WG_MIN2(q[1], q[3]), c##3 = WG_MAX2(q[1], q[3])\n");
+    wgc_emit(e, "for (int32_t b = 0; b < B; b++)\nfor (int32_t c = 0; c < C; c++) {\n");
+    wgc_emit(e, "    const float *s = scores + ((size_t)b * C + c) * NB, *bb = boxes + (size_t)b * NB * 4;\n");
+    wgc_emit(e, "    int32_t nc = 0, ns = 0;\n    for (int32_t i = 0; i < NB; i++)\n"
+                "        if (!has_s || s[i] > sthr)\n            cand[nc++] = i;\n");
+    wgc_emit(e, "    for (int32_t i = 1; i < nc; i++) {\n        int32_t v = cand[i], j = i;\n"
+                "        while (j > 0 && s[cand[j - 1]] < s[v]) { cand[j] = cand[j - 1]; j--; }\n"
+                "        cand[j] = v;\n    }\n");
+    wgc_emit(e, "    for (int32_t i = 0; i < nc && ns < maxo; i++) {\n        int keep = 1;\n"
+                "        const float *pa = bb + cand[i] * 4;\n        WG_CORNERS(pa, p);\n"
+                "        for (int32_t k = 0; k < ns && keep; k++) {\n"
+                "            const float *pb = bb + sel[k] * 4;\n            WG_CORNERS(pb, q);\n"
+                "            float x0 = WG_MAX2(p1, q1), x1 = WG_MIN2(p3, q3), y0 = WG_MAX2(p0, q0), y1 = WG_MIN2(p2, q2);\n"
+                "            if (x1 <= x0 || y1 <= y0)\n                continue;\n"
+                "            float inter = (x1 - x0) * (y1 - y0), a1 = (p3 - p1) * (p2 - p0), a2 = (q3 - q1) * (q2 - q0);\n"
+                "            float uni = a1 + a2 - inter;\n"
+                "            if (inter <= 0 || a1 <= 0 || a2 <= 0 || uni <= 0)\n                continue;\n"
+                "            keep = !(inter / uni > iou);\n        }\n");
+    wgc_emit(e, "        if (!keep)\n            continue;\n        sel[ns++] = cand[i];\n"
+                "        out[3 * total] = b;\n        out[3 * total + 1] = c;\n        out[3 * total + 2] = cand[i];\n"
+                "        total++;\n    }\n}\n");
+    wgc_emit(e, "#undef WG_CORNERS\n#undef WG_MIN2\n#undef WG_MAX2\nwg_dims[%d] = total;\n}\n", sym);
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_nms = {nms_infer, nms_fold, nms_emit, nms_scratch};

@@ -1,25 +1,36 @@
 /*
- * nonzero.c: NonZero. The output length depends on the values, so the input must be
- * constant and the node always folds: int64 [rank, count] of the indices of the nonzero
- * elements in row-major order.
+ * nonzero.c: NonZero: int64 [rank, count] of the indices of the nonzero elements in
+ * row-major order. A constant input folds. A run-time input (of fixed, symbolic or
+ * data-dependent shape) gives a data-dependent count: a run-time symbol bounded by the element count (ir/symdim.h),
+ * which the code writes into wg_dims after counting, then writes the indices densely at
+ * that count (row d at d * count).
  */
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
 #include "helpers/index_loops.h"
+#include "helpers/inline_loops.h"
+#include "../ir/symdim.h"
 
 static wg_status nonzero_infer(wgc_graph *g, wgc_node *n)
 {
     wg_status st = wgc_check_data_input(g, n, 1, 1, wgc_numeric_dtypes);
-    if (!st)
-        st = wgc_loop_need_const(g, n, 0, "data");
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
     int64_t m = wgc_numel(&x->shape), count = 0;
+    /* a scalar counts as rank 1 (the reference runs np.nonzero on it) */
+    wgc_shape y = {.rank = 2, .dims = {x->shape.rank ? x->shape.rank : 1, 0}};
+    if (!x->data) {
+        int sym;
+        if ((st = wgc_sym_add_runtime(g, n, n->outputs[0], 1, m, &sym)))
+            return st;
+        wgc_shape_set_runtime(&y, 1, sym, m);
+        wgc_set_output(g, n, 0, WG_DT_INT64, &y);
+        return WG_OK;
+    }
     for (int64_t i = 0; i < m; i++)
         count += wgc_elem_get_f(x->data, x->dtype, i) != 0;
-    /* a scalar counts as rank 1 (the reference runs np.nonzero on it) */
-    wgc_shape y = {.rank = 2, .dims = {x->shape.rank ? x->shape.rank : 1, count}};
+    y.dims[1] = count;
     wgc_set_output(g, n, 0, WG_DT_INT64, &y);
     return WG_OK;
 }
@@ -43,4 +54,42 @@ static wg_status nonzero_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_nonzero = {nonzero_infer, nonzero_fold, wgc_emit_folded_only, NULL};
+/* The C test "element i of px is nonzero": float16 by its bits, so that -0 is zero. */
+static const char *nonzero_test(int dtype)
+{
+    return dtype == WG_DT_FLOAT16 ? "(px[i] & 0x7fff) != 0" : "px[i] != 0";
+}
+
+static wg_status nonzero_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *y = wgc_out(g, n, 0);
+    int sym = -1; /* the run-time symbol of the count (dim 1 is that symbol alone) */
+    for (int k = 0; k < g->n_syms; k++)
+        if (y->shape.sym[1][k])
+            sym = k;
+    if (sym < 0 && y->shape.dims[1] == 0 && !x->data)
+        return WG_OK; /* no elements: nothing to write */
+    if (sym < 0)
+        return wgc_emit_folded_only(e, g, n);
+    const char *ct = x->dtype == WG_DT_FLOAT16 ? "uint16_t" : wgc_ctype(x->dtype);
+    if (!ct)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "NonZero of %s at run time", wg_dtype_name(x->dtype));
+    int r = x->shape.rank ? x->shape.rank : 1;
+    /* sizes as C expressions: an input of symbolic or data-dependent dims runs at its
+     * actual sizes (read from wg_dims), its count bounded by the element count at the maxima */
+    wgc_emit(e, "{\nconst %s *px = (const %s *)%s;\nint64_t *py = (int64_t *)%s;\nint32_t count = 0;\n", ct, ct,
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]));
+    wgc_emit(e, "const int32_t m = %s;\n", wgc_dims_expr(e, &x->shape, 0, x->shape.rank));
+    wgc_emit(e, "for (int32_t i = 0; i < m; i++)\n    count += %s;\nwg_dims[%d] = count;\n", nonzero_test(x->dtype),
+             sym);
+    wgc_emit(e, "int32_t ix[%d] = {0}, c = 0;\nfor (int32_t i = 0; i < m; i++) {\n", r);
+    wgc_emit(e, "    if (%s) {\n        for (int d = 0; d < %d; d++)\n            py[(size_t)d * count + c] = ix[d];\n"
+                "        c++;\n    }\n", nonzero_test(x->dtype), r);
+    /* the next index, row-major */
+    for (int d = x->shape.rank - 1; d >= 0; d--)
+        wgc_emit(e, "    if (++ix[%d] < %s) continue;\n    ix[%d] = 0;\n", d, wgc_dims_expr(e, &x->shape, d, d + 1), d);
+    wgc_emit(e, "}\n}\n");
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_nonzero = {nonzero_infer, nonzero_fold, nonzero_emit, NULL};

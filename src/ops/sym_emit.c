@@ -414,11 +414,11 @@ static wg_status emit_gather(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
     wg_status st = wgc_read_axis(g, n, 0, x->shape.rank, &axis);
     if (st)
         return st;
-    wgc_emit(e, "{\nint status = wgk_gather(%s, %s, %s, %zu, (size_t)%s, (size_t)%s, %lld, (size_t)%s * %zu);\n"
+    wgc_emit(e, "{\nint status = wgk_gather(%s, %s, %s, %zu, (size_t)%s, (size_t)%s, %s, (size_t)%s * %zu);\n"
                 "if (status) return status;\n}\n",
              wgc_ptr(e, g, n->outputs[0]), wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[1]),
              wg_dtype_size(ix->dtype), numel(e, ix), wgc_dims_expr(e, &x->shape, 0, axis),
-             (long long)x->shape.dims[axis], wgc_dims_expr(e, &x->shape, axis + 1, x->shape.rank),
+             wgc_dims_expr(e, &x->shape, axis, axis + 1), wgc_dims_expr(e, &x->shape, axis + 1, x->shape.rank),
              wg_dtype_size(x->dtype));
     return WG_OK;
 }
@@ -495,8 +495,38 @@ static wg_status emit_constant_of_shape(wgc_emitter *e, wgc_graph *g, const wgc_
     return WG_OK;
 }
 
+/* The ops whose output sizes they decide at run time (run-time symbols, symdim.h): on
+ * fixed inputs their own emit hooks write the code and the symbols' values. */
+static bool data_dependent_op(const wgc_graph *g, const wgc_node *n)
+{
+    switch (n->op) {
+    case WGC_OP_NON_ZERO: case WGC_OP_COMPRESS: case WGC_OP_TOP_K: case WGC_OP_UNIQUE:
+    case WGC_OP_NON_MAX_SUPPRESSION:
+        break;
+    default:
+        return false;
+    }
+    /* these read their inputs' sizes at run time themselves (sym_infer.c took the shapes) */
+    if (n->op == WGC_OP_NON_MAX_SUPPRESSION) {
+        for (int k = 0; k < n->n_inputs; k++)
+            if (n->inputs[k] >= 0 && g->tensors[n->inputs[k]].symval)
+                return false;
+        return true;
+    }
+    if (n->op == WGC_OP_NON_ZERO || n->op == WGC_OP_TOP_K || n->op == WGC_OP_COMPRESS || n->op == WGC_OP_UNIQUE)
+        return !g->tensors[n->inputs[0]].symval && (n->op == WGC_OP_NON_ZERO || n->op == WGC_OP_UNIQUE ||
+                                                    n->opset < 10 || !g->tensors[n->inputs[1]].symval);
+    for (int k = 0; k < n->n_inputs; k++)
+        if (n->inputs[k] >= 0 && (wgc_shape_is_sym(&g->tensors[n->inputs[k]].shape) ||
+                                  g->tensors[n->inputs[k]].symval))
+            return false;
+    return true;
+}
+
 wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
+    if (data_dependent_op(g, n))
+        return wgc_op_hooks(n->op)->emit(e, g, n);
     for (int k = 0; k < n->n_outputs; k++)
         if (n->outputs[k] >= 0 && g->tensors[n->outputs[k]].symval)
             return no_code(g, n, "symbolic values computed at run time");

@@ -49,7 +49,8 @@ bool wgc_sym_node(const wgc_graph *g, const wgc_node *n)
     return false;
 }
 
-static const char *sym_of_input(const wgc_graph *g, const wgc_node *n, int k)
+/* The first symbol input k depends on (-1: none). */
+static int sym_index_of_input(const wgc_graph *g, const wgc_node *n, int k)
 {
     const wgc_tensor *x = wgc_in((wgc_graph *)g, n, k);
     int s = wgc_shape_first_sym(&x->shape, -1);
@@ -58,7 +59,7 @@ static const char *sym_of_input(const wgc_graph *g, const wgc_node *n, int k)
             for (int j = 0; j < WGC_MAX_SYMS && s < 0; j++)
                 if (x->symval[i].p[j])
                     s = j;
-    return s >= 0 ? g->syms[s].name : "?";
+    return s;
 }
 
 wg_status wgc_sym_refuse(wgc_graph *g, const wgc_node *n, const char *why)
@@ -67,10 +68,17 @@ wg_status wgc_sym_refuse(wgc_graph *g, const wgc_node *n, const char *why)
     if (!has_sym_input(g, n, &k))
         has_symval_input(g, n, &k);
     const wgc_tensor *x = k < n->n_inputs ? wgc_in(g, n, k) : NULL;
+    int s = x ? sym_index_of_input(g, n, k) : -1;
+    if (s >= 0 && g->syms[s].runtime)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                         "input '%s' has a data-dependent size (dimension %d of '%s', known only at "
+                         "run time), which this op does not support%s%s",
+                         x->name, g->syms[s].dim, g->tensors[g->syms[s].tensor].name,
+                         why ? ": " : " yet", why ? why : "");
     return wgc_error(g, n, WG_ERR_UNSUPPORTED,
                      "input '%s' depends on symbolic dimension '%s' (--dim), which this op does "
                      "not support%s%s; fix the dimension with --shape",
-                     x ? x->name : "?", sym_of_input(g, n, k), why ? ": " : " yet", why ? why : "");
+                     x ? x->name : "?", s >= 0 ? g->syms[s].name : "?", why ? ": " : " yet", why ? why : "");
 }
 
 /* The ops whose outputs have the same shape as input 0. */
@@ -252,10 +260,48 @@ wg_status wgc_sym_reduce_axis(wgc_graph *g, const wgc_node *n, int *axis)
     return WG_OK;
 }
 
-static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
+/* Unique over a symbolic input: Y keeps x's dims but the axis (the unique count, its own
+ * run-time symbol from unique.c; flattened: [count]), indices and counts are [count], the
+ * inverse indices one per slice: x's axis length, or its element count. */
+static wg_status unique_rule(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
+    int k, axis = -1;
+    if (has_symval_input(g, n, &k))
+        return wgc_sym_refuse(g, n, "an input holding symbolic values");
+    const wgc_attr *ax = wgc_attr_find(n, "axis");
+    if (ax)
+        axis = (int)(ax->i < 0 ? ax->i + x->shape.rank : ax->i);
+    wg_status st;
+    wgc_tensor *y = wgc_out(g, n, 0), *inv = n->n_outputs > 2 ? wgc_out(g, n, 2) : NULL;
+    if (y && axis >= 0) {
+        wgc_shape o = y->shape;
+        for (int d = 0; d < o.rank; d++)
+            if (d != axis)
+                memcpy(o.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+        if ((st = set_out(g, n, 0, &o)))
+            return st;
+    }
+    if (inv) {
+        wgc_shape o = inv->shape;
+        wgc_dimx len = wgc_dimx_const(1);
+        for (int d = axis < 0 ? 0 : axis; d < (axis < 0 ? x->shape.rank : axis + 1); d++)
+            len = wgc_dimx_mul(len, wgc_dimx_of(g, &x->shape, d));
+        wgc_shape_set_dim(g, &o, 0, len);
+        if ((st = set_out(g, n, 2, &o)))
+            return st;
+    }
+    return WG_OK;
+}
+
+static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
+{
+    if (n->op == WGC_OP_UNIQUE) /* any of its outputs may be the one read */
+        return unique_rule(g, n);
+    const wgc_tensor *x = wgc_in(g, n, 0);
     wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0 && n->op == WGC_OP_TOP_K)
+        y0 = wgc_out(g, n, 1); /* its indices alone: the same shape */
     if (!y0)
         return WG_OK;
     wgc_shape y = with_dims(&y0->shape);
@@ -299,6 +345,60 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         return set_out(g, n, 0, &b);
     }
     switch (n->op) {
+    case WGC_OP_NON_ZERO:
+        /* [rank, count]: the count is its own run-time symbol (nonzero.c, bounded at the
+         * maxima), whatever the input's sizes; the code reads them at run time */
+        if (has_symval_input(g, n, &k))
+            return wgc_sym_refuse(g, n, "an input holding symbolic values");
+        return WG_OK;
+    case WGC_OP_NON_MAX_SUPPRESSION: {
+        /* [count, 3], count its own run-time symbol (nms.c); boxes [B, N, 4] and scores
+         * [B, C, N] must agree at every size, not only at the maxima */
+        const wgc_tensor *sc = wgc_in(g, n, 1);
+        if (has_symval_input(g, n, &k))
+            return wgc_sym_refuse(g, n, "an input holding symbolic values");
+        if (memcmp(x->shape.sym[0], sc->shape.sym[0], WGC_MAX_SYMS) ||
+            memcmp(x->shape.sym[1], sc->shape.sym[2], WGC_MAX_SYMS) || wgc_dim_is_sym(&x->shape, 2))
+            return wgc_sym_refuse(g, n, "boxes and scores whose batch or box counts are different symbols");
+        return WG_OK;
+    }
+    case WGC_OP_COMPRESS: {
+        /* a run-time condition only (a constant one over a symbolic axis would keep
+         * positions the axis may not have): the kept length is its own run-time symbol
+         * (compress.c), the other dims are x's */
+        const wgc_tensor *c = wgc_in(g, n, 1);
+        if (c->data || c->symval)
+            return wgc_sym_refuse(g, n, "a constant condition");
+        wgc_shape o = y0->shape;
+        if (wgc_attr_find(n, "axis")) {
+            int axis;
+            if ((st = wgc_read_axis(g, n, 0, x->shape.rank, &axis)))
+                return st;
+            for (int d = 0; d < o.rank; d++)
+                if (d != axis)
+                    memcpy(o.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+        }
+        return set_out(g, n, 0, &o);
+    }
+    case WGC_OP_TOP_K: {
+        /* x's dims but the axis, which is k: a constant over a fixed axis, or k's own
+         * run-time symbol (topk.c) over any axis, checked against its length at run time */
+        if (has_symval_input(g, n, &k))
+            return wgc_sym_refuse(g, n, "a k holding symbolic values");
+        int axis;
+        if ((st = wgc_read_axis(g, n, -1, x->shape.rank, &axis)))
+            return st;
+        const wgc_tensor *kt = n->opset >= 10 ? wgc_in(g, n, 1) : NULL;
+        if (!(kt && !kt->data) && wgc_dim_is_sym(&x->shape, axis))
+            return wgc_sym_refuse(g, n, "a constant k over a symbolic axis");
+        wgc_shape o = y0->shape;
+        for (int d = 0; d < o.rank; d++)
+            if (d != axis)
+                memcpy(o.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+        if ((st = set_out(g, n, 0, &o)))
+            return st;
+        return set_out(g, n, 1, &o);
+    }
     case WGC_OP_MATMUL: {
         const wgc_tensor *b = wgc_in(g, n, 1);
         if (x->shape.rank < 2 || b->shape.rank < 2)
@@ -368,8 +468,7 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         int axis;
         if ((st = wgc_read_axis(g, n, 0, x->shape.rank, &axis)))
             return st;
-        if (wgc_dim_is_sym(&x->shape, axis))
-            return wgc_sym_refuse(g, n, "it gathers along a symbolic axis");
+        /* along a symbolic axis too: the code checks the indices against its actual length */
         int r = 0;
         for (int d = 0; d < axis; d++, r++)
             memcpy(y.sym[r], x->shape.sym[d], WGC_MAX_SYMS);
@@ -472,6 +571,11 @@ bool wgc_sym_foldable(const wgc_graph *g, const wgc_node *n)
 
 wg_status wgc_sym_infer(wgc_graph *g, wgc_node *n)
 {
+    int k;
+    /* no symbolic input: the op's own shapes stand (a data-dependent op's run-time
+     * symbols are its own, set by its infer hook) */
+    if (!has_sym_input(g, n, &k) && !has_symval_input(g, n, &k))
+        return WG_OK;
     if (wgc_sym_foldable(g, n))
         return WG_OK; /* shape arithmetic: wgc_sym_fold gives the values */
     return runtime_rule(g, n);

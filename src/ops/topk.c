@@ -1,20 +1,33 @@
 /*
  * topk.c: TopK(x, k) along `axis`: the k largest (largest=1) or smallest values and their
  * int64 indices, always sorted (also for sorted=0, which leaves the order open); equal
- * values keep the lower index first. k must be constant. Each line keeps a sorted list of
- * its best k indices in scratch and inserts an element only when strictly better than the
- * last, which gives the tie order for free; O(len * k) per line.
+ * values keep the lower index first. A k computed at run time (opset >= 10) makes the axis
+ * of the outputs a run-time symbol bounded by the axis length (ir/symdim.h): the code
+ * checks 0 <= k <= len (else WGK_ERR_INDEX) and writes k into wg_dims. Each line keeps a
+ * sorted list of its best k indices in scratch and inserts an element only when strictly
+ * better than the last, which gives the tie order for free; O(len * k) per line.
  */
 #include <stdio.h>
 
 #include "helpers/host_elements.h"
 #include "helpers/inline_loops.h"
 #include "helpers/index_loops.h"
+#include "../ir/symdim.h"
 
-static wg_status get_k(wgc_graph *g, const wgc_node *n, int64_t *k)
+/* k, or -1 in *k with *runtime set when it is computed at run time. */
+static wg_status get_k(wgc_graph *g, const wgc_node *n, int64_t *k, bool *runtime)
 {
+    *runtime = false;
     if (n->opset < 10) {
         *k = wgc_attr_int(n, "k", -1);
+        return WG_OK;
+    }
+    const wgc_tensor *t = wgc_in(g, n, 1);
+    if (t && !t->data) {
+        if (wgc_numel(&t->shape) != 1)
+            return wgc_error(g, n, WG_ERR_INVALID, "k must hold one value");
+        *runtime = true;
+        *k = -1;
         return WG_OK;
     }
     return wgc_loop_const_scalar(g, n, 1, "k", k);
@@ -44,14 +57,26 @@ static wg_status topk_infer(wgc_graph *g, wgc_node *n)
     if (!st && n->opset >= 10)
         st = wgc_check_input(g, n, 1, idx_types);
     int64_t k;
+    bool runtime;
     if (!st)
-        st = get_k(g, n, &k);
+        st = get_k(g, n, &k, &runtime);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
     int axis;
     if ((st = wgc_read_axis(g, n, -1, x->shape.rank, &axis)))
         return st;
+    if (runtime) { /* the outputs' axis is k, at most the axis length */
+        int sym;
+        int64_t len = x->shape.dims[axis];
+        if ((st = wgc_sym_add_runtime(g, n, n->outputs[0], axis, len, &sym)))
+            return st;
+        wgc_shape y = x->shape;
+        wgc_shape_set_runtime(&y, axis, sym, len);
+        wgc_set_output(g, n, 0, x->dtype, &y);
+        wgc_set_output(g, n, 1, WG_DT_INT64, &y);
+        return WG_OK;
+    }
     if (k < 0 || k > x->shape.dims[axis])
         return wgc_error(g, n, WG_ERR_INVALID, "k %lld is out of range for axis %d of size %lld",
                          (long long)k, axis, (long long)x->shape.dims[axis]);
@@ -78,32 +103,49 @@ static wg_status topk_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return st;
     int axis;
     wgc_norm_axis(wgc_attr_int(n, "axis", -1), x->shape.rank, &axis);
-    int64_t outer, len, inner, k = y->shape.dims[axis];
+    int64_t outer, len, inner, kmax = y->shape.dims[axis];
     geometry(&x->shape, axis, &outer, &len, &inner);
-    if (outer * inner * k == 0)
+    /* the sizes as C (a symbolic input's are read from wg_dims; constants otherwise) */
+    char co[96], cl[96], ci[96];
+    snprintf(co, sizeof co, "%s", wgc_dims_expr(e, &x->shape, 0, axis));
+    snprintf(cl, sizeof cl, "%s", wgc_dims_expr(e, &x->shape, axis, axis + 1));
+    snprintf(ci, sizeof ci, "%s", wgc_dims_expr(e, &x->shape, axis + 1, x->shape.rank));
+    const wgc_tensor *kt = n->opset >= 10 ? wgc_in(g, n, 1) : NULL;
+    const bool runtime = kt && !kt->data;
+    int sym = wgc_shape_first_sym(&y->shape, axis);
+    if (runtime) {
+        /* k from its input, checked against the axis before anything is written */
+        wgc_emit(e, "{\nint64_t kv = *(const int64_t *)%s;\n", wgc_ptr(e, g, n->inputs[1]));
+        wgc_emit(e, "if (kv < 0 || kv > %s)\n    return WGK_ERR_INDEX;\n", cl);
+        if (sym >= 0)
+            wgc_emit(e, "wg_dims[%d] = (int32_t)kv;\n", sym);
+        wgc_emit(e, "}\n");
+    }
+    if (outer * inner * kmax == 0)
         return WG_OK;
+    /* the C of k: a constant, or the symbol's value */
+    char k[32];
+    if (runtime && sym >= 0)
+        snprintf(k, sizeof k, "wg_dims[%d]", sym);
+    else
+        snprintf(k, sizeof k, "%lld", (long long)kmax);
     const char *better = wgc_attr_int(n, "largest", 1) ? ">" : "<";
     const char *ct = wgc_ctype(x->dtype);
     int yi = n->outputs[1];
-    wgc_emit(e, "{\ntypedef %s T;\nconst T *px = (const T *)%s;\n", ct, wgc_ptr(e, g, n->inputs[0]));
-    wgc_emit(e, "T *pv = (T *)%s;\nint32_t *best = (int32_t *)%s;\n", wgc_ptr(e, g, n->outputs[0]),
-             wgc_scratch(e));
+    wgc_emit(e, "{\ntypedef %s T;\nconst int32_t K = %s, OUTER = %s, LEN = %s, INNER = %s;\n", ct, k, co, cl, ci);
+    wgc_emit(e, "const T *px = (const T *)%s;\nT *pv = (T *)%s;\nint32_t *best = (int32_t *)%s;\n",
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]), wgc_scratch(e));
     if (yi >= 0)
         wgc_emit(e, "int64_t *pi = (int64_t *)%s;\n", wgc_ptr(e, g, yi));
-    wgc_emit(e, "for (int32_t o = 0; o < %lld; o++)\nfor (int32_t c = 0; c < %lld; c++) {\n",
-             (long long)outer, (long long)inner);
-    wgc_emit(e, "const T *line = px + o * %lld + c;\nint32_t n = 0;\n", (long long)(len * inner));
-    wgc_emit(e, "for (int32_t j = 0; j < %lld; j++) {\nT v = line[j * %lld];\n", (long long)len,
-             (long long)inner);
-    wgc_emit(e, "if (n == %lld && !(v %s line[best[n - 1] * %lld])) continue;\n", (long long)k, better,
-             (long long)inner);
-    wgc_emit(e, "int32_t p = n < %lld ? n++ : n - 1;\n", (long long)k);
-    wgc_emit(e, "while (p > 0 && v %s line[best[p - 1] * %lld]) { best[p] = best[p - 1]; p--; }\n",
-             better, (long long)inner);
+    wgc_emit(e, "for (int32_t o = 0; o < OUTER; o++)\nfor (int32_t c = 0; c < INNER; c++) {\n");
+    wgc_emit(e, "const T *line = px + (size_t)o * LEN * INNER + c;\nint32_t n = 0;\n");
+    wgc_emit(e, "for (int32_t j = 0; j < LEN; j++) {\nT v = line[j * INNER];\n");
+    wgc_emit(e, "if (n == K) { if (K == 0 || !(v %s line[best[n - 1] * INNER])) continue; }\n", better);
+    wgc_emit(e, "int32_t p = n < K ? n++ : n - 1;\n");
+    wgc_emit(e, "while (p > 0 && v %s line[best[p - 1] * INNER]) { best[p] = best[p - 1]; p--; }\n", better);
     wgc_emit(e, "best[p] = j;\n}\n");
-    wgc_emit(e, "for (int32_t j = 0; j < %lld; j++) {\nint32_t at = o * %lld + j * %lld + c;\n",
-             (long long)k, (long long)(k * inner), (long long)inner);
-    wgc_emit(e, "pv[at] = line[best[j] * %lld];\n", (long long)inner);
+    wgc_emit(e, "for (int32_t j = 0; j < K; j++) {\nint32_t at = (o * K + j) * INNER + c;\n");
+    wgc_emit(e, "pv[at] = line[best[j] * INNER];\n");
     if (yi >= 0)
         wgc_emit(e, "pi[at] = best[j];\n");
     wgc_emit(e, "}\n}\n}\n");

@@ -1,14 +1,20 @@
 /*
- * unique.c: Unique. Its output shapes depend on the values, so it is computed on the host
- * and only for a constant input (infer counts, fold writes); a run-time input is reported
- * as unsupported. Without axis the input is flattened; with axis the slices along it are
+ * unique.c: Unique. Its output shapes depend on the values: a constant input is computed
+ * on the host (infer counts, fold writes); a run-time one gives the unique count as a
+ * run-time symbol bounded by the slice count (ir/symdim.h; the input may then be of
+ * symbolic or data-dependent size, sym_infer.c unique_rule), which the generated code
+ * (unique_emit: grouping by first occurrence, then for sorted=1 an insertion sort of the
+ * groups) writes into wg_dims. Without axis the input is flattened; with axis the slices along it are
  * compared element by element. sorted = 1 orders the unique values ascending, else by
  * first occurrence. Outputs: Y, indices (first occurrence), inverse_indices, counts.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
 #include "helpers/inline_loops.h"
+#include "../ir/symdim.h"
 
 typedef struct uq_view {
     const char *data;
@@ -97,9 +103,6 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, uq_view *v)
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
-    if (!x->data)
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "input '%s' is computed at run time; the output shape "
-                         "depends on its values, so only a constant input is supported", x->name);
     v->data = x->data;
     v->dtype = x->dtype;
     v->es = wg_dtype_size(x->dtype);
@@ -121,7 +124,7 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, uq_view *v)
                 v->inner *= x->shape.dims[d];
         }
     }
-    if (v->n * v->outer * v->inner > ((int64_t)1 << 24))
+    if (x->data && v->n * v->outer * v->inner > ((int64_t)1 << 24))
         return wgc_error(g, n, WG_ERR_LIMIT, "input '%s' is too large to fold", x->name);
     return WG_OK;
 }
@@ -183,24 +186,55 @@ static wg_status analyse(wgc_graph *g, const wgc_node *n, uq_view *v, uq_result 
     return st ? st : uq_run(g, n, v, r);
 }
 
+/* The outputs' shapes for unique count u (sym >= 0: run-time symbol sym, at most u). */
+static void set_shapes(wgc_graph *g, wgc_node *n, const uq_view *v, int64_t u, int sym)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_shape y = {.rank = 1, .dims = {u}}, c = {.rank = 1, .dims = {u}};
+    const wgc_attr *ax = wgc_attr_find(n, "axis");
+    int at = 0;
+    if (ax) {
+        y = x->shape;
+        at = (int)(ax->i < 0 ? ax->i + y.rank : ax->i);
+        y.dims[at] = u;
+    }
+    if (sym >= 0 || (v->n && !x->data)) {
+        wgc_shape_set_runtime(&y, at, sym, u);
+        wgc_shape_set_runtime(&c, 0, sym, u);
+    }
+    wgc_set_output(g, n, 0, x->dtype, &y);
+    wgc_set_output(g, n, 1, WG_DT_INT64, &c);
+    wgc_set_output(g, n, 2, WG_DT_INT64, &(wgc_shape){.rank = 1, .dims = {v->n}});
+    wgc_set_output(g, n, 3, WG_DT_INT64, &c);
+}
+
+/* The tensor a run-time unique count is keyed by: the first of outputs 0, 1, 3 (-1: none). */
+static int count_tensor(const wgc_node *n)
+{
+    static const int which[] = {0, 1, 3};
+    for (int k = 0; k < 3; k++)
+        if (which[k] < n->n_outputs && n->outputs[which[k]] >= 0)
+            return n->outputs[which[k]];
+    return -1;
+}
+
 static wg_status uq_infer(wgc_graph *g, wgc_node *n)
 {
     uq_view v;
     uq_result r;
-    wg_status st = analyse(g, n, &v, &r);
+    wg_status st = resolve(g, n, &v);
     if (st)
         return st;
-    const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_shape y = {.rank = 1, .dims = {r.u}};
-    const wgc_attr *ax = wgc_attr_find(n, "axis");
-    if (ax) {
-        y = x->shape;
-        y.dims[ax->i < 0 ? ax->i + y.rank : ax->i] = r.u;
+    if (!v.data) { /* run time: at most v.n unique slices (none when the input is empty) */
+        int sym = -1, t = count_tensor(n);
+        if (t >= 0 && (st = wgc_sym_add_runtime(g, n, t, 0, v.n, &sym)))
+            return st;
+        set_shapes(g, n, &v, v.n, sym);
+        return WG_OK;
     }
-    wgc_set_output(g, n, 0, x->dtype, &y);
-    wgc_set_output(g, n, 1, WG_DT_INT64, &(wgc_shape){.rank = 1, .dims = {r.u}});
-    wgc_set_output(g, n, 2, WG_DT_INT64, &(wgc_shape){.rank = 1, .dims = {v.n}});
-    wgc_set_output(g, n, 3, WG_DT_INT64, &(wgc_shape){.rank = 1, .dims = {r.u}});
+    if ((st = uq_run(g, n, &v, &r)))
+        return st;
+    set_shapes(g, n, &v, r.u, -1);
     uq_free(&r);
     return WG_OK;
 }
@@ -239,11 +273,77 @@ static wg_status uq_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-/* Never reached: infer rejects a run-time input and fold then always succeeds. */
-static wg_status uq_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+static size_t uq_scratch(const wgc_graph *g, const wgc_node *n)
 {
-    (void)e;
-    return wgc_error(g, n, WG_ERR_UNSUPPORTED, "only a constant input is supported");
+    const wgc_tensor *inv = n->n_outputs > 2 && n->outputs[2] >= 0 ? &g->tensors[n->outputs[2]] : NULL;
+    int64_t N = inv ? inv->shape.dims[0] : wgc_numel(&g->tensors[n->inputs[0]].shape);
+    return (size_t)(5 * N + 1) * sizeof(int32_t);
 }
 
-const wgc_op_def wgc_op_unique = {uq_infer, uq_fold, uq_emit, NULL};
+/* A run-time Unique over N slices [outer][N][inner]: groups by first occurrence (first[],
+ * grp[] of each slice, cnt[]), then, for sorted=1, the groups in ascending slice order
+ * (order[], rank[]), O(N^2) compares in all; then the outputs densely at the count. */
+static wg_status uq_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    uq_view v;
+    wg_status st = resolve(g, n, &v);
+    if (st)
+        return st;
+    if (v.data) /* folded; an output nothing reads may still be live here */
+        return wgc_emit_folded_only(e, g, n);
+    const char *ct = wgc_ctype(v.dtype);
+    if (!ct)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "Unique of %s computed at run time", wg_dtype_name(v.dtype));
+    if (v.n == 0)
+        return WG_OK;
+    const int t = count_tensor(n);
+    const int sym = t >= 0 ? wgc_shape_runtime_sym(g, &g->tensors[t].shape) : -1; /* not x's symbols */
+    const long long NMAX = v.n;
+    const bool sorted = wgc_attr_int(n, "sorted", 1) != 0;
+    /* the view's sizes as C: an input of symbolic or data-dependent dims at its actual ones */
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const wgc_attr *ax = wgc_attr_find(n, "axis");
+    const int r = x->shape.rank, a = ax ? (int)(ax->i < 0 ? ax->i + r : ax->i) : -1;
+    char co[96], cn[96], ci[96];
+    snprintf(co, sizeof co, "%s", a < 0 ? "1" : wgc_dims_expr(e, &x->shape, 0, a));
+    snprintf(cn, sizeof cn, "%s", wgc_dims_expr(e, &x->shape, a < 0 ? 0 : a, a < 0 ? r : a + 1));
+    snprintf(ci, sizeof ci, "%s", a < 0 ? "1" : wgc_dims_expr(e, &x->shape, a + 1, r));
+    wgc_emit(e, "{\ntypedef %s T;\nconst T *px = (const T *)%s;\n", ct, wgc_ptr(e, g, n->inputs[0]));
+    wgc_emit(e, "const int32_t N = %s, O = %s, I = %s;\n", cn, co, ci);
+    wgc_emit(e, "int32_t *first = (int32_t *)%s, *grp = first + %lld, *cnt = grp + %lld, *order = cnt + %lld, "
+                "*rank = order + %lld;\nint32_t u = 0;\n", wgc_scratch(e), NMAX, NMAX, NMAX, NMAX);
+    /* WG_CMP(a, b, r): slices a and b compared lexicographically, into int r (its own
+     * names start with w, so that a and b may use the callers' variables) */
+    wgc_emit(e, "#define WG_CMP(a, b, r) do { r = 0; for (int32_t wo = 0; wo < O && !r; wo++) "
+                "for (int32_t wk = 0; wk < I && !r; wk++) { T wa = px[((size_t)wo * N + (a)) * I + wk], "
+                "wb = px[((size_t)wo * N + (b)) * I + wk]; r = wa < wb ? -1 : wa > wb ? 1 : 0; } } while (0)\n");
+    wgc_emit(e, "for (int32_t i = 0; i < N; i++) {\n    int32_t j = 0, r = 1;\n"
+                "    for (; j < u; j++) { WG_CMP(first[j], i, r); if (!r) break; }\n"
+                "    if (r) { first[u] = i; cnt[u] = 0; j = u++; }\n    grp[i] = j;\n    cnt[j]++;\n}\n");
+    wgc_emit(e, "for (int32_t j = 0; j < u; j++) order[j] = j;\n");
+    if (sorted)
+        wgc_emit(e, "for (int32_t j = 1; j < u; j++) {\n    int32_t w = order[j], p = j, r;\n"
+                    "    while (p > 0) { WG_CMP(first[order[p - 1]], first[w], r); if (r <= 0) break; "
+                    "order[p] = order[p - 1]; p--; }\n    order[p] = w;\n}\n");
+    wgc_emit(e, "for (int32_t j = 0; j < u; j++) rank[order[j]] = j;\n#undef WG_CMP\n");
+    if (sym >= 0)
+        wgc_emit(e, "wg_dims[%d] = u;\n", sym);
+    if (n->outputs[0] >= 0)
+        wgc_emit(e, "{\nT *py = (T *)%s;\nfor (int32_t o = 0; o < O; o++)\nfor (int32_t j = 0; j < u; j++)\n"
+                    "for (int32_t k = 0; k < I; k++)\n"
+                    "    py[((size_t)o * u + j) * I + k] = px[((size_t)o * N + first[order[j]]) * I + k];\n}\n",
+                 wgc_ptr(e, g, n->outputs[0]));
+    if (n->n_outputs > 1 && n->outputs[1] >= 0)
+        wgc_emit(e, "for (int32_t j = 0; j < u; j++) ((int64_t *)%s)[j] = first[order[j]];\n",
+                 wgc_ptr(e, g, n->outputs[1]));
+    if (n->n_outputs > 2 && n->outputs[2] >= 0)
+        wgc_emit(e, "for (int32_t i = 0; i < N; i++) ((int64_t *)%s)[i] = rank[grp[i]];\n",
+                 wgc_ptr(e, g, n->outputs[2]));
+    if (n->n_outputs > 3 && n->outputs[3] >= 0)
+        wgc_emit(e, "for (int32_t j = 0; j < u; j++) ((int64_t *)%s)[j] = cnt[order[j]];\n",
+                 wgc_ptr(e, g, n->outputs[3]));
+    wgc_emit(e, "}\n");
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_unique = {uq_infer, uq_fold, uq_emit, uq_scratch};

@@ -221,6 +221,18 @@ def wat_fixtures():
     put("v2_dims_ptr_past_end.wasm", wat(abi=2, extra=dims_ptr(65534)) + custom(v2()))
     put("v2_status_dims.wasm", wat(abi=2, extra=dims_ptr(), run_status=3) + custom(v2()))
 
+    # Version 2: data-dependent output dims (docs/abi.md "Run-time output dims"): y is
+    # [1, {"max": 4}]; wg_output_dims_ptr writes [1, count] at 8192 and returns it
+    out_dims = lambda count=3: func("wg_output_dims_ptr", 1, "i32",
+                                    f"(i32.store (i32.const 8192) (i32.const 1)) "
+                                    f"(i32.store (i32.const 8196) (i32.const {count})) (i32.const 8192)")
+    by = {"name": "y", "dtype": "float32", "shape": [1, {"max": 4}], "bytes": 16}
+    bx = {"name": "x", "dtype": "float32", "shape": [1, {"max": 4}], "bytes": 16}
+    put("v2_outdims_ok.wasm", wat(abi=2, extra=out_dims()) + custom(meta(abi=2, outputs=[by])))
+    put("v2_outdims_over.wasm", wat(abi=2, extra=out_dims(5)) + custom(meta(abi=2, outputs=[by])))
+    put("v2_outdims_noexport.wasm", wat(abi=2) + custom(meta(abi=2, outputs=[by])))
+    put("v2_outdims_input.wasm", wat(abi=2, extra=out_dims()) + custom(meta(abi=2, inputs=[bx], outputs=[by])))
+
     # Statuses wg_run returns
     put("status_index.wasm", wat(run_status=2) + custom(meta()))
     put("status_unknown.wasm", wat(run_status=7) + custom(meta()))

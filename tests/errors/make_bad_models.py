@@ -36,6 +36,19 @@ def main():
     ax = numpy_helper.from_array(np.array(0, np.int64), "ax")
     g = helper.make_graph([helper.make_node("CumSum", ["x", "ax"], ["y"], name="cumsum")], "g", [xd], [y], [ax])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), f"{out}/dynamic_cumsum.onnx")
+    # A data-dependent size (NonZero of a run-time input) reaching an op that cannot take it
+    # (CumSum), and TopK with a run-time k (a k past the axis is status 2 when run).
+    xf = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])
+    yn = helper.make_tensor_value_info("y", TensorProto.INT64, None)
+    g = helper.make_graph([helper.make_node("NonZero", ["x"], ["nz"], name="nonzero"),
+                           helper.make_node("CumSum", ["nz", "ax1"], ["y"], name="cumsum_nz")], "g", [xf], [yn],
+                          [numpy_helper.from_array(np.array(1, np.int64), "ax1")])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), f"{out}/nonzero_cumsum.onnx")
+    kin = helper.make_tensor_value_info("k", TensorProto.INT64, [1])
+    yv = helper.make_tensor_value_info("v", TensorProto.FLOAT, None)
+    yi = helper.make_tensor_value_info("i", TensorProto.INT64, None)
+    g = helper.make_graph([helper.make_node("TopK", ["x", "k"], ["v", "i"], name="topk")], "g", [xf, kin], [yv, yi])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)]), f"{out}/topk_k.onnx")
     # Unsupported attribute value: Pad's mode 'wrap' (opset 19).
     pads = numpy_helper.from_array(np.array([0, 1, 0, 1], np.int64), "pads")
     y6 = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)

@@ -211,10 +211,50 @@ done:
     wg_runtime_free(rt);
 }
 
+/* Data-dependent output dims (docs/abi.md "Run-time output dims"): v2_outdims_ok.wasm's y
+ * is [1, {"max": 4}] and wg_output_dims_ptr reports [1, 3]; v2_outdims_over.wasm reports 5. */
+TEST(output_dims)
+{
+    const char *env = getenv("WG_ABI_FIXTURES");
+    char ok[1024], over[1024];
+    snprintf(ok, sizeof ok, "%s/v2_outdims_ok.wasm", env && *env ? env : "build/abi-fixtures");
+    snprintf(over, sizeof over, "%s/v2_outdims_over.wasm", env && *env ? env : "build/abi-fixtures");
+    wg_runtime *rt = NULL;
+    wg_model *m = NULL, *m2 = NULL;
+    wg_session *s = NULL, *s2 = NULL;
+    if (wg_runtime_new(NULL, &rt) || wg_model_load(rt, ok, &m) || wg_session_new(m, &s) ||
+        wg_model_load(rt, over, &m2) || wg_session_new(m2, &s2)) {
+        CHECK(0, "%s: %s", ok, rt ? wg_last_error(rt) : "no runtime");
+        goto done;
+    }
+    const wg_tensor_info *y = &wg_model_get_info(m)->outputs[0];
+    CHECK(y->rank == 2 && y->sym[0] == -1 && y->sym[1] == WG_DIM_BOUNDED && y->dims[1] == 4 && y->bytes == 16,
+          "output dims not read as [1, <=4]");
+    int64_t shape[WG_MAX_RANK];
+    int rank = 0;
+    size_t bytes = 0;
+    CHECK(!wg_session_output_shape(s, 0, shape, &rank, &bytes) && rank == 2 && shape[1] == 4 && bytes == 16,
+          "before a run: not the bound");
+    CHECK(!wg_session_run(s) && !wg_session_output_shape(s, 0, shape, &rank, &bytes) && rank == 2 &&
+              shape[0] == 1 && shape[1] == 3 && bytes == 12,
+          "the reported dims [1, 3] not given: %s", wg_last_error(rt));
+    CHECK(wg_session_run(s2) == WG_ERR_ABI &&
+              strstr(wg_last_error(rt), "output 'y' dimension 1 is 5 after the run (wg_output_dims_ptr), "
+                                        "but the metadata bounds it at 4"),
+          "dims past the bound accepted: %s", wg_last_error(rt));
+done:
+    wg_session_free(s2);
+    wg_model_free(m2);
+    wg_session_free(s);
+    wg_model_free(m);
+    wg_runtime_free(rt);
+}
+
 int main(void)
 {
     RUN(fixtures);
     RUN(limits);
     RUN(symbolic_dims);
+    RUN(output_dims);
     return test_summary("abi");
 }

@@ -1,0 +1,317 @@
+"""Builds small ONNX graphs in which NonZero, Compress, TopK, Unique and NonMaxSuppression
+take run-time inputs (so their output sizes are decided by the run: module ABI 2
+"Run-time output dims") and feed further ops (Transpose, Cast, Gather, elementwise,
+ReduceSum, Reshape; NonZero also of inputs whose own sizes are data-dependent or symbolic),
+compiles each, runs it on several inputs (empty results among them)
+through `wasmgraph run` and compares shapes and values with onnxruntime (rtol 1e-4,
+atol 1e-5).
+
+    python data_dependent_ops.py WASMGRAPH WORKDIR
+Prints one line per graph and input; exit status 1 on any mismatch or failure.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+import onnxruntime as ort
+
+
+def const(name, arr):
+    return numpy_helper.from_array(np.asarray(arr), name)
+
+
+def vi(name, dtype, shape):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def graph_nonzero():
+    """NonZero of a mask computed from x, its rows gathered from a table, its indices
+    transposed and cast: [nnz, 3] and [nnz, 2] outputs."""
+    nodes = [
+        helper.make_node("Greater", ["x", "zero"], ["m"]),
+        helper.make_node("NonZero", ["m"], ["nz"]),                      # [2, nnz]
+        helper.make_node("Transpose", ["nz"], ["nzt"], perm=[1, 0]),     # [nnz, 2]
+        helper.make_node("Cast", ["nzt"], ["nzf"], to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["nzf", "half"], ["pos"]),
+        helper.make_node("Gather", ["nz", "i0"], ["rows"], axis=0),      # [nnz]
+        helper.make_node("Gather", ["table", "rows"], ["g"], axis=0),    # [nnz, 3]
+        helper.make_node("Relu", ["g"], ["y"]),
+    ]
+    rng = np.random.default_rng(3)
+    inits = [const("zero", np.float32(0)), const("half", np.float32(0.5)), const("i0", np.int64(0)),
+             const("table", rng.standard_normal((4, 3)).astype(np.float32))]
+    return helper.make_graph(nodes, "nonzero_chain", [vi("x", TensorProto.FLOAT, [4, 5])],
+                             [vi("pos", TensorProto.FLOAT, None), vi("y", TensorProto.FLOAT, None)], inits), 13
+
+
+def graph_compress():
+    """Compress of x's rows by a run-time condition, then a scale, Relu and a row sum."""
+    nodes = [
+        helper.make_node("Greater", ["s", "zero"], ["c"]),
+        helper.make_node("Compress", ["x", "c"], ["k"], axis=0),         # [kept, 3]
+        helper.make_node("Mul", ["k", "w"], ["kw"]),
+        helper.make_node("Relu", ["kw"], ["r"]),
+        helper.make_node("ReduceSum", ["r", "ax1"], ["y"], keepdims=0),  # [kept]
+        helper.make_node("Compress", ["x", "c2"], ["flat"]),            # flattened, [kept2]
+    ]
+    inits = [const("zero", np.float32(0)), const("w", np.array([1.0, -2.0, 0.5], np.float32)),
+             const("ax1", np.array([1], np.int64))]
+    return helper.make_graph(nodes, "compress_chain",
+                             [vi("x", TensorProto.FLOAT, [6, 3]), vi("s", TensorProto.FLOAT, [6]),
+                              vi("c2", TensorProto.BOOL, [10])],
+                             [vi("r", TensorProto.FLOAT, None), vi("y", TensorProto.FLOAT, None),
+                              vi("flat", TensorProto.FLOAT, None)], inits), 13
+
+
+def graph_topk():
+    """TopK with k from the input, its values through Sigmoid, its indices cast and added."""
+    nodes = [
+        helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1, largest=1),
+        helper.make_node("Sigmoid", ["v"], ["sv"]),
+        helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
+        helper.make_node("Add", ["sv", "fi"], ["y"]),
+        helper.make_node("TopK", ["x", "k"], ["v2", "i2"], axis=0, largest=0),
+    ]
+    return helper.make_graph(nodes, "topk_chain",
+                             [vi("x", TensorProto.FLOAT, [3, 8]), vi("k", TensorProto.INT64, [1])],
+                             [vi("y", TensorProto.FLOAT, None), vi("i", TensorProto.INT64, None),
+                              vi("v2", TensorProto.FLOAT, None), vi("i2", TensorProto.INT64, None)], []), 11
+
+
+def graph_unique():
+    """Unique sorted (all four outputs, values cast and scaled) and unsorted along an axis."""
+    nodes = [
+        helper.make_node("Unique", ["x"], ["u", "idx", "inv", "cnt"], sorted=1),
+        helper.make_node("Cast", ["u"], ["uf"], to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["uf", "half"], ["y"]),
+        helper.make_node("Unique", ["m"], ["mu", "midx", "minv", "mcnt"], sorted=0, axis=0),
+        helper.make_node("Transpose", ["mu"], ["mut"], perm=[1, 0]),
+    ]
+    inits = [const("half", np.float32(0.5))]
+    return helper.make_graph(nodes, "unique_chain",
+                             [vi("x", TensorProto.INT64, [10]), vi("m", TensorProto.FLOAT, [5, 2])],
+                             [vi("y", TensorProto.FLOAT, None), vi("idx", TensorProto.INT64, None),
+                              vi("inv", TensorProto.INT64, None), vi("cnt", TensorProto.INT64, None),
+                              vi("mut", TensorProto.FLOAT, None), vi("midx", TensorProto.INT64, None),
+                              vi("minv", TensorProto.INT64, None), vi("mcnt", TensorProto.INT64, None)], inits), 11
+
+
+def graph_nms():
+    """NonMaxSuppression on run-time boxes and scores (max_output constant), the selected
+    boxes gathered from the boxes by their index column."""
+    nodes = [
+        helper.make_node("NonMaxSuppression", ["boxes", "scores", "maxo", "iou", "sthr"], ["sel"]),
+        helper.make_node("Gather", ["sel", "i2"], ["bi"], axis=1),       # [n]
+        helper.make_node("Reshape", ["boxes", "shp"], ["flat"]),          # [6, 4]
+        helper.make_node("Gather", ["flat", "bi"], ["picked"], axis=0),  # [n, 4]
+        helper.make_node("Mul", ["picked", "two"], ["y"]),
+    ]
+    inits = [const("maxo", np.array([2], np.int64)), const("iou", np.array([0.5], np.float32)),
+             const("sthr", np.array([0.2], np.float32)), const("i2", np.int64(2)),
+             const("shp", np.array([6, 4], np.int64)), const("two", np.float32(2))]
+    return helper.make_graph(nodes, "nms_chain",
+                             [vi("boxes", TensorProto.FLOAT, [1, 6, 4]), vi("scores", TensorProto.FLOAT, [1, 2, 6])],
+                             [vi("sel", TensorProto.INT64, None), vi("y", TensorProto.FLOAT, None)], inits), 11
+
+
+def graph_nonzero_of_sized():
+    """NonZero of tensors whose sizes are decided at run time: of a Compress result (a
+    data-dependent size) and of a [batch, seq] mask (symbolic dims, --dim)."""
+    nodes = [
+        helper.make_node("Greater", ["s", "zero"], ["c"]),
+        helper.make_node("Compress", ["x", "c"], ["k"], axis=0),         # [kept, 3]
+        helper.make_node("Greater", ["k", "zero"], ["km"]),
+        helper.make_node("NonZero", ["km"], ["nz"]),                     # [2, nnz]
+        helper.make_node("Transpose", ["nz"], ["y"], perm=[1, 0]),
+        helper.make_node("Equal", ["mask", "one"], ["mb"]),
+        helper.make_node("NonZero", ["mb"], ["mz"]),                     # [2, nnz2]
+    ]
+    inits = [const("zero", np.float32(0)), const("one", np.int64(1))]
+    return helper.make_graph(nodes, "nonzero_of_sized",
+                             [vi("x", TensorProto.FLOAT, [6, 3]), vi("s", TensorProto.FLOAT, [6]),
+                              vi("mask", TensorProto.INT64, ["batch", "seq"])],
+                             [vi("y", TensorProto.INT64, None), vi("mz", TensorProto.INT64, None)], inits), 13
+
+
+def graph_topk_of_sized():
+    """TopK over sizes decided at run time: a constant k along the fixed last axis of
+    [batch, seq, 6] logits (--dim), only its indices read, and a run-time k over the kept rows of
+    a Compress (a data-dependent axis)."""
+    nodes = [
+        helper.make_node("TopK", ["logits", "k3"], ["lv", "li"], axis=-1),
+        helper.make_node("Greater", ["s", "zero"], ["c"]),
+        helper.make_node("Compress", ["x", "c"], ["kept"], axis=0),      # [kept]
+        helper.make_node("TopK", ["kept", "k"], ["v", "i"], axis=0, largest=0),
+    ]
+    inits = [const("k3", np.array([3], np.int64)), const("zero", np.float32(0))]
+    return helper.make_graph(nodes, "topk_of_sized",
+                             [vi("logits", TensorProto.FLOAT, ["batch", "seq", 6]), vi("x", TensorProto.FLOAT, [8]),
+                              vi("s", TensorProto.FLOAT, [8]), vi("k", TensorProto.INT64, [1])],
+                             [vi("li", TensorProto.INT64, None), vi("v", TensorProto.FLOAT, None),
+                              vi("i", TensorProto.INT64, None)], inits), 11
+
+
+def graph_compress_of_sized():
+    """Compress over sizes decided at run time: the seq axis of [batch, seq, 4] (--dim) by a
+    run-time [seq] condition, then the flattened result by a condition on its own values."""
+    nodes = [
+        helper.make_node("Greater", ["w", "zero"], ["c"]),
+        helper.make_node("Compress", ["x", "c"], ["k"], axis=1),         # [batch, kept, 4]
+        helper.make_node("Relu", ["k"], ["y"]),
+        helper.make_node("Reshape", ["k", "flat"], ["kf"]),              # [batch * kept * 4]
+        helper.make_node("Greater", ["kf", "zero"], ["c2"]),
+        helper.make_node("Compress", ["kf", "c2"], ["pos"]),             # [positives]
+    ]
+    inits = [const("zero", np.float32(0)), const("flat", np.array([-1], np.int64))]
+    return helper.make_graph(nodes, "compress_of_sized",
+                             [vi("x", TensorProto.FLOAT, ["batch", "seq", 4]), vi("w", TensorProto.FLOAT, ["seq"])],
+                             [vi("y", TensorProto.FLOAT, None), vi("pos", TensorProto.FLOAT, None)], inits), 13
+
+
+def graph_unique_of_sized():
+    """Unique over sizes decided at run time (--dim): the flattened [batch, seq] ids (all four
+    outputs, the inverse indices reshaped to [batch, seq]) and the seq slices of [batch, seq, 2]
+    (axis 1, unsorted)."""
+    nodes = [
+        helper.make_node("Unique", ["ids"], ["u", "idx", "inv", "cnt"], sorted=1),
+        helper.make_node("Unique", ["p"], ["pu", "pidx", "pinv", "pcnt"], sorted=0, axis=1),
+        helper.make_node("Relu", ["pu"], ["y"]),
+        helper.make_node("Shape", ["ids"], ["ishape"]),
+        helper.make_node("Reshape", ["inv", "ishape"], ["inv2"]),     # [batch * seq] -> [batch, seq]
+    ]
+    return helper.make_graph(nodes, "unique_of_sized",
+                             [vi("ids", TensorProto.INT64, ["batch", "seq"]), vi("p", TensorProto.FLOAT, ["batch", "seq", 2])],
+                             [vi("u", TensorProto.INT64, None), vi("idx", TensorProto.INT64, None),
+                              vi("inv2", TensorProto.INT64, None), vi("cnt", TensorProto.INT64, None),
+                              vi("y", TensorProto.FLOAT, None), vi("pinv", TensorProto.INT64, None),
+                              vi("pcnt", TensorProto.INT64, None)], []), 11
+
+
+def graph_nms_of_sized():
+    """A detector's post-processing: the candidates above a score threshold (NonZero, a
+    data-dependent count) gathered into boxes [1, k, 4] and scores [1, 1, k], then
+    NonMaxSuppression over them and the kept boxes gathered back."""
+    nodes = [
+        helper.make_node("Greater", ["s", "thr"], ["m"]),
+        helper.make_node("NonZero", ["m"], ["nz"]),                       # [1, k]
+        helper.make_node("Squeeze", ["nz", "ax0"], ["idx"]),             # [k]
+        helper.make_node("Gather", ["b", "idx"], ["cb"], axis=0),        # [k, 4]
+        helper.make_node("Unsqueeze", ["cb", "ax0"], ["boxes"]),         # [1, k, 4]
+        helper.make_node("Gather", ["s", "idx"], ["cs"], axis=0),        # [k]
+        helper.make_node("Unsqueeze", ["cs", "ax01"], ["scores"]),       # [1, 1, k]
+        helper.make_node("NonMaxSuppression", ["boxes", "scores", "maxo", "iou"], ["sel"]),
+        helper.make_node("Gather", ["sel", "i2"], ["bi"], axis=1),       # [n]
+        helper.make_node("Gather", ["cb", "bi"], ["y"], axis=0),         # [n, 4]
+    ]
+    inits = [const("thr", np.float32(0.3)), const("ax0", np.array([0], np.int64)),
+             const("ax01", np.array([0, 1], np.int64)), const("maxo", np.array([3], np.int64)),
+             const("iou", np.array([0.4], np.float32)), const("i2", np.int64(2))]
+    return helper.make_graph(nodes, "nms_of_sized", [vi("b", TensorProto.FLOAT, [8, 4]), vi("s", TensorProto.FLOAT, [8])],
+                             [vi("sel", TensorProto.INT64, None), vi("y", TensorProto.FLOAT, None)], inits), 13
+
+
+DIMS = {"unique_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
+        "compress_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
+        "nonzero_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
+        "topk_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"]}
+
+
+def inputs_for(name, case, rng):
+    """Input set `case` (0..3) of graph `name`; case 3 gives an empty result where it can."""
+    if name == "nonzero_chain":
+        x = rng.standard_normal((4, 5)).astype(np.float32)
+        return {"x": -np.abs(x) if case == 3 else x}
+    if name == "nonzero_of_sized":
+        s = rng.standard_normal(6).astype(np.float32)
+        return {"x": rng.standard_normal((6, 3)).astype(np.float32), "s": -np.abs(s) if case == 3 else s,
+                "mask": rng.integers(0, 2, ([1, 2, 3, 3][case], [7, 3, 1, 5][case])).astype(np.int64)}
+    if name == "nms_of_sized":
+        b = rng.random((8, 4)).astype(np.float32)
+        b[:, 2:] += b[:, :2]
+        s = rng.random(8).astype(np.float32)
+        return {"b": b, "s": s * 0.2 if case == 3 else s}
+    if name == "unique_of_sized":
+        b, q = [1, 2, 3, 3][case], [7, 3, 1, 5][case]
+        return {"ids": rng.integers(0, 4, (b, q)).astype(np.int64),
+                "p": rng.integers(0, 2, (b, q, 2)).astype(np.float32)}
+    if name == "compress_of_sized":
+        b, q = [1, 2, 3, 3][case], [7, 3, 1, 5][case]
+        w = rng.standard_normal(q).astype(np.float32)
+        return {"x": rng.standard_normal((b, q, 4)).astype(np.float32), "w": -np.abs(w) if case == 3 else w}
+    if name == "topk_of_sized":
+        s = rng.standard_normal(8).astype(np.float32)
+        s[:3] = np.abs(s[:3])  # at least 3 rows kept, so k = 0..3 fits the axis
+        return {"logits": rng.standard_normal(([1, 2, 3, 3][case], [7, 3, 1, 5][case], 6)).astype(np.float32),
+                "x": rng.standard_normal(8).astype(np.float32), "s": s, "k": np.array([[2, 3, 1, 0][case]], np.int64)}
+    if name == "compress_chain":
+        s = rng.standard_normal(6).astype(np.float32)
+        return {"x": rng.standard_normal((6, 3)).astype(np.float32), "s": -np.abs(s) if case == 3 else s,
+                "c2": (rng.random(10) > (1.0 if case == 3 else 0.5))}
+    if name == "topk_chain":
+        x = rng.standard_normal((3, 8)).astype(np.float32)
+        if case == 1:
+            x = np.round(x)  # ties: the lower index first
+        return {"x": x, "k": np.array([[2, 3, 3, 0][case]], np.int64)}
+    if name == "unique_chain":
+        m = rng.integers(0, 3, (5, 2)).astype(np.float32)
+        return {"x": rng.integers(-3, 4, 10).astype(np.int64), "m": m}
+    boxes = rng.random((1, 6, 4)).astype(np.float32)
+    boxes[..., 2:] += boxes[..., :2]
+    scores = rng.random((1, 2, 6)).astype(np.float32)
+    return {"boxes": boxes, "scores": scores * 0.1 if case == 3 else scores}
+
+
+def main():
+    wasmgraph, work = sys.argv[1:3]
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(0)
+    bad = 0
+    for make in (graph_nonzero, graph_compress, graph_topk, graph_unique, graph_nms, graph_nonzero_of_sized,
+                 graph_topk_of_sized, graph_compress_of_sized, graph_unique_of_sized,
+                 graph_nms_of_sized):
+        graph, opset = make()
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        model.ir_version = 8
+        path = os.path.join(work, graph.name + ".onnx")
+        onnx.save(model, path)
+        module = os.path.join(work, graph.name + ".wasm")
+        r = subprocess.run([wasmgraph, "compile", path, "-o", module, *DIMS.get(graph.name, []), "-q"],
+                           capture_output=True, text=True)
+        if r.returncode:
+            print(f"{graph.name}: compile failed: {r.stderr.strip()}")
+            bad += 1
+            continue
+        sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        for case in range(4):
+            feeds = inputs_for(graph.name, case, rng)
+            args = []
+            for k, v in feeds.items():
+                f = os.path.join(work, f"{k}.npy")
+                np.save(f, v)
+                args += ["--input", f"{k}={f}"]
+            out = os.path.join(work, graph.name + ".out")
+            r = subprocess.run([wasmgraph, "run", module, *args, "--output-dir", out], capture_output=True, text=True)
+            if r.returncode:
+                print(f"{graph.name} case {case}: run failed: {r.stderr.strip()}")
+                bad += 1
+                continue
+            want = sess.run(None, feeds)
+            ok, shapes = True, []
+            for i, w in enumerate(want):
+                got = numpy_helper.to_array(onnx.load_tensor(os.path.join(out, f"output_{i}.pb")))
+                same = got.shape == w.shape and got.dtype == w.dtype and np.allclose(got, w, rtol=1e-4, atol=1e-5)
+                if not same:
+                    print(f"  output {i}: got {got.dtype}{list(got.shape)} {got.ravel()[:8]}, "
+                          f"want {w.dtype}{list(w.shape)} {w.ravel()[:8]}")
+                ok &= same
+                shapes.append("x".join(map(str, w.shape)) or "scalar")
+            print(f"{graph.name} case {case} ({' '.join(shapes)}): {'ok' if ok else 'MISMATCH'}")
+            bad += not ok
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
