@@ -18,6 +18,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 import onnxruntime as ort
 
+from wg_run import run_module
+
 
 def const(name, arr):
     return numpy_helper.from_array(np.asarray(arr), name)
@@ -287,21 +289,14 @@ def main():
         sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
         for case in range(4):
             feeds = inputs_for(graph.name, case, rng)
-            args = []
-            for k, v in feeds.items():
-                f = os.path.join(work, f"{k}.npy")
-                np.save(f, v)
-                args += ["--input", f"{k}={f}"]
-            out = os.path.join(work, graph.name + ".out")
-            r = subprocess.run([wasmgraph, "run", module, *args, "--output-dir", out], capture_output=True, text=True)
-            if r.returncode:
-                print(f"{graph.name} case {case}: run failed: {r.stderr.strip()}")
+            want = sess.run(None, feeds)
+            gots, err = run_module(wasmgraph, module, feeds, work, len(want))
+            if err:
+                print(f"{graph.name} case {case}: run failed: {err}")
                 bad += 1
                 continue
-            want = sess.run(None, feeds)
             ok, shapes = True, []
-            for i, w in enumerate(want):
-                got = numpy_helper.to_array(onnx.load_tensor(os.path.join(out, f"output_{i}.pb")))
+            for i, (w, got) in enumerate(zip(want, gots)):
                 same = got.shape == w.shape and got.dtype == w.dtype and np.allclose(got, w, rtol=1e-4, atol=1e-5)
                 if not same:
                     print(f"  output {i}: got {got.dtype}{list(got.shape)} {got.ravel()[:8]}, "

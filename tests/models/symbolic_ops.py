@@ -14,6 +14,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 import onnxruntime as ort
 
+from wg_run import run_module
+
 H = 8
 SIZES = [(1, 1), (2, 5), (3, 16)]
 
@@ -138,21 +140,14 @@ def main():
         sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
         for batch, seq in SIZES:
             feeds = inputs_for(graph.name, batch, seq, rng)
-            args = []
-            for k, v in feeds.items():
-                f = os.path.join(work, f"{k}.npy")
-                np.save(f, v)
-                args += ["--input", f"{k}={f}"]
-            out = os.path.join(work, graph.name + ".out")
-            r = subprocess.run([wasmgraph, "run", module, *args, "--output-dir", out], capture_output=True, text=True)
-            if r.returncode:
-                print(f"{graph.name} batch {batch} seq {seq}: run failed: {r.stderr.strip()}")
+            want = sess.run(None, feeds)
+            gots, err = run_module(wasmgraph, module, feeds, work, len(want))
+            if err:
+                print(f"{graph.name} batch {batch} seq {seq}: run failed: {err}")
                 bad += 1
                 continue
-            want = sess.run(None, feeds)
             ok = True
-            for i, w in enumerate(want):
-                got = numpy_helper.to_array(onnx.load_tensor(os.path.join(out, f"output_{i}.pb")))
+            for w, got in zip(want, gots):
                 ok &= got.shape == w.shape and np.allclose(got, w, rtol=1e-4, atol=1e-5)
             print(f"{graph.name} batch {batch} seq {seq}: {'ok' if ok else 'MISMATCH'}")
             bad += not ok
