@@ -455,3 +455,25 @@ int wgc_step_last(const wgc_graph *g, int i)
     int e = wgc_body_end(g, i);
     return e < 0 ? i : e;
 }
+
+wg_status wgc_graph_move_tail(wgc_graph *g, int at, int from)
+{
+    int k = g->n_nodes - from;
+    if (k <= 0 || at == from)
+        return WG_OK;
+    wgc_node *tmp = malloc(sizeof *tmp * (size_t)k);
+    if (!tmp)
+        return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory moving %d nodes", k);
+    memcpy(tmp, &g->nodes[from], sizeof *tmp * (size_t)k);
+    memmove(&g->nodes[at + k], &g->nodes[at], sizeof *tmp * (size_t)(from - at));
+    memcpy(&g->nodes[at], tmp, sizeof *tmp * (size_t)k);
+    free(tmp);
+    for (int t = 0; t < g->n_tensors; t++) {
+        int p = g->tensors[t].producer;
+        if (p >= from)
+            g->tensors[t].producer = p - from + at;
+        else if (p >= at)
+            g->tensors[t].producer = p + k;
+    }
+    return WG_OK;
+}

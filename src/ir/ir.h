@@ -294,6 +294,9 @@ const char *wgc_shape_str(const wgc_shape *s, char *buf, size_t len);
 /* Numpy-style broadcast of a and b into out; false when incompatible. */
 bool wgc_broadcast(const wgc_shape *a, const wgc_shape *b, wgc_shape *out);
 bool wgc_shape_eq(const wgc_shape *a, const wgc_shape *b);
+/* Moves nodes [from, g->n_nodes) to index at (at <= from), shifting the ones between, and
+ * fixes every tensor's producer index (passes and ops that insert nodes mid-graph). */
+wg_status wgc_graph_move_tail(wgc_graph *g, int at, int from);
 /* Sets n_uses of every tensor from the live nodes and graph outputs. */
 void wgc_graph_count_uses(wgc_graph *g);
 /* Control flow (see wgc_body). True for the nodes that open or close a body: BodyBegin,

@@ -45,15 +45,6 @@ static int lookup(const copy_ctx *c, int t)
     return t >= 0 && t < c->n_map && c->map[t] >= 0 ? c->map[t] : t;
 }
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 static int *dup_ints(const int *v, int n)
 {
     int *d = malloc(sizeof(int) * (size_t)(n ? n : 1));
@@ -108,7 +99,7 @@ static bool copy_attr(wgc_graph *g, copy_ctx *c, int n, const wgc_attr *src)
         if (!(d->strings = calloc(a.n ? a.n : 1, sizeof *d->strings)))
             return false;
         for (size_t k = 0; k < a.n; k++)
-            if (!(d->strings[k] = dup_str(a.strings[k])))
+            if (!(d->strings[k] = strdup(a.strings[k])))
                 return false;
     }
     if (a.body) {
@@ -171,29 +162,6 @@ nomem:
     free(ins);
     free(outs);
     return wgc_error(g, &g->nodes[i], WG_ERR_NOMEM, "out of memory unrolling its body");
-}
-
-/* Moves nodes [from, g->n_nodes) to index at (at <= from), and fixes every producer. */
-static wg_status move_block(wgc_graph *g, int at, int from)
-{
-    int k = g->n_nodes - from;
-    if (k <= 0 || at == from)
-        return WG_OK;
-    wgc_node *tmp = malloc(sizeof *tmp * (size_t)k);
-    if (!tmp)
-        return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory unrolling a body");
-    memcpy(tmp, &g->nodes[from], sizeof *tmp * (size_t)k);
-    memmove(&g->nodes[at + k], &g->nodes[at], sizeof *tmp * (size_t)(from - at));
-    memcpy(&g->nodes[at], tmp, sizeof *tmp * (size_t)k);
-    free(tmp);
-    for (int t = 0; t < g->n_tensors; t++) {
-        int p = g->tensors[t].producer;
-        if (p >= from)
-            g->tensors[t].producer = p - from + at;
-        else if (p >= at)
-            g->tensors[t].producer = p + k;
-    }
-    return WG_OK;
 }
 
 /* The template's parts: its BodyBegin, the owner's body. */
@@ -285,7 +253,7 @@ static wg_status add_iteration(wgc_graph *g, int at, int owner, int it, const in
     g->nodes[s].region = o_region;
     if ((st = add_int_attr(g, s, "owner", owner)) || (st = add_int_attr(g, s, "iteration", it)))
         goto done;
-    st = move_block(g, at, from);
+    st = wgc_graph_move_tail(g, at, from);
 done:
     free(c.map);
     free(c.region);
@@ -403,7 +371,7 @@ static wg_status finish_loop(wgc_graph *g, int at, int owner, const int *final, 
         if (y >= 0)
             st = stack_scan(g, owner, k, y, scans + k, count, l.n_scan);
     }
-    return st ? st : move_block(g, at, from);
+    return st ? st : wgc_graph_move_tail(g, at, from);
 }
 
 /* SequenceMap's outputs: output k the sequence of elems[j * n_out + k], j < count. */

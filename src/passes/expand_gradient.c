@@ -298,30 +298,6 @@ static bool usable(const wgc_graph *g, const wgc_node *n)
     return true;
 }
 
-/* Moves nodes [from, g->n_nodes) to index `at` (at <= from), shifting the ones between,
- * and fixes every tensor's producer index. */
-static wg_status move_block(wgc_graph *g, int at, int from)
-{
-    int k = g->n_nodes - from;
-    if (k <= 0 || at == from)
-        return WG_OK;
-    wgc_node *tmp = malloc(sizeof *tmp * (size_t)k);
-    if (!tmp)
-        return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory moving %d nodes", k);
-    memcpy(tmp, &g->nodes[from], sizeof *tmp * (size_t)k);
-    memmove(&g->nodes[at + k], &g->nodes[at], sizeof *tmp * (size_t)(from - at));
-    memcpy(&g->nodes[at], tmp, sizeof *tmp * (size_t)k);
-    free(tmp);
-    for (int t = 0; t < g->n_tensors; t++) {
-        int p = g->tensors[t].producer;
-        if (p >= from)
-            g->tensors[t].producer = p - from + at;
-        else if (p >= at)
-            g->tensors[t].producer = p + k;
-    }
-    return WG_OK;
-}
-
 /* Expands Gradient node gi; on success its replacement stands at gi.. and *next is the
  * index after the (now dead) Gradient node. */
 static wg_status expand_one(wgc_graph *g, int gi, int *next)
@@ -450,7 +426,7 @@ static wg_status expand_one(wgc_graph *g, int gi, int *next)
             goto fail;
     }
     g->nodes[gi].dead = true;
-    if ((st = move_block(g, gi, first_new)))
+    if ((st = wgc_graph_move_tail(g, gi, first_new)))
         goto fail;
     *next = gi + (g->n_nodes - first_new) + 1;
 fail:
