@@ -32,6 +32,10 @@ typedef enum wgc_op {
 const char *wgc_op_name(wgc_op op);
 /* The op for an ONNX (domain, op_type); WGC_OP_COUNT when unsupported. */
 wgc_op wgc_op_lookup(const char *domain, const char *op_type);
+/* Whether op is of domain ai.onnx.preview.training (Gradient, expanded by
+ * passes/expand_gradient.c, and the optimizers' update rules, ops/optimizers.c), which the
+ * default domain's version table does not cover. */
+bool wgc_op_is_training(wgc_op op);
 
 /* Symbolic dimensions (compile --dim NAME=MIN..MAX, module ABI 2; symdim.h). A graph has
  * at most WGC_MAX_SYMS symbols, numbered in the order the metadata lists them. */

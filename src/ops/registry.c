@@ -30,22 +30,19 @@ const char *wgc_op_name(wgc_op op)
 
 wgc_op wgc_op_lookup(const char *domain, const char *op_type)
 {
-    /* The ops outside the default domain: Gradient (expanded into default-domain nodes by
-     * passes/expand_gradient.c) and the optimizers' update rules (optimizers.c). */
-    if (domain && !strcmp(domain, "ai.onnx.preview.training")) {
-        static const wgc_op training[] = {WGC_OP_GRADIENT, WGC_OP_ADAGRAD, WGC_OP_MOMENTUM};
-        for (size_t i = 0; i < sizeof training / sizeof training[0]; i++)
-            if (!strcmp(op_names[training[i]], op_type))
-                return training[i];
-        return WGC_OP_COUNT;
-    }
-    if (domain && domain[0] && strcmp(domain, "ai.onnx") != 0)
+    const bool training = domain && !strcmp(domain, "ai.onnx.preview.training");
+    if (!training && domain && domain[0] && strcmp(domain, "ai.onnx") != 0)
         return WGC_OP_COUNT;
     for (int i = 0; i < WGC_OP_COUNT; i++)
-        if (i != WGC_OP_BODY_BEGIN && i != WGC_OP_BODY_ELSE && i != WGC_OP_UNROLL_STEP && i != WGC_OP_GRADIENT &&
-            i != WGC_OP_ADAGRAD && i != WGC_OP_MOMENTUM && !strcmp(op_names[i], op_type))
+        if (i != WGC_OP_BODY_BEGIN && i != WGC_OP_BODY_ELSE && i != WGC_OP_UNROLL_STEP &&
+            wgc_op_is_training((wgc_op)i) == training && !strcmp(op_names[i], op_type))
             return (wgc_op)i;
     return WGC_OP_COUNT;
+}
+
+bool wgc_op_is_training(wgc_op op)
+{
+    return op == WGC_OP_GRADIENT || op == WGC_OP_ADAGRAD || op == WGC_OP_MOMENTUM;
 }
 
 const wgc_op_def *wgc_op_hooks(wgc_op op)
