@@ -192,8 +192,10 @@ def render(args):
             "and BitCast convert exactly as ONNX's reference does (one byte per element in module "
             "memory, bfloat16 two; packed in tensor files). Sequences of tensors and optionals (of "
             "tensors and of sequences), element count and shapes fixed at compile time (module ABI "
-            "2, docs/abi.md). Strings, maps, ImageDecoder, the training ops and the random ops "
-            "stay unsupported.", "",
+            "2, docs/abi.md). Training: BatchNormalization's training mode, Dropout's with ratio 0, "
+            "Adagrad and Momentum. Strings, maps, ImageDecoder, Adam (Debian's test_adam_multiple "
+            "expects an epsilon its node does not carry), the other training ops and the random "
+            "ops stay unsupported.", "",
             "Control flow: If, Loop and Scan (every opset; Scan-8's batch form too), nested, "
             "bodies reading outer values in place, compiled into the module as C control flow over "
             "the one arena. An If with a constant condition folds to its branch; one decided at "
