@@ -947,7 +947,9 @@ fail:
 static wg_status body_value_supported(reader *rd, const value_info *vi, const char *name,
                                       const char *what)
 {
-    if (!vi->has_type || (!vi->other && vi->is_tensor))
+    /* a value whose TypeProto is empty (exporters write some, e.g. Silero VAD's inlined
+     * branches) is a tensor to be inferred; a sequence or optional needs its element type */
+    if (!vi->has_type || (!vi->other && (vi->kind == WGC_KIND_TENSOR || vi->is_tensor)))
         return WG_OK;
     return wgc_onnx_fail(&rd->c, WG_ERR_UNSUPPORTED,
                          "body %s '%s' (%s) is a map, a sparse tensor or a nesting of sequences and "

@@ -14,6 +14,7 @@ import sys
 import tempfile
 
 import numpy as np
+import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
@@ -251,6 +252,14 @@ def onnx_cases():
     put("cf_if_ok.onnx", model([helper.make_node("If", ["b"], ["y"], name="if", then_branch=branch("then", t_out),
                                                  else_branch=branch("else", [vi("x", [1, 4])], []))],
                                inputs=[X, b]))  # the control: must compile
+    # a branch output whose ValueInfo has an empty TypeProto (Silero VAD's inlined branches
+    # have them): a tensor to infer, the control must compile
+    untyped = onnx.ValueInfoProto(name="t")
+    untyped.type.SetInParent()
+    put("cf_if_untyped_output.onnx", model([helper.make_node("If", ["b"], ["y"], name="if",
+                                                             then_branch=branch("then", [untyped]),
+                                                             else_branch=branch("else", [vi("x", [1, 4])], []))],
+                                           inputs=[X, b]))
     put("cf_if_no_else.onnx", model([helper.make_node("If", ["b"], ["y"], name="if",
                                                       then_branch=branch("then", t_out))], inputs=[X, b]))
     put("cf_if_branch_outputs.onnx",
