@@ -14,6 +14,25 @@
 
 #include "wgk_quant.h"
 
+/* Element i of a uint8 or int8 run, from a value already clamped to the dtype's range. */
+static void store_q8(void *y, size_t i, int32_t v, bool u8)
+{
+    if (u8)
+        ((uint8_t *)y)[i] = (uint8_t)v;
+    else
+        ((int8_t *)y)[i] = (int8_t)v;
+}
+
+#ifdef __wasm_simd128__
+/* Sixteen clamped int32 lanes (q[0] first) narrowed to 16 bytes and stored; the values
+ * are in range already, so the saturating narrows only pack. */
+static void store_q8x16(uint8_t *dst, const v128_t q[4], bool u8)
+{
+    const v128_t h0 = wasm_i16x8_narrow_i32x4(q[0], q[1]), h1 = wasm_i16x8_narrow_i32x4(q[2], q[3]);
+    wasm_v128_store(dst, u8 ? wasm_u8x16_narrow_i16x8(h0, h1) : wasm_i8x16_narrow_i16x8(h0, h1));
+}
+#endif
+
 static float quant1(float x, float s, float zp, float lo, float hi)
 {
     float q = __builtin_rintf(x / s);
@@ -39,16 +58,11 @@ void wgk_q8_quantize_run(const float *x, void *y, int ydt, size_t n, float s, in
             v = wasm_f32x4_pmin(wasm_f32x4_pmax(v, vlo), vhi);
             q[j] = wasm_i32x4_trunc_sat_f32x4(v);
         }
-        const v128_t h0 = wasm_i16x8_narrow_i32x4(q[0], q[1]), h1 = wasm_i16x8_narrow_i32x4(q[2], q[3]);
-        wasm_v128_store((uint8_t *)y + i, u8 ? wasm_u8x16_narrow_i16x8(h0, h1) : wasm_i8x16_narrow_i16x8(h0, h1));
+        store_q8x16((uint8_t *)y + i, q, u8);
     }
 #endif
     for (; i < n; i++) {
-        const int32_t v = (int32_t)quant1(x[i], s, z, lo, hi);
-        if (u8)
-            ((uint8_t *)y)[i] = (uint8_t)v;
-        else
-            ((int8_t *)y)[i] = (int8_t)v;
+        store_q8(y, i, (int32_t)quant1(x[i], s, z, lo, hi), u8);
     }
 }
 
@@ -97,16 +111,12 @@ void wgk_q8_requantize_run(const int32_t *acc, void *y, int ydt, size_t n, float
             const v128_t t0 = wasm_i32x4_trunc_sat_f64x2_zero(d0), t1 = wasm_i32x4_trunc_sat_f64x2_zero(d1);
             q[j] = wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5);
         }
-        const v128_t h0 = wasm_i16x8_narrow_i32x4(q[0], q[1]), h1 = wasm_i16x8_narrow_i32x4(q[2], q[3]);
-        wasm_v128_store((uint8_t *)y + i, u8 ? wasm_u8x16_narrow_i16x8(h0, h1) : wasm_i8x16_narrow_i16x8(h0, h1));
+        store_q8x16((uint8_t *)y + i, q, u8);
     }
 #endif
     for (; i < n; i++) {
         double v = __builtin_rint((double)acc[i] * m) + z;
         v = v < lo ? lo : v > hi ? hi : v;
-        if (u8)
-            ((uint8_t *)y)[i] = (uint8_t)(int32_t)v;
-        else
-            ((int8_t *)y)[i] = (int8_t)(int32_t)v;
+        store_q8(y, i, (int32_t)v, u8);
     }
 }
