@@ -101,6 +101,9 @@ static void rows4(const wgk_q8_conv1x1_args *a, const int16_t *xi, size_t hwp, i
     for (size_t k = 0; k < cp; k++)
         for (int r = 0; r < 4; r++)
             wasm_v128_store(splat + (k * 4 + (size_t)r) * 4, wasm_i32x4_splat(r < rows ? w[(size_t)r * cp + k] : 0));
+    const v128_t vm[4] = {wasm_f64x2_splat(mult[0]), wasm_f64x2_splat(mult[1]), wasm_f64x2_splat(mult[2]),
+                          wasm_f64x2_splat(mult[3])};
+    const v128_t vz = wasm_f64x2_splat(zy), vlo = wasm_f64x2_splat(lo), vhi = wasm_f64x2_splat(hi);
     for (size_t p = 0; p < hwp; p += 8) {
         v128_t acc[4][2];
         for (int r = 0; r < 4; r++)
@@ -117,8 +120,7 @@ static void rows4(const wgk_q8_conv1x1_args *a, const int16_t *xi, size_t hwp, i
         }
         for (int r = 0; yq && r < rows; r++) {
             uint8_t *yr = yq + (size_t)(m0 + r) * hw + p;
-            const v128_t b = requant8(acc[r][0], acc[r][1], wasm_f64x2_splat(mult[r]), wasm_f64x2_splat(zy),
-                                      wasm_f64x2_splat(lo), wasm_f64x2_splat(hi), u8);
+            const v128_t b = requant8(acc[r][0], acc[r][1], vm[r], vz, vlo, vhi, u8);
             if (p + 8 <= hw) {
                 wasm_v128_store64_lane(yr, b, 0);
             } else {
