@@ -99,9 +99,7 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, tfidf_plan *p)
 static wg_status tfidf_infer(wgc_graph *g, wgc_node *n)
 {
     static const int ints[] = {WG_DT_INT32, WG_DT_INT64, 0};
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, ints);
+    wg_status st = wgc_check_data_input(g, n, 1, 1, ints);
     tfidf_plan p;
     if (st || (st = plan(g, n, &p)))
         return st;
