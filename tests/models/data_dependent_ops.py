@@ -10,7 +10,6 @@ atol 1e-5).
 Prints one line per graph and input; exit status 1 on any mismatch or failure.
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -18,7 +17,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 import onnxruntime as ort
 
-from wg_run import run_module
+from wg_run import compile_module, run_module
 
 
 def const(name, arr):
@@ -277,15 +276,11 @@ def main():
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
-        path = os.path.join(work, graph.name + ".onnx")
-        onnx.save(model, path)
-        module = os.path.join(work, graph.name + ".wasm")
-        r = subprocess.run([wasmgraph, "compile", path, "-o", module, *DIMS.get(graph.name, []), "-q"],
-                           capture_output=True, text=True)
-        if r.returncode:
-            print(f"{graph.name}: compile failed: {r.stderr.strip()}")
+        compiled = compile_module(wasmgraph, model, work, DIMS.get(graph.name, []))
+        if not compiled:
             bad += 1
             continue
+        path, module = compiled
         sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
         for case in range(4):
             feeds = inputs_for(graph.name, case, rng)

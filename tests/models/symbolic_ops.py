@@ -6,7 +6,6 @@ several sizes through `wasmgraph run` and compares with onnxruntime (rtol 1e-4, 
 Prints one line per graph and size; exit status 1 on any mismatch or failure.
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -14,7 +13,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 import onnxruntime as ort
 
-from wg_run import run_module
+from wg_run import compile_module, run_module
 
 H = 8
 SIZES = [(1, 1), (2, 5), (3, 16)]
@@ -128,15 +127,12 @@ def main():
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
-        path = os.path.join(work, graph.name + ".onnx")
-        onnx.save(model, path)
-        module = os.path.join(work, graph.name + ".wasm")
         dims = ["--dim", "batch=1..64"] if graph.name == "gemm" else ["--dim", "batch=1..4", "--dim", "seq=1..32"]
-        r = subprocess.run([wasmgraph, "compile", path, "-o", module, *dims, "-q"], capture_output=True, text=True)
-        if r.returncode:
-            print(f"{graph.name}: compile failed: {r.stderr.strip()}")
+        compiled = compile_module(wasmgraph, model, work, dims)
+        if not compiled:
             bad += 1
             continue
+        path, module = compiled
         sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
         for batch, seq in SIZES:
             feeds = inputs_for(graph.name, batch, seq, rng)

@@ -1,5 +1,5 @@
 """wg_run.py: runs a compiled module on numpy feeds with `wasmgraph run` and reads its
-outputs back; shared by the model tests that compare with onnxruntime in Python
+outputs back (compile_module saves and compiles one); shared by the model tests that compare with onnxruntime in Python
 (symbolic_ops.py, data_dependent_ops.py)."""
 import os
 import subprocess
@@ -7,6 +7,21 @@ import subprocess
 import numpy as np
 import onnx
 from onnx import numpy_helper
+
+
+def compile_module(wasmgraph, model, work, flags):
+    """Saves model (an onnx ModelProto) as WORK/NAME.onnx, NAME being its graph's name, and
+    compiles it with flags; returns (onnx path, module path), or None after printing why
+    the compile failed."""
+    name = model.graph.name
+    path = os.path.join(work, name + ".onnx")
+    onnx.save(model, path)
+    module = os.path.join(work, name + ".wasm")
+    r = subprocess.run([wasmgraph, "compile", path, "-o", module, *flags, "-q"], capture_output=True, text=True)
+    if r.returncode:
+        print(f"{name}: compile failed: {r.stderr.strip()}")
+        return None
+    return path, module
 
 
 def run_module(wasmgraph, module, feeds, work, n_outputs):
