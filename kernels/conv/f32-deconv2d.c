@@ -7,7 +7,8 @@
  * Two col2im forms: when the kernel equals the stride (no dilation, no padding, output
  * exactly H*SH x W*SW: every output pixel gets exactly one tap, the PP-OCR 2x2 stride-2
  * upsampler) the tile is written to y with the epilogue directly; otherwise y starts as
- * the bias, taps are accumulated, and a last pass adds the residual and clamps.
+ * the bias, taps are accumulated, and a last pass adds the residual and clamps. Only the
+ * first form splits among threads (wgk_deconv2d_stores).
  */
 #include "wgk_convnd.h"
 
@@ -137,9 +138,19 @@ void wgk_f32_deconv2d(const wgk_deconv2d_args *a)
     const int cg = a->C / a->groups, mg = a->M / a->groups, HW = a->H * a->W;
     const int khw = a->KH * a->KW, rows = mg * khw;
     const size_t OHW = (size_t)a->OH * a->OW;
-    const int direct = a->KH == a->SH && a->KW == a->SW && a->DH == 1 && a->DW == 1 &&
-                       a->PT == 0 && a->PL == 0 && a->OH == a->H * a->SH &&
-                       a->OW == a->W * a->SW;
+    const int direct = wgk_deconv2d_stores(a->H, a->W, a->OH, a->OW, a->KH, a->KW, a->SH, a->SW,
+                                           a->DH, a->DW, a->PT, a->PL);
+    /* Threads: a thread stores the weight rows [r_lo, r_hi), whole MR-row panels (the
+     * same tiles as on one thread); the scatter form runs whole on thread 0. */
+    int r_lo = 0, r_hi = rows;
+    if (a->part.n > 1) {
+        if (!direct && a->part.t)
+            return;
+        if (direct)
+            wgk_part_range(a->part, rows, MR, &r_lo, &r_hi);
+        if (r_lo >= r_hi)
+            return;
+    }
     const int nc = wgk_conv_block_cols(cg, HW);
     const size_t pstride = (size_t)cg * NR;
     const size_t wgroup = wgk_conv_pack_w_group((size_t)rows, (size_t)cg);
@@ -167,8 +178,8 @@ void wgk_f32_deconv2d(const wgk_deconv2d_args *a)
             for (int nb = 0; nb < HW; nb += nc) {
                 const int ncols = HW - nb < nc ? HW - nb : nc;
                 pack_cols(x, cg, HW, nb, ncols, bbuf);
-                for (int R0 = 0; R0 < rows; R0 += MR) {
-                    const int mr = rows - R0 < MR ? rows - R0 : MR;
+                for (int R0 = r_lo; R0 < r_hi; R0 += MR) {
+                    const int mr = r_hi - R0 < MR ? r_hi - R0 : MR;
                     const float *ap = wg + (size_t)(R0 / MR) * cg * MR;
                     /* Many tiles: broadcast the weight panel once (16 floats per k). */
                     ukernel_fn uk = wgk_f32_conv_ukernel;

@@ -50,7 +50,21 @@ typedef struct wgk_deconv2d_args {
     float *y;
     float *scratch;     /* wgk_deconv2d_scratch floats */
     float min, max;     /* y = clamp(deconv + bias + res, min, max) */
+    wgk_part part;      /* threads: its weight-row panels when it stores (below), else thread
+                         * 0 computes the whole output */
 } wgk_deconv2d_args;
+
+/* Whether every output pixel gets exactly one tap (kernel = stride, undilated, unpadded,
+ * output exactly H*SH x W*SW: the 2x2 stride-2 upsamplers of segmentation and detection
+ * heads): the GEMM tile is then stored into y with its epilogue, each weight row (m', kh,
+ * kw) writing pixels no other row writes, so threads can split the rows. Otherwise taps
+ * overlap and are accumulated (col2im) into a y that starts as the bias. */
+static inline int wgk_deconv2d_stores(int H, int W, int OH, int OW, int KH, int KW, int SH, int SW,
+                                      int DH, int DW, int PT, int PL)
+{
+    return KH == SH && KW == SW && DH == 1 && DW == 1 && PT == 0 && PL == 0 && OH == H * SH &&
+           OW == W * SW;
+}
 
 /* Columns of the GEMM output tile the col2im reads back while it is in L1. */
 #define WGK_DECONV_SUB 256

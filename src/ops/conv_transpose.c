@@ -11,17 +11,14 @@
  */
 #include "../../kernels/include/wgk_convnd.h"
 #include "conv_geom.h"
+#include "conv_transpose.h"
+#include "../ir/kernels.h"
 #include "helpers/fused_epilogue.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 
-typedef struct ct_geom {
-    int rank;
-    int64_t N, C, M, groups;
-    int64_t in[3], out[3], k[3], s[3], d[3], pb[3];
-} ct_geom;
 
 static int64_t floordiv2(int64_t v)
 {
@@ -52,7 +49,7 @@ static wg_status ints(wgc_graph *g, const wgc_node *n, const char *name, size_t 
     return WG_OK;
 }
 
-static wg_status resolve(wgc_graph *g, const wgc_node *n, ct_geom *c)
+wg_status wgc_deconv_geom_of(wgc_graph *g, const wgc_node *n, wgc_deconv_geom *c)
 {
     wg_status st = wgc_conv_check_operands(g, n, &c->rank);
     if (st)
@@ -132,8 +129,8 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, ct_geom *c)
 
 static wg_status ct_infer(wgc_graph *g, wgc_node *n)
 {
-    ct_geom c;
-    wg_status st = resolve(g, n, &c);
+    wgc_deconv_geom c;
+    wg_status st = wgc_deconv_geom_of(g, n, &c);
     if (st)
         return st;
     const wgc_shape y = wgc_conv_output_shape(c.N, c.M, c.rank, c.out);
@@ -141,19 +138,15 @@ static wg_status ct_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
+/* The bytes the selection step gave the node (select_deconv.c). */
 static size_t ct_scratch(const wgc_graph *g, const wgc_node *n)
 {
-    ct_geom c;
-    /* resolve() only writes g->err on failure; infer has already succeeded here. */
-    if (resolve((wgc_graph *)g, n, &c) || c.rank != 2)
-        return 0;
-    return wgk_deconv2d_scratch((int)c.C, (int)c.M, (int)c.k[0], (int)c.k[1], (int)c.groups,
-                                (int)c.in[0], (int)c.in[1], !wgc_in((wgc_graph *)g, n, 1)->data) *
-           sizeof(float);
+    (void)g;
+    return n->impl.scratch;
 }
 
 /* 2-D: the packed-GEMM + col2im kernel. */
-static wg_status emit_2d(wgc_emitter *e, wgc_graph *g, wgc_node *n, const ct_geom *c)
+static wg_status emit_2d(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_deconv_geom *c)
 {
     const wgc_tensor *w = wgc_in(g, n, 1);
     const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
@@ -180,6 +173,8 @@ static wg_status emit_2d(wgc_emitter *e, wgc_graph *g, wgc_node *n, const ct_geo
     }
     float lo, hi;
     wgc_act_range(n, &lo, &hi);
+    /* Threads: the store form splits its weight rows (selection chose DECONV2D_STORE). */
+    const bool split = wgc_threaded(e) && wgc_node_splits(n);
     wgc_emit(e,
              "wgk_f32_deconv2d(&(const wgk_deconv2d_args){.N = %lld, .C = %lld, .H = %lld, "
              ".W = %lld, .M = %lld, .OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, .SH = %lld, "
@@ -192,8 +187,8 @@ static wg_status emit_2d(wgc_emitter *e, wgc_graph *g, wgc_node *n, const ct_geo
              wgc_ptr(e, g, n->inputs[0]), wexpr, !w->data,
              has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
              n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]));
-    wgc_emit(e, "    .scratch = %s, .min = %s, .max = %s});\n", wgc_scratch(e), wgc_float(e, lo),
-             wgc_float(e, hi));
+    wgc_emit(e, "    .scratch = %s, .min = %s, .max = %s%s%s});\n", wgc_scratch(e), wgc_float(e, lo),
+             wgc_float(e, hi), split ? ", .part = " : "", split ? wgc_part(e) : "");
 fail:
     free(packed);
     return st;
@@ -201,8 +196,8 @@ fail:
 
 static wg_status ct_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
-    ct_geom c;
-    wg_status st = resolve(g, n, &c);
+    wgc_deconv_geom c;
+    wg_status st = wgc_deconv_geom_of(g, n, &c);
     if (st)
         return st;
     if (c.rank == 2)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../ir/kernels.h"
 #include "helpers/elementwise.h"
 #include "helpers/host_elements.h"
 
@@ -276,8 +277,16 @@ static wg_status unary_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         snprintf(args + len, sizeof args - len, ", %s",
                  wgc_float(e, wgc_attr_float(n, r->attrs[k].name, r->attrs[k].f)));
     }
-    wgc_emit(e, "%s(%s, %s, %zu%s);\n", kernel, wgc_ptr(e, g, n->outputs[0]),
-             wgc_ptr(e, g, n->inputs[0]), count, args);
+    const char *py = wgc_ptr(e, g, n->outputs[0]), *px = wgc_ptr(e, g, n->inputs[0]);
+    if (wgc_threaded(e) && n->act == WGC_ACT_NONE && count >= WGC_SPLIT_MIN_ELEMENTS) {
+        /* Threads: runs of whole 16-element blocks, so each thread's SIMD loop covers
+         * the elements it covers on one thread and the only scalar tail is the last. */
+        wgc_emit(e, "{\n    int lo, hi;\n    wgk_part_range(%s, %zu, 16, &lo, &hi);\n", wgc_part(e), count);
+        wgc_emit(e, "    if (lo < hi)\n        %s((float *)%s + lo, (const float *)%s + lo, (size_t)(hi - lo)%s);\n}\n",
+                 kernel, py, px, args);
+        return WG_OK;
+    }
+    wgc_emit(e, "%s(%s, %s, %zu%s);\n", kernel, py, px, count, args);
     wgc_emit_fused_act(e, g, n, n->outputs[0]);
     return WG_OK;
 }

@@ -23,6 +23,9 @@ wg_status wgc_select_kernels(wgc_graph *g, const wgc_select_target *t)
         case WGC_OP_MATMUL:
             wgc_select_matmul(g, n, t);
             break;
+        case WGC_OP_CONV_TRANSPOSE:
+            st = wgc_select_conv_transpose(g, n);
+            break;
         default: /* one implementation: nothing to choose */
             break;
         }

@@ -1,6 +1,6 @@
 /*
  * select.h: the kernel-selection step. After the rewriting passes, it decides once how
- * each Conv, Gemm and MatMul node runs (node->impl: kernel, weight preparation, first-run
+ * each Conv, ConvTranspose, Gemm and MatMul node runs (node->impl: kernel, weight preparation, first-run
  * kernel, scratch) from the layer's shape, the target and the model's Winograd memory
  * budget; the ops' scratch and emit hooks only read that record. The kernels it chooses
  * from are src/ir/kernels.def, its thresholds src/select/tunables.h, and
@@ -19,7 +19,8 @@ typedef struct wgc_select_target {
     bool simd; /* SIMD128 kernels (also with relaxed SIMD) */
 } wgc_select_target;
 
-/* The pipeline step (compile.c): sets impl on every live Conv, Gemm and MatMul node. */
+/* The pipeline step (compile.c): sets impl on every live Conv, ConvTranspose, Gemm and
+ * MatMul node. */
 wg_status wgc_pass_select_kernels(wgc_graph *g, const wgc_pass_options *opt);
 /* The same on an explicit target (tests). */
 wg_status wgc_select_kernels(wgc_graph *g, const wgc_select_target *t);
@@ -33,5 +34,6 @@ size_t wgc_select_conv_transformed_bytes(wgc_graph *g, const wgc_node *n);
 wg_status wgc_select_conv_prep(wgc_graph *g, wgc_node *n, bool per_run);
 void wgc_select_gemm(wgc_graph *g, wgc_node *n, const wgc_select_target *t);
 void wgc_select_matmul(wgc_graph *g, wgc_node *n, const wgc_select_target *t);
+wg_status wgc_select_conv_transpose(wgc_graph *g, wgc_node *n);
 
 #endif

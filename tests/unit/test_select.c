@@ -8,7 +8,8 @@
  * convs whose filters the transform would cost the first run more than the direct conv
  * get a direct first-run kernel; a model whose transformed Winograd filters exceed
  * WGC_WINOGRAD_KEEP_LIMIT transforms them on every run into its scratch (and one just
- * under it keeps them); every kernel of src/ir/kernels.def appears in the table of
+ * under it keeps them); ConvTranspose gets its store form (split among threads) exactly
+ * when every output pixel gets one tap; every kernel of src/ir/kernels.def appears in the table of
  * docs/performance.md with its C symbol, and every row of that table names a kernel of
  * the list.
  */
@@ -229,6 +230,49 @@ TEST(winograd_budget_is_for_the_whole_model)
     budget_case(4, WGC_PREP_PER_RUN);
 }
 
+/* ConvTranspose: the store form exactly when each output pixel gets one tap; the 2-D
+ * forms get their scratch from the selection step. */
+TEST(conv_transpose_kernels)
+{
+    static const struct {
+        const char *what;
+        int rank;
+        int64_t k, stride, pad, dilation;
+        wgc_kernel want;
+    } rows[] = {
+        {"2x2 stride 2 (PP-OCR's upsampler)", 2, 2, 2, 0, 1, WGC_KERNEL_DECONV2D_STORE},
+        {"3x3 stride 3", 2, 3, 3, 0, 1, WGC_KERNEL_DECONV2D_STORE},
+        {"2x2 stride 2 padded", 2, 2, 2, 1, 1, WGC_KERNEL_DECONV2D_COL2IM},
+        {"4x4 stride 2 (overlapping taps)", 2, 4, 2, 1, 1, WGC_KERNEL_DECONV2D_COL2IM},
+        {"3x3 stride 1", 2, 3, 1, 1, 1, WGC_KERNEL_DECONV2D_COL2IM},
+        {"2x2 stride 2 dilated", 2, 2, 2, 0, 2, WGC_KERNEL_DECONV2D_COL2IM},
+        {"1-D k2 stride 2", 1, 2, 2, 0, 1, WGC_KERNEL_DECONV_DIRECT},
+        {"3-D 2x2x2 stride 2", 3, 2, 2, 0, 1, WGC_KERNEL_DECONV_DIRECT},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const int r = rows[i].rank;
+        wgc_graph *g = wgc_graph_new();
+        int64_t xd[5] = {1, 16}, wd[5] = {16, 8};
+        for (int d = 0; d < r; d++)
+            xd[2 + d] = 10, wd[2 + d] = rows[i].k;
+        int in[2] = {tg_input(g, "x", WG_DT_FLOAT, r + 2, xd), constant(g, "w", r + 2, wd)};
+        tg_output(g, tg_node(g, "ConvTranspose", in, 2, "y"));
+        ints_attr(g, 0, "strides", r, rows[i].stride);
+        ints_attr(g, 0, "pads", 2 * r, rows[i].pad);
+        ints_attr(g, 0, "dilations", r, rows[i].dilation);
+        wgc_pass_options o = {.simd = true};
+        CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
+        CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
+        const wgc_impl *im = &g->nodes[0].impl;
+        CHECK(im->kernel == rows[i].want, "%s: got %s, want %s", rows[i].what, label(im->kernel),
+              label(rows[i].want));
+        CHECK((im->scratch > 0) == (r == 2), "%s: scratch %zu", rows[i].what, im->scratch);
+        CHECK(wgc_node_splits(&g->nodes[0]) == (rows[i].want == WGC_KERNEL_DECONV2D_STORE),
+              "%s: splits among threads", rows[i].what);
+        wgc_graph_free(g);
+    }
+}
+
 /* Gemm and MatMul: packed B when B is a constant read in column panels. */
 TEST(gemm_and_matmul_kernels)
 {
@@ -334,6 +378,7 @@ int main(void)
     RUN(conv_layers_get_their_kernels);
     RUN(first_run_direct_where_the_transform_costs_more);
     RUN(winograd_budget_is_for_the_whole_model);
+    RUN(conv_transpose_kernels);
     RUN(gemm_and_matmul_kernels);
     RUN(performance_doc_lists_every_kernel);
     RUN(kernel_labels_are_unique);
