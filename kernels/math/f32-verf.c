@@ -9,11 +9,17 @@ void wgk_f32_erf(float *y, const float *x, size_t n)
     for (; i + 4 <= n; i += 4) {
         v128_t v = wasm_v128_load(x + i);
         v128_t a = wasm_f32x4_abs(v);
-        v128_t small = wgk__erf_small4(v);
-        v128_t big = wasm_f32x4_sub(WGK__V(1.0f), wgk__erfc_big4(a));
-        big = wasm_v128_or(big, wasm_v128_and(v, signbit)); /* erf is odd; big >= 0 */
-        /* a < T, or NaN (small is NaN there too) */
-        v128_t r = wasm_v128_bitselect(big, small, wasm_f32x4_ge(a, WGK__V(WGK_ERF_T)));
+        /* a < T, or NaN (small is NaN there too), takes small; a form no lane takes is
+         * not computed (the same bits either way, as in wgk_f32_gelu). */
+        const v128_t use_big = wasm_f32x4_ge(a, WGK__V(WGK_ERF_T));
+        v128_t r;
+        if (!wasm_v128_any_true(use_big)) {
+            r = wgk__erf_small4(v);
+        } else {
+            v128_t big = wasm_f32x4_sub(WGK__V(1.0f), wgk__erfc_big4(a));
+            big = wasm_v128_or(big, wasm_v128_and(v, signbit)); /* erf is odd; big >= 0 */
+            r = wasm_i32x4_all_true(use_big) ? big : wasm_v128_bitselect(big, wgk__erf_small4(v), use_big);
+        }
         wasm_v128_store(y + i, r);
     }
 #endif

@@ -35,11 +35,20 @@ void wgk_f32_gelu(float *y, const float *x, size_t n)
         v128_t v = wasm_v128_load(x + i);
         v128_t z = wasm_f32x4_mul(v, WGK__V(0.70710678f));
         v128_t a = wasm_f32x4_abs(z);
-        v128_t small = wasm_f32x4_add(WGK__V(1.0f), wgk__erf_small4(z));
-        v128_t ec = wgk__erfc_big4(a);
-        v128_t big = wasm_v128_bitselect(wasm_f32x4_sub(WGK__V(2.0f), ec), ec,
-                                         wasm_f32x4_gt(z, WGK__V(0.0f)));
-        v128_t phi2 = wasm_v128_bitselect(big, small, wasm_f32x4_ge(a, WGK__V(WGK_ERF_T)));
+        /* Each lane takes one of the two forms; a form no lane takes is not computed
+         * (most of a transformer's activations are small): the same bits either way. */
+        const v128_t use_big = wasm_f32x4_ge(a, WGK__V(WGK_ERF_T));
+        v128_t phi2;
+        if (!wasm_v128_any_true(use_big)) {
+            phi2 = wasm_f32x4_add(WGK__V(1.0f), wgk__erf_small4(z));
+        } else {
+            v128_t ec = wgk__erfc_big4(a);
+            v128_t big = wasm_v128_bitselect(wasm_f32x4_sub(WGK__V(2.0f), ec), ec,
+                                             wasm_f32x4_gt(z, WGK__V(0.0f)));
+            phi2 = wasm_i32x4_all_true(use_big)
+                       ? big
+                       : wasm_v128_bitselect(big, wasm_f32x4_add(WGK__V(1.0f), wgk__erf_small4(z)), use_big);
+        }
         wasm_v128_store(y + i, wasm_f32x4_mul(wasm_f32x4_mul(WGK__V(0.5f), v), phi2));
     }
 #endif
