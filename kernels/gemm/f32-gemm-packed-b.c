@@ -1,7 +1,7 @@
 /*
  * f32-gemm-packed-b.c: GEMM with a constant B packed in column panels (wgk_pack_b) and a
  * row-major A (contract in wgk_gemm.h, wgk_f32_gemm_pb). For each block of rows of A
- * (about 128 KiB, kept in L2) every K x 8 panel of B is read once, in order; a fully
+ * (up to 256 KiB, kept in L2) every K x 8 panel of B is read once, in order; a fully
  * connected layer (M = 1) therefore streams its weights from memory exactly once, where
  * the row-major kernel would jump a whole row of B per k.
  *
@@ -199,7 +199,7 @@ static void rows4(const wgk_gemm_args *g, int m, int n, const float *b, v128_t a
     store_row(g, m + 3, n, x3, y3, alpha, lo, hi);
 }
 
-/* Broadcast rows of A for the splat path: 128 KiB, 4-row groups of K x 16 floats. */
+/* Broadcast rows of A for the splat path: 256 KiB, 4-row groups of K x 16 floats. */
 #define SPLAT_FLOATS WGK_GEMM_SPLAT_FLOATS
 static float static_splat[SPLAT_FLOATS]; /* g->splat when that is NULL */
 

@@ -50,7 +50,11 @@ typedef struct wgk_gemm_args {
 
 enum { WGK_GEMM_ACT_NONE = 0, WGK_GEMM_ACT_GELU = 1, WGK_GEMM_ACT_GELU_TANH = 2 };
 
-#define WGK_GEMM_SPLAT_FLOATS 32768
+/* 256 KiB: two 4-row groups of A broadcast for reductions up to K = 2048 (MiniLM's and
+ * BERT-small's FFN output, K = 1536: 4.7 ms instead of 5.2 on the lane-shuffle rows4, and
+ * in --relaxed-simd builds on wasmtime 4.9 instead of 6.5, where rows4's eight FMA chains
+ * wait on their latency). Counted in WGC_STATIC_DATA_BUDGET (src/codegen/codegen.h). */
+#define WGK_GEMM_SPLAT_FLOATS 65536
 
 /* Thread g->part's share of C as a GEMM of its own in *s (part cleared): runs of 4-row
  * groups when there are at least 8 rows per thread, else runs of 8-column panels (b

@@ -164,8 +164,8 @@ static void check_grid(wgk_gemm_fn fn, const char *name, int layout, const int *
             }
 }
 
-/* The packed-B kernel: row-major A only; row blocks (K = 2000: 16 rows), row tails,
- * broadcast row groups. */
+/* The packed-B kernel: row-major A only; row blocks (K = 2100: 12 rows; past K = 2048 two
+ * broadcast groups do not fit the buffer), row tails, broadcast row groups. */
 static void check_packed_b(void)
 {
     static const int ms[] = {1, 2, 3, 4, 5, 9};
@@ -174,11 +174,14 @@ static void check_packed_b(void)
     check_grid(wgk_f32_gemm_pb, "gemm packed B", 3, ms, COUNT(ms), ns, COUNT(ns), ks, COUNT(ks));
     check_one(wgk_f32_gemm_pb, "gemm packed B relu", 7, 19, 5, 3, 2, 1, 0.5f, 2.0f, 0.0f, INFINITY);
     check_one(wgk_f32_gemm_pb, "gemm packed B GEMV", 1, 100, 257, 3, 2, 0, 1.0f, 1.0f, -INFINITY, INFINITY);
-    check_one(wgk_f32_gemm_pb, "gemm packed B row blocks", 37, 9, 2000, 3, 1, 1, 1.0f, 1.0f, -INFINITY,
+    check_one(wgk_f32_gemm_pb, "gemm packed B row blocks", 37, 9, 2100, 3, 1, 1, 1.0f, 1.0f, -INFINITY,
               INFINITY);
     /* Broadcast 4-row groups (M >= 4, 2 or more groups per buffer): several buffers of
-     * groups (K = 700: 2 groups), and a classifier-like plain product. */
+     * groups (K = 700: 5 groups a buffer), and a classifier-like plain product. */
     check_one(wgk_f32_gemm_pb, "gemm packed B splat blocks", 37, 20, 700, 3, 2, 1, 1.0f, 1.0f, -INFINITY,
+              INFINITY);
+    /* ... and a long reduction, two groups a buffer (K = 1536: MiniLM's FFN output). */
+    check_one(wgk_f32_gemm_pb, "gemm packed B splat long K", 37, 9, 1536, 3, 1, 1, 1.0f, 1.0f, -INFINITY,
               INFINITY);
     check_one(wgk_f32_gemm_pb, "gemm packed B splat plain", 40, 301, 120, 3, 0, 0, 1.0f, 1.0f, -INFINITY,
               INFINITY);
@@ -201,15 +204,15 @@ static void check_pack_run(void)
      * long reduction (row blocks). */
     check_one(pack_run, "gemm packed at run time QK", 128, 128, 32, 1, 0, 0, 0.125f, 1.0f, -INFINITY, INFINITY);
     check_one(pack_run, "gemm packed at run time PV", 128, 32, 128, 1, 0, 0, 1.0f, 1.0f, -INFINITY, INFINITY);
-    check_one(pack_run, "gemm packed at run time row blocks", 37, 9, 2000, 1, 2, 1, 1.0f, 1.0f, -INFINITY,
+    check_one(pack_run, "gemm packed at run time row blocks", 37, 9, 2100, 1, 2, 1, 1.0f, 1.0f, -INFINITY,
               INFINITY);
 }
 
 /* A fused GELU (both forms) after bias and residual on every path of the packed-B kernel:
- * GEMV rows, broadcast groups (two buffers of them), row blocks (K = 2000). */
+ * GEMV rows, broadcast groups (two buffers of them), row blocks (K = 2100). */
 static void check_packed_b_gelu(void)
 {
-    static const int shapes[][3] = {{1, 100, 33}, {3, 40, 7}, {37, 20, 700}, {128, 72, 64}, {37, 9, 2000}};
+    static const int shapes[][3] = {{1, 100, 33}, {3, 40, 7}, {37, 20, 700}, {128, 72, 64}, {37, 9, 2100}};
     for (act = WGK_GEMM_ACT_GELU; act <= WGK_GEMM_ACT_GELU_TANH; act++)
         for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
             check_one(wgk_f32_gemm_pb, act == WGK_GEMM_ACT_GELU ? "gemm packed B + GELU" : "gemm packed B + tanh GELU",
