@@ -1,5 +1,6 @@
 """Writes small models of the int8 and transformer building blocks, seeded random weights,
-for the model tests to compare with onnxruntime-node:
+for the model tests to compare with the ONNX reference evaluator (the integer blocks) or
+onnxruntime-node (the others; tests/models.sh section 8):
 
     python tests/models/int8_blocks.py OUTDIR
 
