@@ -1,9 +1,10 @@
 /*
  * wgk_convert.h: the one float16 conversion and the one saturating float-to-integer cast,
  * header-only, shared by the kernels (compiled for wasm32: kernels/data/cast.c) and the
- * compiler's constant folding on the host (src/common/dtype.c, src/ops/elem.c), so that a
- * folded constant and the same value computed at run time are bit-identical by
- * construction. Plain C on integers and IEEE floats: no libc, no FP environment.
+ * compiler's constant folding on the host (src/common/dtype.c,
+ * src/ops/helpers/host_elements.c), so that a folded constant and the same value computed
+ * at run time are bit-identical by construction. Plain C on integers and IEEE floats: no
+ * libc, no FP environment.
  */
 #ifndef WGK_CONVERT_H
 #define WGK_CONVERT_H
