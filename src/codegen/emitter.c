@@ -247,6 +247,16 @@ const char *wgc_part(wgc_emitter *e)
     return "WG_PART";
 }
 
+void wgc_emit_part_range(wgc_emitter *e, int64_t total, int unit)
+{
+    wgc_emit(e, "int lo, hi;\nwgk_part_range(%s, %lld, %d, &lo, &hi);\n", wgc_part(e), (long long)total, unit);
+}
+
+bool wgc_split_pays(const wgc_emitter *e, int64_t units, int64_t elements)
+{
+    return wgc_threaded(e) && units >= 2 && elements >= WGC_SPLIT_MIN_ELEMENTS;
+}
+
 void wgc_sync(wgc_emitter *e)
 {
     e->split = true;

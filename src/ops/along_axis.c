@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../ir/kernels.h"
 #include "helpers/inline_loops.h"
 
 static const int floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, 0};
@@ -167,9 +166,9 @@ static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         char eps[40];
         wgc_dlit(eps, sizeof eps, wgc_attr_float(n, "epsilon", 1e-5f));
         const bool has_b = wgc_in(g, n, 2) != NULL;
-        if (wgc_threaded(e) && outer >= 2 && outer * len >= WGC_SPLIT_MIN_ELEMENTS) {
+        if (wgc_split_pays(e, outer, outer * len)) {
             /* Threads: runs of rows, each row normalised as on one thread. */
-            wgc_emit(e, "int lo, hi;\nwgk_part_range(%s, %lld, 1, &lo, &hi);\n", wgc_part(e), (long long)outer);
+            wgc_emit_part_range(e, outer, 1);
             wgc_emit(e, "wgk_f32_layernorm(px + (size_t)lo * %lld, (const float *)%s, %s%s, py + (size_t)lo * %lld, "
                         "hi - lo, %lld, (float)%s, %s%s%s, %s%s%s);\n}\n",
                      (long long)len, wgc_ptr(e, g, n->inputs[1]), has_b ? "(const float *)" : "",

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../ir/kernels.h"
 #include "helpers/elementwise.h"
 #include "helpers/host_elements.h"
 
@@ -278,10 +277,11 @@ static wg_status unary_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
                  wgc_float(e, wgc_attr_float(n, r->attrs[k].name, r->attrs[k].f)));
     }
     const char *py = wgc_ptr(e, g, n->outputs[0]), *px = wgc_ptr(e, g, n->inputs[0]);
-    if (wgc_threaded(e) && n->act == WGC_ACT_NONE && count >= WGC_SPLIT_MIN_ELEMENTS) {
+    if (n->act == WGC_ACT_NONE && wgc_split_pays(e, (int64_t)(count + 15) / 16, (int64_t)count)) {
         /* Threads: runs of whole 16-element blocks, so each thread's SIMD loop covers
          * the elements it covers on one thread and the only scalar tail is the last. */
-        wgc_emit(e, "{\n    int lo, hi;\n    wgk_part_range(%s, %zu, 16, &lo, &hi);\n", wgc_part(e), count);
+        wgc_emit(e, "{\n");
+        wgc_emit_part_range(e, (int64_t)count, 16);
         wgc_emit(e, "    if (lo < hi)\n        %s((float *)%s + lo, (const float *)%s + lo, (size_t)(hi - lo)%s);\n}\n",
                  kernel, py, px, args);
         return WG_OK;

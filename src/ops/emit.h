@@ -68,13 +68,20 @@ const char *wgc_dims_expr(wgc_emitter *e, const wgc_shape *s, int d0, int d1);
  * wg_n (the run's thread count) in scope:
  *   wgc_part   marks the node split and returns the expression of this thread's
  *              wgk_part ("WG_PART") for a kernel's args; the kernel must split its
- *              output by it (src/select/partition.c lists those that do)
+ *              output by it (src/ir/kernel_split.c lists those that do)
+ *   wgc_emit_part_range  for an op whose emitted code splits its output itself: emits
+ *              `int lo, hi;` set to this thread's units [lo, hi) of [0, total) in steps
+ *              of `unit` (wgk_part_range); marks the node split
  *   wgc_sync   emits a barrier inside the node's code (every thread waits until all
  *              reach it); marks the node split
+ * wgc_split_pays is the one rule for those ops: a threaded build, at least two
+ * independent units (rows, planes, blocks) and WGC_SPLIT_MIN_ELEMENTS outputs.
  * Both are for threaded builds only (wgc_threaded); a single-threaded build must emit
  * what it always did. wgc_scratch gives each thread its own copy of the node's scratch. */
 bool wgc_threaded(const wgc_emitter *e);
 const char *wgc_part(wgc_emitter *e);
+void wgc_emit_part_range(wgc_emitter *e, int64_t total, int unit);
+bool wgc_split_pays(const wgc_emitter *e, int64_t units, int64_t elements);
 void wgc_sync(wgc_emitter *e);
 /* Formats a float so that C reads back the same bits ("1.5f", "-INFINITY", "NAN"). */
 const char *wgc_float(wgc_emitter *e, float v);

@@ -1,5 +1,4 @@
 /* global_pool.c: GlobalAveragePool and GlobalMaxPool over NCHW... of any spatial rank >= 1. */
-#include "../ir/kernels.h"
 #include "helpers/fused_epilogue.h"
 #include "helpers/emit_and_fold.h"
 
@@ -37,9 +36,10 @@ static wg_status gp_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return wgc_error(g, n, WG_ERR_INVALID, "input '%s' has an empty spatial extent", x->name);
     const char *kernel = n->op == WGC_OP_GLOBAL_MAX_POOL ? "wgk_f32_global_maxpool" : "wgk_f32_global_avgpool";
     const char *px = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
-    if (wgc_threaded(e) && n->act == WGC_ACT_NONE && outer >= 2 && outer * inner >= WGC_SPLIT_MIN_ELEMENTS) {
+    if (n->act == WGC_ACT_NONE && wgc_split_pays(e, outer, outer * inner)) {
         /* Threads: runs of whole planes, each reduced as on one thread. */
-        wgc_emit(e, "{\n    int lo, hi;\n    wgk_part_range(%s, %lld, 1, &lo, &hi);\n", wgc_part(e), (long long)outer);
+        wgc_emit(e, "{\n");
+        wgc_emit_part_range(e, outer, 1);
         wgc_emit(e, "    if (lo < hi)\n        %s((const float *)%s + (size_t)lo * %lld, (float *)%s + lo, hi - lo, %lld);\n}\n",
                  kernel, px, (long long)inner, py, (long long)inner);
         return WG_OK;

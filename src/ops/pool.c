@@ -90,7 +90,8 @@ static void emit_pool2d_split(wgc_emitter *e, wgc_graph *g, const wgc_node *n, c
     const long long nc = (long long)(x->shape.dims[0] * x->shape.dims[1]);
     const long long H = w.rank == 1 ? 1LL : (long long)x->shape.dims[2], W = (long long)x->shape.dims[x->shape.rank - 1];
     const long long OH = W2(out, 0, 1), OW = W2(out, 1, 1);
-    wgc_emit(e, "{\n    int lo, hi;\n    wgk_part_range(%s, %lld, 1, &lo, &hi);\n", wgc_part(e), nc);
+    wgc_emit(e, "{\n");
+    wgc_emit_part_range(e, nc, 1);
     wgc_emit(e,
              "    %s(&(const wgk_pool2d_args){.NC = hi - lo, .H = %lld, .W = %lld, .OH = %lld, .OW = %lld, "
              ".KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, .DW = %lld, .PT = %lld, "

@@ -3,7 +3,6 @@
  * (default 1), and normalised over the second part; opset >= 13: normalised along the
  * one axis `axis` (default -1). Both become the kernel's [outer][n][inner] view.
  */
-#include "../ir/kernels.h"
 #include "helpers/fused_epilogue.h"
 #include "helpers/emit_and_fold.h"
 
@@ -62,12 +61,13 @@ static wg_status softmax_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return st;
     if (outer * len * inner == 0)
         return WG_OK;
-    if (wgc_threaded(e) && outer >= 2 && outer * len * inner >= WGC_SPLIT_MIN_ELEMENTS) {
+    if (wgc_split_pays(e, outer, outer * len * inner)) {
         /* Threads: runs of the outer rows (each computed as on one thread), then their
          * fused activation. */
         const long long row = (long long)(len * inner);
         const char *y = wgc_ptr(e, g, n->outputs[0]);
-        wgc_emit(e, "{\n    int lo, hi;\n    wgk_part_range(%s, %lld, 1, &lo, &hi);\n", wgc_part(e), (long long)outer);
+        wgc_emit(e, "{\n");
+        wgc_emit_part_range(e, outer, 1);
         wgc_emit(e, "    wgk_f32_softmax((const float *)%s + (size_t)lo * %lld, (float *)%s + (size_t)lo * %lld, hi - lo, "
                     "%lld, %lld);\n", wgc_ptr(e, g, n->inputs[0]), row, y, row, (long long)len, (long long)inner);
         if (n->act == WGC_ACT_RELU)

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../ir/kernels.h"
 #include "inline_loops.h"
 
 const int wgc_ew_floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, 0};
@@ -257,11 +256,12 @@ void wgc_emit_binary(wgc_emitter *e, wgc_graph *g, const char *kernel, const cha
         return;
     int r = wgc_bcast_plan(&g->tensors[a].shape, &g->tensors[b].shape, &ty->shape, dims, sa, sb);
     const char *pa = wgc_ptr(e, g, a), *pb = wgc_ptr(e, g, b), *py = wgc_ptr(e, g, y);
-    if (wgc_threaded(e) && r >= 1 && dims[0] >= 2 && wgc_numel(&ty->shape) >= WGC_SPLIT_MIN_ELEMENTS) {
+    if (r >= 1 && wgc_split_pays(e, dims[0], wgc_numel(&ty->shape))) {
         /* Threads: runs of the outermost dimension, each element computed as on one. */
         const char *ct = ty->dtype == WG_DT_FLOAT ? "float" : ty->dtype == WG_DT_INT32 ? "int32_t" : "int64_t";
         const int64_t inner = wgc_numel(&ty->shape) / dims[0];
-        wgc_emit(e, "{\n    int lo, hi;\n    wgk_part_range(%s, %lld, 1, &lo, &hi);\n", wgc_part(e), (long long)dims[0]);
+        wgc_emit(e, "{\n");
+        wgc_emit_part_range(e, dims[0], 1);
         wgc_emit(e, "    int32_t d[%d] = %s;\n    d[0] = hi - lo;\n", r, wgc_i32_list(ld, sizeof ld, dims, r) + strlen("(const int32_t[])"));
         wgc_emit(e, "    if (lo < hi)\n        %s(%s, (%s *)%s + (size_t)lo * %lld, (const %s *)%s + (size_t)lo * %lld, "
                     "(const %s *)%s + (size_t)lo * %lld, %d, d, %s, %s);\n}\n",
