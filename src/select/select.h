@@ -1,10 +1,10 @@
 /*
  * select.h: the kernel-selection step. After the rewriting passes, it decides once how
- * each Conv, ConvTranspose, Gemm and MatMul node runs (node->impl: kernel, weight preparation, first-run
- * kernel, scratch) from the layer's shape, the target and the model's Winograd memory
- * budget; the ops' scratch and emit hooks only read that record. The kernels it chooses
- * from are src/ir/kernels.def, its thresholds src/select/tunables.h, and
- * docs/performance.md tells the policy in a table.
+ * each Conv, ConvTranspose, Gemm and MatMul node runs (node->impl: kernel, weight
+ * preparation, first-run kernel, scratch) from the layer's shape, the target and the
+ * model's Winograd memory budget; the ops' scratch and emit hooks only read that
+ * record. The kernels it chooses from are src/ir/kernels.def, its thresholds
+ * src/select/tunables.h, and docs/performance.md tells the policy in a table.
  */
 #ifndef WGC_SELECT_H
 #define WGC_SELECT_H

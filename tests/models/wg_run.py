@@ -1,6 +1,6 @@
 """wg_run.py: runs a compiled module on numpy feeds with `wasmgraph run` and reads its
-outputs back (compile_module saves and compiles one); shared by the model tests that compare with onnxruntime in Python
-(symbolic_ops.py, data_dependent_ops.py)."""
+outputs back (compile_module saves and compiles one); shared by the model tests that
+compare with onnxruntime in Python (symbolic_ops.py, data_dependent_ops.py)."""
 import os
 import subprocess
 

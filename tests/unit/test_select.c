@@ -9,9 +9,9 @@
  * get a direct first-run kernel; a model whose transformed Winograd filters exceed
  * WGC_WINOGRAD_KEEP_LIMIT transforms them on every run into its scratch (and one just
  * under it keeps them); ConvTranspose gets its store form (split among threads) exactly
- * when every output pixel gets one tap; every kernel of src/ir/kernels.def appears in the table of
- * docs/performance.md with its C symbol, and every row of that table names a kernel of
- * the list.
+ * when every output pixel gets one tap; every kernel of src/ir/kernels.def appears in
+ * the table of docs/performance.md with its C symbol, and every row of that table names
+ * a kernel of the list.
  */
 #include <stdlib.h>
 #include <string.h>
