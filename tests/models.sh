@@ -383,19 +383,24 @@ for id in encoder-dyn-ts encoder-dyn-dynamo; do
         echo "skip $id: no $MODELS_DIR/$id.onnx or models venv (build it: $MODELS_PY tools/make_dynamic_models.py)"
         continue
     fi
-    if compile "$MODELS_DIR/$id.onnx" "$OUT/$id.wasm" --dim batch=1..4 --dim seq=1..512 -q; then
+    # and its --threads build, which must give the same bits on 1, 2 and 3 threads
+    if compile "$MODELS_DIR/$id.onnx" "$OUT/$id.wasm" --dim batch=1..4 --dim seq=1..512 -q &&
+        compile "$MODELS_DIR/$id.onnx" "$OUT/$id.threads.wasm" --dim batch=1..4 --dim seq=1..512 -q \
+            --threads --max-threads 3; then
         if "$MODELS_PY" tests/models/dynamic_encoder.py "$W" "$MODELS_DIR/$id.onnx" "$OUT/$id.wasm" \
-            "$OUT/$id.work" > "$OUT/$id.log" 2>&1; then
-            ok "$id at 4 sizes, one module ($(grep -c ' ok$' "$OUT/$id.log") sizes match onnxruntime)"
+            "$OUT/$id.work" "$OUT/$id.threads.wasm" > "$OUT/$id.log" 2>&1; then
+            ok "$id at 4 sizes, one module ($(grep -c ' ok$' "$OUT/$id.log") sizes match onnxruntime; --threads build bit-identical on 1-3 threads)"
         else
             cat "$OUT/$id.log"; bad "$id"
         fi
-        # the module refuses out-of-range sizes written past the hosts (status 3)
-        if node tests/models/dims_guard.mjs "$OUT/$id.wasm" > "$OUT/$id.guard.log" 2>&1; then
-            ok "$id refuses out-of-range dims itself"
-        else
-            cat "$OUT/$id.guard.log"; bad "$id dims guard"
-        fi
+        # the modules refuse out-of-range sizes written past the hosts (status 3)
+        for mod in "$id" "$id.threads"; do
+            if node tests/models/dims_guard.mjs "$OUT/$mod.wasm" > "$OUT/$mod.guard.log" 2>&1; then
+                ok "$mod refuses out-of-range dims itself"
+            else
+                cat "$OUT/$mod.guard.log"; bad "$mod dims guard"
+            fi
+        done
     fi
 done
 

@@ -182,11 +182,6 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     *src = NULL;
     if ((st = check_abi_limits(g)) || (g->n_syms && (st = wgc_sym_check_boundary(g))))
         return st;
-    /* a threaded module does not yet check host-given dims itself (threads.c) */
-    if (opt->threads && g->n_syms)
-        return wgc_error(g, NULL, WG_ERR_UNSUPPORTED, wgc_sym_n_host(g)
-                         ? "--threads with symbolic dimensions (--dim) is not supported yet"
-                         : "--threads with data-dependent output sizes (NonZero, Unique, ...) is not supported yet");
     /* One step per live node and one for the output copies. */
     if (!(span = malloc(sizeof *span * 2 * (size_t)(g->n_nodes + 1))) ||
         !(halves = malloc(sizeof *halves * 2 * (size_t)(g->n_nodes + 1))) ||
@@ -304,8 +299,8 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
             (long long)g->tensors[g->outputs[k]].addr, g->tensors[g->outputs[k]].name);
     put(&t, "    default: return 0;\n    }\n}\n\n");
     if (opt->threads) {
-        if (!(thr = wgc_threads_source(e->body, span, split, n_steps, n_node_steps, opt->profile, opt->threads,
-                                       (uint32_t)stacks_base))) {
+        if (!(thr = wgc_threads_source(e->body, span, split, n_steps, n_node_steps, opt->profile, g->n_syms > 0,
+                                       opt->threads, (uint32_t)stacks_base))) {
             st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing the C source");
             goto fail;
         }

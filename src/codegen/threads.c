@@ -86,12 +86,18 @@ static const char runtime[] =
     "    __atomic_compare_exchange_n(&wg_first_status, &none, status, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);\n"
     "}\n"
     "\n"
-    "static void wg_reset(int n)\n"
+    "/* Before a run, on one thread: n threads will run it. A module with symbolic dims\n"
+    " * checks the host's sizes here, once for all threads (WG_DIMS_BAD, sym_exports.c); a\n"
+    " * run whose sizes are out of range then runs no step on any thread. */\n"
+    "static int wg_dims_bad;\n"
+    "static int wg_reset(int n)\n"
     "{\n"
     "    wg_nthreads = n;\n"
+    "    wg_dims_bad = WG_DIMS_BAD();\n"
     "    __atomic_store_n(&wg_arrived, 0, __ATOMIC_SEQ_CST);\n"
     "    __atomic_store_n(&wg_abort, 0, __ATOMIC_SEQ_CST);\n"
     "    __atomic_store_n(&wg_first_status, 0, __ATOMIC_SEQ_CST);\n"
+    "    return wg_dims_bad ? WGK_ERR_DIMS : 0;\n"
     "}\n"
     "\n";
 
@@ -135,8 +141,7 @@ static const char run_range[] =
     "{\n"
     "    if (n < 1 || n > WG_MAX_THREADS)\n"
     "        return WGK_ERR_THREADS;\n"
-    "    wg_reset(n);\n"
-    "    return 0;\n"
+    "    return wg_reset(n);\n"
     "}\n"
     "\n"
     "/* Thread t's part of steps [k0, k1), all wg_run_begin's n threads at once. */\n"
@@ -144,6 +149,8 @@ static const char run_range[] =
     "{\n"
     "    if (t < 0 || t >= wg_nthreads || k0 < 0 || k0 > k1 || k1 > WG_STEPS)\n"
     "        return WGK_ERR_THREADS;\n"
+    "    if (wg_dims_bad)\n"
+    "        return WGK_ERR_DIMS;\n"
     "    return wg_run_range(t, wg_nthreads, k0, k1);\n"
     "}\n"
     "\n"
@@ -161,20 +168,22 @@ static const char run_range[] =
     "{\n"
     "    if (k < 0 || k >= WG_STEPS)\n"
     "        return WGK_ERR_NO_STEP;\n"
-    "    wg_reset(1);\n"
+    "    if (wg_reset(1))\n"
+    "        return WGK_ERR_DIMS;\n"
     "    int s = wg_step(k, 0, 1);\n"
     "    return s == WG_STOP ? wg_result() : s;\n"
     "}\n"
     "\n"
     "__attribute__((export_name(\"wg_run\"))) int wg_run(void)\n"
     "{\n"
-    "    wg_reset(1);\n"
+    "    if (wg_reset(1))\n"
+    "        return WGK_ERR_DIMS;\n"
     "    return wg_run_range(0, 1, 0, WG_STEPS);\n"
     "}\n"
     "\n";
 
 char *wgc_threads_source(const char *body, const size_t *span, const bool *split, int n_steps,
-                         int n_node_steps, bool profile, int threads, uint32_t stacks_base)
+                         int n_node_steps, bool profile, bool dims, int threads, uint32_t stacks_base)
 {
     char *out = NULL;
     size_t len = 0;
@@ -185,6 +194,7 @@ char *wgc_threads_source(const char *body, const size_t *span, const bool *split
     /* Thread t > 0: [base + (t - 1) * size, base + t * size), growing down from its top. */
     fprintf(f, "#define WG_STACKS_BASE %uu\n", stacks_base);
     fprintf(f, "#define WG_THREAD_STACK %uu\n", WGC_THREAD_STACK_BYTES);
+    fprintf(f, "#define WG_DIMS_BAD() %s\n", dims ? "wg_check_dims()" : "0");
     fputs(runtime, f);
     /* Which steps run on every thread; one more entry (0) past the last. */
     fprintf(f, "static const unsigned char wg_split[%d] = {", n_steps + 1);

@@ -21,7 +21,7 @@ wg_status wgh_session_dims_init(wg_session *s)
     }
     if (!m->n_symbols)
         return WG_OK;
-    uint64_t mem = wasmtime_memory_data_size(s->ctx, &s->memory);
+    uint64_t mem = s->mem_size; /* either memory kind: a threaded session's is shared */
     if (s->dims_off % 4 || (uint64_t)s->dims_off + 4 * m->n_symbols > mem || s->dims_off == 0)
         return wgh_error(s->m->rt, WG_ERR_ABI,
                          "%s: wg_dims_ptr() = %u is not an aligned array of %zu i32 inside memory",
@@ -137,7 +137,7 @@ wg_status wgh_session_write_dims(wg_session *s)
         out[k] = (int32_t)val[k];
         s->sym_cur[k] = val[k];
     }
-    memcpy(wasmtime_memory_data(s->ctx, &s->memory) + s->dims_off, out, 4 * m->n_symbols);
+    memcpy(s->mem_base + s->dims_off, out, 4 * m->n_symbols);
     return WG_OK;
 }
 
@@ -163,8 +163,8 @@ wg_status wgh_session_read_out_dims(wg_session *s)
     const wgh_meta *m = &s->m->info.meta;
     if (!m->has_bounded)
         return WG_OK;
-    uint64_t mem = wasmtime_memory_data_size(s->ctx, &s->memory);
-    const uint8_t *base = wasmtime_memory_data(s->ctx, &s->memory);
+    uint64_t mem = s->mem_size; /* either memory kind: a threaded session's is shared */
+    const uint8_t *base = s->mem_base;
     for (size_t i = 0; i < m->n_outputs; i++) {
         const wg_tensor_info *t = &m->outputs[i];
         int32_t p;

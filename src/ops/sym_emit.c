@@ -13,6 +13,7 @@
 #include "../../kernels/include/wgk_pack.h"
 #include "../ir/kernels.h"
 #include "../ir/symdim.h"
+#include "helpers/gemm_call.h"
 #include "sym.h"
 
 static const char *numel(wgc_emitter *e, const wgc_tensor *t)
@@ -263,7 +264,7 @@ static wg_status emit_matmul(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
     if (!k || a->dtype != WG_DT_FLOAT || n->act != WGC_ACT_NONE || n->residual >= 0 || n->bias >= 0 ||
         n->impl.kernel == WGC_KERNEL_GEMM_PACK_RUN)
         return no_code(g, n, "a fused epilogue or an unselected kernel");
-    char M[96], K[96], N[96], rows[96], panel[128];
+    char M[96], K[96], N[96], rows[96], panel[128], part[64];
     snprintf(K, sizeof K, "%s", wgc_dims_expr(e, &a->shape, ra - 1, ra));
     snprintf(N, sizeof N, "%s", wgc_dims_expr(e, &b->shape, rb - 1, rb));
     const char *pa = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
@@ -290,11 +291,11 @@ static wg_status emit_matmul(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
     if (rb == 2) {
         /* A's batches are consecutive rows of one [batch*M, K] product */
         snprintf(rows, sizeof rows, "%s", wgc_dims_expr(e, &a->shape, 0, ra - 1));
-        wgc_emit(e, "%s(&(const wgk_gemm_args){.M = %s, .N = %s, .K = %s, .a = %s, .a_panel = %s, "
+        wgc_emit(e, "%s(&(const wgk_gemm_args){%s.M = %s, .N = %s, .K = %s, .a = %s, .a_panel = %s, "
                     ".a_k = 1, .a_m = %s,\n    .b = %s, .ldb = %s, .c = %s, .ldc = %s, .bias = 0, "
                     ".bias_m = 0, .bias_n = 0, .res = 0, .ldr = %s,\n    .alpha = 1.0f, .beta = 1.0f, "
                     ".min = -__builtin_inff(), .max = __builtin_inff()});\n",
-                 k->symbol, rows, N, K, pa, panel, K, bexpr, N, py, N, N);
+                 k->symbol, wgc_gemm_part(e, n->impl.kernel, part), rows, N, K, pa, panel, K, bexpr, N, py, N, N);
         return WG_OK;
     }
     /* batched: A and B have the same batch dims (no broadcast) */
@@ -306,11 +307,11 @@ static wg_status emit_matmul(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
     snprintf(M, sizeof M, "%s", wgc_dims_expr(e, &a->shape, ra - 2, ra - 1));
     wgc_emit(e, "{\nconst int32_t M = %s, N = %s, K = %s;\n", M, N, K);
     wgc_emit(e, "for (int32_t i = 0, nb = %s; i < nb; i++)\n", wgc_dims_expr(e, &y->shape, 0, ry - 2));
-    wgc_emit(e, "    %s(&(const wgk_gemm_args){.M = M, .N = N, .K = K, .a = (const float *)%s + i * M * K, "
+    wgc_emit(e, "    %s(&(const wgk_gemm_args){%s.M = M, .N = N, .K = K, .a = (const float *)%s + i * M * K, "
                 ".a_panel = %d * K, .a_k = 1, .a_m = K,\n    .b = (const float *)%s + i * K * N, .ldb = N, "
                 ".c = (float *)%s + i * M * N, .ldc = N, .bias = 0, .bias_m = 0, .bias_n = 0, .res = 0, "
                 ".ldr = N,\n    .alpha = 1.0f, .beta = 1.0f, .min = -__builtin_inff(), .max = __builtin_inff()});\n}\n",
-             k->symbol, pa, WGK_GEMM_MR, bexpr, py);
+             k->symbol, wgc_gemm_part(e, n->impl.kernel, part), pa, WGK_GEMM_MR, bexpr, py);
     return WG_OK;
 }
 
@@ -319,7 +320,8 @@ static wg_status emit_matmul(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 static wg_status emit_gemm(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 {
     const wgc_tensor *a = wgc_in(g, n, 0), *b = wgc_in(g, n, 1), *c = n->n_inputs > 2 ? wgc_in(g, n, 2) : NULL;
-    const wgc_kernel_info *k = wgc_kernel_get(n->impl.kernel);
+    wgc_kernel kid = n->impl.kernel;
+    const wgc_kernel_info *k = wgc_kernel_get(kid);
     bool tb = wgc_attr_int(n, "transB", 0) != 0;
     int64_t K = a->shape.dims[1], N = tb ? b->shape.dims[0] : b->shape.dims[1];
     if (!k || a->dtype != WG_DT_FLOAT || n->residual >= 0 || n->post_affine || n->aux_affine >= 0 ||
@@ -344,7 +346,8 @@ static wg_status emit_gemm(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
         free(packed);
         if (st)
             return wgc_error(g, n, st, "out of memory");
-        k = wgc_kernel_get(WGC_KERNEL_GEMM_PACKED_B);
+        kid = WGC_KERNEL_GEMM_PACKED_B;
+        k = wgc_kernel_get(kid);
     } else {
         snprintf(bbuf, sizeof bbuf, "%s", wgc_ptr(e, g, n->inputs[1]));
         bexpr = bbuf;
@@ -356,9 +359,11 @@ static wg_status emit_gemm(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
         lo = n->act_min;
         hi = n->act_max;
     }
-    wgc_emit(e, "%s(&(const wgk_gemm_args){.M = %s, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, .a_k = 1, "
+    char part[64];
+    wgc_emit(e, "%s(&(const wgk_gemm_args){%s.M = %s, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, .a_k = 1, "
                 ".a_m = %lld,\n    .b = %s, .ldb = %lld, .c = %s, .ldc = %lld, .bias = %s, .bias_m = 0, .bias_n = %d, "
-                ".res = 0, .ldr = %lld,\n", k->symbol, wgc_dims_expr(e, &a->shape, 0, 1), (long long)N, (long long)K,
+                ".res = 0, .ldr = %lld,\n", k->symbol, wgc_gemm_part(e, kid, part),
+             wgc_dims_expr(e, &a->shape, 0, 1), (long long)N, (long long)K,
              wgc_ptr(e, g, n->inputs[0]), (long long)(WGK_GEMM_MR * K), (long long)K, bexpr, (long long)N,
              wgc_ptr(e, g, n->outputs[0]), (long long)N, c ? wgc_ptr(e, g, n->inputs[2]) : "0", bias_n, (long long)N);
     wgc_emit(e, "    .alpha = %s, .beta = %s, .min = %s, .max = %s});\n", wgc_float(e, wgc_attr_float(n, "alpha", 1.0f)),

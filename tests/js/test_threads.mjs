@@ -8,11 +8,12 @@
 // 4. Many sessions created, run and disposed (their workers end with them), and a
 //    session disposed without ever running.
 // 5. Worker mode (the page case): threads inside a worker, same bits.
+// 6. A module with symbolic dims (the model cache's encoder): same bits at each size.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load, WasmgraphError } from '../../js/wasmgraph.mjs';
@@ -64,6 +65,30 @@ test('SqueezeNet 1.1 on 1, 2 and 3 threads: the single-threaded bits (both runs)
   const one = build(SQUEEZE, 'sq.wasm', '-O3');
   const thr = build(SQUEEZE, 'sq-threads.wasm', '-O3', '--threads', '--max-threads', '3');
   for (const n of [1, 2, 3]) await sameBits(one, thr, n);
+});
+
+// A sentence encoder with symbolic batch and seq (tools/make_dynamic_models.py, in the
+// model cache when built): the sizes come from the feeds' dims on every thread count.
+const ENCODER = join(process.env.WG_MODELS_DIR || join(homedir(), '.cache', 'wasmgraph', 'models'), 'encoder-dyn-ts.onnx');
+test('a module with symbolic dims on 1, 2 and 3 threads: the single-threaded bits at each size', { skip: !existsSync(ENCODER) && 'no encoder-dyn-ts.onnx in the model cache' }, async () => {
+  const dims = ['--dim', 'batch=1..2', '--dim', 'seq=1..64'];
+  const one = await load(build(ENCODER, 'enc.wasm', ...dims));
+  const thrFile = build(ENCODER, 'enc-threads.wasm', ...dims, '--threads', '--max-threads', '3');
+  const feeds = (batch, seq) => ({
+    input_ids: { data: BigInt64Array.from({ length: batch * seq }, (_, i) => BigInt((i * 7919) % 1000)), dims: [batch, seq] },
+    attention_mask: { data: BigInt64Array.from({ length: batch * seq }, (_, i) => (i % seq < Math.max(1, seq >> 1) || i < seq ? 1n : 0n)), dims: [batch, seq] },
+  });
+  const sizes = [[1, 1], [2, 9], [2, 64]];
+  const want = sizes.map(([b, q]) => bits(one.run(feeds(b, q))));
+  one.dispose();
+  for (const n of [1, 2, 3]) {
+    const s = await load(thrFile, { threads: n });
+    sizes.forEach(([b, q], k) => {
+      assert.deepEqual(bits(s.run(feeds(b, q))), want[k], `${n} threads, batch ${b} seq ${q}`);
+      assert.deepEqual(s.outputShape(0), [b, q, 128]);
+    });
+    s.dispose();
+  }
 });
 
 test('more threads than the module has is an arg error', async () => {

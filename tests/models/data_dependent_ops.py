@@ -4,7 +4,8 @@ take run-time inputs (so their output sizes are decided by the run: module ABI 2
 ReduceSum, Reshape; NonZero also of inputs whose own sizes are data-dependent or symbolic),
 compiles each, runs it on several inputs (empty results among them)
 through `wasmgraph run` and compares shapes and values with onnxruntime (rtol 1e-4,
-atol 1e-5).
+atol 1e-5), and a --threads build of each with the single-threaded one, bit for bit on
+1, 2 and 3 threads.
 
     python data_dependent_ops.py WASMGRAPH WORKDIR
 Prints one line per graph and input; exit status 1 on any mismatch or failure.
@@ -17,7 +18,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 import onnxruntime as ort
 
-from wg_run import compile_module, run_module
+from wg_run import compile_module, compile_threaded, run_module, threads_differ
 
 
 def const(name, arr):
@@ -281,6 +282,8 @@ def main():
             bad += 1
             continue
         path, module = compiled
+        threaded = compile_threaded(wasmgraph, path, DIMS.get(graph.name, []))
+        bad += threaded is None
         sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
         for case in range(4):
             feeds = inputs_for(graph.name, case, rng)
@@ -298,6 +301,11 @@ def main():
                           f"want {w.dtype}{list(w.shape)} {w.ravel()[:8]}")
                 ok &= same
                 shapes.append("x".join(map(str, w.shape)) or "scalar")
+            # the --threads build of the same graph: the same bits on 1, 2 and 3 threads
+            differ = threads_differ(wasmgraph, threaded, feeds, work, gots) if threaded else None
+            if differ:
+                print(f"  --threads build: {differ}")
+            ok &= differ is None
             print(f"{graph.name} case {case} ({' '.join(shapes)}): {'ok' if ok else 'MISMATCH'}")
             bad += not ok
     return 1 if bad else 0

@@ -1,6 +1,7 @@
 """Builds small ONNX graphs with symbolic dims (dim_params batch, seq) that exercise the
 ops sym_infer.c / sym_emit.c take symbolically, compiles each with --dim, runs it at
-several sizes through `wasmgraph run` and compares with onnxruntime (rtol 1e-4, atol 1e-5).
+several sizes through `wasmgraph run` and compares with onnxruntime (rtol 1e-4, atol 1e-5),
+and a --threads build of each with the single-threaded one, bit for bit on 1-3 threads.
 
     python symbolic_ops.py WASMGRAPH WORKDIR
 Prints one line per graph and size; exit status 1 on any mismatch or failure.
@@ -13,7 +14,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 import onnxruntime as ort
 
-from wg_run import compile_module, run_module
+from wg_run import compile_module, compile_threaded, run_module, threads_differ
 
 H = 8
 SIZES = [(1, 1), (2, 5), (3, 16)]
@@ -133,6 +134,8 @@ def main():
             bad += 1
             continue
         path, module = compiled
+        threaded = compile_threaded(wasmgraph, path, dims)
+        bad += threaded is None
         sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
         for batch, seq in SIZES:
             feeds = inputs_for(graph.name, batch, seq, rng)
@@ -145,6 +148,11 @@ def main():
             ok = True
             for w, got in zip(want, gots):
                 ok &= got.shape == w.shape and np.allclose(got, w, rtol=1e-4, atol=1e-5)
+            # the --threads build of the same graph: the same bits on 1, 2 and 3 threads
+            differ = threads_differ(wasmgraph, threaded, feeds, work, gots) if threaded else None
+            if differ:
+                print(f"  --threads build: {differ}")
+            ok &= differ is None
             print(f"{graph.name} batch {batch} seq {seq}: {'ok' if ok else 'MISMATCH'}")
             bad += not ok
     return 1 if bad else 0

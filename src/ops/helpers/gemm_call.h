@@ -36,13 +36,21 @@ typedef struct wgc_gemm_call {
     int act;             /* WGK_GEMM_ACT_* (packed-B kernels only), 0: none */
 } wgc_gemm_call;
 
+/* The wgk_gemm_args fields that split a call of kernel k in a threaded build (every thread
+ * its share, wgk_gemm_share, and its own splat buffer), into part[64]; "" otherwise. */
+static inline const char *wgc_gemm_part(wgc_emitter *e, wgc_kernel k, char *part)
+{
+    part[0] = 0;
+    if (wgc_threaded(e) && wgc_kernel_splits(k))
+        snprintf(part, 64, ".part = %s, .splat = WG_SPLAT, ", wgc_part(e));
+    return part;
+}
+
 static inline void wgc_emit_gemm(wgc_emitter *e, const wgc_gemm_call *c)
 {
     const char *fn = wgc_kernel_get(c->kernel)->symbol;
-    /* Threaded builds: every thread its share (wgk_gemm_share) and its own splat buffer. */
-    char part[64] = "";
-    if (wgc_threaded(e) && wgc_kernel_splits(c->kernel))
-        snprintf(part, sizeof part, ".part = %s, .splat = WG_SPLAT, ", wgc_part(e));
+    char part[64];
+    wgc_gemm_part(e, c->kernel, part);
     wgc_emit(e,
              "%s(&(const wgk_gemm_args){%s.M = %lld, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, "
              ".a_k = %lld, .a_m = %lld,\n",
