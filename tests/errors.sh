@@ -70,6 +70,15 @@ expect "TopK with a run-time k compiles" 0 "compiled" "$W" compile "$T/topk_k.on
     "$T/topk_x.npy" "$T/topk_k5.npy"
 expect "TopK's run-time k past the axis is status 2" 1 "status 2 (WGK_ERR_INDEX" \
     "$W" run "$T/topk_k.wasm" --input "x=$T/topk_x.npy" --input "k=$T/topk_k5.npy"
+expect "Slice with run-time starts, ends and steps compiles" 0 "compiled" "$W" compile "$T/slice_rt.onnx" -o "$T/slice_rt.wasm"
+"$PY" -c "import numpy as np, sys; [np.save(f, np.array([v])) for f, v in zip(sys.argv[1:], (0, 3, 0))]" \
+    "$T/slice_s.npy" "$T/slice_e.npy" "$T/slice_p0.npy"
+expect "Slice's run-time step 0 is status 2" 1 "status 2 (WGK_ERR_INDEX" \
+    "$W" run "$T/slice_rt.wasm" --input "x=$T/topk_x.npy" --input "starts=$T/slice_s.npy" \
+    --input "ends=$T/slice_e.npy" --input "steps=$T/slice_p0.npy"
+expect "Slice with run-time axes names the node and the binding" 1 \
+    "node 'slice_axes' (Slice): axes input 'axes' is computed at run time" \
+    "$W" compile "$T/slice_rt_axes.onnx" -o "$T/x.wasm"
 expect "--shape of unknown input" 1 "not a graph input" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --shape z=1x4
 expect "unsupported attribute value names node and mode" 1 "node 'pad_wrap' (Pad)" "$W" compile "$T/pad_wrap.onnx" -o "$T/x.wasm"
 expect "initializer size mismatch" 1 "'b'" "$W" compile "$T/short_initializer.onnx" -o "$T/x.wasm"

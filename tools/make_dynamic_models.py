@@ -1,4 +1,5 @@
-"""Builds the sentence encoders exported with dynamic batch and sequence axes (issue 22).
+"""Builds the models whose sizes are decided at run time (issue 22): sentence encoders with
+dynamic batch and sequence axes, and a detector with NonMaxSuppression in its graph.
 
     python tools/make_dynamic_models.py [--out-dir DIR] [--force]
 
@@ -9,7 +10,15 @@ weights, nothing downloaded) with two inputs, input_ids and attention_mask (int6
                            TorchScript exporter, dims named "batch" and "seq";
   encoder-dyn-dynamo.onnx  torch.onnx.export(..., dynamo=True, dynamic_shapes=...): the
                            dynamo exporter with torch.export.Dim("batch"), Dim("seq").
-Both are compiled with `--dim batch=1..4 --dim seq=1..512` by tests/models/test_dynamic.sh.
+Both are compiled with `--dim batch=1..4 --dim seq=1..512` by tests/models.sh.
+  detector-nms.onnx        a YOLO-style anchor-free detector (torchvision MobileNetV3-small
+                           features and the cell's mean colour, a 1x1 head per 32x32 cell:
+                           box offsets, log sizes,
+                           objectness, 8 class logits; boxes decoded in the graph) whose
+                           class-aware NMS is torchvision.ops.batched_nms, exported by the
+                           TorchScript exporter as NonMaxSuppression; input image [1, 3, 416,
+                           416], outputs the kept boxes [K, 4], scores [K] and labels [K]
+                           (tests/models/detection_nms.py).
 Needs the models venv (scripts/setup.sh --models). Writes DIR/ID.onnx and DIR/ID.stamp
 (DIR default $WASMGRAPH_CACHE/models); a model whose stamp matches this file and the
 pinned requirements is not built again.
@@ -22,7 +31,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REQS = os.path.join(HERE, "requirements-models.txt")
 SEED = 0
-MODELS = ["encoder-dyn-ts", "encoder-dyn-dynamo"]
+MODELS = ["encoder-dyn-ts", "encoder-dyn-dynamo", "detector-nms"]
 
 
 def encoder():
@@ -54,6 +63,49 @@ def encoder():
     return Hidden(model).eval()
 
 
+def detector():
+    """detector-nms (see the module docstring). Boxes are 3 cells wide at their unit size,
+    so that neighbours overlap and the NMS removes some; BatchNorm statistics are seeded
+    like trained ones, not the identity."""
+    import torch
+    import torchvision
+    from torch import nn
+    torch.manual_seed(SEED)
+
+    class Detector(nn.Module):
+        def __init__(self, classes=8, size=416, stride=32):
+            super().__init__()
+            self.backbone = torchvision.models.mobilenet_v3_small(weights=None).features
+            self.head = nn.Conv2d(576, 5 + classes, 1)
+            # Random backbone weights give every cell nearly the same features, so scores
+            # would tie to within float rounding and NMS's choices be decided by it. Each
+            # cell's mean colour (a 1x1 conv of the 32x32-pooled image) adds what a trained
+            # detector has: logits that differ from cell to cell, by a few units.
+            self.colour = nn.Conv2d(3, 5 + classes, 1)
+            nn.init.normal_(self.colour.weight, std=4.0)
+            g = size // stride
+            ys, xs = torch.meshgrid(torch.arange(g), torch.arange(g), indexing="ij")
+            self.register_buffer("grid", torch.stack([xs, ys], -1).reshape(-1, 2).float())
+            self.stride = float(stride)
+
+        def forward(self, x):
+            p = self.head(self.backbone(x)) + self.colour(nn.functional.avg_pool2d(x, int(self.stride)))
+            p = p.flatten(2).transpose(1, 2)[0]                             # [cells, 5 + C]
+            xy = (p[:, :2].sigmoid() + self.grid) * self.stride
+            wh = p[:, 2:4].clamp(-4, 4).exp() * (3 * self.stride)
+            boxes = torch.cat([xy - wh / 2, xy + wh / 2], 1)
+            scores, labels = (p[:, 5:].sigmoid() * p[:, 4:5].sigmoid()).max(1)
+            keep = torchvision.ops.batched_nms(boxes, scores, labels, 0.45)
+            return boxes[keep], scores[keep], labels[keep]
+
+    m = Detector().eval()
+    for mod in m.modules():
+        if isinstance(mod, nn.BatchNorm2d):
+            mod.running_mean.uniform_(-0.1, 0.1)
+            mod.running_var.uniform_(0.5, 1.5)
+    return m
+
+
 def example(batch, seq):
     import torch
     g = torch.Generator().manual_seed(SEED)
@@ -65,6 +117,11 @@ def example(batch, seq):
 
 def export(model_id, out):
     import torch
+    if model_id == "detector-nms":
+        with torch.no_grad():
+            torch.onnx.export(detector(), (torch.rand(1, 3, 416, 416),), out, opset_version=17, dynamo=False,
+                              input_names=["image"], output_names=["boxes", "scores", "labels"])
+        return
     model = encoder()
     args = example(2, 16)
     names = dict(input_names=["input_ids", "attention_mask"], output_names=["last_hidden_state"])

@@ -2,8 +2,8 @@
  * affine_gather.c: data movement as one affine gather each (helpers/inline_loops.c: y[v] = x[base + v . strides]):
  * Expand, Tile, Slice, DepthToSpace, SpaceToDepth; and Size (always folded). Constant
  * inputs fold through the same view on the host (fold_map.c).
- * Shape-giving inputs (Expand's shape, Tile's repeats, Slice's starts/ends/axes/steps)
- * must be constant.
+ * Shape-giving inputs (Expand's shape, Tile's repeats, Slice's axes) must be constant;
+ * a Slice with run-time starts, ends or steps is slice_runtime.c's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +11,7 @@
 #include "helpers/host_elements.h"
 #include "helpers/fold_map.h"
 #include "helpers/inline_loops.h"
+#include "slice_runtime.h"
 
 /* Optional input i, when present, must be a constant integer tensor. */
 static wg_status need_const(wgc_graph *g, const wgc_node *n, int i, const char *what)
@@ -222,6 +223,8 @@ static wg_status affine_gather_infer(wgc_graph *g, wgc_node *n)
         wgc_set_output(g, n, 0, WG_DT_INT64, &s);
         return WG_OK;
     }
+    if (wgc_slice_is_runtime(g, n))
+        return wgc_slice_runtime_infer(g, n);
     view v;
     if ((st = plan(g, n, &v)))
         return st;
@@ -255,6 +258,8 @@ static wg_status affine_gather_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
                  (long long)wgc_numel(&wgc_in(g, n, 0)->shape));
         return WG_OK;
     }
+    if (wgc_slice_is_runtime(g, n))
+        return wgc_slice_runtime_emit(e, g, n);
     view v;
     wg_status st = plan(g, n, &v);
     if (!st)

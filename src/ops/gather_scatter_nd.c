@@ -120,8 +120,14 @@ static wg_status nd_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         wgc_emit_copy(e, g, n->inputs[0], n->outputs[0]);
     if (o.batch * o.groups * o.slab == 0)
         return WG_OK;
-    int64_t xs[WG_MAX_RANK];
-    wgc_shape_strides(&x->shape, xs);
+    /* Sizes as C expressions: with symbolic or run-time dims (sym_infer.c: GatherND only)
+     * they are read from wg_dims, so the loops run over the actual tuples and slabs. */
+    char batch[96], groups[96], slab[96], data_batch[96];
+    const int q = ix->shape.rank, r = x->shape.rank;
+    snprintf(batch, sizeof batch, "%s", wgc_dims_expr(e, &x->shape, 0, o.b));
+    snprintf(groups, sizeof groups, "%s", wgc_dims_expr(e, &ix->shape, o.b, q - 1));
+    snprintf(slab, sizeof slab, "%s", wgc_dims_expr(e, &x->shape, o.b + o.m, r));
+    snprintf(data_batch, sizeof data_batch, "%s", wgc_dims_expr(e, &x->shape, o.b, r));
     const char *ct = red == WGC_SCATTER_NONE ? wgc_loop_bits(x->dtype) : wgc_ctype(x->dtype);
     wgc_emit(e, "{\ntypedef %s TD;\nconst int64_t *pi = (const int64_t *)%s;\n", ct, wgc_ptr(e, g, n->inputs[1]));
     if (gather)
@@ -130,22 +136,20 @@ static wg_status nd_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     else
         wgc_emit(e, "const TD *pu = (const TD *)%s;\nTD *py = (TD *)%s;\n", wgc_ptr(e, g, n->inputs[2]),
                  wgc_ptr(e, g, n->outputs[0]));
-    wgc_emit(e, "for (int32_t bt = 0; bt < %lld; bt++)\nfor (int32_t gr = 0; gr < %lld; gr++) {\n",
-             (long long)o.batch, (long long)o.groups);
-    wgc_emit(e, "int32_t t = bt * %lld + gr;\nconst int64_t *tup = pi + t * %d;\nint32_t off = bt * %lld;\n",
-             (long long)o.groups, o.m, (long long)o.data_batch);
+    wgc_emit(e, "const int32_t NB = %s, NG = %s, SLAB = %s, DB = %s;\n", batch, groups, slab, data_batch);
+    wgc_emit(e, "for (int32_t bt = 0; bt < NB; bt++)\nfor (int32_t gr = 0; gr < NG; gr++) {\n");
+    wgc_emit(e, "int32_t t = bt * NG + gr;\nconst int64_t *tup = pi + t * %d;\nint32_t off = bt * DB;\n", o.m);
     for (int j = 0; j < o.m; j++) {
-        int64_t dim = x->shape.dims[o.b + j];
-        wgc_emit(e, "{ int64_t k = tup[%d]; if (k < 0) k += %lld; if (k < 0 || k >= %lld) return WGK_ERR_INDEX; off += (int32_t)k * %lld; }\n",
-                 j, (long long)dim, (long long)dim, (long long)xs[o.b + j]);
+        char dim[96];
+        snprintf(dim, sizeof dim, "%s", wgc_dims_expr(e, &x->shape, o.b + j, o.b + j + 1));
+        wgc_emit(e, "{ int64_t k = tup[%d]; if (k < 0) k += %s; if (k < 0 || k >= %s) return WGK_ERR_INDEX; "
+                    "off += (int32_t)k * %s; }\n", j, dim, dim, wgc_dims_expr(e, &x->shape, o.b + j + 1, r));
     }
     if (gather) {
-        wgc_emit(e, "for (int32_t s = 0; s < %lld; s++) py[t * %lld + s] = px[off + s];\n}\n}\n",
-                 (long long)o.slab, (long long)o.slab);
+        wgc_emit(e, "for (int32_t s = 0; s < SLAB; s++) py[t * SLAB + s] = px[off + s];\n}\n}\n");
         return WG_OK;
     }
-    wgc_emit(e, "for (int32_t s = 0; s < %lld; s++) {\nTD *q = &py[off + s];\nTD u = pu[t * %lld + s];\n",
-             (long long)o.slab, (long long)o.slab);
+    wgc_emit(e, "for (int32_t s = 0; s < SLAB; s++) {\nTD *q = &py[off + s];\nTD u = pu[t * SLAB + s];\n");
     const char *update = wgc_scatter_statement(red);
     if (!update)
         return wgc_no_case(g, n, "the scatter reduction");

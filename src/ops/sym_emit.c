@@ -14,6 +14,7 @@
 #include "../ir/kernels.h"
 #include "../ir/symdim.h"
 #include "helpers/gemm_call.h"
+#include "slice_runtime.h"
 #include "sym.h"
 
 static const char *numel(wgc_emitter *e, const wgc_tensor *t)
@@ -508,6 +509,8 @@ static bool data_dependent_op(const wgc_graph *g, const wgc_node *n)
     case WGC_OP_NON_ZERO: case WGC_OP_COMPRESS: case WGC_OP_TOP_K: case WGC_OP_UNIQUE:
     case WGC_OP_NON_MAX_SUPPRESSION:
         break;
+    case WGC_OP_SLICE: /* reads x's sizes at run time itself (slice_runtime.c) */
+        return wgc_slice_is_runtime(g, n);
     default:
         return false;
     }
@@ -565,6 +568,7 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     case WGC_OP_GATHER: return emit_gather(e, g, n);
     case WGC_OP_CAST: return emit_cast(e, g, n);
     case WGC_OP_SLICE: case WGC_OP_EXPAND: return emit_strided(e, g, n);
+    case WGC_OP_GATHER_ND: return wgc_op_hooks(n->op)->emit(e, g, n); /* its sizes at run time itself */
     case WGC_OP_CONSTANT_OF_SHAPE: return emit_constant_of_shape(e, g, n);
     default:
         return no_code(g, n, "no run-time code for this op with symbolic shapes yet");

@@ -17,6 +17,7 @@
 
 #include "../ir/symdim.h"
 #include "helpers/read_axes.h"
+#include "slice_runtime.h"
 
 static bool has_symval_input(const wgc_graph *g, const wgc_node *n, int *which)
 {
@@ -479,6 +480,13 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         return set_out(g, n, 0, &y);
     }
     case WGC_OP_SLICE:
+        if (wgc_slice_is_runtime(g, n)) {
+            /* its infer hook gave the sliced axes their run-time symbols; x's elsewhere */
+            wgc_shape o = y0->shape;
+            if ((st = wgc_slice_runtime_keep_syms(g, n, &o)))
+                return st;
+            return set_out(g, n, 0, &o);
+        }
         if (n->opset < 10)
             return wgc_sym_refuse(g, n, "Slice before opset 10");
         if ((st = slice_rule(g, n, &y)))
@@ -534,6 +542,27 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         if (s0 != 0 || step != 1 || l.c < 1)
             return wgc_sym_refuse(g, n, "a symbolic limit needs start 0 and delta 1");
         wgc_shape_set_dim(g, &y, 0, l);
+        return set_out(g, n, 0, &y);
+    }
+    case WGC_OP_GATHER_ND: {
+        /* indices [..., m] of symbolic or run-time leading dims over data whose sliced-off
+         * dims may be symbolic too: y = indices' leading dims + data's dims past the tuple
+         * (gather_scatter_nd.c reads the sizes at run time); fixed tuples and batch dims */
+        const wgc_tensor *ix = wgc_in(g, n, 1);
+        const int q = ix->shape.rank, b = (int)wgc_attr_int(n, "batch_dims", 0);
+        if (has_symval_input(g, n, &k))
+            return wgc_sym_refuse(g, n, "an input holding symbolic values");
+        if (q < 1 || wgc_dim_is_sym(&ix->shape, q - 1))
+            return wgc_sym_refuse(g, n, "a symbolic index-tuple length");
+        for (int d = 0; d < b && d < q && d < x->shape.rank; d++)
+            if (wgc_dim_is_sym(&ix->shape, d) || wgc_dim_is_sym(&x->shape, d))
+                return wgc_sym_refuse(g, n, "symbolic batch dims");
+        const int m = (int)ix->shape.dims[q - 1];
+        int r = 0;
+        for (int d = 0; d < q - 1; d++, r++)
+            memcpy(y.sym[r], ix->shape.sym[d], WGC_MAX_SYMS);
+        for (int d = b + m; d < x->shape.rank; d++, r++)
+            memcpy(y.sym[r], x->shape.sym[d], WGC_MAX_SYMS);
         return set_out(g, n, 0, &y);
     }
     case WGC_OP_EXPAND: {

@@ -49,6 +49,16 @@ def main():
     yi = helper.make_tensor_value_info("i", TensorProto.INT64, None)
     g = helper.make_graph([helper.make_node("TopK", ["x", "k"], ["v", "i"], name="topk")], "g", [xf, kin], [yv, yi])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)]), f"{out}/topk_k.onnx")
+    # Slice with run-time starts, ends and steps (a step of 0 is status 2 when run), and one
+    # whose axes are computed at run time too (refused: the axes decide which dims vary).
+    se = [helper.make_tensor_value_info(nm, TensorProto.INT64, [1]) for nm in ("starts", "ends", "steps", "axes")]
+    ys = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    g = helper.make_graph([helper.make_node("Slice", ["x", "starts", "ends", "ax", "steps"], ["y"], name="slice")],
+                          "g", [xf] + se[:3], [ys], [numpy_helper.from_array(np.array([1], np.int64), "ax")])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/slice_rt.onnx")
+    g = helper.make_graph([helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["y"], name="slice_axes")],
+                          "g", [xf, se[0], se[1], se[3]], [ys])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/slice_rt_axes.onnx")
     # Unsupported attribute value: Pad's mode 'wrap' (opset 19).
     pads = numpy_helper.from_array(np.array([0, 1, 0, 1], np.int64), "pads")
     y6 = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)

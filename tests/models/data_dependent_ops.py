@@ -1,7 +1,7 @@
-"""Builds small ONNX graphs in which NonZero, Compress, TopK, Unique and NonMaxSuppression
-take run-time inputs (so their output sizes are decided by the run: module ABI 2
-"Run-time output dims") and feed further ops (Transpose, Cast, Gather, elementwise,
-ReduceSum, Reshape; NonZero also of inputs whose own sizes are data-dependent or symbolic),
+"""Builds small ONNX graphs in which NonZero, Compress, TopK, Unique, NonMaxSuppression and
+Slice (starts, ends, steps) take run-time inputs (so their output sizes are decided by the run: module ABI 2
+"Run-time output dims") and feed further ops (Transpose, Cast, Gather, GatherND,
+elementwise, ReduceSum, Reshape; NonZero also of inputs whose own sizes are data-dependent or symbolic),
 compiles each, runs it on several inputs (empty results among them)
 through `wasmgraph run` and compares shapes and values with onnxruntime (rtol 1e-4,
 atol 1e-5), and a --threads build of each with the single-threaded one, bit for bit on
@@ -215,7 +215,82 @@ def graph_nms_of_sized():
                              [vi("sel", TensorProto.INT64, None), vi("y", TensorProto.FLOAT, None)], inits), 13
 
 
-DIMS = {"unique_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
+def graph_mask_index():
+    """x[mask] as torch exports boolean indexing: NonZero of a mask, transposed to index
+    tuples, GatherND, here of a [6, 3] by a [6] mask (rows) and of a [4, 5, 2] by a [4, 5]
+    mask (pairs), then Relu and a scale."""
+    nodes = [
+        helper.make_node("Greater", ["s", "zero"], ["m1"]),
+        helper.make_node("NonZero", ["m1"], ["nz1"]),                    # [1, k]
+        helper.make_node("Transpose", ["nz1"], ["ix1"], perm=[1, 0]),    # [k, 1]
+        helper.make_node("GatherND", ["x", "ix1"], ["rows"]),           # [k, 3]
+        helper.make_node("Relu", ["rows"], ["y"]),
+        helper.make_node("NonZero", ["m2"], ["nz2"]),                    # [2, k2]
+        helper.make_node("Transpose", ["nz2"], ["ix2"], perm=[1, 0]),    # [k2, 2]
+        helper.make_node("GatherND", ["p", "ix2"], ["pairs"]),          # [k2, 2]
+        helper.make_node("Mul", ["pairs", "half"], ["z"]),
+    ]
+    inits = [const("zero", np.float32(0)), const("half", np.float32(0.5))]
+    return helper.make_graph(nodes, "mask_index",
+                             [vi("x", TensorProto.FLOAT, [6, 3]), vi("s", TensorProto.FLOAT, [6]),
+                              vi("p", TensorProto.FLOAT, [4, 5, 2]), vi("m2", TensorProto.BOOL, [4, 5])],
+                             [vi("y", TensorProto.FLOAT, None), vi("z", TensorProto.FLOAT, None)], inits), 13
+
+
+def graph_mask_index_of_sized():
+    """x[mask] over symbolic sizes (--dim): [batch, seq, 3] gathered at the true positions of
+    a run-time [batch, seq] mask, then Sigmoid."""
+    nodes = [
+        helper.make_node("Greater", ["w", "zero"], ["m"]),
+        helper.make_node("NonZero", ["m"], ["nz"]),                      # [2, k]
+        helper.make_node("Transpose", ["nz"], ["ix"], perm=[1, 0]),      # [k, 2]
+        helper.make_node("GatherND", ["x", "ix"], ["g"]),               # [k, 3]
+        helper.make_node("Sigmoid", ["g"], ["y"]),
+    ]
+    return helper.make_graph(nodes, "mask_index_of_sized",
+                             [vi("x", TensorProto.FLOAT, ["batch", "seq", 3]), vi("w", TensorProto.FLOAT, ["batch", "seq"])],
+                             [vi("y", TensorProto.FLOAT, None)], [const("zero", np.float32(0))]), 13
+
+
+def graph_slice():
+    """Slice of [5, 6, 4] with run-time starts, ends and steps over axes (0, -1), its result
+    scaled and through Relu, summed over axis 1; and a second Slice of the first (int32
+    starts and ends, default steps, axis 1)."""
+    nodes = [
+        helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["s"]),    # [<=5, 6, <=4]
+        helper.make_node("Mul", ["s", "w"], ["sw"]),
+        helper.make_node("Relu", ["sw"], ["y"]),
+        helper.make_node("ReduceSum", ["y", "ax1"], ["sum"], keepdims=0),              # [<=5, <=4]
+        helper.make_node("Slice", ["s", "s2", "e2", "ax1i"], ["t"]),                      # [<=5, <=6, <=4]
+    ]
+    inits = [const("axes", np.array([0, -1], np.int64)), const("ax1", np.array([1], np.int64)),
+             const("ax1i", np.array([1], np.int32)), const("w", np.array([1.5], np.float32))]
+    return helper.make_graph(nodes, "slice_chain",
+                             [vi("x", TensorProto.FLOAT, [5, 6, 4]), vi("starts", TensorProto.INT64, [2]),
+                              vi("ends", TensorProto.INT64, [2]), vi("steps", TensorProto.INT64, [2]),
+                              vi("s2", TensorProto.INT32, [1]), vi("e2", TensorProto.INT32, [1])],
+                             [vi("y", TensorProto.FLOAT, None), vi("sum", TensorProto.FLOAT, None),
+                              vi("t", TensorProto.FLOAT, None)], inits), 13
+
+
+def graph_slice_of_sized():
+    """Slice of [batch, seq, 3] (--dim) along seq from the position of the largest score
+    (ArgMax -> starts, starts + 2 -> ends): a run-time slice of a symbolic axis, then Tanh."""
+    nodes = [
+        helper.make_node("ArgMax", ["score"], ["am"], axis=0, keepdims=1),   # [1]
+        helper.make_node("Add", ["am", "two"], ["end"]),
+        helper.make_node("Slice", ["x", "am", "end", "ax1"], ["s"]),          # [batch, <=seq, 3]
+        helper.make_node("Tanh", ["s"], ["y"]),
+    ]
+    inits = [const("two", np.array([2], np.int64)), const("ax1", np.array([1], np.int64))]
+    return helper.make_graph(nodes, "slice_of_sized",
+                             [vi("x", TensorProto.FLOAT, ["batch", "seq", 3]), vi("score", TensorProto.FLOAT, [6])],
+                             [vi("y", TensorProto.FLOAT, None)], inits), 13
+
+
+DIMS = {"mask_index_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
+        "slice_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
+        "unique_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
         "compress_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
         "nonzero_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
         "topk_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"]}
@@ -223,6 +298,26 @@ DIMS = {"unique_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
 
 def inputs_for(name, case, rng):
     """Input set `case` (0..3) of graph `name`; case 3 gives an empty result where it can."""
+    if name == "mask_index":
+        s, m2 = rng.standard_normal(6).astype(np.float32), rng.random((4, 5)) > 0.5
+        return {"x": rng.standard_normal((6, 3)).astype(np.float32), "s": -np.abs(s) if case == 3 else s,
+                "p": rng.standard_normal((4, 5, 2)).astype(np.float32), "m2": m2 & (case != 3)}
+    if name == "mask_index_of_sized":
+        b, q = [1, 2, 3, 3][case], [7, 3, 1, 5][case]
+        w = rng.standard_normal((b, q)).astype(np.float32)
+        return {"x": rng.standard_normal((b, q, 3)).astype(np.float32), "w": -np.abs(w) if case == 3 else w}
+    if name == "slice_chain":
+        big = np.iinfo(np.int64).max
+        starts, ends, steps = [([1, 0], [4, 3], [1, 1]),        # plain
+                               ([-1, 3], [-big, -5], [-2, -1]),  # negative steps and indices past the ends
+                               ([0, 1], [big, big], [2, 2]),     # to the end in steps of 2
+                               ([3, 2], [3, 4], [1, 1])][case]   # an empty axis 0
+        return {"x": rng.standard_normal((5, 6, 4)).astype(np.float32), "starts": np.array(starts, np.int64),
+                "ends": np.array(ends, np.int64), "steps": np.array(steps, np.int64),
+                "s2": np.array([[1, -4, 0, 2][case]], np.int32), "e2": np.array([[5, -1, 100, 3][case]], np.int32)}
+    if name == "slice_of_sized":
+        b, q = [1, 2, 3, 3][case], [7, 3, 1, 5][case]
+        return {"x": rng.standard_normal((b, q, 3)).astype(np.float32), "score": rng.standard_normal(6).astype(np.float32)}
     if name == "nonzero_chain":
         x = rng.standard_normal((4, 5)).astype(np.float32)
         return {"x": -np.abs(x) if case == 3 else x}
@@ -273,7 +368,7 @@ def main():
     bad = 0
     for make in (graph_nonzero, graph_compress, graph_topk, graph_unique, graph_nms, graph_nonzero_of_sized,
                  graph_topk_of_sized, graph_compress_of_sized, graph_unique_of_sized,
-                 graph_nms_of_sized):
+                 graph_nms_of_sized, graph_slice, graph_slice_of_sized, graph_mask_index, graph_mask_index_of_sized):
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
