@@ -270,8 +270,14 @@ if "$PY" tests/models/int8_blocks.py "$I8" > /dev/null; then
         case $b in
             dq_* | qdq_conv)
                 # integer sums exact, dq_matmul's Mul one float op, qdq_conv's requantization
-                # in double on both sides (the reference's way): the same bits
+                # in double on both sides (the reference's way): the same bits. But
+                # qdq_conv's 3x3 runs in float32 on both sides (ours Winograd, the
+                # reference numpy's), and its exact sums are multiples of 0.03 x 0.004 that
+                # can fall on a rounding midpoint of the 0.04 output scale (0.06 = 500 x
+                # 1.2e-4): there the summation order decides, and numpy's differs between
+                # machines (one element of 1170 here). So: within one output step.
                 rtol=0 atol=0
+                [ "$b" = qdq_conv ] && atol=0.0401
                 "$PY" tools/onnx_ref_run.py "$I8/$b.onnx" "$I8/want-$b" --input "x=$I8/in/$b/input_0.pb" ||
                     { bad "$b ONNX reference"; continue; } ;;
             *)
@@ -378,7 +384,7 @@ fi
 # attention masks and compared with onnxruntime (tests/models/dynamic_encoder.py).
 MODELS_DIR=${WG_MODELS_DIR:-$HOME/.cache/wasmgraph/models}
 MODELS_PY=${WG_MODELS_PYTHON:-$HOME/.cache/wasmgraph/venv-models/bin/python}
-for id in encoder-dyn-ts encoder-dyn-dynamo; do
+for id in encoder-dyn-ts encoder-dyn-dynamo encoder-dyn-eager-ts; do
     if [ ! -s "$MODELS_DIR/$id.onnx" ] || [ ! -x "$MODELS_PY" ]; then
         echo "skip $id: no $MODELS_DIR/$id.onnx or models venv (build it: $MODELS_PY tools/make_dynamic_models.py)"
         continue

@@ -4,17 +4,21 @@ dynamic batch and sequence axes, and a detector with NonMaxSuppression in its gr
     python tools/make_dynamic_models.py [--out-dir DIR] [--force]
 
 A BERT/MiniLM-architecture encoder (transformers.BertModel from its config, seeded random
-weights, nothing downloaded) with two inputs, input_ids and attention_mask (int64,
-[batch, seq]) and one output, last_hidden_state ([batch, seq, hidden]), exported twice:
+weights, nothing downloaded; its own attention and padding mask, nothing rewritten) with
+two inputs, input_ids and attention_mask (int64, [batch, seq]) and one output,
+last_hidden_state ([batch, seq, hidden]), exported three times:
   encoder-dyn-ts.onnx      torch.onnx.export(..., dynamo=False, dynamic_axes=...): the
                            TorchScript exporter, dims named "batch" and "seq";
   encoder-dyn-dynamo.onnx  torch.onnx.export(..., dynamo=True, dynamic_shapes=...): the
-                           dynamo exporter with torch.export.Dim("batch"), Dim("seq").
-Both are compiled with `--dim batch=1..4 --dim seq=1..512` by tests/models.sh.
+                           dynamo exporter with torch.export.Dim("batch"), Dim("seq");
+  encoder-dyn-eager-ts.onnx  as encoder-dyn-ts, with attn_implementation="eager" (the
+                           explicit softmax attention instead of sdpa's).
+The first two use the sdpa attention, transformers' default. All three are compiled with
+`--dim batch=1..4 --dim seq=1..512` by tests/models.sh. And:
   detector-nms.onnx        a YOLO-style anchor-free detector (torchvision MobileNetV3-small
                            features and the cell's mean colour, a 1x1 head per 32x32 cell:
-                           box offsets, log sizes,
-                           objectness, 8 class logits; boxes decoded in the graph) whose
+                           box offsets, log sizes, objectness, 8 class logits; boxes
+                           decoded in the graph) whose
                            class-aware NMS is torchvision.ops.batched_nms, exported by the
                            TorchScript exporter as NonMaxSuppression; input image [1, 3, 416,
                            416], outputs the kept boxes [K, 4], scores [K] and labels [K]
@@ -31,34 +35,31 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REQS = os.path.join(HERE, "requirements-models.txt")
 SEED = 0
-MODELS = ["encoder-dyn-ts", "encoder-dyn-dynamo", "detector-nms"]
+MODELS = ["encoder-dyn-ts", "encoder-dyn-dynamo", "encoder-dyn-eager-ts", "detector-nms"]
 
 
-def encoder():
-    """A small MiniLM-shaped encoder: 128 hidden, 2 layers, 4 heads, FFN 512, 512 positions."""
+def encoder(attn="sdpa"):
+    """A small MiniLM-shaped encoder: 128 hidden, 2 layers, 4 heads, FFN 512, 512 positions,
+    with transformers' own attention (sdpa by default, as from_pretrained gives) and its own
+    padding mask (masking_utils: Range, GreaterOrEqual, And, a Gather of the flattened mask,
+    Where): exported as a user exports it, with only last_hidden_state picked out."""
     import torch
     import transformers
     torch.manual_seed(SEED)
     cfg = transformers.BertConfig(vocab_size=1000, hidden_size=128, num_hidden_layers=2,
                                   num_attention_heads=4, intermediate_size=512,
                                   max_position_embeddings=512, hidden_act="gelu",
-                                  attn_implementation="eager")
+                                  attn_implementation=attn)
     model = transformers.BertModel(cfg, add_pooling_layer=False)
     model.eval()
 
     class Hidden(torch.nn.Module):
-        """BertModel's embeddings and encoder, with the classic BERT additive mask
-        ((1 - mask) * -10000 on [batch, 1, 1, seq]) built here rather than by
-        transformers' masking_utils (whose Range/GreaterOrEqual/And/Flatten chain wasmgraph
-        does not yet compile with symbolic dims)."""
         def __init__(self, m):
             super().__init__()
             self.m = m
 
         def forward(self, input_ids, attention_mask):
-            emb = self.m.embeddings(input_ids=input_ids, token_type_ids=torch.zeros_like(input_ids))
-            ext = (1.0 - attention_mask[:, None, None, :].to(torch.float32)) * -10000.0
-            return self.m.encoder(emb, attention_mask=ext)[0]
+            return self.m(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
 
     return Hidden(model).eval()
 
@@ -122,11 +123,11 @@ def export(model_id, out):
             torch.onnx.export(detector(), (torch.rand(1, 3, 416, 416),), out, opset_version=17, dynamo=False,
                               input_names=["image"], output_names=["boxes", "scores", "labels"])
         return
-    model = encoder()
+    model = encoder("eager" if model_id == "encoder-dyn-eager-ts" else "sdpa")
     args = example(2, 16)
     names = dict(input_names=["input_ids", "attention_mask"], output_names=["last_hidden_state"])
     with torch.no_grad():
-        if model_id == "encoder-dyn-ts":
+        if model_id in ("encoder-dyn-ts", "encoder-dyn-eager-ts"):
             axes = {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"},
                     "last_hidden_state": {0: "batch", 1: "seq"}}
             torch.onnx.export(model, args, out, opset_version=17, do_constant_folding=True,

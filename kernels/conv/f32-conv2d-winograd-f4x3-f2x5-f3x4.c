@@ -370,7 +370,7 @@ static inline __attribute__((always_inline)) void winograd_tile6(const wgk_conv2
         const float *x = a->x + (size_t)n * C * H * W;
         const size_t yo = (size_t)n * M * OH * OW;
         for (int t0 = t_lo; t0 < t_hi; t0 += nt) {
-            const int cnt = T - t0 < nt ? T - t0 : nt;
+            const int cnt = t_hi - t0 < nt ? t_hi - t0 : nt;
             const int panels = (cnt + WGK_CONV_NR - 1) / WGK_CONV_NR;
             /* The block's tiles read tile rows th0..th1: input rows m*th0 - PT on. Per
              * channel those rows are copied once, zero-padded, and every tile is read in

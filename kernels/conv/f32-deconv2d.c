@@ -141,14 +141,19 @@ void wgk_f32_deconv2d(const wgk_deconv2d_args *a)
     const int direct = wgk_deconv2d_stores(a->H, a->W, a->OH, a->OW, a->KH, a->KW, a->SH, a->SW,
                                            a->DH, a->DW, a->PT, a->PL);
     /* Threads: a thread stores the weight rows [r_lo, r_hi), whole MR-row panels (the
-     * same tiles as on one thread); the scatter form runs whole on thread 0. */
-    int r_lo = 0, r_hi = rows;
+     * same tiles as on one thread), or, with fewer than two panels per thread (PP-OCR
+     * det's last upsampler: 1 channel, 4 rows), the input pixels [p_lo, p_hi) in runs of
+     * SUB, each packing only its own (a column's sums do not depend on its block); the
+     * scatter form runs whole on thread 0. */
+    int r_lo = 0, r_hi = rows, p_lo = 0, p_hi = HW;
     if (a->part.n > 1) {
         if (!direct && a->part.t)
             return;
-        if (direct)
+        if (direct && (rows + MR - 1) / MR >= 2 * a->part.n)
             wgk_part_range(a->part, rows, MR, &r_lo, &r_hi);
-        if (r_lo >= r_hi)
+        else if (direct)
+            wgk_part_range(a->part, HW, SUB, &p_lo, &p_hi);
+        if (r_lo >= r_hi || p_lo >= p_hi)
             return;
     }
     const int nc = wgk_conv_block_cols(cg, HW);
@@ -175,8 +180,8 @@ void wgk_f32_deconv2d(const wgk_deconv2d_args *a)
         for (int g = 0; g < a->groups; g++) {
             const float *x = a->x + ((size_t)n * a->C + (size_t)g * cg) * HW;
             const float *wg = w + (size_t)g * wgroup;
-            for (int nb = 0; nb < HW; nb += nc) {
-                const int ncols = HW - nb < nc ? HW - nb : nc;
+            for (int nb = p_lo; nb < p_hi; nb += nc) {
+                const int ncols = p_hi - nb < nc ? p_hi - nb : nc;
                 pack_cols(x, cg, HW, nb, ncols, bbuf);
                 for (int R0 = r_lo; R0 < r_hi; R0 += MR) {
                     const int mr = r_hi - R0 < MR ? r_hi - R0 : MR;

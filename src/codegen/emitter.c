@@ -198,10 +198,16 @@ const char *wgc_ptr(wgc_emitter *e, wgc_graph *g, int t)
 
 const char *wgc_dims_expr(wgc_emitter *e, const wgc_shape *s, int d0, int d1)
 {
-    char *out = ring_next(e);
     wgc_dimx x = wgc_dimx_const(1);
     for (int d = d0; d < d1; d++)
         x = wgc_dimx_mul(x, wgc_dimx_of(e->g, s, d));
+    return wgc_dimx_expr(e, &x);
+}
+
+const char *wgc_dimx_expr(wgc_emitter *e, const wgc_dimx *xp)
+{
+    char *out = ring_next(e);
+    const wgc_dimx x = *xp;
     size_t n = (size_t)snprintf(out, 96, "(%lld", (long long)x.c);
     for (int k = 0; k < e->g->n_syms && n < 96; k++)
         for (int p = 0; p < x.p[k] && n < 96; p++)

@@ -62,6 +62,8 @@ void wgc_static_data(wgc_emitter *e, size_t bytes);
  * dims [d0, d1) of s at run time: a literal when they are fixed, else of the module's
  * wg_dims[] (the symbols' values, checked against their ranges before any step runs). */
 const char *wgc_dims_expr(wgc_emitter *e, const wgc_shape *s, int d0, int d1);
+/* The C int expression of one symbolic value (c times symbols read from wg_dims). */
+const char *wgc_dimx_expr(wgc_emitter *e, const wgc_dimx *x);
 /* Threaded modules (compile --threads, docs/performance.md "Threads"). Every thread runs
  * every step; a node's code runs on thread 0 alone unless the node asks otherwise by
  * one of these, and then on all threads, with the C variables wg_t (this thread) and

@@ -14,6 +14,7 @@
 #include "../ir/kernels.h"
 #include "../ir/symdim.h"
 #include "helpers/gemm_call.h"
+#include "helpers/index_loops.h"
 #include "slice_runtime.h"
 #include "sym.h"
 
@@ -63,6 +64,25 @@ static void put_dims(wgc_emitter *e, const wgc_shape *y, const char *name)
 static const char *c_type(int dt);
 static wg_status emit_broadcast_loop(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const char *expr);
 
+/* Input k's address for an elementwise node's code; an input holding symbolic values
+ * (shape arithmetic, e.g. seq in transformers' batch_index * seq + kv_index) is written
+ * at its actual values into an array `symv<k>` local to the node's block, which the code
+ * then reads instead (its buffer holds the values at the maxima). Call after the "{". */
+static const char *operand(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int k)
+{
+    const wgc_tensor *x = wgc_in(g, n, k);
+    if (!x->symval)
+        return wgc_ptr(e, g, n->inputs[k]);
+    const int64_t count = wgc_numel(&x->shape);
+    wgc_emit(e, "const %s symv%d[%lld] = {", x->dtype == WG_DT_INT32 ? "int32_t" : "int64_t", k,
+             (long long)(count ? count : 1));
+    for (int64_t i = 0; i < count; i++)
+        wgc_emit(e, "%s%s", i ? ", " : "", wgc_dimx_expr(e, &x->symval[i]));
+    wgc_emit(e, "%s};\n", count ? "" : "0");
+    static const char *const names[] = {"symv0", "symv1", "symv2"};
+    return k < 3 ? names[k] : "0";
+}
+
 static wg_status emit_binary(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 {
     const wgc_tensor *a = wgc_in(g, n, 0), *b = wgc_in(g, n, 1), *y = wgc_out(g, n, 0);
@@ -85,12 +105,14 @@ static wg_status emit_binary(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
     if (!fn || n->act != WGC_ACT_NONE)
         return no_code(g, n, "this dtype or a fused activation");
     wgc_emit(e, "{\n");
+    char pa[96], pb[96];
+    snprintf(pa, sizeof pa, "%s", operand(e, g, n, 0));
+    snprintf(pb, sizeof pb, "%s", operand(e, g, n, 1));
     put_dims(e, &y->shape, "dims");
     put_strides(e, &a->shape, &y->shape, "sa");
     put_strides(e, &b->shape, &y->shape, "sb");
     wgc_emit(e, "%s(%d, (%s *)%s, (const %s *)%s, (const %s *)%s, %d, dims, sa, sb);\n}\n", fn, op, ct,
-             wgc_ptr(e, g, n->outputs[0]), ct, wgc_ptr(e, g, n->inputs[0]), ct,
-             wgc_ptr(e, g, n->inputs[1]), y->shape.rank ? y->shape.rank : 1);
+             wgc_ptr(e, g, n->outputs[0]), ct, pa, ct, pb, y->shape.rank ? y->shape.rank : 1);
     return WG_OK;
 }
 
@@ -131,7 +153,9 @@ static wg_status emit_broadcast_loop(wgc_emitter *e, wgc_graph *g, const wgc_nod
         char name[8];
         snprintf(name, sizeof name, "s%d", k);
         put_strides(e, &x->shape, &y->shape, name);
-        wgc_emit(e, "const %s *p%d = (const %s *)%s;\nint32_t o%d = 0;\n", tx, k, tx, wgc_ptr(e, g, n->inputs[k]), k);
+        char px[96];
+        snprintf(px, sizeof px, "%s", operand(e, g, n, k));
+        wgc_emit(e, "const %s *p%d = (const %s *)%s;\nint32_t o%d = 0;\n", tx, k, tx, px, k);
     }
     wgc_emit(e, "int32_t ix[%d] = {0};\nfor (int32_t i = 0, n = %s; i < n; i++) {\n", r, numel(e, y));
     wgc_emit(e, "    py[i] = %s;\n    for (int d = %d; d >= 0; d--) {\n        ix[d]++;\n", expr, r - 1);
@@ -152,6 +176,17 @@ static wg_status emit_elementwise(wgc_emitter *e, wgc_graph *g, const wgc_node *
     case WGC_OP_EQUAL: return emit_broadcast_loop(e, g, n, "p0[o0] == p1[o1]");
     case WGC_OP_LESS: return emit_broadcast_loop(e, g, n, "p0[o0] < p1[o1]");
     case WGC_OP_GREATER: return emit_broadcast_loop(e, g, n, "p0[o0] > p1[o1]");
+    case WGC_OP_LESS_OR_EQUAL: return emit_broadcast_loop(e, g, n, "p0[o0] <= p1[o1]");
+    case WGC_OP_GREATER_OR_EQUAL: return emit_broadcast_loop(e, g, n, "p0[o0] >= p1[o1]");
+    case WGC_OP_XOR: return emit_broadcast_loop(e, g, n, "(p0[o0] != 0) != (p1[o1] != 0)");
+    case WGC_OP_IS_NAN: return emit_broadcast_loop(e, g, n, "p0[o0] != p0[o0]");
+    case WGC_OP_NOT: return emit_broadcast_loop(e, g, n, "!p0[o0]");
+    case WGC_OP_MAX: case WGC_OP_MIN:
+        /* integers (masks' index arithmetic); float Max/Min's NaN rules are not written here */
+        if (n->n_inputs != 2 || wg_dtype_is_float(a->dtype))
+            return no_code(g, n, "Max/Min of other than two integer operands");
+        return emit_broadcast_loop(e, g, n, n->op == WGC_OP_MAX ? "p0[o0] > p1[o1] ? p0[o0] : p1[o1]"
+                                                                : "p0[o0] < p1[o1] ? p0[o0] : p1[o1]");
     case WGC_OP_AND: return emit_broadcast_loop(e, g, n, "p0[o0] && p1[o1]");
     case WGC_OP_OR: return emit_broadcast_loop(e, g, n, "p0[o0] || p1[o1]");
     case WGC_OP_WHERE: return emit_broadcast_loop(e, g, n, "p0[o0] ? p1[o1] : p2[o2]");
@@ -429,6 +464,35 @@ static wg_status emit_gather(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
     return WG_OK;
 }
 
+/* GatherElements: y[i] = x[i with its axis coordinate replaced by indices[i]], y at the
+ * indices' actual dims (x may be larger on the other axes). One flat loop whose multi-index
+ * is divided out of the position: BERT's token-type gather is batch x seq elements. */
+static wg_status emit_gather_elements(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
+    const int r = x->shape.rank;
+    int axis;
+    wg_status st = wgc_read_axis(g, n, 0, r, &axis);
+    if (st)
+        return st;
+    const char *ct = wgc_loop_bits(x->dtype), *it = ix->dtype == WG_DT_INT32 ? "int32_t" : "int64_t";
+    wgc_emit(e, "{\ntypedef %s TD;\nconst %s *pi = (const %s *)%s;\nconst TD *px = (const TD *)%s;\n"
+                "TD *py = (TD *)%s;\n", ct, it, it, wgc_ptr(e, g, n->inputs[1]), wgc_ptr(e, g, n->inputs[0]),
+             wgc_ptr(e, g, n->outputs[0]));
+    put_dims(e, &ix->shape, "idims");
+    wgc_emit(e, "const int32_t xst[%d] = {", r);
+    for (int d = 0; d < r; d++)
+        wgc_emit(e, "%s%s", d ? ", " : "", wgc_dims_expr(e, &x->shape, d + 1, r));
+    wgc_emit(e, "};\nconst int32_t count = %s, dim = %s;\n", numel(e, ix), wgc_dims_expr(e, &x->shape, axis, axis + 1));
+    wgc_emit(e, "for (int32_t o = 0; o < count; o++) {\n    int32_t rem = o, off = 0;\n"
+                "    for (int d = %d; d >= 0; d--) {\n        const int32_t c = rem %% idims[d];\n"
+                "        rem /= idims[d];\n        if (d != %d)\n            off += c * xst[d];\n    }\n"
+                "    int64_t k = (int64_t)pi[o];\n    if (k < 0)\n        k += dim;\n"
+                "    if (k < 0 || k >= dim)\n        return WGK_ERR_INDEX;\n"
+                "    py[o] = px[off + (int32_t)k * xst[%d]];\n}\n}\n", r - 1, axis, axis);
+    return WG_OK;
+}
+
 static wg_status emit_cast(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0), *y = wgc_out(g, n, 0);
@@ -555,7 +619,8 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     case WGC_OP_ABS: case WGC_OP_RECIPROCAL: case WGC_OP_EXP: case WGC_OP_SIGMOID: case WGC_OP_GELU:
         return emit_unary(e, g, n);
     case WGC_OP_EQUAL: case WGC_OP_LESS: case WGC_OP_GREATER: case WGC_OP_AND: case WGC_OP_OR:
-    case WGC_OP_WHERE: case WGC_OP_POW:
+    case WGC_OP_WHERE: case WGC_OP_POW: case WGC_OP_LESS_OR_EQUAL: case WGC_OP_GREATER_OR_EQUAL:
+    case WGC_OP_XOR: case WGC_OP_MAX: case WGC_OP_MIN: case WGC_OP_IS_NAN: case WGC_OP_NOT:
         return emit_elementwise(e, g, n);
     case WGC_OP_REDUCE_MEAN: case WGC_OP_REDUCE_SUM: return emit_reduce(e, g, n);
     case WGC_OP_CONCAT: return emit_concat(e, g, n);
@@ -569,6 +634,7 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     case WGC_OP_CAST: return emit_cast(e, g, n);
     case WGC_OP_SLICE: case WGC_OP_EXPAND: return emit_strided(e, g, n);
     case WGC_OP_GATHER_ND: return wgc_op_hooks(n->op)->emit(e, g, n); /* its sizes at run time itself */
+    case WGC_OP_GATHER_ELEMENTS: return emit_gather_elements(e, g, n);
     case WGC_OP_CONSTANT_OF_SHAPE: return emit_constant_of_shape(e, g, n);
     default:
         return no_code(g, n, "no run-time code for this op with symbolic shapes yet");

@@ -101,7 +101,8 @@ bool wgc_sym_binary_op(wgc_op op)
     switch (op) {
     case WGC_OP_ADD: case WGC_OP_SUB: case WGC_OP_MUL: case WGC_OP_DIV: case WGC_OP_POW:
     case WGC_OP_EQUAL: case WGC_OP_WHERE: case WGC_OP_AND: case WGC_OP_OR: case WGC_OP_LESS:
-    case WGC_OP_GREATER:
+    case WGC_OP_GREATER: case WGC_OP_LESS_OR_EQUAL: case WGC_OP_GREATER_OR_EQUAL: case WGC_OP_XOR:
+    case WGC_OP_MAX: case WGC_OP_MIN: case WGC_OP_IS_NAN: case WGC_OP_NOT:
         return true;
     default:
         return false;
@@ -336,8 +337,8 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         return set_out(g, n, 0, &y);
     }
     if (wgc_sym_binary_op(n->op)) {
-        if (has_symval_input(g, n, &k))
-            return wgc_sym_refuse(g, n, "an operand holds symbolic values");
+        /* an operand holding symbolic values is written at its actual values where the
+         * node runs (sym_emit.c operand) */
         wgc_shape b = x->shape;
         for (int i = 1; i < n->n_inputs; i++)
             if (!wgc_broadcast(&b, &wgc_in(g, n, i)->shape, &b))
@@ -457,7 +458,22 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         }
         return set_out(g, n, 0, &y);
     }
-    case WGC_OP_UNSQUEEZE: case WGC_OP_SQUEEZE: case WGC_OP_FLATTEN:
+    case WGC_OP_FLATTEN: {
+        /* [prod(dims before axis), prod(the rest)]: products of symbols are dims too (the
+         * padding masks of transformers' masking_utils flatten [batch, seq]) */
+        if (has_symval_input(g, n, &k))
+            return wgc_sym_refuse(g, n, "symbolic values");
+        int64_t a = wgc_attr_int(n, "axis", 1);
+        if (a < 0)
+            a += x->shape.rank;
+        wgc_dimx p[2] = {wgc_dimx_const(1), wgc_dimx_const(1)};
+        for (int d = 0; d < x->shape.rank; d++)
+            p[d >= a] = wgc_dimx_mul(p[d >= a], wgc_dimx_of(g, &x->shape, d));
+        wgc_shape_set_dim(g, &y, 0, p[0]);
+        wgc_shape_set_dim(g, &y, 1, p[1]);
+        return set_out(g, n, 0, &y);
+    }
+    case WGC_OP_UNSQUEEZE: case WGC_OP_SQUEEZE:
         if (has_symval_input(g, n, &k))
             return wgc_sym_refuse(g, n, "symbolic axes");
         /* regroup refuses a squeezed symbolic dim: its size may be other than 1 */
@@ -544,6 +560,15 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         wgc_shape_set_dim(g, &y, 0, l);
         return set_out(g, n, 0, &y);
     }
+    case WGC_OP_GATHER_ELEMENTS: {
+        /* y has the indices' dims (sym_emit.c reads both shapes at run time) */
+        const wgc_tensor *ix = wgc_in(g, n, 1);
+        if (has_symval_input(g, n, &k))
+            return wgc_sym_refuse(g, n, "an input holding symbolic values");
+        for (int d = 0; d < ix->shape.rank; d++)
+            memcpy(y.sym[d], ix->shape.sym[d], WGC_MAX_SYMS);
+        return set_out(g, n, 0, &y);
+    }
     case WGC_OP_GATHER_ND: {
         /* indices [..., m] of symbolic or run-time leading dims over data whose sliced-off
          * dims may be symbolic too: y = indices' leading dims + data's dims past the tuple
@@ -589,10 +614,14 @@ bool wgc_sym_foldable(const wgc_graph *g, const wgc_node *n)
     case WGC_OP_IDENTITY: case WGC_OP_UNSQUEEZE: case WGC_OP_SQUEEZE: case WGC_OP_RESHAPE:
     case WGC_OP_FLATTEN: case WGC_OP_CAST: case WGC_OP_GATHER: case WGC_OP_SLICE:
         return n->inputs[0] >= 0 && g->tensors[n->inputs[0]].symval; /* the values are symbolic */
-    case WGC_OP_CONCAT: case WGC_OP_MUL: case WGC_OP_DIV: case WGC_OP_ADD: case WGC_OP_SUB: {
+    case WGC_OP_CONCAT: case WGC_OP_MUL: case WGC_OP_DIV: case WGC_OP_ADD: case WGC_OP_SUB:
+    case WGC_OP_EQUAL: {
         int k;
         return has_symval_input(g, n, &k);
     }
+    case WGC_OP_WHERE: /* a constant condition choosing among symbolic values */
+        return !g->tensors[n->inputs[0]].symval &&
+               (g->tensors[n->inputs[1]].symval || g->tensors[n->inputs[2]].symval);
     default:
         return false;
     }
@@ -698,13 +727,46 @@ static wg_status fold_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t cou
         }
         return WG_OK;
     }
+    case WGC_OP_WHERE: {
+        const wgc_tensor *c = x, *f = wgc_in(g, n, 2);
+        int64_t nc = wgc_numel(&c->shape), nt = wgc_numel(&b->shape), nf = wgc_numel(&f->shape);
+        if ((nc != count && nc != 1) || (nt != count && nt != 1) || (nf != count && nf != 1))
+            return wgc_sym_refuse(g, n, NULL);
+        for (int64_t i = 0; i < count; i++)
+            v[i] = wgc_const_int(c, nc == 1 ? 0 : i) ? wgc_symval_at(b, nt == 1 ? 0 : i)
+                                                     : wgc_symval_at(f, nf == 1 ? 0 : i);
+        return WG_OK;
+    }
     default:
         return wgc_sym_refuse(g, n, NULL);
     }
 }
 
+/* Equal of symbolic values: foldable when every element is decided for all sizes in
+ * range (two equal expressions; an expression and a constant outside its range, as
+ * Equal(batch, -1) in TorchScript's expand(batch, -1)), and then the folded constant (at
+ * the maxima) is the answer at every size. */
+static wg_status fold_equal(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *a = wgc_in(g, n, 0), *b = wgc_in(g, n, 1), *y = wgc_out(g, n, 0);
+    int64_t na = wgc_numel(&a->shape), nb = wgc_numel(&b->shape), count = wgc_numel(&y->shape);
+    if ((na != count && na != 1) || (nb != count && nb != 1))
+        return wgc_sym_refuse(g, n, NULL);
+    for (int64_t i = 0; i < count; i++) {
+        wgc_dimx p = wgc_symval_at(a, na == 1 ? 0 : i), q = wgc_symval_at(b, nb == 1 ? 0 : i);
+        bool decided = wgc_dimx_eq(&p, &q) || (wgc_dimx_is_const(&q) &&
+                       (q.c < wgc_dimx_min(g, &p) || q.c > wgc_dimx_max(g, &p))) ||
+                       (wgc_dimx_is_const(&p) && (p.c < wgc_dimx_min(g, &q) || p.c > wgc_dimx_max(g, &q)));
+        if (!decided)
+            return wgc_sym_refuse(g, n, "an equality of symbolic values that depends on their sizes");
+    }
+    return WG_OK;
+}
+
 wg_status wgc_sym_fold(wgc_graph *g, wgc_node *n)
 {
+    if (n->op == WGC_OP_EQUAL)
+        return fold_equal(g, n);
     wgc_tensor *y = wgc_out(g, n, 0);
     if (!y || !y->data || n->n_outputs != 1)
         return wgc_sym_refuse(g, n, NULL);

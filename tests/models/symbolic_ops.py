@@ -91,6 +91,56 @@ def graph_mask_concat():
     return helper.make_graph(nodes, "mask_concat", [mask], outs, inits), 17
 
 
+def graph_padding_index():
+    """transformers' masking_utils padding mask over [batch, seq], as its exports write it:
+    batch_index * seq + kv_index (a Mul by the symbolic seq), a Gather from the flattened
+    mask, GreaterOrEqual / And / Not / Xor / Max on the indices; expand(batch, -1) through
+    Equal(shape, -1) and Where (folded: a symbol is never -1), the token-type
+    GatherElements; IsNaN after a Softmax, as sdpa's export guards it."""
+    nodes = [
+        helper.make_node("Shape", ["mask"], ["ms"]),
+        helper.make_node("Gather", ["ms", "i0"], ["b"], axis=0),
+        helper.make_node("Gather", ["ms", "i1"], ["s"], axis=0),
+        helper.make_node("Range", ["zero_s", "b", "one_s"], ["bi"]),         # [batch]
+        helper.make_node("Range", ["zero_s", "s", "one_s"], ["kv"]),         # [seq]
+        helper.make_node("Unsqueeze", ["bi", "ax1"], ["bi2"]),               # [batch, 1]
+        helper.make_node("Mul", ["bi2", "s"], ["off"]),                      # times the symbol
+        helper.make_node("Unsqueeze", ["kv", "ax0"], ["kv2"]),               # [1, seq]
+        helper.make_node("Add", ["off", "kv2"], ["flat_ix"]),                # [batch, seq]
+        helper.make_node("Flatten", ["mask"], ["mflat2"], axis=0),           # [1, batch*seq]
+        helper.make_node("Gather", ["mflat2", "flat_ix"], ["picked"], axis=1),  # [1, batch, seq]
+        helper.make_node("Cast", ["picked"], ["pb"], to=TensorProto.BOOL),
+        helper.make_node("GreaterOrEqual", ["kv2", "zero_s"], ["ge"]),
+        helper.make_node("And", ["pb", "ge"], ["keep"]),
+        helper.make_node("Not", ["keep"], ["drop"]),
+        helper.make_node("Xor", ["keep", "drop"], ["always"]),
+        helper.make_node("Max", ["flat_ix", "two_s"], ["mx"]),
+        # expand(batch, -1) of a [1, seq] buffer, then the token-type gather by positions
+        helper.make_node("Unsqueeze", ["b", "ax0"], ["b1"]),
+        helper.make_node("Concat", ["b1", "minus1"], ["want"], axis=0),
+        helper.make_node("Equal", ["want", "minus1"], ["is_m1"]),
+        helper.make_node("Where", ["is_m1", "ones2", "want"], ["eshape"]),
+        helper.make_node("Slice", ["buf", "zero1", "s1", "ax1"], ["bufs"]),   # [1, seq]
+        helper.make_node("Unsqueeze", ["s", "ax0"], ["s1"]),
+        helper.make_node("Expand", ["kv2", "eshape"], ["pos"]),              # [batch, seq]
+        helper.make_node("Expand", ["bufs", "eshape"], ["bufb"]),            # [batch, seq]
+        helper.make_node("GatherElements", ["bufb", "pos"], ["tt"], axis=1),
+        helper.make_node("Cast", ["mask"], ["mf"], to=TensorProto.FLOAT),
+        helper.make_node("Softmax", ["mf"], ["sm"], axis=-1),
+        helper.make_node("IsNaN", ["sm"], ["nan"]),
+    ]
+    inits = [const("i0", np.int64(0)), const("i1", np.int64(1)), const("zero_s", np.int64(0)),
+             const("one_s", np.int64(1)), const("two_s", np.int64(2)), const("ax0", np.array([0], np.int64)),
+             const("ax1", np.array([1], np.int64)), const("minus1", np.array([-1], np.int64)),
+             const("ones2", np.array([1, 1], np.int64)), const("zero1", np.array([0], np.int64)),
+             const("buf", (np.arange(32, dtype=np.int64) % 3)[None, :])]
+    mask = helper.make_tensor_value_info("mask", TensorProto.INT64, ["batch", "seq"])
+    outs = [helper.make_tensor_value_info(nm, dt, None) for nm, dt in
+            [("keep", TensorProto.BOOL), ("always", TensorProto.BOOL), ("mx", TensorProto.INT64),
+             ("tt", TensorProto.INT64), ("nan", TensorProto.BOOL)]]
+    return helper.make_graph(nodes, "padding_index", [mask], outs, inits), 17
+
+
 def graph_gemm():
     """x [batch, seq*H flattened away: batch, H]: Gemm (transB, bias row) + Relu, then Gemm
     (alpha, beta, a scalar C): Linear layers as the TorchScript exporter writes them."""
@@ -112,7 +162,7 @@ def graph_gemm():
 def inputs_for(name, batch, seq, rng):
     if name == "gemm":
         return {"x": rng.standard_normal((batch * seq, H)).astype(np.float32)}
-    if name == "mask_concat":
+    if name in ("mask_concat", "padding_index"):
         m = np.ones((batch, seq), np.int64)
         m[-1, max(1, seq // 2):] = 0
         return {"mask": m}
@@ -124,7 +174,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(0)
     bad = 0
-    for make in (graph_decomposed_layernorm, graph_mask_concat, graph_gemm):
+    for make in (graph_decomposed_layernorm, graph_mask_concat, graph_gemm, graph_padding_index):
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
