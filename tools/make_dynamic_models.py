@@ -22,7 +22,9 @@ The first two use the sdpa attention, transformers' default. All three are compi
                            class-aware NMS is torchvision.ops.batched_nms, exported by the
                            TorchScript exporter as NonMaxSuppression; input image [1, 3, 416,
                            416], outputs the kept boxes [K, 4], scores [K] and labels [K]
-                           (tests/models/detection_nms.py).
+                           (tests/models/detection_nms.py);
+  detector-nms-thresh.onnx the same, keeping only scores above 0.3 before the NMS (boolean
+                           indexing; batched_nms's empty-input If then runs at run time).
 Needs the models venv (scripts/setup.sh --models). Writes DIR/ID.onnx and DIR/ID.stamp
 (DIR default $WASMGRAPH_CACHE/models); a model whose stamp matches this file and the
 pinned requirements is not built again.
@@ -35,7 +37,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REQS = os.path.join(HERE, "requirements-models.txt")
 SEED = 0
-MODELS = ["encoder-dyn-ts", "encoder-dyn-dynamo", "encoder-dyn-eager-ts", "detector-nms"]
+MODELS = ["encoder-dyn-ts", "encoder-dyn-dynamo", "encoder-dyn-eager-ts", "detector-nms", "detector-nms-thresh"]
 
 
 def encoder(attn="sdpa"):
@@ -64,7 +66,7 @@ def encoder(attn="sdpa"):
     return Hidden(model).eval()
 
 
-def detector():
+def detector(threshold=None):
     """detector-nms (see the module docstring). Boxes are 3 cells wide at their unit size,
     so that neighbours overlap and the NMS removes some; BatchNorm statistics are seeded
     like trained ones, not the identity."""
@@ -76,6 +78,7 @@ def detector():
     class Detector(nn.Module):
         def __init__(self, classes=8, size=416, stride=32):
             super().__init__()
+            self.threshold = threshold
             self.backbone = torchvision.models.mobilenet_v3_small(weights=None).features
             self.head = nn.Conv2d(576, 5 + classes, 1)
             # Random backbone weights give every cell nearly the same features, so scores
@@ -96,6 +99,11 @@ def detector():
             wh = p[:, 2:4].clamp(-4, 4).exp() * (3 * self.stride)
             boxes = torch.cat([xy - wh / 2, xy + wh / 2], 1)
             scores, labels = (p[:, 5:].sigmoid() * p[:, 4:5].sigmoid()).max(1)
+            if self.threshold is not None:
+                # boolean indexing (NonZero, GatherND), and then batched_nms's
+                # boxes.numel() == 0 is decided at run time: an If of two sizes
+                sure = scores > self.threshold
+                boxes, scores, labels = boxes[sure], scores[sure], labels[sure]
             keep = torchvision.ops.batched_nms(boxes, scores, labels, 0.45)
             return boxes[keep], scores[keep], labels[keep]
 
@@ -118,9 +126,9 @@ def example(batch, seq):
 
 def export(model_id, out):
     import torch
-    if model_id == "detector-nms":
+    if model_id.startswith("detector-nms"):
         with torch.no_grad():
-            torch.onnx.export(detector(), (torch.rand(1, 3, 416, 416),), out, opset_version=17, dynamo=False,
+            torch.onnx.export(detector(0.3 if model_id == "detector-nms-thresh" else None), (torch.rand(1, 3, 416, 416),), out, opset_version=17, dynamo=False,
                               input_names=["image"], output_names=["boxes", "scores", "labels"])
         return
     model = encoder("eager" if model_id == "encoder-dyn-eager-ts" else "sdpa")

@@ -442,6 +442,31 @@ int wgc_body_begin(const wgc_graph *g, int end)
     return -1;
 }
 
+int wgc_enclosing_marker(const wgc_graph *g, int i)
+{
+    int depth = 0;
+    for (int j = i - 1; j >= 0; j--) {
+        wgc_op op = g->nodes[j].op;
+        if (wgc_is_body_end(op))
+            depth++;
+        else if (depth == 0 && (op == WGC_OP_BODY_BEGIN || op == WGC_OP_BODY_ELSE))
+            return j;
+        else if (op == WGC_OP_BODY_BEGIN)
+            depth--;
+    }
+    return -1;
+}
+
+bool wgc_in_if_branches_only(const wgc_graph *g, int i)
+{
+    for (int m = wgc_enclosing_marker(g, i); m >= 0; m = wgc_enclosing_marker(g, m)) {
+        const int e = wgc_body_end(g, m);
+        if (e < 0 || g->nodes[e].op != WGC_OP_IF)
+            return false;
+    }
+    return true;
+}
+
 const wgc_body *wgc_attr_body(const wgc_node *n, const char *name)
 {
     const wgc_attr *a = wgc_attr_find(n, name);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ir/symdim.h"
 #include "control_flow.h"
 #include "helpers/emit_and_fold.h"
 #include "helpers/index_loops.h"
@@ -471,25 +472,9 @@ static const char *branch_failure(const wgc_node *marker)
     return wgc_attr_str(marker, "failed", NULL);
 }
 
-/* The marker (BodyBegin or BodyElse) of the body that holds node i most closely, or -1. */
-static int enclosing_marker(const wgc_graph *g, int i)
-{
-    int depth = 0;
-    for (int j = i - 1; j >= 0; j--) {
-        wgc_op op = g->nodes[j].op;
-        if (wgc_is_body_end(op))
-            depth++;
-        else if (depth == 0 && (op == WGC_OP_BODY_BEGIN || op == WGC_OP_BODY_ELSE))
-            return j;
-        else if (op == WGC_OP_BODY_BEGIN)
-            depth--;
-    }
-    return -1;
-}
-
 bool wgc_cf_drop_branch(wgc_graph *g, int i, int *resume)
 {
-    for (int m = enclosing_marker(g, i); m >= 0; m = enclosing_marker(g, m)) {
+    for (int m = wgc_enclosing_marker(g, i); m >= 0; m = wgc_enclosing_marker(g, m)) {
         const int e = wgc_body_end(g, m);
         if (e < 0 || g->nodes[e].op != WGC_OP_IF)
             continue; /* a Loop or Scan that cannot run: whatever holds it cannot either */
@@ -535,6 +520,8 @@ static wg_status else_infer(wgc_graph *g, wgc_node *n)
     return owner_of(g, n, &st) ? WG_OK : st;
 }
 
+static void emit_branch_output(wgc_emitter *e, wgc_graph *g, const wgc_node *iff, int k, int x);
+
 static wg_status else_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     wg_status st;
@@ -547,7 +534,7 @@ static wg_status else_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     else
         for (int k = 0; k < iff->n_outputs; k++)
             if (iff->outputs[k] >= 0 && iff->inputs[1 + k] >= 0) /* -1: an empty optional's */
-                wgc_emit_copy(e, g, iff->inputs[1 + k], iff->outputs[k]);
+                emit_branch_output(e, g, iff, k, iff->inputs[1 + k]);
     wgc_emit(e, "} else {\n");
     return WG_OK;
 }
@@ -564,12 +551,48 @@ static wg_status if_infer(wgc_graph *g, wgc_node *n)
         const wgc_tensor *t = wgc_in(g, n, 1 + k), *f = wgc_in(g, n, 1 + n->n_outputs + k);
         if (!t && !f)
             return wgc_error(g, n, WG_ERR_INVALID, "internal error: output %d has no branch", k);
-        if (t && f && (st = need_same(g, n, t, f, "output", k)))
-            return st;
         const wgc_tensor *src = t ? t : f;
-        wgc_set_output(g, n, k, src->dtype, &src->shape);
+        wgc_shape y = src->shape;
+        if (t && f && (t->dtype != f->dtype || t->shape.rank != f->shape.rank))
+            return need_same(g, n, t, f, "output", k);
+        /* Dims in which the branches differ (a size one branch decides at run time, or two
+         * fixed ones: torchvision's batched_nms returns [0] or its NMS's [K]) are a run-time
+         * size of the If's output, bounded by the larger, written by the branch taken. */
+        for (int d = 0; t && f && n->outputs[k] >= 0 && d < y.rank; d++)
+            if (t->shape.dims[d] != f->shape.dims[d] || memcmp(t->shape.sym[d], f->shape.sym[d], WGC_MAX_SYMS)) {
+                const int64_t bound = t->shape.dims[d] > f->shape.dims[d] ? t->shape.dims[d] : f->shape.dims[d];
+                int sym;
+                if ((st = wgc_sym_add_runtime(g, n, n->outputs[k], d, bound, &sym)))
+                    return st;
+                wgc_shape_set_runtime(&y, d, sym, bound);
+            }
+        wgc_set_output(g, n, k, src->dtype, &y);
     }
     return WG_OK;
+}
+
+/* Output k of an If from branch value x at the end of its branch: a copy, and for the
+ * output's run-time dims (if_infer) their values from x's actual dims, the copy then of
+ * x's actual elements. */
+static void emit_branch_output(wgc_emitter *e, wgc_graph *g, const wgc_node *iff, int k, int x)
+{
+    const int y = iff->outputs[k];
+    bool own = false;
+    for (int s = 0; s < g->n_syms; s++)
+        if (g->syms[s].runtime && g->syms[s].tensor == y) {
+            wgc_emit(e, "wg_dims[%d] = %s;\n", s, wgc_dims_expr(e, &g->tensors[x].shape, g->syms[s].dim,
+                                                                 g->syms[s].dim + 1));
+            own = true;
+        }
+    if (!own && !wgc_shape_is_sym(&g->tensors[x].shape)) {
+        wgc_emit_copy(e, g, x, y);
+        return;
+    }
+    const char *pi = wgc_ptr(e, g, x), *po = wgc_ptr(e, g, y);
+    if (strcmp(pi, po))
+        wgc_emit(e, "memcpy(%s, %s, (size_t)%s * %zu);\n", po, pi,
+                 wgc_dims_expr(e, &g->tensors[x].shape, 0, g->tensors[x].shape.rank),
+                 wg_dtype_size(g->tensors[x].dtype));
 }
 
 static bool if_folded(const wgc_graph *g, const wgc_node *n)
@@ -612,7 +635,7 @@ static wg_status if_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     for (int k = 0; k < n->n_outputs; k++) {
         const int x = folded ? taken_output(n, k) : n->inputs[1 + n->n_outputs + k];
         if (n->outputs[k] >= 0 && x >= 0) /* -1: an empty optional's element */
-            wgc_emit_copy(e, g, x, n->outputs[k]);
+            emit_branch_output(e, g, n, k, x);
     }
     if (!folded)
         wgc_emit(e, "}\n");

@@ -11,6 +11,19 @@
 #include "helpers/inline_loops.h"
 #include "../ir/symdim.h"
 
+/* The run-time count symbol of an earlier live NonZero of n's input, or -1. */
+static int same_count(const wgc_graph *g, const wgc_node *n)
+{
+    for (const wgc_node *o = g->nodes; o < n; o++) {
+        if (o->dead || o->op != WGC_OP_NON_ZERO || o->inputs[0] != n->inputs[0] || o->outputs[0] < 0)
+            continue;
+        const wgc_shape *s = &g->tensors[o->outputs[0]].shape;
+        if (s->rank == 2 && wgc_dim_is_runtime(g, s, 1))
+            return wgc_shape_first_sym(s, 1);
+    }
+    return -1;
+}
+
 static wg_status nonzero_infer(wgc_graph *g, wgc_node *n)
 {
     wg_status st = wgc_check_data_input(g, n, 1, 1, wgc_numeric_dtypes);
@@ -21,8 +34,11 @@ static wg_status nonzero_infer(wgc_graph *g, wgc_node *n)
     /* a scalar counts as rank 1 (the reference runs np.nonzero on it) */
     wgc_shape y = {.rank = 2, .dims = {x->shape.rank ? x->shape.rank : 1, 0}};
     if (!x->data) {
-        int sym;
-        if ((st = wgc_sym_add_runtime(g, n, n->outputs[0], 1, m, &sym)))
+        /* NonZero of a tensor another NonZero already counted shares its count: torch
+         * exports boxes[keep], scores[keep], labels[keep] as three NonZero(keep), whose
+         * results must broadcast together (batched_nms adds them) */
+        int sym = same_count(g, n);
+        if (sym < 0 && (st = wgc_sym_add_runtime(g, n, n->outputs[0], 1, m, &sym)))
             return st;
         wgc_shape_set_runtime(&y, 1, sym, m);
         wgc_set_output(g, n, 0, WG_DT_INT64, &y);

@@ -222,6 +222,29 @@ static wg_status emit_reduce(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
     return WG_OK;
 }
 
+/* ReduceMax / ReduceMin over every axis (sym_infer.c): one element from the actual count;
+ * of no elements the identity (-inf / +inf, or the type's extreme), as onnxruntime gives.
+ * A NaN is kept only where it comes first (the comparison skips it after). */
+static wg_status emit_reduce_all(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const char *ct = c_type(x->dtype);
+    const bool max = n->op == WGC_OP_REDUCE_MAX;
+    if (!ct || x->dtype == WG_DT_BOOL)
+        return no_code(g, n, "this dtype");
+    const char *init = wg_dtype_is_float(x->dtype) ? (max ? "-__builtin_inf()" : "__builtin_inf()")
+                     : x->dtype == WG_DT_INT64 ? (max ? "INT64_MIN" : "INT64_MAX")
+                     : x->dtype == WG_DT_INT32 ? (max ? "INT32_MIN" : "INT32_MAX") : NULL;
+    if (!init)
+        return no_code(g, n, "this dtype");
+    wgc_emit(e, "{\nconst %s *px = (const %s *)%s;\n%s m = (%s)%s;\n", ct, ct, wgc_ptr(e, g, n->inputs[0]), ct, ct,
+             init);
+    wgc_emit(e, "for (int32_t i = 0, count = %s; i < count; i++)\n    if (i == 0 || px[i] %s m)\n        m = px[i];\n",
+             numel(e, x), max ? ">" : "<");
+    wgc_emit(e, "*(%s *)%s = m;\n}\n", ct, wgc_ptr(e, g, n->outputs[0]));
+    return WG_OK;
+}
+
 /* Concat: each input's rows (the dims before the axis) into its slice of y's rows. */
 static wg_status emit_concat(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 {
@@ -623,6 +646,7 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     case WGC_OP_XOR: case WGC_OP_MAX: case WGC_OP_MIN: case WGC_OP_IS_NAN: case WGC_OP_NOT:
         return emit_elementwise(e, g, n);
     case WGC_OP_REDUCE_MEAN: case WGC_OP_REDUCE_SUM: return emit_reduce(e, g, n);
+    case WGC_OP_REDUCE_MAX: case WGC_OP_REDUCE_MIN: return emit_reduce_all(e, g, n);
     case WGC_OP_CONCAT: return emit_concat(e, g, n);
     case WGC_OP_RANGE: return emit_range(e, g, n);
     case WGC_OP_MATMUL: return emit_matmul(e, g, n);
@@ -635,6 +659,8 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     case WGC_OP_SLICE: case WGC_OP_EXPAND: return emit_strided(e, g, n);
     case WGC_OP_GATHER_ND: return wgc_op_hooks(n->op)->emit(e, g, n); /* its sizes at run time itself */
     case WGC_OP_GATHER_ELEMENTS: return emit_gather_elements(e, g, n);
+    case WGC_OP_IF: case WGC_OP_BODY_BEGIN: case WGC_OP_BODY_ELSE: /* sizes at run time themselves */
+        return wgc_op_hooks(n->op)->emit(e, g, n);
     case WGC_OP_CONSTANT_OF_SHAPE: return emit_constant_of_shape(e, g, n);
     default:
         return no_code(g, n, "no run-time code for this op with symbolic shapes yet");

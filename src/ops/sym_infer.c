@@ -511,6 +511,17 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
     case WGC_OP_CONSTANT_OF_SHAPE:
         shape_of_values(g, x, &y);
         return set_out(g, n, 0, &y);
+    case WGC_OP_IF: case WGC_OP_BODY_BEGIN: case WGC_OP_BODY_ELSE:
+        /* an If's outputs take the branches' sizes, and where the branches differ a
+         * run-time size of their own (control_flow.c if_infer) */
+        return WG_OK;
+    case WGC_OP_REDUCE_MAX: case WGC_OP_REDUCE_MIN:
+        /* over every axis (no axes given): one element whatever the sizes (batched_nms's
+         * boxes.max()); sym_emit.c loops over the actual count */
+        if (has_symval_input(g, n, &k) || wgc_attr_find(n, "axes") ||
+            (n->n_inputs > 1 && n->inputs[1] >= 0) || wgc_attr_int(n, "noop_with_empty_axes", 0))
+            return wgc_sym_refuse(g, n, "only a reduction over every axis");
+        return set_out(g, n, 0, &y);
     case WGC_OP_REDUCE_MEAN: case WGC_OP_REDUCE_SUM: {
         /* over one axis (symbolic or not), keepdims either way */
         int a;
@@ -604,6 +615,28 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
     }
 }
 
+/* Is every element of Equal(a, b) over symbolic values decided for all sizes in range?
+ * Two equal expressions are; so are an expression and a constant outside its range
+ * (Equal(batch, -1) in TorchScript's expand(batch, -1)). Then the constant folded at the
+ * maxima is the answer at every size; otherwise the Equal runs (sym_emit.c). */
+static bool equal_decided(const wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *a = &g->tensors[n->inputs[0]], *b = &g->tensors[n->inputs[1]];
+    const wgc_tensor *y = &g->tensors[n->outputs[0]];
+    int64_t na = wgc_numel(&a->shape), nb = wgc_numel(&b->shape), count = wgc_numel(&y->shape);
+    if ((na != count && na != 1) || (nb != count && nb != 1))
+        return false;
+    for (int64_t i = 0; i < count; i++) {
+        wgc_dimx p = wgc_symval_at(a, na == 1 ? 0 : i), q = wgc_symval_at(b, nb == 1 ? 0 : i);
+        bool decided = wgc_dimx_eq(&p, &q) ||
+                       (wgc_dimx_is_const(&q) && (q.c < wgc_dimx_min(g, &p) || q.c > wgc_dimx_max(g, &p))) ||
+                       (wgc_dimx_is_const(&p) && (p.c < wgc_dimx_min(g, &q) || p.c > wgc_dimx_max(g, &q)));
+        if (!decided)
+            return false;
+    }
+    return true;
+}
+
 bool wgc_sym_foldable(const wgc_graph *g, const wgc_node *n)
 {
     if (n->op == WGC_OP_SHAPE)
@@ -614,11 +647,16 @@ bool wgc_sym_foldable(const wgc_graph *g, const wgc_node *n)
     case WGC_OP_IDENTITY: case WGC_OP_UNSQUEEZE: case WGC_OP_SQUEEZE: case WGC_OP_RESHAPE:
     case WGC_OP_FLATTEN: case WGC_OP_CAST: case WGC_OP_GATHER: case WGC_OP_SLICE:
         return n->inputs[0] >= 0 && g->tensors[n->inputs[0]].symval; /* the values are symbolic */
-    case WGC_OP_CONCAT: case WGC_OP_MUL: case WGC_OP_DIV: case WGC_OP_ADD: case WGC_OP_SUB:
-    case WGC_OP_EQUAL: {
+    case WGC_OP_CONCAT: case WGC_OP_MUL: case WGC_OP_DIV: case WGC_OP_ADD: case WGC_OP_SUB: {
         int k;
         return has_symval_input(g, n, &k);
     }
+    case WGC_OP_EQUAL: {
+        int k;
+        return has_symval_input(g, n, &k) && equal_decided(g, n);
+    }
+    case WGC_OP_REDUCE_PROD: /* numel from a shape: batched_nms's boxes.numel() == 0 */
+        return n->inputs[0] >= 0 && g->tensors[n->inputs[0]].symval && g->tensors[n->inputs[0]].shape.rank == 1;
     case WGC_OP_WHERE: /* a constant condition choosing among symbolic values */
         return !g->tensors[n->inputs[0]].symval &&
                (g->tensors[n->inputs[1]].symval || g->tensors[n->inputs[2]].symval);
@@ -727,6 +765,16 @@ static wg_status fold_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t cou
         }
         return WG_OK;
     }
+    case WGC_OP_REDUCE_PROD: {
+        /* a 1-D value's product, over its one axis (keepdims either way) */
+        wgc_dimx p = wgc_dimx_const(1);
+        for (int64_t i = 0; i < wgc_numel(&x->shape); i++)
+            p = wgc_dimx_mul(p, wgc_symval_at(x, i));
+        if (count != 1)
+            return wgc_sym_refuse(g, n, NULL);
+        v[0] = p;
+        return WG_OK;
+    }
     case WGC_OP_WHERE: {
         const wgc_tensor *c = x, *f = wgc_in(g, n, 2);
         int64_t nc = wgc_numel(&c->shape), nt = wgc_numel(&b->shape), nf = wgc_numel(&f->shape);
@@ -742,31 +790,10 @@ static wg_status fold_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t cou
     }
 }
 
-/* Equal of symbolic values: foldable when every element is decided for all sizes in
- * range (two equal expressions; an expression and a constant outside its range, as
- * Equal(batch, -1) in TorchScript's expand(batch, -1)), and then the folded constant (at
- * the maxima) is the answer at every size. */
-static wg_status fold_equal(wgc_graph *g, wgc_node *n)
-{
-    const wgc_tensor *a = wgc_in(g, n, 0), *b = wgc_in(g, n, 1), *y = wgc_out(g, n, 0);
-    int64_t na = wgc_numel(&a->shape), nb = wgc_numel(&b->shape), count = wgc_numel(&y->shape);
-    if ((na != count && na != 1) || (nb != count && nb != 1))
-        return wgc_sym_refuse(g, n, NULL);
-    for (int64_t i = 0; i < count; i++) {
-        wgc_dimx p = wgc_symval_at(a, na == 1 ? 0 : i), q = wgc_symval_at(b, nb == 1 ? 0 : i);
-        bool decided = wgc_dimx_eq(&p, &q) || (wgc_dimx_is_const(&q) &&
-                       (q.c < wgc_dimx_min(g, &p) || q.c > wgc_dimx_max(g, &p))) ||
-                       (wgc_dimx_is_const(&p) && (p.c < wgc_dimx_min(g, &q) || p.c > wgc_dimx_max(g, &q)));
-        if (!decided)
-            return wgc_sym_refuse(g, n, "an equality of symbolic values that depends on their sizes");
-    }
-    return WG_OK;
-}
-
 wg_status wgc_sym_fold(wgc_graph *g, wgc_node *n)
 {
     if (n->op == WGC_OP_EQUAL)
-        return fold_equal(g, n);
+        return WG_OK; /* decided at every size (equal_decided): the folded constant stands */
     wgc_tensor *y = wgc_out(g, n, 0);
     if (!y || !y->data || n->n_outputs != 1)
         return wgc_sym_refuse(g, n, NULL);

@@ -252,6 +252,39 @@ def graph_mask_index_of_sized():
                              [vi("y", TensorProto.FLOAT, None)], [const("zero", np.float32(0))]), 13
 
 
+def graph_if_sizes():
+    """An If whose branches give different sizes, decided at run time, as torchvision's
+    batched_nms is exported: x[x > t] (NonZero, GatherND), then If(numel == 0) with an
+    empty [0] tensor in one branch and, in the other, a size its own NonZero decides
+    (Relu, a second mask) - also when nothing passes (the empty branch runs)."""
+    then_g = helper.make_graph([helper.make_node("Constant", [], ["empty"],
+                                                 value=numpy_helper.from_array(np.zeros(0, np.float32)))],
+                               "then", [], [vi("empty", TensorProto.FLOAT, [0])])
+    else_nodes = [
+        helper.make_node("Relu", ["v"], ["r"]),
+        helper.make_node("Greater", ["r", "half"], ["m2"]),
+        helper.make_node("NonZero", ["m2"], ["nz2"]),
+        helper.make_node("Transpose", ["nz2"], ["ix2"], perm=[1, 0]),
+        helper.make_node("GatherND", ["r", "ix2"], ["big"]),
+        helper.make_node("ReduceMax", ["v"], ["vmax"], keepdims=0),
+        helper.make_node("Div", ["big", "vmax"], ["scaled"]),
+    ]
+    else_g = helper.make_graph(else_nodes, "else", [], [vi("scaled", TensorProto.FLOAT, None)])
+    nodes = [
+        helper.make_node("Greater", ["x", "t"], ["m"]),
+        helper.make_node("NonZero", ["m"], ["nz"]),
+        helper.make_node("Transpose", ["nz"], ["ix"], perm=[1, 0]),
+        helper.make_node("GatherND", ["x", "ix"], ["v"]),               # [k]
+        helper.make_node("Shape", ["v"], ["vs"]),
+        helper.make_node("ReduceProd", ["vs"], ["numel"], keepdims=0),
+        helper.make_node("Equal", ["numel", "zero_i"], ["none"]),
+        helper.make_node("If", ["none"], ["y"], then_branch=then_g, else_branch=else_g),
+    ]
+    inits = [const("t", np.float32(0.2)), const("zero_i", np.int64(0)), const("half", np.float32(0.5))]
+    return helper.make_graph(nodes, "if_sizes", [vi("x", TensorProto.FLOAT, [9])],
+                             [vi("y", TensorProto.FLOAT, None)], inits), 13
+
+
 def graph_slice():
     """Slice of [5, 6, 4] with run-time starts, ends and steps over axes (0, -1), its result
     scaled and through Relu, summed over axis 1; and a second Slice of the first (int32
@@ -298,6 +331,11 @@ DIMS = {"mask_index_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
 
 def inputs_for(name, case, rng):
     """Input set `case` (0..3) of graph `name`; case 3 gives an empty result where it can."""
+    if name == "if_sizes":
+        x = rng.standard_normal(9).astype(np.float32)
+        if case == 2:  # all pass the first mask, none the branch's second: the branch's [0]
+            x = rng.uniform(0.25, 0.45, 9).astype(np.float32)
+        return {"x": -np.abs(x) if case == 3 else x}
     if name == "mask_index":
         s, m2 = rng.standard_normal(6).astype(np.float32), rng.random((4, 5)) > 0.5
         return {"x": rng.standard_normal((6, 3)).astype(np.float32), "s": -np.abs(s) if case == 3 else s,
@@ -368,7 +406,8 @@ def main():
     bad = 0
     for make in (graph_nonzero, graph_compress, graph_topk, graph_unique, graph_nms, graph_nonzero_of_sized,
                  graph_topk_of_sized, graph_compress_of_sized, graph_unique_of_sized,
-                 graph_nms_of_sized, graph_slice, graph_slice_of_sized, graph_mask_index, graph_mask_index_of_sized):
+                 graph_nms_of_sized, graph_slice, graph_slice_of_sized, graph_mask_index, graph_mask_index_of_sized,
+                 graph_if_sizes):
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
