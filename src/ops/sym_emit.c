@@ -143,6 +143,33 @@ static wg_status emit_broadcast_loop(wgc_emitter *e, wgc_graph *g, const wgc_nod
     const char *ty = c_type(y->dtype);
     if (!ty || n->n_inputs > 3 || n->act != WGC_ACT_NONE)
         return no_code(g, n, "this dtype");
+    /* Operands of y's own shape or of one element (IsNaN and Where(isnan, 0, softmax) as
+     * sdpa exports them): one flat loop, no index stepping. */
+    bool flat = true;
+    for (int k = 0; k < n->n_inputs; k++) {
+        const wgc_tensor *x = wgc_in(g, n, k);
+        flat &= wgc_numel(&x->shape) == 1 ? !wgc_shape_is_sym(&x->shape)
+                                          : wgc_shape_eq(&x->shape, &y->shape) &&
+                                                !memcmp(x->shape.sym, y->shape.sym, sizeof x->shape.sym);
+    }
+    if (flat) {
+        wgc_emit(e, "{\n%s *py = (%s *)%s;\n", ty, ty, wgc_ptr(e, g, n->outputs[0]));
+        for (int k = 0; k < n->n_inputs; k++) {
+            const wgc_tensor *x = wgc_in(g, n, k);
+            const char *tx = c_type(x->dtype);
+            if (!tx)
+                return no_code(g, n, "this dtype");
+            char px[96];
+            snprintf(px, sizeof px, "%s", operand(e, g, n, k));
+            wgc_emit(e, "const %s *p%d = (const %s *)%s;\nconst int32_t s%d = %d;\n", tx, k, tx, px, k,
+                     wgc_numel(&x->shape) == 1 && wgc_numel(&y->shape) != 1 ? 0 : 1);
+        }
+        wgc_emit(e, "for (int32_t i = 0, n = %s; i < n; i++) {\n", numel(e, y));
+        for (int k = 0; k < n->n_inputs; k++)
+            wgc_emit(e, "    const int32_t o%d = i * s%d;\n", k, k);
+        wgc_emit(e, "    py[i] = %s;\n}\n}\n", expr);
+        return WG_OK;
+    }
     wgc_emit(e, "{\n%s *py = (%s *)%s;\n", ty, ty, wgc_ptr(e, g, n->outputs[0]));
     put_dims(e, &y->shape, "yd");
     for (int k = 0; k < n->n_inputs; k++) {
