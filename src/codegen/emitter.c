@@ -255,7 +255,14 @@ const char *wgc_part(wgc_emitter *e)
 
 void wgc_emit_part_range(wgc_emitter *e, int64_t total, int unit)
 {
-    wgc_emit(e, "int lo, hi;\nwgk_part_range(%s, %lld, %d, &lo, &hi);\n", wgc_part(e), (long long)total, unit);
+    char t[32];
+    snprintf(t, sizeof t, "%lld", (long long)total);
+    wgc_emit_part_range_expr(e, t, unit);
+}
+
+void wgc_emit_part_range_expr(wgc_emitter *e, const char *total, int unit)
+{
+    wgc_emit(e, "int lo, hi;\nwgk_part_range(%s, %s, %d, &lo, &hi);\n", wgc_part(e), total, unit);
 }
 
 bool wgc_split_pays(const wgc_emitter *e, int64_t units, int64_t elements)

@@ -73,7 +73,8 @@ const char *wgc_dimx_expr(wgc_emitter *e, const wgc_dimx *x);
  *              output by it (src/ir/kernel_split.c lists those that do)
  *   wgc_emit_part_range  for an op whose emitted code splits its output itself: emits
  *              `int lo, hi;` set to this thread's units [lo, hi) of [0, total) in steps
- *              of `unit` (wgk_part_range); marks the node split
+ *              of `unit` (wgk_part_range); marks the node split; _expr: total is a C
+ *              expression (symbolic sizes, read at run time)
  *   wgc_sync   emits a barrier inside the node's code (every thread waits until all
  *              reach it); marks the node split
  * wgc_split_pays is the one rule for those ops: a threaded build, at least two
@@ -83,6 +84,7 @@ const char *wgc_dimx_expr(wgc_emitter *e, const wgc_dimx *x);
 bool wgc_threaded(const wgc_emitter *e);
 const char *wgc_part(wgc_emitter *e);
 void wgc_emit_part_range(wgc_emitter *e, int64_t total, int unit);
+void wgc_emit_part_range_expr(wgc_emitter *e, const char *total, int unit);
 bool wgc_split_pays(const wgc_emitter *e, int64_t units, int64_t elements);
 void wgc_sync(wgc_emitter *e);
 /* Formats a float so that C reads back the same bits ("1.5f", "-INFINITY", "NAN"). */

@@ -472,15 +472,34 @@ static wg_status emit_transpose(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
     return WG_OK;
 }
 
+/* Whether a row-wise node over x (rows: all dims but the last) splits among threads: the
+ * rule of the fixed-shape ops (wgc_split_pays) at the maxima; the rows are then divided by
+ * their actual count at run time. */
+static bool split_rows(const wgc_emitter *e, const wgc_tensor *x)
+{
+    const int r = x->shape.rank;
+    return r >= 1 && wgc_split_pays(e, wgc_numel(&x->shape) / (x->shape.dims[r - 1] ? x->shape.dims[r - 1] : 1),
+                                    wgc_numel(&x->shape));
+}
+
 static wg_status emit_softmax(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     int r = x->shape.rank;
     if (x->dtype != WG_DT_FLOAT || n->act != WGC_ACT_NONE)
         return no_code(g, n, "a dtype other than float32");
+    char rows[96], len[96];
+    snprintf(rows, sizeof rows, "%s", wgc_dims_expr(e, &x->shape, 0, r - 1));
+    snprintf(len, sizeof len, "%s", wgc_dims_expr(e, &x->shape, r - 1, r));
+    if (split_rows(e, x)) { /* threads: runs of rows, each as on one thread */
+        wgc_emit(e, "{\n");
+        wgc_emit_part_range_expr(e, rows, 1);
+        wgc_emit(e, "wgk_f32_softmax((const float *)%s + (size_t)lo * %s, (float *)%s + (size_t)lo * %s, hi - lo, %s, 1);\n}\n",
+                 wgc_ptr(e, g, n->inputs[0]), len, wgc_ptr(e, g, n->outputs[0]), len, len);
+        return WG_OK;
+    }
     wgc_emit(e, "wgk_f32_softmax(%s, %s, %s, %s, 1);\n", wgc_ptr(e, g, n->inputs[0]),
-             wgc_ptr(e, g, n->outputs[0]), wgc_dims_expr(e, &x->shape, 0, r - 1),
-             wgc_dims_expr(e, &x->shape, r - 1, r));
+             wgc_ptr(e, g, n->outputs[0]), rows, len);
     return WG_OK;
 }
 
@@ -491,10 +510,19 @@ static wg_status emit_layernorm(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
     if (x->dtype != WG_DT_FLOAT || wgc_numel(&wgc_in(g, n, 1)->shape) != x->shape.dims[r - 1] ||
         (wgc_in(g, n, 2) && wgc_numel(&wgc_in(g, n, 2)->shape) != x->shape.dims[r - 1]))
         return no_code(g, n, "float32 with a scale (and bias) over the last axis only");
-    wgc_emit(e, "wgk_f32_layernorm(%s, %s, %s, %s, %s, %lld, %s, 0, 0);\n", wgc_ptr(e, g, n->inputs[0]),
-             wgc_ptr(e, g, n->inputs[1]), n->inputs[2] >= 0 ? wgc_ptr(e, g, n->inputs[2]) : "0",
-             wgc_ptr(e, g, n->outputs[0]), wgc_dims_expr(e, &x->shape, 0, r - 1),
-             (long long)x->shape.dims[r - 1], wgc_float(e, wgc_attr_float(n, "epsilon", 1e-5f)));
+    const long long len = (long long)x->shape.dims[r - 1];
+    const char *eps = wgc_float(e, wgc_attr_float(n, "epsilon", 1e-5f));
+    const char *sc = wgc_ptr(e, g, n->inputs[1]), *bi = n->inputs[2] >= 0 ? wgc_ptr(e, g, n->inputs[2]) : "0";
+    if (split_rows(e, x)) { /* threads: runs of rows, each as on one thread */
+        wgc_emit(e, "{\n");
+        wgc_emit_part_range_expr(e, wgc_dims_expr(e, &x->shape, 0, r - 1), 1);
+        wgc_emit(e, "wgk_f32_layernorm((const float *)%s + (size_t)lo * %lld, %s, %s, (float *)%s + (size_t)lo * %lld, "
+                    "hi - lo, %lld, %s, 0, 0);\n}\n", wgc_ptr(e, g, n->inputs[0]), len, sc, bi,
+                 wgc_ptr(e, g, n->outputs[0]), len, len, eps);
+        return WG_OK;
+    }
+    wgc_emit(e, "wgk_f32_layernorm(%s, %s, %s, %s, %s, %lld, %s, 0, 0);\n", wgc_ptr(e, g, n->inputs[0]), sc, bi,
+             wgc_ptr(e, g, n->outputs[0]), wgc_dims_expr(e, &x->shape, 0, r - 1), len, eps);
     return WG_OK;
 }
 
