@@ -155,7 +155,6 @@ static wg_status nd_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return wgc_no_case(g, n, "the scatter reduction");
     wgc_emit(e, "%s", update);
     wgc_emit(e, "}\n}\n}\n");
-    (void)ix;
     return WG_OK;
 }
 
