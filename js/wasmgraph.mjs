@@ -1086,11 +1086,11 @@ export class Session {
     if (this.#threads) {
       const st = this.#threads.run((f, ...a) => this.#call(f, ...a), 0, this.model.metadata.step_weights.length);
       if (st !== 0) throw fail('status', `${this.model.name}: wg_run_thread returned status ${statusText(st)}`);
-      return;
+    } else {
+      const st = this.#call('wg_run');
+      if (st !== 0) throw fail('status', `${this.model.name}: wg_run returned status ${statusText(st)}`);
     }
-    const st = this.#call('wg_run');
-    if (st !== 0) throw fail('status', `${this.model.name}: wg_run returned status ${statusText(st)}`);
-    this.#readOutDims();
+    this.#readOutDims(); /* ABI 2: data-dependent output dims, on any thread count */
   }
 
   /**

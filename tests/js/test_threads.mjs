@@ -9,6 +9,7 @@
 //    session disposed without ever running.
 // 5. Worker mode (the page case): threads inside a worker, same bits.
 // 6. A module with symbolic dims (the model cache's encoder): same bits at each size.
+// 7. A run-time output size (x[x > 0]): the decided size on every thread count.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -86,6 +87,41 @@ test('a module with symbolic dims on 1, 2 and 3 threads: the single-threaded bit
     sizes.forEach(([b, q], k) => {
       assert.deepEqual(bits(s.run(feeds(b, q))), want[k], `${n} threads, batch ${b} seq ${q}`);
       assert.deepEqual(s.outputShape(0), [b, q, 128]);
+    });
+    s.dispose();
+  }
+});
+
+// A data-dependent output size (x[x > 0]: NonZero, Transpose, GatherND, Relu), built with
+// the test venv's onnx: on every thread count the output comes at the size the run
+// decided, with the single-threaded module's bits, the empty result included.
+const PY = process.env.PYTHON || join(homedir(), '.cache', 'wasmgraph', 'venv', 'bin', 'python');
+test('a run-time output size on 1, 2 and 3 threads: the size the run decided, the single-threaded bits', { skip: !existsSync(PY) && 'no test venv python' }, async () => {
+  const model = join(dir, 'positives.onnx');
+  execFileSync(PY, ['-c', `
+import sys, onnx
+from onnx import helper, TensorProto as T, numpy_helper
+import numpy as np
+nodes = [helper.make_node('Greater', ['x', 'zero'], ['m']), helper.make_node('NonZero', ['m'], ['nz']),
+         helper.make_node('Transpose', ['nz'], ['ix'], perm=[1, 0]), helper.make_node('GatherND', ['x', 'ix'], ['g']),
+         helper.make_node('Relu', ['g'], ['y'])]
+g = helper.make_graph(nodes, 'positives', [helper.make_tensor_value_info('x', T.FLOAT, [16])],
+                      [helper.make_tensor_value_info('y', T.FLOAT, None)], [numpy_helper.from_array(np.float32(0), 'zero')])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]); m.ir_version = 8
+onnx.save(m, sys.argv[1])`, model]);
+  const one = await load(build(model, 'positives.wasm'));
+  const thr = build(model, 'positives-threads.wasm', '--threads', '--max-threads', '3');
+  const inputs = [Float32Array.from({ length: 16 }, (_, i) => Math.sin(i * 1.7)), new Float32Array(16).fill(-1)];
+  const want = inputs.map((x) => one.run({ x }).y);
+  one.dispose();
+  assert.deepEqual(want.map((y) => y.dims), inputs.map((x) => [x.filter((v) => v > 0).length]));
+  assert.equal(want[1].dims[0], 0);
+  for (const n of [1, 2, 3]) {
+    const s = await load(thr, { threads: n });
+    inputs.forEach((x, k) => {
+      const y = s.run({ x }).y;
+      assert.deepEqual(y.dims, want[k].dims, `${n} threads, input ${k}: dims`);
+      assert.deepEqual(new Uint8Array(y.data.buffer.slice(0)), new Uint8Array(want[k].data.buffer.slice(0)), `${n} threads, input ${k}`);
     });
     s.dispose();
   }
