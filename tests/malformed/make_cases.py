@@ -265,7 +265,15 @@ def onnx_cases():
     put("cf_if_branch_outputs.onnx",
         model([helper.make_node("If", ["b"], ["y"], name="if", then_branch=branch("then", t_out + [vi("x", [1, 4])]),
                                 else_branch=branch("else", [vi("x", [1, 4])], []))], inputs=[X, b]))
+    # branches of different ranks are refused; of different sizes ([1, 8] or [1, 4]) they
+    # compile, the output's size decided by the branch taken (a run-time dim)
     put("cf_if_shapes_differ.onnx",
+        model([helper.make_node("If", ["b"], ["y"], name="if",
+                                then_branch=branch("then", [vi("t", None)], [helper.make_node(
+                                    "ReduceSum", ["x"], ["t"], name="sum", keepdims=0)]),
+                                else_branch=branch("else", [vi("x", [1, 4])], []))], inputs=[X, b],
+              outputs=[vi("y", None)]))
+    put("cf_if_sizes_differ.onnx",
         model([helper.make_node("If", ["b"], ["y"], name="if",
                                 then_branch=branch("then", [vi("t", None)], [helper.make_node(
                                     "Concat", ["x", "x"], ["t"], name="cat", axis=1)]),
