@@ -384,7 +384,8 @@ fi
 # attention masks and compared with onnxruntime (tests/models/dynamic_encoder.py).
 MODELS_DIR=${WG_MODELS_DIR:-$HOME/.cache/wasmgraph/models}
 MODELS_PY=${WG_MODELS_PYTHON:-$HOME/.cache/wasmgraph/venv-models/bin/python}
-for id in encoder-dyn-ts encoder-dyn-dynamo encoder-dyn-eager-ts; do
+for id in encoder-dyn-ts encoder-dyn-dynamo encoder-dyn-eager-ts encoder-dyn-distilbert-ts encoder-dyn-roberta-ts \
+    decoder-dyn-gpt2-ts; do
     if [ ! -s "$MODELS_DIR/$id.onnx" ] || [ ! -x "$MODELS_PY" ]; then
         echo "skip $id: no $MODELS_DIR/$id.onnx or models venv (build it: $MODELS_PY tools/make_dynamic_models.py)"
         continue

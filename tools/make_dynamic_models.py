@@ -13,7 +13,10 @@ last_hidden_state ([batch, seq, hidden]), exported three times:
                            dynamo exporter with torch.export.Dim("batch"), Dim("seq");
   encoder-dyn-eager-ts.onnx  as encoder-dyn-ts, with attn_implementation="eager" (the
                            explicit softmax attention instead of sdpa's).
-The first two use the sdpa attention, transformers' default. All three are compiled with
+The first two use the sdpa attention, transformers' default. The same with TorchScript and
+sdpa, of other architectures: encoder-dyn-distilbert-ts.onnx (DistilBertModel),
+encoder-dyn-roberta-ts.onnx (RobertaModel: position ids from a CumSum of the mask) and
+decoder-dyn-gpt2-ts.onnx (GPT2Model, causal). All are compiled with
 `--dim batch=1..4 --dim seq=1..512` by tests/models.sh. And:
   detector-nms.onnx        a YOLO-style anchor-free detector (torchvision MobileNetV3-small
                            features and the cell's mean colour, a 1x1 head per 32x32 cell:
@@ -37,22 +40,35 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REQS = os.path.join(HERE, "requirements-models.txt")
 SEED = 0
-MODELS = ["encoder-dyn-ts", "encoder-dyn-dynamo", "encoder-dyn-eager-ts", "detector-nms", "detector-nms-thresh"]
+MODELS = ["encoder-dyn-ts", "encoder-dyn-dynamo", "encoder-dyn-eager-ts", "encoder-dyn-distilbert-ts",
+          "encoder-dyn-roberta-ts", "decoder-dyn-gpt2-ts", "detector-nms", "detector-nms-thresh"]
 
 
-def encoder(attn="sdpa"):
-    """A small MiniLM-shaped encoder: 128 hidden, 2 layers, 4 heads, FFN 512, 512 positions,
-    with transformers' own attention (sdpa by default, as from_pretrained gives) and its own
-    padding mask (masking_utils: Range, GreaterOrEqual, And, a Gather of the flattened mask,
-    Where): exported as a user exports it, with only last_hidden_state picked out."""
+def encoder(kind="bert", attn="sdpa"):
+    """A small encoder (or GPT-2 decoder) of transformers' architecture `kind`: 128 hidden,
+    2 layers, 4 heads, FFN 512, 512 positions, with transformers' own attention (sdpa by
+    default, as from_pretrained gives) and its own padding mask (masking_utils: Range,
+    GreaterOrEqual, And, a Gather of the flattened mask, Where; RoBERTa's position ids from
+    a CumSum of the mask; GPT-2's fused qkv Split): exported as a user exports it, with
+    only last_hidden_state picked out."""
     import torch
     import transformers
     torch.manual_seed(SEED)
-    cfg = transformers.BertConfig(vocab_size=1000, hidden_size=128, num_hidden_layers=2,
-                                  num_attention_heads=4, intermediate_size=512,
-                                  max_position_embeddings=512, hidden_act="gelu",
-                                  attn_implementation=attn)
-    model = transformers.BertModel(cfg, add_pooling_layer=False)
+    common = dict(vocab_size=1000, attn_implementation=attn)
+    if kind == "distilbert":
+        model = transformers.DistilBertModel(transformers.DistilBertConfig(
+            dim=128, n_layers=2, n_heads=4, hidden_dim=512, max_position_embeddings=512, **common))
+    elif kind == "roberta":
+        model = transformers.RobertaModel(transformers.RobertaConfig(
+            hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=512,
+            max_position_embeddings=514, **common), add_pooling_layer=False)
+    elif kind == "gpt2":
+        model = transformers.GPT2Model(transformers.GPT2Config(
+            n_embd=128, n_layer=2, n_head=4, n_positions=512, **common))
+    else:
+        model = transformers.BertModel(transformers.BertConfig(
+            hidden_size=128, num_hidden_layers=2, num_attention_heads=4, intermediate_size=512,
+            max_position_embeddings=512, hidden_act="gelu", **common), add_pooling_layer=False)
     model.eval()
 
     class Hidden(torch.nn.Module):
@@ -131,11 +147,12 @@ def export(model_id, out):
             torch.onnx.export(detector(0.3 if model_id == "detector-nms-thresh" else None), (torch.rand(1, 3, 416, 416),), out, opset_version=17, dynamo=False,
                               input_names=["image"], output_names=["boxes", "scores", "labels"])
         return
-    model = encoder("eager" if model_id == "encoder-dyn-eager-ts" else "sdpa")
+    kind = next((k for k in ("distilbert", "roberta", "gpt2") if k in model_id), "bert")
+    model = encoder(kind, "eager" if model_id == "encoder-dyn-eager-ts" else "sdpa")
     args = example(2, 16)
     names = dict(input_names=["input_ids", "attention_mask"], output_names=["last_hidden_state"])
     with torch.no_grad():
-        if model_id in ("encoder-dyn-ts", "encoder-dyn-eager-ts"):
+        if model_id.endswith("-ts"):
             axes = {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"},
                     "last_hidden_state": {0: "batch", 1: "seq"}}
             torch.onnx.export(model, args, out, opset_version=17, do_constant_folding=True,

@@ -272,6 +272,63 @@ static wg_status emit_reduce_all(wgc_emitter *e, wgc_graph *g, const wgc_node *n
     return WG_OK;
 }
 
+/* Split along a fixed axis: each part's rows (the dims before the axis, counted at run
+ * time) from its slice of x's rows. */
+static wg_status emit_split(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const int r = x->shape.rank;
+    int a;
+    wg_status st = wgc_read_axis(g, n, 0, r, &a);
+    if (st)
+        return st;
+    const size_t es = wg_dtype_size(x->dtype);
+    wgc_emit(e, "{\nconst size_t rows = (size_t)%s, inner = (size_t)%s;\n", wgc_dims_expr(e, &x->shape, 0, a),
+             wgc_dims_expr(e, &x->shape, a + 1, r));
+    int64_t at = 0;
+    for (int i = 0; i < n->n_outputs; i++) {
+        const wgc_tensor *yi = wgc_out(g, n, i);
+        const int64_t len = yi ? yi->shape.dims[a] : 0;
+        if (yi && len)
+            wgc_emit(e, "wgk_copy_rows(%s, %lld * inner * %zu, (const char *)%s + %lld * inner * %zu, "
+                        "%lld * inner * %zu, rows, %lld * inner * %zu);\n", wgc_ptr(e, g, n->outputs[i]),
+                     (long long)len, es, wgc_ptr(e, g, n->inputs[0]), (long long)at, es,
+                     (long long)x->shape.dims[a], es, (long long)len, es);
+        at += len;
+    }
+    wgc_emit(e, "}\n");
+    return WG_OK;
+}
+
+/* CumSum along a constant axis, its length and the others read at run time; exclusive
+ * and reverse as the op's own code (along_axis.c) does them, in the element type. */
+static wg_status emit_cumsum(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const char *ct = c_type(x->dtype);
+    const int r = x->shape.rank;
+    int64_t a = wgc_const_int(wgc_in(g, n, 1), 0);
+    if (a < 0)
+        a += r;
+    if (!ct || x->dtype == WG_DT_BOOL || a < 0 || a >= r)
+        return no_code(g, n, "this dtype or axis");
+    const bool rev = wgc_attr_int(n, "reverse", 0) != 0, ex = wgc_attr_int(n, "exclusive", 0) != 0;
+    wgc_emit(e, "{\nconst %s *px = (const %s *)%s;\n%s *py = (%s *)%s;\n", ct, ct, wgc_ptr(e, g, n->inputs[0]), ct, ct,
+             wgc_ptr(e, g, n->outputs[0]));
+    wgc_emit(e, "const int32_t outer = %s, len = %s, inner = %s;\n", wgc_dims_expr(e, &x->shape, 0, (int)a),
+             wgc_dims_expr(e, &x->shape, (int)a, (int)a + 1), wgc_dims_expr(e, &x->shape, (int)a + 1, r));
+    wgc_emit(e, "for (int32_t o = 0; o < outer; o++)\n    for (int32_t i = 0; i < inner; i++) {\n"
+                "        %s s = 0;\n        for (int32_t j = 0; j < len; j++) {\n"
+                "            const size_t at = ((size_t)o * len + (size_t)(%s)) * inner + i;\n", ct,
+             rev ? "len - 1 - j" : "j");
+    if (ex)
+        wgc_emit(e, "            py[at] = s;\n            s += px[at];\n");
+    else
+        wgc_emit(e, "            s += px[at];\n            py[at] = s;\n");
+    wgc_emit(e, "        }\n    }\n}\n");
+    return WG_OK;
+}
+
 /* Concat: each input's rows (the dims before the axis) into its slice of y's rows. */
 static wg_status emit_concat(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 {
@@ -714,6 +771,8 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     case WGC_OP_SLICE: case WGC_OP_EXPAND: return emit_strided(e, g, n);
     case WGC_OP_GATHER_ND: return wgc_op_hooks(n->op)->emit(e, g, n); /* its sizes at run time itself */
     case WGC_OP_GATHER_ELEMENTS: return emit_gather_elements(e, g, n);
+    case WGC_OP_SPLIT: return emit_split(e, g, n);
+    case WGC_OP_CUM_SUM: return emit_cumsum(e, g, n);
     case WGC_OP_IF: case WGC_OP_BODY_BEGIN: case WGC_OP_BODY_ELSE: /* sizes at run time themselves */
         return wgc_op_hooks(n->op)->emit(e, g, n);
     case WGC_OP_CONSTANT_OF_SHAPE: return emit_constant_of_shape(e, g, n);

@@ -511,6 +511,36 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
     case WGC_OP_CONSTANT_OF_SHAPE:
         shape_of_values(g, x, &y);
         return set_out(g, n, 0, &y);
+    case WGC_OP_SPLIT: {
+        /* along a fixed axis (GPT-2's qkv split): every part keeps x's other dims */
+        int a;
+        if (has_symval_input(g, n, &k))
+            return wgc_sym_refuse(g, n, "symbolic values");
+        if ((st = wgc_read_axis(g, n, 0, x->shape.rank, &a)))
+            return st;
+        if (wgc_dim_is_sym(&x->shape, a))
+            return wgc_sym_refuse(g, n, "a split along a symbolic axis");
+        for (int i = 0; i < n->n_outputs; i++) {
+            const wgc_tensor *yi = wgc_out(g, n, i);
+            if (!yi)
+                continue;
+            wgc_shape o = with_dims(&yi->shape);
+            for (int d = 0; d < o.rank; d++)
+                if (d != a)
+                    memcpy(o.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+            if ((st = set_out(g, n, i, &o)))
+                return st;
+        }
+        return WG_OK;
+    }
+    case WGC_OP_CUM_SUM: {
+        /* x's dims, along a constant axis of any size (RoBERTa's position ids) */
+        const wgc_tensor *ax = wgc_in(g, n, 1);
+        if (has_symval_input(g, n, &k) || !ax || !ax->data)
+            return wgc_sym_refuse(g, n, "an axis that is not a constant");
+        y = x->shape;
+        return set_out(g, n, 0, &y);
+    }
     case WGC_OP_IF: case WGC_OP_BODY_BEGIN: case WGC_OP_BODY_ELSE:
         /* an If's outputs take the branches' sizes, and where the branches differ a
          * run-time size of their own (control_flow.c if_infer) */

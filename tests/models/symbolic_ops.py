@@ -141,6 +141,24 @@ def graph_padding_index():
     return helper.make_graph(nodes, "padding_index", [mask], outs, inits), 17
 
 
+def graph_split_cumsum():
+    """x [batch, seq, H]: Split along the fixed last axis (GPT-2's qkv), CumSum along the
+    symbolic seq (RoBERTa's position ids; reverse and exclusive too) of int64 and float."""
+    nodes = [
+        helper.make_node("Split", ["x", "parts"], ["a", "b"], axis=2),
+        helper.make_node("CumSum", ["a", "ax1"], ["ca"], reverse=1),
+        helper.make_node("Greater", ["b", "zero_f"], ["pos"]),
+        helper.make_node("Cast", ["pos"], ["pi"], to=TensorProto.INT64),
+        helper.make_node("CumSum", ["pi", "ax1"], ["cb"], exclusive=1),
+    ]
+    inits = [const("parts", np.array([3, H - 3], np.int64)), const("ax1", np.int64(1)),
+             const("zero_f", np.float32(0))]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", H])
+    outs = [helper.make_tensor_value_info("ca", TensorProto.FLOAT, None),
+            helper.make_tensor_value_info("cb", TensorProto.INT64, None)]
+    return helper.make_graph(nodes, "split_cumsum", [x], outs, inits), 14
+
+
 def graph_gemm():
     """x [batch, seq*H flattened away: batch, H]: Gemm (transB, bias row) + Relu, then Gemm
     (alpha, beta, a scalar C): Linear layers as the TorchScript exporter writes them."""
@@ -174,7 +192,8 @@ def main():
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(0)
     bad = 0
-    for make in (graph_decomposed_layernorm, graph_mask_concat, graph_gemm, graph_padding_index):
+    for make in (graph_decomposed_layernorm, graph_mask_concat, graph_gemm, graph_padding_index,
+                 graph_split_cumsum):
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
