@@ -152,37 +152,32 @@ static wg_status emit_broadcast_loop(wgc_emitter *e, wgc_graph *g, const wgc_nod
                                           : wgc_shape_eq(&x->shape, &y->shape) &&
                                                 !memcmp(x->shape.sym, y->shape.sym, sizeof x->shape.sym);
     }
-    if (flat) {
-        wgc_emit(e, "{\n%s *py = (%s *)%s;\n", ty, ty, wgc_ptr(e, g, n->outputs[0]));
-        for (int k = 0; k < n->n_inputs; k++) {
-            const wgc_tensor *x = wgc_in(g, n, k);
-            const char *tx = c_type(x->dtype);
-            if (!tx)
-                return no_code(g, n, "this dtype");
-            char px[96];
-            snprintf(px, sizeof px, "%s", operand(e, g, n, k));
-            wgc_emit(e, "const %s *p%d = (const %s *)%s;\nconst int32_t s%d = %d;\n", tx, k, tx, px, k,
-                     wgc_numel(&x->shape) == 1 && wgc_numel(&y->shape) != 1 ? 0 : 1);
-        }
-        wgc_emit(e, "for (int32_t i = 0, n = %s; i < n; i++) {\n", numel(e, y));
-        for (int k = 0; k < n->n_inputs; k++)
-            wgc_emit(e, "    const int32_t o%d = i * s%d;\n", k, k);
-        wgc_emit(e, "    py[i] = %s;\n}\n}\n", expr);
-        return WG_OK;
-    }
     wgc_emit(e, "{\n%s *py = (%s *)%s;\n", ty, ty, wgc_ptr(e, g, n->outputs[0]));
-    put_dims(e, &y->shape, "yd");
+    if (!flat)
+        put_dims(e, &y->shape, "yd");
     for (int k = 0; k < n->n_inputs; k++) {
         const wgc_tensor *x = wgc_in(g, n, k);
         const char *tx = c_type(x->dtype);
         if (!tx)
             return no_code(g, n, "this dtype");
-        char name[8];
-        snprintf(name, sizeof name, "s%d", k);
-        put_strides(e, &x->shape, &y->shape, name);
         char px[96];
         snprintf(px, sizeof px, "%s", operand(e, g, n, k));
-        wgc_emit(e, "const %s *p%d = (const %s *)%s;\nint32_t o%d = 0;\n", tx, k, tx, px, k);
+        wgc_emit(e, "const %s *p%d = (const %s *)%s;\n", tx, k, tx, px);
+        if (flat) { /* stride 1, or 0 for a one-element operand */
+            wgc_emit(e, "const int32_t s%d = %d;\n", k, wgc_numel(&x->shape) == 1 && wgc_numel(&y->shape) != 1 ? 0 : 1);
+        } else {
+            char name[8];
+            snprintf(name, sizeof name, "s%d", k);
+            put_strides(e, &x->shape, &y->shape, name);
+            wgc_emit(e, "int32_t o%d = 0;\n", k);
+        }
+    }
+    if (flat) {
+        wgc_emit(e, "for (int32_t i = 0, n = %s; i < n; i++) {\n", numel(e, y));
+        for (int k = 0; k < n->n_inputs; k++)
+            wgc_emit(e, "    const int32_t o%d = i * s%d;\n", k, k);
+        wgc_emit(e, "    py[i] = %s;\n}\n}\n", expr);
+        return WG_OK;
     }
     wgc_emit(e, "int32_t ix[%d] = {0};\nfor (int32_t i = 0, n = %s; i < n; i++) {\n", r, numel(e, y));
     wgc_emit(e, "    py[i] = %s;\n    for (int d = %d; d >= 0; d--) {\n        ix[d]++;\n", expr, r - 1);
