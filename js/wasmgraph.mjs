@@ -58,6 +58,7 @@ export const STATUSES = Object.freeze({
   3: ['WGK_ERR_DIMS', 'a symbolic dimension is outside its range (module ABI 2)'],
   10: ['WGK_ERR_TRIP_COUNT', 'a Loop ran past the iterations its outputs were sized for'],
   11: ['WGK_ERR_BRANCH', "an If took a branch that is invalid for the module's input shapes (see the compile's note)"],
+  12: ['WGK_ERR_LOOP_SHAPE', "a Loop or Scan body gave a carried value another shape, or a scan row another size than the first iteration's"],
   15: ['WGK_ERR_SEQ_INDEX', 'a sequence position is out of range (SequenceAt)'],
   16: ['WGK_ERR_OPTIONAL_EMPTY', 'an optional value is empty (OptionalGetElement)'],
   20: ['WGK_ERR_THREAD_ABORT', 'another thread of the run trapped or was stopped (wg_threads_abort)'],

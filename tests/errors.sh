@@ -76,6 +76,16 @@ expect "Slice with run-time starts, ends and steps compiles" 0 "compiled" "$W" c
 expect "Slice's run-time step 0 is status 2" 1 "status 2 (WGK_ERR_INDEX" \
     "$W" run "$T/slice_rt.wasm" --input "x=$T/topk_x.npy" --input "starts=$T/slice_s.npy" \
     --input "ends=$T/slice_e.npy" --input "steps=$T/slice_p0.npy"
+expect "Loop whose body decides a size compiles" 0 "compiled" "$W" compile "$T/loop_carried_size.onnx" -o "$T/loop_k.wasm"
+"$PY" -c "import numpy as np, sys; np.save(sys.argv[1], np.arange(4, dtype=np.float32)); np.save(sys.argv[2], np.array([1])); np.save(sys.argv[3], np.array([2]))" \
+    "$T/x4.npy" "$T/k1.npy" "$T/k2.npy"
+expect "Loop whose carried value keeps its size runs" 0 "output 0 'c'" \
+    "$W" run "$T/loop_k.wasm" --input "x4=$T/x4.npy" --input "k=$T/k1.npy"
+expect "Loop whose body changes a carried value's size is status 12" 1 "status 12 (WGK_ERR_LOOP_SHAPE" \
+    "$W" run "$T/loop_k.wasm" --input "x4=$T/x4.npy" --input "k=$T/k2.npy"
+expect "Scan whose scan rows have a run-time size names the node" 1 \
+    "node 'scan_k' (Scan): scan output 0 ('scan_k/body/part') has a size the body decides at run time" \
+    "$W" compile "$T/scan_rows_size.onnx" -o "$T/x.wasm"
 expect "Slice with run-time axes names the node and the binding" 1 \
     "node 'slice_axes' (Slice): axes input 'axes' is computed at run time" \
     "$W" compile "$T/slice_rt_axes.onnx" -o "$T/x.wasm"

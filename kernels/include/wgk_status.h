@@ -25,6 +25,8 @@
     X(WGK_ERR_TRIP_COUNT, 10, "a Loop ran past the iterations its outputs were sized for")     \
     X(WGK_ERR_BRANCH, 11, "an If took a branch that is invalid for the module's input shapes "  \
                           "(see the compile's note)")                                 \
+    X(WGK_ERR_LOOP_SHAPE, 12, "a Loop or Scan body gave a carried value another shape, or a "  \
+                              "scan row another size than the first iteration's")            \
     X(WGK_ERR_SEQ_INDEX, 15, "a sequence position is out of range (SequenceAt)")              \
     X(WGK_ERR_OPTIONAL_EMPTY, 16, "an optional value is empty (OptionalGetElement)")                  \
     X(WGK_ERR_THREAD_ABORT, 20, "another thread of the run trapped or was stopped "            \

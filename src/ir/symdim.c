@@ -219,14 +219,9 @@ wg_status wgc_sym_add_runtime(wgc_graph *g, const wgc_node *n, int tensor, int d
             *sym = k;
             return WG_OK;
         }
-    /* A Loop's or Scan's carried values and scan rows keep one shape per compile, so a
-     * size decided per iteration stays out of their bodies. An If branch may decide one:
-     * the If gives its output a run-time size of its own when the branches' differ
-     * (ops/control_flow.c), which the branch taken writes. */
-    if (n && n->region && !wgc_in_if_branches_only(g, (int)(n - g->nodes)))
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                         "a data-dependent output size (its input is computed at run time) inside a "
-                         "Loop or Scan body is not supported yet");
+    /* Inside a Loop or Scan body the value is decided again every iteration: the
+     * construct checks at the end of each one that its carried values keep their shape
+     * and its scan rows one size (ops/control_flow.c, WGK_ERR_LOOP_SHAPE). */
     if (g->n_syms == WGC_MAX_SYMS)
         return wgc_error(g, n, WG_ERR_LIMIT,
                          "more than %d symbolic and data-dependent dimensions in one model", WGC_MAX_SYMS);

@@ -127,6 +127,34 @@ static wg_status need_same(wgc_graph *g, const wgc_node *n, const wgc_tensor *a,
                      b->name, wg_dtype_name(b->dtype), wgc_shape_str(&b->shape, sb, sizeof sb));
 }
 
+/* A carried value (a Loop's, a Scan's state) and the body's next value for it: as
+ * need_same, except that a dim the body decides at run time (a data-dependent op in it)
+ * may stand for the carried one; emit_carried_checks compares them every iteration. */
+static wg_status need_carried(wgc_graph *g, const wgc_node *n, const wgc_tensor *in, const wgc_tensor *out,
+                              const char *what, int k)
+{
+    bool same = in->dtype == out->dtype && in->shape.rank == out->shape.rank;
+    for (int d = 0; same && d < in->shape.rank; d++)
+        same = wgc_dim_is_runtime(g, &out->shape, d) ||
+               (in->shape.dims[d] == out->shape.dims[d] && !memcmp(in->shape.sym[d], out->shape.sym[d], WGC_MAX_SYMS));
+    return same ? WG_OK : need_same(g, n, in, out, what, k);
+}
+
+/* The end of an iteration: each next value whose dim the body decided at run time
+ * (need_carried) must have its carried value's, or the run stops (before the carry). */
+static void emit_carried_checks(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_cf_layout *l)
+{
+    const int out0 = l->first_body_out + (n->op == WGC_OP_LOOP);
+    for (int k = 0; k < l->n_state; k++) {
+        const wgc_shape *in = &g->tensors[n->inputs[l->first_carried + k]].shape;
+        const wgc_shape *out = &g->tensors[n->inputs[out0 + k]].shape;
+        for (int d = 0; d < out->rank; d++)
+            if (wgc_dim_is_runtime(g, out, d))
+                wgc_emit(e, "if (%s != %s) return WGK_ERR_LOOP_SHAPE; /* carried value %d, dim %d */\n",
+                         wgc_dims_expr(e, out, d, d + 1), wgc_dims_expr(e, in, d, d + 1), k, d);
+    }
+}
+
 /* ---- Scan's axes --------------------------------------------------------------------- */
 
 /* Scan input or output k's axis (scan_input_axes / scan_output_axes; Scan-8: 1, after the
@@ -357,6 +385,10 @@ static void emit_loop_begin(wgc_emitter *e, wgc_graph *g, const wgc_node *n, con
         wgc_emit(e, "int wg_go%d = 1;\n", id);
     for (int k = 0; k < l->n_state; k++)
         wgc_emit_copy(e, g, n->inputs[2 + k], n->outputs[2 + k]);
+    for (int s = 0; s < g->n_syms; s++) /* a scan row size the body decides (loop_infer): 0 rows, 0 */
+        for (int k = 0; k < l->n_scan; k++)
+            if (g->syms[s].runtime && loop->outputs[l->n_state + k] >= 0 && g->syms[s].tensor == loop->outputs[l->n_state + k])
+                wgc_emit(e, "wg_dims[%d] = 0;\n", s);
     wgc_emit(e, "for (int64_t wg_it%d = 0; wg_it%d < wg_trip%d && wg_go%d; wg_it%d++) {\n", id, id, id,
              id, id);
     wgc_emit(e, "*(int64_t *)%s = wg_it%d;\n", wgc_ptr(e, g, n->outputs[0]), id);
@@ -695,7 +727,7 @@ static wg_status loop_infer(wgc_graph *g, wgc_node *n)
         return st;
     for (int k = 0; k < l.n_state; k++) {
         const wgc_tensor *in = wgc_in(g, n, l.first_carried + k), *out = wgc_in(g, n, l.first_body_out + 1 + k);
-        if ((st = need_same(g, n, in, out, "loop-carried value", k)))
+        if ((st = need_carried(g, n, in, out, "loop-carried value", k)))
             return st;
         wgc_set_output(g, n, k, in->dtype, &in->shape);
     }
@@ -716,6 +748,17 @@ static wg_status loop_infer(wgc_graph *g, wgc_node *n)
                              (long long)len, k, (unsigned long long)bytes);
         wgc_shape s = {.rank = x->shape.rank + 1, .dims = {len}};
         memcpy(s.dims + 1, x->shape.dims, sizeof(int64_t) * (size_t)x->shape.rank);
+        memcpy(s.sym + 1, x->shape.sym, sizeof s.sym[0] * (size_t)x->shape.rank);
+        /* A row size the body decides at run time is the output's own run-time dim, set
+         * by the first iteration; later ones must give the same (loop_emit). */
+        for (int d = 0; d < x->shape.rank; d++) {
+            int sym = -1;
+            if (wgc_dim_is_runtime(g, &x->shape, d) && n->outputs[l.n_state + k] >= 0 &&
+                (st = wgc_sym_add_runtime(g, n, n->outputs[l.n_state + k], d + 1, x->shape.dims[d], &sym)))
+                return st;
+            if (sym >= 0)
+                wgc_shape_set_runtime(&s, d + 1, sym, x->shape.dims[d]);
+        }
         wgc_set_output(g, n, l.n_state + k, x->dtype, &s);
     }
     return WG_OK;
@@ -730,14 +773,23 @@ static wg_status loop_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_
         if (y < 0)
             continue;
         const wgc_tensor *xt = &g->tensors[x], *yt = &g->tensors[y];
-        int64_t bytes = wgc_numel(&xt->shape) * (int64_t)wg_dtype_size(xt->dtype);
         /* the length is M (loop_length): a later iteration cannot happen, but the check
          * keeps the write inside the buffer whatever the trip count */
         wgc_emit(e, "if (wg_it%d >= %lld) return WGK_ERR_TRIP_COUNT;\n", id, (long long)yt->shape.dims[0]);
-        if (bytes)
-            wgc_emit(e, "memcpy((uint8_t *)%s + wg_it%d * %lld, %s, %lld);\n", wgc_ptr(e, g, y), id, (long long)bytes,
-                     wgc_ptr(e, g, x), (long long)bytes);
+        for (int s = 0; s < g->n_syms; s++)
+            if (g->syms[s].runtime && g->syms[s].tensor == y) {
+                const char *row = wgc_dims_expr(e, &xt->shape, g->syms[s].dim - 1, g->syms[s].dim);
+                wgc_emit(e, "if (wg_it%d == 0) wg_dims[%d] = %s;\n", id, s, row);
+                wgc_emit(e, "else if (wg_dims[%d] != %s) return WGK_ERR_LOOP_SHAPE; /* scan output %d */\n", s,
+                         row, k);
+            }
+        if (wgc_numel(&xt->shape))
+            /* rows of the actual size, side by side: the layout of y's actual dims */
+            wgc_emit(e, "memcpy((uint8_t *)%s + wg_it%d * %s * %zu, %s, (size_t)%s * %zu);\n", wgc_ptr(e, g, y), id,
+                     wgc_dims_expr(e, &xt->shape, 0, xt->shape.rank), wg_dtype_size(xt->dtype), wgc_ptr(e, g, x),
+                     wgc_dims_expr(e, &xt->shape, 0, xt->shape.rank), wg_dtype_size(xt->dtype));
     }
+    emit_carried_checks(e, g, n, l);
     emit_carry(e, g, n, l);
     wgc_emit(e, "}\n");
     for (int k = 0; k < l->n_state; k++)
@@ -758,13 +810,18 @@ static wg_status scan_infer(wgc_graph *g, wgc_node *n)
         return st;
     for (int k = 0; k < l.n_state; k++) {
         const wgc_tensor *in = wgc_in(g, n, l.first_carried + k), *out = wgc_in(g, n, l.first_body_out + k);
-        if ((st = need_same(g, n, in, out, "state", k)))
+        if ((st = need_carried(g, n, in, out, "state", k)))
             return st;
         wgc_set_output(g, n, k, in->dtype, &wgc_in(g, n, l.first_state + k)->shape);
     }
     for (int k = 0; k < l.n_scan; k++) {
         const wgc_tensor *x = wgc_in(g, n, l.first_body_out + l.n_state + k);
         const int rank = x->shape.rank + 1 + l.lens;
+        if (wgc_shape_runtime_sym(g, &x->shape) >= 0)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                             "scan output %d ('%s') has a size the body decides at run time; a Scan's "
+                             "scan outputs must keep one size per compile (a Loop's may vary by run)",
+                             k, x->name);
         if (rank > WG_MAX_RANK)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "scan output %d would have rank %d", k, rank);
         int axis, rev;
@@ -796,6 +853,7 @@ static wg_status scan_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_
         if (y >= 0 && (st = emit_scan_slice_copy(e, g, n, l, false, k, y, x, id, len)))
             return st;
     }
+    emit_carried_checks(e, g, n, l);
     emit_carry(e, g, n, l);
     wgc_emit(e, "}\n");
     for (int k = 0; k < l->n_state; k++)

@@ -21,9 +21,7 @@ static bool runtime_input(const wgc_graph *g, const wgc_node *n, int i)
 
 bool wgc_slice_is_runtime(const wgc_graph *g, const wgc_node *n)
 {
-    /* (not in an If, Loop or Scan body, whose outputs keep one size per compile:
-     * affine_gather.c then asks for the values as constants, --const) */
-    return n->op == WGC_OP_SLICE && n->opset >= 10 && !n->region &&
+    return n->op == WGC_OP_SLICE && n->opset >= 10 &&
            (runtime_input(g, n, STARTS) || runtime_input(g, n, ENDS) || runtime_input(g, n, STEPS));
 }
 

@@ -768,7 +768,8 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     case WGC_OP_GATHER_ELEMENTS: return emit_gather_elements(e, g, n);
     case WGC_OP_SPLIT: return emit_split(e, g, n);
     case WGC_OP_CUM_SUM: return emit_cumsum(e, g, n);
-    case WGC_OP_IF: case WGC_OP_BODY_BEGIN: case WGC_OP_BODY_ELSE: /* sizes at run time themselves */
+    case WGC_OP_IF: case WGC_OP_BODY_BEGIN: case WGC_OP_BODY_ELSE: case WGC_OP_LOOP: case WGC_OP_SCAN:
+        /* sizes at run time themselves (control_flow.c) */
         return wgc_op_hooks(n->op)->emit(e, g, n);
     case WGC_OP_CONSTANT_OF_SHAPE: return emit_constant_of_shape(e, g, n);
     default:

@@ -541,9 +541,19 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         y = x->shape;
         return set_out(g, n, 0, &y);
     }
-    case WGC_OP_IF: case WGC_OP_BODY_BEGIN: case WGC_OP_BODY_ELSE:
-        /* an If's outputs take the branches' sizes, and where the branches differ a
-         * run-time size of their own (control_flow.c if_infer) */
+    case WGC_OP_BODY_BEGIN: {
+        /* a Loop's or Scan's body inputs take the initial values' shapes at the maxima
+         * (only an If's branches, which read no initial values, see symbols) */
+        const int e = wgc_body_end(g, (int)(n - g->nodes));
+        const wgc_node *own = e >= 0 ? &g->nodes[e] : NULL;
+        for (int i = own && own->op == WGC_OP_LOOP ? 2 : 0; own && own->op != WGC_OP_IF && i < n->n_inputs; i++)
+            if (n->inputs[i] >= 0 && wgc_shape_is_sym(&g->tensors[n->inputs[i]].shape))
+                return wgc_sym_refuse(g, own, "a Loop's or Scan's initial value of symbolic dims");
+        return WG_OK;
+    }
+    case WGC_OP_IF: case WGC_OP_BODY_ELSE: case WGC_OP_LOOP: case WGC_OP_SCAN:
+        /* the outputs take the bodies' sizes, and where branches or iterations may differ
+         * a run-time size of their own (control_flow.c: if_infer, loop_infer) */
         return WG_OK;
     case WGC_OP_REDUCE_MAX: case WGC_OP_REDUCE_MIN:
         /* over every axis (no axes given): one element whatever the sizes (batched_nms's

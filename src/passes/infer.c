@@ -309,8 +309,11 @@ static wg_status infer_node(wgc_graph *g, int i)
     const wgc_op_def *op = wgc_op_hooks(n->op);
     const bool sym = g->n_syms && wgc_sym_node(g, n);
     /* With symbolic inputs the op's own hook sees the maxima only; sym_infer.c then gives
-     * the outputs their symbolic dims, or refuses the node naming the symbol. */
-    st = sym ? infer_at_maxima(g, i, op) : op->infer(g, n);
+     * the outputs their symbolic dims, or refuses the node naming the symbol. An If, Loop
+     * or Scan sees its bodies' symbols: its outputs take them, or a run-time size of
+     * their own where the branches or iterations may differ (ops/control_flow.c). */
+    const bool sees_syms = n->op == WGC_OP_IF || n->op == WGC_OP_LOOP || n->op == WGC_OP_SCAN;
+    st = sym && !sees_syms ? infer_at_maxima(g, i, op) : op->infer(g, n);
     n = &g->nodes[i]; /* a hook may add nodes (ops/unroll.c), moving the array */
     if (!st && sym)
         st = wgc_sym_infer(g, n);

@@ -57,6 +57,36 @@ def main():
     g = helper.make_graph([helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["y"], name="slice_axes")],
                           "g", [xf, se[0], se[1], se[3]], [ys])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/slice_rt_axes.onnx")
+    # A Loop whose body decides a size at run time: its carried [1] takes x[i : i + k]
+    # (k an input), so k = 2 gives it two elements (status WGK_ERR_LOOP_SHAPE when run);
+    # and a Scan whose scan rows have such a size (refused: they keep one per compile).
+    i64 = lambda nm, v: numpy_helper.from_array(np.array(v, np.int64), nm)
+    body = helper.make_graph([
+        helper.make_node("Identity", ["ci"], ["co"]),
+        helper.make_node("Unsqueeze", ["i", "ax0"], ["st"]),
+        helper.make_node("Add", ["st", "k"], ["en"]),
+        helper.make_node("Slice", ["x4", "st", "en"], ["s"]),
+        helper.make_node("Add", ["c_in", "s"], ["c_out"])], "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("ci", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("c_in", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("co", TensorProto.BOOL, []), helper.make_tensor_value_info("c_out", TensorProto.FLOAT, [1])],
+        [i64("ax0", [0])])
+    g = helper.make_graph([helper.make_node("Loop", ["m", "", "c0"], ["c"], name="loop_k", body=body)], "g",
+                          [helper.make_tensor_value_info("x4", TensorProto.FLOAT, [4]), kin],
+                          [helper.make_tensor_value_info("c", TensorProto.FLOAT, [1])],
+                          [i64("m", 3), numpy_helper.from_array(np.zeros(1, np.float32), "c0")])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/loop_carried_size.onnx")
+    sbody = helper.make_graph([
+        helper.make_node("Identity", ["st_in"], ["st_out"]),
+        helper.make_node("Slice", ["row", "zero", "k"], ["part"])], "sbody",
+        [helper.make_tensor_value_info("st_in", TensorProto.FLOAT, [1]), helper.make_tensor_value_info("row", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("st_out", TensorProto.FLOAT, [1]), helper.make_tensor_value_info("part", TensorProto.FLOAT, None)],
+        [i64("zero", [0])])
+    g = helper.make_graph([helper.make_node("Scan", ["s0", "x"], ["s", "parts"], name="scan_k", body=sbody, num_scan_inputs=1)],
+                          "g", [x, kin], [helper.make_tensor_value_info("s", TensorProto.FLOAT, [1]),
+                                          helper.make_tensor_value_info("parts", TensorProto.FLOAT, None)],
+                          [numpy_helper.from_array(np.zeros(1, np.float32), "s0")])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/scan_rows_size.onnx")
     # Unsupported attribute value: Pad's mode 'wrap' (opset 19).
     pads = numpy_helper.from_array(np.array([0, 1, 0, 1], np.int64), "pads")
     y6 = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)

@@ -285,6 +285,37 @@ def graph_if_sizes():
                              [vi("y", TensorProto.FLOAT, None)], inits), 13
 
 
+def graph_loop_sizes():
+    """A Loop (3 iterations) whose body decides sizes at run time, as ONNX's test_loop11:
+    each iteration slices x[i : i + n] (n an input), so its scan rows 2 * relu(slice) have
+    n elements; a carried sum takes the slice's ReduceSum, and a second carried value adds
+    the one-element x[i : i + 1] (a run-time size that must stay the carried [1])."""
+    body = helper.make_graph([
+        helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+        helper.make_node("Unsqueeze", ["i", "ax0"], ["start"]),
+        helper.make_node("Add", ["start", "n"], ["end"]),
+        helper.make_node("Slice", ["x", "start", "end"], ["s"]),          # [<=8], n elements
+        helper.make_node("Relu", ["s"], ["r"]),
+        helper.make_node("ReduceSum", ["r", "ax0"], ["rs"], keepdims=1),  # [1]
+        helper.make_node("Add", ["acc_in", "rs"], ["acc_out"]),
+        helper.make_node("Add", ["start", "one"], ["end1"]),
+        helper.make_node("Slice", ["x", "start", "end1"], ["s1"]),        # [<=1]
+        helper.make_node("Add", ["c_in", "s1"], ["c_out"]),               # must stay [1]
+        helper.make_node("Mul", ["r", "two"], ["row"]),                   # scan row [n]
+    ], "body", [vi("i", TensorProto.INT64, []), vi("cond_in", TensorProto.BOOL, []),
+                vi("acc_in", TensorProto.FLOAT, [1]), vi("c_in", TensorProto.FLOAT, [1])],
+        [vi("cond_out", TensorProto.BOOL, []), vi("acc_out", TensorProto.FLOAT, [1]),
+         vi("c_out", TensorProto.FLOAT, [1]), vi("row", TensorProto.FLOAT, None)],
+        [const("ax0", np.array([0], np.int64)), const("one", np.array([1], np.int64)),
+         const("two", np.array([2], np.float32))])
+    nodes = [helper.make_node("Loop", ["M", "go", "acc0", "c0"], ["acc", "c", "rows"], body=body)]
+    inits = [const("M", np.int64(3)), const("go", np.bool_(True)), const("acc0", np.zeros(1, np.float32)),
+             const("c0", np.array([0.5], np.float32))]
+    return helper.make_graph(nodes, "loop_sizes", [vi("x", TensorProto.FLOAT, [8]), vi("n", TensorProto.INT64, [1])],
+                             [vi("acc", TensorProto.FLOAT, [1]), vi("c", TensorProto.FLOAT, [1]),
+                              vi("rows", TensorProto.FLOAT, None)], inits), 13
+
+
 def graph_slice():
     """Slice of [5, 6, 4] with run-time starts, ends and steps over axes (0, -1), its result
     scaled and through Relu, summed over axis 1; and a second Slice of the first (int32
@@ -336,6 +367,8 @@ def inputs_for(name, case, rng):
         if case == 2:  # all pass the first mask, none the branch's second: the branch's [0]
             x = rng.uniform(0.25, 0.45, 9).astype(np.float32)
         return {"x": -np.abs(x) if case == 3 else x}
+    if name == "loop_sizes":  # rows of 3, 1, 6 and 0 elements
+        return {"x": rng.standard_normal(8).astype(np.float32), "n": np.array([[3, 1, 6, 0][case]], np.int64)}
     if name == "mask_index":
         s, m2 = rng.standard_normal(6).astype(np.float32), rng.random((4, 5)) > 0.5
         return {"x": rng.standard_normal((6, 3)).astype(np.float32), "s": -np.abs(s) if case == 3 else s,
@@ -399,6 +432,17 @@ def inputs_for(name, case, rng):
     return {"boxes": boxes, "scores": scores * 0.1 if case == 3 else scores}
 
 
+def loop_rows_differ_fails(wasmgraph, module, work, rng):
+    """n = 7: the third iteration's slice x[2:9] has 6 elements, not the first's 7, so the
+    Loop's scan rows differ; the run must stop with WGK_ERR_LOOP_SHAPE (onnxruntime refuses
+    the same input too), not write rows of two sizes."""
+    feeds = {"x": rng.standard_normal(8).astype(np.float32), "n": np.array([7], np.int64)}
+    _, err = run_module(wasmgraph, module, feeds, work, 3)
+    ok = bool(err) and "WGK_ERR_LOOP_SHAPE" in err
+    print(f"loop_sizes rows of two sizes: {'refused' if ok else 'NOT REFUSED: ' + str(err)}")
+    return ok
+
+
 def main():
     wasmgraph, work = sys.argv[1:3]
     os.makedirs(work, exist_ok=True)
@@ -407,7 +451,7 @@ def main():
     for make in (graph_nonzero, graph_compress, graph_topk, graph_unique, graph_nms, graph_nonzero_of_sized,
                  graph_topk_of_sized, graph_compress_of_sized, graph_unique_of_sized,
                  graph_nms_of_sized, graph_slice, graph_slice_of_sized, graph_mask_index, graph_mask_index_of_sized,
-                 graph_if_sizes):
+                 graph_if_sizes, graph_loop_sizes):
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
@@ -442,6 +486,8 @@ def main():
             ok &= differ is None
             print(f"{graph.name} case {case} ({' '.join(shapes)}): {'ok' if ok else 'MISMATCH'}")
             bad += not ok
+        if graph.name == "loop_sizes":
+            bad += not loop_rows_differ_fails(wasmgraph, module, work, rng)
     return 1 if bad else 0
 
 
