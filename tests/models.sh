@@ -317,7 +317,8 @@ fi
 
 # 10. Control flow the ONNX node tests leave out (tests/models/control_flow.py): Loops with
 #     scan outputs, an early exit, swapped carried values and an If inside, a Scan along
-#     axis 1 in reverse, against onnxruntime-node.
+#     axis 1 in reverse, ConcatFromSequence stacking (new_axis) at three axes, against
+#     onnxruntime-node.
 D=$OUT/control-flow
 rm -rf "$D"
 if "$PY" tests/models/control_flow.py "$D"; then

@@ -1,8 +1,22 @@
-/* concat.c: Concat along `axis` (negative counts from the end). */
+/* concat.c: Concat along `axis` (negative counts from the end), and the stacking form
+ * ConcatFromSequence with new_axis=1 becomes (ops/sequence.c): the node keeps its
+ * new_axis attribute, the inputs share one shape, and each is one slab of a new axis of
+ * y (at `axis`, counted in y's rank). */
 #include <string.h>
 
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
+
+static bool stacks(const wgc_node *n)
+{
+    return wgc_attr_int(n, "new_axis", 0) != 0;
+}
+
+/* Input t's extent along the axis: 1 when stacking (a slab of its own). */
+static int64_t along(const wgc_node *n, const wgc_tensor *t, int axis)
+{
+    return stacks(n) ? 1 : t->shape.dims[axis];
+}
 
 static wg_status concat_infer(wgc_graph *g, wgc_node *n)
 {
@@ -12,6 +26,7 @@ static wg_status concat_infer(wgc_graph *g, wgc_node *n)
     const wgc_attr *a = wgc_attr_find(n, "axis");
     if (!a)
         return wgc_error(g, n, WG_ERR_INVALID, "has no axis attribute");
+    const bool stack = stacks(n);
     wgc_shape y = {0};
     int dtype = 0, axis = 0;
     for (int i = 0; i < n->n_inputs; i++) {
@@ -21,14 +36,14 @@ static wg_status concat_infer(wgc_graph *g, wgc_node *n)
         if (i == 0) {
             dtype = t->dtype;
             y = t->shape;
-            if (!wgc_norm_axis(a->i, y.rank, &axis))
+            if (!wgc_norm_axis(a->i, y.rank + stack, &axis))
                 return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d",
-                                 (long long)a->i, y.rank);
+                                 (long long)a->i, y.rank + stack);
             continue;
         }
         bool ok = t->dtype == dtype && t->shape.rank == y.rank;
         for (int d = 0; ok && d < y.rank; d++)
-            ok = d == axis || t->shape.dims[d] == y.dims[d];
+            ok = (d == axis && !stack) || t->shape.dims[d] == y.dims[d];
         if (!ok) {
             char s1[96], s2[96];
             return wgc_error(g, n, WG_ERR_INVALID,
@@ -37,7 +52,15 @@ static wg_status concat_infer(wgc_graph *g, wgc_node *n)
                              wg_dtype_name(dtype),
                              wgc_shape_str(&wgc_in(g, n, 0)->shape, s2, sizeof s2), axis);
         }
-        y.dims[axis] += t->shape.dims[axis];
+        if (!stack)
+            y.dims[axis] += t->shape.dims[axis];
+    }
+    if (stack) {
+        if (y.rank + 1 > WG_MAX_RANK)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "the stacked output would have rank %d", y.rank + 1);
+        memmove(y.dims + axis + 1, y.dims + axis, sizeof(int64_t) * (size_t)(y.rank - axis));
+        y.dims[axis] = n->n_inputs;
+        y.rank++;
     }
     wgc_set_output(g, n, 0, dtype, &y);
     return WG_OK;
@@ -79,7 +102,7 @@ static wg_status concat_fold(wgc_graph *g, wgc_node *n)
     size_t at = 0;
     for (int i = 0; i < n->n_inputs; i++) {
         const wgc_tensor *t = wgc_in(g, n, i);
-        size_t row = (size_t)(t->shape.dims[axis] * inner) * es;
+        size_t row = (size_t)(along(n, t, axis) * inner) * es;
         for (int64_t o = 0; o < outer && row; o++)
             memcpy(data + (size_t)o * yrow + at, (const char *)t->data + (size_t)o * row, row);
         at += row;
@@ -97,7 +120,7 @@ static wg_status concat_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     size_t at = 0;
     for (int i = 0; i < n->n_inputs; i++) {
         const wgc_tensor *t = wgc_in(g, n, i);
-        size_t row = (size_t)(t->shape.dims[axis] * inner) * es;
+        size_t row = (size_t)(along(n, t, axis) * inner) * es;
         /* Produced in place (the memory plan put it in its slab of y): nothing to copy. */
         if (t->aliased && t->alias_of == n->outputs[0] && t->alias_off == (int64_t)at && outer == 1) {
             at += row;

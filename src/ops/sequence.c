@@ -357,8 +357,7 @@ static wg_status concat_from_sequence(wgc_graph *g, wgc_node *n)
     const wgc_tensor *s = wgc_in(g, n, 0);
     if (!s->n_elems)
         return wgc_error(g, n, WG_ERR_INVALID, "concatenates an empty sequence");
-    if (wgc_attr_int(n, "new_axis", 0) != 0)
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "new_axis=1 is not supported (only 0)");
+    /* new_axis=1 stacks: Concat keeps the attribute and inserts the axis (concat.c) */
     int *elems = malloc(sizeof(int) * (size_t)s->n_elems), count = s->n_elems;
     if (!elems)
         return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");

@@ -579,6 +579,8 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
     }
     case WGC_OP_CONCAT: {
         int axis;
+        if (wgc_attr_int(n, "new_axis", 0))
+            return wgc_sym_refuse(g, n, "stacking (ConcatFromSequence's new_axis) of symbolic sizes");
         if ((st = wgc_read_axis(g, n, 0, y.rank, &axis)))
             return st;
         wgc_dimx sum = wgc_dimx_const(0);
@@ -689,7 +691,7 @@ bool wgc_sym_foldable(const wgc_graph *g, const wgc_node *n)
         return n->inputs[0] >= 0 && g->tensors[n->inputs[0]].symval; /* the values are symbolic */
     case WGC_OP_CONCAT: case WGC_OP_MUL: case WGC_OP_DIV: case WGC_OP_ADD: case WGC_OP_SUB: {
         int k;
-        return has_symval_input(g, n, &k);
+        return has_symval_input(g, n, &k) && !wgc_attr_int(n, "new_axis", 0);
     }
     case WGC_OP_EQUAL: {
         int k;

@@ -134,7 +134,10 @@ static int alias_concat_inputs(wgc_graph *g, int *first)
         const wgc_tensor *y = &g->tensors[out];
         int axis;
         /* a symbolic Concat's slices move with the sizes: it copies (ops/sym_emit.c) */
-        if (y->data || y->aliased || wgc_shape_is_sym(&y->shape) || !wgc_norm_axis(wgc_attr_int(n, "axis", 0), y->shape.rank, &axis))
+        /* (a stacking one, ConcatFromSequence's new_axis, copies: its slabs are not the
+         * inputs' extents along the axis) */
+        if (y->data || y->aliased || wgc_shape_is_sym(&y->shape) || wgc_attr_int(n, "new_axis", 0) ||
+            !wgc_norm_axis(wgc_attr_int(n, "axis", 0), y->shape.rank, &axis))
             continue;
         bool one_slab = true;
         for (int d = 0; d < axis; d++)

@@ -10,6 +10,8 @@ Loop's scan outputs instead of stacking them):
   loop_nested_if   an If on a condition computed at run time inside the Loop's body
   scan_axes        Scan-16 with two scan inputs, one reversed and along axis 1, and a scan
                    output along axis 1
+  stack_axes       ConcatFromSequence with new_axis=1 (stacking) at axes 0, 1 and -1 (a new
+                   last axis: the elements interleave), beside a plain one along axis 1
 Run with the project venv python (onnx, numpy). Deterministic.
 """
 import os
@@ -116,6 +118,16 @@ def main(out):
                           "scan_axes", [vi("s0", [2]), vi("a", [4, 2]), vi("b", [2, 4])], [vi("s", [2]), vi("o", [2, 4])])
     save(out, "scan_axes", g, {"s0": np.array([1, -1], np.float32), "a": rng.standard_normal((4, 2)).astype(np.float32),
                                "b": rng.standard_normal((2, 4)).astype(np.float32)})
+
+    # three [2, 3] tensors stacked into [3, 2, 3], [2, 3, 3] and [2, 3, 3] (axis -1), and
+    # concatenated into [2, 9]
+    seq_nodes = [helper.make_node("SequenceConstruct", ["p", "q", "r"], ["sq"], name="construct")]
+    for out_name, axis, new_axis in (("s0", 0, 1), ("s1", 1, 1), ("s_last", -1, 1), ("c1", 1, 0)):
+        seq_nodes.append(helper.make_node("ConcatFromSequence", ["sq"], [out_name], name="cat_" + out_name,
+                                          axis=axis, new_axis=new_axis))
+    g = helper.make_graph(seq_nodes, "stack_axes", [vi("p", [2, 3]), vi("q", [2, 3]), vi("r", [2, 3])],
+                          [vi("s0", [3, 2, 3]), vi("s1", [2, 3, 3]), vi("s_last", [2, 3, 3]), vi("c1", [2, 9])])
+    save(out, "stack_axes", g, {k: rng.standard_normal((2, 3)).astype(np.float32) for k in "pqr"})
 
 
 if __name__ == "__main__":
