@@ -107,6 +107,55 @@ wg_status wgc_bind_consts(wgc_graph *g, const wgc_options *opt)
     return WG_OK;
 }
 
+/* The graph input (its index in g->inputs) of an integer type that tensor t's value is
+ * computed from, the first met walking back through producers; -1 for none. Integer only:
+ * a value that decides a shape comes from shape-like inputs, never from the data. */
+static int integer_input_behind(const wgc_graph *g, int t)
+{
+    int *stack = malloc(sizeof(int) * (size_t)g->n_tensors), top = 0, found = -1;
+    uint8_t *seen = calloc((size_t)g->n_tensors, 1);
+    if (!stack || !seen) {
+        free(stack);
+        free(seen);
+        return -1;
+    }
+    stack[top++] = t;
+    seen[t] = 1;
+    while (top && found < 0) {
+        const int x = stack[--top];
+        for (int i = 0; i < g->n_inputs && found < 0; i++)
+            if (g->inputs[i] == x && (g->tensors[x].dtype == WG_DT_INT64 || g->tensors[x].dtype == WG_DT_INT32))
+                found = i;
+        const int p = g->tensors[x].producer;
+        for (int k = 0; p >= 0 && k < g->nodes[p].n_inputs; k++) {
+            const int y = g->nodes[p].inputs[k];
+            if (y >= 0 && !seen[y]) {
+                seen[y] = 1;
+                stack[top++] = y; /* each tensor once: top < n_tensors */
+            }
+        }
+    }
+    free(stack);
+    free(seen);
+    return found;
+}
+
+/* The tensor named in "'NAME' is computed at run time" in g->err, or -1. */
+static int runtime_value_named(const wgc_graph *g)
+{
+    const char *end = strstr(g->err, "' is computed at run time");
+    if (!end)
+        return -1;
+    const char *start = end;
+    while (start > g->err && start[-1] != '\'')
+        start--;
+    if (start == g->err)
+        return -1;
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(end - start), start);
+    return wgc_tensor_find(g, name);
+}
+
 void wgc_hint_const_inputs(wgc_graph *g)
 {
     char pat[300];
@@ -124,4 +173,14 @@ void wgc_hint_const_inputs(wgc_graph *g)
                  " [graph input #%d '%s': compile with --const %s=FILE.pb]", i, x->name, x->name);
         return;
     }
+    /* a value computed from a graph input: name the input it comes from */
+    const int t = runtime_value_named(g);
+    const int i = t >= 0 ? integer_input_behind(g, t) : -1;
+    if (i < 0)
+        return;
+    const char *name = g->tensors[g->inputs[i]].name;
+    size_t len = strlen(g->err);
+    snprintf(g->err + len, sizeof g->err - len,
+             " (it is computed from graph input '%s') [graph input #%d '%s': compile with --const %s=FILE.pb]",
+             name, i, name, name);
 }

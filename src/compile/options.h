@@ -47,7 +47,9 @@ typedef struct wgc_options {
 wg_status wgc_bind_consts(wgc_graph *g, const wgc_options *opt);
 /* After an unsupported error: when g->err says "'NAME' is computed at run time" of a graph
  * input NAME (or "graph input 'NAME' is an empty sequence"), appends "[graph input #K
- * 'NAME': compile with --const NAME=FILE.pb]". */
+ * 'NAME': compile with --const NAME=FILE.pb]"; when it names a value computed from a graph
+ * input of an integer type, the same for that input, after "(it is computed from graph
+ * input 'NAME')". */
 void wgc_hint_const_inputs(wgc_graph *g);
 
 #endif

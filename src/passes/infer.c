@@ -328,7 +328,8 @@ static wg_status infer_node(wgc_graph *g, int i)
         if ((st = check_size(g, n, y, "output")))
             return st;
     }
-    if (op->fold && (n->op == WGC_OP_SHAPE || wgc_inputs_const(g, n)) &&
+    /* Shape and Size read only their input's shape: fixed, they fold whatever its values */
+    if (op->fold && (n->op == WGC_OP_SHAPE || n->op == WGC_OP_SIZE || wgc_inputs_const(g, n)) &&
         (!sym || wgc_sym_foldable(g, n))) {
         if ((st = check_fold_size(g, n)) || (st = wgc_run_fold(g, n)))
             return st;

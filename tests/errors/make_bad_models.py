@@ -87,6 +87,13 @@ def main():
                                           helper.make_tensor_value_info("parts", TensorProto.FLOAT, None)],
                           [numpy_helper.from_array(np.zeros(1, np.float32), "s0")])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/scan_rows_size.onnx")
+    # A Reshape whose shape is computed from an int64 graph input: the message names that
+    # input and the --const that would bind it.
+    sin = helper.make_tensor_value_info("s", TensorProto.INT64, [2])
+    g = helper.make_graph([helper.make_node("Add", ["s", "zero2"], ["s2"], name="shift"),
+                           helper.make_node("Reshape", ["x", "s2"], ["y"], name="reshape_s")], "g", [x, sin],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [i64("zero2", [0, 0])])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/reshape_shape_derived.onnx")
     # Unsupported attribute value: Pad's mode 'wrap' (opset 19).
     pads = numpy_helper.from_array(np.array([0, 1, 0, 1], np.int64), "pads")
     y6 = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
