@@ -25,6 +25,7 @@
 
 #include "../ir/symdim.h"
 #include "control_flow.h"
+#include "sym.h"
 #include "helpers/emit_and_fold.h"
 #include "helpers/index_loops.h"
 
@@ -817,11 +818,14 @@ static wg_status scan_infer(wgc_graph *g, wgc_node *n)
     for (int k = 0; k < l.n_scan; k++) {
         const wgc_tensor *x = wgc_in(g, n, l.first_body_out + l.n_state + k);
         const int rank = x->shape.rank + 1 + l.lens;
+        /* (emit_slice_copy strides by the compiled sizes) */
         if (wgc_shape_runtime_sym(g, &x->shape) >= 0)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED,
                              "scan output %d ('%s') has a size the body decides at run time; a Scan's "
                              "scan outputs must keep one size per compile (a Loop's may vary by run)",
                              k, x->name);
+        if (wgc_shape_is_sym(&x->shape))
+            return wgc_sym_refuse(g, n, "a scan output of symbolic size");
         if (rank > WG_MAX_RANK)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "scan output %d would have rank %d", k, rank);
         int axis, rev;

@@ -87,6 +87,21 @@ def main():
                                           helper.make_tensor_value_info("parts", TensorProto.FLOAT, None)],
                           [numpy_helper.from_array(np.zeros(1, np.float32), "s0")])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/scan_rows_size.onnx")
+    # A Scan whose scan rows read a symbolic outer value (--dim N=..): refused, naming it.
+    xs = helper.make_tensor_value_info("xs", TensorProto.FLOAT, ["N"])
+    sbody = helper.make_graph([helper.make_node("Identity", ["st_in"], ["st_out"]),
+                               helper.make_node("Add", ["row", "xs"], ["o"])], "sbody",
+                              [helper.make_tensor_value_info("st_in", TensorProto.FLOAT, [1]),
+                               helper.make_tensor_value_info("row", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info("st_out", TensorProto.FLOAT, [1]),
+                               helper.make_tensor_value_info("o", TensorProto.FLOAT, None)])
+    g = helper.make_graph([helper.make_node("Scan", ["s0", "rows"], ["s", "os"], name="scan_sym", body=sbody,
+                                            num_scan_inputs=1)], "g",
+                          [xs, helper.make_tensor_value_info("rows", TensorProto.FLOAT, [3, 1])],
+                          [helper.make_tensor_value_info("s", TensorProto.FLOAT, [1]),
+                           helper.make_tensor_value_info("os", TensorProto.FLOAT, None)],
+                          [numpy_helper.from_array(np.zeros(1, np.float32), "s0")])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/scan_rows_symbolic.onnx")
     # A Reshape whose shape is computed from an int64 graph input: the message names that
     # input and the --const that would bind it.
     sin = helper.make_tensor_value_info("s", TensorProto.INT64, [2])

@@ -177,6 +177,31 @@ def graph_gemm():
     return helper.make_graph(nodes, "gemm", [x], [y], inits), 13
 
 
+def graph_loop_rows():
+    """x [batch, seq, H]: a Loop (3 iterations) whose body reads x from the outer scope,
+    so each scan row has x's symbolic shape: rows x * i + i and a carried sum of their
+    maxima; the scan output [3, batch, seq, H] is stored at the actual sizes."""
+    body = helper.make_graph([
+        helper.make_node("Identity", ["c"], ["co"]),
+        helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["x", "fi"], ["xi"]),
+        helper.make_node("Add", ["xi", "fi"], ["row"]),
+        helper.make_node("ReduceMax", ["row"], ["rs"], keepdims=0),
+        helper.make_node("Add", ["acc", "rs"], ["acc_out"]),
+    ], "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+                helper.make_tensor_value_info("acc", TensorProto.FLOAT, [])],
+        [helper.make_tensor_value_info("co", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, []),
+         helper.make_tensor_value_info("row", TensorProto.FLOAT, None)])
+    nodes = [helper.make_node("Loop", ["m", "go", "acc0"], ["total", "rows"], body=body)]
+    inits = [const("m", np.int64(3)), const("go", np.bool_(True)), const("acc0", np.float32(0))]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", H])
+    outs = [helper.make_tensor_value_info("total", TensorProto.FLOAT, []),
+            helper.make_tensor_value_info("rows", TensorProto.FLOAT, None)]
+    return helper.make_graph(nodes, "loop_rows", [x], outs, inits), 13
+
+
 def inputs_for(name, batch, seq, rng):
     if name == "gemm":
         return {"x": rng.standard_normal((batch * seq, H)).astype(np.float32)}
@@ -193,7 +218,7 @@ def main():
     rng = np.random.default_rng(0)
     bad = 0
     for make in (graph_decomposed_layernorm, graph_mask_concat, graph_gemm, graph_padding_index,
-                 graph_split_cumsum):
+                 graph_split_cumsum, graph_loop_rows):
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
