@@ -457,16 +457,6 @@ int wgc_enclosing_marker(const wgc_graph *g, int i)
     return -1;
 }
 
-bool wgc_in_if_branches_only(const wgc_graph *g, int i)
-{
-    for (int m = wgc_enclosing_marker(g, i); m >= 0; m = wgc_enclosing_marker(g, m)) {
-        const int e = wgc_body_end(g, m);
-        if (e < 0 || g->nodes[e].op != WGC_OP_IF)
-            return false;
-    }
-    return true;
-}
-
 const wgc_body *wgc_attr_body(const wgc_node *n, const char *name)
 {
     const wgc_attr *a = wgc_attr_find(n, name);

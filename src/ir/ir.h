@@ -317,9 +317,6 @@ int wgc_body_walk(const wgc_graph *g, int begin, int *else_at);
 int wgc_body_begin(const wgc_graph *g, int end);
 /* The marker (BodyBegin or BodyElse) of the body that holds node i most closely, or -1. */
 int wgc_enclosing_marker(const wgc_graph *g, int i);
-/* Is node i in the main graph or in If branches only (no Loop, Scan or SequenceMap body
- * around it)? */
-bool wgc_in_if_branches_only(const wgc_graph *g, int i);
 /* The last node of the step of wg_run_step that starts at live node i: i, or for the live
  * BodyBegin of an If/Loop/Scan the node that closes it (the construct is one step). */
 int wgc_step_last(const wgc_graph *g, int i);

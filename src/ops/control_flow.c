@@ -128,6 +128,13 @@ static wg_status need_same(wgc_graph *g, const wgc_node *n, const wgc_tensor *a,
                      b->name, wg_dtype_name(b->dtype), wgc_shape_str(&b->shape, sb, sizeof sb));
 }
 
+/* Is symbol s the run-time dim of tensor t (t >= 0) that this construct writes (an If's or
+ * a Loop's output, if_infer / loop_infer)? */
+static bool owns_sym(const wgc_graph *g, int t, int s)
+{
+    return t >= 0 && g->syms[s].runtime && g->syms[s].tensor == t;
+}
+
 /* A carried value (a Loop's, a Scan's state) and the body's next value for it: as
  * need_same, except that a dim the body decides at run time (a data-dependent op in it)
  * may stand for the carried one; emit_carried_checks compares them every iteration. */
@@ -388,7 +395,7 @@ static void emit_loop_begin(wgc_emitter *e, wgc_graph *g, const wgc_node *n, con
         wgc_emit_copy(e, g, n->inputs[2 + k], n->outputs[2 + k]);
     for (int s = 0; s < g->n_syms; s++) /* a scan row size the body decides (loop_infer): 0 rows, 0 */
         for (int k = 0; k < l->n_scan; k++)
-            if (g->syms[s].runtime && loop->outputs[l->n_state + k] >= 0 && g->syms[s].tensor == loop->outputs[l->n_state + k])
+            if (owns_sym(g, loop->outputs[l->n_state + k], s))
                 wgc_emit(e, "wg_dims[%d] = 0;\n", s);
     wgc_emit(e, "for (int64_t wg_it%d = 0; wg_it%d < wg_trip%d && wg_go%d; wg_it%d++) {\n", id, id, id,
              id, id);
@@ -612,7 +619,7 @@ static void emit_branch_output(wgc_emitter *e, wgc_graph *g, const wgc_node *iff
     const int y = iff->outputs[k];
     bool own = false;
     for (int s = 0; s < g->n_syms; s++)
-        if (g->syms[s].runtime && g->syms[s].tensor == y) {
+        if (owns_sym(g, y, s)) {
             wgc_emit(e, "wg_dims[%d] = %s;\n", s, wgc_dims_expr(e, &g->tensors[x].shape, g->syms[s].dim,
                                                                  g->syms[s].dim + 1));
             own = true;
@@ -778,17 +785,19 @@ static wg_status loop_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_
          * keeps the write inside the buffer whatever the trip count */
         wgc_emit(e, "if (wg_it%d >= %lld) return WGK_ERR_TRIP_COUNT;\n", id, (long long)yt->shape.dims[0]);
         for (int s = 0; s < g->n_syms; s++)
-            if (g->syms[s].runtime && g->syms[s].tensor == y) {
+            if (owns_sym(g, y, s)) {
                 const char *row = wgc_dims_expr(e, &xt->shape, g->syms[s].dim - 1, g->syms[s].dim);
                 wgc_emit(e, "if (wg_it%d == 0) wg_dims[%d] = %s;\n", id, s, row);
                 wgc_emit(e, "else if (wg_dims[%d] != %s) return WGK_ERR_LOOP_SHAPE; /* scan output %d */\n", s,
                          row, k);
             }
-        if (wgc_numel(&xt->shape))
+        if (wgc_numel(&xt->shape)) {
             /* rows of the actual size, side by side: the layout of y's actual dims */
+            const char *row = wgc_dims_expr(e, &xt->shape, 0, xt->shape.rank);
+            const size_t es = wg_dtype_size(xt->dtype);
             wgc_emit(e, "memcpy((uint8_t *)%s + wg_it%d * %s * %zu, %s, (size_t)%s * %zu);\n", wgc_ptr(e, g, y), id,
-                     wgc_dims_expr(e, &xt->shape, 0, xt->shape.rank), wg_dtype_size(xt->dtype), wgc_ptr(e, g, x),
-                     wgc_dims_expr(e, &xt->shape, 0, xt->shape.rank), wg_dtype_size(xt->dtype));
+                     row, es, wgc_ptr(e, g, x), row, es);
+        }
     }
     emit_carried_checks(e, g, n, l);
     emit_carry(e, g, n, l);
