@@ -14,7 +14,9 @@ static const char usage[] =
     "                         (a sequence input's elements: --shape NAME=4x3+2x3, or [] for none)\n"
     "                         [--dim SYM=MIN..MAX]...  (keep dimension SYM symbolic: a dim_param of\n"
     "                         the model, or a name in --shape, e.g. --shape ids=batchxseq or\n"
-    "                         ids=batch,seq; one module then runs at every size in the range)\n"
+    "                         ids=batch,seq; one module then runs at every size in the range;\n"
+    "                         or the bounds of integer graph input SYM's values, 0 <= MIN, where\n"
+    "                         they decide a size: Pad's pads, Expand's shape, Tile's repeats)\n"
     "                         [--const NAME=FILE.pb]...  (graph input NAME becomes that constant)\n"
     "                         [--profile]  (one exported step per node, for `wasmgraph profile`)\n"
     "                         [--threads [--max-threads N]]  (a module that splits its work among\n"
@@ -119,7 +121,7 @@ static bool parse_dim_range(const char *text, wgc_symbol *d)
         return false;
     const char *hi_text = end + 2;
     long long hi = strtoll(hi_text, &end, 10);
-    if (end == hi_text || errno || *end || lo < 1 || hi < lo || hi > WG_ABI_MAX_DIM)
+    if (end == hi_text || errno || *end || lo < 0 || hi < lo || hi > WG_ABI_MAX_DIM)
         return false;
     d->min = lo;
     d->max = hi;
@@ -189,8 +191,8 @@ static int compile_cmd(int argc, char **argv, char **prep_json)
         } else if (!strcmp(a, "--dim") && i + 1 < argc) {
             const char *spec = argv[++i];
             if (opt.n_dims == WG_ABI_MAX_SYMBOLS || !parse_dim_range(spec, &opt.dims[opt.n_dims])) {
-                fprintf(stderr, "wasmgraph: error: --dim wants NAME=MIN..MAX with 1 <= MIN <= MAX "
-                        "<= %d (at most %d of them), got '%s'\n", WG_ABI_MAX_DIM, WG_ABI_MAX_SYMBOLS, spec);
+                fprintf(stderr, "wasmgraph: error: --dim wants NAME=MIN..MAX with 0 <= MIN <= MAX "
+                        "<= %d (1 <= MIN for a dimension; at most %d of them), got '%s'\n", WG_ABI_MAX_DIM, WG_ABI_MAX_SYMBOLS, spec);
                 return 2;
             }
             for (int k = 0; k < opt.n_dims; k++)

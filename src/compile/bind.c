@@ -156,6 +156,20 @@ static int runtime_value_named(const wgc_graph *g)
     return wgc_tensor_find(g, name);
 }
 
+/* The flag that makes input NAME's value known enough: a value that decides a size
+ * ("nothing bounds its values", ops/pad_runtime.c ...) needs only bounds on it. */
+static void put_hint(wgc_graph *g, const char *prefix, int i, const char *name)
+{
+    size_t len = strlen(g->err);
+    if (strstr(g->err, "nothing bounds its values"))
+        snprintf(g->err + len, sizeof g->err - len,
+                 "%s [graph input #%d '%s': compile with --dim %s=MIN..MAX to bound its values, or "
+                 "--const %s=FILE.pb]", prefix, i, name, name, name);
+    else
+        snprintf(g->err + len, sizeof g->err - len, "%s [graph input #%d '%s': compile with --const %s=FILE.pb]",
+                 prefix, i, name, name);
+}
+
 void wgc_hint_const_inputs(wgc_graph *g)
 {
     char pat[300];
@@ -168,9 +182,7 @@ void wgc_hint_const_inputs(wgc_graph *g)
             if (!strstr(g->err, pat))
                 continue;
         }
-        size_t len = strlen(g->err);
-        snprintf(g->err + len, sizeof g->err - len,
-                 " [graph input #%d '%s': compile with --const %s=FILE.pb]", i, x->name, x->name);
+        put_hint(g, "", i, x->name);
         return;
     }
     /* a value computed from a graph input: name the input it comes from */
@@ -179,8 +191,7 @@ void wgc_hint_const_inputs(wgc_graph *g)
     if (i < 0)
         return;
     const char *name = g->tensors[g->inputs[i]].name;
-    size_t len = strlen(g->err);
-    snprintf(g->err + len, sizeof g->err - len,
-             " (it is computed from graph input '%s') [graph input #%d '%s': compile with --const %s=FILE.pb]",
-             name, i, name, name);
+    char prefix[320];
+    snprintf(prefix, sizeof prefix, " (it is computed from graph input '%.256s')", name);
+    put_hint(g, prefix, i, name);
 }

@@ -39,7 +39,9 @@ typedef struct wgc_options {
     int n_shapes;
     wgc_const_binding consts[WGC_MAX_SHAPE_OVERRIDES];
     int n_consts;
-    wgc_symbol dims[WGC_MAX_SYMS]; /* --dim NAME=MIN..MAX */
+    /* --dim NAME=MIN..MAX: the range of symbolic dimension NAME, or, when NAME is an
+     * integer graph input, the bounds of its values (ir/valrange.h) */
+    wgc_symbol dims[WGC_MAX_SYMS];
     int n_dims;
 } wgc_options;
 
@@ -49,7 +51,8 @@ wg_status wgc_bind_consts(wgc_graph *g, const wgc_options *opt);
  * input NAME (or "graph input 'NAME' is an empty sequence"), appends "[graph input #K
  * 'NAME': compile with --const NAME=FILE.pb]"; when it names a value computed from a graph
  * input of an integer type, the same for that input, after "(it is computed from graph
- * input 'NAME')". */
+ * input 'NAME')". A value that decides a size ("nothing bounds its values") is offered
+ * --dim NAME=MIN..MAX first. */
 void wgc_hint_const_inputs(wgc_graph *g);
 
 #endif

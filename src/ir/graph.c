@@ -51,6 +51,7 @@ void wgc_graph_free(wgc_graph *g)
         for (int d = 0; d < WG_MAX_RANK; d++)
             free(g->tensors[i].dim_param[d]);
         free(g->tensors[i].symval);
+        free(g->tensors[i].vrange);
     }
     for (int i = 0; i < g->n_nodes; i++) {
         wgc_node *n = &g->nodes[i];

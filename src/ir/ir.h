@@ -53,6 +53,11 @@ typedef struct wgc_symbol {
     int tensor, dim; /* runtime: the output tensor and dimension it was made for */
 } wgc_symbol;
 
+/* Bounds on an integer value: lo <= v <= hi (valrange.h). */
+typedef struct wgc_vrange {
+    int64_t lo, hi;
+} wgc_vrange;
+
 /* A shape. dims[d] is the dimension's size, or for a symbolic dimension its size when every
  * symbol is at its maximum (what memory is planned for). sym[d][s] is the power of symbol
  * s in dimension d: a symbolic dimension is c * prod(symbol_s ^ sym[d][s]) for the
@@ -107,6 +112,10 @@ typedef struct wgc_tensor {
      * and what is computed from it): numel values (owned); data then holds the values at
      * the symbols' maxima. NULL for ordinary tensors. */
     wgc_dimx *symval;
+    /* An integer tensor computed at run time: bounds on its values (valrange.h), n_vrange
+     * intervals (owned: 1 for every element, or one per element), or NULL. */
+    struct wgc_vrange *vrange;
+    int64_t n_vrange;
 } wgc_tensor;
 
 typedef enum wgc_value_kind { WGC_KIND_TENSOR = 0, WGC_KIND_SEQUENCE, WGC_KIND_OPTIONAL } wgc_value_kind;

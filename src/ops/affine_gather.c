@@ -2,8 +2,9 @@
  * affine_gather.c: data movement as one affine gather each (helpers/inline_loops.c: y[v] = x[base + v . strides]):
  * Expand, Tile, Slice, DepthToSpace, SpaceToDepth; and Size (always folded). Constant
  * inputs fold through the same view on the host (fold_map.c).
- * Shape-giving inputs (Expand's shape, Tile's repeats, Slice's axes) must be constant;
- * a Slice with run-time starts, ends or steps is slice_runtime.c's.
+ * Shape-giving inputs here are constant: a Slice with run-time starts, ends or steps is
+ * slice_runtime.c's, an Expand or Tile with a run-time shape or repeats
+ * expand_tile_runtime.c's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "helpers/host_elements.h"
 #include "helpers/fold_map.h"
 #include "helpers/inline_loops.h"
+#include "expand_tile_runtime.h"
 #include "slice_runtime.h"
 
 /* Optional input i, when present, must be a constant integer tensor. */
@@ -225,6 +227,13 @@ static wg_status affine_gather_infer(wgc_graph *g, wgc_node *n)
     }
     if (wgc_slice_is_runtime(g, n))
         return wgc_slice_runtime_infer(g, n);
+    if (wgc_expand_tile_is_runtime(g, n)) {
+        wgc_shape y;
+        if ((st = wgc_expand_tile_runtime_shape(g, n, &y)))
+            return st;
+        wgc_set_output(g, n, 0, x->dtype, &y);
+        return WG_OK;
+    }
     view v;
     if ((st = plan(g, n, &v)))
         return st;
@@ -260,6 +269,8 @@ static wg_status affine_gather_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     }
     if (wgc_slice_is_runtime(g, n))
         return wgc_slice_runtime_emit(e, g, n);
+    if (wgc_expand_tile_is_runtime(g, n))
+        return wgc_expand_tile_runtime_emit(e, g, n);
     view v;
     wg_status st = plan(g, n, &v);
     if (!st)

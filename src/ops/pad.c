@@ -1,9 +1,10 @@
 /*
  * pad.c: Pad. Before opset 11 pads come from the `pads` attribute (`paddings` in opset 1)
- * with a float `value`; from 11 from a constant pads input, an optional constant_value
- * input (constant, or read at run time) and (opset 18) an optional constant axes input.
- * Modes: constant, reflect, edge ('wrap' is unsupported). Negative pads crop. Constant
- * inputs fold on the host.
+ * with a float `value`; from 11 from a pads input, an optional constant_value input
+ * (constant, or read at run time) and (opset 18) an optional constant axes input. Modes:
+ * constant, reflect, edge ('wrap' is unsupported). Negative pads crop. Constant inputs
+ * fold on the host. Pads computed at run time, or a symbolic input padded along a
+ * symbolic dim, size the output in the module: pad_runtime.c.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "helpers/host_elements.h"
 #include "helpers/fold_map.h"
 #include "helpers/emit_and_fold.h"
+#include "pad_runtime.h"
 
 typedef struct pad_spec {
     int mode; /* WGK_PAD_* numbering: 0 constant, 1 reflect, 2 edge */
@@ -23,27 +25,19 @@ static wg_status read_pads(wgc_graph *g, const wgc_node *n, pad_spec *p)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     int rank = x->shape.rank;
-    const char *mode = wgc_attr_str(n, "mode", "constant");
-    if (!strcmp(mode, "constant"))
-        p->mode = 0;
-    else if (!strcmp(mode, "reflect"))
-        p->mode = 1;
-    else if (!strcmp(mode, "edge"))
-        p->mode = 2;
-    else
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "mode '%s' (supported: constant, reflect, "
-                         "edge)", mode);
+    wg_status st = wgc_pad_mode(g, n, &p->mode);
+    if (st)
+        return st;
     int64_t raw[2 * WG_MAX_RANK];
     int64_t cnt;
     int axes[WG_MAX_RANK], n_axes = -1;
     if (n->opset >= 11) {
         static const int i64[] = {WG_DT_INT64, 0};
-        wg_status st = wgc_check_input(g, n, 1, i64);
+        st = wgc_check_input(g, n, 1, i64);
         if (st)
             return st;
         const wgc_tensor *pt = wgc_in(g, n, 1);
-        /* pads decide the output shape: they must be constant; the message names the graph
-         * input they come from, to bind with --const */
+        /* plain constants here: other pads take pad_runtime.c's path */
         if ((st = wgc_loop_need_const(g, n, 1, "pads")))
             return st;
         cnt = wgc_numel(&pt->shape);
@@ -111,19 +105,26 @@ static wg_status pad_infer(wgc_graph *g, wgc_node *n)
         return wgc_error(g, n, WG_ERR_INVALID,
                          "constant_value '%s' must be one element of the input dtype %s",
                          cv->name, wg_dtype_name(x->dtype));
-    pad_spec p;
-    if ((st = read_pads(g, n, &p)))
-        return st;
     wgc_shape y = x->shape;
-    for (int d = 0; d < y.rank; d++)
-        y.dims[d] += p.begin[d] + p.end[d];
+    if (wgc_pad_is_runtime(g, n)) {
+        if ((st = wgc_pad_runtime_shape(g, n, &y)))
+            return st;
+    } else {
+        pad_spec p;
+        if ((st = read_pads(g, n, &p)))
+            return st;
+        for (int d = 0; d < y.rank; d++)
+            y.dims[d] += p.begin[d] + p.end[d];
+    }
     wgc_set_output(g, n, 0, x->dtype, &y);
     return WG_OK;
 }
 
 static wg_status pad_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
-    const wgc_tensor *x = wgc_in(g, n, 0), *cv = wgc_in(g, n, 2);
+    if (wgc_pad_is_runtime(g, n))
+        return wgc_pad_runtime_emit(e, g, n);
+    const wgc_tensor *x = wgc_in(g, n, 0);
     wgc_tensor *y = wgc_out(g, n, 0);
     pad_spec p;
     wg_status st = read_pads(g, n, &p);
@@ -131,22 +132,9 @@ static wg_status pad_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         st = wgc_check_i32_numel(g, n, y);
     if (st || wgc_numel(&y->shape) == 0)
         return st;
-    if (wgc_numel(&y->shape) == 0)
-        return WG_OK;
-    /* The fill value as one element of the data dtype, placed in the weights; a
-     * constant_value computed at run time is read where it lies. */
-    char value[8] = {0};
     const char *vexpr;
-    if (cv && !cv->data) {
-        vexpr = wgc_ptr(e, g, n->inputs[2]);
-    } else {
-        if (cv)
-            memcpy(value, cv->data, wg_dtype_size(x->dtype));
-        else
-            wgc_elem_set_f(value, x->dtype, 0, wgc_attr_float(n, "value", 0.0f));
-        if ((st = wgc_weight(e, value, wg_dtype_size(x->dtype), &vexpr)))
-            return wgc_error(g, n, st, "out of memory for the pad value");
-    }
+    if ((st = wgc_pad_value_expr(e, g, n, &vexpr)))
+        return st;
     char vbuf[64], ld[160], lb[160], le[160];
     snprintf(vbuf, sizeof vbuf, "%s", vexpr);
     const char *px = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);

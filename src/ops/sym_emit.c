@@ -15,6 +15,8 @@
 #include "../ir/symdim.h"
 #include "helpers/gemm_call.h"
 #include "helpers/index_loops.h"
+#include "expand_tile_runtime.h"
+#include "pad_runtime.h"
 #include "slice_runtime.h"
 #include "sym.h"
 
@@ -705,6 +707,10 @@ static bool data_dependent_op(const wgc_graph *g, const wgc_node *n)
         break;
     case WGC_OP_SLICE: /* reads x's sizes at run time itself (slice_runtime.c) */
         return wgc_slice_is_runtime(g, n);
+    case WGC_OP_PAD: /* the same (pad_runtime.c, expand_tile_runtime.c) */
+        return wgc_pad_is_runtime(g, n);
+    case WGC_OP_EXPAND: case WGC_OP_TILE:
+        return wgc_expand_tile_is_runtime(g, n);
     default:
         return false;
     }

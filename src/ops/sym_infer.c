@@ -17,6 +17,8 @@
 
 #include "../ir/symdim.h"
 #include "helpers/read_axes.h"
+#include "expand_tile_runtime.h"
+#include "pad_runtime.h"
 #include "slice_runtime.h"
 
 static bool has_symval_input(const wgc_graph *g, const wgc_node *n, int *which)
@@ -508,6 +510,12 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         if ((st = slice_rule(g, n, &y)))
             return st;
         return set_out(g, n, 0, &y);
+    case WGC_OP_PAD: /* symbolic axes padded become run-time sizes (pad_runtime.c) */
+        if (x->symval)
+            return wgc_sym_refuse(g, n, "its input holds symbolic values");
+        if ((st = wgc_pad_runtime_shape(g, n, &y)))
+            return st;
+        return set_out(g, n, 0, &y);
     case WGC_OP_CONSTANT_OF_SHAPE:
         shape_of_values(g, x, &y);
         return set_out(g, n, 0, &y);
@@ -643,10 +651,19 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
             memcpy(y.sym[r], x->shape.sym[d], WGC_MAX_SYMS);
         return set_out(g, n, 0, &y);
     }
+    case WGC_OP_TILE:
+        if (!wgc_expand_tile_is_runtime(g, n))
+            return wgc_sym_refuse(g, n, NULL);
+        /* fallthrough */
     case WGC_OP_EXPAND: {
         wgc_shape s, o;
         if (x->symval)
             return wgc_sym_refuse(g, n, "its input holds symbolic values");
+        if (wgc_expand_tile_is_runtime(g, n)) { /* sizes decided in the module */
+            if ((st = wgc_expand_tile_runtime_shape(g, n, &o)))
+                return st;
+            return set_out(g, n, 0, &o);
+        }
         shape_of_values(g, wgc_in(g, n, 1), &s);
         if (!wgc_broadcast(&x->shape, &s, &o))
             return wgc_sym_refuse(g, n, "the shape broadcasts a symbolic dimension against a fixed one");

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../ir/symdim.h"
+#include "../ir/valrange.h"
 
 #include "../ops/arity.h"
 #include "../ops/control_flow.h"
@@ -133,11 +134,51 @@ static wg_status make_input_value(wgc_graph *g, int v, const wgc_shape_override 
 /* The dynamic dims of the graph inputs: a dim named by --dim becomes that symbol (at its
  * maximum, symdim.h); any other is an error that says what to give. Symbols are numbered
  * in --dim order; a --dim that names no input dimension is an error too. */
+/* A --dim that names an integer graph input bounds its values (valrange.h): MIN..MAX for
+ * every element. Returns true when dims[j] is one (then not a symbol). */
+static bool is_value_range(const wgc_graph *g, const wgc_symbol *d)
+{
+    int t = wgc_tensor_find(g, d->name);
+    if (t < 0 || !g->tensors[t].is_input)
+        return false;
+    const int dt = g->tensors[t].dtype;
+    return dt == WG_DT_INT64 || dt == WG_DT_INT32;
+}
+
+static wg_status bind_value_ranges(wgc_graph *g, const wgc_pass_options *opt)
+{
+    for (int j = 0; j < opt->n_dims; j++) {
+        const wgc_symbol *d = &opt->dims[j];
+        if (!is_value_range(g, d))
+            continue;
+        int t = wgc_tensor_find(g, d->name);
+        for (int i = 0; i < g->n_inputs; i++) {
+            const wgc_tensor *x = &g->tensors[g->inputs[i]];
+            for (int k = 0; k < x->shape.rank; k++)
+                if (x->dim_param[k] && !strcmp(x->dim_param[k], d->name))
+                    return wgc_error(g, NULL, WG_ERR_INVALID,
+                                     "--dim %s names both graph input '%s' (bounding its values) and "
+                                     "dimension %d of '%s'", d->name, d->name, k, x->name);
+        }
+        wgc_vrange r = {d->min, d->max};
+        if (wgc_vrange_set(g, t, &r, 1))
+            return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
+    }
+    return WG_OK;
+}
+
 static wg_status bind_symbols(wgc_graph *g, const wgc_pass_options *opt)
 {
     bool used[WGC_MAX_SYMS] = {false};
-    g->n_syms = opt->n_dims;
-    memcpy(g->syms, opt->dims, sizeof g->syms);
+    g->n_syms = 0;
+    for (int j = 0; j < opt->n_dims; j++)
+        if (!is_value_range(g, &opt->dims[j])) {
+            if (opt->dims[j].min < 1)
+                return wgc_error(g, NULL, WG_ERR_INVALID, "--dim %s=%lld..%lld: a dimension's range starts at 1 "
+                                 "or more", opt->dims[j].name, (long long)opt->dims[j].min,
+                                 (long long)opt->dims[j].max);
+            g->syms[g->n_syms++] = opt->dims[j];
+        }
     for (int i = 0; i < g->n_inputs; i++) {
         wgc_tensor *x = &g->tensors[g->inputs[i]];
         if (x->kind != WGC_KIND_TENSOR)
@@ -165,12 +206,12 @@ static wg_status bind_symbols(wgc_graph *g, const wgc_pass_options *opt)
         if (wgc_shape_is_sym(&x->shape))
             x->has_shape = true;
     }
-    for (int j = 0; j < opt->n_dims; j++)
+    for (int j = 0; j < g->n_syms; j++)
         if (!used[j])
             return wgc_error(g, NULL, WG_ERR_INVALID,
                              "--dim %s names no dynamic dimension of a graph input (dim_param, "
-                             "or a name in --shape)", opt->dims[j].name);
-    return WG_OK;
+                             "or a name in --shape) and no integer graph input", g->syms[j].name);
+    return bind_value_ranges(g, opt);
 }
 
 static wg_status apply_input_shapes(wgc_graph *g, const wgc_pass_options *opt)
@@ -336,7 +377,8 @@ static wg_status infer_node(wgc_graph *g, int i)
         if (sym && (st = n->dead ? wgc_sym_fold(g, n) : wgc_sym_refuse(g, n, NULL)))
             return st;
     }
-    return WG_OK;
+    /* integer values computed at run time: bounds for the sizes they may decide */
+    return wgc_vrange_infer(g, n);
 }
 
 wg_status wgc_pass_infer(wgc_graph *g, const wgc_pass_options *opt)

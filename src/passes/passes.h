@@ -27,7 +27,9 @@ typedef struct wgc_pass_options {
     wgc_shape_override shapes[WGC_MAX_SHAPE_OVERRIDES];
     int n_shapes;
     bool simd; /* the target has SIMD128 (also true under --relaxed-simd): kernel selection */
-    wgc_symbol dims[WGC_MAX_SYMS]; /* --dim NAME=MIN..MAX: the ranges of symbolic dims */
+    /* --dim NAME=MIN..MAX: the ranges of symbolic dims, and the bounds of integer graph
+     * inputs' values (those NAME an input; infer.c bind_value_ranges) */
+    wgc_symbol dims[WGC_MAX_SYMS];
     int n_dims;
 } wgc_pass_options;
 
