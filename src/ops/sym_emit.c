@@ -81,8 +81,12 @@ static const char *operand(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int 
     for (int64_t i = 0; i < count; i++)
         wgc_emit(e, "%s%s", i ? ", " : "", wgc_dimx_expr(e, &x->symval[i]));
     wgc_emit(e, "%s};\n", count ? "" : "0");
-    static const char *const names[] = {"symv0", "symv1", "symv2"};
-    return k < 3 ? names[k] : "0";
+    static const char *const names[] = {"symv0", "symv1", "symv2", "symv3", "symv4", "symv5", "symv6", "symv7"};
+    if (k >= 8) { /* callers refuse more first: never generate code that runs */
+        wgc_emit(e, "#error symbolic operand %d\n", k);
+        return "0";
+    }
+    return names[k];
 }
 
 static wg_status emit_binary(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
@@ -205,6 +209,11 @@ static wg_status emit_elementwise(wgc_emitter *e, wgc_graph *g, const wgc_node *
     case WGC_OP_XOR: return emit_broadcast_loop(e, g, n, "(p0[o0] != 0) != (p1[o1] != 0)");
     case WGC_OP_IS_NAN: return emit_broadcast_loop(e, g, n, "p0[o0] != p0[o0]");
     case WGC_OP_NOT: return emit_broadcast_loop(e, g, n, "!p0[o0]");
+    case WGC_OP_MOD: /* integers, fmod 0: the remainder takes the divisor's sign */
+        if (wg_dtype_is_float(a->dtype) || wgc_attr_int(n, "fmod", 0))
+            return no_code(g, n, "Mod of other than integers with fmod 0");
+        return emit_broadcast_loop(e, g, n, "p0[o0] % p1[o1] != 0 && (p0[o0] % p1[o1] < 0) != (p1[o1] < 0) ? "
+                                            "p0[o0] % p1[o1] + p1[o1] : p0[o0] % p1[o1]");
     case WGC_OP_MAX: case WGC_OP_MIN:
         /* integers (masks' index arithmetic); float Max/Min's NaN rules are not written here */
         if (n->n_inputs != 2 || wg_dtype_is_float(a->dtype))
@@ -343,10 +352,15 @@ static wg_status emit_concat(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
         const wgc_tensor *x = wgc_in(g, n, k);
         if (!x)
             continue;
+        if (x->symval && k >= 8)
+            return no_code(g, n, "symbolic values in a ninth or later input");
+        /* symbolic values (sym_infer.c lets a 1-D Concat of fixed length take them) are
+         * written at their actual values first */
+        char src[96];
+        snprintf(src, sizeof src, "%s", x->symval ? operand(e, g, n, k) : wgc_ptr(e, g, n->inputs[k]));
         const char *slab = wgc_dims_expr(e, &x->shape, axis, x->shape.rank);
         wgc_emit(e, "wgk_copy_rows(py + at, (size_t)%s * %zu, %s, (size_t)%s * %zu, (size_t)%s, (size_t)%s * %zu);\n"
-                    "at += (size_t)%s * %zu;\n", ypitch, es, wgc_ptr(e, g, n->inputs[k]), slab, es, rows, slab, es,
-                 slab, es);
+                    "at += (size_t)%s * %zu;\n", ypitch, es, src, slab, es, rows, slab, es, slab, es);
     }
     wgc_emit(e, "}\n");
     return WG_OK;
@@ -756,7 +770,7 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return emit_unary(e, g, n);
     case WGC_OP_EQUAL: case WGC_OP_LESS: case WGC_OP_GREATER: case WGC_OP_AND: case WGC_OP_OR:
     case WGC_OP_WHERE: case WGC_OP_POW: case WGC_OP_LESS_OR_EQUAL: case WGC_OP_GREATER_OR_EQUAL:
-    case WGC_OP_XOR: case WGC_OP_MAX: case WGC_OP_MIN: case WGC_OP_IS_NAN: case WGC_OP_NOT:
+    case WGC_OP_XOR: case WGC_OP_MAX: case WGC_OP_MIN: case WGC_OP_IS_NAN: case WGC_OP_NOT: case WGC_OP_MOD:
         return emit_elementwise(e, g, n);
     case WGC_OP_REDUCE_MEAN: case WGC_OP_REDUCE_SUM: return emit_reduce(e, g, n);
     case WGC_OP_REDUCE_MAX: case WGC_OP_REDUCE_MIN: return emit_reduce_all(e, g, n);

@@ -104,7 +104,7 @@ bool wgc_sym_binary_op(wgc_op op)
     case WGC_OP_ADD: case WGC_OP_SUB: case WGC_OP_MUL: case WGC_OP_DIV: case WGC_OP_POW:
     case WGC_OP_EQUAL: case WGC_OP_WHERE: case WGC_OP_AND: case WGC_OP_OR: case WGC_OP_LESS:
     case WGC_OP_GREATER: case WGC_OP_LESS_OR_EQUAL: case WGC_OP_GREATER_OR_EQUAL: case WGC_OP_XOR:
-    case WGC_OP_MAX: case WGC_OP_MIN: case WGC_OP_IS_NAN: case WGC_OP_NOT:
+    case WGC_OP_MAX: case WGC_OP_MIN: case WGC_OP_IS_NAN: case WGC_OP_NOT: case WGC_OP_MOD:
         return true;
     default:
         return false;
@@ -596,8 +596,8 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
             const wgc_tensor *p = wgc_in(g, n, k);
             if (!p)
                 continue;
-            if (p->symval)
-                return wgc_sym_refuse(g, n, "an input holds symbolic values");
+            if (p->symval && (y.rank != 1 || wgc_shape_is_sym(&y)))
+                return wgc_sym_refuse(g, n, "symbolic values in other than a 1-D Concat of a fixed length");
             for (int d = 0; d < y.rank; d++)
                 if (d != axis && (p->shape.dims[d] != x->shape.dims[d] ||
                                   memcmp(p->shape.sym[d], x->shape.sym[d], WGC_MAX_SYMS)))
@@ -696,6 +696,26 @@ static bool equal_decided(const wgc_graph *g, const wgc_node *n)
     return true;
 }
 
+/* Does every element of Add, Sub, Mul or Div over symbolic values come out a product of
+ * the symbols? One that does not (seq + 1, seq / 2) makes the node run in the module
+ * instead, its values bounded by ir/valrange.c: what the sizes it decides are planned for. */
+static bool arithmetic_folds(const wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *a = &g->tensors[n->inputs[0]], *b = &g->tensors[n->inputs[1]];
+    const int64_t na = wgc_numel(&a->shape), nb = wgc_numel(&b->shape), count = na > nb ? na : nb;
+    if ((na != count && na != 1) || (nb != count && nb != 1))
+        return true; /* not elementwise over vectors: fold_values refuses it, naming the node */
+    for (int64_t i = 0; i < count; i++) {
+        wgc_dimx p = wgc_symval_at(a, na == 1 ? 0 : i), q = wgc_symval_at(b, nb == 1 ? 0 : i), r;
+        if (n->op == WGC_OP_SUB)
+            q.c = -q.c;
+        if ((n->op == WGC_OP_DIV && !wgc_dimx_div(p, q, &r)) ||
+            ((n->op == WGC_OP_ADD || n->op == WGC_OP_SUB) && !wgc_dimx_add(p, q, &r)))
+            return false;
+    }
+    return true;
+}
+
 bool wgc_sym_foldable(const wgc_graph *g, const wgc_node *n)
 {
     if (n->op == WGC_OP_SHAPE)
@@ -706,9 +726,13 @@ bool wgc_sym_foldable(const wgc_graph *g, const wgc_node *n)
     case WGC_OP_IDENTITY: case WGC_OP_UNSQUEEZE: case WGC_OP_SQUEEZE: case WGC_OP_RESHAPE:
     case WGC_OP_FLATTEN: case WGC_OP_CAST: case WGC_OP_GATHER: case WGC_OP_SLICE:
         return n->inputs[0] >= 0 && g->tensors[n->inputs[0]].symval; /* the values are symbolic */
-    case WGC_OP_CONCAT: case WGC_OP_MUL: case WGC_OP_DIV: case WGC_OP_ADD: case WGC_OP_SUB: {
+    case WGC_OP_CONCAT: {
         int k;
         return has_symval_input(g, n, &k) && !wgc_attr_int(n, "new_axis", 0);
+    }
+    case WGC_OP_MUL: case WGC_OP_DIV: case WGC_OP_ADD: case WGC_OP_SUB: {
+        int k;
+        return has_symval_input(g, n, &k) && arithmetic_folds(g, n);
     }
     case WGC_OP_EQUAL: {
         int k;
