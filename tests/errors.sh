@@ -55,7 +55,9 @@ expect "--dim keeps the dim symbolic" 0 "compiled" "$W" compile "$T/dynamic.onnx
 expect "info prints the symbols" 0 "N=1..8" "$W" info "$T/dyn2.wasm"
 expect "--dim naming no dim" 1 "--dim M names no dynamic dimension of a graph input" \
     "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --dim N=1..8 --dim M=1..2
-expect "--dim with a bad range" 2 "--dim wants NAME=MIN..MAX" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --dim N=0..3
+expect "--dim with a bad range" 2 "--dim wants NAME=MIN..MAX" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --dim N=3..1
+expect "--dim of a dimension from 0" 1 "--dim N=0..3: a dimension's range starts at 1 or more" \
+    "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --dim N=0..3
 expect "--dim given twice" 2 "--dim N is given twice" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --dim N=1..2 --dim N=1..3
 expect "--shape names a symbol" 0 "compiled" "$W" compile "$T/dynamic.onnx" -o "$T/dyn3.wasm" --shape x=batchx4 --dim batch=1..2
 expect "--shape name without --dim" 1 "('rows'); give its range with --dim rows=MIN..MAX" \
@@ -92,6 +94,21 @@ expect "Scan whose scan rows have a symbolic size names the node" 1 \
 expect "a shape computed from a graph input names that input and its --const" 1 \
     "(it is computed from graph input 's') [graph input #1 's': compile with --const s=FILE.pb]" \
     "$W" compile "$T/reshape_shape_derived.onnx" -o "$T/x.wasm"
+expect "Pad with unbounded run-time pads names the input and its --dim" 1 \
+    "node 'pad_p' (Pad): pads input 'p' is computed at run time and nothing bounds its values, which decide the size of output dim 0 [graph input #1 'p': compile with --dim p=MIN..MAX to bound its values, or --const p=FILE.pb]" \
+    "$W" compile "$T/pad_rt.onnx" -o "$T/x.wasm"
+expect "Pad with run-time pads bounded by --dim compiles" 0 "compiled" \
+    "$W" compile "$T/pad_rt.onnx" -o "$T/pad_rt.wasm" --dim p=0..2
+"$PY" -c "import numpy as np, sys; np.save(sys.argv[1], np.array([2, 0, 1, 0])); np.save(sys.argv[2], np.array([3, 0, 3, 0])); np.save(sys.argv[3], np.array([-2, 0, -2, 0]))" \
+    "$T/pads_in.npy" "$T/pads_over.npy" "$T/pads_crop.npy"
+expect "Pad with run-time pads within their --dim runs" 0 "output 0 'y' float32 [6,4]" \
+    "$W" run "$T/pad_rt.wasm" --input "x=$T/topk_x.npy" --input "p=$T/pads_in.npy"
+expect "Pad's run-time pads past their --dim bound are status 13" 1 "status 13 (WGK_ERR_SIZE_BOUND" \
+    "$W" run "$T/pad_rt.wasm" --input "x=$T/topk_x.npy" --input "p=$T/pads_over.npy"
+expect "Pad's run-time pads cropping past the size are status 2" 1 "status 2 (WGK_ERR_INDEX" \
+    "$W" run "$T/pad_rt.wasm" --input "x=$T/topk_x.npy" --input "p=$T/pads_crop.npy"
+expect "--dim bounding an input and naming a dimension" 1 "--dim p names both graph input 'p'" \
+    "$W" compile "$T/pad_rt_named.onnx" -o "$T/x.wasm" --dim p=0..2
 expect "Slice with run-time axes names the node and the binding" 1 \
     "node 'slice_axes' (Slice): axes input 'axes' is computed at run time" \
     "$W" compile "$T/slice_rt_axes.onnx" -o "$T/x.wasm"

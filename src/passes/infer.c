@@ -152,14 +152,6 @@ static wg_status bind_value_ranges(wgc_graph *g, const wgc_pass_options *opt)
         if (!is_value_range(g, d))
             continue;
         int t = wgc_tensor_find(g, d->name);
-        for (int i = 0; i < g->n_inputs; i++) {
-            const wgc_tensor *x = &g->tensors[g->inputs[i]];
-            for (int k = 0; k < x->shape.rank; k++)
-                if (x->dim_param[k] && !strcmp(x->dim_param[k], d->name))
-                    return wgc_error(g, NULL, WG_ERR_INVALID,
-                                     "--dim %s names both graph input '%s' (bounding its values) and "
-                                     "dimension %d of '%s'", d->name, d->name, k, x->name);
-        }
         wgc_vrange r = {d->min, d->max};
         if (wgc_vrange_set(g, t, &r, 1))
             return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
@@ -171,14 +163,24 @@ static wg_status bind_symbols(wgc_graph *g, const wgc_pass_options *opt)
 {
     bool used[WGC_MAX_SYMS] = {false};
     g->n_syms = 0;
-    for (int j = 0; j < opt->n_dims; j++)
-        if (!is_value_range(g, &opt->dims[j])) {
-            if (opt->dims[j].min < 1)
-                return wgc_error(g, NULL, WG_ERR_INVALID, "--dim %s=%lld..%lld: a dimension's range starts at 1 "
-                                 "or more", opt->dims[j].name, (long long)opt->dims[j].min,
-                                 (long long)opt->dims[j].max);
-            g->syms[g->n_syms++] = opt->dims[j];
+    for (int j = 0; j < opt->n_dims; j++) {
+        const char *name = opt->dims[j].name;
+        if (is_value_range(g, &opt->dims[j])) {
+            for (int i = 0; i < g->n_inputs; i++) {
+                const wgc_tensor *x = &g->tensors[g->inputs[i]];
+                for (int k = 0; k < x->shape.rank; k++)
+                    if (x->shape.dims[k] < 0 && x->dim_param[k] && !strcmp(x->dim_param[k], name))
+                        return wgc_error(g, NULL, WG_ERR_INVALID,
+                                         "--dim %s names both graph input '%s' (bounding its values) and "
+                                         "dimension %d of '%s'", name, name, k, x->name);
+            }
+            continue;
         }
+        if (opt->dims[j].min < 1)
+            return wgc_error(g, NULL, WG_ERR_INVALID, "--dim %s=%lld..%lld: a dimension's range starts at 1 "
+                             "or more", name, (long long)opt->dims[j].min, (long long)opt->dims[j].max);
+        g->syms[g->n_syms++] = opt->dims[j];
+    }
     for (int i = 0; i < g->n_inputs; i++) {
         wgc_tensor *x = &g->tensors[g->inputs[i]];
         if (x->kind != WGC_KIND_TENSOR)

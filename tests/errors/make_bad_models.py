@@ -57,6 +57,14 @@ def main():
     g = helper.make_graph([helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["y"], name="slice_axes")],
                           "g", [xf, se[0], se[1], se[3]], [ys])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/slice_rt_axes.onnx")
+    # Pad whose pads are a graph input: nothing bounds them without --dim p=MIN..MAX (with
+    # it, pads past the range that make a size past its bound are status 13 when run).
+    pin = helper.make_tensor_value_info("p", TensorProto.INT64, [4])
+    g = helper.make_graph([helper.make_node("Pad", ["x", "p"], ["y"], name="pad_p")], "g", [xf, pin], [ys])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/pad_rt.onnx")
+    xp = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["p", 4])  # a dim named like the input
+    g = helper.make_graph([helper.make_node("Pad", ["x", "p"], ["y"], name="pad_p")], "g", [xp, pin], [ys])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/pad_rt_named.onnx")
     # A Loop whose body decides a size at run time: its carried [1] takes x[i : i + k]
     # (k an input), so k = 2 gives it two elements (status WGK_ERR_LOOP_SHAPE when run);
     # and a Scan whose scan rows have such a size (refused: they keep one per compile).

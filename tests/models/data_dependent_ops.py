@@ -1,6 +1,8 @@
-"""Builds small ONNX graphs in which NonZero, Compress, TopK, Unique, NonMaxSuppression and
-Slice (starts, ends, steps) take run-time inputs (so their output sizes are decided by the run: module ABI 2
-"Run-time output dims") and feed further ops (Transpose, Cast, Gather, GatherND,
+"""Builds small ONNX graphs in which NonZero, Compress, TopK, Unique, NonMaxSuppression,
+Slice (starts, ends, steps), Pad (pads), Expand (shape) and Tile (repeats) take run-time
+inputs (so their output sizes are decided by the run: module ABI 2 "Run-time output
+dims"; Pad's, Expand's and Tile's bounded through --dim on the inputs, or through shape
+arithmetic that is not a product of symbols) and feed further ops (Transpose, Cast, Gather, GatherND,
 elementwise, ReduceSum, Reshape; NonZero also of inputs whose own sizes are data-dependent or symbolic),
 compiles each, runs it on several inputs (empty results among them)
 through `wasmgraph run` and compares shapes and values with onnxruntime (rtol 1e-4,
@@ -352,7 +354,74 @@ def graph_slice_of_sized():
                              [vi("y", TensorProto.FLOAT, None)], inits), 13
 
 
-DIMS = {"mask_index_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
+def graph_pad_runtime():
+    """Pads from a graph input p (--dim p=0..3 bounds its values): a constant-mode Pad with a
+    constant_value, and reflect and edge Pads of pads min(p, 2) (reflect pads stay below the
+    dims); each output dim a run-time size."""
+    nodes = [
+        helper.make_node("Pad", ["x", "p", "cv"], ["y"]),
+        helper.make_node("Min", ["p", "two"], ["p2"]),
+        helper.make_node("Pad", ["x", "p2"], ["z"], mode="reflect"),
+        helper.make_node("Pad", ["x", "p2"], ["w"], mode="edge"),
+        helper.make_node("ReduceSum", ["w", "ax1"], ["ws"], keepdims=0),
+    ]
+    inits = [const("cv", np.float32(0.5)), const("two", np.array([2], np.int64)), const("ax1", np.array([1], np.int64))]
+    return helper.make_graph(nodes, "pad_runtime", [vi("x", TensorProto.FLOAT, [3, 4]), vi("p", TensorProto.INT64, [4])],
+                             [vi("y", TensorProto.FLOAT, None), vi("z", TensorProto.FLOAT, None),
+                              vi("ws", TensorProto.FLOAT, None)], inits), 13
+
+
+def graph_pad_of_sized():
+    """Pads of a [batch, seq] input (--dim): constant pads on the symbolic axis (seq + 3, a
+    run-time size), then pads [0, 0, 0, r] from the Shape of that (r the run-time size), and
+    pads to a multiple of 4 computed as (4 - seq % 4) % 4 (not a product of symbols: it runs
+    in the module); an Expand to [batch, seq + 1] of a [1, 1] value."""
+    nodes = [
+        helper.make_node("Pad", ["x", "pc"], ["y"]),                                 # [batch, seq + 3]
+        helper.make_node("Shape", ["y"], ["sy"]),
+        helper.make_node("Gather", ["sy", "one"], ["r"]),
+        helper.make_node("Concat", ["z3", "r"], ["p2"], axis=0),
+        helper.make_node("Pad", ["y", "p2"], ["y2"]),                                # [batch, 2 (seq + 3)]
+        helper.make_node("Tanh", ["y2"], ["t"]),
+        helper.make_node("Shape", ["x"], ["sx"]),
+        helper.make_node("Gather", ["sx", "one"], ["seq"]),
+        helper.make_node("Gather", ["sx", "zero"], ["bat"]),
+        helper.make_node("Mod", ["seq", "four"], ["m"]),
+        helper.make_node("Sub", ["four", "m"], ["rest"]),
+        helper.make_node("Mod", ["rest", "four"], ["pad"]),
+        helper.make_node("Concat", ["z3", "pad"], ["pads"], axis=0),
+        helper.make_node("Pad", ["x", "pads"], ["q"]),                               # [batch, 4 ceil(seq / 4)]
+        helper.make_node("Add", ["seq", "one"], ["s1"]),
+        helper.make_node("Concat", ["bat", "s1"], ["shp"], axis=0),
+        helper.make_node("Expand", ["v", "shp"], ["e"]),                             # [batch, seq + 1]
+    ]
+    inits = [const("pc", np.array([0, 1, 0, 2], np.int64)), const("one", np.array([1], np.int64)),
+             const("zero", np.array([0], np.int64)), const("four", np.array([4], np.int64)),
+             const("z3", np.zeros(3, np.int64)), const("v", np.array([[2.5]], np.float32))]
+    return helper.make_graph(nodes, "pad_of_sized", [vi("x", TensorProto.FLOAT, ["batch", "seq"])],
+                             [vi("y", TensorProto.FLOAT, None), vi("t", TensorProto.FLOAT, None),
+                              vi("q", TensorProto.FLOAT, None), vi("e", TensorProto.FLOAT, None)], inits), 13
+
+
+def graph_expand_tile_runtime():
+    """Expand of a [3, 1] input to a run-time shape s (--dim s=1..5: rank 3, dims 0 and 2
+    run-time sizes, dim 1 stays 3) and Tile of it by run-time repeats r (--dim r=0..3,
+    empty results among them), then Sigmoid."""
+    nodes = [
+        helper.make_node("Expand", ["x", "s"], ["y"]),
+        helper.make_node("Tile", ["x", "r"], ["t"]),
+        helper.make_node("Sigmoid", ["t"], ["u"]),
+    ]
+    return helper.make_graph(nodes, "expand_tile_runtime",
+                             [vi("x", TensorProto.FLOAT, [3, 1]), vi("s", TensorProto.INT64, [3]),
+                              vi("r", TensorProto.INT64, [2])],
+                             [vi("y", TensorProto.FLOAT, None), vi("u", TensorProto.FLOAT, None)], []), 13
+
+
+DIMS = {"pad_runtime": ["--dim", "p=0..3"],
+        "pad_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..9"],
+        "expand_tile_runtime": ["--dim", "s=1..5", "--dim", "r=0..3"],
+        "mask_index_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
         "slice_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
         "unique_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
         "compress_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
@@ -362,6 +431,15 @@ DIMS = {"mask_index_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
 
 def inputs_for(name, case, rng):
     """Input set `case` (0..3) of graph `name`; case 3 gives an empty result where it can."""
+    if name == "pad_runtime":
+        p = [[1, 0, 2, 3], [0, 0, 0, 0], [3, 3, 3, 3], [2, 1, 0, 1]][case]
+        return {"x": rng.standard_normal((3, 4)).astype(np.float32), "p": np.array(p, np.int64)}
+    if name == "pad_of_sized":
+        return {"x": rng.standard_normal([(1, 1), (2, 4), (3, 9), (1, 6)][case]).astype(np.float32)}
+    if name == "expand_tile_runtime":
+        s, r = [([2, 3, 4], [1, 1]), ([1, 1, 5], [3, 2]), ([5, 3, 1], [0, 3]), ([1, 3, 2], [2, 0])][case]
+        return {"x": rng.standard_normal((3, 1)).astype(np.float32), "s": np.array(s, np.int64),
+                "r": np.array(r, np.int64)}
     if name == "if_sizes":
         x = rng.standard_normal(9).astype(np.float32)
         if case == 2:  # all pass the first mask, none the branch's second: the branch's [0]
@@ -451,7 +529,7 @@ def main():
     for make in (graph_nonzero, graph_compress, graph_topk, graph_unique, graph_nms, graph_nonzero_of_sized,
                  graph_topk_of_sized, graph_compress_of_sized, graph_unique_of_sized,
                  graph_nms_of_sized, graph_slice, graph_slice_of_sized, graph_mask_index, graph_mask_index_of_sized,
-                 graph_if_sizes, graph_loop_sizes):
+                 graph_if_sizes, graph_loop_sizes, graph_pad_runtime, graph_pad_of_sized, graph_expand_tile_runtime):
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
