@@ -32,7 +32,7 @@ static const char usage[] =
  * False on anything else. */
 static bool parse_dims(const char *text, wgc_shape_override *o)
 {
-    wgc_shape *s = &o->shape;
+    wgc_dims_spec *s = &o->shape;
     s->rank = 0;
     if (!*text)
         return true; /* "NAME=" is a scalar */

@@ -39,7 +39,7 @@ bool wgc_op_is_training(wgc_op op);
 
 /* Symbolic dimensions (compile --dim NAME=MIN..MAX, module ABI 2; symdim.h). A graph has
  * at most WGC_MAX_SYMS symbols, numbered in the order the metadata lists them. */
-#define WGC_MAX_SYMS 16
+#define WGC_MAX_SYMS 512
 #define WGC_SYM_NAME 64
 
 /* A symbol is given by the host (--dim; 1 <= min <= max; the first ones, in metadata

@@ -267,7 +267,7 @@ static wg_status affine_gather_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
                  (long long)wgc_numel(&wgc_in(g, n, 0)->shape));
         return WG_OK;
     }
-    if (wgc_slice_is_runtime(g, n))
+    if (wgc_slice_runs_sizes(g, n))
         return wgc_slice_runtime_emit(e, g, n);
     if (wgc_expand_tile_is_runtime(g, n))
         return wgc_expand_tile_runtime_emit(e, g, n);

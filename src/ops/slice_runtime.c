@@ -25,6 +25,29 @@ bool wgc_slice_is_runtime(const wgc_graph *g, const wgc_node *n)
            (runtime_input(g, n, STARTS) || runtime_input(g, n, ENDS) || runtime_input(g, n, STEPS));
 }
 
+/* Is dim d of n's output a run-time size n decides? */
+static bool owns_dim(const wgc_graph *g, const wgc_node *n, int d)
+{
+    const int y = n->outputs[0];
+    for (int k = wgc_sym_n_host(g); k < g->n_syms; k++)
+        if (g->syms[k].runtime && g->syms[k].tensor == y && g->syms[k].dim == d &&
+            g->tensors[y].shape.sym[d][k])
+            return true;
+    return false;
+}
+
+bool wgc_slice_runs_sizes(const wgc_graph *g, const wgc_node *n)
+{
+    if (wgc_slice_is_runtime(g, n))
+        return true;
+    if (n->op != WGC_OP_SLICE || n->opset < 10 || n->outputs[0] < 0)
+        return false;
+    for (int d = 0; d < g->tensors[n->outputs[0]].shape.rank; d++)
+        if (owns_dim(g, n, d))
+            return true;
+    return false;
+}
+
 /* The sliced axes in entry order (axis[i] for entry i) and the constant steps (0: a
  * run-time one); the one place the parameters' shapes and the axes are checked. */
 typedef struct slices {
@@ -162,7 +185,7 @@ wg_status wgc_slice_runtime_emit(wgc_emitter *e, wgc_graph *g, const wgc_node *n
                     "const int64_t len = p0 > 0 ? (e0 > s0 ? (e0 - s0 + p0 - 1) / p0 : 0) : (s0 > e0 ? (s0 - e0 - p0 - 1) / -p0 : 0);\n");
         wgc_emit(e, "yd[%d] = (int32_t)len;\n", a);
         const int sym = wgc_shape_first_sym(&y->shape, a);
-        if (sym >= 0)
+        if (sym >= 0 && owns_dim(g, n, a)) /* (a symbolic size kept from x is the host's) */
             wgc_emit(e, "wg_dims[%d] = (int32_t)len;\n", sym);
         wgc_emit(e, "off += (len ? s0 : 0) * xs[%d];\nxs[%d] = (int32_t)(p0 * xs[%d]);\n}\n", a, a, a);
     }

@@ -14,6 +14,10 @@
 /* Is n an opset >= 10 Slice with a starts, ends or steps input that is neither a constant
  * nor symbolic values? */
 bool wgc_slice_is_runtime(const wgc_graph *g, const wgc_node *n);
+/* Does n compute its output's sizes in the module: run-time parameters, or constant ones
+ * on an axis of symbolic or run-time size (sym_infer.c gave that dim a run-time symbol)?
+ * Such a Slice is emitted by wgc_slice_runtime_emit. */
+bool wgc_slice_runs_sizes(const wgc_graph *g, const wgc_node *n);
 /* Output 0's shape: x's, each sliced axis a run-time symbol at its bound. */
 wg_status wgc_slice_runtime_infer(wgc_graph *g, wgc_node *n);
 /* With symbolic input dims (sym_infer.c, after the infer hook): y, output 0's shape, takes

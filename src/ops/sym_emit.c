@@ -270,8 +270,10 @@ static wg_status emit_reduce_all(wgc_emitter *e, wgc_graph *g, const wgc_node *n
                      : x->dtype == WG_DT_INT32 ? (max ? "INT32_MIN" : "INT32_MAX") : NULL;
     if (!init)
         return no_code(g, n, "this dtype");
-    wgc_emit(e, "{\nconst %s *px = (const %s *)%s;\n%s m = (%s)%s;\n", ct, ct, wgc_ptr(e, g, n->inputs[0]), ct, ct,
-             init);
+    wgc_emit(e, "{\n");
+    char src[96];
+    snprintf(src, sizeof src, "%s", operand(e, g, n, 0)); /* symbolic values at their actual values */
+    wgc_emit(e, "const %s *px = (const %s *)%s;\n%s m = (%s)%s;\n", ct, ct, src, ct, ct, init);
     wgc_emit(e, "for (int32_t i = 0, count = %s; i < count; i++)\n    if (i == 0 || px[i] %s m)\n        m = px[i];\n",
              numel(e, x), max ? ">" : "<");
     wgc_emit(e, "*(%s *)%s = m;\n}\n", ct, wgc_ptr(e, g, n->outputs[0]));
@@ -347,7 +349,23 @@ static wg_status emit_concat(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
     char rows[96], ypitch[96];
     snprintf(rows, sizeof rows, "%s", wgc_dims_expr(e, &y->shape, 0, axis));
     snprintf(ypitch, sizeof ypitch, "%s", wgc_dims_expr(e, &y->shape, axis, y->shape.rank));
-    wgc_emit(e, "{\nchar *py = (char *)%s;\nsize_t at = 0;\n", wgc_ptr(e, g, n->outputs[0]));
+    wgc_emit(e, "{\n");
+    /* a total along the axis that is no sum of the inputs' sizes is a run-time size
+     * (sym_infer.c), written here */
+    wgc_dimx sum = wgc_dimx_const(0);
+    bool summed = true;
+    for (int k = 0; k < n->n_inputs; k++)
+        if (n->inputs[k] >= 0)
+            summed = summed && wgc_dimx_add(sum, wgc_dimx_of(g, &wgc_in(g, n, k)->shape, axis), &sum);
+    const int total = summed ? -1 : wgc_shape_first_sym(&y->shape, axis);
+    if (total >= 0) {
+        wgc_emit(e, "wg_dims[%d] = (int32_t)(0", total);
+        for (int k = 0; k < n->n_inputs; k++)
+            if (n->inputs[k] >= 0)
+                wgc_emit(e, " + %s", wgc_dims_expr(e, &wgc_in(g, n, k)->shape, axis, axis + 1));
+        wgc_emit(e, ");\n");
+    }
+    wgc_emit(e, "char *py = (char *)%s;\nsize_t at = 0;\n", wgc_ptr(e, g, n->outputs[0]));
     for (int k = 0; k < n->n_inputs; k++) {
         const wgc_tensor *x = wgc_in(g, n, k);
         if (!x)
@@ -720,7 +738,7 @@ static bool data_dependent_op(const wgc_graph *g, const wgc_node *n)
     case WGC_OP_NON_MAX_SUPPRESSION:
         break;
     case WGC_OP_SLICE: /* reads x's sizes at run time itself (slice_runtime.c) */
-        return wgc_slice_is_runtime(g, n);
+        return wgc_slice_runs_sizes(g, n);
     case WGC_OP_PAD: /* the same (pad_runtime.c, expand_tile_runtime.c) */
         return wgc_pad_is_runtime(g, n);
     case WGC_OP_EXPAND: case WGC_OP_TILE:

@@ -220,8 +220,19 @@ static wg_status slice_rule(wgc_graph *g, const wgc_node *n, wgc_shape *y)
         bool whole = s0 == 0 && step == 1 && wgc_dimx_is_const(&e) && e.c >= x->shape.dims[a];
         if (whole)
             continue; /* y's dim a keeps x's, symbolic or not */
+        if (wgc_dim_is_sym(&x->shape, a) && !en->symval) {
+            /* constant bounds on a symbolic axis (detections[:300]): a run-time size of
+             * the Slice's own, which slice_runtime.c computes by ONNX's clamping. A slice's
+             * length never shrinks as its axis grows, so the length at the maxima bounds it */
+            int sym;
+            wg_status st = wgc_sym_add_runtime(g, n, n->outputs[0], (int)a, y->dims[a], &sym);
+            if (st)
+                return st;
+            wgc_shape_set_runtime(y, (int)a, sym, y->dims[a]);
+            continue;
+        }
         if (wgc_dim_is_sym(&x->shape, a))
-            return wgc_sym_refuse(g, n, "a symbolic axis is sliced");
+            return wgc_sym_refuse(g, n, "a symbolic axis is sliced at symbolic bounds");
         if (wgc_dimx_is_const(&e))
             continue; /* a fixed slice of a fixed axis: the op's size */
         if (s0 != 0 || step != 1 || wgc_dimx_max(g, &e) > x->shape.dims[a] || e.c < 1)
@@ -296,6 +307,33 @@ static wg_status unique_rule(wgc_graph *g, wgc_node *n)
             return st;
     }
     return WG_OK;
+}
+
+/* The run-time total of an earlier Concat in n's body whose inputs have the same sizes
+ * along the axis, in order (SSD concatenates its per-class boxes, scores and labels: one
+ * total for the three), or -1. Both Concats write it (sym_emit.c), the same value. */
+static int concat_total_sym(wgc_graph *g, const wgc_node *n, int axis)
+{
+    for (int s = wgc_sym_n_host(g); s < g->n_syms; s++) {
+        const wgc_symbol *k = &g->syms[s];
+        const int pi = g->tensors[k->tensor].producer;
+        if (!k->runtime || k->dim != axis || pi < 0 || &g->nodes[pi] == n)
+            continue;
+        const wgc_node *p = &g->nodes[pi];
+        bool same = p->op == WGC_OP_CONCAT && p->region == n->region && p->n_inputs == n->n_inputs;
+        for (int i = 0; same && i < n->n_inputs; i++) {
+            if ((p->inputs[i] < 0) != (n->inputs[i] < 0))
+                same = false;
+            else if (n->inputs[i] >= 0) {
+                const wgc_shape *a = &g->tensors[p->inputs[i]].shape, *b = &g->tensors[n->inputs[i]].shape;
+                wgc_dimx da = wgc_dimx_of(g, a, axis), db = wgc_dimx_of(g, b, axis);
+                same = wgc_dimx_eq(&da, &db); /* along the axis only: [k, 4] boxes, [k] scores */
+            }
+        }
+        if (same)
+            return s;
+    }
+    return -1;
 }
 
 static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
@@ -565,8 +603,9 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         return WG_OK;
     case WGC_OP_REDUCE_MAX: case WGC_OP_REDUCE_MIN:
         /* over every axis (no axes given): one element whatever the sizes (batched_nms's
-         * boxes.max()); sym_emit.c loops over the actual count */
-        if (has_symval_input(g, n, &k) || wgc_attr_find(n, "axes") ||
+         * boxes.max(); SSD's min(topk_candidates, count) over symbolic values); sym_emit.c
+         * loops over the actual count */
+        if (wgc_attr_find(n, "axes") ||
             (n->n_inputs > 1 && n->inputs[1] >= 0) || wgc_attr_int(n, "noop_with_empty_axes", 0))
             return wgc_sym_refuse(g, n, "only a reduction over every axis");
         return set_out(g, n, 0, &y);
@@ -592,6 +631,7 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         if ((st = wgc_read_axis(g, n, 0, y.rank, &axis)))
             return st;
         wgc_dimx sum = wgc_dimx_const(0);
+        bool summed = true;
         for (int k = 0; k < n->n_inputs; k++) {
             const wgc_tensor *p = wgc_in(g, n, k);
             if (!p)
@@ -602,12 +642,21 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
                 if (d != axis && (p->shape.dims[d] != x->shape.dims[d] ||
                                   memcmp(p->shape.sym[d], x->shape.sym[d], WGC_MAX_SYMS)))
                     return wgc_sym_refuse(g, n, "its inputs differ in a symbolic dimension");
-            if (!wgc_dimx_add(sum, wgc_dimx_of(g, &p->shape, axis), &sum))
-                return wgc_sym_refuse(g, n, "the sizes along the axis do not add up to a product of the symbols");
+            summed = summed && wgc_dimx_add(sum, wgc_dimx_of(g, &p->shape, axis), &sum);
         }
         for (int d = 0; d < y.rank; d++)
             memcpy(y.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
-        wgc_shape_set_dim(g, &y, axis, sum);
+        if (summed) {
+            wgc_shape_set_dim(g, &y, axis, sum);
+        } else {
+            /* sizes that add up to no product of symbols (SSD's per-class detections, each
+             * its own TopK's count): the total is a run-time size of the Concat's own,
+             * bounded by the sum of the bounds (sym_emit.c writes it) */
+            int sym = concat_total_sym(g, n, axis);
+            if (sym < 0 && (st = wgc_sym_add_runtime(g, n, n->outputs[0], axis, y.dims[axis], &sym)))
+                return st;
+            wgc_shape_set_runtime(&y, axis, sym, y.dims[axis]);
+        }
         return set_out(g, n, 0, &y);
     }
     case WGC_OP_RANGE: {

@@ -59,6 +59,14 @@ static wg_status check_input(wgc_graph *g, const wgc_tensor *x, const char *what
     return check_size(g, NULL, x, "graph input");
 }
 
+/* The wgc_shape of a --shape spec (its symbolic dims still -1). */
+static wgc_shape shape_of_spec(const wgc_dims_spec *d)
+{
+    wgc_shape s = {.rank = d->rank};
+    memcpy(s.dims, d->dims, sizeof s.dims);
+    return s;
+}
+
 /* A new graph-input element tensor "<input>SUFFIX" of the given dtype and shape. */
 static int add_element(wgc_graph *g, int v, const char *suffix, int dtype, const wgc_shape *s)
 {
@@ -98,7 +106,7 @@ static wg_status make_input_value(wgc_graph *g, int v, const wgc_shape_override 
     int elems[WGC_MAX_SEQ_SHAPES];
     wg_status st;
     for (int j = 0; j < count; j++) {
-        wgc_shape s = o ? (seq ? o->elems[j] : o->shape) : declared;
+        wgc_shape s = o ? shape_of_spec(seq ? &o->elems[j] : &o->shape) : declared;
         if (o && has_declared) {
             bool ok = s.rank == declared.rank;
             for (int d = 0; ok && d < s.rank; d++)
@@ -223,6 +231,7 @@ static wg_status apply_input_shapes(wgc_graph *g, const wgc_pass_options *opt)
     int value_input[WGC_MAX_SHAPE_OVERRIDES], n_value = 0;
     for (int k = 0; k < opt->n_shapes; k++) {
         const wgc_shape_override *o = &opt->shapes[k];
+        const wgc_shape os = shape_of_spec(&o->shape);
         int t = wgc_tensor_find(g, o->name);
         bool is_input = false;
         for (int i = 0; i < g->n_inputs; i++)
@@ -243,15 +252,15 @@ static wg_status apply_input_shapes(wgc_graph *g, const wgc_pass_options *opt)
         if (x->shape.rank && x->shape.rank != o->shape.rank)
             return wgc_error(g, NULL, WG_ERR_INVALID,
                              "--shape %s=%s has rank %d, but the model declares rank %d",
-                             o->name, wgc_shape_str(&o->shape, a, sizeof a), o->shape.rank,
+                             o->name, wgc_shape_str(&os, a, sizeof a), o->shape.rank,
                              x->shape.rank);
         for (int d = 0; d < x->shape.rank; d++)
             if (x->shape.dims[d] >= 0 && x->shape.dims[d] != o->shape.dims[d])
                 return wgc_error(g, NULL, WG_ERR_INVALID,
                                  "--shape %s=%s conflicts with the model's fixed shape %s", o->name,
-                                 wgc_shape_str(&o->shape, a, sizeof a),
+                                 wgc_shape_str(&os, a, sizeof a),
                                  wgc_shape_str(&x->shape, b, sizeof b));
-        x->shape = o->shape;
+        x->shape = os;
         x->has_shape = true;
         for (int d = 0; d < x->shape.rank; d++) {
             if (x->shape.dims[d] >= 0)
@@ -309,20 +318,29 @@ static wg_status check_fold_size(wgc_graph *g, const wgc_node *n)
 static wg_status infer_at_maxima(wgc_graph *g, int i, const wgc_op_def *op)
 {
     wgc_node *n = &g->nodes[i];
-    uint8_t saved[16][WG_MAX_RANK][WGC_MAX_SYMS];
-    int k_max = n->n_inputs < 16 ? n->n_inputs : 16, ins[16];
+    typedef uint8_t dim_syms[WG_MAX_RANK][WGC_MAX_SYMS];
+    const int k_max = n->n_inputs;
+    dim_syms *saved = malloc(sizeof *saved * (size_t)(k_max ? k_max : 1));
+    int *ins = malloc(sizeof *ins * (size_t)(k_max ? k_max : 1));
+    if (!saved || !ins) {
+        free(saved);
+        free(ins);
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
+    }
     for (int k = 0; k < k_max; k++)
         if ((ins[k] = n->inputs[k]) >= 0) {
             memcpy(saved[k], g->tensors[ins[k]].shape.sym, sizeof saved[k]);
             memset(g->tensors[ins[k]].shape.sym, 0, sizeof saved[k]);
         }
-    wg_status st = n->n_inputs <= 16 ? op->infer(g, n)
-                                     : wgc_error(g, n, WG_ERR_UNSUPPORTED, "more than 16 inputs with symbolic dims");
+    wg_status st = op->infer(g, n);
     /* the hook may have replaced the node's inputs (an If's, if_values.c) or added nodes
-     * (ops/unroll.c, moving the array): restore the tensors saved */
+     * (ops/unroll.c, moving the array): restore the tensors saved, the last first (an
+     * input read twice keeps its own) */
     for (int k = k_max - 1; k >= 0; k--)
         if (ins[k] >= 0)
             memcpy(g->tensors[ins[k]].shape.sym, saved[k], sizeof saved[k]);
+    free(saved);
+    free(ins);
     return st;
 }
 

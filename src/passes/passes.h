@@ -11,13 +11,19 @@
 #define WGC_MAX_SHAPE_OVERRIDES 16
 #define WGC_MAX_SEQ_SHAPES 64 /* elements of a sequence input given by one --shape */
 
+/* A shape as --shape writes it: dims only (no symbol powers: a wgc_shape is large). */
+typedef struct wgc_dims_spec {
+    int rank;
+    int64_t dims[WG_MAX_RANK];
+} wgc_dims_spec;
+
 typedef struct wgc_shape_override {
     const char *name;   /* graph input name */
-    wgc_shape shape;    /* = elems[0]; dims[d] < 0: the symbolic dimension dim_name[d] */
+    wgc_dims_spec shape; /* = elems[0]; dims[d] < 0: the symbolic dimension dim_name[d] */
     char dim_name[WG_MAX_RANK][WGC_SYM_NAME];
     /* A sequence input's element shapes, '+'-separated ("4+3+2"; "[]" for none); for a
      * tensor only `shape` counts (n_elems 0 or 1). */
-    wgc_shape elems[WGC_MAX_SEQ_SHAPES];
+    wgc_dims_spec elems[WGC_MAX_SEQ_SHAPES];
     int n_elems;
 } wgc_shape_override;
 

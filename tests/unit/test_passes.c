@@ -54,13 +54,13 @@ TEST(shape_override_and_dynamic_error)
     CHECK(wgc_pass_infer(g, &o) == WG_ERR_INVALID, "a dynamic dim without --shape must fail");
     CHECK(strstr(g->err, "--shape x=") != NULL, "message should say how to fix it: %s", g->err);
     o.shapes[0].name = "x";
-    o.shapes[0].shape = (wgc_shape){.rank = 2, .dims = {3, 4}};
+    o.shapes[0].shape = (wgc_dims_spec){.rank = 2, .dims = {3, 4}};
     o.n_shapes = 1;
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     const wgc_tensor *y = &g->tensors[g->outputs[0]];
     CHECK(y->shape.rank == 2 && y->shape.dims[0] == 3 && y->shape.dims[1] == 4, "y is %lldx%lld",
           (long long)y->shape.dims[0], (long long)y->shape.dims[1]);
-    o.shapes[0].shape = (wgc_shape){.rank = 2, .dims = {3, 5}};
+    o.shapes[0].shape = (wgc_dims_spec){.rank = 2, .dims = {3, 5}};
     CHECK(wgc_pass_infer(g, &o) == WG_ERR_INVALID, "--shape contradicting a fixed dim must fail");
     wgc_graph_free(g);
 }
