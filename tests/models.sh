@@ -417,8 +417,10 @@ done
 # the images in ../shared against onnxruntime, and its --threads build bit for bit on 1-3
 # threads (tests/models/detection_nms.py).
 # detector-nms-thresh keeps only the scores above 0.3 first (boolean indexing), so that
-# batched_nms's If(numel == 0) runs at run time, its NMS branch deciding a size.
-for id in detector-nms detector-nms-thresh; do
+# batched_nms's If(numel == 0) runs at run time, its NMS branch deciding a size;
+# detector-ssdlite is torchvision's SSDlite320 as exported (90 classes, each its own
+# NonZero and TopK count: a few hundred run-time sizes).
+for id in detector-nms detector-nms-thresh detector-ssdlite; do
     if [ ! -s "$MODELS_DIR/$id.onnx" ] || [ ! -x "$MODELS_PY" ] || [ ! -d "$SHARED/data/images" ]; then
         echo "skip $id: no $MODELS_DIR/$id.onnx, models venv or ../shared images (build it: $MODELS_PY tools/make_dynamic_models.py)"
         continue

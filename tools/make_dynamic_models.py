@@ -27,7 +27,13 @@ decoder-dyn-gpt2-ts.onnx (GPT2Model, causal). All are compiled with
                            416], outputs the kept boxes [K, 4], scores [K] and labels [K]
                            (tests/models/detection_nms.py);
   detector-nms-thresh.onnx the same, keeping only scores above 0.3 before the NMS (boolean
-                           indexing; batched_nms's empty-input If then runs at run time).
+                           indexing; batched_nms's empty-input If then runs at run time);
+  detector-ssdlite.onnx    torchvision's ssdlite320_mobilenet_v3_large as it comes (seeded
+                           random weights, no backbone weights): per class a score threshold
+                           (NonZero), a TopK of up to 300 candidates, then batched_nms and the
+                           best 300; input image [1, 3, 320, 320], outputs boxes [K, 4],
+                           scores [K], labels [K] (K <= 300, every class's count its own
+                           run-time size).
 Needs the models venv (scripts/setup.sh --models). Writes DIR/ID.onnx and DIR/ID.stamp
 (DIR default $WASMGRAPH_CACHE/models); a model whose stamp matches this file and the
 pinned requirements is not built again.
@@ -41,7 +47,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REQS = os.path.join(HERE, "requirements-models.txt")
 SEED = 0
 MODELS = ["encoder-dyn-ts", "encoder-dyn-dynamo", "encoder-dyn-eager-ts", "encoder-dyn-distilbert-ts",
-          "encoder-dyn-roberta-ts", "decoder-dyn-gpt2-ts", "detector-nms", "detector-nms-thresh"]
+          "encoder-dyn-roberta-ts", "decoder-dyn-gpt2-ts", "detector-nms", "detector-nms-thresh",
+          "detector-ssdlite"]
 
 
 def encoder(kind="bert", attn="sdpa"):
@@ -142,6 +149,14 @@ def example(batch, seq):
 
 def export(model_id, out):
     import torch
+    if model_id == "detector-ssdlite":
+        import torchvision
+        torch.manual_seed(SEED)
+        m = torchvision.models.detection.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None).eval()
+        with torch.no_grad():
+            torch.onnx.export(m, (torch.rand(1, 3, 320, 320),), out, opset_version=17, dynamo=False,
+                              input_names=["image"], output_names=["boxes", "scores", "labels"])
+        return
     if model_id.startswith("detector-nms"):
         with torch.no_grad():
             torch.onnx.export(detector(0.3 if model_id == "detector-nms-thresh" else None), (torch.rand(1, 3, 416, 416),), out, opset_version=17, dynamo=False,

@@ -17,13 +17,18 @@ result() { # RESULT REASON
 [ -f "$d/model.onnx" ] || result failed "no model.onnx"
 # compile DATASET_DIR: compiles with the current bindings (graph inputs the compiler needs as
 # constants, e.g. Slice's starts or Reshape's shape: it names them in its error as
-# "[graph input #K 'NAME': compile with --const NAME=FILE.pb]"; we bind them from the data set).
+# "[graph input #K 'NAME': compile with --const NAME=FILE.pb]"; we bind them from the data set;
+# inputs whose values decide a size, which it names as "compile with --dim NAME=MIN..MAX to
+# bound its values, or --const ...", get the range of their values over the data sets, so
+# the module sizes its output at run time).
 bound=()   # indices K
 shapes=()  # NAME=DIMS for dynamic input dims
 bnames=()  # names
+ranges=()  # NAME=MIN..MAX for inputs whose values are bounded
 compile() {
     local cargs=() j
     for j in "${!bound[@]}"; do cargs+=(--const "${bnames[$j]}=$1input_${bound[$j]}.pb"); done
+    for j in "${ranges[@]}"; do cargs+=(--dim "$j"); done
     for j in "${shapes[@]}"; do # an input bound as a constant takes no --shape
         [[ " ${bnames[*]} " == *" ${j%%=*} "* ]] || cargs+=(--shape "$j")
     done
@@ -35,7 +40,7 @@ first=$(ls -d "$d"/test_data_set_*/ 2>/dev/null | sort -V | head -1)
 for attempt in 1 2 3 4 5 6 7 8; do
     compile "$first"; rc=$?
     [ $rc -ne 0 ] || break
-    hint=$(grep -o "\[graph input #[0-9]* '[^']*': compile with --const" "$work/compile.log" | head -1)
+    hint=$(grep -o "\[graph input #[0-9]* '[^']*': compile with --\(const\|dim\)" "$work/compile.log" | head -1)
     if [ -z "$hint" ] && [ ${#shapes[@]} -eq 0 ] &&
         grep -q 'has a dynamic dimension\|is a sequence of .* tensors; give' "$work/compile.log"; then
         # dynamic input dims, or a sequence's element count and shapes: fix them to the data
@@ -77,8 +82,30 @@ PY
     k=$(sed -E 's/.*#([0-9]+).*/\1/' <<< "$hint")
     for b in $(printf '%s\n' "${bound[@]}" | sort -n); do [ "$b" -le "$k" ] && k=$((k + 1)); done
     [ -f "${first}input_$k.pb" ] || break
+    iname=$(sed -E "s/.*#[0-9]+ '([^']*)'.*/\1/" <<< "$hint")
+    if [[ $hint == *"--dim" ]]; then
+        # the values' range over every data set (none negative: else bind them as constants)
+        py=${PYTHON:-$HOME/.cache/wasmgraph/venv/bin/python}
+        range=$("$py" - "$d" "$k" <<'PY'
+import glob, sys
+import numpy as np
+from onnx import TensorProto, numpy_helper
+vals = []
+for f in glob.glob(f"{sys.argv[1]}/test_data_set_*/input_{sys.argv[2]}.pb"):
+    t = TensorProto()
+    t.ParseFromString(open(f, "rb").read())
+    vals.append(numpy_helper.to_array(t).ravel())
+v = np.concatenate(vals) if vals else np.array([-1])
+print(f"{v.min()}..{v.max()}" if v.size and v.min() >= 0 else "")
+PY
+)
+        if [ -n "$range" ] && [[ " ${ranges[*]} " != *" $iname="* ]]; then
+            ranges+=("$iname=$range")
+            continue
+        fi
+    fi
     bound+=("$k")
-    bnames+=("$(sed -E "s/.*#[0-9]+ '([^']*)'.*/\1/" <<< "$hint")")
+    bnames+=("$iname")
 done
 if [ $rc -ne 0 ]; then
     msg=$(grep -m1 'wasmgraph: error' "$work/compile.log")
