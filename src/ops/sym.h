@@ -28,5 +28,12 @@ wg_status wgc_sym_refuse(wgc_graph *g, const wgc_node *n, const char *why);
 wg_status wgc_sym_reduce_axis(wgc_graph *g, const wgc_node *n, int *axis);
 /* The elementwise ops of two or more broadcast inputs that take symbolic shapes. */
 bool wgc_sym_binary_op(wgc_op op);
+/* The one-input elementwise ops without a loop over the actual count in sym_emit.c (Log,
+ * Floor, HardSigmoid ..., and Clip of scalar bounds): on symbolic or run-time sizes their
+ * own code runs over the elements at the maxima. That is what memory is planned for, the
+ * actual elements are the first ones (dense layout), and none of these can trap on the
+ * stale values past them, so the results are exact; only the time is that of the maxima
+ * (they are the rare ops of detection tails, not the transformer's). */
+bool wgc_sym_runs_at_maxima(const wgc_graph *g, const wgc_node *n);
 
 #endif

@@ -215,11 +215,11 @@ static wg_status emit_elementwise(wgc_emitter *e, wgc_graph *g, const wgc_node *
         return emit_broadcast_loop(e, g, n, "p0[o0] % p1[o1] != 0 && (p0[o0] % p1[o1] < 0) != (p1[o1] < 0) ? "
                                             "p0[o0] % p1[o1] + p1[o1] : p0[o0] % p1[o1]");
     case WGC_OP_MAX: case WGC_OP_MIN:
-        /* integers (masks' index arithmetic); float Max/Min's NaN rules are not written here */
-        if (n->n_inputs != 2 || wg_dtype_is_float(a->dtype))
-            return no_code(g, n, "Max/Min of other than two integer operands");
-        return emit_broadcast_loop(e, g, n, n->op == WGC_OP_MAX ? "p0[o0] > p1[o1] ? p0[o0] : p1[o1]"
-                                                                : "p0[o0] < p1[o1] ? p0[o0] : p1[o1]");
+        /* two operands; a NaN either side wins, as elementwise_variadic.c's (numpy's) */
+        if (n->n_inputs != 2)
+            return no_code(g, n, "Max/Min of other than two operands");
+        return emit_broadcast_loop(e, g, n, n->op == WGC_OP_MAX ? "p0[o0] != p0[o0] || p0[o0] > p1[o1] ? p0[o0] : p1[o1]"
+                                                                : "p0[o0] != p0[o0] || p0[o0] < p1[o1] ? p0[o0] : p1[o1]");
     case WGC_OP_AND: return emit_broadcast_loop(e, g, n, "p0[o0] && p1[o1]");
     case WGC_OP_OR: return emit_broadcast_loop(e, g, n, "p0[o0] || p1[o1]");
     case WGC_OP_WHERE: return emit_broadcast_loop(e, g, n, "p0[o0] ? p1[o1] : p2[o2]");
@@ -785,7 +785,9 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return emit_binary(e, g, n);
     case WGC_OP_ERF: case WGC_OP_TANH: case WGC_OP_SQRT: case WGC_OP_RELU: case WGC_OP_NEG:
     case WGC_OP_ABS: case WGC_OP_RECIPROCAL: case WGC_OP_EXP: case WGC_OP_SIGMOID: case WGC_OP_GELU:
-        return emit_unary(e, g, n);
+        if (n->act == WGC_ACT_NONE && wgc_in(g, n, 0)->dtype == WG_DT_FLOAT)
+            return emit_unary(e, g, n);
+        break; /* the op's own code at the maxima (below) */
     case WGC_OP_EQUAL: case WGC_OP_LESS: case WGC_OP_GREATER: case WGC_OP_AND: case WGC_OP_OR:
     case WGC_OP_WHERE: case WGC_OP_POW: case WGC_OP_LESS_OR_EQUAL: case WGC_OP_GREATER_OR_EQUAL:
     case WGC_OP_XOR: case WGC_OP_MAX: case WGC_OP_MIN: case WGC_OP_IS_NAN: case WGC_OP_NOT: case WGC_OP_MOD:
@@ -811,6 +813,9 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return wgc_op_hooks(n->op)->emit(e, g, n);
     case WGC_OP_CONSTANT_OF_SHAPE: return emit_constant_of_shape(e, g, n);
     default:
-        return no_code(g, n, "no run-time code for this op with symbolic shapes yet");
+        break;
     }
+    if (wgc_sym_runs_at_maxima(g, n))
+        return wgc_op_hooks(n->op)->emit(e, g, n);
+    return no_code(g, n, "no run-time code for this op with symbolic shapes yet");
 }

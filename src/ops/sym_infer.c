@@ -98,6 +98,18 @@ static bool same_shape_op(wgc_op op)
     }
 }
 
+bool wgc_sym_runs_at_maxima(const wgc_graph *g, const wgc_node *n)
+{
+    extern const wgc_op_def wgc_op_elementwise_unary;
+    if (wgc_op_hooks(n->op) != &wgc_op_elementwise_unary && n->op != WGC_OP_CLIP)
+        return false;
+    for (int k = 1; k < n->n_inputs; k++) /* Clip's bounds: scalars of fixed size */
+        if (n->inputs[k] >= 0 && (wgc_shape_is_sym(&g->tensors[n->inputs[k]].shape) ||
+                                  g->tensors[n->inputs[k]].symval))
+            return false;
+    return n->n_outputs == 1 && n->inputs[0] >= 0 && !g->tensors[n->inputs[0]].symval;
+}
+
 bool wgc_sym_binary_op(wgc_op op)
 {
     switch (op) {
@@ -349,7 +361,7 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
     wgc_shape y = with_dims(&y0->shape);
     wg_status st;
     int k;
-    if (same_shape_op(n->op)) {
+    if (same_shape_op(n->op) || wgc_sym_runs_at_maxima(g, n)) {
         if (has_symval_input(g, n, &k))
             return wgc_sym_refuse(g, n, NULL);
         if (n->op == WGC_OP_SOFTMAX || n->op == WGC_OP_LAYER_NORM) {
