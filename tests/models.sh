@@ -419,8 +419,9 @@ done
 # detector-nms-thresh keeps only the scores above 0.3 first (boolean indexing), so that
 # batched_nms's If(numel == 0) runs at run time, its NMS branch deciding a size;
 # detector-ssdlite is torchvision's SSDlite320 as exported (90 classes, each its own
-# NonZero and TopK count: a few hundred run-time sizes).
-for id in detector-nms detector-nms-thresh detector-ssdlite; do
+# NonZero and TopK count: a few hundred run-time sizes), detector-fasterrcnn its Faster
+# R-CNN (RoIAlign and ScatterElements over the run-time count of proposals).
+for id in detector-nms detector-nms-thresh detector-ssdlite detector-fasterrcnn; do
     if [ ! -s "$MODELS_DIR/$id.onnx" ] || [ ! -x "$MODELS_PY" ] || [ ! -d "$SHARED/data/images" ]; then
         echo "skip $id: no $MODELS_DIR/$id.onnx, models venv or ../shared images (build it: $MODELS_PY tools/make_dynamic_models.py)"
         continue

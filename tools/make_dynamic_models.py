@@ -33,7 +33,12 @@ decoder-dyn-gpt2-ts.onnx (GPT2Model, causal). All are compiled with
                            (NonZero), a TopK of up to 300 candidates, then batched_nms and the
                            best 300; input image [1, 3, 320, 320], outputs boxes [K, 4],
                            scores [K], labels [K] (K <= 300, every class's count its own
-                           run-time size).
+                           run-time size);
+  detector-fasterrcnn.onnx torchvision's fasterrcnn_mobilenet_v3_large_320_fpn (two stages:
+                           the RPN's per-level TopK and NMS, MultiScaleRoIAlign over the
+                           run-time count of proposals, ScatterElements, the box head's
+                           per-class NMS), box_score_thresh 0 so that its 100 best detections
+                           are returned and compared.
 Needs the models venv (scripts/setup.sh --models). Writes DIR/ID.onnx and DIR/ID.stamp
 (DIR default $WASMGRAPH_CACHE/models); a model whose stamp matches this file and the
 pinned requirements is not built again.
@@ -48,7 +53,7 @@ REQS = os.path.join(HERE, "requirements-models.txt")
 SEED = 0
 MODELS = ["encoder-dyn-ts", "encoder-dyn-dynamo", "encoder-dyn-eager-ts", "encoder-dyn-distilbert-ts",
           "encoder-dyn-roberta-ts", "decoder-dyn-gpt2-ts", "detector-nms", "detector-nms-thresh",
-          "detector-ssdlite"]
+          "detector-ssdlite", "detector-fasterrcnn"]
 
 
 def encoder(kind="bert", attn="sdpa"):
@@ -149,10 +154,13 @@ def example(batch, seq):
 
 def export(model_id, out):
     import torch
-    if model_id == "detector-ssdlite":
+    if model_id in ("detector-ssdlite", "detector-fasterrcnn"):
         import torchvision
         torch.manual_seed(SEED)
-        m = torchvision.models.detection.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None).eval()
+        det = torchvision.models.detection
+        m = (det.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None) if model_id == "detector-ssdlite"
+             else det.fasterrcnn_mobilenet_v3_large_320_fpn(weights=None, weights_backbone=None, box_score_thresh=0.0))
+        m.eval()
         with torch.no_grad():
             torch.onnx.export(m, (torch.rand(1, 3, 320, 320),), out, opset_version=17, dynamo=False,
                               input_names=["image"], output_names=["boxes", "scores", "labels"])

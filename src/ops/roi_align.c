@@ -76,7 +76,6 @@ static wg_status roi_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     const wgc_tensor *x = wgc_in(g, n, 0), *r = wgc_in(g, n, 1), *bi = wgc_in(g, n, 2);
     const long long N = (long long)x->shape.dims[0], C = (long long)x->shape.dims[1];
     const long long H = (long long)x->shape.dims[2], W = (long long)x->shape.dims[3];
-    const long long R = (long long)r->shape.dims[0];
     const long long OH = (long long)wgc_attr_int(n, "output_height", 1);
     const long long OW = (long long)wgc_attr_int(n, "output_width", 1);
     const long long sr = (long long)wgc_attr_int(n, "sampling_ratio", 0);
@@ -87,8 +86,9 @@ static wg_status roi_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
              wgc_ctype(x->dtype), wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[1]),
              wgc_ctype(bi->dtype), wgc_ctype(bi->dtype), wgc_ptr(e, g, n->inputs[2]),
              wgc_ptr(e, g, n->outputs[0]));
-    wgc_emit(e, "for (int32_t q = 0; q < %lld; q++) {\nint64_t bn = (int64_t)pb[q];\n"
-                "if (bn < 0 || bn >= %lld) return WGK_ERR_INDEX;\n", R, N);
+    /* the count of rois at run time: a detector's proposals are a run-time size (sym_infer.c) */
+    wgc_emit(e, "for (int32_t q = 0, count = %s; q < count; q++) {\nint64_t bn = (int64_t)pb[q];\n"
+                "if (bn < 0 || bn >= %lld) return WGK_ERR_INDEX;\n", wgc_dims_expr(e, &r->shape, 0, 1), N);
     wgc_emit(e, "const double off = %s;\n", hp ? "0.5" : "0.0");
     wgc_emit(e, "double sw = pr[q * 4] * %s - off, sh = pr[q * 4 + 1] * %s - off;\n", scale, scale);
     wgc_emit(e, "double rw = pr[q * 4 + 2] * %s - off - sw, rh = pr[q * 4 + 3] * %s - off - sh;\n", scale, scale);

@@ -69,12 +69,12 @@ static wg_status read_slices(wgc_graph *g, const wgc_node *n, slices *s)
             continue;
         if (t->dtype != WG_DT_INT64 && t->dtype != WG_DT_INT32)
             return wgc_error(g, n, WG_ERR_INVALID, "input '%s' must be int32 or int64", t->name);
-        if (t->symval || t->shape.rank != 1 || wgc_shape_is_sym(&t->shape))
+        if (t->shape.rank != 1 || wgc_shape_is_sym(&t->shape))
             return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                             "input '%s' of a Slice computed at run time must be 1-D of a fixed length, "
-                             "and not symbolic values", t->name);
+                             "input '%s' of a Slice computed at run time must be 1-D of a fixed length",
+                             t->name);
     }
-    if (ta && !ta->data)
+    if (ta && (!ta->data || ta->symval))
         return wgc_error(g, n, WG_ERR_UNSUPPORTED,
                          "axes input '%s' is computed at run time; with run-time starts, ends or steps "
                          "only constant axes are supported (they decide which dims vary)", ta->name);
@@ -94,8 +94,8 @@ static wg_status read_slices(wgc_graph *g, const wgc_node *n, slices *s)
             return wgc_error(g, n, WG_ERR_INVALID, "bad or repeated axis %lld", (long long)a);
         seen[ax] = true;
         s->axis[i] = ax;
-        s->step[i] = !tp ? 1 : tp->data ? wgc_const_int(tp, i) : 0;
-        if (tp && tp->data && s->step[i] == 0)
+        s->step[i] = !tp ? 1 : tp->data && !tp->symval ? wgc_const_int(tp, i) : 0;
+        if (tp && tp->data && !tp->symval && s->step[i] == 0)
             return wgc_error(g, n, WG_ERR_INVALID, "step 0");
     }
     return WG_OK;
@@ -143,7 +143,9 @@ wg_status wgc_slice_runtime_keep_syms(wgc_graph *g, const wgc_node *n, wgc_shape
 static const char *param(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int k, int64_t i, char *buf, size_t cap)
 {
     const wgc_tensor *t = wgc_in(g, n, k);
-    if (t->data)
+    if (t->symval) /* a symbolic end (sym_infer.c slice_rule) */
+        snprintf(buf, cap, "(int64_t)%s", wgc_dimx_expr(e, &t->symval[i]));
+    else if (t->data)
         snprintf(buf, cap, "%lldLL", (long long)wgc_const_int(t, i));
     else
         snprintf(buf, cap, "(int64_t)((const %s *)%s)[%lld]", t->dtype == WG_DT_INT64 ? "int64_t" : "int32_t",

@@ -657,6 +657,43 @@ static wg_status emit_gather_elements(wgc_emitter *e, wgc_graph *g, const wgc_no
     return WG_OK;
 }
 
+/* ScatterElements at the actual sizes: y = data, then each update written at its index
+ * (checked against the axis's actual length) by the reduction's statement; Faster R-CNN's
+ * MultiScaleRoIAlign puts each level's pooled rois back in order this way. */
+static wg_status emit_scatter_elements(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
+    const int r = x->shape.rank, red = wgc_scatter_reduction(n);
+    int axis;
+    wg_status st = wgc_read_axis(g, n, 0, r, &axis);
+    if (st)
+        return st;
+    const char *update = wgc_scatter_statement(red);
+    if (!update)
+        return no_code(g, n, "this reduction");
+    const char *ct = red == WGC_SCATTER_NONE ? wgc_loop_bits(x->dtype) : c_type(x->dtype);
+    const char *it = ix->dtype == WG_DT_INT32 ? "int32_t" : "int64_t";
+    if (!ct)
+        return no_code(g, n, "this dtype");
+    wgc_emit(e, "{\ntypedef %s TD;\nconst %s *pi = (const %s *)%s;\nconst TD *px = (const TD *)%s;\n"
+                "const TD *pu = (const TD *)%s;\nTD *py = (TD *)%s;\n", ct, it, it, wgc_ptr(e, g, n->inputs[1]),
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[2]), wgc_ptr(e, g, n->outputs[0]));
+    wgc_emit(e, "if (py != px)\n    memcpy(py, px, (size_t)%s * sizeof(TD));\n", numel(e, x));
+    put_dims(e, &ix->shape, "idims");
+    wgc_emit(e, "const int32_t xst[%d] = {", r);
+    for (int d = 0; d < r; d++)
+        wgc_emit(e, "%s%s", d ? ", " : "", wgc_dims_expr(e, &x->shape, d + 1, r));
+    wgc_emit(e, "};\nconst int32_t count = %s, dim = %s;\n", numel(e, ix), wgc_dims_expr(e, &x->shape, axis, axis + 1));
+    wgc_emit(e, "for (int32_t o = 0; o < count; o++) {\n    int32_t rem = o, off = 0;\n"
+                "    for (int d = %d; d >= 0; d--) {\n        const int32_t c = rem %% idims[d];\n"
+                "        rem /= idims[d];\n        if (d != %d)\n            off += c * xst[d];\n    }\n"
+                "    int64_t k = (int64_t)pi[o];\n    if (k < 0)\n        k += dim;\n"
+                "    if (k < 0 || k >= dim)\n        return WGK_ERR_INDEX;\n"
+                "    TD *q = &py[off + (int32_t)k * xst[%d]];\n    TD u = pu[o];\n%s}\n}\n",
+             r - 1, axis, axis, update);
+    return WG_OK;
+}
+
 static wg_status emit_cast(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0), *y = wgc_out(g, n, 0);
@@ -804,8 +841,10 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     case WGC_OP_GATHER: return emit_gather(e, g, n);
     case WGC_OP_CAST: return emit_cast(e, g, n);
     case WGC_OP_SLICE: case WGC_OP_EXPAND: return emit_strided(e, g, n);
-    case WGC_OP_GATHER_ND: return wgc_op_hooks(n->op)->emit(e, g, n); /* its sizes at run time itself */
+    case WGC_OP_GATHER_ND: case WGC_OP_ROI_ALIGN:
+        return wgc_op_hooks(n->op)->emit(e, g, n); /* their sizes at run time themselves */
     case WGC_OP_GATHER_ELEMENTS: return emit_gather_elements(e, g, n);
+    case WGC_OP_SCATTER_ELEMENTS: return emit_scatter_elements(e, g, n);
     case WGC_OP_SPLIT: return emit_split(e, g, n);
     case WGC_OP_CUM_SUM: return emit_cumsum(e, g, n);
     case WGC_OP_IF: case WGC_OP_BODY_BEGIN: case WGC_OP_BODY_ELSE: case WGC_OP_LOOP: case WGC_OP_SCAN:

@@ -229,13 +229,16 @@ static wg_status slice_rule(wgc_graph *g, const wgc_node *n, wgc_shape *y)
         sliced[a] = true;
         int64_t s0 = wgc_const_int(st, i), step = sp ? wgc_const_int(sp, i) : 1;
         wgc_dimx e = wgc_symval_at(en, i);
-        bool whole = s0 == 0 && step == 1 && wgc_dimx_is_const(&e) && e.c >= x->shape.dims[a];
+        const wgc_dimx xa = wgc_dimx_of(g, &x->shape, (int)a);
+        bool whole = s0 == 0 && step == 1 &&
+                     ((wgc_dimx_is_const(&e) && e.c >= x->shape.dims[a]) || wgc_dimx_eq(&e, &xa));
         if (whole)
             continue; /* y's dim a keeps x's, symbolic or not */
-        if (wgc_dim_is_sym(&x->shape, a) && !en->symval) {
-            /* constant bounds on a symbolic axis (detections[:300]): a run-time size of
-             * the Slice's own, which slice_runtime.c computes by ONNX's clamping. A slice's
-             * length never shrinks as its axis grows, so the length at the maxima bounds it */
+        if (wgc_dim_is_sym(&x->shape, a) && (!en->symval || (s0 >= 0 && step > 0))) {
+            /* constant bounds on a symbolic axis (detections[:300]), or a symbolic end
+             * from a start of 0 or more: a run-time size of the Slice's own, which
+             * slice_runtime.c computes by ONNX's clamping. A slice's length never shrinks
+             * as its axis or its end grows, so the length at the maxima bounds it */
             int sym;
             wg_status st = wgc_sym_add_runtime(g, n, n->outputs[0], (int)a, y->dims[a], &sym);
             if (st)
@@ -560,6 +563,16 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         if ((st = slice_rule(g, n, &y)))
             return st;
         return set_out(g, n, 0, &y);
+    case WGC_OP_ROI_ALIGN: {
+        /* rois [R, 4] and batch_indices [R] of one symbolic or run-time count (a detector's
+         * proposals); the feature map fixed: y is [R, C, oh, ow] (roi_align.c loops over R) */
+        const wgc_tensor *r = wgc_in(g, n, 1), *b = wgc_in(g, n, 2);
+        if (has_symval_input(g, n, &k) || wgc_shape_is_sym(&x->shape) || wgc_dim_is_sym(&r->shape, 1) ||
+            r->shape.dims[0] != b->shape.dims[0] || memcmp(r->shape.sym[0], b->shape.sym[0], WGC_MAX_SYMS))
+            return wgc_sym_refuse(g, n, "only rois and batch indices of one symbolic count over a fixed feature map");
+        memcpy(y.sym[0], r->shape.sym[0], WGC_MAX_SYMS);
+        return set_out(g, n, 0, &y);
+    }
     case WGC_OP_PAD: /* symbolic axes padded become run-time sizes (pad_runtime.c) */
         if (x->symval)
             return wgc_sym_refuse(g, n, "its input holds symbolic values");
@@ -680,6 +693,18 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         if (s0 != 0 || step != 1 || l.c < 1)
             return wgc_sym_refuse(g, n, "a symbolic limit needs start 0 and delta 1");
         wgc_shape_set_dim(g, &y, 0, l);
+        return set_out(g, n, 0, &y);
+    }
+    case WGC_OP_SCATTER_ELEMENTS: {
+        /* y is data; indices and updates of one shape (symbolic or not; sym_emit.c reads
+         * every size at run time) */
+        const wgc_tensor *ix = wgc_in(g, n, 1), *u = wgc_in(g, n, 2);
+        if (has_symval_input(g, n, &k) || ix->shape.rank != u->shape.rank)
+            return wgc_sym_refuse(g, n, "an input holding symbolic values");
+        for (int d = 0; d < ix->shape.rank; d++)
+            if (ix->shape.dims[d] != u->shape.dims[d] || memcmp(ix->shape.sym[d], u->shape.sym[d], WGC_MAX_SYMS))
+                return wgc_sym_refuse(g, n, "indices and updates of different symbolic shapes");
+        y = x->shape;
         return set_out(g, n, 0, &y);
     }
     case WGC_OP_GATHER_ELEMENTS: {

@@ -1,5 +1,5 @@
 """Runs a detector with NonMaxSuppression in its graph (tools/make_dynamic_models.py
-detector-nms, detector-nms-thresh, detector-ssdlite) on real images and compares what it
+detector-nms, detector-nms-thresh, detector-ssdlite, detector-fasterrcnn) on real images and compares what it
 returns with onnxruntime: the same number of kept boxes, in the same order, the same labels
 exactly, boxes and scores at rtol 1e-4 / atol 1e-5 (boxes are pixel coordinates up to the
 image size, so the relative tolerance is the one that acts on them). The kept count is a
