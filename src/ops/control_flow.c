@@ -16,8 +16,11 @@
  *         Scan-8 runs that once per batch row (its inputs and outputs have the batch first).
  * Carried values keep one shape through the body (a body that changes it is refused), so
  * every buffer is planned statically. A Loop's scan outputs need their length at compile
- * time: a constant trip count M, and a loop that cannot stop early (constant true
- * condition, or the body passing its condition through); otherwise the Loop is refused.
+ * time: a constant trip count M, or a symbolic one (Shape(x)[0] of a --dim seq: the rows
+ * are then seq), and a loop that cannot stop early (constant true condition, or the body
+ * passing its condition through); otherwise the Loop is refused. A Loop's carried values
+ * may have symbolic dims (the body then runs at the actual sizes), and a Scan's scan
+ * inputs a symbolic length (the steps counted at run time; its states stay fixed).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +222,7 @@ static wg_status scan_extent(wgc_graph *g, const wgc_node *scan, const wgc_cf_la
 {
     *batch = 1;
     *len = -1;
+    int first_axis = 0;
     const int first_in = l->first_state + l->n_state;
     for (int k = 0; k < l->n_scan_in; k++) {
         const wgc_tensor *x = wgc_in(g, scan, first_in + k);
@@ -232,6 +236,18 @@ static wg_status scan_extent(wgc_graph *g, const wgc_node *scan, const wgc_cf_la
         if ((st = scan_axis(g, scan, true, k, x->shape.rank, &axis, &rev)))
             return st;
         int64_t b = l->lens ? x->shape.dims[0] : 1, t = x->shape.dims[axis];
+        /* a symbolic length (--dim seq over time steps) is the scan axis's alone; every
+         * input has the same one (emit reads it at run time) */
+        for (int d = 0; d < x->shape.rank; d++)
+            if (d != axis && wgc_dim_is_sym(&x->shape, d))
+                return wgc_sym_refuse(g, scan, "a scan input of symbolic dims other than its scan axis");
+        if (l->lens && wgc_dim_is_sym(&x->shape, axis))
+            return wgc_sym_refuse(g, scan, "a Scan-8 of a symbolic length");
+        const int first = l->first_state + l->n_state;
+        if (k && memcmp(x->shape.sym[axis], wgc_in(g, scan, first)->shape.sym[first_axis], WGC_MAX_SYMS))
+            return wgc_sym_refuse(g, scan, "scan inputs of different symbolic lengths");
+        if (!k)
+            first_axis = axis;
         if ((*len >= 0 && t != *len) || (k && b != *batch))
             return wgc_error(g, scan, WG_ERR_INVALID,
                              "scan input '%s' has %lld steps (batch %lld), the others %lld (batch %lld)",
@@ -254,6 +270,16 @@ static wg_status scan_extent(wgc_graph *g, const wgc_node *scan, const wgc_cf_la
                                  (long long)b, (long long)wgc_const_int(lens, b), (long long)*len);
     }
     return WG_OK;
+}
+
+/* The scan length as a C expression (symbolic: read at run time), after scan_extent. */
+static const char *scan_len_expr(wgc_emitter *e, wgc_graph *g, const wgc_node *scan, const wgc_cf_layout *l)
+{
+    const wgc_tensor *x = wgc_in(g, scan, l->first_state + l->n_state);
+    int axis = 0, rev;
+    if (scan_axis(g, scan, true, 0, x->shape.rank, &axis, &rev))
+        return "0";
+    return wgc_dims_expr(e, &x->shape, axis, axis + 1);
 }
 
 /* ---- BodyBegin ----------------------------------------------------------------------- */
@@ -383,7 +409,10 @@ static void emit_loop_begin(wgc_emitter *e, wgc_graph *g, const wgc_node *n, con
 {
     const int id = index_of(g, n);
     wgc_emit(e, "{ /* Loop %s */\n", loop->name);
-    if (n->inputs[0] >= 0)
+    const wgc_tensor *m = n->inputs[0] >= 0 ? &g->tensors[n->inputs[0]] : NULL;
+    if (m && m->symval) /* a symbolic trip count (seq): its value at run time */
+        wgc_emit(e, "int64_t wg_trip%d = (int64_t)%s;\n", id, wgc_dimx_expr(e, &m->symval[0]));
+    else if (m)
         wgc_emit(e, "int64_t wg_trip%d = *(const int64_t *)%s;\n", id, wgc_ptr(e, g, n->inputs[0]));
     else
         wgc_emit(e, "int64_t wg_trip%d = INT64_MAX;\n", id);
@@ -416,8 +445,10 @@ static void emit_slice_copy(wgc_emitter *e, wgc_graph *g, int whole, int elem, i
     if (!inner || !outer)
         return;
     const char *pw = wgc_ptr(e, g, whole), *pe = wgc_ptr(e, g, elem);
-    char base[96];
-    snprintf(base, sizeof base, "%s * %lld", batch ? batch : "wg_o", (long long)len);
+    char base[160];
+    /* the axis's actual length: a Scan over a symbolic number of steps */
+    snprintf(base, sizeof base, "%s * %s", batch ? batch : "wg_o", wgc_dims_expr(e, &w->shape, axis, axis + 1));
+    (void)len;
     if (!batch)
         wgc_emit(e, "for (int64_t wg_o = 0; wg_o < %lld; wg_o++)\n", (long long)outer);
     const char *ei = batch ? "0" : "wg_o";
@@ -451,16 +482,16 @@ static void emit_state_row_copy(wgc_emitter *e, wgc_graph *g, int whole, int row
  * read into the element, an output written from it. */
 static wg_status emit_scan_slice_copy(wgc_emitter *e, wgc_graph *g, const wgc_node *scan,
                                       const wgc_cf_layout *l, bool input, int k, int whole,
-                                      int elem, int id, int64_t len)
+                                      int elem, int id)
 {
     int axis, rev;
     wg_status st = scan_axis(g, scan, input, k, g->tensors[whole].shape.rank, &axis, &rev);
     if (st)
         return st;
-    char b[32], t[64];
+    char b[32], t[160];
     snprintf(b, sizeof b, "wg_b%d", id);
     if (rev)
-        snprintf(t, sizeof t, "%lld - wg_it%d", (long long)len - 1, id);
+        snprintf(t, sizeof t, "%s - 1 - wg_it%d", wgc_dims_expr(e, &g->tensors[whole].shape, axis, axis + 1), id);
     else
         snprintf(t, sizeof t, "wg_it%d", id);
     emit_slice_copy(e, g, whole, elem, axis, t, l->lens ? b : NULL, !input);
@@ -479,10 +510,10 @@ static wg_status emit_scan_begin(wgc_emitter *e, wgc_graph *g, const wgc_node *n
     wgc_emit(e, "for (int64_t wg_b%d = 0; wg_b%d < %lld; wg_b%d++) {\n", id, id, (long long)batch, id);
     for (int k = 0; k < l->n_state; k++)
         emit_state_row_copy(e, g, n->inputs[l->first_state + k], n->outputs[k], id, false);
-    wgc_emit(e, "for (int64_t wg_it%d = 0; wg_it%d < %lld; wg_it%d++) {\n", id, id, (long long)len, id);
+    wgc_emit(e, "for (int64_t wg_it%d = 0; wg_it%d < %s; wg_it%d++) {\n", id, id, scan_len_expr(e, g, scan, l), id);
     for (int k = 0; k < l->n_scan_in && !st; k++) {
         const int x = n->inputs[l->first_state + l->n_state + k];
-        st = emit_scan_slice_copy(e, g, scan, l, true, k, x, n->outputs[l->n_state + k], id, len);
+        st = emit_scan_slice_copy(e, g, scan, l, true, k, x, n->outputs[l->n_state + k], id);
     }
     return st;
 }
@@ -757,6 +788,11 @@ static wg_status loop_infer(wgc_graph *g, wgc_node *n)
         wgc_shape s = {.rank = x->shape.rank + 1, .dims = {len}};
         memcpy(s.dims + 1, x->shape.dims, sizeof(int64_t) * (size_t)x->shape.rank);
         memcpy(s.sym + 1, x->shape.sym, sizeof s.sym[0] * (size_t)x->shape.rank);
+        const wgc_tensor *m = wgc_in(g, n, 0);
+        if (m->symval && !wgc_in(g, n, 1)) /* M iterations of a symbolic M (seq): M rows */
+            wgc_shape_set_dim(g, &s, 0, m->symval[0]);
+        else if (m->symval)
+            return wgc_sym_refuse(g, n, "scan outputs of a symbolic trip count and a condition input");
         /* A row size the body decides at run time is the output's own run-time dim, set
          * by the first iteration; later ones must give the same (loop_emit). */
         for (int d = 0; d < x->shape.rank; d++) {
@@ -841,12 +877,17 @@ static wg_status scan_infer(wgc_graph *g, wgc_node *n)
         if ((st = scan_axis(g, n, false, k, rank, &axis, &rev)))
             return st;
         wgc_shape s = {.rank = rank};
+        const wgc_tensor *x0 = wgc_in(g, n, l.first_state + l.n_state);
+        int axis0 = 0, rev0;
+        if ((st = scan_axis(g, n, true, 0, x0->shape.rank, &axis0, &rev0)))
+            return st;
         for (int d = 0, o = 0; d < rank; d++) {
             if (l.lens && d == 0)
                 s.dims[d] = batch;
-            else if (d == axis)
-                s.dims[d] = len;
-            else
+            else if (d == axis) {
+                s.dims[d] = len; /* symbolic as the scan inputs' length is */
+                memcpy(s.sym[d], x0->shape.sym[axis0], WGC_MAX_SYMS);
+            } else
                 s.dims[d] = x->shape.dims[o++];
         }
         wgc_set_output(g, n, l.n_state + k, x->dtype, &s);
@@ -863,7 +904,7 @@ static wg_status scan_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_
         return st;
     for (int k = 0; k < l->n_scan; k++) {
         const int y = n->outputs[l->n_state + k], x = n->inputs[l->first_body_out + l->n_state + k];
-        if (y >= 0 && (st = emit_scan_slice_copy(e, g, n, l, false, k, y, x, id, len)))
+        if (y >= 0 && (st = emit_scan_slice_copy(e, g, n, l, false, k, y, x, id)))
             return st;
     }
     emit_carried_checks(e, g, n, l);

@@ -17,6 +17,7 @@
 
 #include "../ir/symdim.h"
 #include "helpers/read_axes.h"
+#include "control_flow.h"
 #include "expand_tile_runtime.h"
 #include "pad_runtime.h"
 #include "slice_runtime.h"
@@ -617,9 +618,25 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
          * (only an If's branches, which read no initial values, see symbols) */
         const int e = wgc_body_end(g, (int)(n - g->nodes));
         const wgc_node *own = e >= 0 ? &g->nodes[e] : NULL;
-        for (int i = own && own->op == WGC_OP_LOOP ? 2 : 0; own && own->op != WGC_OP_IF && i < n->n_inputs; i++)
-            if (n->inputs[i] >= 0 && wgc_shape_is_sym(&g->tensors[n->inputs[i]].shape))
-                return wgc_sym_refuse(g, own, "a Loop's or Scan's initial value of symbolic dims");
+        wgc_cf_layout l;
+        if (own && own->op == WGC_OP_SCAN && (st = wgc_cf_layout_of(g, own, &l)))
+            return st;
+        /* a Scan's scan inputs may have a symbolic length: their elements are fixed
+         * (control_flow.c scan_extent checks that the length is all that is symbolic) */
+        const int n_checked = own && own->op == WGC_OP_SCAN ? l.first_state + l.n_state : n->n_inputs;
+        for (int i = own && own->op == WGC_OP_LOOP ? 2 : 0; own && own->op != WGC_OP_IF && i < n_checked; i++) {
+            const wgc_tensor *v = n->inputs[i] >= 0 ? &g->tensors[n->inputs[i]] : NULL;
+            if (!v || !wgc_shape_is_sym(&v->shape))
+                continue;
+            /* a Loop's carried value of symbolic dims (a state [batch, h]): the body's input
+             * takes them, so the body runs at the actual sizes; Scan states stay fixed */
+            if (own->op != WGC_OP_LOOP || wgc_shape_runtime_sym(g, &v->shape) >= 0)
+                return wgc_sym_refuse(g, own, "a Scan's state, or a Loop's initial value of a run-time size, "
+                                              "of symbolic dims");
+            wgc_shape o = v->shape;
+            if ((st = set_out(g, n, i, &o)))
+                return st;
+        }
         return WG_OK;
     }
     case WGC_OP_IF: case WGC_OP_BODY_ELSE: case WGC_OP_LOOP: case WGC_OP_SCAN:

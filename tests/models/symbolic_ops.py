@@ -202,7 +202,61 @@ def graph_loop_rows():
     return helper.make_graph(nodes, "loop_rows", [x], outs, inits), 13
 
 
+def graph_loop_over_seq():
+    """x [seq, batch, H], h0 [batch, H]: a Loop of seq iterations (its trip count the
+    symbolic Shape(x)[0]) carrying h [batch, H] = tanh(h + x[i]) (a carried value of
+    symbolic dims), with scan outputs per step: sum over the batch [seq, H] and the
+    pre-activation [seq, batch, H]."""
+    body = helper.make_graph([
+        helper.make_node("Gather", ["x", "i"], ["xi"], axis=0),
+        helper.make_node("Add", ["h_in", "xi"], ["a"]),
+        helper.make_node("Tanh", ["a"], ["h_out"]),
+        helper.make_node("ReduceSum", ["h_out", "ax0"], ["r"], keepdims=0),
+        helper.make_node("Identity", ["c"], ["co"]),
+    ], "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+                helper.make_tensor_value_info("h_in", TensorProto.FLOAT, ["batch", H])],
+        [helper.make_tensor_value_info("co", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_out", TensorProto.FLOAT, ["batch", H]),
+         helper.make_tensor_value_info("r", TensorProto.FLOAT, [H]),
+         helper.make_tensor_value_info("a", TensorProto.FLOAT, ["batch", H])],
+        [const("ax0", np.array([0], np.int64))])
+    nodes = [helper.make_node("Shape", ["x"], ["sx"]), helper.make_node("Gather", ["sx", "zero"], ["n"], axis=0),
+             helper.make_node("Loop", ["n", "", "h0"], ["h", "rs", "pre"], body=body)]
+    inits = [const("zero", np.int64(0))]
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["seq", "batch", H]),
+           helper.make_tensor_value_info("h0", TensorProto.FLOAT, ["batch", H])]
+    outs = [helper.make_tensor_value_info(nm, TensorProto.FLOAT, None) for nm in ("h", "rs", "pre")]
+    return helper.make_graph(nodes, "loop_over_seq", ins, outs, inits), 16
+
+
+def graph_scan_over_seq():
+    """x [3, seq, H]: a Scan of seq steps (a symbolic scan length) over two scan inputs,
+    both x along axis 1, one in reverse: state s [3, H] = s * x_t + z_t, scan output
+    tanh(s) stacked along axis 1: [3, seq, H]."""
+    body = helper.make_graph([
+        helper.make_node("Mul", ["s_in", "x_t"], ["m"]),
+        helper.make_node("Add", ["m", "z_t"], ["s_out"]),
+        helper.make_node("Tanh", ["s_out"], ["y_t"]),
+    ], "body", [helper.make_tensor_value_info("s_in", TensorProto.FLOAT, [3, H]),
+                helper.make_tensor_value_info("x_t", TensorProto.FLOAT, [3, H]),
+                helper.make_tensor_value_info("z_t", TensorProto.FLOAT, [3, H])],
+        [helper.make_tensor_value_info("s_out", TensorProto.FLOAT, [3, H]),
+         helper.make_tensor_value_info("y_t", TensorProto.FLOAT, [3, H])])
+    nodes = [helper.make_node("Scan", ["s0", "x", "x"], ["s", "ys"], body=body, num_scan_inputs=2,
+                              scan_input_axes=[1, 1], scan_input_directions=[1, 0], scan_output_axes=[1])]
+    inits = [const("s0", np.full((3, H), 0.5, np.float32))]
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, "seq", H])]
+    outs = [helper.make_tensor_value_info(nm, TensorProto.FLOAT, None) for nm in ("s", "ys")]
+    return helper.make_graph(nodes, "scan_over_seq", ins, outs, inits), 16
+
+
 def inputs_for(name, batch, seq, rng):
+    if name == "loop_over_seq":
+        return {"x": rng.standard_normal((seq, batch, H)).astype(np.float32),
+                "h0": rng.standard_normal((batch, H)).astype(np.float32)}
+    if name == "scan_over_seq":
+        return {"x": rng.standard_normal((3, seq, H)).astype(np.float32)}
     if name == "gemm":
         return {"x": rng.standard_normal((batch * seq, H)).astype(np.float32)}
     if name in ("mask_concat", "padding_index"):
@@ -218,11 +272,12 @@ def main():
     rng = np.random.default_rng(0)
     bad = 0
     for make in (graph_decomposed_layernorm, graph_mask_concat, graph_gemm, graph_padding_index,
-                 graph_split_cumsum, graph_loop_rows):
+                 graph_split_cumsum, graph_loop_rows, graph_loop_over_seq, graph_scan_over_seq):
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
-        dims = ["--dim", "batch=1..64"] if graph.name == "gemm" else ["--dim", "batch=1..4", "--dim", "seq=1..32"]
+        dims = (["--dim", "batch=1..64"] if graph.name == "gemm" else ["--dim", "seq=1..32"]
+                if graph.name == "scan_over_seq" else ["--dim", "batch=1..4", "--dim", "seq=1..32"])
         compiled = compile_module(wasmgraph, model, work, dims)
         if not compiled:
             bad += 1
