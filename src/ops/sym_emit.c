@@ -631,6 +631,26 @@ static wg_status emit_gather(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 /* GatherElements: y[i] = x[i with its axis coordinate replaced by indices[i]], y at the
  * indices' actual dims (x may be larger on the other axes). One flat loop whose multi-index
  * is divided out of the position: BERT's token-type gather is batch x seq elements. */
+/* The walk GatherElements and ScatterElements share at the actual sizes: for each element
+ * o of the indices ix (pi), `at` is its position in x with the axis coordinate replaced by
+ * the index (checked against the axis's actual length: WGK_ERR_INDEX); then `element`.
+ * Closes the block the caller opened. */
+static void emit_elements_walk(wgc_emitter *e, const wgc_tensor *x, const wgc_tensor *ix, int axis, const char *element)
+{
+    const int r = x->shape.rank;
+    put_dims(e, &ix->shape, "idims");
+    wgc_emit(e, "const int32_t xst[%d] = {", r);
+    for (int d = 0; d < r; d++)
+        wgc_emit(e, "%s%s", d ? ", " : "", wgc_dims_expr(e, &x->shape, d + 1, r));
+    wgc_emit(e, "};\nconst int32_t count = %s, dim = %s;\n", numel(e, ix), wgc_dims_expr(e, &x->shape, axis, axis + 1));
+    wgc_emit(e, "for (int32_t o = 0; o < count; o++) {\n    int32_t rem = o, off = 0;\n"
+                "    for (int d = %d; d >= 0; d--) {\n        const int32_t c = rem %% idims[d];\n"
+                "        rem /= idims[d];\n        if (d != %d)\n            off += c * xst[d];\n    }\n"
+                "    int64_t k = (int64_t)pi[o];\n    if (k < 0)\n        k += dim;\n"
+                "    if (k < 0 || k >= dim)\n        return WGK_ERR_INDEX;\n"
+                "    const int32_t at = off + (int32_t)k * xst[%d];\n%s}\n}\n", r - 1, axis, axis, element);
+}
+
 static wg_status emit_gather_elements(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
@@ -643,17 +663,7 @@ static wg_status emit_gather_elements(wgc_emitter *e, wgc_graph *g, const wgc_no
     wgc_emit(e, "{\ntypedef %s TD;\nconst %s *pi = (const %s *)%s;\nconst TD *px = (const TD *)%s;\n"
                 "TD *py = (TD *)%s;\n", ct, it, it, wgc_ptr(e, g, n->inputs[1]), wgc_ptr(e, g, n->inputs[0]),
              wgc_ptr(e, g, n->outputs[0]));
-    put_dims(e, &ix->shape, "idims");
-    wgc_emit(e, "const int32_t xst[%d] = {", r);
-    for (int d = 0; d < r; d++)
-        wgc_emit(e, "%s%s", d ? ", " : "", wgc_dims_expr(e, &x->shape, d + 1, r));
-    wgc_emit(e, "};\nconst int32_t count = %s, dim = %s;\n", numel(e, ix), wgc_dims_expr(e, &x->shape, axis, axis + 1));
-    wgc_emit(e, "for (int32_t o = 0; o < count; o++) {\n    int32_t rem = o, off = 0;\n"
-                "    for (int d = %d; d >= 0; d--) {\n        const int32_t c = rem %% idims[d];\n"
-                "        rem /= idims[d];\n        if (d != %d)\n            off += c * xst[d];\n    }\n"
-                "    int64_t k = (int64_t)pi[o];\n    if (k < 0)\n        k += dim;\n"
-                "    if (k < 0 || k >= dim)\n        return WGK_ERR_INDEX;\n"
-                "    py[o] = px[off + (int32_t)k * xst[%d]];\n}\n}\n", r - 1, axis, axis);
+    emit_elements_walk(e, x, ix, axis, "py[o] = px[at];\n");
     return WG_OK;
 }
 
@@ -679,18 +689,9 @@ static wg_status emit_scatter_elements(wgc_emitter *e, wgc_graph *g, const wgc_n
                 "const TD *pu = (const TD *)%s;\nTD *py = (TD *)%s;\n", ct, it, it, wgc_ptr(e, g, n->inputs[1]),
              wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[2]), wgc_ptr(e, g, n->outputs[0]));
     wgc_emit(e, "if (py != px)\n    memcpy(py, px, (size_t)%s * sizeof(TD));\n", numel(e, x));
-    put_dims(e, &ix->shape, "idims");
-    wgc_emit(e, "const int32_t xst[%d] = {", r);
-    for (int d = 0; d < r; d++)
-        wgc_emit(e, "%s%s", d ? ", " : "", wgc_dims_expr(e, &x->shape, d + 1, r));
-    wgc_emit(e, "};\nconst int32_t count = %s, dim = %s;\n", numel(e, ix), wgc_dims_expr(e, &x->shape, axis, axis + 1));
-    wgc_emit(e, "for (int32_t o = 0; o < count; o++) {\n    int32_t rem = o, off = 0;\n"
-                "    for (int d = %d; d >= 0; d--) {\n        const int32_t c = rem %% idims[d];\n"
-                "        rem /= idims[d];\n        if (d != %d)\n            off += c * xst[d];\n    }\n"
-                "    int64_t k = (int64_t)pi[o];\n    if (k < 0)\n        k += dim;\n"
-                "    if (k < 0 || k >= dim)\n        return WGK_ERR_INDEX;\n"
-                "    TD *q = &py[off + (int32_t)k * xst[%d]];\n    TD u = pu[o];\n%s}\n}\n",
-             r - 1, axis, axis, update);
+    char element[256];
+    snprintf(element, sizeof element, "TD *q = &py[at];\nTD u = pu[o];\n%s", update);
+    emit_elements_walk(e, x, ix, axis, element);
     return WG_OK;
 }
 
