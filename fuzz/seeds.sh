@@ -54,6 +54,15 @@ if [ -x "$WG" ]; then
         "$WG" compile "$m" -o "$MOD_OUT/$t-threads.wasm" --threads --max-threads 2 >/dev/null 2>&1 ||
             rm -f "$MOD_OUT/$t-threads.wasm"
     done
+    # sizes decided by run-time values bounded by --dim (Pad's pads, Tile's repeats, Expand's
+    # shape): the fixed input pattern feeds them values in and out of range
+    for spec in test_constant_pad:pads=0..4 test_tile:y=0..3 test_expand_dim_changed:new_shape=1..6; do
+        t=${spec%%:*}
+        m=$TESTDATA/node/$t/model.onnx
+        [ -f "$m" ] || continue
+        "$WG" compile "$m" -o "$MOD_OUT/$t-bounded.wasm" --dim "${spec#*:}" >/dev/null 2>&1 ||
+            rm -f "$MOD_OUT/$t-bounded.wasm"
+    done
 fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
