@@ -317,6 +317,30 @@ static bool rule(wgc_graph *g, const wgc_node *n, const wgc_tensor *y, wgc_vrang
             out[i] = (wgc_vrange){0, x->shape.dims[axis] > 0 ? x->shape.dims[axis] - 1 : 0};
         return true;
     }
+    case WGC_OP_IF: {
+        /* output k is the taken branch's k-th output: either branch's bounds (a folded If
+         * reads the taken one only; its other inputs are gone) */
+        int at = -1;
+        for (int j = 0; j < n->n_outputs; j++)
+            if (n->outputs[j] >= 0 && &g->tensors[n->outputs[j]] == y)
+                at = j;
+        bool any = false;
+        for (int b = 0; b < 2 && at >= 0; b++) {
+            const int i = 1 + b * n->n_outputs + at;
+            if (i >= n->n_inputs || n->inputs[i] < 0)
+                continue;
+            if (!union_of(g, &g->tensors[n->inputs[i]], &a))
+                return false;
+            if (!any)
+                out[0] = a;
+            out[0].lo = a.lo < out[0].lo ? a.lo : out[0].lo;
+            out[0].hi = a.hi > out[0].hi ? a.hi : out[0].hi;
+            any = true;
+        }
+        for (int64_t i = 1; any && i < count; i++)
+            out[i] = out[0];
+        return any;
+    }
     case WGC_OP_CONSTANT_OF_SHAPE: {
         const wgc_attr *v = wgc_attr_find(n, "value");
         int64_t c = 0;
@@ -337,7 +361,7 @@ wg_status wgc_vrange_infer(wgc_graph *g, const wgc_node *n)
 {
     for (int k = 0; k < n->n_outputs; k++) {
         const wgc_tensor *y = wgc_out(g, n, k);
-        if (!y || y->data || y->symval || !is_int(y->dtype) || (k > 0 && n->op != WGC_OP_SPLIT))
+        if (!y || y->data || y->symval || !is_int(y->dtype) || (k > 0 && n->op != WGC_OP_SPLIT && n->op != WGC_OP_IF))
             continue;
         wgc_vrange out[WGC_VRANGE_ELEMS];
         const int64_t count = elems_of(y);

@@ -37,6 +37,9 @@ compile() {
 }
 first=$(ls -d "$d"/test_data_set_*/ 2>/dev/null | sort -V | head -1)
 [ -n "$first" ] || result failed "no test_data_set_*"
+# bind_and_compile: compiles, adding the bindings the compiler asks for, until it compiles
+# or asks for nothing it can be given (the loop is not indented: its here-documents).
+bind_and_compile() {
 for attempt in 1 2 3 4 5 6 7 8; do
     compile "$first"; rc=$?
     [ $rc -ne 0 ] || break
@@ -83,7 +86,7 @@ PY
     for b in $(printf '%s\n' "${bound[@]}" | sort -n); do [ "$b" -le "$k" ] && k=$((k + 1)); done
     [ -f "${first}input_$k.pb" ] || break
     iname=$(sed -E "s/.*#[0-9]+ '([^']*)'.*/\1/" <<< "$hint")
-    if [[ $hint == *"--dim" ]]; then
+    if [[ $hint == *"--dim" ]] && [ "$prefer_const" = 0 ]; then
         # the values' range over every data set (none negative: else bind them as constants)
         py=${PYTHON:-$HOME/.cache/wasmgraph/venv/bin/python}
         range=$("$py" - "$d" "$k" <<'PY'
@@ -107,6 +110,15 @@ PY
     bound+=("$k")
     bnames+=("$iname")
 done
+}
+prefer_const=0
+bind_and_compile
+if [ $rc -ne 0 ] && [ ${#ranges[@]} -gt 0 ]; then
+    # bounded values that still do not compile (an op that checks sizes at the bounds):
+    # the data set's values as constants instead
+    bound=() shapes=() bnames=() ranges=() prefer_const=1
+    bind_and_compile
+fi
 if [ $rc -ne 0 ]; then
     msg=$(grep -m1 'wasmgraph: error' "$work/compile.log")
     [ -n "$msg" ] || msg="compile exit $rc: $(head -c 300 "$work/compile.log")"
