@@ -107,6 +107,8 @@ expect "Pad's run-time pads past their --dim bound are status 13" 1 "status 13 (
     "$W" run "$T/pad_rt.wasm" --input "x=$T/topk_x.npy" --input "p=$T/pads_over.npy"
 expect "Pad's run-time pads cropping past the size are status 2" 1 "status 2 (WGK_ERR_INDEX" \
     "$W" run "$T/pad_rt.wasm" --input "x=$T/topk_x.npy" --input "p=$T/pads_crop.npy"
+expect "--dim and --const of one input" 2 "--dim p and --const p name the same input" \
+    "$W" compile "$T/pad_rt.onnx" -o "$T/x.wasm" --dim p=0..2 --const "p=$T/x.pb"
 expect "--dim bounding an input and naming a dimension" 1 "--dim p names both graph input 'p'" \
     "$W" compile "$T/pad_rt_named.onnx" -o "$T/x.wasm" --dim p=0..2
 expect "Slice with run-time axes names the node and the binding" 1 \

@@ -229,6 +229,13 @@ static int compile_cmd(int argc, char **argv, char **prep_json)
         fprintf(stderr, "wasmgraph: error: --max-threads needs --threads\n");
         return 2;
     }
+    for (int j = 0; j < opt.n_dims; j++)
+        for (int k = 0; k < opt.n_consts; k++)
+            if (!strcmp(opt.dims[j].name, opt.consts[k].name)) {
+                fprintf(stderr, "wasmgraph: error: --dim %s and --const %s name the same input: bound its "
+                        "values or bind them, not both\n", opt.dims[j].name, opt.consts[k].name);
+                return 2;
+            }
     if (threads)
         opt.threads = max_threads ? max_threads : WGC_THREADS_DEFAULT;
     if (opt.relaxed_simd && !opt.simd) {
