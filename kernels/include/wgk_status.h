@@ -27,9 +27,9 @@
                           "(see the compile's note)")                                 \
     X(WGK_ERR_LOOP_SHAPE, 12, "a Loop or Scan body gave a carried value another shape, or a "  \
                               "scan row another size than the first iteration's")            \
-    X(WGK_ERR_SIZE_BOUND, 13, "a size computed at run time (Pad, Expand, Tile) is past the bound "  \
-                              "the module was compiled for: an integer input outside its --dim "  \
-                              "range")                                                            \
+    X(WGK_ERR_SIZE_BOUND, 13, "a size computed at run time (Pad, Expand, Tile, Range, "             \
+                              "ConstantOfShape) is past the bound the module was compiled for: an " \
+                              "integer input outside its --dim range")                            \
     X(WGK_ERR_SEQ_INDEX, 15, "a sequence position is out of range (SequenceAt)")              \
     X(WGK_ERR_OPTIONAL_EMPTY, 16, "an optional value is empty (OptionalGetElement)")                  \
     X(WGK_ERR_THREAD_ABORT, 20, "another thread of the run trapped or was stopped "            \

@@ -1,8 +1,12 @@
-/* constant_of_shape.c: ConstantOfShape: a tensor of the (constant) shape input filled with
- * the one-element `value` attribute (default float32 0). Always folded: the light model-zoo
- * graphs build their weights this way. */
+/* constant_of_shape.c: ConstantOfShape: a tensor of the shape input filled with the
+ * one-element `value` attribute (default float32 0). A constant shape folds (the light
+ * model-zoo graphs build their weights this way); symbolic values give symbolic dims
+ * (sym_infer.c); a shape computed at run time gives run-time dims bounded by its values'
+ * bounds (ir/valrange.h), which sym_emit.c computes, checks and fills. */
 #include <string.h>
 
+#include "../ir/symdim.h"
+#include "../ir/valrange.h"
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
 
@@ -13,16 +17,25 @@ static wg_status cos_infer(wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     const wgc_tensor *s = wgc_in(g, n, 0);
-    if (!s->data)
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                         "shape input '%s' is computed at run time; only constant shapes are "
-                         "supported",
-                         s->name);
-    if (s->shape.rank != 1 || s->shape.dims[0] > WG_MAX_RANK)
+    if (s->shape.rank != 1 || s->shape.dims[0] > WG_MAX_RANK || wgc_shape_is_sym(&s->shape))
         return wgc_error(g, n, WG_ERR_INVALID, "shape input '%s' must be 1-D with at most %d "
                          "entries", s->name, WG_MAX_RANK);
     wgc_shape y = {.rank = (int)s->shape.dims[0]};
     for (int d = 0; d < y.rank; d++) {
+        if (!s->data) { /* a run-time size, at most its value's bound */
+            wgc_vrange r;
+            int sym;
+            if (!wgc_vrange_at(g, s, d, &r))
+                return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                                 "shape input '%s' is computed at run time and nothing bounds its values, "
+                                 "which decide the size of output dim %d", s->name, d);
+            if (r.hi >= ((int64_t)1 << 31))
+                return wgc_error(g, n, WG_ERR_LIMIT, "output dim %d may reach %lld, past 2^31", d, (long long)r.hi);
+            if ((st = wgc_sym_add_runtime(g, n, n->outputs[0], d, r.hi > 0 ? r.hi : 0, &sym)))
+                return st;
+            wgc_shape_set_runtime(&y, d, sym, r.hi > 0 ? r.hi : 0);
+            continue;
+        }
         y.dims[d] = wgc_const_int(s, d);
         if (y.dims[d] < 0)
             return wgc_error(g, n, WG_ERR_INVALID, "shape[%d] = %lld is negative", d,

@@ -91,17 +91,6 @@ wg_status wgc_expand_tile_runtime_shape(wgc_graph *g, const wgc_node *n, wgc_sha
     return WG_OK;
 }
 
-/* Element k of the parameter as a C int64 expression. */
-static const char *param_expr(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int k, char *buf, size_t cap)
-{
-    const wgc_tensor *p = wgc_in(g, n, 1);
-    if (p->symval)
-        snprintf(buf, cap, "(int64_t)%s", wgc_dimx_expr(e, &p->symval[k]));
-    else
-        snprintf(buf, cap, "((const int64_t *)%s)[%d]", wgc_ptr(e, g, n->inputs[1]), k);
-    return buf;
-}
-
 /* Per output dim: the value, checked; the size, checked against its bound, into yd and
  * wg_dims; x's size and stride at run time. Expand is then one strided copy (stride 0
  * where x broadcasts); Tile reads each element's source by the coordinates modulo x's. */
@@ -122,7 +111,7 @@ wg_status wgc_expand_tile_runtime_emit(wgc_emitter *e, wgc_graph *g, const wgc_n
         char vb[160];
         wgc_emit(e, "{\nconst int64_t xdim = %s, v = %s;\nint64_t len;\n",
                  xd >= 0 ? wgc_dims_expr(e, &x->shape, xd, xd + 1) : "1",
-                 k >= 0 ? param_expr(e, g, n, k, vb, sizeof vb) : "1");
+                 k >= 0 ? wgc_int_elem_expr(e, g, n->inputs[1], k, vb, sizeof vb) : "1");
         if (n->op == WGC_OP_TILE)
             wgc_emit(e, "if (v < 0 || v > %lldLL)\n    return WGK_ERR_INDEX;\nlen = xdim * v;\n", (long long)SIZE_LIMIT);
         else if (dim_fixed(n, &x->shape, xd))

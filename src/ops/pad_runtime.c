@@ -165,18 +165,15 @@ wg_status wgc_pad_runtime_shape(wgc_graph *g, const wgc_node *n, wgc_shape *y)
     return WG_OK;
 }
 
-/* Pad side s of axis d as a C int64 expression. */
+/* Pad side s as a C int64 expression. */
 static const char *side_expr(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const pad_side *s, char *buf,
                              size_t cap)
 {
-    const wgc_tensor *pt = s->fixed ? NULL : wgc_in(g, n, 1);
-    if (!pt)
+    if (s->fixed) {
         snprintf(buf, cap, "%lldLL", (long long)s->c);
-    else if (pt->symval)
-        snprintf(buf, cap, "(int64_t)%s", wgc_dimx_expr(e, &pt->symval[s->elem]));
-    else
-        snprintf(buf, cap, "((const int64_t *)%s)[%d]", wgc_ptr(e, g, n->inputs[1]), s->elem);
-    return buf;
+        return buf;
+    }
+    return wgc_int_elem_expr(e, g, n->inputs[1], s->elem, buf, cap);
 }
 
 /* Per axis: the pads (checked to +-2^30), the size (checked against ONNX's rules and its

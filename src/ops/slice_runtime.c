@@ -139,18 +139,10 @@ wg_status wgc_slice_runtime_keep_syms(wgc_graph *g, const wgc_node *n, wgc_shape
     return WG_OK;
 }
 
-/* Element i of parameter input k as a C int64 expression: a literal, or a read at run time. */
+/* Element i of parameter input k as a C int64 expression. */
 static const char *param(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int k, int64_t i, char *buf, size_t cap)
 {
-    const wgc_tensor *t = wgc_in(g, n, k);
-    if (t->symval) /* a symbolic end (sym_infer.c slice_rule) */
-        snprintf(buf, cap, "(int64_t)%s", wgc_dimx_expr(e, &t->symval[i]));
-    else if (t->data)
-        snprintf(buf, cap, "%lldLL", (long long)wgc_const_int(t, i));
-    else
-        snprintf(buf, cap, "(int64_t)((const %s *)%s)[%lld]", t->dtype == WG_DT_INT64 ? "int64_t" : "int32_t",
-                 wgc_ptr(e, g, n->inputs[k]), (long long)i);
-    return buf;
+    return wgc_int_elem_expr(e, g, n->inputs[k], i, buf, cap);
 }
 
 /* Per entry, the ONNX clamping of affine_gather.c's plan, in the module: the length goes

@@ -13,10 +13,12 @@
 #include "../../kernels/include/wgk_pack.h"
 #include "../ir/kernels.h"
 #include "../ir/symdim.h"
+#include "helpers/emit_and_fold.h"
 #include "helpers/gemm_call.h"
 #include "helpers/index_loops.h"
 #include "expand_tile_runtime.h"
 #include "pad_runtime.h"
+#include "range.h"
 #include "slice_runtime.h"
 #include "sym.h"
 
@@ -753,7 +755,18 @@ static wg_status emit_strided(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 
 static wg_status emit_constant_of_shape(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 {
-    const wgc_tensor *y = wgc_out(g, n, 0);
+    const wgc_tensor *y = wgc_out(g, n, 0), *shape = wgc_in(g, n, 0);
+    if (!shape->data) /* run-time dims (constant_of_shape.c): each checked against its bound */
+        for (int d = 0; d < y->shape.rank; d++) {
+            char vb[160];
+            const int sym = wgc_shape_first_sym(&y->shape, d);
+            wgc_emit(e, "{\nconst int64_t v = %s;\nif (v < 0)\n    return WGK_ERR_INDEX;\n"
+                        "if (v > %lldLL)\n    return WGK_ERR_SIZE_BOUND;\n",
+                     wgc_int_elem_expr(e, g, n->inputs[0], d, vb, sizeof vb), (long long)y->shape.dims[d]);
+            if (sym >= 0)
+                wgc_emit(e, "wg_dims[%d] = (int32_t)v;\n", sym);
+            wgc_emit(e, "}\n");
+        }
     const wgc_attr *v = wgc_attr_find(n, "value");
     size_t es = wg_dtype_size(y->dtype);
     if (!es || es > 8 || y->dtype == WG_DT_STRING)
@@ -781,6 +794,8 @@ static bool data_dependent_op(const wgc_graph *g, const wgc_node *n)
         return wgc_pad_is_runtime(g, n);
     case WGC_OP_EXPAND: case WGC_OP_TILE:
         return wgc_expand_tile_is_runtime(g, n);
+    case WGC_OP_RANGE:
+        return wgc_range_is_runtime(g, n);
     default:
         return false;
     }

@@ -20,6 +20,7 @@
 #include "control_flow.h"
 #include "expand_tile_runtime.h"
 #include "pad_runtime.h"
+#include "range.h"
 #include "slice_runtime.h"
 
 static bool has_symval_input(const wgc_graph *g, const wgc_node *n, int *which)
@@ -703,6 +704,8 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
     }
     case WGC_OP_RANGE: {
         const wgc_tensor *lim = wgc_in(g, n, 1), *d = wgc_in(g, n, 2);
+        if (wgc_range_is_runtime(g, n))
+            return WG_OK; /* a length decided in the module (range.c's infer gave it) */
         if (x->symval || d->symval || !x->data || !d->data || !lim->data)
             return wgc_sym_refuse(g, n, "only a symbolic limit");
         wgc_dimx l = wgc_symval_at(lim, 0);

@@ -1,9 +1,10 @@
 """Builds small ONNX graphs in which NonZero, Compress, TopK, Unique, NonMaxSuppression,
-Slice (starts, ends, steps), Pad (pads), Expand (shape) and Tile (repeats) take run-time
-inputs (so their output sizes are decided by the run: module ABI 2 "Run-time output
-dims"; Pad's, Expand's and Tile's bounded through --dim on the inputs, or through shape
-arithmetic that is not a product of symbols) and feed further ops (Transpose, Cast, Gather, GatherND,
-elementwise, ReduceSum, Reshape; NonZero also of inputs whose own sizes are data-dependent or symbolic),
+Slice (starts, ends, steps), Pad (pads), Expand (shape), Tile (repeats), Range and
+ConstantOfShape take run-time inputs (so their output sizes are decided by the run: module
+ABI 2 "Run-time output dims"; the last five bounded through --dim on the inputs, or
+through shape arithmetic that is not a product of symbols) and feed further ops
+(Transpose, Cast, Gather, GatherND, elementwise, ReduceSum, Reshape; NonZero also of
+inputs whose own sizes are data-dependent or symbolic),
 compiles each, runs it on several inputs (empty results among them)
 through `wasmgraph run` and compares shapes and values with onnxruntime (rtol 1e-4,
 atol 1e-5), and a --threads build of each with the single-threaded one, bit for bit on
@@ -418,7 +419,34 @@ def graph_expand_tile_runtime():
                              [vi("y", TensorProto.FLOAT, None), vi("u", TensorProto.FLOAT, None)], []), 13
 
 
+def graph_range_runtime():
+    """Position ids arange(past, past + seq) (past and seq the symbolic lengths of a cache
+    and of x: their sum is no product of symbols, so the Range runs in the module) into a
+    Gather of an embedding table; arange(0, n, 2) of a scalar input n (--dim n=0..9); a
+    ConstantOfShape of [n, n] (1.5), empty for n = 0."""
+    nodes = [
+        helper.make_node("Shape", ["cache"], ["sc"]), helper.make_node("Gather", ["sc", "one"], ["past"], axis=0),
+        helper.make_node("Shape", ["x"], ["sx"]), helper.make_node("Gather", ["sx", "one"], ["seq"], axis=0),
+        helper.make_node("Add", ["past", "seq"], ["end"]),
+        helper.make_node("Range", ["past", "end", "step"], ["pos"]),                 # [seq]
+        helper.make_node("Gather", ["table", "pos"], ["emb"], axis=0),               # [seq, 4]
+        helper.make_node("Range", ["zero", "n", "two"], ["r2"]),                     # [ceil(n / 2)]
+        helper.make_node("Unsqueeze", ["n", "ax0"], ["n1"]),
+        helper.make_node("Concat", ["n1", "n1"], ["cs"], axis=0),
+        helper.make_node("ConstantOfShape", ["cs"], ["z"], value=numpy_helper.from_array(np.array([1.5], np.float32))),
+    ]
+    inits = [const("one", np.int64(1)), const("step", np.int64(1)), const("zero", np.int64(0)),
+             const("two", np.int64(2)), const("ax0", np.array([0], np.int64)),
+             const("table", np.random.default_rng(5).standard_normal((40, 4)).astype(np.float32))]
+    return helper.make_graph(nodes, "range_runtime",
+                             [vi("cache", TensorProto.FLOAT, [1, "past", 4]), vi("x", TensorProto.FLOAT, [1, "seq", 4]),
+                              vi("n", TensorProto.INT64, [])],
+                             [vi("emb", TensorProto.FLOAT, None), vi("r2", TensorProto.INT64, None),
+                              vi("z", TensorProto.FLOAT, None)], inits), 13
+
+
 DIMS = {"pad_runtime": ["--dim", "p=0..3"],
+        "range_runtime": ["--dim", "past=1..16", "--dim", "seq=1..16", "--dim", "n=0..9"],
         "pad_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..9"],
         "expand_tile_runtime": ["--dim", "s=1..5", "--dim", "r=0..3"],
         "mask_index_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..7"],
@@ -431,6 +459,10 @@ DIMS = {"pad_runtime": ["--dim", "p=0..3"],
 
 def inputs_for(name, case, rng):
     """Input set `case` (0..3) of graph `name`; case 3 gives an empty result where it can."""
+    if name == "range_runtime":
+        p, q, k = [(1, 1, 0), (5, 3, 4), (16, 16, 9), (2, 7, 1)][case]
+        return {"cache": np.zeros((1, p, 4), np.float32), "x": np.zeros((1, q, 4), np.float32),
+                "n": np.array(k, np.int64)}
     if name == "pad_runtime":
         p = [[1, 0, 2, 3], [0, 0, 0, 0], [3, 3, 3, 3], [2, 1, 0, 1]][case]
         return {"x": rng.standard_normal((3, 4)).astype(np.float32), "p": np.array(p, np.int64)}
@@ -529,7 +561,8 @@ def main():
     for make in (graph_nonzero, graph_compress, graph_topk, graph_unique, graph_nms, graph_nonzero_of_sized,
                  graph_topk_of_sized, graph_compress_of_sized, graph_unique_of_sized,
                  graph_nms_of_sized, graph_slice, graph_slice_of_sized, graph_mask_index, graph_mask_index_of_sized,
-                 graph_if_sizes, graph_loop_sizes, graph_pad_runtime, graph_pad_of_sized, graph_expand_tile_runtime):
+                 graph_if_sizes, graph_loop_sizes, graph_pad_runtime, graph_pad_of_sized, graph_expand_tile_runtime,
+                 graph_range_runtime):
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8

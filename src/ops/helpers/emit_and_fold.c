@@ -139,3 +139,16 @@ wg_status wgc_emit_folded_only(wgc_emitter *e, wgc_graph *g, wgc_node *n)
                      "%s that could not be folded to a constant (only constant inputs are supported)",
                      n->op_type);
 }
+
+const char *wgc_int_elem_expr(wgc_emitter *e, wgc_graph *g, int t, int64_t i, char *buf, size_t cap)
+{
+    const wgc_tensor *x = &g->tensors[t];
+    if (x->symval)
+        snprintf(buf, cap, "(int64_t)%s", wgc_dimx_expr(e, &x->symval[i]));
+    else if (x->data)
+        snprintf(buf, cap, "%lldLL", (long long)wgc_const_int(x, i));
+    else
+        snprintf(buf, cap, "(int64_t)((const %s *)%s)[%lld]", x->dtype == WG_DT_INT32 ? "int32_t" : "int64_t",
+                 wgc_ptr(e, g, t), (long long)i);
+    return buf;
+}

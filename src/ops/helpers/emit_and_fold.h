@@ -45,6 +45,12 @@ wg_status wgc_emit_same_bytes(wgc_emitter *e, wgc_graph *g, wgc_node *n);
  * only when a fold failed, it says so naming the op. */
 wg_status wgc_emit_folded_only(wgc_emitter *e, wgc_graph *g, wgc_node *n);
 
+/* Element i of integer tensor t (int32 or int64) as a C int64 expression, into buf: a
+ * constant's literal, a symbolic value's expression of wg_dims, or a read of the buffer
+ * (a value computed at run time). The parameters of the ops that size their outputs in the
+ * module (Pad, Expand, Tile, Slice, Range, ConstantOfShape) are read so. */
+const char *wgc_int_elem_expr(wgc_emitter *e, wgc_graph *g, int t, int64_t i, char *buf, size_t cap);
+
 /* Makes output i of n a constant copy of bytes (dtype and shape already inferred). */
 wg_status wgc_fold_copy(wgc_graph *g, const wgc_node *n, int i, const void *bytes);
 
