@@ -18,9 +18,9 @@
  * every buffer is planned statically. A Loop's scan outputs need their length at compile
  * time: a constant trip count M, or a symbolic one (Shape(x)[0] of a --dim seq: the rows
  * are then seq), and a loop that cannot stop early (constant true condition, or the body
- * passing its condition through); otherwise the Loop is refused. A Loop's carried values
- * may have symbolic dims (the body then runs at the actual sizes), and a Scan's scan
- * inputs a symbolic length (the steps counted at run time; its states stay fixed).
+ * passing its condition through); otherwise the Loop is refused. Carried values may have
+ * symbolic dims (the body then runs at the actual sizes), and a Scan's scan inputs a
+ * symbolic length (the steps counted at run time) and symbolic element dims.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,6 +195,12 @@ static wg_status scan_axis(wgc_graph *g, const wgc_node *n, bool input, int k, i
     return WG_OK;
 }
 
+wg_status wgc_cf_scan_input_axis(wgc_graph *g, const wgc_node *n, int k, int rank, int *axis)
+{
+    int rev;
+    return scan_axis(g, n, true, k, rank, axis, &rev);
+}
+
 /* dims before the axis, the axis, bytes after it */
 static void axis_split(const wgc_tensor *t, int axis, int64_t *outer, int64_t *len, int64_t *inner)
 {
@@ -236,13 +242,10 @@ static wg_status scan_extent(wgc_graph *g, const wgc_node *scan, const wgc_cf_la
         if ((st = scan_axis(g, scan, true, k, x->shape.rank, &axis, &rev)))
             return st;
         int64_t b = l->lens ? x->shape.dims[0] : 1, t = x->shape.dims[axis];
-        /* a symbolic length (--dim seq over time steps) is the scan axis's alone; every
-         * input has the same one (emit reads it at run time) */
-        for (int d = 0; d < x->shape.rank; d++)
-            if (d != axis && wgc_dim_is_sym(&x->shape, d))
-                return wgc_sym_refuse(g, scan, "a scan input of symbolic dims other than its scan axis");
-        if (l->lens && wgc_dim_is_sym(&x->shape, axis))
-            return wgc_sym_refuse(g, scan, "a Scan-8 of a symbolic length");
+        /* a symbolic length (--dim seq over time steps), the same for every input, and
+         * symbolic element dims ([batch, seq, h] along axis 1): emit reads them at run time */
+        if (l->lens && wgc_shape_is_sym(&x->shape))
+            return wgc_sym_refuse(g, scan, "a Scan-8 of symbolic dims");
         const int first = l->first_state + l->n_state;
         if (k && memcmp(x->shape.sym[axis], wgc_in(g, scan, first)->shape.sym[first_axis], WGC_MAX_SYMS))
             return wgc_sym_refuse(g, scan, "scan inputs of different symbolic lengths");
@@ -445,19 +448,25 @@ static void emit_slice_copy(wgc_emitter *e, wgc_graph *g, int whole, int elem, i
     if (!inner || !outer)
         return;
     const char *pw = wgc_ptr(e, g, whole), *pe = wgc_ptr(e, g, elem);
-    char base[160];
-    /* the axis's actual length: a Scan over a symbolic number of steps */
+    char base[160], rows[96], bytes[128];
+    /* the actual sizes: a Scan over a symbolic number of steps, of rows of symbolic dims
+     * (at their maxima, outer and inner above only tell an empty tensor) */
     snprintf(base, sizeof base, "%s * %s", batch ? batch : "wg_o", wgc_dims_expr(e, &w->shape, axis, axis + 1));
+    snprintf(rows, sizeof rows, "%s", wgc_dims_expr(e, &w->shape, 0, axis));
+    snprintf(bytes, sizeof bytes, "(int64_t)%s * %zu", wgc_dims_expr(e, &w->shape, axis + 1, w->shape.rank),
+             wg_dtype_size(w->dtype));
     (void)len;
+    wgc_emit(e, "{\nconst int64_t wg_row = %s;\n", bytes);
     if (!batch)
-        wgc_emit(e, "for (int64_t wg_o = 0; wg_o < %lld; wg_o++)\n", (long long)outer);
+        wgc_emit(e, "for (int64_t wg_o = 0; wg_o < %s; wg_o++)\n", rows);
     const char *ei = batch ? "0" : "wg_o";
     if (to_whole)
-        wgc_emit(e, "    memcpy((uint8_t *)%s + (%s + (%s)) * %lld, (const uint8_t *)%s + %s * %lld, %lld);\n", pw,
-                 base, t, (long long)inner, pe, ei, (long long)inner, (long long)inner);
+        wgc_emit(e, "    memcpy((uint8_t *)%s + (%s + (%s)) * wg_row, (const uint8_t *)%s + %s * wg_row, (size_t)wg_row);\n",
+                 pw, base, t, pe, ei);
     else
-        wgc_emit(e, "    memcpy((uint8_t *)%s + %s * %lld, (const uint8_t *)%s + (%s + (%s)) * %lld, %lld);\n", pe,
-                 ei, (long long)inner, pw, base, t, (long long)inner, (long long)inner);
+        wgc_emit(e, "    memcpy((uint8_t *)%s + %s * wg_row, (const uint8_t *)%s + (%s + (%s)) * wg_row, (size_t)wg_row);\n",
+                 pe, ei, pw, base, t);
+    wgc_emit(e, "}\n");
 }
 
 /* Copies row wg_b<id> of a batched Scan state (Scan-8's batch axis 0) between the whole
@@ -863,14 +872,13 @@ static wg_status scan_infer(wgc_graph *g, wgc_node *n)
     for (int k = 0; k < l.n_scan; k++) {
         const wgc_tensor *x = wgc_in(g, n, l.first_body_out + l.n_state + k);
         const int rank = x->shape.rank + 1 + l.lens;
-        /* (emit_slice_copy strides by the compiled sizes) */
+        /* rows of symbolic dims are stored at their actual sizes (emit_slice_copy); rows of a
+         * size the body decides could differ from step to step, which a Scan does not check */
         if (wgc_shape_runtime_sym(g, &x->shape) >= 0)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED,
                              "scan output %d ('%s') has a size the body decides at run time; a Scan's "
                              "scan outputs must keep one size per compile (a Loop's may vary by run)",
                              k, x->name);
-        if (wgc_shape_is_sym(&x->shape))
-            return wgc_sym_refuse(g, n, "a scan output of symbolic size");
         if (rank > WG_MAX_RANK)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "scan output %d would have rank %d", k, rank);
         int axis, rev;
@@ -887,8 +895,10 @@ static wg_status scan_infer(wgc_graph *g, wgc_node *n)
             else if (d == axis) {
                 s.dims[d] = len; /* symbolic as the scan inputs' length is */
                 memcpy(s.sym[d], x0->shape.sym[axis0], WGC_MAX_SYMS);
-            } else
-                s.dims[d] = x->shape.dims[o++];
+            } else { /* the row's dims, symbolic ones too */
+                s.dims[d] = x->shape.dims[o];
+                memcpy(s.sym[d], x->shape.sym[o++], WGC_MAX_SYMS);
+            }
         }
         wgc_set_output(g, n, l.n_state + k, x->dtype, &s);
     }

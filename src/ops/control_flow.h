@@ -27,6 +27,8 @@ typedef struct wgc_cf_layout {
 /* The layout of If/Loop/Scan node n; an error when its inputs do not have it (a graph not
  * linked by the reader). */
 wg_status wgc_cf_layout_of(wgc_graph *g, const wgc_node *n, wgc_cf_layout *l);
+/* Scan n's scan input k's axis for its rank (normalised), or an error. */
+wg_status wgc_cf_scan_input_axis(wgc_graph *g, const wgc_node *n, int k, int rank, int *axis);
 
 /* Node i failed to infer (g->err says why). When it sits in a branch of an If whose
  * condition is computed at run time (or in a body inside such a branch), that branch is

@@ -95,7 +95,8 @@ def main():
                                           helper.make_tensor_value_info("parts", TensorProto.FLOAT, None)],
                           [numpy_helper.from_array(np.zeros(1, np.float32), "s0")])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/scan_rows_size.onnx")
-    # A Scan whose scan rows read a symbolic outer value (--dim N=..): refused, naming it.
+    # A Scan whose scan rows read a symbolic outer value (--dim N=..): compiles (its rows
+    # are stored at their actual size; tests/models/symbolic_ops.py checks the values).
     xs = helper.make_tensor_value_info("xs", TensorProto.FLOAT, ["N"])
     sbody = helper.make_graph([helper.make_node("Identity", ["st_in"], ["st_out"]),
                                helper.make_node("Add", ["row", "xs"], ["o"])], "sbody",

@@ -251,7 +251,32 @@ def graph_scan_over_seq():
     return helper.make_graph(nodes, "scan_over_seq", ins, outs, inits), 16
 
 
+def graph_scan_batched():
+    """x [batch, seq, H], h0 [batch, H]: a Scan of seq steps along axis 1 whose state and
+    elements [batch, H] have the symbolic batch: h = tanh(h * 0.5 + x_t), the states stacked
+    along axis 1 ([batch, seq, H])."""
+    body = helper.make_graph([
+        helper.make_node("Mul", ["h_in", "half"], ["m"]),
+        helper.make_node("Add", ["m", "x_t"], ["a"]),
+        helper.make_node("Tanh", ["a"], ["h_out"]),
+        helper.make_node("Identity", ["h_out"], ["y_t"]),
+    ], "body", [helper.make_tensor_value_info("h_in", TensorProto.FLOAT, ["batch", H]),
+                helper.make_tensor_value_info("x_t", TensorProto.FLOAT, ["batch", H])],
+        [helper.make_tensor_value_info("h_out", TensorProto.FLOAT, ["batch", H]),
+         helper.make_tensor_value_info("y_t", TensorProto.FLOAT, ["batch", H])],
+        [const("half", np.float32(0.5))])
+    nodes = [helper.make_node("Scan", ["h0", "x"], ["h", "ys"], body=body, num_scan_inputs=1,
+                              scan_input_axes=[1], scan_output_axes=[1])]
+    ins = [helper.make_tensor_value_info("h0", TensorProto.FLOAT, ["batch", H]),
+           helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", H])]
+    outs = [helper.make_tensor_value_info(nm, TensorProto.FLOAT, None) for nm in ("h", "ys")]
+    return helper.make_graph(nodes, "scan_batched", ins, outs), 16
+
+
 def inputs_for(name, batch, seq, rng):
+    if name == "scan_batched":
+        return {"h0": rng.standard_normal((batch, H)).astype(np.float32),
+                "x": rng.standard_normal((batch, seq, H)).astype(np.float32)}
     if name == "loop_over_seq":
         return {"x": rng.standard_normal((seq, batch, H)).astype(np.float32),
                 "h0": rng.standard_normal((batch, H)).astype(np.float32)}
@@ -272,7 +297,8 @@ def main():
     rng = np.random.default_rng(0)
     bad = 0
     for make in (graph_decomposed_layernorm, graph_mask_concat, graph_gemm, graph_padding_index,
-                 graph_split_cumsum, graph_loop_rows, graph_loop_over_seq, graph_scan_over_seq):
+                 graph_split_cumsum, graph_loop_rows, graph_loop_over_seq, graph_scan_over_seq,
+                 graph_scan_batched):
         graph, opset = make()
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
