@@ -201,18 +201,6 @@ wg_status wgc_cf_scan_input_axis(wgc_graph *g, const wgc_node *n, int k, int ran
     return scan_axis(g, n, true, k, rank, axis, &rev);
 }
 
-/* dims before the axis, the axis, bytes after it */
-static void axis_split(const wgc_tensor *t, int axis, int64_t *outer, int64_t *len, int64_t *inner)
-{
-    *outer = 1;
-    *inner = (int64_t)wg_dtype_size(t->dtype);
-    for (int d = 0; d < axis; d++)
-        *outer *= t->shape.dims[d];
-    for (int d = axis + 1; d < t->shape.rank; d++)
-        *inner *= t->shape.dims[d];
-    *len = t->shape.dims[axis];
-}
-
 static wgc_shape drop_dims(const wgc_shape *s, int from, int count)
 {
     wgc_shape r = {.rank = s->rank - count};
@@ -440,22 +428,17 @@ static void emit_loop_begin(wgc_emitter *e, wgc_graph *g, const wgc_node *n, con
 static void emit_slice_copy(wgc_emitter *e, wgc_graph *g, int whole, int elem, int axis, const char *t,
                             const char *batch, bool to_whole)
 {
-    int64_t outer, len, inner;
     const wgc_tensor *w = &g->tensors[whole];
-    axis_split(w, axis, &outer, &len, &inner);
-    if (batch) /* Scan-8: axis 1 of row `batch`: the outer loop is the caller's */
-        outer = 1;
-    if (!inner || !outer)
-        return;
+    if (!wgc_numel(&w->shape))
+        return; /* empty at the maxima: empty at every size */
     const char *pw = wgc_ptr(e, g, whole), *pe = wgc_ptr(e, g, elem);
     char base[160], rows[96], bytes[128];
-    /* the actual sizes: a Scan over a symbolic number of steps, of rows of symbolic dims
-     * (at their maxima, outer and inner above only tell an empty tensor) */
+    /* the actual sizes: a Scan over a symbolic number of steps, of rows of symbolic dims;
+     * Scan-8 (batch): axis 1 of row `batch`, whose loop is the caller's */
     snprintf(base, sizeof base, "%s * %s", batch ? batch : "wg_o", wgc_dims_expr(e, &w->shape, axis, axis + 1));
     snprintf(rows, sizeof rows, "%s", wgc_dims_expr(e, &w->shape, 0, axis));
     snprintf(bytes, sizeof bytes, "(int64_t)%s * %zu", wgc_dims_expr(e, &w->shape, axis + 1, w->shape.rank),
              wg_dtype_size(w->dtype));
-    (void)len;
     wgc_emit(e, "{\nconst int64_t wg_row = %s;\n", bytes);
     if (!batch)
         wgc_emit(e, "for (int64_t wg_o = 0; wg_o < %s; wg_o++)\n", rows);
