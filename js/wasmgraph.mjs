@@ -59,7 +59,7 @@ export const STATUSES = Object.freeze({
   10: ['WGK_ERR_TRIP_COUNT', 'a Loop ran past the iterations its outputs were sized for'],
   11: ['WGK_ERR_BRANCH', "an If took a branch that is invalid for the module's input shapes (see the compile's note)"],
   12: ['WGK_ERR_LOOP_SHAPE', "a Loop or Scan body gave a carried value another shape, or a scan row another size than the first iteration's"],
-  13: ['WGK_ERR_SIZE_BOUND', 'a size computed at run time (Pad, Expand, Tile, Range, ConstantOfShape) is past the bound the module was compiled for: an integer input outside its --dim range'],
+  13: ['WGK_ERR_SIZE_BOUND', 'a size computed at run time (Pad, Expand, Tile, Range, Resize, ConstantOfShape) is past the bound the module was compiled for: an integer input outside its --dim range'],
   15: ['WGK_ERR_SEQ_INDEX', 'a sequence position is out of range (SequenceAt)'],
   16: ['WGK_ERR_OPTIONAL_EMPTY', 'an optional value is empty (OptionalGetElement)'],
   20: ['WGK_ERR_THREAD_ABORT', 'another thread of the run trapped or was stopped (wg_threads_abort)'],

@@ -106,6 +106,22 @@ expect "Pad's run-time pads past their --dim bound are status 13" 1 "status 13 (
     "$W" run "$T/pad_rt.wasm" --input "x=$T/topk_x.npy" --input "p=$T/pads_over.npy"
 expect "Pad's run-time pads cropping past the size are status 2" 1 "status 2 (WGK_ERR_INDEX" \
     "$W" run "$T/pad_rt.wasm" --input "x=$T/topk_x.npy" --input "p=$T/pads_crop.npy"
+expect "Resize with unbounded run-time sizes names the input and its --dim" 1 \
+    "node 'resize_sz' (Resize): sizes input 'sz' is computed at run time and nothing bounds its values, which decide the size of output dim 0 [graph input #1 'sz': compile with --dim sz=MIN..MAX to bound its values, or --const sz=FILE.pb]" \
+    "$W" compile "$T/resize_rt.onnx" -o "$T/x.wasm"
+expect "Resize with run-time scales says to give sizes" 1 \
+    "node 'resize_sc' (Resize): scales input 'sc' is computed at run time, and scales decide the output's size with nothing to bound it: give the output size as sizes (int64) instead" \
+    "$W" compile "$T/resize_rt_scales.onnx" -o "$T/x.wasm"
+expect "Resize with run-time sizes bounded by --dim compiles" 0 "compiled" \
+    "$W" compile "$T/resize_rt.onnx" -o "$T/resize_rt.wasm" --dim sz=1..8
+"$PY" -c "import numpy as np, sys; np.save(sys.argv[1], np.ones((1, 1, 3, 4), np.float32)); np.save(sys.argv[2], np.array([1, 1, 8, 5])); np.save(sys.argv[3], np.array([1, 1, 9, 5])); np.save(sys.argv[4], np.array([1, 1, 0, 5]))" \
+    "$T/rs_x.npy" "$T/rs_in.npy" "$T/rs_over.npy" "$T/rs_zero.npy"
+expect "Resize with run-time sizes within their --dim runs" 0 "output 0 'y' float32 [1,1,8,5]" \
+    "$W" run "$T/resize_rt.wasm" --input "x=$T/rs_x.npy" --input "sz=$T/rs_in.npy"
+expect "Resize's run-time sizes past their --dim bound are status 13" 1 "status 13 (WGK_ERR_SIZE_BOUND" \
+    "$W" run "$T/resize_rt.wasm" --input "x=$T/rs_x.npy" --input "sz=$T/rs_over.npy"
+expect "Resize's run-time sizes below 1 are status 2" 1 "status 2 (WGK_ERR_INDEX" \
+    "$W" run "$T/resize_rt.wasm" --input "x=$T/rs_x.npy" --input "sz=$T/rs_zero.npy"
 expect "--dim and --const of one input" 2 "--dim p and --const p name the same input" \
     "$W" compile "$T/pad_rt.onnx" -o "$T/x.wasm" --dim p=0..2 --const "p=$T/x.pb"
 expect "--dim bounding an input and naming a dimension" 1 "--dim p names both graph input 'p'" \

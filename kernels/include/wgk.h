@@ -25,6 +25,7 @@
 #include "wgk_norm.h"
 #include "wgk_gen.h"
 #include "wgk_resize.h"
+#include "wgk_resize_plan.h"
 #include "wgk_convnd.h"
 #include "wgk_poolnd.h"
 #include "wgk_quant.h"

@@ -52,4 +52,15 @@ typedef struct wgk_resize2d_args {
 
 void wgk_f32_resize2d(const wgk_resize2d_args *a);
 
+/*
+ * Resampling by a plan whose sizes the module learned at run time (wgk_resize_plan.h):
+ * builds the plan's tables in scratch (wgk_resize_planned_scratch bytes at the bounds)
+ * and applies them with wgk_f32_resize2d when they suit it, else wgk_f32_resize: the same
+ * taps, and so the same floats, as a compile-time plan of those sizes. cap[d] is the most
+ * taps axis d was sized for. Returns 0, or WGK_ERR_SIZE_BOUND when an axis needs more.
+ */
+struct wgk_resize_plan;
+int wgk_f32_resize_planned(const struct wgk_resize_plan *p, const int *cap, float extrapolation, const float *x,
+                           float *y, void *scratch);
+
 #endif

@@ -27,7 +27,7 @@
                           "(see the compile's note)")                                 \
     X(WGK_ERR_LOOP_SHAPE, 12, "a Loop or Scan body gave a carried value another shape, or a "  \
                               "scan row another size than the first iteration's")            \
-    X(WGK_ERR_SIZE_BOUND, 13, "a size computed at run time (Pad, Expand, Tile, Range, "             \
+    X(WGK_ERR_SIZE_BOUND, 13, "a size computed at run time (Pad, Expand, Tile, Range, Resize, "     \
                               "ConstantOfShape) is past the bound the module was compiled for: an " \
                               "integer input outside its --dim range")                            \
     X(WGK_ERR_SEQ_INDEX, 15, "a sequence position is out of range (SequenceAt)")              \

@@ -19,6 +19,7 @@
 #include "expand_tile_runtime.h"
 #include "pad_runtime.h"
 #include "range.h"
+#include "resize_runtime.h"
 #include "slice_runtime.h"
 #include "sym.h"
 
@@ -796,6 +797,8 @@ static bool data_dependent_op(const wgc_graph *g, const wgc_node *n)
         return wgc_expand_tile_is_runtime(g, n);
     case WGC_OP_RANGE:
         return wgc_range_is_runtime(g, n);
+    case WGC_OP_RESIZE: case WGC_OP_UPSAMPLE:
+        return wgc_resize_is_runtime(g, n);
     default:
         return false;
     }

@@ -21,6 +21,7 @@
 #include "expand_tile_runtime.h"
 #include "pad_runtime.h"
 #include "range.h"
+#include "resize_runtime.h"
 #include "slice_runtime.h"
 
 static bool has_symval_input(const wgc_graph *g, const wgc_node *n, int *which)
@@ -579,6 +580,12 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         if (x->symval)
             return wgc_sym_refuse(g, n, "its input holds symbolic values");
         if ((st = wgc_pad_runtime_shape(g, n, &y)))
+            return st;
+        return set_out(g, n, 0, &y);
+    case WGC_OP_RESIZE: case WGC_OP_UPSAMPLE: /* sizes from the actual dims (resize_runtime.c) */
+        if (x->symval)
+            return wgc_sym_refuse(g, n, "its input holds symbolic values");
+        if ((st = wgc_resize_runtime_shape(g, n, &y)))
             return st;
         return set_out(g, n, 0, &y);
     case WGC_OP_CONSTANT_OF_SHAPE:

@@ -65,6 +65,17 @@ def main():
     xp = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["p", 4])  # a dim named like the input
     g = helper.make_graph([helper.make_node("Pad", ["x", "p"], ["y"], name="pad_p")], "g", [xp, pin], [ys])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/pad_rt_named.onnx")
+    # Resize with sizes from a graph input (bounded by --dim sz=MIN..MAX, else refused; past
+    # the bound status 13, below 1 status 2 when run), and with run-time scales (refused).
+    x4 = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 3, 4])
+    szin = helper.make_tensor_value_info("sz", TensorProto.INT64, [4])
+    scin = helper.make_tensor_value_info("sc", TensorProto.FLOAT, [4])
+    g = helper.make_graph([helper.make_node("Resize", ["x", "", "", "sz"], ["y"], name="resize_sz", mode="linear")],
+                          "g", [x4, szin], [ys])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/resize_rt.onnx")
+    g = helper.make_graph([helper.make_node("Resize", ["x", "", "sc"], ["y"], name="resize_sc", mode="linear")],
+                          "g", [x4, scin], [ys])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/resize_rt_scales.onnx")
     # A Loop whose body decides a size at run time: its carried [1] takes x[i : i + k]
     # (k an input), so k = 2 gives it two elements (status WGK_ERR_LOOP_SHAPE when run);
     # and a Scan whose scan rows have such a size (refused: they keep one per compile).

@@ -1,6 +1,6 @@
 """Builds small ONNX graphs in which NonZero, Compress, TopK, Unique, NonMaxSuppression,
 Slice (starts, ends, steps), Pad (pads), Expand (shape), Tile (repeats), Range and
-ConstantOfShape take run-time inputs (so their output sizes are decided by the run: module
+ConstantOfShape, Resize (sizes, roi) take run-time inputs (so their output sizes are decided by the run: module
 ABI 2 "Run-time output dims"; the last five bounded through --dim on the inputs, or
 through shape arithmetic that is not a product of symbols) and feed further ops
 (Transpose, Cast, Gather, GatherND, elementwise, ReduceSum, Reshape; NonZero also of
@@ -10,7 +10,8 @@ through `wasmgraph run` and compares shapes and values with onnxruntime (rtol 1e
 atol 1e-5), and a --threads build of each with the single-threaded one, bit for bit on
 1, 2 and 3 threads.
 
-    python data_dependent_ops.py WASMGRAPH WORKDIR
+    python data_dependent_ops.py WASMGRAPH WORKDIR [GRAPH_NAME...]
+(graph names given: only those graphs)
 Prints one line per graph and input; exit status 1 on any mismatch or failure.
 """
 import os
@@ -445,7 +446,68 @@ def graph_range_runtime():
                               vi("z", TensorProto.FLOAT, None)], inits), 13
 
 
+def graph_resize_of_sized():
+    """Resizes of an [n, 2, h, w] input (--dim) as a U-Net decoder does them: nearest and
+    linear upsampling by 2 (2h x 2w; outputs only after a linear or cubic downsampling by
+    0.5 back to h x w, or a sum, as an output's dims must be single symbols), a
+    cubic resize by 1.5 x 0.75 (run-time sizes floor(1.5 h), floor(0.75 w)), and sizes taken
+    from a skip connection's Shape (Concat of Shape(x)[:2] and Shape(skip)[2:]), concatenated
+    with the skip along the channels."""
+    nodes = [
+        helper.make_node("Resize", ["x", "", "up2"], ["up"], mode="nearest"),
+        helper.make_node("Resize", ["x", "", "up2"], ["lin"], mode="linear"),
+        helper.make_node("Resize", ["up", "", "down2"], ["down"], mode="linear"),
+        helper.make_node("Sub", ["down", "x"], ["back"]),
+        helper.make_node("Resize", ["lin", "", "down2"], ["linback"], mode="cubic"),
+        helper.make_node("ReduceSum", ["lin", "ax3"], ["lin3"], keepdims=0),
+        helper.make_node("ReduceSum", ["lin3", "ax2"], ["linsum"], keepdims=0),
+        helper.make_node("Resize", ["x", "", "odd"], ["cub"], mode="cubic"),
+        helper.make_node("Shape", ["x"], ["sx"]),
+        helper.make_node("Slice", ["sx", "s0", "s2"], ["nc"]),
+        helper.make_node("Shape", ["skip"], ["ss"]),
+        helper.make_node("Slice", ["ss", "s2", "s4"], ["hw"]),
+        helper.make_node("Concat", ["nc", "hw"], ["sizes"], axis=0),
+        helper.make_node("Resize", ["x", "", "", "sizes"], ["u"], mode="linear"),
+        helper.make_node("Concat", ["u", "skip"], ["cat"], axis=1),
+        helper.make_node("Relu", ["cat"], ["y"]),
+    ]
+    inits = [const("up2", np.array([1, 1, 2, 2], np.float32)), const("down2", np.array([1, 1, 0.5, 0.5], np.float32)),
+             const("odd", np.array([1, 1, 1.5, 0.75], np.float32)), const("s0", np.array([0], np.int64)),
+             const("s2", np.array([2], np.int64)), const("s4", np.array([4], np.int64)),
+             const("ax3", np.array([3], np.int64)), const("ax2", np.array([2], np.int64))]
+    return helper.make_graph(nodes, "resize_of_sized",
+                             [vi("x", TensorProto.FLOAT, ["n", 2, "h", "w"]),
+                              vi("skip", TensorProto.FLOAT, ["n", 3, "hs", "ws"])],
+                             [vi("linback", TensorProto.FLOAT, None), vi("linsum", TensorProto.FLOAT, None),
+                              vi("back", TensorProto.FLOAT, None), vi("cub", TensorProto.FLOAT, None),
+                              vi("y", TensorProto.FLOAT, None)], inits), 13
+
+
+def graph_resize_runtime():
+    """Resize-18 of a fixed [1, 2, 6, 5] input with run-time parameters: sizes from a graph
+    input sz (--dim sz=1..16 bounds its values) along axes 2, 3, linear with antialias (a
+    downsampling to 1 takes every input row) and nearest with keep_aspect_ratio_policy
+    not_larger; and tf_crop_and_resize to a constant 4 x 3 by a run-time roi."""
+    nodes = [
+        helper.make_node("Resize", ["x", "", "", "sz"], ["a"], mode="linear", antialias=1, axes=[2, 3]),
+        helper.make_node("Resize", ["x", "", "", "sz"], ["k"], mode="nearest", axes=[2, 3],
+                         keep_aspect_ratio_policy="not_larger"),
+        helper.make_node("Resize", ["x", "roi", "", "c43"], ["c"], mode="linear", axes=[2, 3],
+                         coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=-1.0),
+        helper.make_node("Tanh", ["c"], ["t"]),
+    ]
+    inits = [const("c43", np.array([4, 3], np.int64))]
+    return helper.make_graph(nodes, "resize_runtime",
+                             [vi("x", TensorProto.FLOAT, [1, 2, 6, 5]), vi("sz", TensorProto.INT64, [2]),
+                              vi("roi", TensorProto.FLOAT, [4])],
+                             [vi("a", TensorProto.FLOAT, None), vi("k", TensorProto.FLOAT, None),
+                              vi("t", TensorProto.FLOAT, None)], inits), 18
+
+
 DIMS = {"pad_runtime": ["--dim", "p=0..3"],
+        "resize_of_sized": ["--dim", "n=1..2", "--dim", "h=1..7", "--dim", "w=1..6", "--dim", "hs=1..9",
+                            "--dim", "ws=1..8"],
+        "resize_runtime": ["--dim", "sz=1..16"],
         "range_runtime": ["--dim", "past=1..16", "--dim", "seq=1..16", "--dim", "n=0..9"],
         "pad_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..9"],
         "expand_tile_runtime": ["--dim", "s=1..5", "--dim", "r=0..3"],
@@ -463,6 +525,15 @@ def inputs_for(name, case, rng):
         p, q, k = [(1, 1, 0), (5, 3, 4), (16, 16, 9), (2, 7, 1)][case]
         return {"cache": np.zeros((1, p, 4), np.float32), "x": np.zeros((1, q, 4), np.float32),
                 "n": np.array(k, np.int64)}
+    if name == "resize_of_sized":
+        n, h, w, hs, ws = [(1, 1, 1, 1, 1), (2, 3, 4, 9, 2), (1, 7, 6, 5, 8), (2, 2, 5, 4, 4)][case]
+        return {"x": rng.standard_normal((n, 2, h, w)).astype(np.float32),
+                "skip": rng.standard_normal((n, 3, hs, ws)).astype(np.float32)}
+    if name == "resize_runtime":
+        sz, roi = [([3, 4], [0, 0, 1, 1]), ([1, 1], [0.2, -0.3, 0.9, 1.2]), ([16, 16], [0.5, 0.5, 0.5, 0.5]),
+                   ([6, 5], [1, 0.8, 0, 0.1])][case]
+        return {"x": rng.standard_normal((1, 2, 6, 5)).astype(np.float32), "sz": np.array(sz, np.int64),
+                "roi": np.array(roi, np.float32)}
     if name == "pad_runtime":
         p = [[1, 0, 2, 3], [0, 0, 0, 0], [3, 3, 3, 3], [2, 1, 0, 1]][case]
         return {"x": rng.standard_normal((3, 4)).astype(np.float32), "p": np.array(p, np.int64)}
@@ -555,6 +626,7 @@ def loop_rows_differ_fails(wasmgraph, module, work, rng):
 
 def main():
     wasmgraph, work = sys.argv[1:3]
+    only = set(sys.argv[3:])
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(0)
     bad = 0
@@ -562,8 +634,10 @@ def main():
                  graph_topk_of_sized, graph_compress_of_sized, graph_unique_of_sized,
                  graph_nms_of_sized, graph_slice, graph_slice_of_sized, graph_mask_index, graph_mask_index_of_sized,
                  graph_if_sizes, graph_loop_sizes, graph_pad_runtime, graph_pad_of_sized, graph_expand_tile_runtime,
-                 graph_range_runtime):
+                 graph_range_runtime, graph_resize_of_sized, graph_resize_runtime):
         graph, opset = make()
+        if only and graph.name not in only:
+            continue
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8
         compiled = compile_module(wasmgraph, model, work, DIMS.get(graph.name, []))
