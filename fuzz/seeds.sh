@@ -55,8 +55,9 @@ if [ -x "$WG" ]; then
             rm -f "$MOD_OUT/$t-threads.wasm"
     done
     # sizes decided by run-time values bounded by --dim (Pad's pads, Tile's repeats, Expand's
-    # shape): the fixed input pattern feeds them values in and out of range
-    for spec in test_constant_pad:pads=0..4 test_tile:y=0..3 test_expand_dim_changed:new_shape=1..6; do
+    # shape, Resize's sizes): the fixed input pattern feeds them values in and out of range
+    for spec in test_constant_pad:pads=0..4 test_tile:y=0..3 test_expand_dim_changed:new_shape=1..6 \
+                test_resize_upsample_sizes_cubic:sizes=1..10 test_resize_downsample_sizes_linear_pytorch_half_pixel:sizes=1..4; do
         t=${spec%%:*}
         m=$TESTDATA/node/$t/model.onnx
         [ -f "$m" ] || continue
