@@ -73,6 +73,13 @@ static wg_status describe_sizes(wgc_graph *g, const wgc_node *n, const wgc_shape
     /* keep_aspect_ratio_policy scales every listed axis by one ratio of them all */
     bool all_fixed = constant;
     double pick_max = 0;
+    /* under a keep policy every listed axis takes one ratio, of any listed axis: at least
+     * 1 / (that axis's largest size) */
+    double keep_smin = 1.0;
+    for (int i = 0; i < s->na; i++) {
+        const double q = 1.0 / (double)s->plan.in[s->axes[i]];
+        keep_smin = q < keep_smin ? q : keep_smin;
+    }
     for (int i = 0; i < s->na; i++) {
         const int d = s->axes[i];
         wgc_vrange v;
@@ -90,8 +97,8 @@ static wg_status describe_sizes(wgc_graph *g, const wgc_node *n, const wgc_shape
         pick_max = q > pick_max ? q : pick_max;
         rs_axis *a = &r->ax[d];
         a->elem = i;
-        const double smin = (s->keep == WGK_RS_STRETCH ? (double)(v.lo > 1 ? v.lo : 1) : 0.5) /
-                            (double)s->plan.in[d];
+        const double smin = s->keep == WGK_RS_STRETCH ? (double)(v.lo > 1 ? v.lo : 1) / (double)s->plan.in[d]
+                                                      : keep_smin;
         a->cap = cap_at(&s->plan, d, smin);
         if (s->keep != WGK_RS_STRETCH) {
             a->kind = AX_RUNTIME;
