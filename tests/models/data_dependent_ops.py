@@ -504,10 +504,22 @@ def graph_resize_runtime():
                               vi("t", TensorProto.FLOAT, None)], inits), 18
 
 
+
+def graph_resize_keep_antialias():
+    """Resize-18 of a [1, 1, 8, 40] input to run-time sizes (--dim sz=1..4), linear with
+    antialias under keep_aspect_ratio_policy not_larger: the shared ratio comes from the
+    long axis (1/40 and less), so the short axis takes many taps, and may become empty."""
+    nodes = [helper.make_node("Resize", ["x", "", "", "sz"], ["y"], mode="linear", antialias=1, axes=[2, 3],
+                              keep_aspect_ratio_policy="not_larger")]
+    return helper.make_graph(nodes, "resize_keep_antialias",
+                             [vi("x", TensorProto.FLOAT, [1, 1, 8, 40]), vi("sz", TensorProto.INT64, [2])],
+                             [vi("y", TensorProto.FLOAT, None)], []), 18
+
 DIMS = {"pad_runtime": ["--dim", "p=0..3"],
         "resize_of_sized": ["--dim", "n=1..2", "--dim", "h=1..7", "--dim", "w=1..6", "--dim", "hs=1..9",
                             "--dim", "ws=1..8"],
         "resize_runtime": ["--dim", "sz=1..16"],
+        "resize_keep_antialias": ["--dim", "sz=1..4"],
         "range_runtime": ["--dim", "past=1..16", "--dim", "seq=1..16", "--dim", "n=0..9"],
         "pad_of_sized": ["--dim", "batch=1..3", "--dim", "seq=1..9"],
         "expand_tile_runtime": ["--dim", "s=1..5", "--dim", "r=0..3"],
@@ -529,6 +541,9 @@ def inputs_for(name, case, rng):
         n, h, w, hs, ws = [(1, 1, 1, 1, 1), (2, 3, 4, 9, 2), (1, 7, 6, 5, 8), (2, 2, 5, 4, 4)][case]
         return {"x": rng.standard_normal((n, 2, h, w)).astype(np.float32),
                 "skip": rng.standard_normal((n, 3, hs, ws)).astype(np.float32)}
+    if name == "resize_keep_antialias":
+        return {"x": rng.standard_normal((1, 1, 8, 40)).astype(np.float32),
+                "sz": np.array([[2, 1], [4, 4], [1, 3], [2, 4]][case], np.int64)}
     if name == "resize_runtime":
         sz, roi = [([3, 4], [0, 0, 1, 1]), ([1, 1], [0.2, -0.3, 0.9, 1.2]), ([16, 16], [0.5, 0.5, 0.5, 0.5]),
                    ([6, 5], [1, 0.8, 0, 0.1])][case]
@@ -634,7 +649,8 @@ def main():
                  graph_topk_of_sized, graph_compress_of_sized, graph_unique_of_sized,
                  graph_nms_of_sized, graph_slice, graph_slice_of_sized, graph_mask_index, graph_mask_index_of_sized,
                  graph_if_sizes, graph_loop_sizes, graph_pad_runtime, graph_pad_of_sized, graph_expand_tile_runtime,
-                 graph_range_runtime, graph_resize_of_sized, graph_resize_runtime):
+                 graph_range_runtime, graph_resize_of_sized, graph_resize_runtime,
+                 graph_resize_keep_antialias):
         graph, opset = make()
         if only and graph.name not in only:
             continue
