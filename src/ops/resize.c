@@ -156,6 +156,21 @@ wg_status wgc_resize_setup_read(wgc_graph *g, const wgc_node *n, wgc_resize_setu
     return WG_OK;
 }
 
+wg_status wgc_resize_const_scales(wgc_graph *g, const wgc_node *n, const wgc_resize_setup *s, double *sc)
+{
+    for (int i = 0; i < s->na; i++) {
+        sc[i] = s->scales_attr ? s->scales_attr[i] : (float)wgc_elem_get_f(s->scales->data, s->scales->dtype, i);
+        if (!(sc[i] > 0) || sc[i] > WGK_RESIZE_MAX_SCALE)
+            return wgc_error(g, n, WG_ERR_INVALID, "scales[%d] = %g is not a positive scale", i, sc[i]);
+    }
+    for (int i = 0; i < s->na; i++)
+        if (s->legacy && s->plan.mode == WGK_RS_NEAREST && sc[i] < 1.0)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                             "nearest downsampling (scale %g on dim %d) in %s-%d has no agreed "
+                             "rounding; use Resize-11 or later", sc[i], s->axes[i], n->op_type, n->opset);
+    return WG_OK;
+}
+
 /* The plan of a Resize whose inputs are all constants (resize_runtime.c takes the others). */
 static wg_status resolve(wgc_graph *g, const wgc_node *n, wgc_resize_setup *s)
 {
@@ -185,21 +200,14 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, wgc_resize_setup *s)
             return wgc_error(g, n, WG_ERR_INVALID, "sizes[%d] = %lld is out of range", bad, (long long)v[bad]);
     } else {
         double sc[WG_MAX_RANK];
-        for (int i = 0; i < na; i++)
-            sc[i] = s->scales_attr ? s->scales_attr[i] : (float)wgc_elem_get_f(s->scales->data, s->scales->dtype, i);
-        const int bad = wgk_resize_plan_scales(p, axes, na, sc);
-        if (bad >= 0)
-            return wgc_error(g, n, WG_ERR_INVALID, "scales[%d] = %g is not a positive scale", bad, sc[bad]);
+        if ((st = wgc_resize_const_scales(g, n, s, sc)))
+            return st;
+        wgk_resize_plan_scales(p, axes, na, sc); /* cannot fail: the scales are checked */
         for (int i = 0; i < na; i++)
             if (p->out[axes[i]] < 1)
                 return wgc_error(g, n, WG_ERR_INVALID, "scales[%d] = %g gives an empty output dim %d", i, sc[i],
                                  axes[i]);
     }
-    for (int d = 0; d < r; d++)
-        if (s->legacy && p->mode == WGK_RS_NEAREST && p->scale[d] < 1.0)
-            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                             "nearest downsampling (scale %g on dim %d) in %s-%d has no agreed "
-                             "rounding; use Resize-11 or later", p->scale[d], d, n->op_type, n->opset);
     int64_t total = 1, taps_total = 0;
     for (int d = 0; d < r; d++) {
         /* Checked at every step (scales up to 1e6 make any dim huge): each factor and the

@@ -46,7 +46,6 @@ typedef struct rs_axis {
     wgc_dimx x;    /* AX_FIXED, AX_MONO: the size */
     int64_t bound; /* its largest value */
     int cap;       /* the most taps it may need */
-    int elem;      /* AX_* from sizes: its element of sizes; else -1 */
 } rs_axis;
 
 typedef struct rs_desc {
@@ -96,7 +95,6 @@ static wg_status describe_sizes(wgc_graph *g, const wgc_node *n, const wgc_shape
         const double q = (double)v.hi / (double)in_min;
         pick_max = q > pick_max ? q : pick_max;
         rs_axis *a = &r->ax[d];
-        a->elem = i;
         const double smin = s->keep == WGK_RS_STRETCH ? (double)(v.lo > 1 ? v.lo : 1) / (double)s->plan.in[d]
                                                       : keep_smin;
         a->cap = cap_at(&s->plan, d, smin);
@@ -155,16 +153,13 @@ static wg_status describe_scales(wgc_graph *g, const wgc_node *n, const wgc_shap
         return wgc_error(g, n, WG_ERR_UNSUPPORTED,
                          "scales input '%s' is computed at run time, and scales decide the output's size with "
                          "nothing to bound it: give the output size as sizes (int64) instead", s->scales->name);
+    double scales[WG_MAX_RANK];
+    wg_status st = wgc_resize_const_scales(g, n, s, scales);
+    if (st)
+        return st;
     for (int i = 0; i < s->na; i++) {
         const int d = s->axes[i];
-        const double sc = s->scales_attr ? s->scales_attr[i]
-                                         : (float)wgc_elem_get_f(s->scales->data, s->scales->dtype, i);
-        if (!(sc > 0) || sc > WGK_RESIZE_MAX_SCALE)
-            return wgc_error(g, n, WG_ERR_INVALID, "scales[%d] = %g is not a positive scale", i, sc);
-        if (s->legacy && s->plan.mode == WGK_RS_NEAREST && sc < 1.0)
-            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                             "nearest downsampling (scale %g on dim %d) in %s-%d has no agreed "
-                             "rounding; use Resize-11 or later", sc, d, n->op_type, n->opset);
+        const double sc = scales[i];
         r->scale[d] = sc;
         rs_axis *a = &r->ax[d];
         a->cap = cap_at(&s->plan, d, sc);
@@ -213,7 +208,7 @@ static wg_status describe(wgc_graph *g, const wgc_node *n, const wgc_shape *xs, 
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "input dim %d may be 0 (its --dim range starts at 0)", d);
         r->scale[d] = 1.0;
         r->ax[d] = (rs_axis){.kind = wgc_dim_is_sym(xs, d) ? AX_MONO : AX_FIXED, .x = in,
-                             .bound = p->in[d], .cap = cap_at(p, d, 1.0), .elem = -1};
+                             .bound = p->in[d], .cap = cap_at(p, d, 1.0)};
     }
     st = r->s.sizes ? describe_sizes(g, n, xs, r) : describe_scales(g, n, xs, r);
     if (st)

@@ -40,6 +40,11 @@ typedef struct wgc_resize_setup {
 /* Reads and checks n's attributes and inputs' dtypes and lengths (resize.c). */
 wg_status wgc_resize_setup_read(wgc_graph *g, const wgc_node *n, wgc_resize_setup *s);
 
+/* The constant scales of s (the attribute or the scales input) into sc[0..na-1], each
+ * checked: positive, at most WGK_RESIZE_MAX_SCALE, no nearest downsampling in Upsample or
+ * Resize-10 (resize.c). */
+wg_status wgc_resize_const_scales(wgc_graph *g, const wgc_node *n, const wgc_resize_setup *s, double *sc);
+
 /* Is n a Resize or Upsample whose input has a symbolic dim, or whose scales, sizes or roi
  * are not plain constants? */
 bool wgc_resize_is_runtime(const wgc_graph *g, const wgc_node *n);
