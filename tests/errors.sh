@@ -122,6 +122,17 @@ expect "Resize's run-time sizes past their --dim bound are status 13" 1 "status 
     "$W" run "$T/resize_rt.wasm" --input "x=$T/rs_x.npy" --input "sz=$T/rs_over.npy"
 expect "Resize's run-time sizes below 1 are status 2" 1 "status 2 (WGK_ERR_INDEX" \
     "$W" run "$T/resize_rt.wasm" --input "x=$T/rs_x.npy" --input "sz=$T/rs_zero.npy"
+expect "Conv of a symbolic height names the dim and says only the batch may be" 1 \
+    "node 'conv_h' (Conv): dimension 2 of input 'x' is symbolic ('h', --dim); this op takes a symbolic batch (dimension 0) only: fix the others with --shape" \
+    "$W" compile "$T/conv_sym_h.onnx" -o "$T/x.wasm" --dim n=1..2 --dim h=1..8
+expect "MaxPool's Indices over a symbolic batch are refused" 1 \
+    "node 'pool_idx' (MaxPool): input 'x' depends on symbolic dimension 'n' (--dim), which this op does not support yet" \
+    "$W" compile "$T/maxpool_idx_sym_n.onnx" -o "$T/x.wasm" --dim n=1..2
+expect "Conv of a symbolic batch compiles" 0 "compiled" \
+    "$W" compile "$T/conv_sym_n.onnx" -o "$T/conv_sym_n.wasm" --dim n=1..2
+"$PY" -c "import numpy as np, sys; np.save(sys.argv[1], np.ones((3, 2, 4, 5), np.float32))" "$T/conv_x3.npy"
+expect "a batch past its --dim range is refused before the run" 1 "symbol 'n' = 3 is outside its range 1..2" \
+    "$W" run "$T/conv_sym_n.wasm" --input "x=$T/conv_x3.npy"
 expect "--dim and --const of one input" 2 "--dim p and --const p name the same input" \
     "$W" compile "$T/pad_rt.onnx" -o "$T/x.wasm" --dim p=0..2 --const "p=$T/x.pb"
 expect "--dim bounding an input and naming a dimension" 1 "--dim p names both graph input 'p'" \

@@ -65,6 +65,15 @@ if compile "$SQ/squeezenet1.1_bgr_fp32_from_fp16.onnx" "$OUT/squeezenet-fp32.was
         "$SQ/test_data_fp32/test_data_set_0" 1e-4 1e-5 2
     threads_check squeezenet-fp32 "$SQ/squeezenet1.1_bgr_fp32_from_fp16.onnx" "$SQ/test_data_fp32/test_data_set_0" -O3
     threads_check squeezenet-fp32-no-simd "$SQ/squeezenet1.1_bgr_fp32_from_fp16.onnx" "$SQ/test_data_fp32/test_data_set_0" --no-simd
+    # Its batch made symbolic (--dim N=1..4), one module run at batch 1, 2 and 3 on both
+    # sets stacked (tests/models/dynamic_batch.py)
+    if "$PY" tests/models/dynamic_batch.py "$W" "$OUT/squeezenet-batch" squeezenet-batch \
+        "$SQ/squeezenet1.1_bgr_fp32_from_fp16.onnx" "$SQ/test_data_fp32/test_data_set_0" \
+        "$SQ/test_data_fp32/test_data_set_1" > "$OUT/squeezenet-batch.log" 2>&1; then
+        ok "squeezenet-fp32 with a symbolic batch (batch 1-3 match both sets; --threads build bit-identical)"
+    else
+        cat "$OUT/squeezenet-batch.log"; bad "squeezenet-fp32 with a symbolic batch"
+    fi
 fi
 # The fp16 reference was computed in float16; we compute in float32 and round the output
 # to float16, so the two may differ by a few float16 ulps (2^-11 relative) of the probabilities.
@@ -141,6 +150,18 @@ if [ -s "$R/resnet50v2.onnx" ]; then
         run_and_compare "resnet50v2-simd second run" "$R/resnet50v2.wasm" "$R/in" "$R/want" 1e-4 1e-5 2
         threads_check resnet50v2 "$R/resnet50v2.onnx" "$R/in" -O3
         threads_check resnet50v2-relaxed "$R/resnet50v2.onnx" "$R/in" -O3 --relaxed-simd
+        # A symbolic batch (--dim N=1..4): batch 1-3 of two inputs stacked, each sample
+        # against onnxruntime-node (tests/models/dynamic_batch.py)
+        [ -s "$R/in2/input_0.pb" ] || "$PY" tools/make_input.py data 1x3x224x224 float32 2 "$R/in2/input_0.pb" > /dev/null
+        if [ ! -s "$R/want2/output_0.pb" ] || [ "$R/resnet50v2.onnx" -nt "$R/want2/output_0.pb" ]; then
+            node tools/ort_run.js "$R/resnet50v2.onnx" "$R/want2" --input "data=$R/in2/input_0.pb" --quiet || bad "onnxruntime reference"
+        fi
+        if "$PY" tests/models/dynamic_batch.py "$W" "$R/batch" resnet50v2-batch "$R/resnet50v2.onnx" \
+            "$R/in:$R/want" "$R/in2:$R/want2" > "$R/batch.log" 2>&1; then
+            ok "resnet50v2 with a symbolic batch (batch 1-3 match onnxruntime; --threads build bit-identical)"
+        else
+            cat "$R/batch.log"; bad "resnet50v2 with a symbolic batch"
+        fi
     fi
     if compile "$R/resnet50v2.onnx" "$R/resnet50v2-scalar.wasm" -O3 --no-simd -q; then
         run_and_compare "resnet50v2-no-simd" "$R/resnet50v2-scalar.wasm" "$R/in" "$R/want" 1e-4 1e-5
@@ -454,6 +475,18 @@ if [ -x "$MODELS_PY" ]; then
     fi
 else
     echo "skip symbolic ops: no models venv ($MODELS_PY)"
+fi
+
+# 14a. A symbolic batch through the per-sample ops (Conv on each kernel family, pools,
+# normalisations, ConvTranspose, DepthToSpace, ConvInteger, QLinearConv) against onnxruntime
+if [ -x "$MODELS_PY" ]; then
+    if "$MODELS_PY" tests/models/batched_cnn.py "$W" "$OUT/batched-cnn" > "$OUT/batched-cnn.log" 2>&1; then
+        ok "batched CNN ops ($(grep -c ': ok$' "$OUT/batched-cnn.log") graph batches match onnxruntime)"
+    else
+        cat "$OUT/batched-cnn.log"; bad "batched CNN ops"
+    fi
+else
+    echo "skip batched CNN ops: no models venv ($MODELS_PY)"
 fi
 
 # 14b. Data-dependent output sizes (NonZero, Compress, TopK, Unique, NonMaxSuppression on

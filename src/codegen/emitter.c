@@ -189,11 +189,34 @@ const char *wgc_ptr(wgc_emitter *e, wgc_graph *g, int t)
         snprintf(s, 96, "%s(%lld)", e->weight_half[t] ? "P" : "W", (long long)e->weight_off[t]);
     } else if (x->addr >= 0) {
         snprintf(s, 96, "A(%lld)", (long long)x->addr);
+        for (int k = 0; k < e->n_vary; k++)
+            if (e->vary_tensor[k] == t)
+                snprintf(s, 96, "((void *)((char *)A(%lld) + (size_t)wg_sample * %lldu))", (long long)x->addr,
+                         (long long)e->vary_stride[k]);
     } else {
         e->failed = true; /* planner bug: caught by wgc_generate */
         snprintf(s, 96, "0 /* unplanned tensor %s */", x->name);
     }
     return s;
+}
+
+bool wgc_ptr_vary(wgc_emitter *e, int t, int64_t stride)
+{
+    if (e->n_vary >= WGC_VARY_MAX)
+        return false;
+    e->vary_tensor[e->n_vary] = t;
+    e->vary_stride[e->n_vary++] = stride;
+    return true;
+}
+
+void wgc_ptr_vary_end(wgc_emitter *e)
+{
+    e->n_vary = 0;
+}
+
+bool wgc_ptrs_vary(const wgc_emitter *e)
+{
+    return e->n_vary > 0;
 }
 
 const char *wgc_dims_expr(wgc_emitter *e, const wgc_shape *s, int d0, int d1)
@@ -268,6 +291,11 @@ void wgc_emit_part_range_expr(wgc_emitter *e, const char *total, int unit)
 bool wgc_split_pays(const wgc_emitter *e, int64_t units, int64_t elements)
 {
     return wgc_threaded(e) && units >= 2 && elements >= WGC_SPLIT_MIN_ELEMENTS;
+}
+
+bool wgc_step_splits(const wgc_emitter *e)
+{
+    return e->split;
 }
 
 void wgc_sync(wgc_emitter *e)

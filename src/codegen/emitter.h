@@ -31,6 +31,9 @@ struct wgc_emitter {
     bool split;           /* threaded build: this node's code runs on every thread (wgc_part) */
     bool single;          /* threaded build: this step (a control-flow construct with its
                            * bodies) runs whole on thread 0, so its nodes do not split */
+    int vary_tensor[WGC_VARY_MAX]; /* wgc_ptr_vary: addresses that advance with wg_sample */
+    int64_t vary_stride[WGC_VARY_MAX];
+    int n_vary;
     bool failed;          /* an allocation failed: the result is unusable */
     char ring[16][96];
     int ring_i;

@@ -157,18 +157,22 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wg
     float lo, hi, ps, pt;
     wgc_act_range(n, &lo, &hi);
     /* The arguments as static data (wgc_static_data): no code builds them. Split across
-     * threads, code does: each thread's share and scratch differ. */
+     * threads, code does: each thread's share and scratch differ; so do the addresses of
+     * a per-sample loop's sample (sym_batch.c). */
     const bool split = wgc_threaded(e) && wgc_node_splits(n) && wgc_kernel_splits(k);
-    if (!split)
+    const bool code_args = split || wgc_ptrs_vary(e);
+    if (!code_args)
         wgc_static_data(e, sizeof(wgk_conv2d_args));
     wgc_emit(e, "{");
     if (split)
         wgc_emit(e, "    const wgk_conv2d_args args = {.part = %s,", wgc_part(e));
+    else if (code_args)
+        wgc_emit(e, "    const wgk_conv2d_args args = {");
     wgc_emit(e,
              "%s.N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, "
              ".OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, "
              ".DW = %lld, .PT = %lld, .PL = %lld, .groups = %lld,\n",
-             split ? "        " : "    static const wgk_conv2d_args args = {", (long long)c->N, (long long)c->C, (long long)c->H, (long long)c->W,
+             code_args ? "        " : "    static const wgk_conv2d_args args = {", (long long)c->N, (long long)c->C, (long long)c->H, (long long)c->W,
              (long long)c->M, (long long)c->OH, (long long)c->OW, (long long)c->KH, (long long)c->KW,
              (long long)wn->s[0], (long long)wn->s[1], (long long)wn->d[0], (long long)wn->d[1],
              (long long)wn->pb[0], (long long)wn->pb[1], (long long)c->groups);

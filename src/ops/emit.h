@@ -51,6 +51,14 @@ wg_status wgc_weight(wgc_emitter *e, const void *data, size_t bytes, const char 
  * `static int` flag in its own `{ }` block so that it happens on the first run only.
  * Returns WG_ERR_LIMIT if the region would pass 4 GiB. */
 wg_status wgc_prepared(wgc_emitter *e, size_t bytes, const char **expr);
+/* Per-sample loops (ops/sym_batch.c): between wgc_ptr_vary and wgc_ptr_vary_end,
+ * wgc_ptr gives tensor t's address plus the C variable wg_sample times stride bytes; while any
+ * does, wgc_ptrs_vary is true and arguments naming tensors must be built by code, not
+ * static data. wgc_ptr_vary returns false when no more tensors fit (WGC_VARY_MAX). */
+#define WGC_VARY_MAX 8
+bool wgc_ptr_vary(wgc_emitter *e, int t, int64_t stride);
+void wgc_ptr_vary_end(wgc_emitter *e);
+bool wgc_ptrs_vary(const wgc_emitter *e);
 /* Makes room in the module's static data for bytes more of `static const` objects that
  * the op's code declares: call arguments known at compile time (a kernel's argument
  * struct) are built by no code that way, which keeps wg_run short for wasmtime to
@@ -87,6 +95,8 @@ void wgc_emit_part_range(wgc_emitter *e, int64_t total, int unit);
 void wgc_emit_part_range_expr(wgc_emitter *e, const char *total, int unit);
 bool wgc_split_pays(const wgc_emitter *e, int64_t units, int64_t elements);
 void wgc_sync(wgc_emitter *e);
+/* Has the step's code emitted so far asked to run on every thread (wgc_part, wgc_sync)? */
+bool wgc_step_splits(const wgc_emitter *e);
 /* Formats a float so that C reads back the same bits ("1.5f", "-INFINITY", "NAN"). */
 const char *wgc_float(wgc_emitter *e, float v);
 

@@ -577,9 +577,15 @@ static wg_status emit_softmax(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
     int r = x->shape.rank;
     if (x->dtype != WG_DT_FLOAT || n->act != WGC_ACT_NONE)
         return no_code(g, n, "a dtype other than float32");
+    /* opset 13: over the last axis (sym_infer.c); before: over dims [axis, r) flattened */
+    int axis = r - 1;
+    if (n->opset < 13) {
+        const int64_t a = wgc_attr_int(n, "axis", 1);
+        axis = (int)(a < 0 ? a + r : a);
+    }
     char rows[96], len[96];
-    snprintf(rows, sizeof rows, "%s", wgc_dims_expr(e, &x->shape, 0, r - 1));
-    snprintf(len, sizeof len, "%s", wgc_dims_expr(e, &x->shape, r - 1, r));
+    snprintf(rows, sizeof rows, "%s", wgc_dims_expr(e, &x->shape, 0, axis));
+    snprintf(len, sizeof len, "%s", wgc_dims_expr(e, &x->shape, axis, r));
     if (split_rows(e, x)) { /* threads: runs of rows, each as on one thread */
         wgc_emit(e, "{\n");
         wgc_emit_part_range_expr(e, rows, 1);
@@ -833,9 +839,11 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
             return wgc_error(g, n, WG_ERR_LIMIT, "tensor '%s' has 2^31 or more elements at the maxima",
                              g->tensors[t].name);
     }
+    if (wgc_sym_batch_op(g, n))
+        return wgc_sym_batch_emit(e, g, n);
     switch (n->op) {
     case WGC_OP_IDENTITY: case WGC_OP_RESHAPE: case WGC_OP_UNSQUEEZE: case WGC_OP_SQUEEZE:
-    case WGC_OP_FLATTEN:
+    case WGC_OP_FLATTEN: case WGC_OP_DROPOUT:
         return emit_copy(e, g, n);
     case WGC_OP_ADD: case WGC_OP_SUB: case WGC_OP_MUL: case WGC_OP_DIV:
         return emit_binary(e, g, n);

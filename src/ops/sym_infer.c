@@ -354,6 +354,18 @@ static int concat_total_sym(wgc_graph *g, const wgc_node *n, int axis)
     return -1;
 }
 
+/* Is tensor t a graph output or read by a live node? */
+static bool tensor_read(const wgc_graph *g, int t)
+{
+    if (g->tensors[t].is_output)
+        return true;
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int k = 0; !g->nodes[i].dead && k < g->nodes[i].n_inputs; k++)
+            if (g->nodes[i].inputs[k] == t)
+                return true;
+    return false;
+}
+
 static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
 {
     if (n->op == WGC_OP_UNIQUE) /* any of its outputs may be the one read */
@@ -367,6 +379,12 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
     wgc_shape y = with_dims(&y0->shape);
     wg_status st;
     int k;
+    if (n->op == WGC_OP_DROPOUT) { /* inference: the input itself (remove_identity.c) */
+        if (n->n_outputs > 1 && n->outputs[1] >= 0 && tensor_read(g, n->outputs[1]))
+            return wgc_sym_refuse(g, n, "its mask output, read by the graph");
+        y = x->shape;
+        return set_out(g, n, 0, &y);
+    }
     if (same_shape_op(n->op) || wgc_sym_runs_at_maxima(g, n)) {
         if (has_symval_input(g, n, &k))
             return wgc_sym_refuse(g, n, NULL);
@@ -382,8 +400,11 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
                 return wgc_sym_refuse(g, n, "only the last axis");
             if (n->op == WGC_OP_LAYER_NORM && axis != x->shape.rank - 1)
                 return wgc_sym_refuse(g, n, "only the last axis");
-            if (n->op == WGC_OP_SOFTMAX && n->opset < 13)
-                return wgc_sym_refuse(g, n, "opset < 13 Softmax");
+            /* before opset 13: the rows are dims [0, axis) flattened, each of dims
+             * [axis, rank), which must be fixed (sym_emit.c emit_softmax) */
+            for (int d = axis; n->op == WGC_OP_SOFTMAX && n->opset < 13 && d < x->shape.rank; d++)
+                if (wgc_dim_is_sym(&x->shape, d))
+                    return wgc_sym_refuse(g, n, "an opset < 13 Softmax whose rows take a symbolic dimension");
             for (int i = 1; i < n->n_inputs; i++)
                 if (n->inputs[i] >= 0 && wgc_shape_is_sym(&wgc_in(g, n, i)->shape))
                     return wgc_sym_refuse(g, n, "symbolic scale or bias");
@@ -393,6 +414,16 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         }
         y = x->shape;
         return set_out(g, n, 0, &y);
+    }
+    if (wgc_sym_batch_op(g, n)) {
+        for (int i = 0; i < n->n_outputs; i++) {
+            if (n->outputs[i] < 0)
+                continue;
+            wgc_shape o = with_dims(&wgc_out(g, n, i)->shape);
+            if ((st = wgc_sym_batch_infer(g, n, &o, i)) || (st = set_out(g, n, i, &o)))
+                return st;
+        }
+        return WG_OK;
     }
     if (wgc_sym_binary_op(n->op)) {
         /* an operand holding symbolic values is written at its actual values where the

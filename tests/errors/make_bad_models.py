@@ -76,6 +76,21 @@ def main():
     g = helper.make_graph([helper.make_node("Resize", ["x", "", "sc"], ["y"], name="resize_sc", mode="linear")],
                           "g", [x4, scin], [ys])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/resize_rt_scales.onnx")
+    # Per-sample ops over a symbolic batch: a Conv of symbolic height (refused: only the
+    # batch may be), a MaxPool with its Indices output (refused: they count across the
+    # batch) and a Conv of a symbolic batch (compiles; a batch past --dim fails to run).
+    xs = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 2, "h", 5])
+    xn = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 2, 4, 5])
+    wc = numpy_helper.from_array(np.ones((3, 2, 3, 3), np.float32), "w")
+    g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="conv_h", pads=[1, 1, 1, 1])],
+                          "g", [xs], [ys], [wc])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/conv_sym_h.onnx")
+    g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="conv_n", pads=[1, 1, 1, 1])],
+                          "g", [xn], [ys], [wc])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/conv_sym_n.onnx")
+    g = helper.make_graph([helper.make_node("MaxPool", ["x"], ["y", "idx"], name="pool_idx", kernel_shape=[2, 2])],
+                          "g", [xn], [ys, helper.make_tensor_value_info("idx", TensorProto.INT64, None)])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/maxpool_idx_sym_n.onnx")
     # A Loop whose body decides a size at run time: its carried [1] takes x[i : i + k]
     # (k an input), so k = 2 gives it two elements (status WGK_ERR_LOOP_SHAPE when run);
     # and a Scan whose scan rows have such a size (refused: they keep one per compile).

@@ -1,0 +1,196 @@
+"""Builds small CNN graphs whose input has a symbolic batch (dim_param `batch`, compiled
+with --dim batch=1..4) and exercises every op sym_batch.c runs per sample: Conv on each
+kernel family (Winograd 3x3, 1x1, depthwise, strided, grouped, with a folded
+BatchNormalization, a fused Relu and a residual Add), ConvTranspose, MaxPool,
+AveragePool, LpPool, GlobalAveragePool, GlobalMaxPool, BatchNormalization,
+InstanceNormalization, GroupNormalization, LRN, LpNormalization, DepthToSpace,
+SpaceToDepth, ConvInteger and QLinearConv, followed by the batch-symbolic ops that end a
+classifier (Flatten, Gemm, Softmax). Each is run at batch 1, 2, 3 and 4 through
+`wasmgraph run` and compared with onnxruntime (rtol 1e-4, atol 1e-5), and a --threads
+build of each with the single-threaded one, bit for bit on 1, 2 and 3 threads.
+
+    python batched_cnn.py WASMGRAPH WORKDIR [GRAPH_NAME...]
+Prints one line per graph and batch; exit status 1 on any mismatch or failure.
+"""
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+import onnxruntime as ort
+
+from wg_run import compile_module, compile_threaded, run_module, threads_differ
+
+BATCHES = [1, 2, 3, 4]
+
+
+def const(name, arr):
+    return numpy_helper.from_array(np.asarray(arr), name)
+
+
+def vi(name, dtype, shape):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def weights(rng, *shape, scale=0.2):
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+def graph_resnet_block():
+    """x [batch, 16, 20, 20]: a stem conv with BatchNormalization and Relu (folded and
+    fused), a residual block of 3x3 convs (Winograd at this size), a 1x1 projection, a
+    strided 3x3, a depthwise 3x3, a grouped conv, MaxPool, GlobalAveragePool, Flatten,
+    Gemm and Softmax."""
+    rng = np.random.default_rng(1)
+    c = 16
+    nodes = [
+        helper.make_node("Conv", ["x", "w0"], ["c0"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c0", "bs", "bb", "bm", "bv"], ["b0"]),
+        helper.make_node("Relu", ["b0"], ["r0"]),
+        helper.make_node("Conv", ["r0", "w1", "k1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2", "k2"], ["c2"], pads=[1, 1, 1, 1]),
+        helper.make_node("Add", ["c2", "r0"], ["a2"]),
+        helper.make_node("Relu", ["a2"], ["r2"]),
+        helper.make_node("Conv", ["r2", "w3"], ["c3"]),                             # 1x1, 32
+        helper.make_node("Conv", ["c3", "w4"], ["c4"], pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Conv", ["c4", "w5"], ["c5"], pads=[1, 1, 1, 1], group=32),  # depthwise
+        helper.make_node("Conv", ["c5", "w6"], ["c6"], pads=[1, 1, 1, 1], group=4),
+        helper.make_node("MaxPool", ["c6"], ["p6"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("GlobalAveragePool", ["p6"], ["g"]),
+        helper.make_node("Flatten", ["g"], ["f"]),
+        helper.make_node("Gemm", ["f", "fw", "fb"], ["logits"], transB=1),
+        helper.make_node("Softmax", ["logits"], ["y"], axis=1),
+    ]
+    inits = [const("w0", weights(rng, c, 16, 3, 3, scale=0.1)), const("bs", 1 + weights(rng, c)),
+             const("bb", weights(rng, c)), const("bm", weights(rng, c)),
+             const("bv", (1 + np.abs(weights(rng, c))).astype(np.float32)),
+             const("w1", weights(rng, c, c, 3, 3, scale=0.1)), const("k1", weights(rng, c)),
+             const("w2", weights(rng, c, c, 3, 3, scale=0.1)), const("k2", weights(rng, c)),
+             const("w3", weights(rng, 32, c, 1, 1)), const("w4", weights(rng, 32, 32, 3, 3, scale=0.1)),
+             const("w5", weights(rng, 32, 1, 3, 3)), const("w6", weights(rng, 32, 8, 3, 3)),
+             const("fw", weights(rng, 10, 32)), const("fb", weights(rng, 10))]
+    return helper.make_graph(nodes, "resnet_block", [vi("x", TensorProto.FLOAT, ["batch", 16, 20, 20])],
+                             [vi("y", TensorProto.FLOAT, ["batch", 10]), vi("r2", TensorProto.FLOAT, None)],
+                             inits), 13
+
+
+def graph_pools_norms():
+    """x [batch, 8, 12, 12]: BatchNormalization of the input itself (nothing to fold it
+    into), AveragePool (padded, count_include_pad 0), LpPool, LRN, InstanceNormalization,
+    LpNormalization over the channels, GlobalMaxPool, and a ConvTranspose back up."""
+    rng = np.random.default_rng(2)
+    nodes = [
+        helper.make_node("BatchNormalization", ["x", "bs", "bb", "bm", "bv"], ["b"]),
+        helper.make_node("AveragePool", ["b"], ["ap"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("LpPool", ["ap"], ["lp"], kernel_shape=[2, 2], strides=[2, 2], p=2),
+        helper.make_node("LRN", ["lp"], ["lrn"], size=3, alpha=1e-2, beta=0.75, bias=1.0),
+        helper.make_node("InstanceNormalization", ["lrn", "is", "ib"], ["inorm"], epsilon=1e-5),
+        helper.make_node("LpNormalization", ["inorm"], ["ln"], axis=1, p=2),
+        helper.make_node("ConvTranspose", ["ln", "wt", "bt"], ["ct"], strides=[2, 2]),
+        helper.make_node("GlobalMaxPool", ["ct"], ["y"]),
+    ]
+    inits = [const("bs", 1 + weights(rng, 8)), const("bb", weights(rng, 8)), const("bm", weights(rng, 8)),
+             const("bv", (1 + np.abs(weights(rng, 8))).astype(np.float32)),
+             const("is", 1 + weights(rng, 8)), const("ib", weights(rng, 8)),
+             const("wt", weights(rng, 8, 4, 2, 2)), const("bt", weights(rng, 4))]
+    return helper.make_graph(nodes, "pools_norms", [vi("x", TensorProto.FLOAT, ["batch", 8, 12, 12])],
+                             [vi("y", TensorProto.FLOAT, None), vi("ct", TensorProto.FLOAT, None)], inits), 13
+
+
+def graph_space_group():
+    """x [batch, 8, 6, 6]: SpaceToDepth, GroupNormalization (opset 21), DepthToSpace."""
+    rng = np.random.default_rng(3)
+    nodes = [
+        helper.make_node("SpaceToDepth", ["x"], ["s"], blocksize=2),                  # 32 x 3 x 3
+        helper.make_node("GroupNormalization", ["s", "gs", "gb"], ["gn"], num_groups=4, epsilon=1e-5),
+        helper.make_node("DepthToSpace", ["gn"], ["y"], blocksize=2, mode="CRD"),
+    ]
+    inits = [const("gs", 1 + weights(rng, 32)), const("gb", weights(rng, 32))]
+    return helper.make_graph(nodes, "space_group", [vi("x", TensorProto.FLOAT, ["batch", 8, 6, 6])],
+                             [vi("y", TensorProto.FLOAT, None)], inits), 21
+
+
+def graph_int8_convs():
+    """x [batch, 4, 10, 10] uint8: ConvInteger and QLinearConv with zero points, the
+    int32 result cast to float."""
+    rng = np.random.default_rng(4)
+    nodes = [
+        helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["ci"], pads=[1, 1, 1, 1]),
+        helper.make_node("Cast", ["ci"], ["y"], to=TensorProto.FLOAT),
+        helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "qb"], ["q"],
+                         pads=[0, 0, 0, 0], strides=[2, 2]),
+    ]
+    inits = [const("w", rng.integers(0, 255, (6, 4, 3, 3)).astype(np.uint8)), const("xz", np.uint8(128)),
+             const("wz", np.uint8(120)), const("xs", np.float32(0.02)), const("ws", np.float32(0.01)),
+             const("ys", np.float32(0.5)), const("yz", np.uint8(100)),
+             const("qb", rng.integers(-500, 500, 6).astype(np.int32))]
+    return helper.make_graph(nodes, "int8_convs", [vi("x", TensorProto.UINT8, ["batch", 4, 10, 10])],
+                             [vi("y", TensorProto.FLOAT, None), vi("q", TensorProto.UINT8, None)], inits), 13
+
+
+# outputs straight from a Winograd conv (the residual block's 3x3 convs at 20x20)
+WINOGRAD_OUTPUTS = {"r2"}
+GRAPHS = [graph_resnet_block, graph_pools_norms, graph_space_group, graph_int8_convs]
+
+
+def inputs_for(graph, batch, rng):
+    x = graph.input[0]
+    shape = [batch] + [d.dim_value for d in x.type.tensor_type.shape.dim[1:]]
+    if x.type.tensor_type.elem_type == TensorProto.UINT8:
+        return {"x": rng.integers(0, 255, shape).astype(np.uint8)}
+    return {"x": rng.standard_normal(shape).astype(np.float32)}
+
+
+def main():
+    wasmgraph, work = sys.argv[1:3]
+    only = set(sys.argv[3:])
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(0)
+    bad = 0
+    for make in GRAPHS:
+        graph, opset = make()
+        if only and graph.name not in only:
+            continue
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        model.ir_version = 8 if opset < 21 else 10
+        dims = ["--dim", "batch=1..4"]
+        compiled = compile_module(wasmgraph, model, work, dims)
+        if not compiled:
+            bad += 1
+            continue
+        path, module = compiled
+        threaded = compile_threaded(wasmgraph, path, dims)
+        bad += threaded is None
+        sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        for batch in BATCHES:
+            feeds = inputs_for(graph, batch, rng)
+            want = sess.run(None, feeds)
+            gots, err = run_module(wasmgraph, module, feeds, work, len(want))
+            if err:
+                print(f"{graph.name} batch {batch}: run failed: {err}")
+                bad += 1
+                continue
+            ok = True
+            for out, w, got in zip(graph.output, want, gots):
+                if w.dtype == np.uint8:  # QLinearConv rounds half to even, as onnxruntime: exact
+                    ok &= got.shape == w.shape and np.array_equal(got, w)
+                    continue
+                # Winograd F(4x4,3x3)'s transforms round at the scale of a tile's largest
+                # value, not of each output: its outputs take atol 1e-5 of their largest
+                atol = 1e-5 * max(1.0, float(np.abs(w).max())) if out.name in WINOGRAD_OUTPUTS else 1e-5
+                close = got.shape == w.shape and np.allclose(got, w, rtol=1e-4, atol=atol)
+                if not close and got.shape == w.shape:
+                    print(f"  {out.name}: largest difference {np.abs(got - w).max():.3g}")
+                ok &= close
+            differ = threads_differ(wasmgraph, threaded, feeds, work, gots) if threaded else None
+            if differ:
+                print(f"  --threads build: {differ}")
+            ok &= differ is None
+            print(f"{graph.name} batch {batch}: {'ok' if ok else 'MISMATCH'}")
+            bad += not ok
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
