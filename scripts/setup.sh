@@ -11,7 +11,9 @@
 #           torchvision, transformers, onnxruntime; about 6 GB) that builds the
 #           benchmark's transformer/int8/fp16 models. `make bench` asks for it; `make
 #           test` and CI do not need it. Also the Silero VAD models from npm
-#           (tools/fetch_silero.sh), which tests/models/silero_vad.sh runs when present.
+#           (tools/fetch_silero.sh), which tests/models/silero_vad.sh runs when present,
+#           and the models with dynamic axes (tools/make_dynamic_models.py), which
+#           tests/models.sh runs when present.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -144,6 +146,9 @@ step_models() {
         torch/torchvision/transformers/onnxruntime " (about 6 GB, several minutes)"
     # pretrained models from npm that the model tests run when present (Silero VAD)
     "$ROOT/tools/fetch_silero.sh"
+    # the models with dynamic axes the model tests run when present (encoders, detectors,
+    # torchvision CNNs with a dynamic batch), built once into $WASMGRAPH_CACHE/models
+    "$WG_MODELS_PYTHON" "$ROOT/tools/make_dynamic_models.py"
 }
 
 start=$(date +%s)

@@ -465,6 +465,24 @@ for id in detector-nms detector-nms-thresh detector-ssdlite detector-fasterrcnn;
     fi
 done
 
+# 13c. torchvision classifiers exported with a dynamic batch (tools/make_dynamic_models.py
+# cnn-batch-*: ResNet-18, MobileNetV3-small, EfficientNet-B0, DenseNet-121, ShuffleNetV2,
+# ConvNeXt-tiny), one module each (--dim batch=1..4), batch 1 and 3 against onnxruntime
+# (tests/models/dynamic_cnn.py).
+cnn_batch=()
+for a in resnet18 mobilenet_v3_small efficientnet_b0 densenet121 shufflenet_v2_x1_0 convnext_tiny; do
+    [ -s "$MODELS_DIR/cnn-batch-$a.onnx" ] && cnn_batch+=("$MODELS_DIR/cnn-batch-$a.onnx")
+done
+if [ -x "$MODELS_PY" ] && [ ${#cnn_batch[@]} -gt 0 ]; then
+    if "$MODELS_PY" tests/models/dynamic_cnn.py "$W" "$OUT/cnn-batch" "${cnn_batch[@]}" > "$OUT/cnn-batch.log" 2>&1; then
+        ok "torchvision CNNs with a dynamic batch ($(grep -c ': ok$' "$OUT/cnn-batch.log") model batches match onnxruntime)"
+    else
+        cat "$OUT/cnn-batch.log"; bad "torchvision CNNs with a dynamic batch"
+    fi
+else
+    echo "skip torchvision CNNs with a dynamic batch: no models venv or cnn-batch-*.onnx (build them: $MODELS_PY tools/make_dynamic_models.py)"
+fi
+
 # 14. Symbolic dims through more ops (decomposed LayerNorm, Gelu via Erf, Pow, ReduceMean, an
 # Equal/Where/Expand attention mask built by Shape -> Gather -> Concat, Concat, Range)
 if [ -x "$MODELS_PY" ]; then

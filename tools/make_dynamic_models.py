@@ -39,6 +39,12 @@ decoder-dyn-gpt2-ts.onnx (GPT2Model, causal). All are compiled with
                            run-time count of proposals, ScatterElements, the box head's
                            per-class NMS), box_score_thresh 0 so that its 100 best detections
                            are returned and compared.
+  cnn-batch-ARCH.onnx      torchvision classifiers as they come (seeded random weights),
+                           exported by the TorchScript exporter with dynamic_axes on the
+                           batch: input [batch, 3, 224, 224], output logits [batch, 1000];
+                           ARCH is resnet18, mobilenet_v3_small, efficientnet_b0,
+                           densenet121, shufflenet_v2_x1_0 and convnext_tiny
+                           (tests/models/dynamic_cnn.py runs them at batch 1 and 3).
 Needs the models venv (scripts/setup.sh --models). Writes DIR/ID.onnx and DIR/ID.stamp
 (DIR default $WASMGRAPH_CACHE/models); a model whose stamp matches this file and the
 pinned requirements is not built again.
@@ -54,6 +60,9 @@ SEED = 0
 MODELS = ["encoder-dyn-ts", "encoder-dyn-dynamo", "encoder-dyn-eager-ts", "encoder-dyn-distilbert-ts",
           "encoder-dyn-roberta-ts", "decoder-dyn-gpt2-ts", "detector-nms", "detector-nms-thresh",
           "detector-ssdlite", "detector-fasterrcnn"]
+CNN_ARCHS = ["resnet18", "mobilenet_v3_small", "efficientnet_b0", "densenet121", "shufflenet_v2_x1_0",
+             "convnext_tiny"]
+MODELS += [f"cnn-batch-{a}" for a in CNN_ARCHS]
 
 
 def encoder(kind="bert", attn="sdpa"):
@@ -164,6 +173,15 @@ def export(model_id, out):
         with torch.no_grad():
             torch.onnx.export(m, (torch.rand(1, 3, 320, 320),), out, opset_version=17, dynamo=False,
                               input_names=["image"], output_names=["boxes", "scores", "labels"])
+        return
+    if model_id.startswith("cnn-batch-"):
+        import torchvision
+        torch.manual_seed(SEED)
+        m = getattr(torchvision.models, model_id[len("cnn-batch-"):])(weights=None).eval()
+        with torch.no_grad():
+            torch.onnx.export(m, (torch.rand(1, 3, 224, 224),), out, opset_version=17, dynamo=False,
+                              input_names=["input"], output_names=["logits"],
+                              dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}})
         return
     if model_id.startswith("detector-nms"):
         with torch.no_grad():

@@ -37,10 +37,12 @@ bool wgc_sym_binary_op(wgc_op op);
 bool wgc_sym_runs_at_maxima(const wgc_graph *g, const wgc_node *n);
 
 /* Per-sample ops over a symbolic batch (sym_batch.c): Conv, pools, normalisations ...
- * whose input 0 is symbolic in dim 0 alone run their own static code for one sample in a
- * loop over the actual batch. _infer gives output shape y (output k, at the maxima) the
- * input's batch, or refuses n. */
+ * whose input 0 is symbolic in dim 0 alone (_op: n is one, and its inputs are such) run
+ * their own static code for one sample in a loop over the actual batch. _infer gives
+ * output shape y (output k, at the maxima) the input's batch, or refuses n. _refuse: the
+ * error for a node no rule takes (for a per-sample op, which of its dims is in the way). */
 bool wgc_sym_batch_op(const wgc_graph *g, const wgc_node *n);
+wg_status wgc_sym_batch_refuse(wgc_graph *g, const wgc_node *n);
 wg_status wgc_sym_batch_infer(wgc_graph *g, wgc_node *n, wgc_shape *y, int k);
 wg_status wgc_sym_batch_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n);
 

@@ -13,11 +13,33 @@
 #include "../ir/symdim.h"
 #include "sym.h"
 
+/* Does reduction n leave dim 0 alone (constant axes, none of them 0)? */
+static bool reduce_keeps_batch(const wgc_graph *g, const wgc_node *n, int rank)
+{
+    size_t cnt = 0;
+    const int64_t *ax = wgc_attr_ints(n, "axes", &cnt);
+    const wgc_tensor *at = n->n_inputs > 1 && n->inputs[1] >= 0 ? &g->tensors[n->inputs[1]] : NULL;
+    if (!ax && at) {
+        if (!at->data || at->symval)
+            return false;
+        cnt = (size_t)wgc_numel(&at->shape);
+    }
+    if (cnt == 0) /* every axis, or none under noop_with_empty_axes */
+        return false;
+    for (size_t i = 0; i < cnt; i++) {
+        const int64_t a = ax ? ax[i] : wgc_const_int(at, (int64_t)i);
+        if (a == 0 || a == -rank)
+            return false;
+    }
+    return true;
+}
+
 /* The ops whose output samples depend on the same input sample only. MaxPool's indices
  * count across the batch, training-mode BatchNormalization's statistics take every sample
  * and MaxUnpool's indices do both: those are left out. */
 static bool per_sample_op(const wgc_graph *g, const wgc_node *n)
 {
+    const int rank = g->tensors[n->inputs[0]].shape.rank;
     switch (n->op) {
     case WGC_OP_CONV: case WGC_OP_CONV_TRANSPOSE: case WGC_OP_CONV_INTEGER: case WGC_OP_QLINEAR_CONV:
     case WGC_OP_AVERAGE_POOL: case WGC_OP_LP_POOL: case WGC_OP_GLOBAL_AVERAGE_POOL:
@@ -29,18 +51,21 @@ static bool per_sample_op(const wgc_graph *g, const wgc_node *n)
             if (n->outputs[k] >= 0)
                 return false;
         return true;
-    case WGC_OP_LP_NORM: {
-        const int64_t axis = wgc_attr_int(n, "axis", -1);
-        return axis != 0 && axis != -(int64_t)g->tensors[n->inputs[0]].shape.rank;
+    case WGC_OP_REDUCE_SUM: case WGC_OP_REDUCE_MEAN: case WGC_OP_REDUCE_MAX: case WGC_OP_REDUCE_MIN:
+    case WGC_OP_REDUCE_PROD: case WGC_OP_REDUCE_L1: case WGC_OP_REDUCE_L2: case WGC_OP_REDUCE_LOG_SUM:
+    case WGC_OP_REDUCE_LOG_SUM_EXP: case WGC_OP_REDUCE_SUM_SQUARE:
+        return reduce_keeps_batch(g, n, rank);
+    /* along one axis: any but 0 (before opset 13 LogSoftmax and Hardmax take the rows
+     * from dims [axis, rank) flattened, within one sample too) */
+    case WGC_OP_LP_NORM: case WGC_OP_ARG_MAX: case WGC_OP_ARG_MIN: case WGC_OP_LOG_SOFTMAX: case WGC_OP_HARDMAX: {
+        const int64_t dflt = n->op == WGC_OP_ARG_MAX || n->op == WGC_OP_ARG_MIN ? 0
+                           : n->op != WGC_OP_LP_NORM && n->opset < 13 ? 1 : -1;
+        const int64_t axis = wgc_attr_int(n, "axis", dflt);
+        return axis != 0 && axis != -rank;
     }
     default:
         return false;
     }
-}
-
-bool wgc_sym_batch_op(const wgc_graph *g, const wgc_node *n)
-{
-    return n->n_inputs > 0 && n->inputs[0] >= 0 && per_sample_op(g, n);
 }
 
 /* The first symbolic dim of s past dim 0, or -1. */
@@ -57,33 +82,52 @@ static bool rest_fixed(const wgc_shape *s)
     return sym_past_batch(s) < 0;
 }
 
-/* Input 0 symbolic in dim 0 alone and every other input fixed: *batch gets dim 0. */
-static wg_status check_inputs(wgc_graph *g, const wgc_node *n, wgc_dimx *batch)
+/* Input 0 symbolic in dim 0 alone, nothing else symbolic. */
+static bool batch_only(const wgc_graph *g, const wgc_node *n)
 {
-    const wgc_tensor *x = wgc_in(g, n, 0);
-    const int d = sym_past_batch(&x->shape);
-    if (d > 0 && !g->syms[wgc_shape_first_sym(&x->shape, d)].runtime)
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                         "dimension %d of input '%s' is symbolic ('%s', --dim); this op takes a symbolic batch "
-                         "(dimension 0) only: fix the others with --shape",
-                         d, x->name, g->syms[wgc_shape_first_sym(&x->shape, d)].name);
-    if (x->shape.rank < 2 || !wgc_dim_is_sym(&x->shape, 0) || d > 0)
-        return wgc_sym_refuse(g, n, "only its batch (dim 0 of its input) may be symbolic");
+    const wgc_shape *x = &g->tensors[n->inputs[0]].shape;
+    if (x->rank < 2 || !wgc_dim_is_sym(x, 0) || !rest_fixed(x))
+        return false;
     for (int k = 0; k < n->n_inputs; k++) {
-        const wgc_tensor *t = wgc_in(g, n, k);
-        if (t && t->symval)
-            return wgc_sym_refuse(g, n, "an input holding symbolic values");
-        if (k > 0 && t && wgc_shape_is_sym(&t->shape))
-            return wgc_sym_refuse(g, n, "a symbolic weight, scale or bias");
+        const wgc_tensor *t = n->inputs[k] >= 0 ? &g->tensors[n->inputs[k]] : NULL;
+        if (t && (t->symval || (k > 0 && wgc_shape_is_sym(&t->shape))))
+            return false;
     }
-    *batch = wgc_dimx_of(g, &x->shape, 0);
+    return true;
+}
+
+bool wgc_sym_batch_op(const wgc_graph *g, const wgc_node *n)
+{
+    return n->n_inputs > 0 && n->inputs[0] >= 0 && per_sample_op(g, n) && batch_only(g, n);
+}
+
+wg_status wgc_sym_batch_refuse(wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *x = n->n_inputs > 0 && n->inputs[0] >= 0 ? wgc_in(g, n, 0) : NULL;
+    const int d = x ? sym_past_batch(&x->shape) : -1;
+    if (d < 0 || !per_sample_op(g, n))
+        return wgc_sym_refuse(g, n, NULL);
+    const wgc_symbol *s = &g->syms[wgc_shape_first_sym(&x->shape, d)];
+    if (s->runtime)
+        return wgc_sym_refuse(g, n, "only its batch (dimension 0) may be of a size known at run time");
+    return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                     "dimension %d of input '%s' is symbolic ('%s', --dim); this op takes a symbolic batch "
+                     "(dimension 0) only: fix the others with --shape", d, x->name, s->name);
+}
+
+/* The batch of a node wgc_sym_batch_op takes: dim 0 of input 0. */
+static wg_status batch_of(wgc_graph *g, const wgc_node *n, wgc_dimx *batch)
+{
+    if (!wgc_sym_batch_op(g, n))
+        return wgc_error(g, n, WG_ERR_INVALID, "not a per-sample node over a symbolic batch (internal error)");
+    *batch = wgc_dimx_of(g, &wgc_in(g, n, 0)->shape, 0);
     return WG_OK;
 }
 
 wg_status wgc_sym_batch_infer(wgc_graph *g, wgc_node *n, wgc_shape *y, int k)
 {
     wgc_dimx batch;
-    wg_status st = check_inputs(g, n, &batch);
+    wg_status st = batch_of(g, n, &batch);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
@@ -104,7 +148,7 @@ static bool batched(const wgc_graph *g, const wgc_tensor *t, const wgc_dimx *bat
 wg_status wgc_sym_batch_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     wgc_dimx batch;
-    wg_status st = check_inputs(g, n, &batch);
+    wg_status st = batch_of(g, n, &batch);
     if (st)
         return st;
     /* the tensors that advance by a sample: input 0, the outputs and a fused residual */

@@ -829,7 +829,7 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
         return set_out(g, n, 0, &o);
     }
     default:
-        return wgc_sym_refuse(g, n, NULL);
+        return wgc_sym_batch_refuse(g, n);
     }
 }
 

@@ -4,7 +4,8 @@ kernel family (Winograd 3x3, 1x1, depthwise, strided, grouped, with a folded
 BatchNormalization, a fused Relu and a residual Add), ConvTranspose, MaxPool,
 AveragePool, LpPool, GlobalAveragePool, GlobalMaxPool, BatchNormalization,
 InstanceNormalization, GroupNormalization, LRN, LpNormalization, DepthToSpace,
-SpaceToDepth, ConvInteger and QLinearConv, followed by the batch-symbolic ops that end a
+SpaceToDepth, ConvInteger and QLinearConv, the reductions, ArgMax, LogSoftmax and
+Hardmax along axes other than the batch, followed by the batch-symbolic ops that end a
 classifier (Flatten, Gemm, Softmax). Each is run at batch 1, 2, 3 and 4 through
 `wasmgraph run` and compared with onnxruntime (rtol 1e-4, atol 1e-5), and a --threads
 build of each with the single-threaded one, bit for bit on 1, 2 and 3 threads.
@@ -129,9 +130,27 @@ def graph_int8_convs():
                              [vi("y", TensorProto.FLOAT, None), vi("q", TensorProto.UINT8, None)], inits), 13
 
 
+def graph_reductions():
+    """x [batch, 6, 5, 4]: ShuffleNet's mean over (2, 3), ReduceMax over the channels
+    without keepdims, ReduceL2 and ReduceLogSumExp over (1, 3), ArgMax along axis 2,
+    LogSoftmax along axis 1 and Hardmax along the last."""
+    nodes = [
+        helper.make_node("ReduceMean", ["x"], ["mean"], axes=[2, 3], keepdims=0),
+        helper.make_node("ReduceMax", ["x"], ["mx"], axes=[1], keepdims=0),
+        helper.make_node("ReduceL2", ["x"], ["l2"], axes=[1, 3]),
+        helper.make_node("ReduceLogSumExp", ["x"], ["lse"], axes=[-1, 1], keepdims=0),
+        helper.make_node("ArgMax", ["x"], ["am"], axis=2),
+        helper.make_node("LogSoftmax", ["x"], ["ls"], axis=1),
+        helper.make_node("Hardmax", ["x"], ["hm"], axis=-1),
+    ]
+    outs = [vi(k, TensorProto.INT64 if k == "am" else TensorProto.FLOAT, None)
+            for k in ("mean", "mx", "l2", "lse", "am", "ls", "hm")]
+    return helper.make_graph(nodes, "reductions", [vi("x", TensorProto.FLOAT, ["batch", 6, 5, 4])], outs), 13
+
+
 # outputs straight from a Winograd conv (the residual block's 3x3 convs at 20x20)
 WINOGRAD_OUTPUTS = {"r2"}
-GRAPHS = [graph_resnet_block, graph_pools_norms, graph_space_group, graph_int8_convs]
+GRAPHS = [graph_resnet_block, graph_pools_norms, graph_space_group, graph_int8_convs, graph_reductions]
 
 
 def inputs_for(graph, batch, rng):
@@ -173,7 +192,7 @@ def main():
                 continue
             ok = True
             for out, w, got in zip(graph.output, want, gots):
-                if w.dtype == np.uint8:  # QLinearConv rounds half to even, as onnxruntime: exact
+                if w.dtype in (np.uint8, np.int64):  # QLinearConv rounds half to even; ArgMax: exact
                     ok &= got.shape == w.shape and np.array_equal(got, w)
                     continue
                 # Winograd F(4x4,3x3)'s transforms round at the scale of a tile's largest
