@@ -122,9 +122,14 @@ expect "Resize's run-time sizes past their --dim bound are status 13" 1 "status 
     "$W" run "$T/resize_rt.wasm" --input "x=$T/rs_x.npy" --input "sz=$T/rs_over.npy"
 expect "Resize's run-time sizes below 1 are status 2" 1 "status 2 (WGK_ERR_INDEX" \
     "$W" run "$T/resize_rt.wasm" --input "x=$T/rs_x.npy" --input "sz=$T/rs_zero.npy"
-expect "Conv of a symbolic height names the dim and says only the batch may be" 1 \
-    "node 'conv_h' (Conv): dimension 2 of input 'x' is symbolic ('h', --dim); this op takes a symbolic batch (dimension 0) only: fix the others with --shape" \
-    "$W" compile "$T/conv_sym_h.onnx" -o "$T/x.wasm" --dim n=1..2 --dim h=1..8
+expect "InstanceNormalization of a symbolic height names the dim and says only the batch may be" 1 \
+    "node 'inorm_h' (InstanceNormalization): dimension 2 of input 'x' is symbolic ('h', --dim); this op takes a symbolic batch (dimension 0) only: fix the others with --shape" \
+    "$W" compile "$T/inorm_sym_h.onnx" -o "$T/x.wasm" --dim n=1..2 --dim h=1..8
+expect "an unpadded Conv empty at the smallest height says to raise the --dim minimum" 1 \
+    "node 'conv_h' (Conv): its window leaves no output when dimension h is at its smallest (2): raise the --dim minimum of 'h'" \
+    "$W" compile "$T/conv_sym_h.onnx" -o "$T/x.wasm" --dim n=1..2 --dim h=2..8
+expect "an unpadded Conv of a symbolic height from 3 compiles" 0 "compiled" \
+    "$W" compile "$T/conv_sym_h.onnx" -o "$T/conv_sym_h.wasm" --dim n=1..2 --dim h=3..8
 expect "MaxPool's Indices over a symbolic batch are refused" 1 \
     "node 'pool_idx' (MaxPool): input 'x' depends on symbolic dimension 'n' (--dim), which this op does not support yet" \
     "$W" compile "$T/maxpool_idx_sym_n.onnx" -o "$T/x.wasm" --dim n=1..2

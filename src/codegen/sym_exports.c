@@ -46,7 +46,7 @@ wg_status wgc_sym_check_boundary(wgc_graph *g)
 
 char *wgc_sym_exports_c(const wgc_graph *g)
 {
-    size_t cap = 1024 + (size_t)g->n_syms * 256, len = 0;
+    size_t cap = 2048 + (size_t)g->n_syms * 384, len = 0;
     char *s = malloc(cap);
     if (!s)
         return NULL;
@@ -59,13 +59,29 @@ char *wgc_sym_exports_c(const wgc_graph *g)
     len += (size_t)snprintf(s + len, cap - len,
                             "};\n\n__attribute__((export_name(\"wg_dims_ptr\"))) int wg_dims_ptr(void) "
                             "{ return (int)(uintptr_t)wg_dims; }\n\n"
+                            "/* A sliding window's output size over x (symdim.h wgc_window_size). */\n"
+                            "static inline int32_t wg_window_size(int64_t x, int64_t add, int64_t stride, "
+                            "int ceil, int64_t pb)\n{\n"
+                            "    const int64_t span = x + add;\n"
+                            "    if (span < 0)\n        return 0;\n"
+                            "    int64_t out = (ceil ? (span + stride - 1) / stride : span / stride) + 1;\n"
+                            "    if (ceil && (out - 1) * stride >= x + pb)\n        out--;\n"
+                            "    return (int32_t)out;\n}\n\n"
                             "/* Nonzero when a symbol is outside its range: no step then runs, so no "
-                            "size the host gives can make the module read or write out of bounds. */\n"
+                            "size the host gives can make the module read or write out of bounds. The "
+                            "sliding windows' sizes are computed here, from the host's. */\n"
                             "static int wg_check_dims(void)\n{\n");
-    for (int k = 0; k < g->n_syms; k++)
+    for (int k = 0; k < g->n_syms; k++) {
+        const wgc_symbol *y = &g->syms[k];
+        if (y->derived)
+            len += (size_t)snprintf(s + len, cap - len,
+                                    "    wg_dims[%d] = wg_window_size(%lldLL * wg_dims[%d], %lldLL, %lldLL, %d, %lldLL);\n",
+                                    k, (long long)y->from_c, y->from, (long long)y->add, (long long)y->stride,
+                                    y->ceil, (long long)y->pb);
         len += (size_t)snprintf(s + len, cap - len, "    if (wg_dims[%d] < %lld || wg_dims[%d] > %lld) /* %s */\n"
-                                "        return 1;\n", k, (long long)g->syms[k].min, k,
-                                (long long)g->syms[k].max, g->syms[k].name);
+                                "        return 1;\n", k, (long long)y->min, k,
+                                (long long)y->max, y->name);
+    }
     snprintf(s + len, cap - len, "    return 0;\n}\n\n");
     return s;
 }

@@ -51,6 +51,13 @@ typedef struct wgc_symbol {
     int64_t min, max;
     bool runtime;
     int tensor, dim; /* runtime: the output tensor and dimension it was made for */
+    /* A run-time symbol that is a sliding window's output size over a symbolic input
+     * dim X = from_c * symbol `from` (symdim.h wgc_sym_window_dim): computed from the
+     * symbols before any step runs, as floor((X + add) / stride) + 1, or with ceil_mode
+     * rounded up (and one less when that window would start past X + pb). */
+    bool derived, ceil;
+    int from;
+    int64_t from_c, add, stride, pb;
 } wgc_symbol;
 
 /* Bounds on an integer value: lo <= v <= hi (valrange.h). */

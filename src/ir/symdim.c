@@ -248,3 +248,69 @@ void wgc_shape_set_runtime(wgc_shape *s, int d, int sym, int64_t bound)
     if (sym >= 0)
         s->sym[d][sym] = 1;
 }
+
+int64_t wgc_window_size(int64_t x, int64_t add, int64_t stride, bool ceil, int64_t pb)
+{
+    const int64_t span = x + add;
+    if (span < 0)
+        return 0;
+    int64_t out = (ceil ? (span + stride - 1) / stride : span / stride) + 1;
+    if (ceil && (out - 1) * stride >= x + pb)
+        out--;
+    return out;
+}
+
+wg_status wgc_sym_window_dim(wgc_graph *g, const wgc_node *n, wgc_dimx x, int64_t add, int64_t stride, bool ceil,
+                             int64_t pb, wgc_dimx *out)
+{
+    if (wgc_dimx_is_const(&x)) {
+        *out = wgc_dimx_const(wgc_window_size(x.c, add, stride, ceil, pb));
+        return WG_OK;
+    }
+    int from = -1, powers = 0;
+    for (int k = 0; k < g->n_syms; k++)
+        if (x.p[k]) {
+            from = k;
+            powers += x.p[k];
+        }
+    char buf[96];
+    if (powers != 1 || x.c < 1)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "a sliding window over a dimension of size %s (only a multiple "
+                         "of one symbol is supported)", wgc_dimx_str(g, &x, buf, sizeof buf));
+    const int64_t lo = wgc_window_size(x.c * g->syms[from].min, add, stride, ceil, pb);
+    const int64_t hi = wgc_window_size(x.c * g->syms[from].max, add, stride, ceil, pb);
+    if (lo < 1)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "its window leaves no output when dimension %s is at its "
+                         "smallest (%lld): raise the --dim minimum of '%s'", wgc_dimx_str(g, &x, buf, sizeof buf),
+                         (long long)(x.c * g->syms[from].min), g->syms[from].name);
+    /* floor((c*s + add) / stride) + 1 = (c / stride) * s when stride divides c and
+     * -stride <= add < 0 (3x3 pad 1, 1x1 pad 0, 2x2 pad 0 ... at stride 2); rounded up,
+     * when -2 stride < add <= -stride (the ceil_mode correction never applies then) */
+    const bool floor_exact = add < 0 && add >= -stride, ceil_exact = add <= -stride && add > -2 * stride;
+    if (stride == 1 && add - pb < 0) /* rounding up changes nothing at stride 1, nor does the */
+        ceil = false;                /* correction while the end pad is below the extent */
+    if (x.c % stride == 0 && (ceil ? ceil_exact : floor_exact)) {
+        *out = x;
+        out->c = x.c / stride;
+        return WG_OK;
+    }
+    for (int k = 0; k < g->n_syms; k++) {
+        const wgc_symbol *d = &g->syms[k];
+        if (d->derived && d->from == from && d->from_c == x.c && d->add == add && d->stride == stride &&
+            d->ceil == ceil && (!ceil || d->pb == pb)) {
+            *out = wgc_dimx_const(1);
+            out->p[k] = 1;
+            return WG_OK;
+        }
+    }
+    if (g->n_syms == WGC_MAX_SYMS)
+        return wgc_error(g, n, WG_ERR_LIMIT,
+                         "more than %d symbolic and data-dependent dimensions in one model", WGC_MAX_SYMS);
+    wgc_symbol *y = &g->syms[g->n_syms];
+    *y = (wgc_symbol){.min = lo, .max = hi, .runtime = true, .tensor = -1, .dim = -1, .derived = true,
+                      .ceil = ceil, .from = from, .from_c = x.c, .add = add, .stride = stride, .pb = pb};
+    snprintf(y->name, sizeof y->name, "%.40s'", g->syms[from].name);
+    *out = wgc_dimx_const(1);
+    out->p[g->n_syms++] = 1;
+    return WG_OK;
+}

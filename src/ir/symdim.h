@@ -64,4 +64,16 @@ int wgc_shape_runtime_sym(const wgc_graph *g, const wgc_shape *s);
 /* Sets dimension d of s to run-time symbol sym (at its bound), or to 0 when sym < 0. */
 void wgc_shape_set_runtime(wgc_shape *s, int d, int sym, int64_t bound);
 
+/* The output size of a sliding window (Conv, the pools) over a dimension x of symbols:
+ * window extent folded into add (pb + pe - extent), stride, ceil_mode with leading pad
+ * pb. A monomial when it is one at every size (x itself, or x / stride when stride
+ * divides x's constant), else a derived run-time symbol (wgc_symbol.derived), made once
+ * per formula so that two windows of one geometry over one dim give one symbol (a
+ * residual Add then lines up). x must be c * one symbol; refused (naming n) when it is
+ * not, or when the size may be below 1 within the symbols' ranges. */
+wg_status wgc_sym_window_dim(wgc_graph *g, const wgc_node *n, wgc_dimx x, int64_t add, int64_t stride, bool ceil,
+                             int64_t pb, wgc_dimx *out);
+/* A window size as the C the module computes it by: value of X given as C expression x. */
+int64_t wgc_window_size(int64_t x, int64_t add, int64_t stride, bool ceil, int64_t pb);
+
 #endif

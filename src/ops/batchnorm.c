@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "helpers/fused_epilogue.h"
+#include "sym.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
 
@@ -119,8 +120,12 @@ void wgc_bn_affine(wgc_graph *g, const wgc_node *bn, int64_t C, float *ab)
     }
 }
 
-static wg_status bn_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+/* sym: x's batch or spatial dims symbolic (sym_emit.c; inference only), the planes read
+ * from wg_dims at run time; else literals. */
+static wg_status emit_with(wgc_emitter *e, wgc_graph *g, wgc_node *n, bool sym)
 {
+    if (wgc_bn_training(n) && sym)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "training-mode BatchNormalization of symbolic dims");
     if (wgc_bn_training(n))
         return wgc_no_residual(g, n) ? wgc_no_residual(g, n) : bn_emit_training(e, g, n);
     wg_status st = WG_OK;
@@ -153,13 +158,31 @@ static wg_status bn_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     }
     float lo, hi;
     wgc_act_range(n, &lo, &hi);
-    wgc_emit(e, "wgk_f32_channel_affine(%s, %s, %s, %s, %s, %lld, %lld, %lld, %s, %s);\n",
+    char sn[96], si[96];
+    if (sym) {
+        snprintf(sn, sizeof sn, "%s", wgc_dims_expr(e, &x->shape, 0, 1));
+        snprintf(si, sizeof si, "%s", wgc_dims_expr(e, &x->shape, 2, x->shape.rank));
+    } else {
+        snprintf(sn, sizeof sn, "%lld", (long long)N);
+        snprintf(si, sizeof si, "%lld", (long long)inner);
+    }
+    wgc_emit(e, "wgk_f32_channel_affine(%s, %s, %s, %s, %s, %s, %lld, %s, %s, %s);\n",
              wgc_ptr(e, g, n->inputs[0]), scale, shift,
              n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]),
-             (long long)N, (long long)C, (long long)inner, wgc_float(e, lo), wgc_float(e, hi));
+             sn, (long long)C, si, wgc_float(e, lo), wgc_float(e, hi));
 fail:
     free(ab);
     return st;
+}
+
+static wg_status bn_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    return emit_with(e, g, n, false);
+}
+
+wg_status wgc_bn_emit_sym(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    return emit_with(e, g, n, true);
 }
 
 const wgc_op_def wgc_op_batchnorm = {bn_infer, NULL, bn_emit, bn_scratch};

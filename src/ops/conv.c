@@ -25,6 +25,41 @@
 #include "conv_geom.h"
 #include "helpers/fused_epilogue.h"
 
+/* The sizes a 2-D conv's code runs on: literals for fixed shapes, C expressions of
+ * wg_dims when the input's batch or spatial dims are symbolic (sym_emit.c calls
+ * wgc_conv_emit_sym); the kernels loop over them, their buffers planned at the maxima. */
+typedef struct conv_sizes {
+    char N[96], H[96], W[96], OH[96], OW[96], pixels[96], numel[96];
+    bool sym;
+} conv_sizes;
+
+static void fixed_sizes(const wgc_graph *g, const wgc_node *n, const wgc_conv_geom *c, conv_sizes *z)
+{
+    snprintf(z->N, sizeof z->N, "%lld", (long long)c->N);
+    snprintf(z->H, sizeof z->H, "%lld", (long long)c->H);
+    snprintf(z->W, sizeof z->W, "%lld", (long long)c->W);
+    snprintf(z->OH, sizeof z->OH, "%lld", (long long)c->OH);
+    snprintf(z->OW, sizeof z->OW, "%lld", (long long)c->OW);
+    snprintf(z->pixels, sizeof z->pixels, "%lld", (long long)(c->OH * c->OW));
+    snprintf(z->numel, sizeof z->numel, "%lld", (long long)wgc_numel(&g->tensors[n->outputs[0]].shape));
+    z->sym = false;
+}
+
+/* x [N, C, (H,) W] -> y [N, M, (OH,) OW], 1-D as H = OH = 1 */
+static void sym_sizes(wgc_emitter *e, const wgc_graph *g, const wgc_node *n, conv_sizes *z)
+{
+    const wgc_shape *x = &g->tensors[n->inputs[0]].shape, *y = &g->tensors[n->outputs[0]].shape;
+    const int r = x->rank;
+    snprintf(z->N, sizeof z->N, "%s", wgc_dims_expr(e, x, 0, 1));
+    snprintf(z->H, sizeof z->H, "%s", r == 3 ? "1" : wgc_dims_expr(e, x, 2, 3));
+    snprintf(z->W, sizeof z->W, "%s", wgc_dims_expr(e, x, r - 1, r));
+    snprintf(z->OH, sizeof z->OH, "%s", r == 3 ? "1" : wgc_dims_expr(e, y, 2, 3));
+    snprintf(z->OW, sizeof z->OW, "%s", wgc_dims_expr(e, y, r - 1, r));
+    snprintf(z->pixels, sizeof z->pixels, "%s", wgc_dims_expr(e, y, 2, r));
+    snprintf(z->numel, sizeof z->numel, "%s", wgc_dims_expr(e, y, 0, r));
+    z->sym = true;
+}
+
 static wg_status conv_infer(wgc_graph *g, wgc_node *n)
 {
     wgc_conv_geom c;
@@ -104,15 +139,14 @@ static wg_status emit_winograd_prepare(wgc_emitter *e, wgc_graph *g, wgc_node *n
 }
 
 /* The post-ops as a pass of their own over the output (kernels that do not fuse them). */
-static void emit_post_pass(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+static void emit_post_pass(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const char *numel)
 {
     float ps, pt;
     const int post = wgc_post_ops(n, &ps, &pt);
     if (!post)
         return;
-    const wgc_tensor *y = wgc_out(g, n, 0);
-    wgc_emit(e, "wgk_f32_post(%s, %lld, %d, %s, %s);\n", wgc_ptr(e, g, n->outputs[0]),
-             (long long)wgc_numel(&y->shape), post, wgc_float(e, ps), wgc_float(e, pt));
+    wgc_emit(e, "wgk_f32_post(%s, %s, %d, %s, %s);\n", wgc_ptr(e, g, n->outputs[0]), numel, post,
+             wgc_float(e, ps), wgc_float(e, pt));
 }
 
 /* The fused BatchNormalization's affine (fuse_bn_output.c) in the weights; *expr gets its
@@ -133,20 +167,20 @@ static wg_status emit_aux_affine(wgc_emitter *e, wgc_graph *g, wgc_node *n, char
 
 /* The fused BatchNormalization as a pass of its own over y, for the kernels that do not
  * apply wgk_conv2d_args.y2. */
-static void emit_aux_pass(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_conv_geom *c, const char *affine)
+static void emit_aux_pass(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_conv_geom *c,
+                          const conv_sizes *z, const char *affine)
 {
-    wgc_emit(e, "wgk_f32_channel_affine(%s, %s, (const float *)%s + %lld, 0, %s, %lld, %lld, %lld, %s, %s);\n",
+    wgc_emit(e, "wgk_f32_channel_affine(%s, %s, (const float *)%s + %lld, 0, %s, %s, %lld, %s, %s, %s);\n",
              wgc_ptr(e, g, n->outputs[0]), affine, affine, (long long)c->M, wgc_ptr(e, g, n->outputs[0]),
-             (long long)c->N, (long long)c->M, (long long)(c->OH * c->OW), wgc_float(e, n->aux_min),
-             wgc_float(e, n->aux_max));
+             z->N, (long long)c->M, z->pixels, wgc_float(e, n->aux_min), wgc_float(e, n->aux_max));
 }
 
 /* One call of 2-D conv kernel k on the layer's arguments, then the post-ops as a pass
  * of their own unless the kernel applies them (kernels.def's FUSES); likewise a fused
  * BatchNormalization (affine: its constant, "" for none). */
-static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_conv_geom *c, wgc_kernel k,
-                             const char *wexpr, const char *kscratch, const char *gemm, bool rowmajor,
-                             const char *affine)
+static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_conv_geom *c,
+                             const conv_sizes *z, wgc_kernel k, const char *wexpr, const char *kscratch,
+                             const char *gemm, bool rowmajor, const char *affine)
 {
     const unsigned fuses = wgc_kernel_get(k)->fuses;
     const bool post_in_kernel = fuses & WGC_FUSES_POST, aux_in_kernel = affine[0] && (fuses & WGC_FUSES_BN);
@@ -160,7 +194,7 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wg
      * threads, code does: each thread's share and scratch differ; so do the addresses of
      * a per-sample loop's sample (sym_batch.c). */
     const bool split = wgc_threaded(e) && wgc_node_splits(n) && wgc_kernel_splits(k);
-    const bool code_args = split || wgc_ptrs_vary(e);
+    const bool code_args = split || wgc_ptrs_vary(e) || z->sym;
     if (!code_args)
         wgc_static_data(e, sizeof(wgk_conv2d_args));
     wgc_emit(e, "{");
@@ -169,11 +203,11 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wg
     else if (code_args)
         wgc_emit(e, "    const wgk_conv2d_args args = {");
     wgc_emit(e,
-             "%s.N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, "
-             ".OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, "
+             "%s.N = %s, .C = %lld, .H = %s, .W = %s, .M = %lld, "
+             ".OH = %s, .OW = %s, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, "
              ".DW = %lld, .PT = %lld, .PL = %lld, .groups = %lld,\n",
-             code_args ? "        " : "    static const wgk_conv2d_args args = {", (long long)c->N, (long long)c->C, (long long)c->H, (long long)c->W,
-             (long long)c->M, (long long)c->OH, (long long)c->OW, (long long)c->KH, (long long)c->KW,
+             code_args ? "        " : "    static const wgk_conv2d_args args = {", z->N, (long long)c->C, z->H, z->W,
+             (long long)c->M, z->OH, z->OW, (long long)c->KH, (long long)c->KW,
              (long long)wn->s[0], (long long)wn->s[1], (long long)wn->d[0], (long long)wn->d[1],
              (long long)wn->pb[0], (long long)wn->pb[1], (long long)c->groups);
     wgc_emit(e, "        .x = %s, .w = %s, .bias = %s, .res = %s, .y = %s,", wgc_ptr(e, g, n->inputs[0]),
@@ -199,9 +233,9 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wg
         wgc_emit(e, "if (wg_t == 0) {");
     }
     if (!post_in_kernel)
-        emit_post_pass(e, g, n);
+        emit_post_pass(e, g, n, z->numel);
     if (affine[0] && !aux_in_kernel)
-        emit_aux_pass(e, g, n, c, affine);
+        emit_aux_pass(e, g, n, c, z, affine);
     if (split && passes)
         wgc_emit(e, "}");
 }
@@ -253,7 +287,8 @@ static wg_status emit_phase_weight(wgc_emitter *e, wgc_graph *g, wgc_node *n, co
 /* A Winograd conv: its packed filters, their transform and the Winograd kernel; with an
  * impl.first_run kernel, that direct conv on the first run instead, on the same packed
  * filters, and the transform on the second. */
-static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_conv_geom *c)
+static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_conv_geom *c,
+                               const conv_sizes *z)
 {
     const wgc_impl *im = &n->impl;
     char wpacked[64], wexpr[128], kscratch[128], affine[64];
@@ -277,13 +312,13 @@ static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
             wgc_emit(e, "    if (!ran) {");
         char scratch[96];
         snprintf(scratch, sizeof scratch, "%s", wgc_scratch(e));
-        emit_kernel_call(e, g, n, c, im->first_run, wpacked, scratch, "0", false, affine);
+        emit_kernel_call(e, g, n, c, z, im->first_run, wpacked, scratch, "0", false, affine);
         wgc_emit(e, split ? "    if (wg_t == 0) ran = 1;" : "    ran = 1;");
         wgc_emit(e, "    } else {");
     }
     if ((st = emit_winograd_prepare(e, g, n, c, wpacked, wexpr, sizeof wexpr, kscratch, sizeof kscratch)))
         return st;
-    emit_kernel_call(e, g, n, c, im->kernel, wexpr, kscratch, "0", false, affine);
+    emit_kernel_call(e, g, n, c, z, im->kernel, wexpr, kscratch, "0", false, affine);
     if (direct) {
         wgc_emit(e, "    }");
         wgc_emit(e, "}");
@@ -291,12 +326,17 @@ static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
     return WG_OK;
 }
 
-static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+static wg_status emit_with(wgc_emitter *e, wgc_graph *g, wgc_node *n, bool sym)
 {
     wgc_conv_geom c;
     wg_status st = wgc_conv_resolve(g, n, &c);
     if (st)
         return st;
+    conv_sizes z;
+    if (sym)
+        sym_sizes(e, g, n, &z);
+    else
+        fixed_sizes(g, n, &c, &z);
     const wgc_impl *im = &n->impl;
     const wgc_kernel_info *k = wgc_kernel_get(im->kernel);
     if (!k) /* a compiler bug, not a model problem */
@@ -304,13 +344,15 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (im->kernel == WGC_KERNEL_CONV3D_DIRECT) {
         if (n->aux_affine >= 0) /* fuse_bn_output.c takes 2-D convs only */
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "a fused BatchNormalization on a 3-D Conv");
+        if (sym) /* sym_infer.c takes 1-D and 2-D convs only */
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "a 3-D Conv of symbolic dims");
         if ((st = emit_direct(e, g, n, &c)))
             return st;
-        emit_post_pass(e, g, n);
+        emit_post_pass(e, g, n, z.numel);
         return WG_OK;
     }
     if (k->prepare)
-        return emit_winograd(e, g, n, &c);
+        return emit_winograd(e, g, n, &c, &z);
     char wexpr[128], kscratch[128] = "0", affine[64]; /* kscratch: the kernel's scratch */
     if ((st = emit_aux_affine(e, g, n, affine, sizeof affine)))
         return st;
@@ -324,8 +366,18 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
      * weight computed at run time, read in its ONNX layout: w_rowmajor); naming it for the
      * others would link its code (4 KiB of wasm for wasmtime to compile) in vain. */
     const wgc_kernel_info *gemm = wgc_kernel_get(im->gemm);
-    emit_kernel_call(e, g, n, &c, im->kernel, wexpr, kscratch, gemm ? gemm->symbol : "0", gemm != NULL, affine);
+    emit_kernel_call(e, g, n, &c, &z, im->kernel, wexpr, kscratch, gemm ? gemm->symbol : "0", gemm != NULL, affine);
     return WG_OK;
+}
+
+static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    return emit_with(e, g, n, false);
+}
+
+wg_status wgc_conv_emit_sym(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    return emit_with(e, g, n, true);
 }
 
 const wgc_op_def wgc_op_conv = {conv_infer, NULL, conv_emit, conv_scratch};

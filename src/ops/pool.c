@@ -9,6 +9,9 @@
 #include "helpers/fused_epilogue.h"
 #include "helpers/emit_and_fold.h"
 #include "helpers/sliding_window.h"
+#include "sym.h"
+
+#include <stdio.h>
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
 
@@ -79,41 +82,71 @@ static void emit_nd(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_w
              wgc_ptr(e, g, n->outputs[0]), has_indices(n) ? wgc_ptr(e, g, n->outputs[1]) : "0");
 }
 
+/* The sizes a 2-D (or 1-D, as H = 1) pool's code runs on: literals, or C expressions of
+ * wg_dims when the input's dims are symbolic (sym_emit.c calls wgc_pool_emit_sym). */
+typedef struct pool_sizes {
+    char NC[96], H[96], W[96], OH[96], OW[96], in_plane[96], out_plane[96];
+} pool_sizes;
+
+static void sizes_of(wgc_emitter *e, const wgc_graph *g, const wgc_node *n, const wgc_window *w, bool sym,
+                     pool_sizes *z)
+{
+    const wgc_shape *x = &g->tensors[n->inputs[0]].shape, *y = &g->tensors[n->outputs[0]].shape;
+    const int r = x->rank;
+    if (sym) {
+        snprintf(z->NC, sizeof z->NC, "%s", wgc_dims_expr(e, x, 0, 2));
+        snprintf(z->H, sizeof z->H, "%s", w->rank == 1 ? "1" : wgc_dims_expr(e, x, 2, 3));
+        snprintf(z->W, sizeof z->W, "%s", wgc_dims_expr(e, x, r - 1, r));
+        snprintf(z->OH, sizeof z->OH, "%s", w->rank == 1 ? "1" : wgc_dims_expr(e, y, 2, 3));
+        snprintf(z->OW, sizeof z->OW, "%s", wgc_dims_expr(e, y, r - 1, r));
+        snprintf(z->in_plane, sizeof z->in_plane, "%s", wgc_dims_expr(e, x, 2, r));
+        snprintf(z->out_plane, sizeof z->out_plane, "%s", wgc_dims_expr(e, y, 2, r));
+        return;
+    }
+    const long long H = w->rank == 1 ? 1LL : (long long)x->dims[2], W = (long long)x->dims[r - 1];
+    const long long OH = w->rank == 1 ? 1LL : (long long)w->out[0], OW = (long long)w->out[w->rank - 1];
+    snprintf(z->NC, sizeof z->NC, "%lld", (long long)(x->dims[0] * x->dims[1]));
+    snprintf(z->H, sizeof z->H, "%lld", H);
+    snprintf(z->W, sizeof z->W, "%lld", W);
+    snprintf(z->OH, sizeof z->OH, "%lld", OH);
+    snprintf(z->OW, sizeof z->OW, "%lld", OW);
+    snprintf(z->in_plane, sizeof z->in_plane, "%lld", H * W);
+    snprintf(z->out_plane, sizeof z->out_plane, "%lld", OH * OW);
+}
+
 #define W2(field, i, unit) (o + (i) < 0 ? (unit) : (long long)w.field[o + (i)])
 /* A threaded build's 2-D pooling: each thread its run of the N*C planes (the kernel
  * pools each plane on its own), then its planes' fused activation. */
-static void emit_pool2d_split(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_window *wp)
+static void emit_pool2d_split(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_window *wp,
+                              const pool_sizes *z)
 {
     const wgc_window w = *wp;
-    const wgc_tensor *x = wgc_in(g, n, 0);
     const int o = w.rank == 1 ? -1 : 0;
-    const long long nc = (long long)(x->shape.dims[0] * x->shape.dims[1]);
-    const long long H = w.rank == 1 ? 1LL : (long long)x->shape.dims[2], W = (long long)x->shape.dims[x->shape.rank - 1];
-    const long long OH = W2(out, 0, 1), OW = W2(out, 1, 1);
     wgc_emit(e, "{\n");
-    wgc_emit_part_range(e, nc, 1);
+    wgc_emit_part_range_expr(e, z->NC, 1);
     wgc_emit(e,
-             "    %s(&(const wgk_pool2d_args){.NC = hi - lo, .H = %lld, .W = %lld, .OH = %lld, .OW = %lld, "
+             "    %s(&(const wgk_pool2d_args){.NC = hi - lo, .H = %s, .W = %s, .OH = %s, .OW = %s, "
              ".KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, .DW = %lld, .PT = %lld, "
-             ".PL = %lld, .PB = %lld, .PR = %lld, .count_include_pad = %d, .x = (const float *)%s + (size_t)lo * %lld, "
-             ".y = (float *)%s + (size_t)lo * %lld});\n",
-             n->op == WGC_OP_MAX_POOL ? "wgk_f32_maxpool2d" : "wgk_f32_avgpool2d", H, W, OH, OW,
+             ".PL = %lld, .PB = %lld, .PR = %lld, .count_include_pad = %d, .x = (const float *)%s + (size_t)lo * %s, "
+             ".y = (float *)%s + (size_t)lo * %s});\n",
+             n->op == WGC_OP_MAX_POOL ? "wgk_f32_maxpool2d" : "wgk_f32_avgpool2d", z->H, z->W, z->OH, z->OW,
              W2(k, 0, 1), W2(k, 1, 1), W2(s, 0, 1), W2(s, 1, 1), W2(d, 0, 1), W2(d, 1, 1),
              W2(pb, 0, 0), W2(pb, 1, 0), W2(pe, 0, 0), W2(pe, 1, 0),
-             wgc_attr_int(n, "count_include_pad", 0) != 0, wgc_ptr(e, g, n->inputs[0]), H * W,
-             wgc_ptr(e, g, n->outputs[0]), OH * OW);
+             wgc_attr_int(n, "count_include_pad", 0) != 0, wgc_ptr(e, g, n->inputs[0]), z->in_plane,
+             wgc_ptr(e, g, n->outputs[0]), z->out_plane);
     if (n->act == WGC_ACT_RELU)
-        wgc_emit(e, "    wgk_f32_relu((float *)%s + (size_t)lo * %lld, (float *)%s + (size_t)lo * %lld, (size_t)(hi - lo) * %lld);\n",
-                 wgc_ptr(e, g, n->outputs[0]), OH * OW, wgc_ptr(e, g, n->outputs[0]), OH * OW, OH * OW);
+        wgc_emit(e, "    wgk_f32_relu((float *)%s + (size_t)lo * %s, (float *)%s + (size_t)lo * %s, (size_t)(hi - lo) * %s);\n",
+                 wgc_ptr(e, g, n->outputs[0]), z->out_plane, wgc_ptr(e, g, n->outputs[0]), z->out_plane, z->out_plane);
     else if (n->act != WGC_ACT_NONE)
-        wgc_emit(e, "    wgk_f32_clip((float *)%s + (size_t)lo * %lld, (float *)%s + (size_t)lo * %lld, (size_t)(hi - lo) * %lld, %s, %s);\n",
-                 wgc_ptr(e, g, n->outputs[0]), OH * OW, wgc_ptr(e, g, n->outputs[0]), OH * OW, OH * OW,
+        wgc_emit(e, "    wgk_f32_clip((float *)%s + (size_t)lo * %s, (float *)%s + (size_t)lo * %s, (size_t)(hi - lo) * %s, %s, %s);\n",
+                 wgc_ptr(e, g, n->outputs[0]), z->out_plane, wgc_ptr(e, g, n->outputs[0]), z->out_plane, z->out_plane,
                  wgc_float(e, n->act_min), wgc_float(e, n->act_max));
     wgc_emit(e, "}\n");
 }
-#undef W2
 
-static wg_status pool_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+/* The 2-D kernel (1-D as a unit first dim), or for 3-D pools, Indices and dilated
+ * averages the N-D one (fixed shapes only: sym_window.c takes the others). */
+static wg_status emit_with(wgc_emitter *e, wgc_graph *g, wgc_node *n, bool sym)
 {
     wgc_window w;
     wg_status st = resolve(g, n, &w);
@@ -121,34 +154,42 @@ static wg_status pool_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         st = wgc_no_residual(g, n);
     if (st)
         return st;
-    const wgc_tensor *x = wgc_in(g, n, 0);
     const bool avg_dil = n->op == WGC_OP_AVERAGE_POOL && (w.d[0] != 1 || (w.rank > 1 && w.d[1] != 1));
     if (w.rank == 3 || has_indices(n) || avg_dil) {
+        if (sym)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "a 3-D, dilated average or Indices pool of symbolic dims");
         emit_nd(e, g, n, &w);
     } else {
-        /* 2-D kernel; 1-D as a unit first dim. */
         const int o = w.rank == 1 ? -1 : 0;
-#define W2(field, i, unit) (o + (i) < 0 ? (unit) : (long long)w.field[o + (i)])
+        pool_sizes z;
+        sizes_of(e, g, n, &w, sym, &z);
         if (wgc_threaded(e)) {
-            emit_pool2d_split(e, g, n, &w);
+            emit_pool2d_split(e, g, n, &w, &z);
             return WG_OK;
         }
         wgc_emit(e,
-                 "%s(&(const wgk_pool2d_args){.NC = %lld, .H = %lld, .W = %lld, .OH = %lld, .OW = %lld, "
+                 "%s(&(const wgk_pool2d_args){.NC = %s, .H = %s, .W = %s, .OH = %s, .OW = %s, "
                  ".KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, .DW = %lld, .PT = %lld, "
                  ".PL = %lld, .PB = %lld, .PR = %lld, .count_include_pad = %d, .x = %s, .y = %s});\n",
-                 n->op == WGC_OP_MAX_POOL ? "wgk_f32_maxpool2d" : "wgk_f32_avgpool2d",
-                 (long long)(x->shape.dims[0] * x->shape.dims[1]),
-                 w.rank == 1 ? 1LL : (long long)x->shape.dims[2],
-                 (long long)x->shape.dims[x->shape.rank - 1], W2(out, 0, 1), W2(out, 1, 1),
+                 n->op == WGC_OP_MAX_POOL ? "wgk_f32_maxpool2d" : "wgk_f32_avgpool2d", z.NC, z.H, z.W, z.OH, z.OW,
                  W2(k, 0, 1), W2(k, 1, 1), W2(s, 0, 1), W2(s, 1, 1), W2(d, 0, 1), W2(d, 1, 1),
                  W2(pb, 0, 0), W2(pb, 1, 0), W2(pe, 0, 0), W2(pe, 1, 0),
                  wgc_attr_int(n, "count_include_pad", 0) != 0, wgc_ptr(e, g, n->inputs[0]),
                  wgc_ptr(e, g, n->outputs[0]));
-#undef W2
     }
     wgc_emit_fused_act(e, g, n, n->outputs[0]);
     return WG_OK;
+}
+#undef W2
+
+static wg_status pool_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    return emit_with(e, g, n, false);
+}
+
+wg_status wgc_pool_emit_sym(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    return emit_with(e, g, n, true);
 }
 
 const wgc_op_def wgc_op_pool = {pool_infer, NULL, pool_emit, NULL};

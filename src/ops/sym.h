@@ -23,9 +23,9 @@ bool wgc_sym_foldable(const wgc_graph *g, const wgc_node *n);
 wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n);
 /* The error for node n that cannot take its symbolic input (why: NULL, or the reason). */
 wg_status wgc_sym_refuse(wgc_graph *g, const wgc_node *n, const char *why);
-/* ReduceMean/ReduceSum with symbolic dims: the one axis they reduce (from the attribute
- * or a constant input), or a refusal. */
-wg_status wgc_sym_reduce_axis(wgc_graph *g, const wgc_node *n, int *axis);
+/* ReduceMean/ReduceSum with symbolic dims: the run of consecutive axes [*a0, *a1) they
+ * reduce (from the attribute or a constant input), or a refusal. */
+wg_status wgc_sym_reduce_axes(wgc_graph *g, const wgc_node *n, int *a0, int *a1);
 /* The elementwise ops of two or more broadcast inputs that take symbolic shapes. */
 bool wgc_sym_binary_op(wgc_op op);
 /* The one-input elementwise ops without a loop over the actual count in sym_emit.c (Log,
@@ -45,5 +45,16 @@ bool wgc_sym_batch_op(const wgc_graph *g, const wgc_node *n);
 wg_status wgc_sym_batch_refuse(wgc_graph *g, const wgc_node *n);
 wg_status wgc_sym_batch_infer(wgc_graph *g, wgc_node *n, wgc_shape *y, int k);
 wg_status wgc_sym_batch_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n);
+
+/* Conv, MaxPool, AveragePool, the global pools and BatchNormalization over symbolic
+ * spatial dims (sym_window.c): _op: n is one of them (1-D or 2-D, no Indices, inference
+ * BatchNormalization); _infer: its output shape y, each window's size a monomial or a
+ * derived symbol (symdim.h). */
+bool wgc_sym_window_op(const wgc_graph *g, const wgc_node *n);
+wg_status wgc_sym_window_infer(wgc_graph *g, wgc_node *n, wgc_shape *y);
+/* Their code on sizes read from wg_dims (pool.c, global_pool.c; Conv: conv_geom.h). */
+wg_status wgc_pool_emit_sym(wgc_emitter *e, wgc_graph *g, wgc_node *n);
+wg_status wgc_global_pool_emit_sym(wgc_emitter *e, wgc_graph *g, wgc_node *n);
+wg_status wgc_bn_emit_sym(wgc_emitter *e, wgc_graph *g, wgc_node *n);
 
 #endif

@@ -16,6 +16,7 @@
 #include "helpers/emit_and_fold.h"
 #include "helpers/gemm_call.h"
 #include "helpers/index_loops.h"
+#include "conv_geom.h"
 #include "expand_tile_runtime.h"
 #include "pad_runtime.h"
 #include "range.h"
@@ -240,8 +241,8 @@ static wg_status emit_elementwise(wgc_emitter *e, wgc_graph *g, const wgc_node *
 static wg_status emit_reduce(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    int r = x->shape.rank, a;
-    wg_status st = wgc_sym_reduce_axis(g, n, &a);
+    int r = x->shape.rank, a, a1;
+    wg_status st = wgc_sym_reduce_axes(g, n, &a, &a1);
     if (st)
         return st;
     if (x->dtype != WG_DT_FLOAT)
@@ -249,7 +250,7 @@ static wg_status emit_reduce(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
     wgc_emit(e, "{\nconst float *px = (const float *)%s;\nfloat *py = (float *)%s;\n"
                 "const int32_t outer = %s, len = %s, inner = %s;\n",
              wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]), wgc_dims_expr(e, &x->shape, 0, a),
-             wgc_dims_expr(e, &x->shape, a, a + 1), wgc_dims_expr(e, &x->shape, a + 1, r));
+             wgc_dims_expr(e, &x->shape, a, a1), wgc_dims_expr(e, &x->shape, a1, r));
     wgc_emit(e, "for (int32_t o = 0; o < outer; o++)\n    for (int32_t i = 0; i < inner; i++) {\n"
                 "        double s = 0;\n        for (int32_t k = 0; k < len; k++)\n"
                 "            s += px[((size_t)o * len + k) * inner + i];\n"
@@ -841,6 +842,11 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     }
     if (wgc_sym_batch_op(g, n))
         return wgc_sym_batch_emit(e, g, n);
+    if (wgc_sym_window_op(g, n))
+        return n->op == WGC_OP_CONV ? wgc_conv_emit_sym(e, g, n)
+             : n->op == WGC_OP_BATCH_NORM ? wgc_bn_emit_sym(e, g, n)
+             : n->op == WGC_OP_MAX_POOL || n->op == WGC_OP_AVERAGE_POOL ? wgc_pool_emit_sym(e, g, n)
+                                                                       : wgc_global_pool_emit_sym(e, g, n);
     switch (n->op) {
     case WGC_OP_IDENTITY: case WGC_OP_RESHAPE: case WGC_OP_UNSQUEEZE: case WGC_OP_SQUEEZE:
     case WGC_OP_FLATTEN: case WGC_OP_DROPOUT:

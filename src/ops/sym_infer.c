@@ -75,6 +75,11 @@ wg_status wgc_sym_refuse(wgc_graph *g, const wgc_node *n, const char *why)
         has_symval_input(g, n, &k);
     const wgc_tensor *x = k < n->n_inputs ? wgc_in(g, n, k) : NULL;
     int s = x ? sym_index_of_input(g, n, k) : -1;
+    if (s >= 0 && g->syms[s].derived)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                         "input '%s' has a dimension that a sliding window computes from symbolic dimension "
+                         "'%s' (--dim), which this op does not support%s%s; fix the dimension with --shape",
+                         x->name, g->syms[g->syms[s].from].name, why ? ": " : " yet", why ? why : "");
     if (s >= 0 && g->syms[s].runtime)
         return wgc_error(g, n, WG_ERR_UNSUPPORTED,
                          "input '%s' has a data-dependent size (dimension %d of '%s', known only at "
@@ -272,24 +277,37 @@ static void shape_of_values(const wgc_graph *g, const wgc_tensor *v, wgc_shape *
         wgc_shape_set_dim(g, s, i, wgc_symval_at(v, i));
 }
 
-wg_status wgc_sym_reduce_axis(wgc_graph *g, const wgc_node *n, int *axis)
+wg_status wgc_sym_reduce_axes(wgc_graph *g, const wgc_node *n, int *a0, int *a1)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
+    const int r = x->shape.rank;
     size_t cnt = 0;
     const int64_t *ax = wgc_attr_ints(n, "axes", &cnt);
     const wgc_tensor *at = n->n_inputs > 1 ? wgc_in(g, n, 1) : NULL;
-    int64_t a;
-    if (ax && cnt == 1)
-        a = ax[0];
-    else if (!ax && at && at->data && !at->symval && wgc_numel(&at->shape) == 1)
-        a = wgc_const_int(at, 0);
-    else
-        return wgc_sym_refuse(g, n, "only a reduction over one axis given as a constant");
-    if (a < 0)
-        a += x->shape.rank;
-    if (a < 0 || a >= x->shape.rank || x->symval || wgc_attr_int(n, "noop_with_empty_axes", 0))
-        return wgc_sym_refuse(g, n, "only a reduction over one axis given as a constant");
-    *axis = (int)a;
+    if (!ax && at && at->data && !at->symval)
+        cnt = (size_t)wgc_numel(&at->shape);
+    else if (!ax)
+        cnt = 0;
+    if (cnt < 1 || cnt > (size_t)r || x->symval || wgc_attr_int(n, "noop_with_empty_axes", 0))
+        return wgc_sym_refuse(g, n, "only a reduction over axes given as constants, one after the other");
+    bool seen[WG_MAX_RANK] = {false};
+    for (size_t i = 0; i < cnt; i++) {
+        int64_t a = ax ? ax[i] : wgc_const_int(at, (int64_t)i);
+        a = a < 0 ? a + r : a;
+        if (a < 0 || a >= r || seen[a])
+            return wgc_sym_refuse(g, n, "only a reduction over axes given as constants, one after the other");
+        seen[a] = true;
+    }
+    int lo = 0;
+    while (!seen[lo])
+        lo++;
+    int hi = lo;
+    while (hi < r && seen[hi])
+        hi++;
+    if (hi - lo != (int)cnt)
+        return wgc_sym_refuse(g, n, "only a reduction over axes given as constants, one after the other");
+    *a0 = lo;
+    *a1 = hi;
     return WG_OK;
 }
 
@@ -334,6 +352,8 @@ static int concat_total_sym(wgc_graph *g, const wgc_node *n, int axis)
 {
     for (int s = wgc_sym_n_host(g); s < g->n_syms; s++) {
         const wgc_symbol *k = &g->syms[s];
+        if (k->derived)
+            continue;
         const int pi = g->tensors[k->tensor].producer;
         if (!k->runtime || k->dim != axis || pi < 0 || &g->nodes[pi] == n)
             continue;
@@ -424,6 +444,11 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
                 return st;
         }
         return WG_OK;
+    }
+    if (wgc_sym_window_op(g, n)) {
+        if ((st = wgc_sym_window_infer(g, n, &y)))
+            return st;
+        return set_out(g, n, 0, &y);
     }
     if (wgc_sym_binary_op(n->op)) {
         /* an operand holding symbolic values is written at its actual values where the
@@ -706,15 +731,16 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
             return wgc_sym_refuse(g, n, "only a reduction over every axis");
         return set_out(g, n, 0, &y);
     case WGC_OP_REDUCE_MEAN: case WGC_OP_REDUCE_SUM: {
-        /* over one axis (symbolic or not), keepdims either way */
-        int a;
-        if ((st = wgc_sym_reduce_axis(g, n, &a)))
+        /* over a run of consecutive axes (symbolic or not), keepdims either way */
+        int a0, a1;
+        if ((st = wgc_sym_reduce_axes(g, n, &a0, &a1)))
             return st;
         bool keep = wgc_attr_int(n, "keepdims", 1) != 0;
         for (int d = 0, o = 0; d < x->shape.rank; d++) {
-            if (d == a && !keep)
+            const bool reduced = d >= a0 && d < a1;
+            if (reduced && !keep)
                 continue;
-            if (d != a)
+            if (!reduced)
                 memcpy(y.sym[o], x->shape.sym[d], WGC_MAX_SYMS);
             o++;
         }

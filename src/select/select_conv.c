@@ -29,6 +29,7 @@
 #include "../../kernels/include/wgk_conv_packed.h"
 #include "../../kernels/include/wgk_conv_strassen.h"
 #include "../../kernels/include/wgk_winograd.h"
+#include "../ir/symdim.h"
 #include "../ops/conv_geom.h"
 #include "tunables.h"
 
@@ -158,6 +159,60 @@ static wgc_kernel winograd_kernel(const wgc_conv_geom *c)
     return WGC_KERNEL_NONE;
 }
 
+/* The most (input height, width) pairs scratch_at_every_size walks for one conv. */
+#define SCRATCH_SIZES_MAX ((int64_t)1 << 22)
+
+/* The values dimension d of the input may take: [*lo, *hi] in steps of *step. */
+static void dim_values(const wgc_graph *g, const wgc_shape *x, int d, int64_t *lo, int64_t *hi, int64_t *step)
+{
+    *lo = *hi = x->dims[d];
+    *step = 1;
+    if (!wgc_dim_is_sym(x, d))
+        return;
+    const wgc_dimx v = wgc_dimx_of(g, x, d);
+    *lo = wgc_dimx_min(g, &v);
+    *hi = wgc_dimx_max(g, &v);
+    *step = v.c > 0 ? v.c : 1; /* c * symbol (sym_window.c takes no other) */
+}
+
+/* The scratch floats kernel k needs at every size node n may run at: its rule at the
+ * geometry, or over symbolic spatial dims (ops/sym_window.c) the largest at any input
+ * height and width in range: the rules are not monotone in the sizes (a Winograd
+ * kernel's padded band has block tiles / tiles per row rows). */
+static wg_status scratch_at_every_size(wgc_graph *g, const wgc_node *n, const wgc_conv_geom *c, wgc_kernel k,
+                                       size_t *floats)
+{
+    *floats = scratch_rule[k](c);
+    const wgc_shape *x = &wgc_in(g, n, 0)->shape;
+    if (c->rank > 2 || !wgc_shape_is_sym(x))
+        return WG_OK;
+    int64_t hl = 1, hh = 1, hs = 1, wl, wh, ws;
+    if (c->rank == 2)
+        dim_values(g, x, 2, &hl, &hh, &hs);
+    dim_values(g, x, x->rank - 1, &wl, &wh, &ws);
+    if ((hh - hl) / hs + 1 > SCRATCH_SIZES_MAX / ((wh - wl) / ws + 1))
+        return wgc_error(g, n, WG_ERR_LIMIT, "its input may take more than %lld heights x widths (%lld..%lld x "
+                         "%lld..%lld), too many to plan its scratch for: narrow the --dim ranges",
+                         (long long)SCRATCH_SIZES_MAX, (long long)hl, (long long)hh, (long long)wl, (long long)wh);
+    const wgc_window *w = &c->win;
+    const int64_t add_h = w->pb[0] + w->pe[0] - ((w->k[0] - 1) * w->d[0] + 1);
+    const int64_t add_w = w->pb[1] + w->pe[1] - ((w->k[1] - 1) * w->d[1] + 1);
+    wgc_conv_geom at = *c;
+    for (int64_t h = hl; h <= hh; h += hs) {
+        at.H = h;
+        at.OH = c->rank == 2 ? wgc_window_size(h, add_h, w->s[0], false, w->pb[0]) : 1;
+        for (int64_t v = wl; v <= wh; v += ws) {
+            at.W = v;
+            at.OW = wgc_window_size(v, add_w, w->s[1], false, w->pb[1]);
+            if (at.OH < 1 || at.OW < 1)
+                continue;
+            const size_t f = scratch_rule[k](&at);
+            *floats = f > *floats ? f : *floats;
+        }
+    }
+    return WG_OK;
+}
+
 static bool is_winograd(wgc_kernel k)
 {
     const wgc_kernel_info *i = wgc_kernel_get(k);
@@ -199,12 +254,18 @@ wg_status wgc_select_conv(wgc_graph *g, wgc_node *n, const wgc_select_target *t)
             im->kernel = WGC_KERNEL_CONV2D_PACKED;
         break;
     }
-    im->scratch = scratch_rule[im->kernel](&c) * sizeof(float);
+    size_t floats;
+    if ((st = scratch_at_every_size(g, n, &c, im->kernel, &floats)))
+        return st;
+    im->scratch = floats * sizeof(float);
     /* The scalar build reserves the padded depthwise kernels' plane that only the SIMD
      * build uses: kept as the code was before kernel selection moved here, so that no
      * arena offset changed with the move. */
-    if (im->kernel == WGC_KERNEL_CONV2D_DW && wgk_dwconv2d_padded_ok(&a))
-        im->scratch = scratch_dw_padded(&c) * sizeof(float);
+    if (im->kernel == WGC_KERNEL_CONV2D_DW && wgk_dwconv2d_padded_ok(&a)) {
+        if ((st = scratch_at_every_size(g, n, &c, WGC_KERNEL_CONV2D_DW_PADDED, &floats)))
+            return st;
+        im->scratch = floats * sizeof(float);
+    }
     return WG_OK;
 }
 
@@ -243,10 +304,15 @@ wg_status wgc_select_conv_prep(wgc_graph *g, wgc_node *n, bool per_run)
     im->prep = per_run ? WGC_PREP_PER_RUN : WGC_PREP_ONCE;
     /* per run: the transformed filters go first in the scratch, the kernel's after them */
     const size_t w = per_run ? wgc_conv_transformed_floats(&c, im->kernel) : 0;
-    im->scratch = (w + scratch_rule[im->kernel](&c)) * sizeof(float);
+    size_t floats;
+    if ((st = scratch_at_every_size(g, n, &c, im->kernel, &floats)))
+        return st;
+    im->scratch = (w + floats) * sizeof(float);
     if (!per_run && first_run_direct(&c, im->kernel)) {
         im->first_run = fewpix_pays(&c) ? WGC_KERNEL_CONV2D_FEWPIX : WGC_KERNEL_CONV2D_PACKED;
-        const size_t direct = scratch_rule[im->first_run](&c) * sizeof(float);
+        if ((st = scratch_at_every_size(g, n, &c, im->first_run, &floats)))
+            return st;
+        const size_t direct = floats * sizeof(float);
         im->scratch = direct > im->scratch ? direct : im->scratch;
     }
     return WG_OK;

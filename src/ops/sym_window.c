@@ -1,0 +1,101 @@
+/*
+ * sym_window.c: Conv and the pools over symbolic spatial dims (sym.h). An image model
+ * exported with dynamic height and width (`--dim h=32..960 --dim w=32..960`) keeps them
+ * symbolic through its convolutions: each output size is floor((X + pads - extent) /
+ * stride) + 1 of its input's, a monomial where that is one at every size (a 3x3 pad-1
+ * conv keeps h; stride 2 halves 2h), else a derived symbol the module computes from the
+ * host's before any step runs (symdim.h wgc_sym_window_dim), so that downstream ops see
+ * ordinary symbols and two convs of one geometry agree. The kernels, chosen at the
+ * maxima, loop over the actual sizes (conv.c, pool.c, global_pool.c: wgc_*_emit_sym).
+ */
+#include <string.h>
+
+#include "../ir/symdim.h"
+#include "helpers/sliding_window.h"
+#include "sym.h"
+
+bool wgc_sym_window_op(const wgc_graph *g, const wgc_node *n)
+{
+    if (n->n_inputs < 1 || n->inputs[0] < 0)
+        return false;
+    const int rank = g->tensors[n->inputs[0]].shape.rank;
+    switch (n->op) {
+    case WGC_OP_CONV:
+        return rank == 3 || rank == 4;
+    case WGC_OP_MAX_POOL:
+        return (rank == 3 || rank == 4) && !(n->n_outputs > 1 && n->outputs[1] >= 0); /* no Indices */
+    case WGC_OP_AVERAGE_POOL: {
+        size_t cnt = 0;
+        const int64_t *d = wgc_attr_ints(n, "dilations", &cnt);
+        for (size_t i = 0; d && i < cnt; i++)
+            if (d[i] != 1)
+                return false;
+        return rank == 3 || rank == 4;
+    }
+    case WGC_OP_GLOBAL_AVERAGE_POOL: case WGC_OP_GLOBAL_MAX_POOL:
+        return rank >= 3;
+    case WGC_OP_BATCH_NORM: /* inference: one output */
+        for (int k = 1; k < n->n_outputs; k++)
+            if (n->outputs[k] >= 0)
+                return false;
+        return rank >= 2 && !wgc_bn_training(n);
+    default:
+        return false;
+    }
+}
+
+wg_status wgc_sym_window_infer(wgc_graph *g, wgc_node *n, wgc_shape *y)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    for (int k = 0; k < n->n_inputs; k++) {
+        const wgc_tensor *t = wgc_in(g, n, k);
+        if (t && t->symval)
+            return wgc_sym_refuse(g, n, "an input holding symbolic values");
+        if (t && k > 0 && wgc_shape_is_sym(&t->shape))
+            return wgc_sym_refuse(g, n, "a symbolic weight or bias");
+    }
+    if (wgc_dim_is_sym(&x->shape, 1))
+        return wgc_sym_refuse(g, n, "symbolic channels");
+    *y = x->shape; /* the batch as it is */
+    if (n->op == WGC_OP_BATCH_NORM)
+        return WG_OK;
+    if (n->op == WGC_OP_GLOBAL_AVERAGE_POOL || n->op == WGC_OP_GLOBAL_MAX_POOL) {
+        for (int d = 2; d < y->rank; d++) {
+            y->dims[d] = 1;
+            memset(y->sym[d], 0, WGC_MAX_SYMS);
+        }
+        return WG_OK;
+    }
+    const int sr = x->shape.rank - 2;
+    const bool conv = n->op == WGC_OP_CONV;
+    const wgc_tensor *w = conv ? wgc_in(g, n, 1) : NULL;
+    if (conv && (!w || w->shape.rank != x->shape.rank))
+        return wgc_sym_refuse(g, n, NULL);
+    wgc_window win;
+    wg_status st = wgc_window_resolve(g, n, &x->shape.dims[2], sr, conv ? &w->shape.dims[2] : NULL, !conv, &win);
+    if (st)
+        return st;
+    const char *ap = wgc_attr_str(n, "auto_pad", "NOTSET");
+    const bool same = !strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER");
+    const bool ceil = !conv && wgc_attr_int(n, "ceil_mode", 0) != 0;
+    if (conv)
+        y->dims[1] = w->shape.dims[0];
+    for (int i = 0; i < sr; i++) {
+        const int d = 2 + i;
+        const wgc_dimx in = wgc_dimx_of(g, &x->shape, d);
+        if (!wgc_dim_is_sym(&x->shape, d)) {
+            y->dims[d] = win.out[i];
+            memset(y->sym[d], 0, WGC_MAX_SYMS);
+            continue;
+        }
+        /* SAME pads depend on the size when the stride is not 1 */
+        if (same && win.s[i] != 1)
+            return wgc_sym_refuse(g, n, "auto_pad SAME with a stride over a symbolic dimension");
+        const int64_t extent = (win.k[i] - 1) * win.d[i] + 1;
+        wgc_dimx out;
+        if ((st = wgc_sym_window_dim(g, n, in, win.pb[i] + win.pe[i] - extent, win.s[i], ceil, win.pb[i], &out)))
+            return st;
+        wgc_shape_set_dim(g, y, d, out);
+    }
+    return WG_OK;
+}
