@@ -467,7 +467,8 @@ done
 
 # 13c. torchvision classifiers exported with a dynamic batch (tools/make_dynamic_models.py
 # cnn-batch-*: ResNet-18, MobileNetV3-small, EfficientNet-B0, DenseNet-121, ShuffleNetV2,
-# ConvNeXt-tiny), one module each (--dim batch=1..4), batch 1 and 3 against onnxruntime
+# ConvNeXt-tiny), one module each (--dim batch=1..4), batch 1 and 3 against onnxruntime;
+# and with their height and width symbolic too, at 1x97x131 and 2x256x160
 # (tests/models/dynamic_cnn.py).
 cnn_batch=()
 for a in resnet18 mobilenet_v3_small efficientnet_b0 densenet121 shufflenet_v2_x1_0 convnext_tiny; do
@@ -475,7 +476,7 @@ for a in resnet18 mobilenet_v3_small efficientnet_b0 densenet121 shufflenet_v2_x
 done
 if [ -x "$MODELS_PY" ] && [ ${#cnn_batch[@]} -gt 0 ]; then
     if "$MODELS_PY" tests/models/dynamic_cnn.py "$W" "$OUT/cnn-batch" "${cnn_batch[@]}" > "$OUT/cnn-batch.log" 2>&1; then
-        ok "torchvision CNNs with a dynamic batch ($(grep -c ': ok$' "$OUT/cnn-batch.log") model batches match onnxruntime)"
+        ok "torchvision CNNs with a dynamic batch and size ($(grep -c ': ok$' "$OUT/cnn-batch.log") model sizes match onnxruntime)"
     else
         cat "$OUT/cnn-batch.log"; bad "torchvision CNNs with a dynamic batch"
     fi
@@ -496,7 +497,8 @@ else
 fi
 
 # 14a. A symbolic batch through the per-sample ops (Conv on each kernel family, pools,
-# normalisations, ConvTranspose, DepthToSpace, ConvInteger, QLinearConv) against onnxruntime
+# normalisations, ConvTranspose, DepthToSpace, ConvInteger, QLinearConv), and a symbolic
+# height and width through Conv, the pools and BatchNormalization, against onnxruntime
 if [ -x "$MODELS_PY" ]; then
     if "$MODELS_PY" tests/models/batched_cnn.py "$W" "$OUT/batched-cnn" > "$OUT/batched-cnn.log" 2>&1; then
         ok "batched CNN ops ($(grep -c ': ok$' "$OUT/batched-cnn.log") graph batches match onnxruntime)"

@@ -1,12 +1,14 @@
 """Builds small CNN graphs whose input has a symbolic batch (dim_param `batch`, compiled
-with --dim batch=1..4) and exercises every op sym_batch.c runs per sample: Conv on each
+with --dim batch=1..4; `spatial` also a symbolic height and width, sym_window.c) and
+exercises every op sym_batch.c runs per sample: Conv on each
 kernel family (Winograd 3x3, 1x1, depthwise, strided, grouped, with a folded
 BatchNormalization, a fused Relu and a residual Add), ConvTranspose, MaxPool,
 AveragePool, LpPool, GlobalAveragePool, GlobalMaxPool, BatchNormalization,
 InstanceNormalization, GroupNormalization, LRN, LpNormalization, DepthToSpace,
 SpaceToDepth, ConvInteger and QLinearConv, the reductions, ArgMax, LogSoftmax and
 Hardmax along axes other than the batch, followed by the batch-symbolic ops that end a
-classifier (Flatten, Gemm, Softmax). Each is run at batch 1, 2, 3 and 4 through
+classifier (Flatten, Gemm, Softmax). Each is run at batch 1, 2, 3 and 4 (spatial: at
+five batch x height x width sizes) through
 `wasmgraph run` and compared with onnxruntime (rtol 1e-4, atol 1e-5), and a --threads
 build of each with the single-threaded one, bit for bit on 1, 2 and 3 threads.
 
@@ -148,14 +150,62 @@ def graph_reductions():
     return helper.make_graph(nodes, "reductions", [vi("x", TensorProto.FLOAT, ["batch", 6, 5, 4])], outs), 13
 
 
+def graph_spatial():
+    """x [batch, 3, h, w], h and w symbolic too (--dim h=20..40 --dim w=20..40): the
+    residual block again, a strided 3x3 beside a strided 1x1 added together (their one
+    derived size), a depthwise and a grouped conv, MaxPool 3x3 stride 2 padded, a
+    ceil_mode AveragePool, an unpadded 3x3 (h - 2 of a derived size), BatchNormalization of
+    its output, GlobalAveragePool and Flatten; run at even, odd and mixed sizes."""
+    rng = np.random.default_rng(5)
+    c = 16
+    nodes = [
+        helper.make_node("Conv", ["x", "w0"], ["c0"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c0"], ["r0"]),
+        helper.make_node("Conv", ["r0", "w1", "k1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2", "k2"], ["c2"], pads=[1, 1, 1, 1]),
+        helper.make_node("Add", ["c2", "r0"], ["a2"]),
+        helper.make_node("Relu", ["a2"], ["r2"]),
+        helper.make_node("Conv", ["r2", "w3"], ["c3"]),
+        helper.make_node("Conv", ["c3", "w4"], ["c4"], pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Conv", ["r2", "w4b"], ["c4b"], strides=[2, 2]),
+        helper.make_node("Add", ["c4", "c4b"], ["a4"]),
+        helper.make_node("Conv", ["a4", "w5"], ["c5"], pads=[1, 1, 1, 1], group=32),
+        helper.make_node("Conv", ["c5", "w6"], ["c6"], pads=[1, 1, 1, 1], group=4),
+        helper.make_node("MaxPool", ["c6"], ["p6"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+        helper.make_node("AveragePool", ["p6"], ["ap"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1),
+        helper.make_node("Conv", ["ap", "w7"], ["c7"]),
+        helper.make_node("BatchNormalization", ["c7", "bs", "bb", "bm", "bv"], ["b7"]),
+        helper.make_node("GlobalAveragePool", ["b7"], ["g"]),
+        helper.make_node("Flatten", ["g"], ["y"]),
+    ]
+    inits = [const("w0", weights(rng, c, 3, 3, 3, scale=0.1)), const("w1", weights(rng, c, c, 3, 3, scale=0.1)),
+             const("k1", weights(rng, c)), const("w2", weights(rng, c, c, 3, 3, scale=0.1)),
+             const("k2", weights(rng, c)), const("w3", weights(rng, 32, c, 1, 1)),
+             const("w4", weights(rng, 32, 32, 3, 3, scale=0.1)), const("w4b", weights(rng, 32, c, 1, 1)),
+             const("w5", weights(rng, 32, 1, 3, 3)), const("w6", weights(rng, 32, 8, 3, 3, scale=0.1)),
+             const("w7", weights(rng, 8, 32, 3, 3, scale=0.1)), const("bs", 1 + weights(rng, 8)),
+             const("bb", weights(rng, 8)), const("bm", weights(rng, 8)),
+             const("bv", (1 + np.abs(weights(rng, 8))).astype(np.float32))]
+    return helper.make_graph(nodes, "spatial", [vi("x", TensorProto.FLOAT, ["batch", 3, "h", "w"])],
+                             [vi("y", TensorProto.FLOAT, None), vi("r2", TensorProto.FLOAT, None),
+                              vi("p6", TensorProto.FLOAT, None)], inits), 13
+
+
 # outputs straight from a Winograd conv (the residual block's 3x3 convs at 20x20)
 WINOGRAD_OUTPUTS = {"r2"}
-GRAPHS = [graph_resnet_block, graph_pools_norms, graph_space_group, graph_int8_convs, graph_reductions]
+GRAPHS = [graph_resnet_block, graph_pools_norms, graph_space_group, graph_int8_convs, graph_reductions,
+          graph_spatial]
+# the graphs with symbolic dims past the batch: their --dim flags and (batch, h, w) sizes
+SPATIAL = {"spatial": (["--dim", "h=20..40", "--dim", "w=20..40"],
+                       [(1, 20, 20), (1, 21, 23), (2, 40, 40), (1, 33, 27), (2, 25, 38)])}
 
 
-def inputs_for(graph, batch, rng):
+def inputs_for(graph, size, rng):
     x = graph.input[0]
-    shape = [batch] + [d.dim_value for d in x.type.tensor_type.shape.dim[1:]]
+    shape = [size[0]] + [d.dim_value for d in x.type.tensor_type.shape.dim[1:]]
+    if len(size) == 3:
+        shape[2:4] = size[1:]
     if x.type.tensor_type.elem_type == TensorProto.UINT8:
         return {"x": rng.integers(0, 255, shape).astype(np.uint8)}
     return {"x": rng.standard_normal(shape).astype(np.float32)}
@@ -173,7 +223,8 @@ def main():
             continue
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         model.ir_version = 8 if opset < 21 else 10
-        dims = ["--dim", "batch=1..4"]
+        extra, sizes = SPATIAL.get(graph.name, ([], [(b,) for b in BATCHES]))
+        dims = ["--dim", "batch=1..4", *extra]
         compiled = compile_module(wasmgraph, model, work, dims)
         if not compiled:
             bad += 1
@@ -182,12 +233,13 @@ def main():
         threaded = compile_threaded(wasmgraph, path, dims)
         bad += threaded is None
         sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-        for batch in BATCHES:
-            feeds = inputs_for(graph, batch, rng)
+        for size in sizes:
+            batch = f"batch {size[0]}" if len(size) == 1 else "size " + "x".join(str(v) for v in size)
+            feeds = inputs_for(graph, size, rng)
             want = sess.run(None, feeds)
             gots, err = run_module(wasmgraph, module, feeds, work, len(want))
             if err:
-                print(f"{graph.name} batch {batch}: run failed: {err}")
+                print(f"{graph.name} {batch}: run failed: {err}")
                 bad += 1
                 continue
             ok = True
@@ -206,7 +258,7 @@ def main():
             if differ:
                 print(f"  --threads build: {differ}")
             ok &= differ is None
-            print(f"{graph.name} batch {batch}: {'ok' if ok else 'MISMATCH'}")
+            print(f"{graph.name} {batch}: {'ok' if ok else 'MISMATCH'}")
             bad += not ok
     return 1 if bad else 0
 
