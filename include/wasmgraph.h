@@ -125,10 +125,12 @@ typedef struct wg_tensor_info {
     int value_part;
 } wg_tensor_info;
 
-/* ABI 2: a symbolic dimension and its range (`wasmgraph compile --dim NAME=MIN..MAX`). */
+/* ABI 2: a symbolic dimension and its range (`wasmgraph compile --dim NAME=MIN..MAX`, or
+ * NAME=MIN..MAX:STEP: then only the multiples of step in range; 1 otherwise). */
 typedef struct wg_symbol_info {
     const char *name;
     int64_t min, max;
+    int64_t step;
 } wg_symbol_info;
 
 typedef struct wg_runtime wg_runtime;

@@ -46,11 +46,13 @@ export interface TensorInfo {
   bounded?: boolean;
 }
 
-/** ABI 2: a symbolic dimension and its range (compile --dim NAME=MIN..MAX). */
+/** ABI 2: a symbolic dimension and its range (compile --dim NAME=MIN..MAX, or
+ * NAME=MIN..MAX:STEP for the multiples of step only; step 1 otherwise). */
 export interface SymbolInfo {
   name: string;
   min: number;
   max: number;
+  step: number;
 }
 
 /** What compile --preprocess recorded (all fields present when recorded). */

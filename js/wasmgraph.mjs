@@ -126,8 +126,8 @@ function checkValue(name, what, t) {
   return { name: v.name, kind: v.kind, holds: v.holds, part: v.part };
 }
 
-/* ABI 2 "symbols": [{ name, min, max }], unique names, 1 <= min <= max < 2^31 (as
- * src/host/inspect.c parse_symbols). */
+/* ABI 2 "symbols": [{ name, min, max[, step] }], unique names, 1 <= min <= max < 2^31, a
+ * step dividing both (as src/host/inspect.c parse_symbols). */
 function checkSymbols(meta, name) {
   const list = meta.symbols;
   if (list === undefined) return [];
@@ -140,9 +140,17 @@ function checkSymbols(meta, name) {
     if (!Number.isInteger(y.min) || !Number.isInteger(y.max) || y.min < 1 || y.max < y.min || y.max > LIMITS.dim) {
       throw fail('format', `${name}: metadata: symbol '${y.name}' needs integers 1 <= min <= max < 2^31`);
     }
-    return { name: y.name, min: y.min, max: y.max };
+    const step = y.step === undefined ? 1 : y.step;
+    if (!Number.isInteger(step) || step < 1 || y.min % step || y.max % step) {
+      throw fail('format', `${name}: metadata: symbol '${y.name}' has a step that is not an integer >= 1 dividing min and max`);
+    }
+    return { name: y.name, min: y.min, max: y.max, step };
   });
 }
+
+/* Is v a value of symbol y (in range, a multiple of its step)? Its range as text. */
+const symbolTakes = (y, v) => Number.isInteger(v) && v >= y.min && v <= y.max && v % y.step === 0;
+const rangeText = (y) => (y.step > 1 ? `${y.min}..${y.max} in steps of ${y.step}` : `${y.min}..${y.max}`);
 
 const BOUNDED = -2; // a data-dependent output dim (ABI 2 {"max": N})
 
@@ -828,8 +836,8 @@ export function symbolicFeeds(feeds, inputs, symbols, label) {
         return;
       }
       const s = symbols.findIndex((y) => y.name === name), y = symbols[s];
-      if (!Number.isInteger(d) || d < y.min || d > y.max) {
-        throw fail('arg', `${label}: input '${t.name}' dimension ${k}: symbol '${name}' = ${d} is outside its range ${y.min}..${y.max}`);
+      if (!symbolTakes(y, d)) {
+        throw fail('arg', `${label}: input '${t.name}' dimension ${k}: symbol '${name}' = ${d} is outside its range ${rangeText(y)}`);
       }
       if (values[s] !== null && values[s] !== d) {
         throw fail('arg', `${label}: input '${t.name}' has ${name} = ${d} (dimension ${k}), but input '${from[s]}' gives ${values[s]}`);
@@ -1040,8 +1048,8 @@ export class Session {
       const s = this.#symbols.findIndex((y) => y.name === k);
       if (s < 0) throw fail('arg', `${this.model.name}: the model has no symbolic dimension '${k}'`);
       const y = this.#symbols[s];
-      if (!Number.isInteger(v) || v < y.min || v > y.max) {
-        throw fail('arg', `${this.model.name}: symbol '${k}' = ${v} is outside its range ${y.min}..${y.max}`);
+      if (!symbolTakes(y, v)) {
+        throw fail('arg', `${this.model.name}: symbol '${k}' = ${v} is outside its range ${rangeText(y)}`);
       }
       next[s] = v;
     }

@@ -130,6 +130,17 @@ expect "an unpadded Conv empty at the smallest height says to raise the --dim mi
     "$W" compile "$T/conv_sym_h.onnx" -o "$T/x.wasm" --dim n=1..2 --dim h=2..8
 expect "an unpadded Conv of a symbolic height from 3 compiles" 0 "compiled" \
     "$W" compile "$T/conv_sym_h.onnx" -o "$T/conv_sym_h.wasm" --dim n=1..2 --dim h=3..8
+expect "--dim with a step that does not divide its range is refused" 2 "NAME=MIN..MAX:STEP for the multiples of STEP" \
+    "$W" compile "$T/conv_sym_h.onnx" -o "$T/x.wasm" --dim n=1..2 --dim h=30..96:32
+expect "--dim with a step compiles (h a multiple of 32)" 0 "compiled" \
+    "$W" compile "$T/conv_sym_h.onnx" -o "$T/conv_h32.wasm" --dim n=1..2 --dim h=32..96:32
+"$PY" -c "import numpy as np, sys; np.save(sys.argv[1], np.ones((1, 2, 40, 5), np.float32)); np.save(sys.argv[2], np.ones((1, 2, 64, 5), np.float32))" \
+    "$T/h40.npy" "$T/h64.npy"
+expect "a size that is not a multiple of its step is refused before the run" 1 \
+    "symbol 'h' = 40 is outside its range 32..96 in steps of 32" "$W" run "$T/conv_h32.wasm" --input "x=$T/h40.npy"
+expect "a multiple of its step runs" 0 "output 0 'y' float32 [1,3,62,3]" "$W" run "$T/conv_h32.wasm" --input "x=$T/h64.npy"
+expect "an opset-9 Slice of a symbolic shape folds (no crash)" 0 "compiled" \
+    "$W" compile "$T/slice9_shape.onnx" -o "$T/slice9.wasm" --dim n=1..4
 expect "MaxPool's Indices over a symbolic batch are refused" 1 \
     "node 'pool_idx' (MaxPool): input 'x' depends on symbolic dimension 'n' (--dim), which this op does not support yet" \
     "$W" compile "$T/maxpool_idx_sym_n.onnx" -o "$T/x.wasm" --dim n=1..2

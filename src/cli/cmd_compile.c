@@ -15,6 +15,7 @@ static const char usage[] =
     "                         [--dim SYM=MIN..MAX]...  (keep dimension SYM symbolic: a dim_param of\n"
     "                         the model, or a name in --shape, e.g. --shape ids=batchxseq or\n"
     "                         ids=batch,seq; one module then runs at every size in the range;\n"
+    "                         SYM=MIN..MAX:STEP: the multiples of STEP only, e.g. h=32..960:32;\n"
     "                         or the bounds of integer graph input SYM's values, 0 <= MIN, where\n"
     "                         they decide a size: Pad's pads, Expand's shape, Tile's repeats,\n"
     "                         Range's bounds, ConstantOfShape's shape)\n"
@@ -107,7 +108,8 @@ static bool parse_shape_list(char *text, wgc_shape_override *o)
     return true;
 }
 
-/* Parses "NAME=MIN..MAX" (MIN >= 1) into d; false on anything else. */
+/* Parses "NAME=MIN..MAX" or "NAME=MIN..MAX:STEP" (the multiples of STEP in range; MIN
+ * and MAX multiples of it) into d; false on anything else. */
 static bool parse_dim_range(const char *text, wgc_symbol *d)
 {
     const char *eq = strchr(text, '=');
@@ -122,10 +124,20 @@ static bool parse_dim_range(const char *text, wgc_symbol *d)
         return false;
     const char *hi_text = end + 2;
     long long hi = strtoll(hi_text, &end, 10);
-    if (end == hi_text || errno || *end || lo < 0 || hi < lo || hi > WG_ABI_MAX_DIM)
+    if (end == hi_text || errno || lo < 0 || hi < lo || hi > WG_ABI_MAX_DIM)
+        return false;
+    long long step = 1;
+    if (*end == ':') {
+        const char *step_text = end + 1;
+        step = strtoll(step_text, &end, 10);
+        if (end == step_text || errno || step < 1 || step > WG_ABI_MAX_DIM || lo % step || hi % step || lo < step)
+            return false;
+    }
+    if (*end)
         return false;
     d->min = lo;
     d->max = hi;
+    d->step = step;
     return true;
 }
 
@@ -193,7 +205,9 @@ static int compile_cmd(int argc, char **argv, char **prep_json)
             const char *spec = argv[++i];
             if (opt.n_dims == WG_ABI_MAX_SYMBOLS || !parse_dim_range(spec, &opt.dims[opt.n_dims])) {
                 fprintf(stderr, "wasmgraph: error: --dim wants NAME=MIN..MAX with 0 <= MIN <= MAX "
-                        "<= %d (1 <= MIN for a dimension; at most %d of them), got '%s'\n", WG_ABI_MAX_DIM, WG_ABI_MAX_SYMBOLS, spec);
+                        "<= %d (1 <= MIN for a dimension; at most %d of them), or NAME=MIN..MAX:STEP "
+                        "for the multiples of STEP (MIN and MAX multiples of it), got '%s'\n", WG_ABI_MAX_DIM,
+                        WG_ABI_MAX_SYMBOLS, spec);
                 return 2;
             }
             for (int k = 0; k < opt.n_dims; k++)

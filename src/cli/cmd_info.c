@@ -99,8 +99,12 @@ int wg_cmd_info(int argc, char **argv)
     if (m->num_symbols) {
         printf("%-10s", "symbols:");
         for (size_t k = 0; k < m->num_symbols; k++)
+        {
             printf("%s %s=%lld..%lld", k ? "," : "", m->symbols[k].name, (long long)m->symbols[k].min,
                    (long long)m->symbols[k].max);
+            if (m->symbols[k].step > 1)
+                printf(":%lld", (long long)m->symbols[k].step);
+        }
         printf("\n");
     }
     print_tensors(m, "inputs", m->inputs, m->num_inputs);

@@ -80,7 +80,11 @@ static void add_tensors(sbuf *b, const wgc_graph *g, const int *ts, int n)
             int sym = wgc_sym_plain(g, &x->shape, d); /* ABI 2: {"sym": NAME} */
             if (d)
                 add(b, ",", 1);
-            if (wgc_dim_is_runtime(g, &x->shape, d)) { /* ABI 2: data-dependent, {"max": bound} */
+            if (sym >= 0 && !g->syms[sym].runtime) { /* a host symbol (or its multiple's step * unit) */
+                add(b, "{\"sym\":", 7);
+                add_string(b, g->syms[sym].name);
+                add(b, "}", 1);
+            } else if (wgc_dim_is_runtime(g, &x->shape, d)) { /* ABI 2: data-dependent, {"max": bound} */
                 addf(b, "{\"max\":%lld}", (long long)x->shape.dims[d]);
             } else if (sym >= 0) {
                 add(b, "{\"sym\":", 7);
@@ -172,7 +176,10 @@ char *wgc_metadata_json(const wgc_graph *g, const wgc_codegen_options *opt, cons
         for (int k = 0; k < wgc_sym_n_host(g); k++) {
             add(&b, k ? ",{\"name\":" : "{\"name\":", k ? 9 : 8);
             add_string(&b, g->syms[k].name);
-            addf(&b, ",\"min\":%lld,\"max\":%lld}", (long long)g->syms[k].min, (long long)g->syms[k].max);
+            addf(&b, ",\"min\":%lld,\"max\":%lld", (long long)g->syms[k].min, (long long)g->syms[k].max);
+            if (g->syms[k].step > 1) /* the multiples of step only (compile --dim NAME=MIN..MAX:STEP) */
+                addf(&b, ",\"step\":%lld", (long long)g->syms[k].step);
+            add(&b, "}", 1);
         }
         add(&b, "],", 2);
     }

@@ -16,7 +16,13 @@ int wgc_sym_plain(const wgc_graph *g, const wgc_shape *s, int d)
             sym = k;
             count += x.p[k];
         }
-    return count == 1 && x.c == 1 ? sym : -1;
+    if (count != 1)
+        return -1;
+    /* step * unit is the host's multiple itself (--dim h=32..960:32) */
+    for (int k = 0; k < wgc_sym_n_host(g); k++)
+        if (g->syms[k].unit == sym && g->syms[k].unit >= 0 && x.c == g->syms[k].step)
+            return k;
+    return x.c == 1 ? sym : -1;
 }
 
 wg_status wgc_sym_check_boundary(wgc_graph *g)
@@ -81,6 +87,9 @@ char *wgc_sym_exports_c(const wgc_graph *g)
         len += (size_t)snprintf(s + len, cap - len, "    if (wg_dims[%d] < %lld || wg_dims[%d] > %lld) /* %s */\n"
                                 "        return 1;\n", k, (long long)y->min, k,
                                 (long long)y->max, y->name);
+        if (y->step > 1 && !y->runtime)
+            len += (size_t)snprintf(s + len, cap - len, "    if (wg_dims[%d] %% %lld) /* a multiple of %lld */\n"
+                                    "        return 1;\n", k, (long long)y->step, (long long)y->step);
     }
     snprintf(s + len, cap - len, "    return 0;\n}\n\n");
     return s;

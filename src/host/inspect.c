@@ -153,7 +153,8 @@ static wg_status parse_value(const wg_json *e, const char *what, wg_tensor_info 
     return WG_OK;
 }
 
-/* ABI 2 "symbols": [{"name", "min", "max"}...], unique names, 1 <= min <= max < 2^31. */
+/* ABI 2 "symbols": [{"name", "min", "max"[, "step"]}...], unique names, 1 <= min <= max <
+ * 2^31, a step dividing both. */
 static wg_status parse_symbols(const wg_json *j, wgh_meta *out, char *err, size_t errlen)
 {
     const wg_json *arr = wg_json_get(j, "symbols");
@@ -180,6 +181,12 @@ static wg_status parse_symbols(const wg_json *j, wgh_meta *out, char *err, size_
             y->min < 1 || y->max < y->min || y->max > WG_ABI_MAX_DIM)
             return wg_fail(err, errlen, WG_ERR_FORMAT,
                            "metadata: symbol '%s' needs integers 1 <= min <= max < 2^31", name);
+        y->step = 1;
+        const wg_json *step = wg_json_get(e, "step");
+        if (step && (!wg_json_int(step, &y->step) || y->step < 1 || y->min % y->step || y->max % y->step))
+            return wg_fail(err, errlen, WG_ERR_FORMAT,
+                           "metadata: symbol '%s' has a step that is not an integer >= 1 dividing min and max",
+                           name);
     }
     return WG_OK;
 }

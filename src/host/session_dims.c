@@ -4,6 +4,7 @@
  * wg_session_output_shape, and what wg_session_run writes into the module's wg_dims
  * before it runs (every symbol in its range, every given shape agreeing).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,11 +49,28 @@ void wgh_session_dims_free(wg_session *s)
     free(s->out_dims);
 }
 
+/* Is v a value symbol y takes: in its range, a multiple of its step? */
+static bool in_range(const wg_symbol_info *y, int64_t v)
+{
+    return v >= y->min && v <= y->max && v % y->step == 0;
+}
+
+/* "32..960" or "32..960 in steps of 32" into buf. */
+static const char *range_text(const wg_symbol_info *y, char *buf, size_t len)
+{
+    if (y->step > 1)
+        snprintf(buf, len, "%lld..%lld in steps of %lld", (long long)y->min, (long long)y->max, (long long)y->step);
+    else
+        snprintf(buf, len, "%lld..%lld", (long long)y->min, (long long)y->max);
+    return buf;
+}
+
 static wg_status out_of_range(wg_session *s, const wg_symbol_info *y, int64_t v, const char *where)
 {
-    return wgh_error(s->m->rt, WG_ERR_INVALID, "%s: %s%ssymbol '%s' = %lld is outside its range %lld..%lld",
+    char r[96];
+    return wgh_error(s->m->rt, WG_ERR_INVALID, "%s: %s%ssymbol '%s' = %lld is outside its range %s",
                      s->m->name, where ? where : "", where ? ": " : "", y->name, (long long)v,
-                     (long long)y->min, (long long)y->max);
+                     range_text(y, r, sizeof r));
 }
 
 wg_status wg_session_set_dim(wg_session *s, const char *name, int64_t value)
@@ -60,7 +78,7 @@ wg_status wg_session_set_dim(wg_session *s, const char *name, int64_t value)
     const wgh_meta *m = &s->m->info.meta;
     for (size_t k = 0; name && k < m->n_symbols; k++)
         if (!strcmp(m->symbols[k].name, name)) {
-            if (value < m->symbols[k].min || value > m->symbols[k].max)
+            if (!in_range(&m->symbols[k], value))
                 return out_of_range(s, &m->symbols[k], value, NULL);
             s->sym_val[k] = value;
             return WG_OK;
@@ -85,10 +103,11 @@ wg_status wg_session_set_input_shape(wg_session *s, size_t i, const int64_t *dim
                              (long long)t->dims[d]);
         if (t->sym[d] >= 0) {
             const wg_symbol_info *y = &m->symbols[t->sym[d]];
-            if (dims[d] < y->min || dims[d] > y->max)
+            char r[96];
+            if (!in_range(y, dims[d]))
                 return wgh_error(s->m->rt, WG_ERR_INVALID, "%s: input '%s' dimension %d: symbol '%s' = "
-                                 "%lld is outside its range %lld..%lld", s->m->name, t->name, d, y->name,
-                                 (long long)dims[d], (long long)y->min, (long long)y->max);
+                                 "%lld is outside its range %s", s->m->name, t->name, d, y->name,
+                                 (long long)dims[d], range_text(y, r, sizeof r));
         }
     }
     if (!m->n_symbols)
@@ -132,7 +151,7 @@ wg_status wgh_session_write_dims(wg_session *s)
     for (size_t k = 0; k < m->n_symbols; k++) {
         if (val[k] < 0)
             val[k] = m->symbols[k].max; /* given by nothing: its maximum */
-        if (val[k] < m->symbols[k].min || val[k] > m->symbols[k].max)
+        if (!in_range(&m->symbols[k], val[k]))
             return out_of_range(s, &m->symbols[k], val[k], NULL);
         out[k] = (int32_t)val[k];
         s->sym_cur[k] = val[k];

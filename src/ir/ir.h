@@ -58,6 +58,10 @@ typedef struct wgc_symbol {
     bool derived, ceil;
     int from;
     int64_t from_c, add, stride, pb;
+    /* A host symbol declared a multiple (--dim h=32..960:32): its values are the multiples
+     * of step in [min, max]; shapes use step * unit, unit a derived symbol (h / step). */
+    int64_t step;
+    int unit;
 } wgc_symbol;
 
 /* Bounds on an integer value: lo <= v <= hi (valrange.h). */

@@ -15,6 +15,7 @@
 #include "../ir/kernels.h"
 #include "helpers/fused_epilogue.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,9 +146,24 @@ static size_t ct_scratch(const wgc_graph *g, const wgc_node *n)
     return n->impl.scratch;
 }
 
-/* 2-D: the packed-GEMM + col2im kernel. */
-static wg_status emit_2d(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_deconv_geom *c)
+/* 2-D: the packed-GEMM + col2im kernel; sym: its sizes read from wg_dims (sym_window.c). */
+static wg_status emit_2d(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_deconv_geom *c, bool sym)
 {
+    char N[96], H[96], W[96], OH[96], OW[96];
+    if (sym) {
+        const wgc_shape *xs = &wgc_in(g, n, 0)->shape, *ys = &wgc_out(g, n, 0)->shape;
+        snprintf(N, sizeof N, "%s", wgc_dims_expr(e, xs, 0, 1));
+        snprintf(H, sizeof H, "%s", wgc_dims_expr(e, xs, 2, 3));
+        snprintf(W, sizeof W, "%s", wgc_dims_expr(e, xs, 3, 4));
+        snprintf(OH, sizeof OH, "%s", wgc_dims_expr(e, ys, 2, 3));
+        snprintf(OW, sizeof OW, "%s", wgc_dims_expr(e, ys, 3, 4));
+    } else {
+        snprintf(N, sizeof N, "%lld", (long long)c->N);
+        snprintf(H, sizeof H, "%lld", (long long)c->in[0]);
+        snprintf(W, sizeof W, "%lld", (long long)c->in[1]);
+        snprintf(OH, sizeof OH, "%lld", (long long)c->out[0]);
+        snprintf(OW, sizeof OW, "%lld", (long long)c->out[1]);
+    }
     const wgc_tensor *w = wgc_in(g, n, 1);
     const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
     const char *wexpr = NULL;
@@ -176,11 +192,10 @@ static wg_status emit_2d(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_de
     /* Threads: the store form splits its weight rows (selection chose DECONV2D_STORE). */
     const bool split = wgc_threaded(e) && wgc_node_splits(n);
     wgc_emit(e,
-             "wgk_f32_deconv2d(&(const wgk_deconv2d_args){.N = %lld, .C = %lld, .H = %lld, "
-             ".W = %lld, .M = %lld, .OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, .SH = %lld, "
+             "wgk_f32_deconv2d(&(const wgk_deconv2d_args){.N = %s, .C = %lld, .H = %s, "
+             ".W = %s, .M = %lld, .OH = %s, .OW = %s, .KH = %lld, .KW = %lld, .SH = %lld, "
              ".SW = %lld, .DH = %lld, .DW = %lld, .PT = %lld, .PL = %lld, .groups = %lld,\n",
-             (long long)c->N, (long long)c->C, (long long)c->in[0], (long long)c->in[1],
-             (long long)c->M, (long long)c->out[0], (long long)c->out[1], (long long)c->k[0],
+             N, (long long)c->C, H, W, (long long)c->M, OH, OW, (long long)c->k[0],
              (long long)c->k[1], (long long)c->s[0], (long long)c->s[1], (long long)c->d[0],
              (long long)c->d[1], (long long)c->pb[0], (long long)c->pb[1], (long long)c->groups);
     wgc_emit(e, "    .x = %s, .w = %s, .w_onnx = %d, .bias = %s, .res = %s, .y = %s,\n",
@@ -194,6 +209,17 @@ fail:
     return st;
 }
 
+wg_status wgc_deconv_emit_sym(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    wgc_deconv_geom c;
+    wg_status st = wgc_deconv_geom_of(g, n, &c);
+    if (st)
+        return st;
+    if (c.rank != 2) /* sym_window.c takes 2-D ones only */
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "a ConvTranspose of symbolic dims other than 2-D");
+    return emit_2d(e, g, n, &c, true);
+}
+
 static wg_status ct_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     wgc_deconv_geom c;
@@ -201,7 +227,7 @@ static wg_status ct_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     if (c.rank == 2)
-        return emit_2d(e, g, n, &c);
+        return emit_2d(e, g, n, &c, false);
     const wgc_conv_view3 v = wgc_conv_view3_of(c.rank, c.in, c.out, c.k, c.s, c.d, c.pb);
     wgc_emit_convnd_call(e, g, n, "wgk_f32_deconv3d_direct", c.N, c.C, c.M, c.groups, &v);
     return WG_OK;

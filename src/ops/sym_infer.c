@@ -75,6 +75,8 @@ wg_status wgc_sym_refuse(wgc_graph *g, const wgc_node *n, const char *why)
         has_symval_input(g, n, &k);
     const wgc_tensor *x = k < n->n_inputs ? wgc_in(g, n, k) : NULL;
     int s = x ? sym_index_of_input(g, n, k) : -1;
+    if (s >= 0 && g->syms[s].derived && g->syms[g->syms[s].from].unit == s)
+        s = g->syms[s].from; /* a multiple's unit: the host's symbol itself */
     if (s >= 0 && g->syms[s].derived)
         return wgc_error(g, n, WG_ERR_UNSUPPORTED,
                          "input '%s' has a dimension that a sliding window computes from symbolic dimension "
@@ -999,9 +1001,19 @@ static wg_status fold_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t cou
     case WGC_OP_SLICE: {
         /* a 1-D slice with fixed bounds: the values from the folded result's positions */
         const wgc_tensor *st = wgc_in(g, n, 1), *sp = wgc_in(g, n, 4);
-        if (x->shape.rank != 1 || b->symval || (sp && sp->symval) || st->symval)
-            return wgc_sym_refuse(g, n, NULL);
-        int64_t s0 = wgc_const_int(st, 0), step = sp ? wgc_const_int(sp, 0) : 1;
+        int64_t s0, step = 1;
+        if (n->n_inputs < 2) { /* before opset 10: starts, ends, axes as attributes */
+            size_t cnt = 0;
+            const int64_t *sa = wgc_attr_ints(n, "starts", &cnt);
+            if (x->shape.rank != 1 || !sa || cnt != 1)
+                return wgc_sym_refuse(g, n, NULL);
+            s0 = sa[0];
+        } else {
+            if (x->shape.rank != 1 || !st || st->symval || (b && b->symval) || (sp && sp->symval))
+                return wgc_sym_refuse(g, n, NULL);
+            s0 = wgc_const_int(st, 0);
+            step = sp ? wgc_const_int(sp, 0) : 1;
+        }
         int64_t dim = x->shape.dims[0];
         if (s0 < 0)
             s0 += dim;

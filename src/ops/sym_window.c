@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../ir/symdim.h"
+#include "conv_transpose.h"
 #include "helpers/sliding_window.h"
 #include "sym.h"
 
@@ -34,6 +35,8 @@ bool wgc_sym_window_op(const wgc_graph *g, const wgc_node *n)
     }
     case WGC_OP_GLOBAL_AVERAGE_POOL: case WGC_OP_GLOBAL_MAX_POOL:
         return rank >= 3;
+    case WGC_OP_CONV_TRANSPOSE:
+        return rank == 4;
     case WGC_OP_BATCH_NORM: /* inference: one output */
         for (int k = 1; k < n->n_outputs; k++)
             if (n->outputs[k] >= 0)
@@ -42,6 +45,32 @@ bool wgc_sym_window_op(const wgc_graph *g, const wgc_node *n)
     default:
         return false;
     }
+}
+
+/* ConvTranspose: stride x the input where that holds at every size (output = s * in + a
+ * constant that is 0: kernel = stride unpadded, 4 / 2 / pad 1 ...), else refused. */
+static wg_status deconv_shape(wgc_graph *g, const wgc_node *n, wgc_shape *y)
+{
+    wgc_deconv_geom c;
+    wg_status st = wgc_deconv_geom_of(g, n, &c);
+    if (st)
+        return st;
+    if (wgc_attr_find(n, "output_shape"))
+        return wgc_sym_refuse(g, n, "an output_shape attribute over symbolic dims");
+    const wgc_shape *x = &wgc_in(g, n, 0)->shape;
+    y->dims[1] = c.M;
+    for (int i = 0; i < 2; i++) {
+        const int d = 2 + i;
+        if (!wgc_dim_is_sym(x, d)) {
+            y->dims[d] = c.out[i];
+            memset(y->sym[d], 0, WGC_MAX_SYMS);
+            continue;
+        }
+        if (c.out[i] != c.s[i] * c.in[i])
+            return wgc_sym_refuse(g, n, "an output that is not stride x input over a symbolic dimension");
+        wgc_shape_set_dim(g, y, d, wgc_dimx_mul(wgc_dimx_of(g, x, d), wgc_dimx_const(c.s[i])));
+    }
+    return WG_OK;
 }
 
 wg_status wgc_sym_window_infer(wgc_graph *g, wgc_node *n, wgc_shape *y)
@@ -66,6 +95,8 @@ wg_status wgc_sym_window_infer(wgc_graph *g, wgc_node *n, wgc_shape *y)
         }
         return WG_OK;
     }
+    if (n->op == WGC_OP_CONV_TRANSPOSE)
+        return deconv_shape(g, n, y);
     const int sr = x->shape.rank - 2;
     const bool conv = n->op == WGC_OP_CONV;
     const wgc_tensor *w = conv ? wgc_in(g, n, 1) : NULL;

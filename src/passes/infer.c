@@ -173,6 +173,10 @@ static wg_status bind_symbols(wgc_graph *g, const wgc_pass_options *opt)
     g->n_syms = 0;
     for (int j = 0; j < opt->n_dims; j++) {
         const char *name = opt->dims[j].name;
+        if (is_value_range(g, &opt->dims[j]) && opt->dims[j].step > 1)
+            return wgc_error(g, NULL, WG_ERR_INVALID, "--dim %s=%lld..%lld:%lld: a step applies to dimensions, "
+                             "not to the values of integer graph input '%s'", name, (long long)opt->dims[j].min,
+                             (long long)opt->dims[j].max, (long long)opt->dims[j].step, name);
         if (is_value_range(g, &opt->dims[j])) {
             for (int i = 0; i < g->n_inputs; i++) {
                 const wgc_tensor *x = &g->tensors[g->inputs[i]];
@@ -187,7 +191,23 @@ static wg_status bind_symbols(wgc_graph *g, const wgc_pass_options *opt)
         if (opt->dims[j].min < 1)
             return wgc_error(g, NULL, WG_ERR_INVALID, "--dim %s=%lld..%lld: a dimension's range starts at 1 "
                              "or more", name, (long long)opt->dims[j].min, (long long)opt->dims[j].max);
-        g->syms[g->n_syms++] = opt->dims[j];
+        g->syms[g->n_syms] = opt->dims[j];
+        g->syms[g->n_syms].unit = -1;
+        g->n_syms++;
+    }
+    /* A multiple's unit (h / step: a derived symbol the module computes from h, after the
+     * host's symbols): the shapes say step * unit, so h / 2, h / 32 ... are monomials. */
+    const int n_host = g->n_syms;
+    for (int k = 0; k < n_host; k++) {
+        wgc_symbol *h = &g->syms[k];
+        if (h->step <= 1)
+            continue;
+        wgc_symbol *u = &g->syms[g->n_syms];
+        *u = (wgc_symbol){.min = h->min / h->step, .max = h->max / h->step, .runtime = true, .tensor = -1,
+                          .dim = -1, .derived = true, .from = k, .from_c = 1, .add = -h->step,
+                          .stride = h->step, .unit = -1};
+        snprintf(u->name, sizeof u->name, "%.40s/%lld", h->name, (long long)h->step);
+        h->unit = g->n_syms++;
     }
     for (int i = 0; i < g->n_inputs; i++) {
         wgc_tensor *x = &g->tensors[g->inputs[i]];
@@ -211,12 +231,12 @@ static wg_status bind_symbols(wgc_graph *g, const wgc_pass_options *opt)
                                  x->name, d, x->name);
             used[k] = true;
             x->shape.dims[d] = g->syms[k].max;
-            x->shape.sym[d][k] = 1;
+            x->shape.sym[d][g->syms[k].unit >= 0 ? g->syms[k].unit : k] = 1;
         }
         if (wgc_shape_is_sym(&x->shape))
             x->has_shape = true;
     }
-    for (int j = 0; j < g->n_syms; j++)
+    for (int j = 0; j < n_host; j++)
         if (!used[j])
             return wgc_error(g, NULL, WG_ERR_INVALID,
                              "--dim %s names no dynamic dimension of a graph input (dim_param, "

@@ -95,6 +95,15 @@ def main():
     g = helper.make_graph([helper.make_node("MaxPool", ["x"], ["y", "idx"], name="pool_idx", kernel_shape=[2, 2])],
                           "g", [xn], [ys, helper.make_tensor_value_info("idx", TensorProto.INT64, None)])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/maxpool_idx_sym_n.onnx")
+    # Shape arithmetic through an opset-9 Slice (starts and ends as attributes) of a
+    # symbolic shape: it compiled to a crash before (sym_infer.c read its absent inputs).
+    x9 = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4])
+    g = helper.make_graph([helper.make_node("Shape", ["x"], ["s"]),
+                           helper.make_node("Slice", ["s"], ["s1"], starts=[1], ends=[2]),
+                           helper.make_node("Concat", ["m1", "s1"], ["sh"], axis=0),
+                           helper.make_node("Reshape", ["x", "sh"], ["y"])], "g", [x9], [ys],
+                          [numpy_helper.from_array(np.array([-1], np.int64), "m1")])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 9)]), f"{out}/slice9_shape.onnx")
     # A Loop whose body decides a size at run time: its carried [1] takes x[i : i + k]
     # (k an input), so k = 2 gives it two elements (status WGK_ERR_LOOP_SHAPE when run);
     # and a Scan whose scan rows have such a size (refused: they keep one per compile).

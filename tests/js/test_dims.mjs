@@ -29,7 +29,7 @@ const argError = (pattern) => (e) => e instanceof WasmgraphError && e.code === '
 
 test('the metadata\'s symbols and symbolic dims are read', async (t) => {
   const s = await load(fixture(t, 'v2_ok.wasm'));
-  assert.deepEqual(s.metadata.symbols, [{ name: 'n', min: 1, max: 4 }]);
+  assert.deepEqual(s.metadata.symbols, [{ name: 'n', min: 1, max: 4, step: 1 }]); // step: every integer
   assert.deepEqual(s.inputs[0].dims, ['n', 4]);
   assert.deepEqual(s.inputs[0].shape, [4, 4]);
   assert.deepEqual(s.outputShape(0), [4, 4]); // nothing given yet: the maxima
