@@ -223,28 +223,32 @@ ppocr() { # NAME FILE SHAPE
     threads_check "$name" "$model" "$dir/in" -O3 --shape "x=$shape"
 }
 ppocr ppocrv4-det ch_PP-OCRv4_det_infer.onnx 1x3x640x640
-# The detector once more with its height and width symbolic, multiples of 32 as its FPN
-# needs (--dim h=32..960:32): one module at 640x640 and 320x480 against onnxruntime-node,
-# its --threads build bit for bit at 320x480.
-ppocr_det_dyn() {
-    local model=$OCR/ch_PP-OCRv4_det_infer.onnx dir=$OUT/ppocr/ppocrv4-det-dyn shape d
-    local dims=(--shape x=1x3xhxw --dim h=32..960:32 --dim w=32..960:32)
+# The detector and the recognizer once more with their sizes symbolic: the detector's
+# height and width multiples of 32 as its FPN needs (--dim h=32..960:32), the
+# recognizer's width anything from 8 to 960; one module each at two sizes against
+# onnxruntime-node, its --threads build bit for bit at the second.
+ppocr_dyn() { # NAME FILE X_SHAPE DIMS SHAPE...
+    local name=$1 model=$OCR/$2 dir=$OUT/ppocr/$1 shape d args
+    read -r -a args <<< "--shape x=$3 $4"
+    shift 4
     [ -f "$model" ] || return
     mkdir -p "$dir"
-    compile "$model" "$dir/det.wasm" -O3 -q "${dims[@]}" || return
-    for shape in 1x3x640x640 1x3x320x480; do
+    compile "$model" "$dir/$name.wasm" -O3 -q "${args[@]}" || return
+    for shape in "$@"; do
         d=$dir/$shape
         mkdir -p "$d/in"
         [ -s "$d/in/input_0.pb" ] || "$PY" tools/make_input.py x "$shape" float32 1 "$d/in/input_0.pb" > /dev/null
         if [ ! -s "$d/want/output_0.pb" ] || [ "$model" -nt "$d/want/output_0.pb" ]; then
             node tools/ort_run.js "$model" "$d/want" --input "x=$d/in/input_0.pb" --quiet ||
-                { bad "ppocrv4-det-dyn $shape onnxruntime reference"; continue; }
+                { bad "$name $shape onnxruntime reference"; continue; }
         fi
-        run_and_compare "ppocrv4-det-dyn $shape" "$dir/det.wasm" "$d/in" "$d/want" 1e-4 1e-5
+        run_and_compare "$name $shape" "$dir/$name.wasm" "$d/in" "$d/want" 1e-4 1e-5
     done
-    threads_check ppocrv4-det-dyn "$model" "$dir/1x3x320x480/in" -O3 "${dims[@]}"
+    threads_check "$name" "$model" "$d/in" -O3 "${args[@]}"
 }
-ppocr_det_dyn
+ppocr_dyn ppocrv4-det-dyn ch_PP-OCRv4_det_infer.onnx 1x3xhxw "--dim h=32..960:32 --dim w=32..960:32" \
+    1x3x640x640 1x3x320x480
+ppocr_dyn ppocrv4-rec-dyn ch_PP-OCRv4_rec_infer.onnx 1x3x48xw "--dim w=8..960" 1x3x48x320 1x3x48x100
 ppocr ppocrv4-rec ch_PP-OCRv4_rec_infer.onnx 1x3x48x320
 ppocr ppocr-mobile-cls ch_ppocr_mobile_v2.0_cls_infer.onnx 1x3x48x192
 

@@ -423,10 +423,8 @@ static wg_status runtime_rule(wgc_graph *g, wgc_node *n)
             if (n->op == WGC_OP_LAYER_NORM && axis != x->shape.rank - 1)
                 return wgc_sym_refuse(g, n, "only the last axis");
             /* before opset 13: the rows are dims [0, axis) flattened, each of dims
-             * [axis, rank), which must be fixed (sym_emit.c emit_softmax) */
-            for (int d = axis; n->op == WGC_OP_SOFTMAX && n->opset < 13 && d < x->shape.rank; d++)
-                if (wgc_dim_is_sym(&x->shape, d))
-                    return wgc_sym_refuse(g, n, "an opset < 13 Softmax whose rows take a symbolic dimension");
+             * [axis, rank), of a length read at run time like the last axis's (sym_emit.c
+             * emit_softmax) */
             for (int i = 1; i < n->n_inputs; i++)
                 if (n->inputs[i] >= 0 && wgc_shape_is_sym(&wgc_in(g, n, i)->shape))
                     return wgc_sym_refuse(g, n, "symbolic scale or bias");

@@ -334,6 +334,42 @@ static wg_status check_fold_size(wgc_graph *g, const wgc_node *n)
     return WG_OK;
 }
 
+/* A Slice before opset 10 over symbolic shapes takes its starts, ends and axes as the
+ * constant inputs opset 10 has (the one form the symbolic rules read, ops/sym_infer.c);
+ * a static one keeps its attributes. Attributes that do not fit are left to the op. */
+static wg_status upgrade_slice(wgc_graph *g, int i)
+{
+    wgc_node *n = &g->nodes[i];
+    static const char *const names[3] = {"starts", "ends", "axes"};
+    size_t cnt[3] = {0};
+    const int64_t *v[3];
+    for (int k = 0; k < 3; k++)
+        v[k] = wgc_attr_ints(n, names[k], &cnt[k]);
+    if (!v[0] || !v[1] || cnt[0] != cnt[1] || !cnt[0] || (v[2] && cnt[2] != cnt[0]) || cnt[0] > WG_MAX_RANK)
+        return WG_OK;
+    int in[4] = {n->inputs[0], -1, -1, -1};
+    const int count = v[2] ? 3 : 2;
+    for (int k = 0; k < count; k++) {
+        char suffix[16];
+        snprintf(suffix, sizeof suffix, "_%s", names[k]);
+        const int t = wgc_tensor_add_derived(g, g->nodes[i].name, suffix);
+        int64_t *data = malloc(sizeof(int64_t) * cnt[0]);
+        if (t < 0 || !data) {
+            free(data);
+            return wgc_error(g, &g->nodes[i], WG_ERR_NOMEM, "out of memory");
+        }
+        memcpy(data, v[k], sizeof(int64_t) * cnt[0]);
+        const wgc_shape shape = {.rank = 1, .dims = {(int64_t)cnt[0]}};
+        wgc_tensor_set_const(g, t, WG_DT_INT64, &shape, data);
+        in[1 + k] = t;
+    }
+    n = &g->nodes[i];
+    wg_status st = wgc_node_set_inputs(g, n, in, 1 + count);
+    if (!st)
+        n->opset = 10;
+    return st;
+}
+
 /* Runs node i's infer hook with its inputs' symbolic dims hidden (their sizes at the maxima). */
 static wg_status infer_at_maxima(wgc_graph *g, int i, const wgc_op_def *op)
 {
@@ -378,6 +414,9 @@ static wg_status infer_node(wgc_graph *g, int i)
     /* The op's version at this opset is one we implement (ops/versions.c), and its
      * required inputs are present before any hook looks at them (ops/arity.c). */
     st = wgc_check_version(g, n);
+    if (!st && n->op == WGC_OP_SLICE && n->opset < 10 && g->n_syms && wgc_sym_node(g, n) &&
+        !(st = upgrade_slice(g, i)))
+        n = &g->nodes[i];
     if (!st)
         st = wgc_check_required(g, n);
     if (st)
