@@ -64,6 +64,18 @@ if [ -x "$WG" ]; then
         "$WG" compile "$m" -o "$MOD_OUT/$t-bounded.wasm" --dim "${spec#*:}" >/dev/null 2>&1 ||
             rm -f "$MOD_OUT/$t-bounded.wasm"
     done
+    # symbolic batch and spatial dims (the random-dims mode sets them), on the error tests'
+    # models (tests/errors/make_bad_models.py, with the onnx venv): an unpadded 3x3 conv over
+    # a symbolic batch and height, once with a height of even sizes only
+    PY=${WG_PYTHON:-$HOME/.cache/wasmgraph/venv/bin/python}
+    SYM=$(mktemp -d)
+    if [ -x "$PY" ] && "$PY" "$ROOT/tests/errors/make_bad_models.py" "$SYM" >/dev/null 2>&1; then
+        "$WG" compile "$SYM/conv_sym_h.onnx" -o "$MOD_OUT/conv-sym-h.wasm" --dim n=1..2 --dim h=3..12 \
+            >/dev/null 2>&1 || rm -f "$MOD_OUT/conv-sym-h.wasm"
+        "$WG" compile "$SYM/conv_sym_h.onnx" -o "$MOD_OUT/conv-sym-h-even.wasm" --dim n=1..2 --dim h=4..12:2 \
+            >/dev/null 2>&1 || rm -f "$MOD_OUT/conv-sym-h-even.wasm"
+    fi
+    rm -rf "$SYM"
 fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
