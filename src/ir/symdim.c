@@ -168,6 +168,10 @@ wg_status wgc_tensor_set_symval(wgc_graph *g, int t, int dtype, const wgc_shape 
         int64_t m = wgc_dimx_max(g, &v[i]);
         if (dtype == WG_DT_INT32)
             ((int32_t *)data)[i] = (int32_t)m;
+        else if (dtype == WG_DT_FLOAT)
+            ((float *)data)[i] = (float)m;
+        else if (dtype == WG_DT_DOUBLE)
+            ((double *)data)[i] = (double)m;
         else
             ((int64_t *)data)[i] = m;
     }

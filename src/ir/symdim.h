@@ -41,8 +41,9 @@ const char *wgc_dimx_str(const wgc_graph *g, const wgc_dimx *x, char *buf, size_
 
 /* A tensor's symbolic values: element i of t (t->symval, or its constant data). */
 wgc_dimx wgc_symval_at(const wgc_tensor *t, int64_t i);
-/* Makes tensor t (an int64/int32 vector of numel values) hold the symbolic values v
- * (copied): its data is set to their values at the maxima. Returns WG_ERR_NOMEM or WG_OK. */
+/* Makes tensor t (an int64/int32 vector of numel values; float or double: a Cast of shape
+ * arithmetic, whole numbers still) hold the symbolic values v (copied): its data is set to
+ * their values at the maxima. Returns WG_ERR_NOMEM or WG_OK. */
 wg_status wgc_tensor_set_symval(wgc_graph *g, int t, int dtype, const wgc_shape *shape,
                                 const wgc_dimx *v);
 /* The index of the symbol called name, or -1. */

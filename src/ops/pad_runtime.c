@@ -25,6 +25,8 @@ wg_status wgc_pad_mode(wgc_graph *g, const wgc_node *n, int *mode)
 wg_status wgc_pad_value_expr(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const char **expr)
 {
     const wgc_tensor *x = wgc_in(g, n, 0), *cv = wgc_in(g, n, 2);
+    if (cv && cv->symval) /* a Cast of shape arithmetic: its value at the maxima only */
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "constant_value '%s' holds symbolic values", cv->name);
     if (cv && !cv->data) {
         *expr = wgc_ptr(e, g, n->inputs[2]);
         return WG_OK;

@@ -149,10 +149,12 @@ static wg_status describe_sizes(wgc_graph *g, const wgc_node *n, const wgc_shape
 static wg_status describe_scales(wgc_graph *g, const wgc_node *n, const wgc_shape *xs, rs_desc *r)
 {
     const wgc_resize_setup *s = &r->s;
-    if (s->scales && !s->scales->data)
+    if (s->scales && (!s->scales->data || s->scales->symval))
         return wgc_error(g, n, WG_ERR_UNSUPPORTED,
                          "scales input '%s' is computed at run time, and scales decide the output's size with "
-                         "nothing to bound it: give the output size as sizes (int64) instead", s->scales->name);
+                         "nothing to bound it: give the output size as sizes (int64) instead (a ratio of two "
+                         "Cast shapes folds where it is constant at every size: declare the dims a multiple "
+                         "with --dim NAME=MIN..MAX:STEP)", s->scales->name);
     double scales[WG_MAX_RANK];
     wg_status st = wgc_resize_const_scales(g, n, s, scales);
     if (st)
@@ -304,6 +306,8 @@ wg_status wgc_resize_runtime_emit(wgc_emitter *e, wgc_graph *g, const wgc_node *
     for (int i = 0; i < na; i++)
         av[i] = s->axes[i];
     wgc_i32_list(axes, sizeof axes, av, na);
+    if (s->roi && s->roi->symval) /* a Cast of shape arithmetic: its values at the maxima only */
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "roi input '%s' holds symbolic values", s->roi->name);
     if (s->roi) {
         for (int i = 0; i < na; i++) {
             char b0[160], b1[160];

@@ -81,8 +81,10 @@ static const char *operand(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int 
     if (!x->symval)
         return wgc_ptr(e, g, n->inputs[k]);
     const int64_t count = wgc_numel(&x->shape);
-    wgc_emit(e, "const %s symv%d[%lld] = {", x->dtype == WG_DT_INT32 ? "int32_t" : "int64_t", k,
-             (long long)(count ? count : 1));
+    /* (float symbolic values: a Cast of shape arithmetic, sym_infer.c; integers as floats) */
+    const char *ct = x->dtype == WG_DT_INT32 ? "int32_t" : x->dtype == WG_DT_FLOAT ? "float"
+                   : x->dtype == WG_DT_DOUBLE ? "double" : "int64_t";
+    wgc_emit(e, "const %s symv%d[%lld] = {", ct, k, (long long)(count ? count : 1));
     for (int64_t i = 0; i < count; i++)
         wgc_emit(e, "%s%s", i ? ", " : "", wgc_dimx_expr(e, &x->symval[i]));
     wgc_emit(e, "%s};\n", count ? "" : "0");

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../ir/symdim.h"
+#include "helpers/host_elements.h"
 #include "helpers/read_axes.h"
 #include "control_flow.h"
 #include "expand_tile_runtime.h"
@@ -890,6 +891,16 @@ static bool arithmetic_folds(const wgc_graph *g, const wgc_node *n)
     const int64_t na = wgc_numel(&a->shape), nb = wgc_numel(&b->shape), count = na > nb ? na : nb;
     if ((na != count && na != 1) || (nb != count && nb != 1))
         return true; /* not elementwise over vectors: fold_values refuses it, naming the node */
+    /* float symbolic values (a Cast of shape arithmetic) fold while they stay whole numbers;
+     * times a fraction (a mean's 1 / len) they are computed where the node runs */
+    for (int k = 0; k < 2 && wg_dtype_is_float(a->dtype); k++) {
+        const wgc_tensor *t = k ? b : a;
+        for (int64_t i = 0; !t->symval && i < (k ? nb : na); i++) {
+            const double f = wgc_elem_get_f(t->data, t->dtype, i);
+            if (f != (double)(int64_t)f)
+                return false;
+        }
+    }
     for (int64_t i = 0; i < count; i++) {
         wgc_dimx p = wgc_symval_at(a, na == 1 ? 0 : i), q = wgc_symval_at(b, nb == 1 ? 0 : i), r;
         if (n->op == WGC_OP_SUB)
@@ -968,8 +979,11 @@ static wg_status fold_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t cou
             v[i] = wgc_symval_at(x, i);
         return WG_OK;
     case WGC_OP_CAST:
-        if (y->dtype != WG_DT_INT64 && y->dtype != WG_DT_INT32)
-            return wgc_sym_refuse(g, n, "a cast of symbolic values to a non-integer type");
+        /* to float or double too (an old exporter's Upsample scales: a ratio of two such
+         * casts, which folds where it is constant at every size, below) */
+        if (y->dtype != WG_DT_INT64 && y->dtype != WG_DT_INT32 && y->dtype != WG_DT_FLOAT &&
+            y->dtype != WG_DT_DOUBLE)
+            return wgc_sym_refuse(g, n, "a cast of symbolic values to a type other than an integer or float");
         for (int64_t i = 0; i < count; i++)
             v[i] = wgc_symval_at(x, i);
         return WG_OK;
@@ -1026,6 +1040,16 @@ static wg_status fold_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t cou
         int64_t na = wgc_numel(&x->shape), nb = wgc_numel(&b->shape);
         if ((na != count && na != 1) || (nb != count && nb != 1))
             return wgc_sym_refuse(g, n, NULL);
+        /* float symbolic values stay whole numbers: a fractional constant operand, or a
+         * quotient that is not exact at every size (wgc_dimx_div), is refused */
+        for (int k = 0; k < 2 && wg_dtype_is_float(y->dtype); k++) {
+            const wgc_tensor *t = k ? b : x;
+            for (int64_t i = 0; !t->symval && i < (k ? nb : na); i++) {
+                const double f = wgc_elem_get_f(t->data, t->dtype, i);
+                if (f != (double)(int64_t)f)
+                    return wgc_sym_refuse(g, n, "symbolic values with a fractional constant");
+            }
+        }
         for (int64_t i = 0; i < count; i++) {
             wgc_dimx p = wgc_symval_at(x, na == 1 ? 0 : i), q = wgc_symval_at(b, nb == 1 ? 0 : i);
             bool ok = true;
@@ -1075,15 +1099,20 @@ wg_status wgc_sym_fold(wgc_graph *g, wgc_node *n)
     wgc_tensor *y = wgc_out(g, n, 0);
     if (!y || !y->data || n->n_outputs != 1)
         return wgc_sym_refuse(g, n, NULL);
-    if (y->dtype != WG_DT_INT64 && y->dtype != WG_DT_INT32)
+    const bool fl = y->dtype == WG_DT_FLOAT || y->dtype == WG_DT_DOUBLE;
+    if (y->dtype != WG_DT_INT64 && y->dtype != WG_DT_INT32 && !fl)
         return wgc_sym_refuse(g, n, "symbolic values of a non-integer type");
+    if (fl && n->op != WGC_OP_CAST && n->op != WGC_OP_MUL && n->op != WGC_OP_DIV && n->op != WGC_OP_ADD &&
+        n->op != WGC_OP_SUB && n->op != WGC_OP_IDENTITY)
+        return wgc_sym_refuse(g, n, "float symbolic values (a Cast of shape arithmetic) other than their arithmetic");
     int64_t count = wgc_numel(&y->shape);
     wgc_dimx *v = malloc(sizeof *v * (size_t)(count ? count : 1));
     if (!v)
         return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
     wg_status st = fold_values(g, n, v, count);
     for (int64_t i = 0; !st && i < count; i++)
-        if (wgc_dimx_max(g, &v[i]) != wgc_const_int(y, i))
+        if (fl ? (double)wgc_dimx_max(g, &v[i]) != wgc_elem_get_f(y->data, y->dtype, i)
+               : wgc_dimx_max(g, &v[i]) != wgc_const_int(y, i))
             st = wgc_error(g, n, WG_ERR_INVALID, "symbolic value %lld disagrees with the folded one "
                            "(internal error)", (long long)i);
     if (!st) {

@@ -6,7 +6,9 @@ BatchNormalization, a fused Relu and a residual Add), ConvTranspose, MaxPool,
 AveragePool, LpPool, GlobalAveragePool, GlobalMaxPool, BatchNormalization,
 InstanceNormalization, GroupNormalization, LRN, LpNormalization, DepthToSpace,
 SpaceToDepth, ConvInteger and QLinearConv, the reductions, ArgMax, LogSoftmax and
-Hardmax along axes other than the batch, followed by the batch-symbolic ops that end a
+Hardmax along axes other than the batch; an older exporter's Upsample whose scales are a
+ratio of Cast shapes (constant for even sizes, --dim h=2..64:2), and a mean over a
+symbolic length divided by its Cast; followed by the batch-symbolic ops that end a
 classifier (Flatten, Gemm, Softmax). Each is run at batch 1, 2, 3 and 4 (spatial: at
 five batch x height x width sizes) through
 `wasmgraph run` and compared with onnxruntime (rtol 1e-4, atol 1e-5), and a --threads
@@ -192,13 +194,58 @@ def graph_spatial():
                               vi("p6", TensorProto.FLOAT, None)], inits), 13
 
 
+def upsample_ratio(opset):
+    """skip [batch, 2, h, w], h and w even (--dim h=2..64:2): an older exporter's FPN
+    upsampling of x = MaxPool(skip) back to skip's size, its scales computed in the graph
+    as Cast(Shape(skip)[2:]) / Cast(Shape(x)[2:]) (Slice with attributes at opset 9), a
+    ratio constant at every size; the upsampled map added to skip."""
+    if opset < 10:
+        sl = [helper.make_node("Slice", ["ss"], ["ss2"], starts=[2], ends=[4]),
+              helper.make_node("Slice", ["xs"], ["xs2"], starts=[2], ends=[4])]
+    else:
+        sl = [helper.make_node("Slice", ["ss", "s2", "s4"], ["ss2"]), helper.make_node("Slice", ["xs", "s2", "s4"], ["xs2"])]
+    resize = (helper.make_node("Upsample", ["x", "scales"], ["u"], mode="nearest") if opset < 10 else
+              helper.make_node("Resize", ["x", "", "scales"], ["u"], mode="nearest"))
+    nodes = [helper.make_node("MaxPool", ["skip"], ["x"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Shape", ["skip"], ["ss"]), helper.make_node("Shape", ["x"], ["xs"]), *sl,
+             helper.make_node("Cast", ["ss2"], ["ssf"], to=TensorProto.FLOAT),
+             helper.make_node("Cast", ["xs2"], ["xsf"], to=TensorProto.FLOAT),
+             helper.make_node("Div", ["ssf", "xsf"], ["r"]),
+             helper.make_node("Concat", ["ones", "r"], ["scales"], axis=0), resize,
+             helper.make_node("Add", ["u", "skip"], ["y"])]
+    inits = [const("ones", np.array([1, 1], np.float32))]
+    if opset >= 10:
+        inits += [const("s2", np.array([2], np.int64)), const("s4", np.array([4], np.int64))]
+    return helper.make_graph(nodes, f"upsample_ratio_{opset}", [vi("skip", TensorProto.FLOAT, ["batch", 2, "h", "w"])],
+                             [vi("y", TensorProto.FLOAT, None)], inits), opset
+
+
+def graph_mean_pool():
+    """x [batch, 6, 4, w]: the sum over w divided by Cast(Shape(x)[3]) and a half of that
+    length added: float values of shape arithmetic computed where they run."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Gather", ["s", "three"], ["len"], axis=0),
+             helper.make_node("Cast", ["len"], ["lenf"], to=TensorProto.FLOAT),
+             helper.make_node("ReduceSum", ["x", "ax"], ["sum"], keepdims=0),
+             helper.make_node("Div", ["sum", "lenf"], ["mean"]),
+             helper.make_node("Mul", ["lenf", "half"], ["hl"]),
+             helper.make_node("Add", ["mean", "hl"], ["y"])]
+    inits = [const("three", np.array(3, np.int64)), const("ax", np.array([3], np.int64)),
+             const("half", np.array(0.5, np.float32))]
+    return helper.make_graph(nodes, "mean_pool", [vi("x", TensorProto.FLOAT, ["batch", 6, 4, "w"])],
+                             [vi("y", TensorProto.FLOAT, None)], inits), 13
+
+
 # outputs straight from a Winograd conv (the residual block's 3x3 convs at 20x20)
 WINOGRAD_OUTPUTS = {"r2"}
 GRAPHS = [graph_resnet_block, graph_pools_norms, graph_space_group, graph_int8_convs, graph_reductions,
-          graph_spatial]
+          graph_spatial, lambda: upsample_ratio(9), lambda: upsample_ratio(13), graph_mean_pool]
 # the graphs with symbolic dims past the batch: their --dim flags and (batch, h, w) sizes
+EVEN = (["--dim", "h=2..64:2", "--dim", "w=2..64:2"], [(1, 8, 6), (3, 64, 2), (2, 10, 30)])
 SPATIAL = {"spatial": (["--dim", "h=20..40", "--dim", "w=20..40"],
-                       [(1, 20, 20), (1, 21, 23), (2, 40, 40), (1, 33, 27), (2, 25, 38)])}
+                       [(1, 20, 20), (1, 21, 23), (2, 40, 40), (1, 33, 27), (2, 25, 38)]),
+           "upsample_ratio_9": EVEN, "upsample_ratio_13": EVEN,
+           "mean_pool": (["--dim", "w=1..20"], [(1, 4, 1), (2, 4, 7), (3, 4, 20)])}
 
 
 def inputs_for(graph, size, rng):
@@ -207,8 +254,8 @@ def inputs_for(graph, size, rng):
     if len(size) == 3:
         shape[2:4] = size[1:]
     if x.type.tensor_type.elem_type == TensorProto.UINT8:
-        return {"x": rng.integers(0, 255, shape).astype(np.uint8)}
-    return {"x": rng.standard_normal(shape).astype(np.float32)}
+        return {x.name: rng.integers(0, 255, shape).astype(np.uint8)}
+    return {x.name: rng.standard_normal(shape).astype(np.float32)}
 
 
 def main():
