@@ -219,6 +219,19 @@ bool wgc_ptrs_vary(const wgc_emitter *e)
     return e->n_vary > 0;
 }
 
+const char *wgc_size_expr(wgc_emitter *e, const wgc_shape *s, int d0, int d1)
+{
+    int64_t v = 1;
+    for (int d = d0; d < d1; d++) {
+        if (wgc_dim_is_sym(s, d))
+            return wgc_dims_expr(e, s, d0, d1);
+        v *= s->dims[d];
+    }
+    char *out = ring_next(e);
+    snprintf(out, 96, "%lld", (long long)v);
+    return out;
+}
+
 const char *wgc_dims_expr(wgc_emitter *e, const wgc_shape *s, int d0, int d1)
 {
     wgc_dimx x = wgc_dimx_const(1);

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../ir/symdim.h"
 #include "helpers/fused_epilogue.h"
-#include "sym.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
 
@@ -120,18 +120,18 @@ void wgc_bn_affine(wgc_graph *g, const wgc_node *bn, int64_t C, float *ab)
     }
 }
 
-/* sym: x's batch or spatial dims symbolic (sym_emit.c; inference only), the planes read
- * from wg_dims at run time; else literals. */
-static wg_status emit_with(wgc_emitter *e, wgc_graph *g, wgc_node *n, bool sym)
+/* Over symbolic batch or spatial dims too (ops/sym_window.c; inference only): the planes
+ * read from wg_dims at run time. */
+static wg_status bn_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
-    if (wgc_bn_training(n) && sym)
+    if (wgc_bn_training(n) && wgc_shape_is_sym(&wgc_in(g, n, 0)->shape))
         return wgc_error(g, n, WG_ERR_UNSUPPORTED, "training-mode BatchNormalization of symbolic dims");
     if (wgc_bn_training(n))
         return wgc_no_residual(g, n) ? wgc_no_residual(g, n) : bn_emit_training(e, g, n);
     wg_status st = WG_OK;
     float *ab = NULL;
     const wgc_tensor *x = wgc_in(g, n, 0);
-    const int64_t N = x->shape.dims[0], C = x->shape.dims[1], inner = wgc_numel(&x->shape) / (N * C > 0 ? N * C : 1);
+    const int64_t C = x->shape.dims[1];
     const float eps = wgc_attr_float(n, "epsilon", 1e-5f);
     char scale[128], shift[128];
     if (params_const(g, n)) {
@@ -159,13 +159,8 @@ static wg_status emit_with(wgc_emitter *e, wgc_graph *g, wgc_node *n, bool sym)
     float lo, hi;
     wgc_act_range(n, &lo, &hi);
     char sn[96], si[96];
-    if (sym) {
-        snprintf(sn, sizeof sn, "%s", wgc_dims_expr(e, &x->shape, 0, 1));
-        snprintf(si, sizeof si, "%s", wgc_dims_expr(e, &x->shape, 2, x->shape.rank));
-    } else {
-        snprintf(sn, sizeof sn, "%lld", (long long)N);
-        snprintf(si, sizeof si, "%lld", (long long)inner);
-    }
+    snprintf(sn, sizeof sn, "%s", wgc_size_expr(e, &x->shape, 0, 1));
+    snprintf(si, sizeof si, "%s", wgc_size_expr(e, &x->shape, 2, x->shape.rank));
     wgc_emit(e, "wgk_f32_channel_affine(%s, %s, %s, %s, %s, %s, %lld, %s, %s, %s);\n",
              wgc_ptr(e, g, n->inputs[0]), scale, shift,
              n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]),
@@ -173,16 +168,6 @@ static wg_status emit_with(wgc_emitter *e, wgc_graph *g, wgc_node *n, bool sym)
 fail:
     free(ab);
     return st;
-}
-
-static wg_status bn_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    return emit_with(e, g, n, false);
-}
-
-wg_status wgc_bn_emit_sym(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    return emit_with(e, g, n, true);
 }
 
 const wgc_op_def wgc_op_batchnorm = {bn_infer, NULL, bn_emit, bn_scratch};

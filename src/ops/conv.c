@@ -23,41 +23,22 @@
 #include "../../kernels/include/wgk_conv_packed.h"
 #include "../../kernels/include/wgk_winograd.h"
 #include "conv_geom.h"
+#include "../ir/symdim.h"
 #include "helpers/fused_epilogue.h"
 
-/* The sizes a 2-D conv's code runs on: literals for fixed shapes, C expressions of
- * wg_dims when the input's batch or spatial dims are symbolic (sym_emit.c calls
- * wgc_conv_emit_sym); the kernels loop over them, their buffers planned at the maxima. */
+/* The sizes a conv's code runs on (wgc_window_sizes: literals, or reads of wg_dims when
+ * the input's batch or spatial dims are symbolic, ops/sym_window.c); the kernels loop over
+ * them, their buffers planned at the maxima. sym: some are symbolic. */
 typedef struct conv_sizes {
-    char N[96], H[96], W[96], OH[96], OW[96], pixels[96], numel[96];
+    wgc_window_sizes s;
     bool sym;
 } conv_sizes;
 
-static void fixed_sizes(const wgc_graph *g, const wgc_node *n, const wgc_conv_geom *c, conv_sizes *z)
-{
-    snprintf(z->N, sizeof z->N, "%lld", (long long)c->N);
-    snprintf(z->H, sizeof z->H, "%lld", (long long)c->H);
-    snprintf(z->W, sizeof z->W, "%lld", (long long)c->W);
-    snprintf(z->OH, sizeof z->OH, "%lld", (long long)c->OH);
-    snprintf(z->OW, sizeof z->OW, "%lld", (long long)c->OW);
-    snprintf(z->pixels, sizeof z->pixels, "%lld", (long long)(c->OH * c->OW));
-    snprintf(z->numel, sizeof z->numel, "%lld", (long long)wgc_numel(&g->tensors[n->outputs[0]].shape));
-    z->sym = false;
-}
-
-/* x [N, C, (H,) W] -> y [N, M, (OH,) OW], 1-D as H = OH = 1 */
-static void sym_sizes(wgc_emitter *e, const wgc_graph *g, const wgc_node *n, conv_sizes *z)
+static void sizes_of(wgc_emitter *e, const wgc_graph *g, const wgc_node *n, conv_sizes *z)
 {
     const wgc_shape *x = &g->tensors[n->inputs[0]].shape, *y = &g->tensors[n->outputs[0]].shape;
-    const int r = x->rank;
-    snprintf(z->N, sizeof z->N, "%s", wgc_dims_expr(e, x, 0, 1));
-    snprintf(z->H, sizeof z->H, "%s", r == 3 ? "1" : wgc_dims_expr(e, x, 2, 3));
-    snprintf(z->W, sizeof z->W, "%s", wgc_dims_expr(e, x, r - 1, r));
-    snprintf(z->OH, sizeof z->OH, "%s", r == 3 ? "1" : wgc_dims_expr(e, y, 2, 3));
-    snprintf(z->OW, sizeof z->OW, "%s", wgc_dims_expr(e, y, r - 1, r));
-    snprintf(z->pixels, sizeof z->pixels, "%s", wgc_dims_expr(e, y, 2, r));
-    snprintf(z->numel, sizeof z->numel, "%s", wgc_dims_expr(e, y, 0, r));
-    z->sym = true;
+    wgc_window_sizes_of(e, x, y, &z->s);
+    z->sym = wgc_shape_is_sym(x) || wgc_shape_is_sym(y);
 }
 
 static wg_status conv_infer(wgc_graph *g, wgc_node *n)
@@ -172,7 +153,7 @@ static void emit_aux_pass(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const
 {
     wgc_emit(e, "wgk_f32_channel_affine(%s, %s, (const float *)%s + %lld, 0, %s, %s, %lld, %s, %s, %s);\n",
              wgc_ptr(e, g, n->outputs[0]), affine, affine, (long long)c->M, wgc_ptr(e, g, n->outputs[0]),
-             z->N, (long long)c->M, z->pixels, wgc_float(e, n->aux_min), wgc_float(e, n->aux_max));
+             z->s.N, (long long)c->M, z->s.out_plane, wgc_float(e, n->aux_min), wgc_float(e, n->aux_max));
 }
 
 /* One call of 2-D conv kernel k on the layer's arguments, then the post-ops as a pass
@@ -206,8 +187,8 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wg
              "%s.N = %s, .C = %lld, .H = %s, .W = %s, .M = %lld, "
              ".OH = %s, .OW = %s, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, "
              ".DW = %lld, .PT = %lld, .PL = %lld, .groups = %lld,\n",
-             code_args ? "        " : "    static const wgk_conv2d_args args = {", z->N, (long long)c->C, z->H, z->W,
-             (long long)c->M, z->OH, z->OW, (long long)c->KH, (long long)c->KW,
+             code_args ? "        " : "    static const wgk_conv2d_args args = {", z->s.N, (long long)c->C, z->s.H, z->s.W,
+             (long long)c->M, z->s.OH, z->s.OW, (long long)c->KH, (long long)c->KW,
              (long long)wn->s[0], (long long)wn->s[1], (long long)wn->d[0], (long long)wn->d[1],
              (long long)wn->pb[0], (long long)wn->pb[1], (long long)c->groups);
     wgc_emit(e, "        .x = %s, .w = %s, .bias = %s, .res = %s, .y = %s,", wgc_ptr(e, g, n->inputs[0]),
@@ -233,7 +214,7 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wg
         wgc_emit(e, "if (wg_t == 0) {");
     }
     if (!post_in_kernel)
-        emit_post_pass(e, g, n, z->numel);
+        emit_post_pass(e, g, n, z->s.numel);
     if (affine[0] && !aux_in_kernel)
         emit_aux_pass(e, g, n, c, z, affine);
     if (split && passes)
@@ -326,17 +307,14 @@ static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
     return WG_OK;
 }
 
-static wg_status emit_with(wgc_emitter *e, wgc_graph *g, wgc_node *n, bool sym)
+static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     wgc_conv_geom c;
     wg_status st = wgc_conv_resolve(g, n, &c);
     if (st)
         return st;
     conv_sizes z;
-    if (sym)
-        sym_sizes(e, g, n, &z);
-    else
-        fixed_sizes(g, n, &c, &z);
+    sizes_of(e, g, n, &z);
     const wgc_impl *im = &n->impl;
     const wgc_kernel_info *k = wgc_kernel_get(im->kernel);
     if (!k) /* a compiler bug, not a model problem */
@@ -344,11 +322,11 @@ static wg_status emit_with(wgc_emitter *e, wgc_graph *g, wgc_node *n, bool sym)
     if (im->kernel == WGC_KERNEL_CONV3D_DIRECT) {
         if (n->aux_affine >= 0) /* fuse_bn_output.c takes 2-D convs only */
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "a fused BatchNormalization on a 3-D Conv");
-        if (sym) /* sym_infer.c takes 1-D and 2-D convs only */
+        if (z.sym) /* sym_window.c takes 1-D and 2-D convs only */
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "a 3-D Conv of symbolic dims");
         if ((st = emit_direct(e, g, n, &c)))
             return st;
-        emit_post_pass(e, g, n, z.numel);
+        emit_post_pass(e, g, n, z.s.numel);
         return WG_OK;
     }
     if (k->prepare)
@@ -370,14 +348,5 @@ static wg_status emit_with(wgc_emitter *e, wgc_graph *g, wgc_node *n, bool sym)
     return WG_OK;
 }
 
-static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    return emit_with(e, g, n, false);
-}
-
-wg_status wgc_conv_emit_sym(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    return emit_with(e, g, n, true);
-}
 
 const wgc_op_def wgc_op_conv = {conv_infer, NULL, conv_emit, conv_scratch};

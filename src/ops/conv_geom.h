@@ -73,8 +73,4 @@ void wgc_emit_convnd_call(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const
                           int64_t N, int64_t C, int64_t M, int64_t groups,
                           const wgc_conv_view3 *v);
 
-/* Conv node n whose input has symbolic batch or spatial dims (sym_infer.c window rule):
- * its kernel on sizes read from wg_dims at run time (conv.c). */
-wg_status wgc_conv_emit_sym(wgc_emitter *e, wgc_graph *g, wgc_node *n);
-
 #endif

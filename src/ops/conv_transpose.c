@@ -13,7 +13,9 @@
 #include "conv_geom.h"
 #include "conv_transpose.h"
 #include "../ir/kernels.h"
+#include "../ir/symdim.h"
 #include "helpers/fused_epilogue.h"
+#include "helpers/sliding_window.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,24 +148,12 @@ static size_t ct_scratch(const wgc_graph *g, const wgc_node *n)
     return n->impl.scratch;
 }
 
-/* 2-D: the packed-GEMM + col2im kernel; sym: its sizes read from wg_dims (sym_window.c). */
-static wg_status emit_2d(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_deconv_geom *c, bool sym)
+/* 2-D: the packed-GEMM + col2im kernel, its sizes read from wg_dims over symbolic dims
+ * (ops/sym_window.c). */
+static wg_status emit_2d(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_deconv_geom *c)
 {
-    char N[96], H[96], W[96], OH[96], OW[96];
-    if (sym) {
-        const wgc_shape *xs = &wgc_in(g, n, 0)->shape, *ys = &wgc_out(g, n, 0)->shape;
-        snprintf(N, sizeof N, "%s", wgc_dims_expr(e, xs, 0, 1));
-        snprintf(H, sizeof H, "%s", wgc_dims_expr(e, xs, 2, 3));
-        snprintf(W, sizeof W, "%s", wgc_dims_expr(e, xs, 3, 4));
-        snprintf(OH, sizeof OH, "%s", wgc_dims_expr(e, ys, 2, 3));
-        snprintf(OW, sizeof OW, "%s", wgc_dims_expr(e, ys, 3, 4));
-    } else {
-        snprintf(N, sizeof N, "%lld", (long long)c->N);
-        snprintf(H, sizeof H, "%lld", (long long)c->in[0]);
-        snprintf(W, sizeof W, "%lld", (long long)c->in[1]);
-        snprintf(OH, sizeof OH, "%lld", (long long)c->out[0]);
-        snprintf(OW, sizeof OW, "%lld", (long long)c->out[1]);
-    }
+    wgc_window_sizes z;
+    wgc_window_sizes_of(e, &wgc_in(g, n, 0)->shape, &wgc_out(g, n, 0)->shape, &z);
     const wgc_tensor *w = wgc_in(g, n, 1);
     const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
     const char *wexpr = NULL;
@@ -195,7 +185,7 @@ static wg_status emit_2d(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_de
              "wgk_f32_deconv2d(&(const wgk_deconv2d_args){.N = %s, .C = %lld, .H = %s, "
              ".W = %s, .M = %lld, .OH = %s, .OW = %s, .KH = %lld, .KW = %lld, .SH = %lld, "
              ".SW = %lld, .DH = %lld, .DW = %lld, .PT = %lld, .PL = %lld, .groups = %lld,\n",
-             N, (long long)c->C, H, W, (long long)c->M, OH, OW, (long long)c->k[0],
+             z.N, (long long)c->C, z.H, z.W, (long long)c->M, z.OH, z.OW, (long long)c->k[0],
              (long long)c->k[1], (long long)c->s[0], (long long)c->s[1], (long long)c->d[0],
              (long long)c->d[1], (long long)c->pb[0], (long long)c->pb[1], (long long)c->groups);
     wgc_emit(e, "    .x = %s, .w = %s, .w_onnx = %d, .bias = %s, .res = %s, .y = %s,\n",
@@ -209,17 +199,6 @@ fail:
     return st;
 }
 
-wg_status wgc_deconv_emit_sym(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    wgc_deconv_geom c;
-    wg_status st = wgc_deconv_geom_of(g, n, &c);
-    if (st)
-        return st;
-    if (c.rank != 2) /* sym_window.c takes 2-D ones only */
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "a ConvTranspose of symbolic dims other than 2-D");
-    return emit_2d(e, g, n, &c, true);
-}
-
 static wg_status ct_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     wgc_deconv_geom c;
@@ -227,7 +206,9 @@ static wg_status ct_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     if (c.rank == 2)
-        return emit_2d(e, g, n, &c, false);
+        return emit_2d(e, g, n, &c);
+    if (wgc_shape_is_sym(&wgc_in(g, n, 0)->shape)) /* sym_window.c takes 2-D ones only */
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "a ConvTranspose of symbolic dims other than 2-D");
     const wgc_conv_view3 v = wgc_conv_view3_of(c.rank, c.in, c.out, c.k, c.s, c.d, c.pb);
     wgc_emit_convnd_call(e, g, n, "wgk_f32_deconv3d_direct", c.N, c.C, c.M, c.groups, &v);
     return WG_OK;

@@ -14,9 +14,5 @@ typedef struct wgc_deconv_geom {
 
 /* Reads n's attributes against its input shapes; an error (on g) names what is wrong. */
 wg_status wgc_deconv_geom_of(wgc_graph *g, const wgc_node *n, wgc_deconv_geom *c);
-/* A 2-D ConvTranspose of symbolic dims (ops/sym_window.c): its kernel on sizes read from
- * wg_dims at run time. */
-typedef struct wgc_emitter wgc_emitter;
-wg_status wgc_deconv_emit_sym(wgc_emitter *e, wgc_graph *g, wgc_node *n);
 
 #endif

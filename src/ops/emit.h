@@ -70,6 +70,9 @@ void wgc_static_data(wgc_emitter *e, size_t bytes);
  * dims [d0, d1) of s at run time: a literal when they are fixed, else of the module's
  * wg_dims[] (the symbols' values, checked against their ranges before any step runs). */
 const char *wgc_dims_expr(wgc_emitter *e, const wgc_shape *s, int d0, int d1);
+/* Dims [d0, d1) of s as C for an op's code that serves fixed and symbolic shapes alike:
+ * the literal product when all are fixed (what static code prints), else wgc_dims_expr. */
+const char *wgc_size_expr(wgc_emitter *e, const wgc_shape *s, int d0, int d1);
 /* The C int expression of one symbolic value (c times symbols read from wg_dims). */
 const char *wgc_dimx_expr(wgc_emitter *e, const wgc_dimx *x);
 /* Threaded modules (compile --threads, docs/performance.md "Threads"). Every thread runs

@@ -1,7 +1,6 @@
 /* global_pool.c: GlobalAveragePool and GlobalMaxPool over NCHW... of any spatial rank >= 1. */
 #include "helpers/fused_epilogue.h"
 #include "helpers/emit_and_fold.h"
-#include "sym.h"
 
 #include <stdio.h>
 
@@ -25,9 +24,9 @@ static wg_status gp_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-/* sym: the input's dims symbolic (sym_emit.c), its planes and their size read from
- * wg_dims at run time; else literals. */
-static wg_status emit_with(wgc_emitter *e, wgc_graph *g, wgc_node *n, bool sym)
+/* Over symbolic dims too (ops/sym_window.c): the planes and their size read from wg_dims
+ * at run time. */
+static wg_status gp_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     wg_status st = wgc_no_residual(g, n);
     if (st)
@@ -40,13 +39,8 @@ static wg_status emit_with(wgc_emitter *e, wgc_graph *g, wgc_node *n, bool sym)
     if (inner == 0)
         return wgc_error(g, n, WG_ERR_INVALID, "input '%s' has an empty spatial extent", x->name);
     char so[96], si[96];
-    if (sym) {
-        snprintf(so, sizeof so, "%s", wgc_dims_expr(e, &x->shape, 0, 2));
-        snprintf(si, sizeof si, "%s", wgc_dims_expr(e, &x->shape, 2, x->shape.rank));
-    } else {
-        snprintf(so, sizeof so, "%lld", (long long)outer);
-        snprintf(si, sizeof si, "%lld", (long long)inner);
-    }
+    snprintf(so, sizeof so, "%s", wgc_size_expr(e, &x->shape, 0, 2));
+    snprintf(si, sizeof si, "%s", wgc_size_expr(e, &x->shape, 2, x->shape.rank));
     const char *kernel = n->op == WGC_OP_GLOBAL_MAX_POOL ? "wgk_f32_global_maxpool" : "wgk_f32_global_avgpool";
     const char *px = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
     if (n->act == WGC_ACT_NONE && wgc_split_pays(e, outer, outer * inner)) {
@@ -60,16 +54,6 @@ static wg_status emit_with(wgc_emitter *e, wgc_graph *g, wgc_node *n, bool sym)
     wgc_emit(e, "%s(%s, %s, %s, %s);\n", kernel, px, py, so, si);
     wgc_emit_fused_act(e, g, n, n->outputs[0]);
     return WG_OK;
-}
-
-static wg_status gp_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    return emit_with(e, g, n, false);
-}
-
-wg_status wgc_global_pool_emit_sym(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    return emit_with(e, g, n, true);
 }
 
 const wgc_op_def wgc_op_global_pool = {gp_infer, NULL, gp_emit, NULL};

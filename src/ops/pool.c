@@ -6,10 +6,10 @@
  * and MaxPool with Indices on the N-D kernels (wgk_poolnd.h).
  */
 #include "../../kernels/include/wgk_poolnd.h"
+#include "../ir/symdim.h"
 #include "helpers/fused_epilogue.h"
 #include "helpers/emit_and_fold.h"
 #include "helpers/sliding_window.h"
-#include "sym.h"
 
 #include <stdio.h>
 
@@ -82,43 +82,11 @@ static void emit_nd(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_w
              wgc_ptr(e, g, n->outputs[0]), has_indices(n) ? wgc_ptr(e, g, n->outputs[1]) : "0");
 }
 
-/* The sizes a 2-D (or 1-D, as H = 1) pool's code runs on: literals, or C expressions of
- * wg_dims when the input's dims are symbolic (sym_emit.c calls wgc_pool_emit_sym). */
-typedef struct pool_sizes {
-    char NC[96], H[96], W[96], OH[96], OW[96], in_plane[96], out_plane[96];
-} pool_sizes;
-
-static void sizes_of(wgc_emitter *e, const wgc_graph *g, const wgc_node *n, const wgc_window *w, bool sym,
-                     pool_sizes *z)
-{
-    const wgc_shape *x = &g->tensors[n->inputs[0]].shape, *y = &g->tensors[n->outputs[0]].shape;
-    const int r = x->rank;
-    if (sym) {
-        snprintf(z->NC, sizeof z->NC, "%s", wgc_dims_expr(e, x, 0, 2));
-        snprintf(z->H, sizeof z->H, "%s", w->rank == 1 ? "1" : wgc_dims_expr(e, x, 2, 3));
-        snprintf(z->W, sizeof z->W, "%s", wgc_dims_expr(e, x, r - 1, r));
-        snprintf(z->OH, sizeof z->OH, "%s", w->rank == 1 ? "1" : wgc_dims_expr(e, y, 2, 3));
-        snprintf(z->OW, sizeof z->OW, "%s", wgc_dims_expr(e, y, r - 1, r));
-        snprintf(z->in_plane, sizeof z->in_plane, "%s", wgc_dims_expr(e, x, 2, r));
-        snprintf(z->out_plane, sizeof z->out_plane, "%s", wgc_dims_expr(e, y, 2, r));
-        return;
-    }
-    const long long H = w->rank == 1 ? 1LL : (long long)x->dims[2], W = (long long)x->dims[r - 1];
-    const long long OH = w->rank == 1 ? 1LL : (long long)w->out[0], OW = (long long)w->out[w->rank - 1];
-    snprintf(z->NC, sizeof z->NC, "%lld", (long long)(x->dims[0] * x->dims[1]));
-    snprintf(z->H, sizeof z->H, "%lld", H);
-    snprintf(z->W, sizeof z->W, "%lld", W);
-    snprintf(z->OH, sizeof z->OH, "%lld", OH);
-    snprintf(z->OW, sizeof z->OW, "%lld", OW);
-    snprintf(z->in_plane, sizeof z->in_plane, "%lld", H * W);
-    snprintf(z->out_plane, sizeof z->out_plane, "%lld", OH * OW);
-}
-
 #define W2(field, i, unit) (o + (i) < 0 ? (unit) : (long long)w.field[o + (i)])
 /* A threaded build's 2-D pooling: each thread its run of the N*C planes (the kernel
  * pools each plane on its own), then its planes' fused activation. */
 static void emit_pool2d_split(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_window *wp,
-                              const pool_sizes *z)
+                              const wgc_window_sizes *z)
 {
     const wgc_window w = *wp;
     const int o = w.rank == 1 ? -1 : 0;
@@ -146,7 +114,7 @@ static void emit_pool2d_split(wgc_emitter *e, wgc_graph *g, const wgc_node *n, c
 
 /* The 2-D kernel (1-D as a unit first dim), or for 3-D pools, Indices and dilated
  * averages the N-D one (fixed shapes only: sym_window.c takes the others). */
-static wg_status emit_with(wgc_emitter *e, wgc_graph *g, wgc_node *n, bool sym)
+static wg_status pool_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     wgc_window w;
     wg_status st = resolve(g, n, &w);
@@ -156,13 +124,13 @@ static wg_status emit_with(wgc_emitter *e, wgc_graph *g, wgc_node *n, bool sym)
         return st;
     const bool avg_dil = n->op == WGC_OP_AVERAGE_POOL && (w.d[0] != 1 || (w.rank > 1 && w.d[1] != 1));
     if (w.rank == 3 || has_indices(n) || avg_dil) {
-        if (sym)
+        if (wgc_shape_is_sym(&wgc_in(g, n, 0)->shape))
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "a 3-D, dilated average or Indices pool of symbolic dims");
         emit_nd(e, g, n, &w);
     } else {
         const int o = w.rank == 1 ? -1 : 0;
-        pool_sizes z;
-        sizes_of(e, g, n, &w, sym, &z);
+        wgc_window_sizes z; /* literals, or reads of wg_dims over symbolic dims (sym_window.c) */
+        wgc_window_sizes_of(e, &wgc_in(g, n, 0)->shape, &wgc_out(g, n, 0)->shape, &z);
         if (wgc_threaded(e)) {
             emit_pool2d_split(e, g, n, &w, &z);
             return WG_OK;
@@ -181,15 +149,5 @@ static wg_status emit_with(wgc_emitter *e, wgc_graph *g, wgc_node *n, bool sym)
     return WG_OK;
 }
 #undef W2
-
-static wg_status pool_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    return emit_with(e, g, n, false);
-}
-
-wg_status wgc_pool_emit_sym(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    return emit_with(e, g, n, true);
-}
 
 const wgc_op_def wgc_op_pool = {pool_infer, NULL, pool_emit, NULL};

@@ -52,9 +52,7 @@ wg_status wgc_sym_batch_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n);
  * derived symbol (symdim.h). */
 bool wgc_sym_window_op(const wgc_graph *g, const wgc_node *n);
 wg_status wgc_sym_window_infer(wgc_graph *g, wgc_node *n, wgc_shape *y);
-/* Their code on sizes read from wg_dims (pool.c, global_pool.c; Conv: conv_geom.h). */
-wg_status wgc_pool_emit_sym(wgc_emitter *e, wgc_graph *g, wgc_node *n);
-wg_status wgc_global_pool_emit_sym(wgc_emitter *e, wgc_graph *g, wgc_node *n);
-wg_status wgc_bn_emit_sym(wgc_emitter *e, wgc_graph *g, wgc_node *n);
+/* (their code is their own emit hook's, on sizes wgc_size_expr gives: literals or reads
+ * of wg_dims) */
 
 #endif

@@ -16,8 +16,6 @@
 #include "helpers/emit_and_fold.h"
 #include "helpers/gemm_call.h"
 #include "helpers/index_loops.h"
-#include "conv_geom.h"
-#include "conv_transpose.h"
 #include "expand_tile_runtime.h"
 #include "pad_runtime.h"
 #include "range.h"
@@ -845,12 +843,8 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     }
     if (wgc_sym_batch_op(g, n))
         return wgc_sym_batch_emit(e, g, n);
-    if (wgc_sym_window_op(g, n))
-        return n->op == WGC_OP_CONV ? wgc_conv_emit_sym(e, g, n)
-             : n->op == WGC_OP_CONV_TRANSPOSE ? wgc_deconv_emit_sym(e, g, n)
-             : n->op == WGC_OP_BATCH_NORM ? wgc_bn_emit_sym(e, g, n)
-             : n->op == WGC_OP_MAX_POOL || n->op == WGC_OP_AVERAGE_POOL ? wgc_pool_emit_sym(e, g, n)
-                                                                       : wgc_global_pool_emit_sym(e, g, n);
+    if (wgc_sym_window_op(g, n)) /* their own code, on sizes read from wg_dims (wgc_size_expr) */
+        return wgc_op_hooks(n->op)->emit(e, g, n);
     switch (n->op) {
     case WGC_OP_IDENTITY: case WGC_OP_RESHAPE: case WGC_OP_UNSQUEEZE: case WGC_OP_SQUEEZE:
     case WGC_OP_FLATTEN: case WGC_OP_DROPOUT:

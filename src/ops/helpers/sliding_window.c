@@ -1,6 +1,7 @@
 /* sliding_window.c: sliding-window geometry for Conv and the pools (see sliding_window.h). */
 #include "sliding_window.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* INTS attribute `name` of length rank into out, or dflt everywhere when absent. */
@@ -97,4 +98,18 @@ void wgc_window_set_output(wgc_graph *g, const wgc_node *n, const wgc_window *w,
     for (int d = 0; d < w->rank; d++)
         y.dims[2 + d] = w->out[d];
     wgc_set_output(g, n, i, dtype, &y);
+}
+
+void wgc_window_sizes_of(wgc_emitter *e, const wgc_shape *x, const wgc_shape *y, wgc_window_sizes *z)
+{
+    const int r = x->rank;
+    snprintf(z->N, sizeof z->N, "%s", wgc_size_expr(e, x, 0, 1));
+    snprintf(z->NC, sizeof z->NC, "%s", wgc_size_expr(e, x, 0, 2));
+    snprintf(z->H, sizeof z->H, "%s", r == 3 ? "1" : wgc_size_expr(e, x, 2, 3));
+    snprintf(z->W, sizeof z->W, "%s", wgc_size_expr(e, x, r - 1, r));
+    snprintf(z->OH, sizeof z->OH, "%s", r == 3 ? "1" : wgc_size_expr(e, y, 2, 3));
+    snprintf(z->OW, sizeof z->OW, "%s", wgc_size_expr(e, y, r - 1, r));
+    snprintf(z->in_plane, sizeof z->in_plane, "%s", wgc_size_expr(e, x, 2, r));
+    snprintf(z->out_plane, sizeof z->out_plane, "%s", wgc_size_expr(e, y, 2, y->rank));
+    snprintf(z->numel, sizeof z->numel, "%s", wgc_size_expr(e, y, 0, y->rank));
 }

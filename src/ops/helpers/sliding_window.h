@@ -32,4 +32,12 @@ wg_status wgc_window_resolve(wgc_graph *g, const wgc_node *n, const int64_t *in,
  * N, C, w->out. */
 void wgc_window_set_output(wgc_graph *g, const wgc_node *n, const wgc_window *w, int i, int dtype);
 
+/* The sizes the code of a window op over x -> y ([N, C, (H,) W] -> [N, M, (OH,) OW]; 1-D as
+ * H = OH = 1) runs on, as C text: literals for fixed dims, reads of wg_dims for symbolic
+ * ones (emit.h wgc_size_expr). NC: N * C of x; the planes: H * W and OH * OW; numel: y's. */
+typedef struct wgc_window_sizes {
+    char N[96], NC[96], H[96], W[96], OH[96], OW[96], in_plane[96], out_plane[96], numel[96];
+} wgc_window_sizes;
+void wgc_window_sizes_of(wgc_emitter *e, const wgc_shape *x, const wgc_shape *y, wgc_window_sizes *z);
+
 #endif
