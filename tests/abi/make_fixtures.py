@@ -220,6 +220,11 @@ def wat_fixtures():
     put("v2_bytes_lie.wasm", wat(abi=2, extra=dims_ptr()) + custom(v2(inputs=[sx(nbytes=60)])))
     put("v2_dims_ptr_past_end.wasm", wat(abi=2, extra=dims_ptr(65534)) + custom(v2()))
     put("v2_status_dims.wasm", wat(abi=2, extra=dims_ptr(), run_status=3) + custom(v2()))
+    # a symbol of even sizes only ("step"), and a step that does not divide its range
+    put("v2_step_ok.wasm", wat(abi=2, extra=dims_ptr()) +
+        custom(v2(symbols=[{"name": "n", "min": 2, "max": 4, "step": 2}])))
+    put("v2_step_bad.wasm", wat(abi=2, extra=dims_ptr()) +
+        custom(v2(symbols=[{"name": "n", "min": 2, "max": 4, "step": 3}])))
 
     # Version 2: data-dependent output dims (docs/abi.md "Run-time output dims"): y is
     # [1, {"max": 4}]; wg_output_dims_ptr writes [1, count] at 8192 and returns it

@@ -35,6 +35,15 @@ test('the metadata\'s symbols and symbolic dims are read', async (t) => {
   assert.deepEqual(s.outputShape(0), [4, 4]); // nothing given yet: the maxima
 });
 
+test('a symbol with a step takes its multiples only', async (t) => {
+  const s = await load(fixture(t, 'v2_step_ok.wasm'));
+  assert.deepEqual(s.metadata.symbols, [{ name: 'n', min: 2, max: 4, step: 2 }]);
+  assert.throws(() => s.setDims({ n: 3 }), argError(/symbol 'n' = 3 is outside its range 2\.\.4 in steps of 2/));
+  s.setDims({ n: 2 });
+  assert.deepEqual(s.outputShape(0), [2, 4]);
+  s.dispose();
+});
+
 test('run(feeds) takes the sizes from the dims and writes them into wg_dims', async (t) => {
   const s = await load(fixture(t, 'v2_ok.wasm'));
   const out = s.run({ x: { data: new Float32Array(8), dims: [2, 4] } });
