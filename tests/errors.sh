@@ -122,9 +122,9 @@ expect "Resize's run-time sizes past their --dim bound are status 13" 1 "status 
     "$W" run "$T/resize_rt.wasm" --input "x=$T/rs_x.npy" --input "sz=$T/rs_over.npy"
 expect "Resize's run-time sizes below 1 are status 2" 1 "status 2 (WGK_ERR_INDEX" \
     "$W" run "$T/resize_rt.wasm" --input "x=$T/rs_x.npy" --input "sz=$T/rs_zero.npy"
-expect "InstanceNormalization of a symbolic height names the dim and says only the batch may be" 1 \
-    "node 'inorm_h' (InstanceNormalization): dimension 2 of input 'x' is symbolic ('h', --dim); this op takes a symbolic batch (dimension 0) only: fix the others with --shape" \
-    "$W" compile "$T/inorm_sym_h.onnx" -o "$T/x.wasm" --dim n=1..2 --dim h=1..8
+expect "LpPool of a symbolic height names the dim and says only the batch may be" 1 \
+    "node 'lppool_h' (LpPool): dimension 2 of input 'x' is symbolic ('h', --dim); this op takes a symbolic batch (dimension 0) only: fix the others with --shape" \
+    "$W" compile "$T/lppool_sym_h.onnx" -o "$T/x.wasm" --dim n=1..2 --dim h=2..8
 expect "an unpadded Conv empty at the smallest height says to raise the --dim minimum" 1 \
     "node 'conv_h' (Conv): its window leaves no output when dimension h is at its smallest (2): raise the --dim minimum of 'h'" \
     "$W" compile "$T/conv_sym_h.onnx" -o "$T/x.wasm" --dim n=1..2 --dim h=2..8

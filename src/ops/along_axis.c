@@ -122,14 +122,14 @@ static wg_status along_axis_infer(wgc_graph *g, wgc_node *n)
 
 /* Opens the loop over the outer rows (xr, yr) and computes each row's mean m and variance v
  * in double (InstanceNormalization, LayerNormalization). */
-static void emit_row_stats(wgc_emitter *e, int64_t outer, int64_t len)
+/* The mean m and variance v of each of outer rows of len elements (C text: literals, or
+ * reads of wg_dims for an InstanceNormalization over symbolic spatial dims). */
+static void emit_row_stats(wgc_emitter *e, const char *outer, const char *len)
 {
-    wgc_emit(e, "for (int32_t o = 0; o < %lld; o++) {\nconst T *xr = px + o * %lld; T *yr = py + o * %lld;\n",
-             (long long)outer, (long long)len, (long long)len);
-    wgc_emit(e, "double m = 0, v = 0;\nfor (int32_t k = 0; k < %lld; k++) m += xr[k];\nm /= %lld;\n",
-             (long long)len, (long long)len);
-    wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) v += (xr[k] - m) * (xr[k] - m);\nv /= %lld;\n",
-             (long long)len, (long long)len);
+    wgc_emit(e, "for (int32_t o = 0; o < %s; o++) {\nconst T *xr = px + o * %s; T *yr = py + o * %s;\n",
+             outer, len, len);
+    wgc_emit(e, "double m = 0, v = 0;\nfor (int32_t k = 0; k < %s; k++) m += xr[k];\nm /= %s;\n", len, len);
+    wgc_emit(e, "for (int32_t k = 0; k < %s; k++) v += (xr[k] - m) * (xr[k] - m);\nv /= %s;\n", len, len);
 }
 
 static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
@@ -152,11 +152,14 @@ static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         wgc_dlit(eps, sizeof eps, wgc_attr_float(n, "epsilon", 1e-5f));
         wgc_emit(e, "const T *sc = (const T *)%s, *bi = (const T *)%s;\n", wgc_ptr(e, g, n->inputs[1]),
                  wgc_ptr(e, g, n->inputs[2]));
-        emit_row_stats(e, outer, len);
+        /* over symbolic batch or spatial dims too (ops/sym_window.c) */
+        char so[96], sl[96];
+        snprintf(so, sizeof so, "%s", wgc_size_expr(e, &x->shape, 0, 2));
+        snprintf(sl, sizeof sl, "%s", wgc_size_expr(e, &x->shape, 2, x->shape.rank));
+        emit_row_stats(e, so, sl);
         wgc_emit(e, "double r = 1.0 / wgk__sqrt(v + %s), s = sc[o %% %lld] * r, b = bi[o %% %lld];\n", eps,
                  (long long)C, (long long)C);
-        wgc_emit(e, "for (int32_t k = 0; k < %lld; k++) yr[k] = (T)((xr[k] - m) * s + b);\n}\n}\n",
-                 (long long)len);
+        wgc_emit(e, "for (int32_t k = 0; k < %s; k++) yr[k] = (T)((xr[k] - m) * s + b);\n}\n}\n", sl);
         return WG_OK;
     }
     if (n->op == WGC_OP_LAYER_NORM && x->dtype == WG_DT_FLOAT &&
@@ -196,7 +199,10 @@ static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
             wgc_emit(e, "%s *pm = (%s *)%s;\n", wgc_ctype(tm->dtype), wgc_ctype(tm->dtype), wgc_ptr(e, g, n->outputs[1]));
         if (ti)
             wgc_emit(e, "%s *pi = (%s *)%s;\n", wgc_ctype(ti->dtype), wgc_ctype(ti->dtype), wgc_ptr(e, g, n->outputs[2]));
-        emit_row_stats(e, outer, len);
+        char so[32], sl[32];
+        snprintf(so, sizeof so, "%lld", (long long)outer);
+        snprintf(sl, sizeof sl, "%lld", (long long)len);
+        emit_row_stats(e, so, sl);
         wgc_emit(e, "double r = 1.0 / wgk__sqrt(v + %s);\n", eps);
         if (tm)
             wgc_emit(e, "pm[o] = m;\n");

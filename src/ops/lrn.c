@@ -1,4 +1,6 @@
 /* lrn.c: LRN (local response normalisation across channels), float32, NC... input. */
+#include <stdio.h>
+
 #include "helpers/fused_epilogue.h"
 #include "helpers/emit_and_fold.h"
 
@@ -33,9 +35,13 @@ static wg_status lrn_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     const int64_t N = x->shape.dims[0], C = x->shape.dims[1];
     if (N * C == 0)
         return WG_OK;
-    wgc_emit(e, "wgk_f32_lrn(%s, %s, %lld, %lld, %lld, %lld, %s, %s, %s);\n",
-             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]), (long long)N, (long long)C,
-             (long long)(wgc_numel(&x->shape) / (N * C)), (long long)wgc_attr_int(n, "size", 1),
+    /* over symbolic batch or spatial dims too (ops/sym_window.c): their sizes read at run time */
+    char sn[96], sp[96];
+    snprintf(sn, sizeof sn, "%s", wgc_size_expr(e, &x->shape, 0, 1));
+    snprintf(sp, sizeof sp, "%s", wgc_size_expr(e, &x->shape, 2, x->shape.rank));
+    wgc_emit(e, "wgk_f32_lrn(%s, %s, %s, %lld, %s, %lld, %s, %s, %s);\n",
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]), sn, (long long)C, sp,
+             (long long)wgc_attr_int(n, "size", 1),
              wgc_float(e, wgc_attr_float(n, "alpha", 1e-4f)),
              wgc_float(e, wgc_attr_float(n, "beta", 0.75f)),
              wgc_float(e, wgc_attr_float(n, "bias", 1.0f)));

@@ -46,10 +46,11 @@ wg_status wgc_sym_batch_refuse(wgc_graph *g, const wgc_node *n);
 wg_status wgc_sym_batch_infer(wgc_graph *g, wgc_node *n, wgc_shape *y, int k);
 wg_status wgc_sym_batch_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n);
 
-/* Conv, MaxPool, AveragePool, the global pools and BatchNormalization over symbolic
- * spatial dims (sym_window.c): _op: n is one of them (1-D or 2-D, no Indices, inference
- * BatchNormalization); _infer: its output shape y, each window's size a monomial or a
- * derived symbol (symdim.h). */
+/* Conv, ConvTranspose, MaxPool, AveragePool, the global pools, BatchNormalization,
+ * InstanceNormalization and LRN over symbolic spatial dims (sym_window.c): _op: n is one
+ * of them (1-D or 2-D, no Indices, inference BatchNormalization, 2-D ConvTranspose);
+ * _infer: its output shape y, each window's size a monomial or a derived symbol
+ * (symdim.h). */
 bool wgc_sym_window_op(const wgc_graph *g, const wgc_node *n);
 wg_status wgc_sym_window_infer(wgc_graph *g, wgc_node *n, wgc_shape *y);
 /* (their code is their own emit hook's, on sizes wgc_size_expr gives: literals or reads

@@ -1,5 +1,6 @@
 /*
- * sym_window.c: Conv and the pools over symbolic spatial dims (sym.h). An image model
+ * sym_window.c: Conv, ConvTranspose, the pools and the per-channel normalisations over
+ * symbolic spatial dims (sym.h). An image model
  * exported with dynamic height and width (`--dim h=32..960 --dim w=32..960`) keeps them
  * symbolic through its convolutions: each output size is floor((X + pads - extent) /
  * stride) + 1 of its input's, a monomial where that is one at every size (a 3x3 pad-1
@@ -37,6 +38,8 @@ bool wgc_sym_window_op(const wgc_graph *g, const wgc_node *n)
         return rank >= 3;
     case WGC_OP_CONV_TRANSPOSE:
         return rank == 4;
+    case WGC_OP_INSTANCE_NORM: case WGC_OP_LRN: /* per channel plane, per pixel */
+        return rank >= 3;
     case WGC_OP_BATCH_NORM: /* inference: one output */
         for (int k = 1; k < n->n_outputs; k++)
             if (n->outputs[k] >= 0)
@@ -86,7 +89,7 @@ wg_status wgc_sym_window_infer(wgc_graph *g, wgc_node *n, wgc_shape *y)
     if (wgc_dim_is_sym(&x->shape, 1))
         return wgc_sym_refuse(g, n, "symbolic channels");
     *y = x->shape; /* the batch as it is */
-    if (n->op == WGC_OP_BATCH_NORM)
+    if (n->op == WGC_OP_BATCH_NORM || n->op == WGC_OP_INSTANCE_NORM || n->op == WGC_OP_LRN)
         return WG_OK;
     if (n->op == WGC_OP_GLOBAL_AVERAGE_POOL || n->op == WGC_OP_GLOBAL_MAX_POOL) {
         for (int d = 2; d < y->rank; d++) {

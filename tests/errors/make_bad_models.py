@@ -76,17 +76,17 @@ def main():
     g = helper.make_graph([helper.make_node("Resize", ["x", "", "sc"], ["y"], name="resize_sc", mode="linear")],
                           "g", [x4, scin], [ys])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/resize_rt_scales.onnx")
-    # Symbolic dims through the image ops: an InstanceNormalization of symbolic height
-    # (refused: it takes a symbolic batch only), an unpadded 3x3 Conv of symbolic height
+    # Symbolic dims through the image ops: an LpPool of symbolic height (refused: it takes
+    # a symbolic batch only), an unpadded 3x3 Conv of symbolic height
     # (refused when its output may be empty at the --dim minimum), a MaxPool with its
     # Indices output (refused: they count across the batch) and a Conv of a symbolic batch
     # (compiles; a batch past --dim fails to run).
     xs = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 2, "h", 5])
     xn = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 2, 4, 5])
     wc = numpy_helper.from_array(np.ones((3, 2, 3, 3), np.float32), "w")
-    g = helper.make_graph([helper.make_node("InstanceNormalization", ["x", "s", "b"], ["y"], name="inorm_h")],
-                          "g", [xs], [ys], [numpy_helper.from_array(np.ones(2, np.float32), k) for k in "sb"])
-    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/inorm_sym_h.onnx")
+    g = helper.make_graph([helper.make_node("LpPool", ["x"], ["y"], name="lppool_h", kernel_shape=[2, 2])],
+                          "g", [xs], [ys])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/lppool_sym_h.onnx")
     g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="conv_h")], "g", [xs], [ys], [wc])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/conv_sym_h.onnx")
     g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="conv_n", pads=[1, 1, 1, 1])],

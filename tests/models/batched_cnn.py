@@ -194,6 +194,18 @@ def graph_spatial():
                               vi("p6", TensorProto.FLOAT, None)], inits), 13
 
 
+def graph_spatial_norms():
+    """x [batch, 4, h, w], h and w symbolic: InstanceNormalization, LRN and a padded 3x3
+    conv after them (a style-transfer block's ops), over the actual planes."""
+    rng = np.random.default_rng(6)
+    nodes = [helper.make_node("InstanceNormalization", ["x", "is", "ib"], ["i"], epsilon=1e-5),
+             helper.make_node("LRN", ["i"], ["l"], size=3, alpha=1e-2, beta=0.75, bias=1.0),
+             helper.make_node("Conv", ["l", "w"], ["y"], pads=[1, 1, 1, 1])]
+    inits = [const("is", 1 + weights(rng, 4)), const("ib", weights(rng, 4)), const("w", weights(rng, 3, 4, 3, 3))]
+    return helper.make_graph(nodes, "spatial_norms", [vi("x", TensorProto.FLOAT, ["batch", 4, "h", "w"])],
+                             [vi("y", TensorProto.FLOAT, None), vi("i", TensorProto.FLOAT, None)], inits), 13
+
+
 def upsample_ratio(opset):
     """skip [batch, 2, h, w], h and w even (--dim h=2..64:2): an older exporter's FPN
     upsampling of x = MaxPool(skip) back to skip's size, its scales computed in the graph
@@ -239,11 +251,12 @@ def graph_mean_pool():
 # outputs straight from a Winograd conv (the residual block's 3x3 convs at 20x20)
 WINOGRAD_OUTPUTS = {"r2"}
 GRAPHS = [graph_resnet_block, graph_pools_norms, graph_space_group, graph_int8_convs, graph_reductions,
-          graph_spatial, lambda: upsample_ratio(9), lambda: upsample_ratio(13), graph_mean_pool]
+          graph_spatial, graph_spatial_norms, lambda: upsample_ratio(9), lambda: upsample_ratio(13), graph_mean_pool]
 # the graphs with symbolic dims past the batch: their --dim flags and (batch, h, w) sizes
 EVEN = (["--dim", "h=2..64:2", "--dim", "w=2..64:2"], [(1, 8, 6), (3, 64, 2), (2, 10, 30)])
 SPATIAL = {"spatial": (["--dim", "h=20..40", "--dim", "w=20..40"],
                        [(1, 20, 20), (1, 21, 23), (2, 40, 40), (1, 33, 27), (2, 25, 38)]),
+           "spatial_norms": (["--dim", "h=3..20", "--dim", "w=3..20"], [(1, 3, 3), (2, 20, 7), (3, 11, 20)]),
            "upsample_ratio_9": EVEN, "upsample_ratio_13": EVEN,
            "mean_pool": (["--dim", "w=1..20"], [(1, 4, 1), (2, 4, 7), (3, 4, 20)])}
 
