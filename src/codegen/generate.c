@@ -279,7 +279,7 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
         put(&t, "%s", dims);
         free(dims);
     }
-    if (wgc_sym_any_runtime(g)) {
+    if (wgc_sym_any_runtime(g) || wgc_outputs_report_dims(g)) {
         char *od = wgc_output_dims_c(g);
         if (!od) {
             st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing the C source");

@@ -77,16 +77,12 @@ static void add_tensors(sbuf *b, const wgc_graph *g, const int *ts, int n)
         add_string(b, x->name);
         addf(b, ",\"dtype\":\"%s\",\"shape\":[", wg_dtype_name(x->dtype));
         for (int d = 0; d < x->shape.rank; d++) {
-            int sym = wgc_sym_plain(g, &x->shape, d); /* ABI 2: {"sym": NAME} */
+            int sym = wgc_sym_plain(g, &x->shape, d);
             if (d)
                 add(b, ",", 1);
-            if (sym >= 0 && !g->syms[sym].runtime) { /* a host symbol (or its multiple's step * unit) */
-                add(b, "{\"sym\":", 7);
-                add_string(b, g->syms[sym].name);
-                add(b, "}", 1);
-            } else if (wgc_dim_is_runtime(g, &x->shape, d)) { /* ABI 2: data-dependent, {"max": bound} */
+            if (wgc_output_dim_reported(g, &x->shape, d)) { /* ABI 2: told after the run, {"max": bound} */
                 addf(b, "{\"max\":%lld}", (long long)x->shape.dims[d]);
-            } else if (sym >= 0) {
+            } else if (sym >= 0) { /* ABI 2: a host symbol (or its multiple's step * unit), {"sym": NAME} */
                 add(b, "{\"sym\":", 7);
                 add_string(b, g->syms[sym].name);
                 add(b, "}", 1);

@@ -27,27 +27,40 @@ int wgc_sym_plain(const wgc_graph *g, const wgc_shape *s, int d)
 
 wg_status wgc_sym_check_boundary(wgc_graph *g)
 {
-    const struct {
-        const char *what;
-        const int *ts;
-        int n;
-    } lists[] = {{"input", g->inputs, g->n_inputs}, {"output", g->outputs, g->n_outputs}};
     char buf[96];
-    for (int l = 0; l < 2; l++)
-        for (int k = 0; k < lists[l].n; k++) {
-            const wgc_tensor *x = &g->tensors[lists[l].ts[k]];
-            for (int d = 0; d < x->shape.rank; d++)
-                if (wgc_dim_is_sym(&x->shape, d) && !wgc_dim_is_runtime(g, &x->shape, d) &&
-                    wgc_sym_plain(g, &x->shape, d) < 0) {
-                    wgc_dimx v = wgc_dimx_of(g, &x->shape, d);
-                    return wgc_error(g, NULL, WG_ERR_UNSUPPORTED,
-                                     "graph %s '%s' has dimension %d of size %s; module ABI 2 "
-                                     "describes a symbolic dimension of a graph %s only as one "
-                                     "symbol", lists[l].what, x->name, d,
-                                     wgc_dimx_str(g, &v, buf, sizeof buf), lists[l].what);
-                }
+    for (int k = 0; k < g->n_inputs; k++) {
+        const wgc_tensor *x = &g->tensors[g->inputs[k]];
+        for (int d = 0; d < x->shape.rank; d++) {
+            const int sym = wgc_sym_plain(g, &x->shape, d);
+            if (wgc_dim_is_sym(&x->shape, d) && (sym < 0 || g->syms[sym].runtime)) {
+                wgc_dimx v = wgc_dimx_of(g, &x->shape, d);
+                return wgc_error(g, NULL, WG_ERR_UNSUPPORTED,
+                                 "graph input '%s' has dimension %d of size %s; module ABI 2 describes a "
+                                 "symbolic dimension of a graph input only as one symbol", x->name, d,
+                                 wgc_dimx_str(g, &v, buf, sizeof buf));
+            }
         }
+    }
     return WG_OK;
+}
+
+bool wgc_output_dim_reported(const wgc_graph *g, const wgc_shape *s, int d)
+{
+    if (!wgc_dim_is_sym(s, d))
+        return false;
+    const int sym = wgc_sym_plain(g, s, d);
+    return sym < 0 || g->syms[sym].runtime;
+}
+
+bool wgc_outputs_report_dims(const wgc_graph *g)
+{
+    for (int k = 0; k < g->n_outputs; k++) {
+        const wgc_shape *s = &g->tensors[g->outputs[k]].shape;
+        for (int d = 0; d < s->rank; d++)
+            if (wgc_output_dim_reported(g, s, d))
+                return true;
+    }
+    return false;
 }
 
 char *wgc_sym_exports_c(const wgc_graph *g)

@@ -10,10 +10,16 @@ char *wgc_sym_exports_c(const wgc_graph *g);
 /* The C of `wg_output_dims_ptr(i)` (module with data-dependent sizes): fills and returns
  * an i32[rank] of output i's actual dims from wg_dims; NULL when out of memory. */
 char *wgc_output_dims_c(const wgc_graph *g);
-/* Every symbolic dim of a graph input or output must be one symbol (what the metadata can
- * say and a host can fill in); an error naming the tensor otherwise. */
+/* Every symbolic dim of a graph input must be one of the host's symbols (what a host
+ * fills in); an error naming the input otherwise. */
 wg_status wgc_sym_check_boundary(wgc_graph *g);
-/* The symbol that dim d of s is, or -1 when it is fixed (after wgc_sym_check_boundary). */
+/* The symbol that dim d of s is exactly (a host's multiple: its step * unit too), or -1. */
 int wgc_sym_plain(const wgc_graph *g, const wgc_shape *s, int d);
+/* Is dim d of a graph output's shape s told to the hosts after the run, as {"max": bound}
+ * (docs/abi.md "Run-time output dims"): a data-dependent or derived size, or a product of
+ * symbols other than one host symbol (2 * h)? And does some graph output have one (the
+ * module then exports wg_output_dims_ptr)? */
+bool wgc_output_dim_reported(const wgc_graph *g, const wgc_shape *s, int d);
+bool wgc_outputs_report_dims(const wgc_graph *g);
 
 #endif

@@ -281,6 +281,20 @@ wg_status wgc_sym_window_dim(wgc_graph *g, const wgc_node *n, wgc_dimx x, int64_
     if (powers != 1 || x.c < 1)
         return wgc_error(g, n, WG_ERR_UNSUPPORTED, "a sliding window over a dimension of size %s (only a multiple "
                          "of one symbol is supported)", wgc_dimx_str(g, &x, buf, sizeof buf));
+    /* stride 1 over a stride-1 derived size X = B + k: B + k + add + 1, one formula over B
+     * (a padded 3x3 conv of a reflection-padded map is the map's size again) */
+    const wgc_symbol *d = &g->syms[from];
+    if (stride == 1 && !ceil && x.c == 1 && d->derived && d->stride == 1 && !d->ceil) {
+        const int64_t total = d->add + 1 + add + 1; /* the result is B + total */
+        x = wgc_dimx_const(d->from_c);
+        x.p[d->from] = 1;
+        from = d->from;
+        add = total - 1;
+        if (total == 0) {
+            *out = x;
+            return WG_OK;
+        }
+    }
     const int64_t lo = wgc_window_size(x.c * g->syms[from].min, add, stride, ceil, pb);
     const int64_t hi = wgc_window_size(x.c * g->syms[from].max, add, stride, ceil, pb);
     if (lo < 1)

@@ -159,6 +159,15 @@ wg_status wgc_pad_runtime_shape(wgc_graph *g, const wgc_node *n, wgc_shape *y)
             y->dims[d] = bound; /* a fixed axis, or a symbolic one whose pads cancel: x's */
             continue;
         }
+        if (b->fixed && e->fixed && b->c + e->c > 0) {
+            /* constant pads that grow a symbolic axis: x's size + pads, a size computed
+             * from the symbols before any step runs (symdim.h), as a conv's is */
+            wgc_dimx out;
+            if ((st = wgc_sym_window_dim(g, n, wgc_dimx_of(g, &x->shape, d), b->c + e->c - 1, 1, false, 0, &out)))
+                return st;
+            wgc_shape_set_dim(g, y, d, out);
+            continue;
+        }
         int sym;
         if ((st = wgc_sym_add_runtime(g, n, n->outputs[0], d, bound > 0 ? bound : 0, &sym)))
             return st;
@@ -212,7 +221,7 @@ wg_status wgc_pad_runtime_emit(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
         if (axis_varies(&x->shape, &p, d)) {
             wgc_emit(e, "if (len > %lldLL)\n    return WGK_ERR_SIZE_BOUND;\n", (long long)y->shape.dims[d]);
             const int sym = wgc_shape_first_sym(&y->shape, d);
-            if (sym >= 0)
+            if (sym >= 0 && g->syms[sym].runtime && !g->syms[sym].derived) /* its own: the Pad decides it */
                 wgc_emit(e, "wg_dims[%d] = (int32_t)len;\n", sym);
         }
         wgc_emit(e, "xd[%d] = (int32_t)dim; pb[%d] = (int32_t)b; pe[%d] = (int32_t)e;\n}\n", d, d, d);

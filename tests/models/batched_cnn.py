@@ -206,6 +206,32 @@ def graph_spatial_norms():
                              [vi("y", TensorProto.FLOAT, None), vi("i", TensorProto.FLOAT, None)], inits), 13
 
 
+def graph_style_block():
+    """x [batch, 4, h, w], h and w symbolic: a style-transfer net's residual block
+    (reflection Pad, 3x3 conv, InstanceNormalization, Relu, twice, added to x: the padded
+    conv of a padded map is x's size again, one symbol) and its upsampling (nearest x2,
+    reflection Pad, 3x3 conv)."""
+    rng = np.random.default_rng(7)
+    pads = const("p1", np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))
+    nodes = [helper.make_node("Pad", ["x", "p1"], ["xp"], mode="reflect"),
+             helper.make_node("Conv", ["xp", "w1"], ["c1"]),
+             helper.make_node("InstanceNormalization", ["c1", "s1", "b1"], ["n1"]),
+             helper.make_node("Relu", ["n1"], ["r1"]),
+             helper.make_node("Pad", ["r1", "p1"], ["rp"], mode="reflect"),
+             helper.make_node("Conv", ["rp", "w2"], ["c2"]),
+             helper.make_node("InstanceNormalization", ["c2", "s2", "b2"], ["n2"]),
+             helper.make_node("Add", ["x", "n2"], ["res"]),
+             helper.make_node("Resize", ["res", "", "sc"], ["up"], mode="nearest"),
+             helper.make_node("Pad", ["up", "p1"], ["upp"], mode="reflect"),
+             helper.make_node("Conv", ["upp", "w3"], ["y"])]
+    inits = [pads, const("w1", weights(rng, 4, 4, 3, 3)), const("w2", weights(rng, 4, 4, 3, 3)),
+             const("w3", weights(rng, 3, 4, 3, 3)), const("s1", 1 + weights(rng, 4)), const("b1", weights(rng, 4)),
+             const("s2", 1 + weights(rng, 4)), const("b2", weights(rng, 4)),
+             const("sc", np.array([1, 1, 2, 2], np.float32))]
+    return helper.make_graph(nodes, "style_block", [vi("x", TensorProto.FLOAT, ["batch", 4, "h", "w"])],
+                             [vi("y", TensorProto.FLOAT, None), vi("res", TensorProto.FLOAT, None)], inits), 13
+
+
 def upsample_ratio(opset):
     """skip [batch, 2, h, w], h and w even (--dim h=2..64:2): an older exporter's FPN
     upsampling of x = MaxPool(skip) back to skip's size, its scales computed in the graph
@@ -251,12 +277,13 @@ def graph_mean_pool():
 # outputs straight from a Winograd conv (the residual block's 3x3 convs at 20x20)
 WINOGRAD_OUTPUTS = {"r2"}
 GRAPHS = [graph_resnet_block, graph_pools_norms, graph_space_group, graph_int8_convs, graph_reductions,
-          graph_spatial, graph_spatial_norms, lambda: upsample_ratio(9), lambda: upsample_ratio(13), graph_mean_pool]
+          graph_spatial, graph_spatial_norms, graph_style_block, lambda: upsample_ratio(9), lambda: upsample_ratio(13), graph_mean_pool]
 # the graphs with symbolic dims past the batch: their --dim flags and (batch, h, w) sizes
 EVEN = (["--dim", "h=2..64:2", "--dim", "w=2..64:2"], [(1, 8, 6), (3, 64, 2), (2, 10, 30)])
 SPATIAL = {"spatial": (["--dim", "h=20..40", "--dim", "w=20..40"],
                        [(1, 20, 20), (1, 21, 23), (2, 40, 40), (1, 33, 27), (2, 25, 38)]),
            "spatial_norms": (["--dim", "h=3..20", "--dim", "w=3..20"], [(1, 3, 3), (2, 20, 7), (3, 11, 20)]),
+           "style_block": (["--dim", "h=2..20", "--dim", "w=2..20"], [(1, 2, 2), (2, 20, 7), (1, 13, 20)]),
            "upsample_ratio_9": EVEN, "upsample_ratio_13": EVEN,
            "mean_pool": (["--dim", "w=1..20"], [(1, 4, 1), (2, 4, 7), (3, 4, 20)])}
 
