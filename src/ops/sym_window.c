@@ -1,13 +1,13 @@
 /*
  * sym_window.c: Conv, ConvTranspose, the pools and the per-channel normalisations over
- * symbolic spatial dims (sym.h). An image model
- * exported with dynamic height and width (`--dim h=32..960 --dim w=32..960`) keeps them
- * symbolic through its convolutions: each output size is floor((X + pads - extent) /
- * stride) + 1 of its input's, a monomial where that is one at every size (a 3x3 pad-1
- * conv keeps h; stride 2 halves 2h), else a derived symbol the module computes from the
- * host's before any step runs (symdim.h wgc_sym_window_dim), so that downstream ops see
- * ordinary symbols and two convs of one geometry agree. The kernels, chosen at the
- * maxima, loop over the actual sizes (conv.c, pool.c, global_pool.c: wgc_*_emit_sym).
+ * symbolic spatial dims (sym.h). An image model exported with dynamic height and width
+ * (`--dim h=32..960 --dim w=32..960`) keeps them symbolic through its convolutions: each
+ * output size is floor((X + pads - extent) / stride) + 1 of its input's, a monomial where
+ * that is one at every size (a 3x3 pad-1 conv keeps h; stride 2 halves 2h), else a
+ * derived symbol the module computes from the host's before any step runs (symdim.h
+ * wgc_sym_window_dim), so that downstream ops see ordinary symbols and two convs of one
+ * geometry agree. The kernels, chosen at the maxima, loop over the actual sizes: the ops'
+ * own emit hooks print every size through wgc_size_expr (emit.h).
  */
 #include <string.h>
 
