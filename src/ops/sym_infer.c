@@ -1040,16 +1040,6 @@ static wg_status fold_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t cou
         int64_t na = wgc_numel(&x->shape), nb = wgc_numel(&b->shape);
         if ((na != count && na != 1) || (nb != count && nb != 1))
             return wgc_sym_refuse(g, n, NULL);
-        /* float symbolic values stay whole numbers: a fractional constant operand, or a
-         * quotient that is not exact at every size (wgc_dimx_div), is refused */
-        for (int k = 0; k < 2 && wg_dtype_is_float(y->dtype); k++) {
-            const wgc_tensor *t = k ? b : x;
-            for (int64_t i = 0; !t->symval && i < (k ? nb : na); i++) {
-                const double f = wgc_elem_get_f(t->data, t->dtype, i);
-                if (f != (double)(int64_t)f)
-                    return wgc_sym_refuse(g, n, "symbolic values with a fractional constant");
-            }
-        }
         for (int64_t i = 0; i < count; i++) {
             wgc_dimx p = wgc_symval_at(x, na == 1 ? 0 : i), q = wgc_symval_at(b, nb == 1 ? 0 : i);
             bool ok = true;

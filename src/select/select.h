@@ -36,4 +36,13 @@ void wgc_select_gemm(wgc_graph *g, wgc_node *n, const wgc_select_target *t);
 void wgc_select_matmul(wgc_graph *g, wgc_node *n, const wgc_select_target *t);
 wg_status wgc_select_conv_transpose(wgc_graph *g, wgc_node *n);
 
+/* The input heights and widths an image node may run at (ops/sym_window.c): lo..hi in
+ * steps of step for each (fixed dims: one value; a 1-D input: height 1). Kernels'
+ * scratch rules are not monotone in the sizes, so a node over symbolic dims plans the
+ * largest need among them all; more than 2^22 pairs is an error naming n. */
+typedef struct wgc_size_walk {
+    int64_t lo[2], hi[2], step[2];
+} wgc_size_walk;
+wg_status wgc_select_size_walk(wgc_graph *g, const wgc_node *n, wgc_size_walk *w);
+
 #endif

@@ -159,22 +159,6 @@ static wgc_kernel winograd_kernel(const wgc_conv_geom *c)
     return WGC_KERNEL_NONE;
 }
 
-/* The most (input height, width) pairs scratch_at_every_size walks for one conv. */
-#define SCRATCH_SIZES_MAX ((int64_t)1 << 22)
-
-/* The values dimension d of the input may take: [*lo, *hi] in steps of *step. */
-static void dim_values(const wgc_graph *g, const wgc_shape *x, int d, int64_t *lo, int64_t *hi, int64_t *step)
-{
-    *lo = *hi = x->dims[d];
-    *step = 1;
-    if (!wgc_dim_is_sym(x, d))
-        return;
-    const wgc_dimx v = wgc_dimx_of(g, x, d);
-    *lo = wgc_dimx_min(g, &v);
-    *hi = wgc_dimx_max(g, &v);
-    *step = v.c > 0 ? v.c : 1; /* c * symbol (sym_window.c takes no other) */
-}
-
 /* The scratch floats kernel k needs at every size node n may run at: its rule at the
  * geometry, or over symbolic spatial dims (ops/sym_window.c) the largest at any input
  * height and width in range: the rules are not monotone in the sizes (a Winograd
@@ -186,22 +170,18 @@ static wg_status scratch_at_every_size(wgc_graph *g, const wgc_node *n, const wg
     const wgc_shape *x = &wgc_in(g, n, 0)->shape;
     if (c->rank > 2 || !wgc_shape_is_sym(x))
         return WG_OK;
-    int64_t hl = 1, hh = 1, hs = 1, wl, wh, ws;
-    if (c->rank == 2)
-        dim_values(g, x, 2, &hl, &hh, &hs);
-    dim_values(g, x, x->rank - 1, &wl, &wh, &ws);
-    if ((hh - hl) / hs + 1 > SCRATCH_SIZES_MAX / ((wh - wl) / ws + 1))
-        return wgc_error(g, n, WG_ERR_LIMIT, "its input may take more than %lld heights x widths (%lld..%lld x "
-                         "%lld..%lld), too many to plan its scratch for: narrow the --dim ranges",
-                         (long long)SCRATCH_SIZES_MAX, (long long)hl, (long long)hh, (long long)wl, (long long)wh);
+    wgc_size_walk z;
+    wg_status st = wgc_select_size_walk(g, n, &z);
+    if (st)
+        return st;
     const wgc_window *w = &c->win;
     const int64_t add_h = w->pb[0] + w->pe[0] - ((w->k[0] - 1) * w->d[0] + 1);
     const int64_t add_w = w->pb[1] + w->pe[1] - ((w->k[1] - 1) * w->d[1] + 1);
     wgc_conv_geom at = *c;
-    for (int64_t h = hl; h <= hh; h += hs) {
+    for (int64_t h = z.lo[0]; h <= z.hi[0]; h += z.step[0]) {
         at.H = h;
         at.OH = c->rank == 2 ? wgc_window_size(h, add_h, w->s[0], false, w->pb[0]) : 1;
-        for (int64_t v = wl; v <= wh; v += ws) {
+        for (int64_t v = z.lo[1]; v <= z.hi[1]; v += z.step[1]) {
             at.W = v;
             at.OW = wgc_window_size(v, add_w, w->s[1], false, w->pb[1]);
             if (at.OH < 1 || at.OW < 1)

@@ -9,7 +9,6 @@
 #include "select.h"
 
 #include "../../kernels/include/wgk_convnd.h"
-#include "../ir/symdim.h"
 #include "../ops/conv_transpose.h"
 
 wg_status wgc_select_conv_transpose(wgc_graph *g, wgc_node *n)
@@ -32,25 +31,12 @@ wg_status wgc_select_conv_transpose(wgc_graph *g, wgc_node *n)
         return WG_OK;
     /* over symbolic dims (ops/sym_window.c): the largest at any input height and width in
      * range (the GEMM's column blocks make it no monotone function of them) */
-    const wgc_shape *x = &wgc_in(g, n, 0)->shape;
-    int64_t lo[2], hi[2], step[2];
-    for (int i = 0; i < 2; i++) {
-        lo[i] = hi[i] = c.in[i];
-        step[i] = 1;
-        if (wgc_dim_is_sym(x, 2 + i)) {
-            const wgc_dimx v = wgc_dimx_of(g, x, 2 + i);
-            lo[i] = wgc_dimx_min(g, &v);
-            hi[i] = wgc_dimx_max(g, &v);
-            step[i] = v.c > 0 ? v.c : 1;
-        }
-    }
-    if ((hi[0] - lo[0]) / step[0] + 1 > ((int64_t)1 << 22) / ((hi[1] - lo[1]) / step[1] + 1))
-        return wgc_error(g, n, WG_ERR_LIMIT, "its input may take too many heights x widths (%lld..%lld x "
-                         "%lld..%lld) to plan its scratch for: narrow the --dim ranges",
-                         (long long)lo[0], (long long)hi[0], (long long)lo[1], (long long)hi[1]);
+    wgc_size_walk z;
+    if ((st = wgc_select_size_walk(g, n, &z)))
+        return st;
     size_t floats = 0;
-    for (int64_t h = lo[0]; h <= hi[0]; h += step[0])
-        for (int64_t w = lo[1]; w <= hi[1]; w += step[1]) {
+    for (int64_t h = z.lo[0]; h <= z.hi[0]; h += z.step[0])
+        for (int64_t w = z.lo[1]; w <= z.hi[1]; w += z.step[1]) {
             const size_t f = wgk_deconv2d_scratch((int)c.C, (int)c.M, (int)c.k[0], (int)c.k[1], (int)c.groups,
                                                   (int)h, (int)w, !wgc_in(g, n, 1)->data);
             floats = f > floats ? f : floats;
