@@ -576,6 +576,11 @@ bench_model vit-b16 pixel_values 1x3x224x224 float32 --dist normal
 bench_model whisper-tiny-encoder input_features 1x80x3000 float32 --dist normal
 bench_model convnext-tiny input 1x3x224x224 float32 --dist normal
 bench_model swin-t input 1x3x224x224 float32 --dist normal
+# Their threaded builds give the single-threaded bits: the attention products (split by rows
+# or columns of each head, every thread packing B itself) and BERT's K = 3072 reductions.
+for id in minilm-l6 bert-base; do
+    [ -s "$BO/$id/in/input_0.pb" ] && threads_check "bench model $id" "$BM/$id.onnx" "$BO/$id/in" -O3
+done
 
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

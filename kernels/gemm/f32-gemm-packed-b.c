@@ -199,7 +199,7 @@ static void rows4(const wgk_gemm_args *g, int m, int n, const float *b, v128_t a
     store_row(g, m + 3, n, x3, y3, alpha, lo, hi);
 }
 
-/* Broadcast rows of A for the splat path: 256 KiB, 4-row groups of K x 16 floats. */
+/* Broadcast rows of A for the splat path: 1 MiB, 4-row groups of K x 16 floats. */
 #define SPLAT_FLOATS WGK_GEMM_SPLAT_FLOATS
 static float static_splat[SPLAT_FLOATS]; /* g->splat when that is NULL */
 
@@ -236,9 +236,11 @@ static void epilogue_tile(const wgk_gemm_args *g, int m, int mr, int n, int nc, 
  * not fit the buffer twice (rows4 then). */
 static int splat_groups(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t hi)
 {
-    const int M = g->M, N = g->N, K = g->K, per = SPLAT_FLOATS / (16 * (K > 0 ? K : 1));
-    if (per < 2)
+    const int M = g->M, N = g->N, K = g->K, kk = K > 0 ? K : 1;
+    const int fit = SPLAT_FLOATS / (16 * kk), block = WGK_GEMM_SPLAT_BLOCK_FLOATS / (16 * kk);
+    if (fit < 2)
         return 0;
+    const int per = block >= 2 ? block : 2; /* 4-row groups per row block */
     const int plain = g->alpha == 1.0f && !g->bias && !g->res && g->min == -__builtin_inff() &&
                       g->max == __builtin_inff();
     float *const a_splat = g->splat ? g->splat : static_splat;

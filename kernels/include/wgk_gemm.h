@@ -50,11 +50,16 @@ typedef struct wgk_gemm_args {
 
 enum { WGK_GEMM_ACT_NONE = 0, WGK_GEMM_ACT_GELU = 1, WGK_GEMM_ACT_GELU_TANH = 2 };
 
-/* 256 KiB: two 4-row groups of A broadcast for reductions up to K = 2048 (MiniLM's and
- * BERT-small's FFN output, K = 1536: 4.7 ms instead of 5.2 on the lane-shuffle rows4, and
- * in --relaxed-simd builds on wasmtime 4.9 instead of 6.5, where rows4's eight FMA chains
- * wait on their latency). Counted in WGC_STATIC_DATA_BUDGET (src/codegen/codegen.h). */
-#define WGK_GEMM_SPLAT_FLOATS 65536
+/* 1 MiB: two 4-row groups of A broadcast for reductions up to K = 8192 (BERT-base's,
+ * ViT-B's and GPT-2's FFN output, K = 3072, ran on the lane-shuffle rows4 with 256 KiB: a
+ * 49 x 3072 x 768 product 8.6 -> 8.0 ms on the broadcast path). Groups per row block stay
+ * what 256 KiB holds (WGK_GEMM_SPLAT_BLOCK_FLOATS) where that is two or more: at K = 384
+ * more rows per block were no faster. The K = 1536 FFN output of MiniLM and BERT-small:
+ * 4.7 ms instead of 5.2 on rows4, and in --relaxed-simd builds on wasmtime 4.9 instead of
+ * 6.5, where rows4's eight FMA chains wait on their latency. Counted in
+ * WGC_STATIC_DATA_BUDGET (src/codegen/codegen.h); pages never touched cost no memory. */
+#define WGK_GEMM_SPLAT_FLOATS 262144
+#define WGK_GEMM_SPLAT_BLOCK_FLOATS 65536
 
 /* Thread g->part's share of C as a GEMM of its own in *s (part cleared): runs of 4-row
  * groups when there are at least 8 rows per thread, else runs of 8-column panels (b
@@ -103,7 +108,9 @@ void wgk_f32_gemm_pb(const wgk_gemm_args *g);
 
 /* B computed at run time (row-major, ldb), A row-major as for wgk_f32_gemm_pb: B is packed
  * into packed (wgk_pack_b_size(K, N) floats of scratch), then wgk_f32_gemm_pb runs on it
- * (kernels/gemm/f32-gemm-pack-run.c: attention's Q K^T and P V). */
+ * (kernels/gemm/f32-gemm-pack-run.c: attention's Q K^T and P V). With g->part, each thread
+ * packs the whole B into its own scratch and computes its share (K x N copies against
+ * M x K x N / n multiply-adds). */
 void wgk_f32_gemm_pack_run(const wgk_gemm_args *g, float *packed);
 
 /* dst[c*rows + r] = src[r*cols + c]: dst (cols x rows) is the transpose of src (rows x cols).

@@ -164,7 +164,7 @@ static void check_grid(wgk_gemm_fn fn, const char *name, int layout, const int *
             }
 }
 
-/* The packed-B kernel: row-major A only; row blocks (K = 2100: 12 rows; past K = 2048 two
+/* The packed-B kernel: row-major A only; row blocks (K = 8200: past K = 8192 two
  * broadcast groups do not fit the buffer), row tails, broadcast row groups. */
 static void check_packed_b(void)
 {
@@ -174,7 +174,7 @@ static void check_packed_b(void)
     check_grid(wgk_f32_gemm_pb, "gemm packed B", 3, ms, COUNT(ms), ns, COUNT(ns), ks, COUNT(ks));
     check_one(wgk_f32_gemm_pb, "gemm packed B relu", 7, 19, 5, 3, 2, 1, 0.5f, 2.0f, 0.0f, INFINITY);
     check_one(wgk_f32_gemm_pb, "gemm packed B GEMV", 1, 100, 257, 3, 2, 0, 1.0f, 1.0f, -INFINITY, INFINITY);
-    check_one(wgk_f32_gemm_pb, "gemm packed B row blocks", 37, 9, 2100, 3, 1, 1, 1.0f, 1.0f, -INFINITY,
+    check_one(wgk_f32_gemm_pb, "gemm packed B row blocks", 9, 9, 8200, 3, 1, 1, 1.0f, 1.0f, -INFINITY,
               INFINITY);
     /* Broadcast 4-row groups (M >= 4, 2 or more groups per buffer): several buffers of
      * groups (K = 700: 5 groups a buffer), and a classifier-like plain product. */
@@ -182,6 +182,9 @@ static void check_packed_b(void)
               INFINITY);
     /* ... and a long reduction, two groups a buffer (K = 1536: MiniLM's FFN output). */
     check_one(wgk_f32_gemm_pb, "gemm packed B splat long K", 37, 9, 1536, 3, 1, 1, 1.0f, 1.0f, -INFINITY,
+              INFINITY);
+    /* ... and past 256 KiB of groups: two a block (K = 3072: BERT-base's FFN output). */
+    check_one(wgk_f32_gemm_pb, "gemm packed B splat K 3072", 37, 9, 3072, 3, 2, 1, 1.0f, 1.0f, -INFINITY,
               INFINITY);
     check_one(wgk_f32_gemm_pb, "gemm packed B splat plain", 40, 301, 120, 3, 0, 0, 1.0f, 1.0f, -INFINITY,
               INFINITY);
@@ -204,15 +207,16 @@ static void check_pack_run(void)
      * long reduction (row blocks). */
     check_one(pack_run, "gemm packed at run time QK", 128, 128, 32, 1, 0, 0, 0.125f, 1.0f, -INFINITY, INFINITY);
     check_one(pack_run, "gemm packed at run time PV", 128, 32, 128, 1, 0, 0, 1.0f, 1.0f, -INFINITY, INFINITY);
-    check_one(pack_run, "gemm packed at run time row blocks", 37, 9, 2100, 1, 2, 1, 1.0f, 1.0f, -INFINITY,
+    check_one(pack_run, "gemm packed at run time row blocks", 9, 9, 8200, 1, 2, 1, 1.0f, 1.0f, -INFINITY,
               INFINITY);
 }
 
 /* A fused GELU (both forms) after bias and residual on every path of the packed-B kernel:
- * GEMV rows, broadcast groups (two buffers of them), row blocks (K = 2100). */
+ * GEMV rows, broadcast groups (two buffers of them, and two a block at K = 3072), row
+ * blocks (K = 8200). */
 static void check_packed_b_gelu(void)
 {
-    static const int shapes[][3] = {{1, 100, 33}, {3, 40, 7}, {37, 20, 700}, {128, 72, 64}, {37, 9, 2100}};
+    static const int shapes[][3] = {{1, 100, 33}, {3, 40, 7}, {37, 20, 700}, {128, 72, 64}, {37, 9, 3072}, {9, 9, 8200}};
     for (act = WGK_GEMM_ACT_GELU; act <= WGK_GEMM_ACT_GELU_TANH; act++)
         for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
             check_one(wgk_f32_gemm_pb, act == WGK_GEMM_ACT_GELU ? "gemm packed B + GELU" : "gemm packed B + tanh GELU",

@@ -41,9 +41,9 @@ typedef struct wgc_layout {
 #define WGC_WEIGHTS_ALIGN 16384u
 #define WGC_WEIGHTS_BASE WGC_WEIGHTS_ALIGN
 #define WGC_STACK_BYTES (1u << 20)
-/* The kernels' and ops' static data: the packed-B GEMM's broadcast buffer (256 KiB,
+/* The kernels' and ops' static data: the packed-B GEMM's broadcast buffer (1 MiB,
  * WGK_GEMM_SPLAT_FLOATS) and 128 KiB for the rest. */
-#define WGC_STATIC_DATA_BUDGET (384u << 10)
+#define WGC_STATIC_DATA_BUDGET (1152u << 10)
 
 /* Threaded modules (threads.c): each thread but thread 0 (wasm-ld's stack) has a stack
  * of this size above the static data. */

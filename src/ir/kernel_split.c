@@ -23,6 +23,7 @@ bool wgc_kernel_splits(wgc_kernel k)
     case WGC_KERNEL_CONV2D_PHASES: /* its F(3x3,4x4) conv as above; the phase split repeated */
     case WGC_KERNEL_DECONV2D_STORE: /* weight-row panels */
     case WGC_KERNEL_GEMM_PACKED_B: /* rows or columns: wgk_gemm_share */
+    case WGC_KERNEL_GEMM_PACK_RUN: /* the same, each thread packing B into its own scratch */
     case WGC_KERNEL_GEMM_4X8:
     case WGC_KERNEL_GEMM_4X4:
         return true;
