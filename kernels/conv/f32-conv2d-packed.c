@@ -195,10 +195,14 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
     float *const pad = splat + 4 * WGK_CONV_MR * KC;
     int32_t *const kb = (int32_t *)(pad + wgk_conv_packed_pad_floats(a));
     int32_t *const off = kb + K, *const info = off + nc;
-    /* Threads split each group's output channels in weight panels (wgk_conv_packed.h). */
-    int m_lo, m_hi;
-    wgk_part_range(a->part, mg, WGK_CONV_MR, &m_lo, &m_hi);
-    if (m_lo >= m_hi)
+    /* Threads (wgk_conv_packed.h): output pixels in panels when each thread gets two
+     * blocks or more, else each group's output channels in weight panels. */
+    int m_lo = 0, m_hi = mg, p_lo = 0, p_hi = OHW;
+    if (wgk_conv_packed_pixel_split(a->part, nc, OHW))
+        wgk_part_range(a->part, OHW, WGK_CONV_NR, &p_lo, &p_hi);
+    else
+        wgk_part_range(a->part, mg, WGK_CONV_MR, &m_lo, &m_hi);
+    if (m_lo >= m_hi || p_lo >= p_hi)
         return;
     for (int n = 0; n < a->N; n++)
         for (int g = 0; g < a->groups; g++) {
@@ -211,8 +215,8 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
             }
             const float *wg = a->w + (size_t)g * wgroup;
             const size_t out = ((size_t)n * a->M + (size_t)g * mg) * OHW;
-            for (int nb = 0; nb < OHW; nb += nc) {
-                const int ncols = OHW - nb < nc ? OHW - nb : nc;
+            for (int nb = p_lo; nb < p_hi; nb += nc) {
+                const int ncols = p_hi - nb < nc ? p_hi - nb : nc;
                 if (direct)
                     pack_direct(x, K, OHW, nb, ncols, a->scratch);
                 else

@@ -89,9 +89,53 @@ static void check_ukernel(void)
     }
 }
 
+/* Threads: n threads' parts (a->part), run one after another, give the whole call's bits:
+ * pixels split where each thread gets two blocks of columns or more (a 1x1 conv reading B
+ * in place, and a padded 3x3 one through the fused im2col), else output channels. */
+static void check_parts(const shape *s, int n, int want_pixel_split)
+{
+    wgk_conv2d_args a = wgkt_conv_args(s);
+    const int cg = s->C / s->groups, K = cg * s->KH * s->KW;
+    const int ysize = s->N * s->M * a.OH * a.OW;
+    WGKT_CHECK(ysize <= CAP / 2 && wgk_conv_packed_scratch(&a) <= CAP, "threads case fits the test buffers");
+    wgkt_conv_buffers(&seed, X, s->N * s->C * s->H * s->W, Wt, s->M * K, Bias, s->M, Res, Y, ysize, Scratch, CAP);
+    a.x = X;
+    wgkt_conv_epilogue(&a, 2, Bias, Res);
+    wgk_conv_pack_w(Wt, (size_t)s->M, (size_t)K, (size_t)s->groups, WP);
+    a.w = WP;
+    a.scratch = Scratch;
+    a.y = Want;
+    wgk_f32_conv2d_packed(&a);
+    const int nc = wgk_conv_block_cols(K, a.OH * a.OW);
+    WGKT_CHECK(wgk_conv_packed_pixel_split((wgk_part){0, n}, nc, a.OH * a.OW) == want_pixel_split,
+               "the split the case is meant to test");
+    for (int i = 0; i < ysize; i++)
+        Y[i] = -1234.5f;
+    a.y = Y;
+    for (int t = 0; t < n; t++) {
+        a.part = (wgk_part){t, n};
+        wgk_f32_conv2d_packed(&a);
+    }
+    int same = 1;
+    for (int i = 0; i < ysize && same; i++) {
+        union { float f; uint32_t u; } got = {Y[i]}, want = {Want[i]};
+        same = got.u == want.u;
+    }
+    WGKT_CHECK(same, "conv2d_packed split among threads gives the whole call's bits");
+}
+
 static void run(void)
 {
     check_ukernel();
+    /* N  C  H  W  M KH KW SH SW DH DW PT PL PB PR groups */
+    static const shape pixels_1x1 = {1, 16, 160, 160, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1};
+    static const shape pixels_3x3 = {1, 3, 121, 123, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    static const shape channels = {1, 24, 20, 21, 22, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    for (int n = 2; n <= 3; n++) {
+        check_parts(&pixels_1x1, n, 1);
+        check_parts(&pixels_3x3, n, 1);
+        check_parts(&channels, n, 0);
+    }
     /* N  C  H  W  M KH KW SH SW DH DW PT PL PB PR groups */
     static const shape shapes[] = {
         WGKT_CONV_SHAPES_1X1,
