@@ -178,11 +178,15 @@ void wgk_f32_conv2d_strassen(const wgk_conv2d_args *a)
     const size_t ostride = (size_t)s.Kh * nc;
     float *const splat = b + 7 * ostride;
     float *const gathered = splat + 4 * MR * KC;
-    /* Threads: runs of the half-size weight panels (each row of them feeds output rows
-     * m and m + M/2); every thread packs the operands itself (1/M of the multiplies). */
-    int m_lo, m_hi;
-    wgk_part_range(a->part, s.Mh, MR, &m_lo, &m_hi);
-    if (m_lo >= m_hi)
+    /* Threads (wgk_conv_strassen_pixel_split): runs of the first half's pixels (with
+     * their partners in the second), or of the half-size weight panels (each row of them
+     * feeds output rows m and m + M/2), every thread then packing the operands itself. */
+    int m_lo = 0, m_hi = s.Mh, p_lo = 0, p_hi = s.Ph;
+    if (wgk_conv_strassen_pixel_split(a->part, nc, s.Ph))
+        wgk_part_range(a->part, s.Ph, NR, &p_lo, &p_hi);
+    else
+        wgk_part_range(a->part, s.Mh, MR, &m_lo, &m_hi);
+    if (m_lo >= m_hi || p_lo >= p_hi)
         return;
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * a->C * a->H * a->W;
@@ -198,10 +202,10 @@ void wgk_f32_conv2d_strassen(const wgk_conv2d_args *a)
         }
         float *y = a->y + (size_t)n * a->M * P;
         const float *res = a->res ? a->res + (size_t)n * a->M * P : NULL;
-        for (s.nb = 0; s.nb < s.Ph; s.nb += nc) {
-            s.ncl = s.Ph - s.nb < nc ? s.Ph - s.nb : nc;
-            const int right = (int)P - s.Ph - s.nb;
-            s.ncr = right < 0 ? 0 : right < nc ? right : nc;
+        for (s.nb = p_lo; s.nb < p_hi; s.nb += nc) {
+            s.ncl = p_hi - s.nb < nc ? p_hi - s.nb : nc;
+            const int right = (int)P - s.Ph - s.nb; /* the second half is one shorter for odd P */
+            s.ncr = right < 0 ? 0 : right < s.ncl ? right : s.ncl;
             pack_operands(x, &s, b, ostride);
             for (int m0 = m_lo; m0 < m_hi; m0 += MR)
                 run_panel(a, &s, m0, b, ostride, y, res, res_in_y, splat);

@@ -199,9 +199,9 @@ static void rows4(const wgk_gemm_args *g, int m, int n, const float *b, v128_t a
     store_row(g, m + 3, n, x3, y3, alpha, lo, hi);
 }
 
-/* Broadcast rows of A for the splat path: 1 MiB, 4-row groups of K x 16 floats. */
+/* Broadcast rows of A for the splat path: 1 MiB, 4-row groups of K x 16 floats, g->splat
+ * or else wgk_gemm_splat_buffer(). */
 #define SPLAT_FLOATS WGK_GEMM_SPLAT_FLOATS
-static float static_splat[SPLAT_FLOATS]; /* g->splat when that is NULL */
 
 /* Rows m..m+3 of A (zeros past M) as wgk_conv_splat_a lays out a weight panel:
  * dst[(k*4 + r)*4 + l] = A(m + r, k). */
@@ -243,7 +243,7 @@ static int splat_groups(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t 
     const int per = block >= 2 ? block : 2; /* 4-row groups per row block */
     const int plain = g->alpha == 1.0f && !g->bias && !g->res && g->min == -__builtin_inff() &&
                       g->max == __builtin_inff();
-    float *const a_splat = g->splat ? g->splat : static_splat;
+    float *const a_splat = g->splat ? g->splat : wgk_gemm_splat_buffer();
     for (int m0 = 0; m0 < M; m0 += 4 * per) {
         const int groups = (M - m0 + 3) / 4 < per ? (M - m0 + 3) / 4 : per;
         for (int i = 0; i < groups; i++)

@@ -61,6 +61,10 @@ enum { WGK_GEMM_ACT_NONE = 0, WGK_GEMM_ACT_GELU = 1, WGK_GEMM_ACT_GELU_TANH = 2 
 #define WGK_GEMM_SPLAT_FLOATS 262144
 #define WGK_GEMM_SPLAT_BLOCK_FLOATS 65536
 
+/* The broadcast buffer of calls whose splat is NULL (kernels/gemm/f32-gemm-splat-buffer.c;
+ * a threaded module defines its own, past its stacks). */
+float *wgk_gemm_splat_buffer(void);
+
 /* Thread g->part's share of C as a GEMM of its own in *s (part cleared): runs of 4-row
  * groups when there are at least 8 rows per thread, else runs of 8-column panels (b
  * packed by wgk_pack_b when packed_b). Each element is then computed by the same code in

@@ -13,7 +13,7 @@
 #include "conv_ref.h"
 
 #define CAP (1 << 20)
-static float X[CAP], Wt[CAP], WP[CAP + 64], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
+static float X[2 * CAP], Wt[CAP], WP[CAP + 64], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
 static float Y2[CAP + 8], Want2[CAP], Affine[8192];
 static uint32_t seed = 777;
 
@@ -90,8 +90,51 @@ static void check_dual(void)
             }
 }
 
+/* Threads: n threads' parts run one after another give the whole call's bits, with the
+ * pixels split (odd P: the second half one short) and with the weight panels split. */
+static void check_parts(const shape *s, int n, int want_pixel_split)
+{
+    wgk_conv2d_args a = {.N = s->N, .C = s->C, .H = s->H, .W = s->W, .M = s->M, .KH = 1, .KW = 1,
+                         .SH = s->S, .SW = s->S, .DH = 1, .DW = 1, .groups = 1};
+    a.OH = (s->H - 1) / s->S + 1;
+    a.OW = (s->W - 1) / s->S + 1;
+    const int P = a.OH * a.OW, ysize = s->N * s->M * P;
+    WGKT_CHECK(wgk_conv_strassen_scratch(&a) <= CAP && ysize < CAP && s->N * s->C * s->H * s->W <= 2 * CAP,
+               "threads case fits the test buffers");
+    wgkt_conv_buffers(&seed, X, s->N * s->C * s->H * s->W, Wt, s->M * s->C, Bias, s->M, Res, Y, ysize, Scratch, CAP);
+    a.x = X;
+    wgkt_conv_epilogue(&a, 2, Bias, Res);
+    wgk_conv_pack_w(Wt, (size_t)s->M, (size_t)s->C, 1, WP);
+    a.w = WP;
+    a.scratch = Scratch;
+    a.y = Want;
+    wgk_f32_conv2d_strassen(&a);
+    const int nc = wgk_conv_strassen_block_cols(s->C, s->M, P);
+    WGKT_CHECK(wgk_conv_strassen_pixel_split((wgk_part){0, n}, nc, (P + 1) / 2) == want_pixel_split,
+               "the split the case is meant to test");
+    for (int i = 0; i < ysize; i++)
+        Y[i] = -1234.5f;
+    a.y = Y;
+    for (int t = 0; t < n; t++) {
+        a.part = (wgk_part){t, n};
+        wgk_f32_conv2d_strassen(&a);
+    }
+    int same = 1;
+    for (int i = 0; i < ysize && same; i++) {
+        union { float f; uint32_t u; } got = {Y[i]}, want = {Want[i]};
+        same = got.u == want.u;
+    }
+    WGKT_CHECK(same, "conv2d_strassen split among threads gives the whole call's bits");
+}
+
 static void run(void)
 {
+    /* N C H W M S: many pixel blocks (odd P), and few */
+    static const shape pixels = {1, 256, 81, 81, 12, 1}, weights = {1, 64, 9, 11, 40, 1};
+    for (int n = 2; n <= 3; n++) {
+        check_parts(&pixels, n, 1);
+        check_parts(&weights, n, 0);
+    }
     check_dual();
     static const shape shapes[] = {
         /* N  C   H   W    M  S */

@@ -51,10 +51,12 @@ typedef struct wgc_layout {
 
 /* The steps, barrier and thread exports of a threaded module (malloc'ed C text; NULL when
  * out of memory): step k's code is body[span[2k], span[2k+1]), split[k] whether it runs
- * on every thread; worker stacks start at stacks_base; dims: the module has symbols, whose
+ * on every thread; worker stacks start at stacks_base, the threads' GEMM broadcast buffers
+ * (WGK_GEMM_SPLAT_FLOATS each) at splat_base; dims: the module has symbols, whose
  * values a run checks before any step (sym_exports.c wg_check_dims). */
 char *wgc_threads_source(const char *body, const size_t *span, const bool *split, int n_steps,
-                         int n_node_steps, bool profile, bool dims, int threads, uint32_t stacks_base);
+                         int n_node_steps, bool profile, bool dims, int threads, uint32_t stacks_base,
+                         uint32_t splat_base);
 
 /* Turns the linked module's imported memory into a shared one, in place (threaded
  * builds; wasm_module.c). */

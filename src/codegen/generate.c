@@ -15,6 +15,9 @@
  *   [arena_base, +arena_bytes)      inputs, outputs, intermediates, scratch
  *   [global_base, ...)              the kernels' and ops' static data (WGC_STATIC_DATA_BUDGET
  *                                   + wgc_static_data), then the stack (wasm-ld)
+ *   threaded builds, then:          the other threads' stacks, then one packed-B GEMM
+ *                                   broadcast buffer per thread (threads.c: not static data,
+ *                                   which wasm-ld writes into the file when memory is imported)
  *
  * The exports this file writes, their types and the statuses they return are the module
  * ABI, documented in docs/abi.md (the contract both hosts are written from; change it
@@ -237,8 +240,6 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
         goto fail;
     }
 
-    if (opt->threads > 1) /* threads.c: wg_splat, one GEMM buffer per thread but the first */
-        wgc_static_data(e, (size_t)(opt->threads - 1) * WGK_GEMM_SPLAT_FLOATS * sizeof(float));
     layout->weights_base = WGC_WEIGHTS_BASE;
     layout->weight_bytes = e->wlen;
     layout->prepared_bytes = e->plen;
@@ -248,8 +249,11 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     uint64_t global_base = align_up(arena_base + (uint64_t)plan->arena_bytes, 64);
     uint64_t memory = align_up(global_base + WGC_STATIC_DATA_BUDGET + e->static_bytes + WGC_STACK_BYTES, 65536);
     const uint64_t stacks_base = memory; /* threaded builds: the other threads' stacks */
-    if (opt->threads > 1)
-        memory = align_up(stacks_base + (uint64_t)(opt->threads - 1) * WGC_THREAD_STACK_BYTES, 65536);
+    uint64_t splat_base = 0;             /* then one GEMM broadcast buffer per thread */
+    if (opt->threads) {
+        splat_base = align_up(stacks_base + (uint64_t)(opt->threads - 1) * WGC_THREAD_STACK_BYTES, 64);
+        memory = align_up(splat_base + (uint64_t)opt->threads * WGK_GEMM_SPLAT_FLOATS * sizeof(float), 65536);
+    }
     if (memory > (uint64_t)4 << 30 || memory > 0xffff0000u) {
         st = wgc_error(g, NULL, WG_ERR_INVALID,
                        "the model needs %llu bytes of memory (weights %llu + prepared weights %llu + "
@@ -300,7 +304,7 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     put(&t, "    default: return 0;\n    }\n}\n\n");
     if (opt->threads) {
         if (!(thr = wgc_threads_source(e->body, span, split, n_steps, n_node_steps, opt->profile, g->n_syms > 0,
-                                       opt->threads, (uint32_t)stacks_base))) {
+                                       opt->threads, (uint32_t)stacks_base, (uint32_t)splat_base))) {
             st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing the C source");
             goto fail;
         }

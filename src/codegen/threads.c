@@ -36,9 +36,11 @@
 static const char runtime[] =
     "/* Threads (src/codegen/threads.c; docs/abi.md \"Threads\") */\n"
     "#define WG_PART ((wgk_part){wg_t, wg_n})\n"
-    "/* wgk_f32_gemm_pb's buffer: thread 0 uses the kernel's own. */\n"
-    "static float wg_splat[WG_MAX_THREADS > 1 ? WG_MAX_THREADS - 1 : 1][WGK_GEMM_SPLAT_FLOATS];\n"
-    "#define WG_SPLAT (wg_t ? wg_splat[wg_t - 1] : (float *)0)\n"
+    "/* wgk_f32_gemm_pb's broadcast buffers, one per thread, past the stacks (not static\n"
+    " * data: wasm-ld writes that into the file when the memory is imported); thread 0's is\n"
+    " * also the one of calls that bring none (wgk_gemm_splat_buffer). */\n"
+    "#define WG_SPLAT ((float *)(uintptr_t)(WG_SPLAT_BASE + (unsigned)wg_t * WGK_GEMM_SPLAT_FLOATS * 4u))\n"
+    "float *wgk_gemm_splat_buffer(void) { return (float *)(uintptr_t)WG_SPLAT_BASE; }\n"
     "/* A stop marker: the status is in wg_first_status (or the run was aborted). */\n"
     "#define WG_STOP (-2147483647 - 1)\n"
     "#define WG_SYNC() do { if (wg_barrier(wg_t, wg_n)) return WG_STOP; } while (0)\n"
@@ -202,7 +204,8 @@ static const char run_range[] =
     "\n";
 
 char *wgc_threads_source(const char *body, const size_t *span, const bool *split, int n_steps,
-                         int n_node_steps, bool profile, bool dims, int threads, uint32_t stacks_base)
+                         int n_node_steps, bool profile, bool dims, int threads, uint32_t stacks_base,
+                         uint32_t splat_base)
 {
     char *out = NULL;
     size_t len = 0;
@@ -213,6 +216,7 @@ char *wgc_threads_source(const char *body, const size_t *span, const bool *split
     /* Thread t > 0: [base + (t - 1) * size, base + t * size), growing down from its top. */
     fprintf(f, "#define WG_STACKS_BASE %uu\n", stacks_base);
     fprintf(f, "#define WG_THREAD_STACK %uu\n", WGC_THREAD_STACK_BYTES);
+    fprintf(f, "#define WG_SPLAT_BASE %uu\n", splat_base);
     fprintf(f, "#define WG_DIMS_BAD() %s\n", dims ? "wg_check_dims()" : "0");
     fputs(runtime, f);
     /* Which steps run on every thread; one more entry (0) past the last. */
