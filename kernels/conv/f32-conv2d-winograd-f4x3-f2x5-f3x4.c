@@ -363,7 +363,7 @@ static inline __attribute__((always_inline)) void winograd_tile6(const wgk_conv2
     const int wp = wgk_winograd_tile6_pad_width(OW, m);
     /* Threads: blocks of tiles or ranges of output channels (wgk_winograd_part). */
     int t_lo, t_hi, m_lo, m_hi;
-    wgk_winograd_part(a->part, T, nt, M, &t_lo, &t_hi, &m_lo, &m_hi);
+    wgk_winograd_part(a->part, T, nt, M, 1, &t_lo, &t_hi, &m_lo, &m_hi);
     if (t_lo >= t_hi || m_lo >= m_hi)
         return;
     for (int n = 0; n < a->N; n++) {

@@ -43,14 +43,14 @@ WGK_INLINE void wgk_winograd_out2x2_run(const wgk_conv2d_args *a, const wino2x2 
     float *As = Mo + npos * mx; /* broadcasts (wgk_winograd_gemm) */
     /* Threads: blocks of tiles or ranges of output channels (wgk_winograd_part). */
     int t_lo, t_hi, m_lo, m_hi;
-    wgk_winograd_part(a->part, T, nt, M, &t_lo, &t_hi, &m_lo, &m_hi);
+    wgk_winograd_part(a->part, T, nt, M, 0, &t_lo, &t_hi, &m_lo, &m_hi);
     if (t_lo >= t_hi || m_lo >= m_hi)
         return;
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * C * H * W;
         const size_t yo = (size_t)n * M * OH * OW;
         for (int t0 = t_lo; t0 < t_hi; t0 += nt) {
-            const int cnt = T - t0 < nt ? T - t0 : nt;
+            const int cnt = t_hi - t0 < nt ? t_hi - t0 : nt;
             const int panels = (cnt + WGK_CONV_NR - 1) / WGK_CONV_NR;
             for (int c = 0; c < C; c++) {
                 const float *xc = x + (size_t)c * H * W;

@@ -105,22 +105,27 @@ void wgk_winograd_gemm_rows(const float *w, size_t wx, int npos, int M, int m0, 
                             size_t vx, float *Mo, size_t mx, int nt, int ncols, float *As);
 
 /* Thread a->part's share of a Winograd conv of T tiles in blocks of nt, M output
- * channels: whole blocks [*t_lo, *t_hi) of tiles when there are at least 4 per thread
- * (no work repeated); else, with at least 4 panels of WGK_CONV_NR tiles per thread, a
- * range of whole panels, which the thread cuts into blocks of its own (a tile's sums do
- * not depend on its block: PP-OCR det's 80x80 96->24 F(4x4) conv has 4 blocks of ~120
- * tiles, and the channel split below ran 2 threads at 0.90 of 1); else every block for
- * output channels [*m_lo, *m_hi) in steps of 2 * WGK_CONV_MR (each thread then transforms
- * the block's input itself: the GEMM is the larger part). A pure function of the shape
- * and the thread count. */
-static inline void wgk_winograd_part(wgk_part p, int T, int nt, int M, int *t_lo, int *t_hi, int *m_lo, int *m_hi)
+ * channels. With at least 4 panels of WGK_CONV_NR tiles per thread, a range of whole
+ * panels, which the thread cuts into blocks of nt of its own, where a tile's sums do not
+ * depend on where its block starts (any_start: the 6x6-tile kernels, whose transforms
+ * treat every tile alike); the 2x2-output kernels, whose 4-tile rows start from the
+ * block's start, take whole blocks [*t_lo, *t_hi) when there are at least 4 per thread,
+ * and the panel range only when there are fewer (dealing out whole blocks left PP-OCR
+ * det's 160x160 96->24 F(4x4,3x3) convs, 14 blocks the last one short, at 847 tiles
+ * against 753). Else every block for output channels [*m_lo, *m_hi) in steps of
+ * 2 * WGK_CONV_MR (each thread then transforms the block's input itself: the GEMM is the
+ * larger part; PP-OCR det's 80x80 96->24 conv, 4 blocks, ran 2 threads at 0.90 of one
+ * that way). A pure function of the shape and the thread count. */
+static inline void wgk_winograd_part(wgk_part p, int T, int nt, int M, int any_start, int *t_lo, int *t_hi,
+                                     int *m_lo, int *m_hi)
 {
     *t_lo = 0, *t_hi = T, *m_lo = 0, *m_hi = M;
     if (p.n <= 1)
         return;
-    if ((T + nt - 1) / nt >= 4 * p.n)
+    const int panels = T >= 4 * WGK_CONV_NR * p.n;
+    if (!(any_start && panels) && (T + nt - 1) / nt >= 4 * p.n)
         wgk_part_range(p, T, nt, t_lo, t_hi);
-    else if (T >= 4 * WGK_CONV_NR * p.n)
+    else if (panels)
         wgk_part_range(p, T, WGK_CONV_NR, t_lo, t_hi);
     else
         wgk_part_range(p, M, 8, m_lo, m_hi);
