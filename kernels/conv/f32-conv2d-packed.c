@@ -51,13 +51,17 @@ typedef struct im2col_src {
     int rs, ps;
 } im2col_src;
 
-static im2col_src im2col_source(const wgk_conv2d_args *a, const float *x, int cg, float *pad)
+static im2col_src im2col_source(const wgk_conv2d_args *a, const float *x, int cg, float *pad, int p_lo, int p_hi)
 {
     if (!wgk_conv_packed_pad_floats(a))
         return (im2col_src){x, a->W, a->H * a->W};
-    const int hp = wgk_conv_span(a->OH, a->SH, a->KH, a->DH), wp = wgk_conv_span(a->OW, a->SW, a->KW, a->DW);
-    wgk_pad_planes(x, cg, a->H, a->W, a->PT, a->PL, hp, wp, pad);
-    return (im2col_src){pad, wp, hp * wp};
+    /* Only the padded rows that output pixels [p_lo, p_hi) read (a thread's share in a
+     * pixel split: the stem conv of PP-OCRv4 det copied all 3 x 642 x 642 floats on every
+     * thread); the origin stays where row 0 would be, so offsets are the whole call's. */
+    const int wp = wgk_conv_span(a->OW, a->SW, a->KW, a->DW);
+    const int r0 = p_lo / a->OW * a->SH, r1 = wgk_conv_span((p_hi - 1) / a->OW + 1, a->SH, a->KH, a->DH);
+    wgk_pad_planes(x, cg, a->H, a->W, a->PT - r0, a->PL, r1 - r0, wp, pad);
+    return (im2col_src){pad - (ptrdiff_t)r0 * wp, wp, (r1 - r0) * wp};
 }
 
 /* kb[k] for every tap k = (c*KH + kh)*KW + kw of a group. */
@@ -209,7 +213,7 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
             const float *x = a->x + ((size_t)n * a->C + (size_t)g * cg) * a->H * a->W;
             im2col_src src = {x, a->W, a->H * a->W};
             if (!direct) {
-                src = im2col_source(a, x, cg, pad);
+                src = im2col_source(a, x, cg, pad, p_lo, p_hi);
                 if (n == 0 && g == 0)
                     im2col_taps(a, cg, &src, kb);
             }
