@@ -178,11 +178,13 @@ void wgk_f32_conv2d_strassen(const wgk_conv2d_args *a)
     const size_t ostride = (size_t)s.Kh * nc;
     float *const splat = b + 7 * ostride;
     float *const gathered = splat + 4 * MR * KC;
-    /* Threads (wgk_conv_strassen_pixel_split): runs of the first half's pixels (with
-     * their partners in the second), or of the half-size weight panels (each row of them
-     * feeds output rows m and m + M/2), every thread then packing the operands itself. */
+    /* Threads (wgk_part_splits_columns): runs of the first half's pixels (with their
+     * partners in the second; each thread packs only its own blocks' operands), or of the
+     * half-size weight panels (each row of them feeds output rows m and m + M/2), every
+     * thread then packing every block's 7 operands, 7/4 of the input (PP-OCRv4 det's 1x1
+     * layers ran 2 threads at 0.56 of one). */
     int m_lo = 0, m_hi = s.Mh, p_lo = 0, p_hi = s.Ph;
-    if (wgk_conv_strassen_pixel_split(a->part, nc, s.Ph))
+    if (wgk_part_splits_columns(a->part, nc, s.Ph))
         wgk_part_range(a->part, s.Ph, NR, &p_lo, &p_hi);
     else
         wgk_part_range(a->part, s.Mh, MR, &m_lo, &m_hi);

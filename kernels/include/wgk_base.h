@@ -56,6 +56,16 @@ static inline void wgk_part_range(wgk_part p, int total, int unit, int *lo, int 
     *hi = (int)(h < total ? h : total);
 }
 
+/* Whether a kernel's threads split its columns (pixels) rather than its rows (output
+ * channels): when every thread gets two blocks of `block` columns or more of `cols`, so
+ * each packs only its own blocks and nothing is repeated (the packed and Strassen convs,
+ * whose row split has every thread pack every block). A pure function of the shape and
+ * the thread count. */
+static inline int wgk_part_splits_columns(wgk_part p, int block, int cols)
+{
+    return p.n > 1 && (long)cols >= 2L * p.n * block;
+}
+
 #ifdef __wasm_simd128__
 /* acc + x * y: one f32x4.relaxed_madd (a fused multiply-add on x86 and ARM) in
  * -mrelaxed-simd builds, a multiply then an add otherwise. */

@@ -128,22 +128,14 @@ static inline size_t wgk_conv_packed_scratch(const wgk_conv2d_args *a)
            3 * (nc / WGK_CONV_NR);
 }
 
-/* Whether threads split a packed conv's output pixels (columns, in panels of NR; each
- * thread packs and computes only its own blocks, so nothing is repeated) rather than its
- * output channels (each thread packs every B block, 1/M of the block's multiplies: the
- * early layers of PP-OCRv4 det, 8 to 32 channels, ran 2 threads at 0.6-0.7 of one): when
- * every thread gets two blocks of columns or more. A pure function of the shape and the
- * thread count. */
-static inline int wgk_conv_packed_pixel_split(wgk_part p, int nc, int OHW)
-{
-    return p.n > 1 && (long)OHW >= 2L * p.n * nc;
-}
-
 /* The convolution; a->w packed by wgk_conv_pack_w, a->scratch of
  * wgk_conv_packed_scratch(a) floats; a->gemm and a->w_rowmajor
  * are not used. Threads (a->part) take contiguous runs of output pixels or of each group's
- * weight panels (wgk_conv_packed_pixel_split) and compute their outputs exactly as one
- * thread would: a pixel's sums do not depend on where its block starts. */
+ * weight panels (wgk_part_splits_columns: the pixels when every thread gets two blocks of
+ * columns; the channel split has every thread pack every B block, 1/M of its multiplies,
+ * and left PP-OCRv4 det's 8- to 32-channel layers at 0.6-0.7 of one thread on two) and
+ * compute their outputs exactly as one thread would: a pixel's sums do not depend on
+ * where its block starts. */
 void wgk_f32_conv2d_packed(const wgk_conv2d_args *a);
 
 /* The micro-kernel: MR rows x ncols columns of C, one MR x NR tile at a time,

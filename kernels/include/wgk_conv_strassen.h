@@ -49,17 +49,6 @@ static inline int wgk_conv_strassen_block_cols(int K, int M, int P)
     return (int)((w + WGK_CONV_NR - 1) / WGK_CONV_NR * WGK_CONV_NR);
 }
 
-/* Whether threads split a Strassen 1x1 conv's pixels (the first half's, in panels of NR,
- * each with its partner in the second half: each thread packs only its own blocks'
- * operands) rather than its half-size weight panels (each thread packs every block's
- * operands, 7/4 of the input per thread: PP-OCRv4 det's 1x1 layers ran 2 threads at 0.56
- * of one): when every thread gets two blocks of nc columns or more. A pure function of the
- * shape and the thread count. */
-static inline int wgk_conv_strassen_pixel_split(wgk_part p, int nc, int Ph)
-{
-    return p.n > 1 && (long)Ph >= 2L * p.n * nc;
-}
-
 /* Scratch floats: the 7 packed input operands, the broadcast weight slice and, strided,
  * the input pixels the conv reads (K x P); at least what
  * wgk_f32_conv2d_packed needs, which the kernel falls back to when the output overlaps

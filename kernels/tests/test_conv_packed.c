@@ -107,7 +107,7 @@ static void check_parts(const shape *s, int n, int want_pixel_split)
     a.y = Want;
     wgk_f32_conv2d_packed(&a);
     const int nc = wgk_conv_block_cols(K, a.OH * a.OW);
-    WGKT_CHECK(wgk_conv_packed_pixel_split((wgk_part){0, n}, nc, a.OH * a.OW) == want_pixel_split,
+    WGKT_CHECK(wgk_part_splits_columns((wgk_part){0, n}, nc, a.OH * a.OW) == want_pixel_split,
                "the split the case is meant to test");
     a.y = Y;
     WGKT_CHECK(wgkt_conv_parts_match(wgk_f32_conv2d_packed, &a, Want, ysize, n),

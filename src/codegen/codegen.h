@@ -42,7 +42,8 @@ typedef struct wgc_layout {
 #define WGC_WEIGHTS_BASE WGC_WEIGHTS_ALIGN
 #define WGC_STACK_BYTES (1u << 20)
 /* The kernels' and ops' static data: the packed-B GEMM's broadcast buffer (1 MiB,
- * WGK_GEMM_SPLAT_FLOATS) and 128 KiB for the rest. */
+ * WGK_GEMM_SPLAT_FLOATS; threaded modules keep theirs past the stacks and reserve 128 KiB
+ * only) and 128 KiB for the rest. */
 #define WGC_STATIC_DATA_BUDGET (1152u << 10)
 
 /* Threaded modules (threads.c): each thread but thread 0 (wasm-ld's stack) has a stack

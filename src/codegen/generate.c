@@ -247,7 +247,11 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     uint64_t prepared_base = align_up(WGC_WEIGHTS_BASE + e->wlen, 64);
     uint64_t arena_base = align_up(prepared_base + e->plen, 64);
     uint64_t global_base = align_up(arena_base + (uint64_t)plan->arena_bytes, 64);
-    uint64_t memory = align_up(global_base + WGC_STATIC_DATA_BUDGET + e->static_bytes + WGC_STACK_BYTES, 65536);
+    /* A threaded module's GEMM broadcast buffers lie past the stacks (threads.c): the
+     * kernels' own (f32-gemm-splat-buffer.c) is not linked, and its room is not kept. */
+    const uint64_t static_budget =
+        WGC_STATIC_DATA_BUDGET - (opt->threads ? (uint64_t)WGK_GEMM_SPLAT_FLOATS * sizeof(float) : 0);
+    uint64_t memory = align_up(global_base + static_budget + e->static_bytes + WGC_STACK_BYTES, 65536);
     const uint64_t stacks_base = memory; /* threaded builds: the other threads' stacks */
     uint64_t splat_base = 0;             /* then one GEMM broadcast buffer per thread */
     if (opt->threads) {
