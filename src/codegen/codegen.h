@@ -50,14 +50,20 @@ typedef struct wgc_layout {
  * of this size above the static data. */
 #define WGC_THREAD_STACK_BYTES WGC_STACK_BYTES
 
+/* How a threaded module runs a step (threads.c): on thread 0 alone, on every thread
+ * (its node asked to: wgc_part, wgc_sync), or not at all (no code: a Concat or Reshape
+ * the memory plan made free), which then needs no barrier either side. */
+typedef enum { WGC_STEP_THREAD0, WGC_STEP_SPLIT, WGC_STEP_EMPTY } wgc_step_kind;
+
 /* The steps, barrier and thread exports of a threaded module (malloc'ed C text; NULL when
- * out of memory): step k's code is body[span[2k], span[2k+1]), split[k] whether it runs
- * on every thread; worker stacks start at stacks_base, the threads' GEMM broadcast buffers
- * (WGK_GEMM_SPLAT_FLOATS each) at splat_base; dims: the module has symbols, whose
+ * out of memory): step k's code is body[span[2k], span[2k+1]), kind[k] how it runs;
+ * worker stacks start at stacks_base, the threads' GEMM broadcast buffers
+ * (WGK_GEMM_SPLAT_FLOATS each) at splat_base, their scratch regions (plan.h,
+ * thread_scratch bytes each) at thread_scratch_base; dims: the module has symbols, whose
  * values a run checks before any step (sym_exports.c wg_check_dims). */
-char *wgc_threads_source(const char *body, const size_t *span, const bool *split, int n_steps,
+char *wgc_threads_source(const char *body, const size_t *span, const wgc_step_kind *kind, int n_steps,
                          int n_node_steps, bool profile, bool dims, int threads, uint32_t stacks_base,
-                         uint32_t splat_base);
+                         uint32_t splat_base, uint32_t thread_scratch_base, uint32_t thread_scratch);
 
 /* Turns the linked module's imported memory into a shared one, in place (threaded
  * builds; wasm_module.c). */

@@ -267,11 +267,10 @@ const char *wgc_scratch(wgc_emitter *e)
     if (off < 0) {
         e->failed = true;
         snprintf(s, 96, "0 /* node has no scratch */");
-    } else if (e->target.threads && e->plan->scratch_copies > 1 && wgc_node_splits(&e->g->nodes[e->node])) {
-        /* One copy per thread, side by side (plan.c), for the nodes whose kernel runs
+    } else if (e->plan->scratch_per_thread[e->node]) {
+        /* The region of the thread running it (plan.h), for the nodes whose kernel runs
          * on every thread; the others run on thread 0 and may name it in static data. */
-        snprintf(s, 96, "((void *)((char *)A(%lld) + (size_t)wg_t * %lld))", (long long)off,
-                 (long long)(e->plan->scratch_bytes[e->node] / e->plan->scratch_copies));
+        snprintf(s, 96, "WG_THREAD_SCRATCH(wg_t)");
     } else {
         snprintf(s, 96, "A(%lld)", (long long)off);
     }

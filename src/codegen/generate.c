@@ -179,7 +179,7 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     wg_status st = WG_OK;
     size_t *span = NULL; /* [start, end) of each step's code in e->body */
     int *halves = NULL;  /* [start, end) of each step's float16 weights in e->halves */
-    bool *split = NULL;  /* threaded builds: the step runs on every thread (threads.c) */
+    wgc_step_kind *kind = NULL; /* threaded builds: how the step runs (threads.c) */
     char *thr = NULL;
     int n_steps = 0;
     *src = NULL;
@@ -189,7 +189,7 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     if (!(span = malloc(sizeof *span * 2 * (size_t)(g->n_nodes + 1))) ||
         !(halves = malloc(sizeof *halves * 2 * (size_t)(g->n_nodes + 1))) ||
         !(e->step_weights = malloc(sizeof *e->step_weights * (size_t)(g->n_nodes + 1))) ||
-        !(split = calloc((size_t)(g->n_nodes + 1), sizeof *split))) {
+        !(kind = calloc((size_t)(g->n_nodes + 1), sizeof *kind))) {
         st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
         goto fail;
     }
@@ -203,20 +203,23 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
          * (whose nodes a threaded build runs on thread 0 alone: e->single) */
         const int last = wgc_step_last(g, i);
         e->single = last > i;
+        size_t code = 0; /* bytes emitted beyond the nodes' comments */
         for (; i <= last; i++) {
             wgc_node *n = &g->nodes[i];
             if (n->dead)
                 continue;
             e->node = i;
             wgc_emit(e, "/* %s: %s */\n", n->op_type, n->name);
+            const size_t node_start = e->len;
             /* a node of symbolic shapes runs on sizes read at run time (ops/sym_emit.c) */
             if ((st = g->n_syms && wgc_sym_node(g, n) ? wgc_sym_emit(e, g, n)
                                                       : wgc_op_hooks(n->op)->emit(e, g, n)))
                 goto fail;
+            code += e->len - node_start;
         }
         i = last;
         e->single = false;
-        split[n_steps] = e->split;
+        kind[n_steps] = e->split ? WGC_STEP_SPLIT : code ? WGC_STEP_THREAD0 : WGC_STEP_EMPTY;
         span[2 * n_steps] = start;
         span[2 * n_steps + 1] = e->len;
         halves[2 * n_steps + 1] = e->n_halves;
@@ -254,9 +257,12 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     uint64_t memory = align_up(global_base + static_budget + e->static_bytes + WGC_STACK_BYTES, 65536);
     const uint64_t stacks_base = memory; /* threaded builds: the other threads' stacks */
     uint64_t splat_base = 0;             /* then one GEMM broadcast buffer per thread */
+    uint64_t thread_scratch_base = 0;    /* then each thread's scratch region (plan.h) */
     if (opt->threads) {
         splat_base = align_up(stacks_base + (uint64_t)(opt->threads - 1) * WGC_THREAD_STACK_BYTES, 64);
-        memory = align_up(splat_base + (uint64_t)opt->threads * WGK_GEMM_SPLAT_FLOATS * sizeof(float), 65536);
+        thread_scratch_base = splat_base + (uint64_t)opt->threads * WGK_GEMM_SPLAT_FLOATS * sizeof(float);
+        memory = align_up(thread_scratch_base + (uint64_t)opt->threads * (uint64_t)plan->thread_scratch_bytes,
+                          65536);
     }
     if (memory > (uint64_t)4 << 30 || memory > 0xffff0000u) {
         st = wgc_error(g, NULL, WG_ERR_INVALID,
@@ -307,8 +313,9 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
             (long long)g->tensors[g->outputs[k]].addr, g->tensors[g->outputs[k]].name);
     put(&t, "    default: return 0;\n    }\n}\n\n");
     if (opt->threads) {
-        if (!(thr = wgc_threads_source(e->body, span, split, n_steps, n_node_steps, opt->profile, g->n_syms > 0,
-                                       opt->threads, (uint32_t)stacks_base, (uint32_t)splat_base))) {
+        if (!(thr = wgc_threads_source(e->body, span, kind, n_steps, n_node_steps, opt->profile, g->n_syms > 0,
+                                       opt->threads, (uint32_t)stacks_base, (uint32_t)splat_base,
+                                       (uint32_t)thread_scratch_base, (uint32_t)plan->thread_scratch_bytes))) {
             st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory writing the C source");
             goto fail;
         }
@@ -330,7 +337,7 @@ fail:
     free(t.s);
     free(span);
     free(halves);
-    free(split);
+    free(kind);
     free(thr);
     return st;
 }

@@ -10,7 +10,8 @@
  * barrier (memory.atomic.wait32 / notify on a counter in linear memory: a waiting thread
  * reads the counter for a bounded number of times, then sleeps; it never spins for
  * longer, and a time limit reaches a sleeping thread through the host, see
- * docs/abi.md "Threads"); consecutive thread-0 steps need none. (The wait has no timeout:
+ * docs/abi.md "Threads"); consecutive thread-0 steps need none, and steps without code
+ * (a Concat the memory plan made free) do not count. (The wait has no timeout:
  * with a 1 ms timeout and a loop, threaded runs in Node hung now and then, cause not
  * found; tests/js/test_threads.mjs shows it within a few runs.)
  *
@@ -122,7 +123,8 @@ static const char runtime[] =
     "}\n"
     "\n";
 
-/* Steps [k0, k1) as thread t of n; barrier_after[k]: whether step k is followed by one. */
+/* Steps [k0, k1) as thread t of n; wg_sync_after[k]: whether step k is followed by a
+ * barrier (always after the range's last). */
 static const char run_range[] =
     "static int wg_run_range(int t, int n, int k0, int k1)\n"
     "{\n"
@@ -132,7 +134,7 @@ static const char run_range[] =
     "            return wg_result();\n"
     "        if (s)\n"
     "            wg_fail(s);\n"
-    "        if (s || k == k1 - 1 || wg_split[k] || wg_split[k + 1]) {\n"
+    "        if (s || k == k1 - 1 || wg_sync_after[k]) {\n"
     "            int b = wg_barrier(t, n);\n"
     "            if (b)\n"
     "                return b;\n"
@@ -203,9 +205,9 @@ static const char run_range[] =
     "}\n"
     "\n";
 
-char *wgc_threads_source(const char *body, const size_t *span, const bool *split, int n_steps,
+char *wgc_threads_source(const char *body, const size_t *span, const wgc_step_kind *kind, int n_steps,
                          int n_node_steps, bool profile, bool dims, int threads, uint32_t stacks_base,
-                         uint32_t splat_base)
+                         uint32_t splat_base, uint32_t thread_scratch_base, uint32_t thread_scratch)
 {
     char *out = NULL;
     size_t len = 0;
@@ -217,17 +219,28 @@ char *wgc_threads_source(const char *body, const size_t *span, const bool *split
     fprintf(f, "#define WG_STACKS_BASE %uu\n", stacks_base);
     fprintf(f, "#define WG_THREAD_STACK %uu\n", WGC_THREAD_STACK_BYTES);
     fprintf(f, "#define WG_SPLAT_BASE %uu\n", splat_base);
+    /* The scratch of a split node: its thread's own region (plan.h scratch_per_thread). */
+    fprintf(f, "#define WG_THREAD_SCRATCH(t) ((void *)(uintptr_t)(%uu + (unsigned)(t) * %uu))\n",
+            thread_scratch_base, thread_scratch);
     fprintf(f, "#define WG_DIMS_BAD() %s\n", dims ? "wg_check_dims()" : "0");
     fputs(runtime, f);
-    /* Which steps run on every thread; one more entry (0) past the last. */
-    fprintf(f, "static const unsigned char wg_split[%d] = {", n_steps + 1);
-    for (int k = 0; k < n_steps; k++)
-        fprintf(f, "%s%d", k ? ", " : "", split[k] ? 1 : 0);
-    fprintf(f, "%s0};\n\n", n_steps ? ", " : "");
+    /* A barrier follows step k when it has code and it or the next step with code runs on
+     * every thread; empty steps between them change nothing (SqueezeNet's Concats cost
+     * two barriers each before). */
+    fprintf(f, "static const unsigned char wg_sync_after[%d] = {", n_steps ? n_steps : 1);
+    for (int k = 0; k < n_steps; k++) {
+        int next = k + 1;
+        while (next < n_steps && kind[next] == WGC_STEP_EMPTY)
+            next++;
+        const bool sync = kind[k] != WGC_STEP_EMPTY &&
+                          (kind[k] == WGC_STEP_SPLIT || (next < n_steps && kind[next] == WGC_STEP_SPLIT));
+        fprintf(f, "%s%d", k ? ", " : "", sync ? 1 : 0);
+    }
+    fprintf(f, "%s};\n\n", n_steps ? "" : "0");
     fputs("static int wg_step(int k, int wg_t, int wg_n)\n{\n    (void)wg_n;\n    switch (k) {\n", f);
     for (int k = 0; k < n_steps; k++) {
         const int n = (int)(span[2 * k + 1] - span[2 * k]);
-        if (split[k])
+        if (kind[k] == WGC_STEP_SPLIT)
             fprintf(f, "    case %d: {\n%.*s    } break;\n", k, n, body + span[2 * k]);
         else
             fprintf(f, "    case %d: if (wg_t == 0) {\n%.*s    } break;\n", k, n, body + span[2 * k]);

@@ -98,23 +98,29 @@ static wg_status emit_winograd_prepare(wgc_emitter *e, wgc_graph *g, wgc_node *n
                              wgc_in(g, n, 1)->name);
         snprintf(wexpr, wexpr_len, "%s", p);
     }
-    /* Split across threads: a once-only transform on thread 0, the others waiting for
-     * it; one done every run goes into each thread's own scratch (wexpr is per thread). */
+    /* Split across threads: a once-only transform on thread 0 on the first run, the
+     * others waiting for it at a barrier; thread 0 sets the flag only after that barrier,
+     * which every thread reaches after reading it, so all take the same branch, and later
+     * runs meet no barrier here. One done every run goes into each thread's own scratch
+     * (wexpr is per thread). */
     const bool split = wgc_threaded(e) && wgc_node_splits(n);
+    const bool shared = split && !per_run;
     wgc_emit(e, "{\n");
     if (!per_run) {
         wgc_emit(e, "    static int prepared; /* filters transformed (once) */\n");
-        wgc_emit(e, split ? "    if (wg_t == 0 && !prepared) {\n" : "    if (!prepared) {\n");
+        wgc_emit(e, "    if (!prepared) {\n");
     } else
         wgc_emit(e, "    { /* filters transformed on every run, into the scratch */\n");
+    if (shared)
+        wgc_emit(e, "    if (wg_t == 0)\n");
     wgc_emit(e, "        for (int g = 0; g < %lld; g++) /* groups: one after the other */\n", (long long)c->groups);
     wgc_emit(e, "            %s((const float *)%s + (size_t)g * %zu, %zu, %zu, (float *)%s + (size_t)g * %zu);\n",
              k->prepare, wpacked, wgk_conv_pack_w_group(mg, cg * (size_t)k->taps), mg, cg, wexpr, group);
-    if (!per_run)
-        wgc_emit(e, "        prepared = 1;\n");
-    wgc_emit(e, "    }\n");
-    if (split && !per_run)
+    if (shared)
         wgc_sync(e);
+    if (!per_run)
+        wgc_emit(e, shared ? "        if (wg_t == 0) prepared = 1;\n" : "        prepared = 1;\n");
+    wgc_emit(e, "    }\n");
     wgc_emit(e, "}\n");
     return WG_OK;
 }
@@ -208,7 +214,7 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wg
     wgc_emit(e, "    };");
     wgc_emit(e, "    %s(&args);", kernel);
     wgc_emit(e, "}");
-    const bool passes = !post_in_kernel || (affine[0] && !aux_in_kernel);
+    const bool passes = (post && !post_in_kernel) || (affine[0] && !aux_in_kernel);
     if (split && passes) { /* the passes below read the whole output: after every thread, on one */
         wgc_sync(e);
         wgc_emit(e, "if (wg_t == 0) {");
@@ -279,18 +285,15 @@ static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
     if (st || (st = emit_aux_affine(e, g, n, affine, sizeof affine)))
         return st;
     const bool direct = im->first_run != WGC_KERNEL_NONE;
-    /* Threads: every thread reads the flag before thread 0 may set it (the barrier), so
-     * all take the same branch. */
+    /* Threads: every thread reads the flag before the barrier, thread 0 sets it after,
+     * so all take the same branch (and only the first run meets that barrier). */
     const bool split = wgc_threaded(e) && wgc_node_splits(n);
     if (direct) {
         wgc_emit(e, "{ /* first run: direct; later runs: Winograd, filters transformed on the second */\n");
         wgc_emit(e, "    static int ran;");
-        if (split) {
-            wgc_emit(e, "    const int ran_before = ran;");
+        wgc_emit(e, "    if (!ran) {");
+        if (split)
             wgc_sync(e);
-            wgc_emit(e, "    if (!ran_before) {");
-        } else
-            wgc_emit(e, "    if (!ran) {");
         char scratch[96];
         snprintf(scratch, sizeof scratch, "%s", wgc_scratch(e));
         emit_kernel_call(e, g, n, c, z, im->first_run, wpacked, scratch, "0", false, affine);

@@ -187,7 +187,9 @@ void wgc_plan_free(wgc_plan *plan)
 {
     free(plan->scratch_offset);
     free(plan->scratch_bytes);
+    free(plan->scratch_per_thread);
     plan->scratch_offset = plan->scratch_bytes = NULL;
+    plan->scratch_per_thread = NULL;
 }
 
 wg_status wgc_plan_memory(wgc_graph *g, wgc_plan *plan)
@@ -203,7 +205,9 @@ wg_status wgc_plan_memory(wgc_graph *g, wgc_plan *plan)
     plan->scratch_copies = copies;
     plan->scratch_offset = malloc(sizeof(int64_t) * (size_t)(nn + 1));
     plan->scratch_bytes = calloc((size_t)(nn + 1), sizeof(int64_t));
-    if (!bufs || !placed || !first || !last || !plan->scratch_offset || !plan->scratch_bytes) {
+    plan->scratch_per_thread = calloc((size_t)(nn + 1), sizeof(bool));
+    if (!bufs || !placed || !first || !last || !plan->scratch_offset || !plan->scratch_bytes ||
+        !plan->scratch_per_thread) {
         st = wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory planning memory");
         goto fail;
     }
@@ -235,8 +239,13 @@ wg_status wgc_plan_memory(wgc_graph *g, wgc_plan *plan)
         const wgc_op_def *op = wgc_op_hooks(n->op);
         if (op && op->scratch)
             plan->scratch_bytes[i] = (int64_t)op->scratch(g, n);
-        if (copies > 1 && plan->scratch_bytes[i] > 0 && wgc_node_splits(n))
-            plan->scratch_bytes[i] = align_up(plan->scratch_bytes[i]) * copies;
+        if (copies > 1 && plan->scratch_bytes[i] > 0 && wgc_node_splits(n)) {
+            plan->scratch_per_thread[i] = true;
+            plan->scratch_offset[i] = 0;
+            const int64_t bytes = align_up(plan->scratch_bytes[i]);
+            if (bytes > plan->thread_scratch_bytes)
+                plan->thread_scratch_bytes = bytes;
+        }
     }
     for (int k = 0; k < g->n_inputs; k++)
         first[g->inputs[k]] = -1, last[g->inputs[k]] = nn;
@@ -267,7 +276,7 @@ wg_status wgc_plan_memory(wgc_graph *g, wgc_plan *plan)
                               pinned ? nn : last[t], t, -1};
     }
     for (int i = 0; i < nn; i++)
-        if (plan->scratch_bytes[i] > 0)
+        if (plan->scratch_bytes[i] > 0 && !plan->scratch_per_thread[i])
             bufs[nb++] = (buffer){align_up(plan->scratch_bytes[i]), -1, i, i, -1, i};
     qsort(bufs, (size_t)nb, sizeof *bufs, by_size_desc);
     int np = 0;
