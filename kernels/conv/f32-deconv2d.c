@@ -140,23 +140,25 @@ void wgk_f32_deconv2d(const wgk_deconv2d_args *a)
     const size_t OHW = (size_t)a->OH * a->OW;
     const int direct = wgk_deconv2d_stores(a->H, a->W, a->OH, a->OW, a->KH, a->KW, a->SH, a->SW,
                                            a->DH, a->DW, a->PT, a->PL);
-    /* Threads: a thread stores the weight rows [r_lo, r_hi), whole MR-row panels (the
-     * same tiles as on one thread), or, with fewer than two panels per thread (PP-OCR
-     * det's last upsampler: 1 channel, 4 rows), the input pixels [p_lo, p_hi) in runs of
-     * SUB, each packing only its own (a column's sums do not depend on its block); the
-     * scatter form runs whole on thread 0. */
+    const int nc = wgk_conv_block_cols(cg, HW);
+    /* Threads: a thread stores the input pixels [p_lo, p_hi) in runs of SUB, each packing
+     * only its own (a column's sums do not depend on its block), when every thread gets
+     * two blocks of them or more (wgk_part_splits_columns: PP-OCR det's 24 -> 24 2x2
+     * upsampler at 160x160 ran 2 threads at 0.60 of one with every thread packing every
+     * block), or when there are fewer than two weight-row panels per thread (its last
+     * upsampler: 1 channel, 4 rows); else the weight rows [r_lo, r_hi), whole MR-row
+     * panels (the same tiles as on one thread). The scatter form runs whole on thread 0. */
     int r_lo = 0, r_hi = rows, p_lo = 0, p_hi = HW;
     if (a->part.n > 1) {
         if (!direct && a->part.t)
             return;
-        if (direct && (rows + MR - 1) / MR >= 2 * a->part.n)
+        if (direct && !wgk_part_splits_columns(a->part, nc, HW) && (rows + MR - 1) / MR >= 2 * a->part.n)
             wgk_part_range(a->part, rows, MR, &r_lo, &r_hi);
         else if (direct)
             wgk_part_range(a->part, HW, SUB, &p_lo, &p_hi);
         if (r_lo >= r_hi || p_lo >= p_hi)
             return;
     }
-    const int nc = wgk_conv_block_cols(cg, HW);
     const size_t pstride = (size_t)cg * NR;
     const size_t wgroup = wgk_conv_pack_w_group((size_t)rows, (size_t)cg);
     /* Scratch: [packed weight (w_onnx)] [B block] [broadcast panel] [tile]. */

@@ -4,14 +4,16 @@
  * col2im, with KW = 2 row pairs and odd panels), overlapping taps, pads, output padding,
  * dilations, groups, several images, more than one B block and more than KC input
  * channels, bias, residual and clamp; each with the weight packed at "compile time"
- * (wgk_deconv2d_pack_w) and in ONNX layout (w_onnx, packed in scratch).
+ * (wgk_deconv2d_pack_w) and in ONNX layout (w_onnx, packed in scratch); and that 2 and 3
+ * threads' parts (wgk_part), run one after another, give the whole call's bits (rows or
+ * pixels split, whichever the kernel picks for the shape).
  */
 #include "wgk_convnd.h"
 #include "wgkt.h"
 
 #define XCAP 300000
-#define YCAP 60000
-static float X[XCAP], Wt[8192], Wp[16384], Bi[64], R[YCAP], Y[YCAP], S[600000];
+#define YCAP 70000
+static float X[XCAP], Wt[8192], Wp[16384], Bi[64], R[YCAP], Y[YCAP], Want[YCAP], S[600000];
 static double Ref[YCAP];
 static uint32_t seed = 11;
 
@@ -103,6 +105,25 @@ static void run_case(const dcase *c, int w_onnx)
         }
     }
     WGKT_CHECK(!bad, c->name);
+
+    for (int i = 0; i < ny; i++)
+        Want[i] = Y[i];
+    for (int n = 2; n <= 3; n++) {
+        for (int i = 0; i < ny; i++)
+            Y[i] = -1234.5f;
+        for (int t = 0; t < n; t++) {
+            a.part = (wgk_part){t, n};
+            wgk_f32_deconv2d(&a);
+        }
+        a.part = (wgk_part){0, 0};
+        int differ = 0;
+        for (int i = 0; i < ny; i++) {
+            union { float f; uint32_t u; } got = {Y[i]}, want = {Want[i]};
+            differ += got.u != want.u;
+        }
+        WGKT_CHECK(!differ, n == 2 ? "2 threads' parts give the whole call's bits"
+                                   : "3 threads' parts give the whole call's bits");
+    }
 }
 
 static void run(void)
@@ -124,6 +145,10 @@ static void run(void)
         {"depthwise x2",               1,  4,  3, 17,  8, 3, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0, 0, 4, 1, 0, 0},
         {"k3s2 300 ch overlap blocks", 1,300, 30, 31,  1, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0},
         {"wide rows past SUB",         1,  7, 3, 300,  5, 2, 3, 2, 2, 1, 1, 0, 1, 0, 1, 0, 0, 1, 1, 0, 0},
+        /* 4 row panels, 4 blocks of 1024 pixels: the pixel split */
+        {"k2s2 64 ch 64x64 4 blocks",  1, 64, 64, 64,  4, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0},
+        /* 16 row panels, 1 block: the row split */
+        {"k2s2 16 ch out 16 panels",   1,  8, 10, 10, 16, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         run_case(&cases[i], 0);

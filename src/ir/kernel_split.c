@@ -37,3 +37,9 @@ bool wgc_node_splits(const wgc_node *n)
     return wgc_kernel_splits(n->impl.kernel) &&
            (n->impl.first_run == WGC_KERNEL_NONE || wgc_kernel_splits(n->impl.first_run));
 }
+
+bool wgc_node_scratch_per_thread(const wgc_node *n)
+{
+    /* Resize divides its planes among the threads in its emitter (ops/resize.c). */
+    return wgc_node_splits(n) || n->op == WGC_OP_RESIZE;
+}

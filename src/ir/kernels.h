@@ -43,6 +43,9 @@ bool wgc_kernel_splits(wgc_kernel k);
 /* Whether node n's code runs on every thread: its kernel splits, and so does the one it
  * runs on the first run instead, if any (wgc_impl.first_run). */
 bool wgc_node_splits(const wgc_node *n);
+/* Whether n's scratch has a copy per thread (plan.h scratch_per_thread): the nodes above,
+ * and those of ops whose emitter may split them itself while using scratch. */
+bool wgc_node_scratch_per_thread(const wgc_node *n);
 /* Elementwise code outside kernels.def (binary ops, pooling by planes) splits across
  * threads from this many output elements: below, a barrier costs more than it saves. */
 #define WGC_SPLIT_MIN_ELEMENTS 65536

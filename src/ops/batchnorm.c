@@ -120,6 +120,29 @@ void wgc_bn_affine(wgc_graph *g, const wgc_node *bn, int64_t C, float *ab)
     }
 }
 
+/* A threaded module's BatchNormalization with constant parameters of constant shape:
+ * each thread takes a run of whole channels in every sample, each element computed as on
+ * one thread (PP-OCR det's BatchNormalizations after its ConvTransposes ran on thread 0). */
+static void emit_split_affine(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const char *scale,
+                              const char *shift, float lo, float hi)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const long long N = (long long)x->shape.dims[0], C = (long long)x->shape.dims[1];
+    const long long inner = (long long)(wgc_numel(&x->shape) / (N * C));
+    char res[128] = "0";
+    if (n->residual >= 0)
+        snprintf(res, sizeof res, "(const float *)%s + o", wgc_ptr(e, g, n->residual));
+    wgc_emit(e, "{\n");
+    wgc_emit_part_range(e, C, 1);
+    wgc_emit(e, "for (int n = 0; lo < hi && n < %lld; n++) {\n", N);
+    wgc_emit(e, "    const size_t o = ((size_t)n * %lld + (size_t)lo) * %lld;\n", C, inner);
+    wgc_emit(e, "    wgk_f32_channel_affine((const float *)%s + o, (const float *)%s + lo, (const float *)%s + lo, "
+                "%s, (float *)%s + o, 1, hi - lo, %lld, %s, %s);\n",
+             wgc_ptr(e, g, n->inputs[0]), scale, shift, res, wgc_ptr(e, g, n->outputs[0]), inner,
+             wgc_float(e, lo), wgc_float(e, hi));
+    wgc_emit(e, "}\n}\n");
+}
+
 /* Over symbolic batch or spatial dims too (ops/sym_window.c; inference only): the planes
  * read from wg_dims at run time. */
 static wg_status bn_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
@@ -158,6 +181,10 @@ static wg_status bn_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     }
     float lo, hi;
     wgc_act_range(n, &lo, &hi);
+    if (ab && !wgc_shape_is_sym(&x->shape) && C > 0 && wgc_split_pays(e, C, wgc_numel(&x->shape))) {
+        emit_split_affine(e, g, n, scale, shift, lo, hi);
+        goto fail; /* the common exit */
+    }
     char sn[96], si[96];
     snprintf(sn, sizeof sn, "%s", wgc_size_expr(e, &x->shape, 0, 1));
     snprintf(si, sizeof si, "%s", wgc_size_expr(e, &x->shape, 2, x->shape.rank));

@@ -13,6 +13,7 @@
  * that time), with nearest rounding down; nearest downsampling there is ambiguous and
  * is reported as unsupported.
  */
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,14 +300,35 @@ static wg_status resize_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         int64_t nc = 1;
         for (int d = 0; d < r - 2; d++)
             nc *= p->in[d];
-        wgc_emit(e, "wgk_f32_resize2d(&(const wgk_resize2d_args){.NC = %lld, .H = %lld, .W = %lld, "
+        const long long in_plane = (long long)p->in[r - 2] * p->in[r - 1];
+        const long long out_plane = (long long)p->out[r - 2] * p->out[r - 1];
+        /* Threads: runs of whole planes (each computed as on one thread), in the thread's
+         * own scratch (wgc_node_scratch_per_thread); PP-OCR det's 96 x 80x80 -> 160x160
+         * upsampling ran on thread 0 alone. */
+        const bool split = n->act == WGC_ACT_NONE && wgc_split_pays(e, nc, nc * out_plane);
+        char planes[32];
+        snprintf(planes, sizeof planes, "%lld", (long long)nc);
+        if (split) {
+            wgc_emit(e, "{\n");
+            wgc_emit_part_range(e, nc, 1);
+            wgc_emit(e, "if (lo < hi)\n");
+            snprintf(planes, sizeof planes, "hi - lo");
+        }
+        wgc_emit(e, "wgk_f32_resize2d(&(const wgk_resize2d_args){.NC = %s, .H = %lld, .W = %lld, "
                     ".OH = %lld, .OW = %lld, .KH = %d, .KW = %d,\n",
-                 (long long)nc, (long long)p->in[r - 2], (long long)p->in[r - 1],
+                 planes, (long long)p->in[r - 2], (long long)p->in[r - 1],
                  (long long)p->out[r - 2], (long long)p->out[r - 1], K[r - 2], K[r - 1]);
         wgc_emit(e, "    .ih = (const int32_t *)%s + %d, .iw = (const int32_t *)%s + %d, "
                     ".wh = (const float *)%s + %d, .ww = (const float *)%s + %d, .fw = %d,\n",
                  iexpr, off[r - 2], iexpr, off[r - 1], wexpr, off[r - 2], wexpr, off[r - 1],
                  wgk_resize_plan_nearest_factor(p, K, off, idx, wt));
+        if (split) {
+            wgc_emit(e, "    .x = (const float *)%s + (size_t)lo * %lld, .y = (float *)%s + (size_t)lo * %lld, "
+                        ".scratch = %s});\n}\n",
+                     wgc_ptr(e, g, n->inputs[0]), in_plane, wgc_ptr(e, g, n->outputs[0]), out_plane,
+                     wgc_scratch(e));
+            goto done;
+        }
         wgc_emit(e, "    .x = %s, .y = %s, .scratch = %s});\n", wgc_ptr(e, g, n->inputs[0]),
                  wgc_ptr(e, g, n->outputs[0]), wgc_scratch(e));
         wgc_emit_fused_act(e, g, n, n->outputs[0]);

@@ -239,7 +239,7 @@ wg_status wgc_plan_memory(wgc_graph *g, wgc_plan *plan)
         const wgc_op_def *op = wgc_op_hooks(n->op);
         if (op && op->scratch)
             plan->scratch_bytes[i] = (int64_t)op->scratch(g, n);
-        if (copies > 1 && plan->scratch_bytes[i] > 0 && wgc_node_splits(n)) {
+        if (copies > 1 && plan->scratch_bytes[i] > 0 && wgc_node_scratch_per_thread(n)) {
             plan->scratch_per_thread[i] = true;
             plan->scratch_offset[i] = 0;
             const int64_t bytes = align_up(plan->scratch_bytes[i]);

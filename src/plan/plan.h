@@ -17,7 +17,7 @@ typedef struct wgc_plan {
     int64_t *scratch_bytes;  /* per node; owned */
     /* Set by the caller before wgc_plan_memory: the threads of a threaded module; 0 or 1:
      * one. With more, the scratch of every node whose kernel splits its work
-     * (wgc_node_splits) is not in the arena: each thread has a region of its own,
+     * (wgc_node_scratch_per_thread) is not in the arena: each thread has a region of its own,
      * thread_scratch_bytes long, outside it, and such a node's scratch starts at its
      * region's start (scratch_offset 0, scratch_per_thread[node] set). Memory a thread
      * alone writes stays in its core's cache: in the arena it reused bytes the other
