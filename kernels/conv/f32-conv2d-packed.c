@@ -199,11 +199,10 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
     float *const pad = splat + 4 * WGK_CONV_MR * KC;
     int32_t *const kb = (int32_t *)(pad + wgk_conv_packed_pad_floats(a));
     int32_t *const off = kb + K, *const info = off + nc;
-    /* Threads (wgk_conv_packed.h): output pixels in panels when each thread gets two
-     * blocks or more (wgk_part_splits_columns), else each group's output channels in
-     * weight panels. */
+    /* Threads (wgk_conv_packed.h): output pixels in panels where that repeats less
+     * (wgk_part_splits_columns), else each group's output channels in weight panels. */
     int m_lo = 0, m_hi = mg, p_lo = 0, p_hi = OHW;
-    if (wgk_part_splits_columns(a->part, nc, OHW))
+    if (wgk_part_splits_columns(a->part, nc, OHW, mg))
         wgk_part_range(a->part, OHW, WGK_CONV_NR, &p_lo, &p_hi);
     else
         wgk_part_range(a->part, mg, WGK_CONV_MR, &m_lo, &m_hi);

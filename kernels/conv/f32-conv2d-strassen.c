@@ -184,7 +184,7 @@ void wgk_f32_conv2d_strassen(const wgk_conv2d_args *a)
      * thread then packing every block's 7 operands, 7/4 of the input (PP-OCRv4 det's 1x1
      * layers ran 2 threads at 0.56 of one). */
     int m_lo = 0, m_hi = s.Mh, p_lo = 0, p_hi = s.Ph;
-    if (wgk_part_splits_columns(a->part, nc, s.Ph))
+    if (wgk_part_splits_columns(a->part, nc, s.Ph, s.Mh))
         wgk_part_range(a->part, s.Ph, NR, &p_lo, &p_hi);
     else
         wgk_part_range(a->part, s.Mh, MR, &m_lo, &m_hi);

@@ -152,7 +152,7 @@ void wgk_f32_deconv2d(const wgk_deconv2d_args *a)
     if (a->part.n > 1) {
         if (!direct && a->part.t)
             return;
-        if (direct && !wgk_part_splits_columns(a->part, nc, HW) && (rows + MR - 1) / MR >= 2 * a->part.n)
+        if (direct && !wgk_part_splits_columns(a->part, nc, HW, rows) && (rows + MR - 1) / MR >= 2 * a->part.n)
             wgk_part_range(a->part, rows, MR, &r_lo, &r_hi);
         else if (direct)
             wgk_part_range(a->part, HW, SUB, &p_lo, &p_hi);

@@ -131,9 +131,9 @@ static inline size_t wgk_conv_packed_scratch(const wgk_conv2d_args *a)
 /* The convolution; a->w packed by wgk_conv_pack_w, a->scratch of
  * wgk_conv_packed_scratch(a) floats; a->gemm and a->w_rowmajor
  * are not used. Threads (a->part) take contiguous runs of output pixels or of each group's
- * weight panels (wgk_part_splits_columns: the pixels when every thread gets two blocks of
- * columns; the channel split has every thread pack every B block, 1/M of its multiplies,
- * and left PP-OCRv4 det's 8- to 32-channel layers at 0.6-0.7 of one thread on two) and
+ * weight panels (wgk_part_splits_columns: the pixels where that repeats less work; the
+ * channel split has every thread pack every B block, 1/M of its multiplies, and left
+ * PP-OCRv4 det's 8- to 32-channel layers at 0.6-0.7 of one thread on two) and
  * compute their outputs exactly as one thread would: a pixel's sums do not depend on
  * where its block starts. */
 void wgk_f32_conv2d_packed(const wgk_conv2d_args *a);

@@ -91,7 +91,8 @@ static void check_ukernel(void)
 
 /* Threads: n threads' parts (a->part), run one after another, give the whole call's bits:
  * pixels split where each thread gets two blocks of columns or more (a 1x1 conv reading B
- * in place, and a padded 3x3 one through the fused im2col), else output channels. */
+ * in place, and a padded 3x3 one through the fused im2col) or where few rows make that
+ * repeat less (wgk_part_splits_columns), else output channels. */
 static void check_parts(const shape *s, int n, int want_pixel_split)
 {
     wgk_conv2d_args a = wgkt_conv_args(s);
@@ -107,7 +108,7 @@ static void check_parts(const shape *s, int n, int want_pixel_split)
     a.y = Want;
     wgk_f32_conv2d_packed(&a);
     const int nc = wgk_conv_block_cols(K, a.OH * a.OW);
-    WGKT_CHECK(wgk_part_splits_columns((wgk_part){0, n}, nc, a.OH * a.OW) == want_pixel_split,
+    WGKT_CHECK(wgk_part_splits_columns((wgk_part){0, n}, nc, a.OH * a.OW, s->M / s->groups) == want_pixel_split,
                "the split the case is meant to test");
     a.y = Y;
     WGKT_CHECK(wgkt_conv_parts_match(wgk_f32_conv2d_packed, &a, Want, ysize, n),
@@ -120,11 +121,14 @@ static void run(void)
     /* N  C  H  W  M KH KW SH SW DH DW PT PL PB PR groups */
     static const shape pixels_1x1 = {1, 16, 160, 160, 9, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1};
     static const shape pixels_3x3 = {1, 3, 121, 123, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-    static const shape channels = {1, 24, 20, 21, 22, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    static const shape channels = {1, 24, 20, 21, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    /* one block of 424 columns, 22 rows: the packing saved outweighs the broadcasts */
+    static const shape pixels_few_rows = {1, 24, 20, 21, 22, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
     for (int n = 2; n <= 3; n++) {
         check_parts(&pixels_1x1, n, 1);
         check_parts(&pixels_3x3, n, 1);
         check_parts(&channels, n, 0);
+        check_parts(&pixels_few_rows, n, 1);
     }
     /* N  C  H  W  M KH KW SH SW DH DW PT PL PB PR groups */
     static const shape shapes[] = {

@@ -110,7 +110,7 @@ static void check_parts(const shape *s, int n, int want_pixel_split)
     a.y = Want;
     wgk_f32_conv2d_strassen(&a);
     const int nc = wgk_conv_strassen_block_cols(s->C, s->M, P);
-    WGKT_CHECK(wgk_part_splits_columns((wgk_part){0, n}, nc, (P + 1) / 2) == want_pixel_split,
+    WGKT_CHECK(wgk_part_splits_columns((wgk_part){0, n}, nc, (P + 1) / 2, s->M / 2) == want_pixel_split,
                "the split the case is meant to test");
     a.y = Y;
     WGKT_CHECK(wgkt_conv_parts_match(wgk_f32_conv2d_strassen, &a, Want, ysize, n),

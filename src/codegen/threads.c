@@ -24,8 +24,9 @@
  *
  * Memory: each thread's stack is its own (wg_thread_init sets this instance's
  * __stack_pointer: wasm globals are per instance, the memory is shared), below them the
- * kernels' static data and the arena, where each node's scratch has one copy per
- * thread (plan.c, emitter.c wgc_scratch).
+ * kernels' static data and the arena; past them each thread's GEMM broadcast buffer and
+ * scratch region, where the split nodes' scratch lies (plan.h scratch_per_thread,
+ * emitter.c wgc_scratch).
  */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <stdio.h>
