@@ -5,7 +5,7 @@
 // (wg_run_thread) and reports (ctl RESULT + t, DONE). Blocking here is allowed: this is
 // a worker. It leaves the loop when ctl QUIT is set.
 
-import { CTL, TRAPPED, putMessage } from './threads.mjs';
+import { CTL, SPIN_READS, TRAPPED, putMessage } from './threads.mjs';
 
 const isNode = typeof process !== 'undefined' && !!(process.versions && process.versions.node) && typeof self === 'undefined';
 const port = isNode ? (await import('node:worker_threads')).parentPort : self;
@@ -25,6 +25,8 @@ function serve({ module, memory, ctl, t }) {
   let seen = Atomics.load(ctl, CTL.GEN);
   port.postMessage({ ok: true });
   for (;;) {
+    /* The next run may come soon: read a while before sleeping (SPIN_READS). */
+    for (let i = 0; i < SPIN_READS && Atomics.load(ctl, CTL.GEN) === seen; i++);
     Atomics.wait(ctl, CTL.GEN, seen);
     seen = Atomics.load(ctl, CTL.GEN);
     if (Atomics.load(ctl, CTL.QUIT)) break;

@@ -9,6 +9,7 @@
 #define WGH_HOST_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <wasmtime.h>
 
@@ -82,6 +83,11 @@ struct wg_session {
     pthread_cond_t job_cv, done_cv;
     uint64_t job_gen;
     int job_k0, job_k1, job_threads, job_pending;
+    /* Copies of job_gen and job_pending that threads read without the mutex, to spin a
+     * while before they sleep on a condition variable (threads.c WGH_SPIN_READS); the
+     * mutex-guarded fields decide. */
+    atomic_uint_fast64_t job_posted;
+    atomic_int job_left;
     double cpu_ms0; /* thread 0's CPU time in wg_run_thread, all runs */
 };
 
