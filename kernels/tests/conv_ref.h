@@ -205,12 +205,7 @@ static inline int wgkt_conv_parts_match(void (*conv)(const wgk_conv2d_args *), w
         conv(a);
     }
     a->part = (wgk_part){0, 0};
-    for (int i = 0; i < ysize; i++) {
-        union { float f; uint32_t u; } got = {a->y[i]}, w = {want[i]};
-        if (got.u != w.u)
-            return 0;
-    }
-    return 1;
+    return wgkt_same_bits(a->y, want, ysize);
 }
 
 #endif

@@ -116,12 +116,7 @@ static void run_case(const dcase *c, int w_onnx)
             wgk_f32_deconv2d(&a);
         }
         a.part = (wgk_part){0, 0};
-        int differ = 0;
-        for (int i = 0; i < ny; i++) {
-            union { float f; uint32_t u; } got = {Y[i]}, want = {Want[i]};
-            differ += got.u != want.u;
-        }
-        WGKT_CHECK(!differ, n == 2 ? "2 threads' parts give the whole call's bits"
+        WGKT_CHECK(wgkt_same_bits(Y, Want, ny), n == 2 ? "2 threads' parts give the whole call's bits"
                                    : "3 threads' parts give the whole call's bits");
     }
 }

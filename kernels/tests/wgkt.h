@@ -147,6 +147,17 @@ WGKT_FN int wgkt_close(float got, float want, float rtol, float atol)
     return diff <= atol + rtol * aw;
 }
 
+/* Whether got[0..n) has want[0..n)'s bits exactly (thread parts against a whole call). */
+WGKT_FN int wgkt_same_bits(const float *got, const float *want, int n)
+{
+    for (int i = 0; i < n; i++) {
+        union { float f; uint32_t u; } g = {got[i]}, w = {want[i]};
+        if (g.u != w.u)
+            return 0;
+    }
+    return 1;
+}
+
 #define WGKT_CHECK_CLOSE(got, want, rtol, atol, what)                                      \
     do {                                                                                   \
         float wgkt_g_ = (float)(got), wgkt_w_ = (float)(want);                             \

@@ -101,7 +101,7 @@ wg_status wgc_compile(const wgc_options *opt, wgc_summary *summary, char *err, s
     wg_status st = wgc_compile_graph(opt, &g, err, errlen);
     if (st)
         return st;
-    plan.scratch_copies = opt->threads; /* each thread its own scratch */
+    plan.threads = opt->threads; /* each thread its own scratch region */
     if ((st = wgc_plan_memory(g, &plan)))
         goto fail;
     wgc_target target = {opt->simd || opt->relaxed_simd, opt->relaxed_simd, opt->opt_level, opt->threads};

@@ -183,15 +183,15 @@ static wg_status bn_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wgc_act_range(n, &lo, &hi);
     if (ab && !wgc_shape_is_sym(&x->shape) && C > 0 && wgc_split_pays(e, C, wgc_numel(&x->shape))) {
         emit_split_affine(e, g, n, scale, shift, lo, hi);
-        goto fail; /* the common exit */
+    } else {
+        char sn[96], si[96];
+        snprintf(sn, sizeof sn, "%s", wgc_size_expr(e, &x->shape, 0, 1));
+        snprintf(si, sizeof si, "%s", wgc_size_expr(e, &x->shape, 2, x->shape.rank));
+        wgc_emit(e, "wgk_f32_channel_affine(%s, %s, %s, %s, %s, %s, %lld, %s, %s, %s);\n",
+                 wgc_ptr(e, g, n->inputs[0]), scale, shift,
+                 n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]),
+                 sn, (long long)C, si, wgc_float(e, lo), wgc_float(e, hi));
     }
-    char sn[96], si[96];
-    snprintf(sn, sizeof sn, "%s", wgc_size_expr(e, &x->shape, 0, 1));
-    snprintf(si, sizeof si, "%s", wgc_size_expr(e, &x->shape, 2, x->shape.rank));
-    wgc_emit(e, "wgk_f32_channel_affine(%s, %s, %s, %s, %s, %s, %lld, %s, %s, %s);\n",
-             wgc_ptr(e, g, n->inputs[0]), scale, shift,
-             n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]),
-             sn, (long long)C, si, wgc_float(e, lo), wgc_float(e, hi));
 fail:
     free(ab);
     return st;

@@ -103,8 +103,7 @@ static wg_status emit_winograd_prepare(wgc_emitter *e, wgc_graph *g, wgc_node *n
      * which every thread reaches after reading it, so all take the same branch, and later
      * runs meet no barrier here. One done every run goes into each thread's own scratch
      * (wexpr is per thread). */
-    const bool split = wgc_threaded(e) && wgc_node_splits(n);
-    const bool shared = split && !per_run;
+    const bool shared = wgc_threaded(e) && wgc_node_splits(n) && !per_run;
     wgc_emit(e, "{\n");
     if (!per_run) {
         wgc_emit(e, "    static int prepared; /* filters transformed (once) */\n");

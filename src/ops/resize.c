@@ -13,7 +13,6 @@
  * that time), with nearest rounding down; nearest downsampling there is ambiguous and
  * is reported as unsupported.
  */
-#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,31 +305,25 @@ static wg_status resize_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
          * own scratch (wgc_node_scratch_per_thread); PP-OCR det's 96 x 80x80 -> 160x160
          * upsampling ran on thread 0 alone. */
         const bool split = n->act == WGC_ACT_NONE && wgc_split_pays(e, nc, nc * out_plane);
-        char planes[32];
-        snprintf(planes, sizeof planes, "%lld", (long long)nc);
+        /* The planes [lo, hi) of a thread, or all of them. */
         if (split) {
             wgc_emit(e, "{\n");
             wgc_emit_part_range(e, nc, 1);
-            wgc_emit(e, "if (lo < hi)\n");
-            snprintf(planes, sizeof planes, "hi - lo");
+        } else {
+            wgc_emit(e, "{\nconst int lo = 0, hi = %lld;\n", (long long)nc);
         }
-        wgc_emit(e, "wgk_f32_resize2d(&(const wgk_resize2d_args){.NC = %s, .H = %lld, .W = %lld, "
+        wgc_emit(e, "if (lo < hi)\n");
+        wgc_emit(e, "wgk_f32_resize2d(&(const wgk_resize2d_args){.NC = hi - lo, .H = %lld, .W = %lld, "
                     ".OH = %lld, .OW = %lld, .KH = %d, .KW = %d,\n",
-                 planes, (long long)p->in[r - 2], (long long)p->in[r - 1],
+                 (long long)p->in[r - 2], (long long)p->in[r - 1],
                  (long long)p->out[r - 2], (long long)p->out[r - 1], K[r - 2], K[r - 1]);
         wgc_emit(e, "    .ih = (const int32_t *)%s + %d, .iw = (const int32_t *)%s + %d, "
                     ".wh = (const float *)%s + %d, .ww = (const float *)%s + %d, .fw = %d,\n",
                  iexpr, off[r - 2], iexpr, off[r - 1], wexpr, off[r - 2], wexpr, off[r - 1],
                  wgk_resize_plan_nearest_factor(p, K, off, idx, wt));
-        if (split) {
-            wgc_emit(e, "    .x = (const float *)%s + (size_t)lo * %lld, .y = (float *)%s + (size_t)lo * %lld, "
-                        ".scratch = %s});\n}\n",
-                     wgc_ptr(e, g, n->inputs[0]), in_plane, wgc_ptr(e, g, n->outputs[0]), out_plane,
-                     wgc_scratch(e));
-            goto done;
-        }
-        wgc_emit(e, "    .x = %s, .y = %s, .scratch = %s});\n", wgc_ptr(e, g, n->inputs[0]),
-                 wgc_ptr(e, g, n->outputs[0]), wgc_scratch(e));
+        wgc_emit(e, "    .x = (const float *)%s + (size_t)lo * %lld, .y = (float *)%s + (size_t)lo * %lld, "
+                    ".scratch = %s});\n}\n",
+                 wgc_ptr(e, g, n->inputs[0]), in_plane, wgc_ptr(e, g, n->outputs[0]), out_plane, wgc_scratch(e));
         wgc_emit_fused_act(e, g, n, n->outputs[0]);
         goto done;
     }

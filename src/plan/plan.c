@@ -200,9 +200,9 @@ wg_status wgc_plan_memory(wgc_graph *g, wgc_plan *plan)
     buffer **placed = calloc(2 * (size_t)(nt + nn + 1), sizeof *placed); /* placed list + live list */
     int *first = malloc(sizeof(int) * (size_t)(nt + 1));
     int *last = malloc(sizeof(int) * (size_t)(nt + 1));
-    const int copies = plan->scratch_copies > 1 ? plan->scratch_copies : 1;
+    const int threads = plan->threads > 1 ? plan->threads : 1;
     memset(plan, 0, sizeof *plan);
-    plan->scratch_copies = copies;
+    plan->threads = threads;
     plan->scratch_offset = malloc(sizeof(int64_t) * (size_t)(nn + 1));
     plan->scratch_bytes = calloc((size_t)(nn + 1), sizeof(int64_t));
     plan->scratch_per_thread = calloc((size_t)(nn + 1), sizeof(bool));
@@ -239,7 +239,7 @@ wg_status wgc_plan_memory(wgc_graph *g, wgc_plan *plan)
         const wgc_op_def *op = wgc_op_hooks(n->op);
         if (op && op->scratch)
             plan->scratch_bytes[i] = (int64_t)op->scratch(g, n);
-        if (copies > 1 && plan->scratch_bytes[i] > 0 && wgc_node_scratch_per_thread(n)) {
+        if (threads > 1 && plan->scratch_bytes[i] > 0 && wgc_node_scratch_per_thread(n)) {
             plan->scratch_per_thread[i] = true;
             plan->scratch_offset[i] = 0;
             const int64_t bytes = align_up(plan->scratch_bytes[i]);
