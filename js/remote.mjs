@@ -7,7 +7,7 @@
 // worker's code and message.
 
 import { WasmgraphError, fail } from './errors.mjs';
-import { checkFeeds, symbolicFeeds } from './wasmgraph.mjs';
+import { checkFeeds, symbolicFeeds } from './feeds.mjs';
 
 const isNode = typeof process !== 'undefined' && !!(process.versions && process.versions.node);
 const WORKER_URL = new URL('./worker.mjs', import.meta.url);

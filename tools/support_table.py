@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Regenerates the support section of README.md from test results (never by hand).
+"""Regenerates the support section of docs/support.md from test results (never by hand).
 
-    python3 tools/support_table.py build/conformance/results.json [--readme README.md]
+    python3 tools/support_table.py build/conformance/results.json [--readme docs/support.md]
         [--ops src/ir/ops.def] [--logs build/test-logs] [--folded build/conformance/folded.tsv]
         [--check]
 
 Writes, between the markers <!-- support-table:begin --> and <!-- support-table:end -->
-(appended as a "## Support" section when the README has none):
+(appended as a "## Support" section when the file has none):
   - one line per conformance suite, "SUITE: N passed, M failed, K unsupported", counted from
     results.json (tests/conformance/run.sh), and the constant-input run when folded.tsv exists
     (tests/conformance/folded.sh);
@@ -15,7 +15,7 @@ Writes, between the markers <!-- support-table:begin --> and <!-- support-table:
   - the models the model tests cover, each with its result from the last logs of
     tests/run.sh (build/test-logs/models.log, js.log): "passes", "FAILS" or "not run";
   - every operator in src/ir/ops.def, in alphabetical order.
---check exits 1 when the README is not up to date instead of writing it.
+--check exits 1 when the file is not up to date instead of writing it.
 Standard library only.
 """
 import argparse
@@ -237,7 +237,7 @@ def main():
     ap.add_argument("results")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     build = os.environ.get("BUILD", "build")
-    ap.add_argument("--readme", default=os.path.join(root, "README.md"))
+    ap.add_argument("--readme", default=os.path.join(root, "docs", "support.md"))
     ap.add_argument("--ops", default=os.path.join(root, "src", "ir", "ops.def"))
     ap.add_argument("--logs", default=os.path.join(root, build, "test-logs"))
     ap.add_argument("--folded", default=None)

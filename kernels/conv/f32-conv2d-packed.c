@@ -4,10 +4,9 @@
  * run the micro-kernel over every MR-row weight panel x NR-column B panel. A 1x1
  * stride-1 conv's input already is B (channel rows of H*W pixels) but is packed all the
  * same: reading its rows in place for reductions up to 160 (one cache line and, with 4
- * KiB pages, one page per k) was 3-12% slower than the copy on every SqueezeNet and
- * ResNet-50 shape tried (paired kernel runs, 2 MiB and 4 KiB pages; model profiles:
- * ResNet-50 v2's 64 -> 256 convs 16.4 -> 15.5 ms, SqueezeNet's expand and squeeze convs
- * 0.91-0.94x).
+ * KiB pages, one page per k) was slower than the copy on every SqueezeNet and
+ * ResNet-50 shape tried (paired kernel runs, 2 MiB and 4 KiB pages; model profiles
+ * agreed: docs/performance.md).
  */
 #include "wgk_conv_packed.h"
 

@@ -120,7 +120,7 @@ static const float *weight_panel(const float *w, const strassen_geom *s, int q, 
  * K/2 in slices of KC. The 7 operands (~1.6 MiB) outgrow the 512 KiB L2, so each weight
  * panel streams them from L3; products outside and weight panels inside, which keeps one
  * operand (~200 KiB) in L2 for all the panels, was no faster (ResNet-50 v2 and PP-OCRv4
- * rec, interleaved wasmtime runs: the same minima within 1-2%). */
+ * rec, interleaved wasmtime runs: the same minima within the noise). */
 static void run_panel(const wgk_conv2d_args *a, const strassen_geom *s, int m0, const float *b, size_t ostride,
                       float *y, const float *res, int res_in_y, float *splat)
 {
@@ -181,8 +181,8 @@ void wgk_f32_conv2d_strassen(const wgk_conv2d_args *a)
     /* Threads (wgk_part_splits_columns): runs of the first half's pixels (with their
      * partners in the second; each thread packs only its own blocks' operands), or of the
      * half-size weight panels (each row of them feeds output rows m and m + M/2), every
-     * thread then packing every block's 7 operands, 7/4 of the input (PP-OCRv4 det's 1x1
-     * layers ran 2 threads at 0.56 of one). */
+     * thread then packing every block's 7 operands, 7/4 of the input (work a second
+     * thread repeats: PP-OCRv4 det's 1x1 layers). */
     int m_lo = 0, m_hi = s.Mh, p_lo = 0, p_hi = s.Ph;
     if (wgk_part_splits_columns(a->part, nc, s.Ph, s.Mh))
         wgk_part_range(a->part, s.Ph, NR, &p_lo, &p_hi);

@@ -132,8 +132,8 @@ static inline void transform(const vec *g, int n, int r, vec *u, int us)
  * local buffer, then writes each position's CB vectors (CB * 16 bytes, whole cache lines)
  * in one go. Storing each filter's 36 vectors straight away instead touches 36 lines
  * whose addresses differ by a multiple of 4 KiB, all in the same L1 set, and each line
- * is evicted before its 4 stores are done: twice as slow (ResNet-50 v2's filters: 33 ms
- * instead of 17 ms on wasmtime). */
+ * is evicted before its 4 stores are done: much slower (ResNet-50 v2's filters on
+ * wasmtime). */
 #define CB 16
 
 /* The n*n transformed, packed matrices of the packed filters w (wgk_conv_pack_w layout

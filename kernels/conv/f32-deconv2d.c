@@ -143,9 +143,9 @@ void wgk_f32_deconv2d(const wgk_deconv2d_args *a)
     const int nc = wgk_conv_block_cols(cg, HW);
     /* Threads: a thread stores the input pixels [p_lo, p_hi) in runs of SUB, each packing
      * only its own (a column's sums do not depend on its block), when every thread gets
-     * two blocks of them or more (wgk_part_splits_columns: PP-OCR det's 24 -> 24 2x2
-     * upsampler at 160x160 ran 2 threads at 0.60 of one with every thread packing every
-     * block), or when there are fewer than two weight-row panels per thread (its last
+     * two blocks of them or more (wgk_part_splits_columns: with every thread packing
+     * every block, PP-OCR det's 24 -> 24 2x2 upsampler at 160x160 stayed well short of
+     * half the time on 2 threads), or when there are fewer than two weight-row panels per thread (its last
      * upsampler: 1 channel, 4 rows); else the weight rows [r_lo, r_hi), whole MR-row
      * panels (the same tiles as on one thread). The scatter form runs whole on thread 0. */
     int r_lo = 0, r_hi = rows, p_lo = 0, p_hi = HW;

@@ -5,7 +5,7 @@
  * output is an interior one: no borders, no bounds tests. Two output rows x 16 columns
  * are then computed at once in 8 accumulators; each input row's vectors are loaded once
  * for both output rows (the general kernel, f32-dwconv2d.c, loads every tap's vector for
- * one row and reloads its tap pointer and weight per tap: ~9 GFLOP/s on PP-OCR's 5x5
+ * one row and reloads its tap pointer and weight per tap: slow on PP-OCR's 5x5
  * layers). A last odd row is computed into a spare row, the last columns into a local
  * buffer (the padded plane has room for the reads past the row).
  *

@@ -18,14 +18,14 @@ typedef struct wino2x2 {
     int win;   /* window rows and columns */
     /* One tile's window at (ih0, iw0) of plane x (zeros outside) -> its npos values at
      * dst[xi * vx]. */
-    void (*load_tile)(const float *x, int H, int W, int ih0, int iw0, float *dst, size_t vx);
+    void (*in_tile)(const float *x, int H, int W, int ih0, int iw0, float *dst, size_t vx);
     /* s[0 .. npos) of one tile -> its 2x2 outputs, row-major. */
-    void (*out_tile)(const float *s, float *out);
+    void (*out_one)(const float *s, float *out);
 #ifdef __wasm_simd128__
     /* Four tiles of one row inside the image (win rows, 3 * step + win columns), lane k =
      * tile k; and their output transform and epilogue (all 2x8 outputs inside y). */
-    void (*load_tiles4)(const float *x, int W, int ih0, int iw0, float *dst, size_t vx);
-    void (*store_tiles4)(const float *mm, size_t mx, float *y, const float *res, int OW, float b, float lo,
+    void (*in_tiles4)(const float *x, int W, int ih0, int iw0, float *dst, size_t vx);
+    void (*out_tiles4)(const float *mm, size_t mx, float *y, const float *res, int OW, float b, float lo,
                          float hi);
 #endif
 } wino2x2;
@@ -67,12 +67,12 @@ WGK_INLINE void wgk_winograd_out2x2_run(const wgk_conv2d_args *a, const wino2x2 
                     /* 4 tiles of one row, inside the image. */
                     if (tl + 4 <= cnt && tw + 4 <= TW && ih0 >= 0 &&
                         ih0 + k->win <= H && iw0 >= 0 && iw0 + 3 * k->step + k->win <= W) {
-                        k->load_tiles4(xc, W, ih0, iw0, dst, vx);
+                        k->in_tiles4(xc, W, ih0, iw0, dst, vx);
                         tl += 3;
                         continue;
                     }
 #endif
-                    k->load_tile(xc, H, W, ih0, iw0, dst, vx);
+                    k->in_tile(xc, H, W, ih0, iw0, dst, vx);
                 }
             }
             /* Columns up to a multiple of 4: a last half panel costs half (the output
@@ -88,7 +88,7 @@ WGK_INLINE void wgk_winograd_out2x2_run(const wgk_conv2d_args *a, const wino2x2 
 #ifdef __wasm_simd128__
                     if (tl + 4 <= cnt && tw + 4 <= TW && 2 * tw + 8 <= OW && 2 * th + 2 <= OH) {
                         const size_t o = ym + (size_t)(2 * th) * OW + 2 * tw;
-                        k->store_tiles4(mm + tl, mx, a->y + o, a->res ? a->res + o : NULL, OW, b, a->min, a->max);
+                        k->out_tiles4(mm + tl, mx, a->y + o, a->res ? a->res + o : NULL, OW, b, a->min, a->max);
                         tl += 3;
                         continue;
                     }
@@ -96,7 +96,7 @@ WGK_INLINE void wgk_winograd_out2x2_run(const wgk_conv2d_args *a, const wino2x2 
                     float s[25], out[4];
                     for (int xi = 0; xi < npos; xi++)
                         s[xi] = mm[xi * mx + tl];
-                    k->out_tile(s, out);
+                    k->out_one(s, out);
                     for (int i = 0; i < 2; i++)
                         for (int j = 0; j < 2; j++) {
                             const int oh = 2 * th + i, ow = 2 * tw + j;

@@ -21,7 +21,7 @@ static const char usage[] =
     "wasmgraph run MODEL.wasm [--input NAME=FILE | --input FILE]... [--output-dir DIR]\n"
     "                     [--runs N] [--time-limit-ms N] [--memory-limit-mb N] [--threads N]\n"
     "  --runs N   run N times on the same inputs and report the last run (a module's first\n"
-    "             run may take another path than later ones: see README, Winograd)\n"
+    "             run may take another path than later ones: docs/performance.md, Winograd)\n"
     "  inputs: .pb (ONNX TensorProto), .npy, .bin (raw little-endian bytes); a FILE without\n"
     "  NAME= is the next model input in order. Outputs go to DIR/output_<i>.pb, or are\n"
     "  summarised when no DIR is given. A sequence or optional input or output (ABI 2) is\n"

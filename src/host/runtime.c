@@ -161,8 +161,8 @@ wg_status wgh_trap_text(const wg_runtime *rt, wasm_trap_t *trap, const char *mod
 }
 
 /* With rt->mu held. The epoch stops a thread only where it runs code, never inside
- * memory.atomic.wait (a module's barriers wait at most 1 ms at a time, but a corrupt module
- * may wait for ever): a call on a shared memory still running a deadline after its own
+ * memory.atomic.wait (a module's barriers wait without a timeout until the last thread
+ * arrives, and a corrupt module may wait for ever): a call on a shared memory still running a deadline after its own
  * deadline gets its waiters woken, and again each deadline after that, so they run on
  * into an epoch check and trap. One call per tick: the list may change while unlocked. */
 static void wake_overdue(wg_runtime *rt)
@@ -268,6 +268,32 @@ bool wgh_run_end(wg_runtime *rt, wgh_call *call)
     return call->woken;
 }
 
+/* Calls an export with 0 or 1 i32 argument, giving its i32 result. */
+wg_status wgh_call_i32(wg_session *s, const wasmtime_func_t *f, const char *fname, bool has_arg, int32_t arg,
+                       int32_t *result)
+{
+    wg_runtime *rt = s->m->rt;
+    wasmtime_val_t a = {.kind = WASMTIME_I32, .of.i32 = arg}, r;
+    wasm_trap_t *trap = NULL;
+    wgh_call call;
+    wgh_run_begin(rt, s->ctx, &call, s->shmem);
+    wasmtime_error_t *e = wasmtime_func_call(s->ctx, f, &a, has_arg ? 1 : 0, &r, 1, &trap);
+    const bool overdue = wgh_run_end(rt, &call);
+    if (e) {
+        char prefix[600];
+        snprintf(prefix, sizeof prefix, "%s: calling %s failed", s->m->name, fname);
+        return wgh_wasmtime_error(rt, WG_ERR_ENGINE, e, prefix);
+    }
+    if (trap)
+        return wgh_trap_error(rt, trap, s->m->name, fname);
+    if (overdue)
+        return wgh_limit_text(rt, s->m->name, fname, rt->err, sizeof rt->err);
+    if (r.kind != WASMTIME_I32)
+        return wgh_error(rt, WG_ERR_ABI, "%s: %s did not return an i32", s->m->name, fname);
+    *result = r.of.i32;
+    return WG_OK;
+}
+
 wg_status wg_runtime_new(const wg_runtime_options *opts, wg_runtime **out)
 {
     wg_runtime *rt = calloc(1, sizeof *rt);
@@ -276,7 +302,7 @@ wg_status wg_runtime_new(const wg_runtime_options *opts, wg_runtime **out)
         return WG_ERR_NOMEM;
     if (opts)
         rt->opts = *opts;
-    /* For measuring and for file systems where mapping is unwelcome (documented in README). */
+    /* For measuring and for file systems where mapping is unwelcome (docs/command-line.md). */
     const char *cw = getenv("WASMGRAPH_COPY_WEIGHTS");
     if (cw && !strcmp(cw, "1"))
         rt->opts.copy_weights = true;
@@ -298,7 +324,7 @@ wg_status wg_runtime_new(const wg_runtime_options *opts, wg_runtime **out)
     /* Threaded modules: atomics and a shared memory (docs/abi.md "Threads"). */
     wasmtime_config_wasm_threads_set(cfg, true);
     wasmtime_config_shared_memory_set(cfg, true);
-    /* For `perf record`: JIT code symbols in /tmp/perf-PID.map (documented in README). */
+    /* For `perf record`: JIT code symbols in /tmp/perf-PID.map (docs/command-line.md). */
     const char *pm = getenv("WASMGRAPH_PERFMAP");
     if (pm && !strcmp(pm, "1"))
         wasmtime_config_profiler_set(cfg, WASMTIME_PROFILING_STRATEGY_PERFMAP);

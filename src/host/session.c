@@ -29,32 +29,6 @@ static wg_status get_func(wg_session *s, const char *name, wasmtime_func_t *out)
     return WG_OK;
 }
 
-/* Calls an export with 0 or 1 i32 argument, giving its i32 result. */
-wg_status wgh_call_i32(wg_session *s, const wasmtime_func_t *f, const char *fname, bool has_arg, int32_t arg,
-                       int32_t *result)
-{
-    wg_runtime *rt = s->m->rt;
-    wasmtime_val_t a = {.kind = WASMTIME_I32, .of.i32 = arg}, r;
-    wasm_trap_t *trap = NULL;
-    wgh_call call;
-    wgh_run_begin(rt, s->ctx, &call, s->shmem);
-    wasmtime_error_t *e = wasmtime_func_call(s->ctx, f, &a, has_arg ? 1 : 0, &r, 1, &trap);
-    const bool overdue = wgh_run_end(rt, &call);
-    if (e) {
-        char prefix[600];
-        snprintf(prefix, sizeof prefix, "%s: calling %s failed", s->m->name, fname);
-        return wgh_wasmtime_error(rt, WG_ERR_ENGINE, e, prefix);
-    }
-    if (trap)
-        return wgh_trap_error(rt, trap, s->m->name, fname);
-    if (overdue)
-        return wgh_limit_text(rt, s->m->name, fname, rt->err, sizeof rt->err);
-    if (r.kind != WASMTIME_I32)
-        return wgh_error(rt, WG_ERR_ABI, "%s: %s did not return an i32", s->m->name, fname);
-    *result = r.of.i32;
-    return WG_OK;
-}
-
 /* Maps the whole pages of a data segment from the module file over its place in linear
  * memory (private, copy-on-write: writes stay in the session). Returns the bytes mapped:
  * 0 when the segment is small, not page-aligned in the file or in memory (modules
@@ -75,11 +49,11 @@ static uint64_t map_data(wg_session *s, const wgh_segment *g, uint8_t *dst)
 
 /* Asks for transparent huge pages on the linear memory (the kernel here gives them only
  * on request). The module's arena and its first-run Winograd filters are tens of MiB
- * first touched during the first run: 2 MiB pages take ResNet-50 v2 from ~27,500 page
- * faults to ~3,700, and leave fewer TLB misses for every run after. Touching 96 MiB here
- * (a VM) takes ~44 ms in 4 KiB pages, 14-20 ms in 2 MiB pages, but up to ~100 ms when
- * the host must first back never-used guest memory. Advice only: failure changes
- * nothing. The pages mapped from the file later (map_data) stay small. */
+ * first touched during the first run: in 2 MiB pages that takes several times fewer
+ * page faults and less time, and leaves fewer TLB misses for every run after (on a VM,
+ * touching memory the host has never backed costs more either way; docs/performance.md).
+ * Advice only: failure changes nothing. The pages mapped from the file later (map_data)
+ * stay small. */
 static void advise_huge_pages(wg_session *s)
 {
     const uintptr_t huge = (uintptr_t)2 << 20;

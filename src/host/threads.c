@@ -114,9 +114,9 @@ static void abort_run(wg_session *s, wasmtime_context_t *ctx, const wasmtime_fun
 }
 
 /* Reads of a flag a thread makes before it sleeps on a condition variable: waking a
- * sleeping thread costs a futex round trip (about 80 us between this VM's two vCPUs), paid
- * twice a run without them (a worker waking for the run, thread 0 for the workers' end:
- * SqueezeNet's 10 ms runs lost ~1.5%). About 45 us of reads here; a run posted later,
+ * sleeping thread costs a futex round trip, paid twice a run without them (a worker
+ * waking for the run, thread 0 for the workers' end), which a short run notices. The
+ * reads last less than one such wake-up here (docs/performance.md); a run posted later,
  * or a worker that finishes later, is waited for asleep as before. */
 #define WGH_SPIN_READS 131072
 

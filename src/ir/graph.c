@@ -1,6 +1,5 @@
 /* graph.c: construction, lookup and teardown of the IR graph (see ir.h). */
 #include "ir.h"
-#include "symdim.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -319,6 +318,14 @@ const char *wgc_shape_str(const wgc_shape *s, char *buf, size_t len)
         used += (size_t)w;
     }
     return buf;
+}
+
+bool wgc_dim_is_sym(const wgc_shape *s, int d)
+{
+    for (int k = 0; k < WGC_MAX_SYMS; k++)
+        if (s->sym[d][k])
+            return true;
+    return false;
 }
 
 bool wgc_broadcast(const wgc_shape *a, const wgc_shape *b, wgc_shape *out)

@@ -22,7 +22,7 @@
 #include "wasmgraph.h"
 
 typedef enum wgc_op {
-#define WG_OP(e, name, stem, in, out) WGC_OP_##e,
+#define WG_OP(e, name, stem, in, out, traits) WGC_OP_##e,
 #include "ops.def"
 #undef WG_OP
     WGC_OP_COUNT, /* also "unknown": an op type we do not support */
@@ -316,6 +316,8 @@ bool wgc_numel_checked(const wgc_shape *s, int64_t *out);
 /* "1x3x224x224" (scalar: "scalar") into buf. */
 const char *wgc_shape_str(const wgc_shape *s, char *buf, size_t len);
 /* Numpy-style broadcast of a and b into out; false when incompatible. */
+/* Whether dimension d of s is symbolic (a monomial of symbols; symdim.h). */
+bool wgc_dim_is_sym(const wgc_shape *s, int d);
 bool wgc_broadcast(const wgc_shape *a, const wgc_shape *b, wgc_shape *out);
 bool wgc_shape_eq(const wgc_shape *a, const wgc_shape *b);
 /* Moves nodes [from, g->n_nodes) to index at (at <= from), shifting the ones between, and

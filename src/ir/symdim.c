@@ -6,14 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool wgc_dim_is_sym(const wgc_shape *s, int d)
-{
-    for (int k = 0; k < WGC_MAX_SYMS; k++)
-        if (s->sym[d][k])
-            return true;
-    return false;
-}
-
 bool wgc_shape_is_sym(const wgc_shape *s)
 {
     return wgc_shape_first_sym(s, -1) >= 0;

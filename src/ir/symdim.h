@@ -15,7 +15,6 @@
 
 #include "ir.h"
 
-bool wgc_dim_is_sym(const wgc_shape *s, int d);
 /* True when some dimension of s is symbolic. */
 bool wgc_shape_is_sym(const wgc_shape *s);
 /* The first symbol dimension d of s uses (-1 when fixed); any dimension when d < 0. */

@@ -9,11 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../ir/symdim.h"
 #include "helpers/host_elements.h"
 #include "helpers/fold_map.h"
 #include "helpers/inline_loops.h"
+#include "helpers/sym_code.h"
 #include "expand_tile_runtime.h"
 #include "slice_runtime.h"
+#include "sym.h"
 
 /* Optional input i, when present, must be a constant integer tensor. */
 static wg_status need_const(wgc_graph *g, const wgc_node *n, int i, const char *what)
@@ -283,4 +286,227 @@ static wg_status affine_gather_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_affine_gather = {affine_gather_infer, affine_gather_fold, affine_gather_emit, NULL};
+/* ---- symbolic dims (sym.h) ---- */
+
+/* Slice: each sliced axis keeps its symbolic size when taken whole, or becomes its end
+ * when that is symbolic with start 0 and step 1 (positions[:, :seq]). */
+static wg_status slice_rule(wgc_graph *g, const wgc_node *n, wgc_shape *y)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *st = wgc_in(g, n, 1), *en = wgc_in(g, n, 2);
+    const wgc_tensor *ax = wgc_in(g, n, 3), *sp = wgc_in(g, n, 4);
+    if (!st || !en || (sp && sp->symval) || (ax && ax->symval) || st->symval)
+        return wgc_sym_refuse(g, n, "only its ends may be symbolic");
+    bool sliced[WG_MAX_RANK] = {false};
+    int64_t m = wgc_numel(&st->shape);
+    for (int64_t i = 0; i < m; i++) {
+        int64_t a = ax ? wgc_const_int(ax, i) : i;
+        if (a < 0)
+            a += x->shape.rank;
+        if (a < 0 || a >= x->shape.rank)
+            return wgc_sym_refuse(g, n, "an axis is out of range");
+        sliced[a] = true;
+        int64_t s0 = wgc_const_int(st, i), step = sp ? wgc_const_int(sp, i) : 1;
+        wgc_dimx e = wgc_symval_at(en, i);
+        const wgc_dimx xa = wgc_dimx_of(g, &x->shape, (int)a);
+        bool whole = s0 == 0 && step == 1 &&
+                     ((wgc_dimx_is_const(&e) && e.c >= x->shape.dims[a]) || wgc_dimx_eq(&e, &xa));
+        if (whole)
+            continue; /* y's dim a keeps x's, symbolic or not */
+        if (wgc_dim_is_sym(&x->shape, a) && (!en->symval || (s0 >= 0 && step > 0))) {
+            /* constant bounds on a symbolic axis (detections[:300]), or a symbolic end
+             * from a start of 0 or more: a run-time size of the Slice's own, which
+             * slice_runtime.c computes by ONNX's clamping. A slice's length never shrinks
+             * as its axis or its end grows, so the length at the maxima bounds it */
+            int sym;
+            wg_status st = wgc_sym_add_runtime(g, n, n->outputs[0], (int)a, y->dims[a], &sym);
+            if (st)
+                return st;
+            wgc_shape_set_runtime(y, (int)a, sym, y->dims[a]);
+            continue;
+        }
+        if (wgc_dim_is_sym(&x->shape, a))
+            return wgc_sym_refuse(g, n, "a symbolic axis is sliced at symbolic bounds");
+        if (wgc_dimx_is_const(&e))
+            continue; /* a fixed slice of a fixed axis: the op's size */
+        if (s0 != 0 || step != 1 || wgc_dimx_max(g, &e) > x->shape.dims[a] || e.c < 1)
+            return wgc_sym_refuse(g, n, "a symbolic end needs start 0, step 1 and to fit the axis");
+        wgc_shape_set_dim(g, y, (int)a, e);
+    }
+    for (int d = 0; d < x->shape.rank; d++)
+        if (!sliced[d] || !wgc_dim_is_sym(y, d))
+            if (wgc_dim_is_sym(&x->shape, d))
+                memcpy(y->sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+    return WG_OK;
+}
+
+static wg_status affine_gather_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = wgc_sym_dims_of(&y0->shape);
+    wg_status st;
+    switch (n->op) {
+    case WGC_OP_SLICE:
+        if (wgc_slice_is_runtime(g, n)) {
+            /* its infer hook gave the sliced axes their run-time symbols; x's elsewhere */
+            wgc_shape o = y0->shape;
+            if ((st = wgc_slice_runtime_keep_syms(g, n, &o)))
+                return st;
+            return wgc_sym_set_out(g, n, 0, &o);
+        }
+        if (n->opset < 10)
+            return wgc_sym_refuse(g, n, "Slice before opset 10");
+        if ((st = slice_rule(g, n, &y)))
+            return st;
+        return wgc_sym_set_out(g, n, 0, &y);
+    case WGC_OP_TILE:
+        if (!wgc_expand_tile_is_runtime(g, n))
+            return wgc_sym_refuse(g, n, NULL);
+        /* fallthrough */
+    case WGC_OP_EXPAND: {
+        wgc_shape s, o;
+        if (x->symval)
+            return wgc_sym_refuse(g, n, "its input holds symbolic values");
+        if (wgc_expand_tile_is_runtime(g, n)) { /* sizes decided in the module */
+            if ((st = wgc_expand_tile_runtime_shape(g, n, &o)))
+                return st;
+            return wgc_sym_set_out(g, n, 0, &o);
+        }
+        wgc_sym_shape_of_values(g, wgc_in(g, n, 1), &s);
+        if (!wgc_broadcast(&x->shape, &s, &o))
+            return wgc_sym_refuse(g, n, "the shape broadcasts a symbolic dimension against a fixed one");
+        return wgc_sym_set_out(g, n, 0, &o);
+    }
+    case WGC_OP_DEPTH_TO_SPACE: case WGC_OP_SPACE_TO_DEPTH:
+        /* per sample (WGC_PER_SAMPLE): over a symbolic batch only */
+        if (wgc_sym_batch_op(g, n))
+            return wgc_sym_batch_rule(g, n);
+        return wgc_sym_batch_refuse(g, n);
+    default:
+        return wgc_sym_batch_refuse(g, n);
+    }
+}
+
+/* y (dense at its actual dims) = x read with element strides: Slice (constant starts and
+ * steps) and Expand (stride 0 where x broadcasts). */
+static wg_status emit_strided(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *y = wgc_out(g, n, 0);
+    int r = y->shape.rank;
+    char base[160];
+    snprintf(base, sizeof base, "%s", wgc_ptr(e, g, n->inputs[0]));
+    wgc_emit(e, "{\n");
+    wgc_sym_put_dims(e, &y->shape, "yd");
+    if (n->op == WGC_OP_EXPAND) {
+        wgc_sym_put_strides(e, &x->shape, &y->shape, "xs");
+        wgc_emit(e, "wgk_copy_strided(%s, %s, %zu, %d, yd, xs);\n}\n", wgc_ptr(e, g, n->outputs[0]), base,
+                 wg_dtype_size(x->dtype), r ? r : 1);
+        return WG_OK;
+    }
+    const wgc_tensor *st = wgc_in(g, n, 1), *ax = wgc_in(g, n, 3), *sp = wgc_in(g, n, 4);
+    int64_t start[WG_MAX_RANK] = {0}, step[WG_MAX_RANK];
+    for (int d = 0; d < r; d++)
+        step[d] = 1;
+    for (int64_t i = 0; i < wgc_numel(&st->shape); i++) {
+        int64_t a = ax ? wgc_const_int(ax, i) : i;
+        a = a < 0 ? a + r : a;
+        int64_t s0 = wgc_const_int(st, i), dim = x->shape.dims[a];
+        step[a] = sp ? wgc_const_int(sp, i) : 1;
+        if (step[a] != 1 && wgc_dim_is_sym(&y->shape, (int)a))
+            return wgc_sym_refuse(g, n, "a step other than 1 on a symbolic axis");
+        if (wgc_dim_is_sym(&x->shape, (int)a) && s0 != 0)
+            return wgc_sym_refuse(g, n, "a start other than 0 on a symbolic axis");
+        s0 = s0 < 0 ? s0 + dim : s0;
+        start[a] = s0 < 0 ? 0 : s0 > dim - (step[a] < 0) ? dim - (step[a] < 0) : s0;
+    }
+    wgc_emit(e, "const int32_t xs[%d] = {", r);
+    for (int d = 0; d < r; d++)
+        wgc_emit(e, "%s%lld * %s", d ? ", " : "", (long long)step[d], wgc_dims_expr(e, &x->shape, d + 1, r));
+    wgc_emit(e, "};\nconst char *px = (const char *)%s + (0", base);
+    for (int d = 0; d < r; d++)
+        if (start[d])
+            wgc_emit(e, " + %lld * %s", (long long)start[d], wgc_dims_expr(e, &x->shape, d + 1, r));
+    wgc_emit(e, ") * %zu;\nwgk_copy_strided(%s, px, %zu, %d, yd, xs);\n}\n", wg_dtype_size(x->dtype),
+             wgc_ptr(e, g, n->outputs[0]), wg_dtype_size(x->dtype), r);
+    return WG_OK;
+}
+
+static wg_status affine_gather_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    if (n->op == WGC_OP_SLICE || n->op == WGC_OP_EXPAND)
+        return emit_strided(e, g, n);
+    return wgc_sym_refuse(g, n, "no run-time code for this op with symbolic shapes yet");
+}
+
+static wgc_sym_folds affine_gather_sym_foldable(const wgc_graph *g, const wgc_node *n)
+{
+    if (n->op != WGC_OP_SLICE || !wgc_inputs_const(g, n))
+        return false;
+    return n->inputs[0] >= 0 && g->tensors[n->inputs[0]].symval; /* the values are symbolic */
+}
+
+static wg_status affine_gather_sym_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t count)
+{
+    wg_status status = wgc_sym_int_values_only(g, n);
+    if (status)
+        return status;
+    if (n->op != WGC_OP_SLICE)
+        return wgc_sym_refuse(g, n, NULL);
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const wgc_tensor *b = n->n_inputs > 1 ? wgc_in(g, n, 1) : NULL;
+    /* a 1-D slice with fixed bounds: the values from the folded result's positions */
+    const wgc_tensor *st = wgc_in(g, n, 1), *sp = wgc_in(g, n, 4);
+    int64_t s0, step = 1;
+    if (n->n_inputs < 2) { /* before opset 10: starts, ends, axes as attributes */
+        size_t cnt = 0;
+        const int64_t *sa = wgc_attr_ints(n, "starts", &cnt);
+        if (x->shape.rank != 1 || !sa || cnt != 1)
+            return wgc_sym_refuse(g, n, NULL);
+        s0 = sa[0];
+    } else {
+        if (x->shape.rank != 1 || !st || st->symval || (b && b->symval) || (sp && sp->symval))
+            return wgc_sym_refuse(g, n, NULL);
+        s0 = wgc_const_int(st, 0);
+        step = sp ? wgc_const_int(sp, 0) : 1;
+    }
+    int64_t dim = x->shape.dims[0];
+    if (s0 < 0)
+        s0 += dim;
+    s0 = s0 < 0 ? 0 : s0 > dim ? dim : s0;
+    if (step != 1)
+        return wgc_sym_refuse(g, n, "a step other than 1");
+    for (int64_t i = 0; i < count; i++)
+        v[i] = wgc_symval_at(x, s0 + i);
+    return WG_OK;
+}
+
+/* Slice, Expand and Tile decide their sizes at run time where their own emit hooks read
+ * them (the run-time files above); DepthToSpace and SpaceToDepth are per sample. */
+static bool affine_gather_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    switch (t) {
+    case WGC_DATA_DEPENDENT:
+        if (n->op == WGC_OP_SLICE) /* reads x's sizes at run time itself (slice_runtime.c) */
+            return wgc_slice_runs_sizes(g, n);
+        if (n->op == WGC_OP_EXPAND || n->op == WGC_OP_TILE) /* the same (expand_tile_runtime.c) */
+            return wgc_expand_tile_is_runtime(g, n);
+        return false;
+    case WGC_PER_SAMPLE:
+        return n->op == WGC_OP_DEPTH_TO_SPACE || n->op == WGC_OP_SPACE_TO_DEPTH;
+    default:
+        return false;
+    }
+}
+
+const wgc_op_def wgc_op_affine_gather = {
+    .infer = affine_gather_infer,
+    .fold = affine_gather_fold,
+    .emit = affine_gather_emit,
+    .sym = {.infer = affine_gather_sym_infer,
+            .emit = affine_gather_sym_emit,
+            .foldable = affine_gather_sym_foldable,
+            .values = affine_gather_sym_values,
+            .takes = affine_gather_sym_takes},
+};

@@ -96,4 +96,4 @@ static wg_status affine_grid_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_affine_grid = {affine_grid_infer, NULL, affine_grid_emit, NULL};
+const wgc_op_def wgc_op_affine_grid = {.infer = affine_grid_infer, .emit = affine_grid_emit};

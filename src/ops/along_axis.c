@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../ir/symdim.h"
 #include "helpers/inline_loops.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 
 static const int floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, 0};
 
@@ -233,4 +236,144 @@ static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_along_axis = {along_axis_infer, NULL, along_axis_emit, NULL};
+/* ---- symbolic shapes (sym.h) ---------------------------------------------------------- */
+
+/* LayerNormalization and CumSum keep x's shape, symbolic dims included; LogSoftmax,
+ * Hardmax and InstanceNormalization take the per-sample rule (sym_batch.c), and
+ * InstanceNormalization the sliding-window one too (sym_window.c). */
+static wg_status along_axis_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = wgc_sym_dims_of(&y0->shape);
+    wg_status st;
+    switch (n->op) {
+    case WGC_OP_LAYER_NORM: {
+        if (wgc_sym_has_symval_input(g, n))
+            return wgc_sym_refuse(g, n, NULL);
+        /* the normalised axes are fixed (the kernels take their length as a constant) */
+        int axis;
+        if ((st = wgc_read_axis(g, n, -1, x->shape.rank, &axis)))
+            return st;
+        if (wgc_shape_first_sym(&x->shape, x->shape.rank - 1) >= 0)
+            return wgc_sym_refuse(g, n, "it normalises over a symbolic axis");
+        if (axis != x->shape.rank - 1)
+            return wgc_sym_refuse(g, n, "only the last axis");
+        for (int i = 1; i < n->n_inputs; i++)
+            if (n->inputs[i] >= 0 && wgc_shape_is_sym(&wgc_in(g, n, i)->shape))
+                return wgc_sym_refuse(g, n, "symbolic scale or bias");
+        for (int i = 1; i < n->n_outputs; i++)
+            if (n->outputs[i] >= 0)
+                return wgc_sym_refuse(g, n, "its mean and inverse-deviation outputs");
+        y = x->shape;
+        return wgc_sym_set_out(g, n, 0, &y);
+    }
+    case WGC_OP_CUM_SUM: {
+        /* x's dims, along a constant axis of any size (RoBERTa's position ids) */
+        const wgc_tensor *ax = wgc_in(g, n, 1);
+        if (wgc_sym_has_symval_input(g, n) || !ax || !ax->data)
+            return wgc_sym_refuse(g, n, "an axis that is not a constant");
+        y = x->shape;
+        return wgc_sym_set_out(g, n, 0, &y);
+    }
+    default:
+        if (wgc_sym_batch_op(g, n))
+            return wgc_sym_batch_rule(g, n);
+        if (wgc_sym_window_op(g, n)) {
+            if ((st = wgc_sym_window_infer(g, n, &y)))
+                return st;
+            return wgc_sym_set_out(g, n, 0, &y);
+        }
+        return wgc_sym_batch_refuse(g, n);
+    }
+}
+
+/* CumSum along a constant axis, its length and the others read at run time; exclusive
+ * and reverse as the op's own code (along_axis_emit) does them, in the element type. */
+static wg_status sym_emit_cumsum(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const char *ct = wgc_sym_c_type(x->dtype);
+    const int r = x->shape.rank;
+    int64_t a = wgc_const_int(wgc_in(g, n, 1), 0);
+    if (a < 0)
+        a += r;
+    if (!ct || x->dtype == WG_DT_BOOL || a < 0 || a >= r)
+        return wgc_sym_refuse(g, n, "this dtype or axis");
+    const bool rev = wgc_attr_int(n, "reverse", 0) != 0, ex = wgc_attr_int(n, "exclusive", 0) != 0;
+    wgc_emit(e, "{\nconst %s *px = (const %s *)%s;\n%s *py = (%s *)%s;\n", ct, ct, wgc_ptr(e, g, n->inputs[0]), ct, ct,
+             wgc_ptr(e, g, n->outputs[0]));
+    wgc_emit(e, "const int32_t outer = %s, len = %s, inner = %s;\n", wgc_dims_expr(e, &x->shape, 0, (int)a),
+             wgc_dims_expr(e, &x->shape, (int)a, (int)a + 1), wgc_dims_expr(e, &x->shape, (int)a + 1, r));
+    wgc_emit(e, "for (int32_t o = 0; o < outer; o++)\n    for (int32_t i = 0; i < inner; i++) {\n"
+                "        %s s = 0;\n        for (int32_t j = 0; j < len; j++) {\n"
+                "            const size_t at = ((size_t)o * len + (size_t)(%s)) * inner + i;\n", ct,
+             rev ? "len - 1 - j" : "j");
+    if (ex)
+        wgc_emit(e, "            py[at] = s;\n            s += px[at];\n");
+    else
+        wgc_emit(e, "            s += px[at];\n            py[at] = s;\n");
+    wgc_emit(e, "        }\n    }\n}\n");
+    return WG_OK;
+}
+
+static wg_status sym_emit_layernorm(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int r = x->shape.rank;
+    if (x->dtype != WG_DT_FLOAT || wgc_numel(&wgc_in(g, n, 1)->shape) != x->shape.dims[r - 1] ||
+        (wgc_in(g, n, 2) && wgc_numel(&wgc_in(g, n, 2)->shape) != x->shape.dims[r - 1]))
+        return wgc_sym_refuse(g, n, "float32 with a scale (and bias) over the last axis only");
+    const long long len = (long long)x->shape.dims[r - 1];
+    const char *eps = wgc_float(e, wgc_attr_float(n, "epsilon", 1e-5f));
+    const char *sc = wgc_ptr(e, g, n->inputs[1]), *bi = n->inputs[2] >= 0 ? wgc_ptr(e, g, n->inputs[2]) : "0";
+    if (wgc_sym_split_rows(e, x)) { /* threads: runs of rows, each as on one thread */
+        wgc_emit(e, "{\n");
+        wgc_emit_part_range_expr(e, wgc_dims_expr(e, &x->shape, 0, r - 1), 1);
+        wgc_emit(e, "wgk_f32_layernorm((const float *)%s + (size_t)lo * %lld, %s, %s, (float *)%s + (size_t)lo * %lld, "
+                    "hi - lo, %lld, %s, 0, 0);\n}\n", wgc_ptr(e, g, n->inputs[0]), len, sc, bi,
+                 wgc_ptr(e, g, n->outputs[0]), len, len, eps);
+        return WG_OK;
+    }
+    wgc_emit(e, "wgk_f32_layernorm(%s, %s, %s, %s, %s, %lld, %s, 0, 0);\n", wgc_ptr(e, g, n->inputs[0]), sc, bi,
+             wgc_ptr(e, g, n->outputs[0]), wgc_dims_expr(e, &x->shape, 0, r - 1), len, eps);
+    return WG_OK;
+}
+
+static wg_status along_axis_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    switch (n->op) {
+    case WGC_OP_LAYER_NORM: return sym_emit_layernorm(e, g, n);
+    case WGC_OP_CUM_SUM: return sym_emit_cumsum(e, g, n);
+    default: return wgc_sym_refuse(g, n, "no run-time code for this op with symbolic shapes yet");
+    }
+}
+
+/* Per sample (WGC_PER_SAMPLE): InstanceNormalization; LogSoftmax and Hardmax along any
+ * axis but 0 (before opset 13 they take the rows from dims [axis, rank) flattened, within
+ * one sample too). Sliding windows (WGC_WINDOW): InstanceNormalization per channel plane
+ * of rank 3 or more. */
+static bool along_axis_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    const int rank = g->tensors[n->inputs[0]].shape.rank;
+    switch (n->op) {
+    case WGC_OP_INSTANCE_NORM:
+        return t == WGC_PER_SAMPLE || (t == WGC_WINDOW && rank >= 3);
+    case WGC_OP_LOG_SOFTMAX: case WGC_OP_HARDMAX: {
+        if (t != WGC_PER_SAMPLE)
+            return false;
+        const int64_t axis = wgc_attr_int(n, "axis", n->opset < 13 ? 1 : -1);
+        return axis != 0 && axis != -rank;
+    }
+    default:
+        return false;
+    }
+}
+
+const wgc_op_def wgc_op_along_axis = {
+    .infer = along_axis_infer,
+    .emit = along_axis_emit,
+    .sym = {.infer = along_axis_sym_infer, .emit = along_axis_sym_emit, .takes = along_axis_sym_takes},
+};

@@ -16,7 +16,7 @@ typedef struct arity {
 } arity;
 
 static const arity table[] = {
-#define WG_OP(e, name, stem, in, out) [WGC_OP_##e] = {(in), (out)},
+#define WG_OP(e, name, stem, in, out, traits) [WGC_OP_##e] = {(in), (out)},
 #include "../ir/ops.def"
 #undef WG_OP
 };

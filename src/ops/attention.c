@@ -349,4 +349,4 @@ static wg_status attention_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_attention = {attention_infer, NULL, attention_emit, attention_scratch};
+const wgc_op_def wgc_op_attention = {.infer = attention_infer, .emit = attention_emit, .scratch = attention_scratch};

@@ -197,4 +197,25 @@ fail:
     return st;
 }
 
-const wgc_op_def wgc_op_batchnorm = {bn_infer, NULL, bn_emit, bn_scratch};
+/* One output only (the running statistics of training mode take every sample): per
+ * sample (WGC_PER_SAMPLE), and per pixel over symbolic spatial dims (WGC_WINDOW) of rank
+ * 2 or more in inference mode. */
+static bool bn_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    if (t != WGC_PER_SAMPLE && t != WGC_WINDOW)
+        return false;
+    for (int k = 1; k < n->n_outputs; k++)
+        if (n->outputs[k] >= 0)
+            return false;
+    if (t == WGC_PER_SAMPLE)
+        return true;
+    const int rank = g->tensors[n->inputs[0]].shape.rank;
+    return rank >= 2 && !wgc_bn_training(n);
+}
+
+const wgc_op_def wgc_op_batchnorm = {
+    .infer = bn_infer,
+    .emit = bn_emit,
+    .scratch = bn_scratch,
+    .sym = {.takes = bn_sym_takes},
+};

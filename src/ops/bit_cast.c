@@ -46,4 +46,4 @@ static wg_status bit_cast_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_bit_cast = {bit_cast_infer, bit_cast_fold, bit_cast_emit, NULL};
+const wgc_op_def wgc_op_bit_cast = {.infer = bit_cast_infer, .fold = bit_cast_fold, .emit = bit_cast_emit};

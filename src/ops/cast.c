@@ -6,9 +6,12 @@
 #include <string.h>
 
 #include "../../kernels/include/wgk_storage.h"
+#include "../ir/symdim.h"
 #include "helpers/host_elements.h"
 #include "cast.h"
 #include "helpers/emit_and_fold.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 #include "versions.h"
 
 const int wgc_cast_dtypes[] = {
@@ -175,4 +178,37 @@ wg_status wgc_cast_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_cast = {cast_infer, wgc_cast_fold, wgc_cast_emit, NULL};
+/* ---- symbolic dims (sym.h): output 0 takes input 0's shape (WGC_SAME_SHAPE) ---- */
+
+static wg_status cast_sym_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t count)
+{
+    wgc_tensor *y = wgc_out(g, n, 0);
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    /* to float or double too (an old exporter's Upsample scales: a ratio of two such
+     * casts, which folds where it is constant at every size, elementwise_binary.c) */
+    if (y->dtype != WG_DT_INT64 && y->dtype != WG_DT_INT32 && y->dtype != WG_DT_FLOAT &&
+        y->dtype != WG_DT_DOUBLE)
+        return wgc_sym_refuse(g, n, "a cast of symbolic values to a type other than an integer or float");
+    for (int64_t i = 0; i < count; i++)
+        v[i] = wgc_symval_at(x, i);
+    return WG_OK;
+}
+
+static wg_status cast_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *y = wgc_out(g, n, 0);
+    if (x->dtype == WG_DT_FLOAT16 || y->dtype == WG_DT_FLOAT16 || x->dtype == WG_DT_STRING ||
+        y->dtype == WG_DT_STRING || wg_dtype_size(x->dtype) == 0 || x->dtype > WG_DT_UINT64 ||
+        y->dtype > WG_DT_UINT64)
+        return wgc_sym_refuse(g, n, "this pair of dtypes");
+    wgc_emit(e, "wgk_cast(%s, %d, %s, %d, (size_t)%s);\n", wgc_ptr(e, g, n->outputs[0]), y->dtype,
+             wgc_ptr(e, g, n->inputs[0]), x->dtype, wgc_sym_numel(e, y));
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_cast = {
+    .infer = cast_infer,
+    .fold = wgc_cast_fold,
+    .emit = wgc_cast_emit,
+    .sym = {.emit = cast_sym_emit, .foldable = wgc_sym_passes_values, .values = cast_sym_values},
+};

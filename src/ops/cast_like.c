@@ -20,4 +20,4 @@ static wg_status cast_like_infer(wgc_graph *g, wgc_node *n)
 }
 
 /* Folding and code are Cast's: they read input 0 and output 0's dtype only. */
-const wgc_op_def wgc_op_cast_like = {cast_like_infer, wgc_cast_fold, wgc_cast_emit, NULL};
+const wgc_op_def wgc_op_cast_like = {.infer = cast_like_infer, .fold = wgc_cast_fold, .emit = wgc_cast_emit};

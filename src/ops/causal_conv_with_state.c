@@ -98,4 +98,4 @@ static wg_status ccs_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_causal_conv_with_state = {ccs_infer, NULL, ccs_emit, NULL};
+const wgc_op_def wgc_op_causal_conv_with_state = {.infer = ccs_infer, .emit = ccs_emit};

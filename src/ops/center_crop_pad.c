@@ -97,4 +97,4 @@ static wg_status center_crop_pad_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_center_crop_pad = {center_crop_pad_infer, NULL, center_crop_pad_emit, NULL};
+const wgc_op_def wgc_op_center_crop_pad = {.infer = center_crop_pad_infer, .emit = center_crop_pad_emit};

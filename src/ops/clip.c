@@ -157,4 +157,4 @@ static wg_status clip_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_clip = {clip_infer, clip_fold, clip_emit, NULL};
+const wgc_op_def wgc_op_clip = {.infer = clip_infer, .fold = clip_fold, .emit = clip_emit};

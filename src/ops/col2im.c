@@ -112,4 +112,4 @@ static wg_status col2im_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_col2im = {col2im_infer, NULL, col2im_emit, NULL};
+const wgc_op_def wgc_op_col2im = {.infer = col2im_infer, .emit = col2im_emit};

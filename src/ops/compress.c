@@ -4,7 +4,7 @@
  * condition the kept positions become a constant list in the generated loop; with a
  * run-time one the length is a run-time symbol bounded by min(condition length, axis)
  * (ir/symdim.h), which the code counts and writes into wg_dims before copying; the input
- * and condition may then be of symbolic or data-dependent size (sym_infer.c).
+ * and condition may then be of symbolic or data-dependent size (compress_sym_infer).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +14,7 @@
 #include "helpers/inline_loops.h"
 #include "helpers/index_loops.h"
 #include "../ir/symdim.h"
+#include "sym.h"
 
 /* outer/len/inner of the view along the axis (flattened: 1/numel/1). */
 static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *len, int64_t *inner)
@@ -147,4 +148,43 @@ fail:
     return st;
 }
 
-const wgc_op_def wgc_op_compress = {compress_infer, NULL, compress_emit, NULL};
+/* ---- symbolic dims (sym.h) ---- */
+
+/* a run-time condition only (a constant one over a symbolic axis would keep positions
+ * the axis may not have): the kept length is its own run-time symbol (compress_infer),
+ * the other dims are x's */
+static wg_status compress_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wg_status st;
+    const wgc_tensor *c = wgc_in(g, n, 1);
+    if (c->data || c->symval)
+        return wgc_sym_refuse(g, n, "a constant condition");
+    wgc_shape o = y0->shape;
+    if (wgc_attr_find(n, "axis")) {
+        int axis;
+        if ((st = wgc_read_axis(g, n, 0, x->shape.rank, &axis)))
+            return st;
+        for (int d = 0; d < o.rank; d++)
+            if (d != axis)
+                memcpy(o.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+    }
+    return wgc_sym_set_out(g, n, 0, &o);
+}
+
+/* Its length decided at run time: its own emit hook reads its inputs' sizes at run time
+ * itself (compress_sym_infer took the shapes), unless they hold symbolic values. */
+static bool compress_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    return t == WGC_DATA_DEPENDENT && !g->tensors[n->inputs[0]].symval &&
+           (n->opset < 10 || !g->tensors[n->inputs[1]].symval);
+}
+
+const wgc_op_def wgc_op_compress = {
+    .infer = compress_infer,
+    .emit = compress_emit,
+    .sym = {.infer = compress_sym_infer, .takes = compress_sym_takes},
+};

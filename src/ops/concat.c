@@ -2,10 +2,14 @@
  * ConcatFromSequence with new_axis=1 becomes (ops/sequence.c): the node keeps its
  * new_axis attribute, the inputs share one shape, and each is one slab of a new axis of
  * y (at `axis`, counted in y's rank). */
+#include <stdio.h>
 #include <string.h>
 
+#include "../ir/symdim.h"
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 
 static bool stacks(const wgc_node *n)
 {
@@ -136,4 +140,158 @@ static wg_status concat_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_concat = {concat_infer, concat_fold, concat_emit, NULL};
+/* ---- symbolic dims (sym.h) ---- */
+
+/* The run-time total of an earlier Concat in n's body whose inputs have the same sizes
+ * along the axis, in order (SSD concatenates its per-class boxes, scores and labels: one
+ * total for the three), or -1. Both Concats write it (concat_sym_emit), the same value. */
+static int concat_total_sym(wgc_graph *g, const wgc_node *n, int axis)
+{
+    for (int s = wgc_sym_n_host(g); s < g->n_syms; s++) {
+        const wgc_symbol *k = &g->syms[s];
+        if (k->derived)
+            continue;
+        const int pi = g->tensors[k->tensor].producer;
+        if (!k->runtime || k->dim != axis || pi < 0 || &g->nodes[pi] == n)
+            continue;
+        const wgc_node *p = &g->nodes[pi];
+        bool same = p->op == WGC_OP_CONCAT && p->region == n->region && p->n_inputs == n->n_inputs;
+        for (int i = 0; same && i < n->n_inputs; i++) {
+            if ((p->inputs[i] < 0) != (n->inputs[i] < 0))
+                same = false;
+            else if (n->inputs[i] >= 0) {
+                const wgc_shape *a = &g->tensors[p->inputs[i]].shape, *b = &g->tensors[n->inputs[i]].shape;
+                wgc_dimx da = wgc_dimx_of(g, a, axis), db = wgc_dimx_of(g, b, axis);
+                same = wgc_dimx_eq(&da, &db); /* along the axis only: [k, 4] boxes, [k] scores */
+            }
+        }
+        if (same)
+            return s;
+    }
+    return -1;
+}
+
+static wg_status concat_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = wgc_sym_dims_of(&y0->shape);
+    wg_status st;
+    int axis;
+    if (wgc_attr_int(n, "new_axis", 0))
+        return wgc_sym_refuse(g, n, "stacking (ConcatFromSequence's new_axis) of symbolic sizes");
+    if ((st = wgc_read_axis(g, n, 0, y.rank, &axis)))
+        return st;
+    wgc_dimx sum = wgc_dimx_const(0);
+    bool summed = true;
+    for (int k = 0; k < n->n_inputs; k++) {
+        const wgc_tensor *p = wgc_in(g, n, k);
+        if (!p)
+            continue;
+        if (p->symval && (y.rank != 1 || wgc_shape_is_sym(&y)))
+            return wgc_sym_refuse(g, n, "symbolic values in other than a 1-D Concat of a fixed length");
+        for (int d = 0; d < y.rank; d++)
+            if (d != axis && (p->shape.dims[d] != x->shape.dims[d] ||
+                              memcmp(p->shape.sym[d], x->shape.sym[d], WGC_MAX_SYMS)))
+                return wgc_sym_refuse(g, n, "its inputs differ in a symbolic dimension");
+        summed = summed && wgc_dimx_add(sum, wgc_dimx_of(g, &p->shape, axis), &sum);
+    }
+    for (int d = 0; d < y.rank; d++)
+        memcpy(y.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+    if (summed) {
+        wgc_shape_set_dim(g, &y, axis, sum);
+    } else {
+        /* sizes that add up to no product of symbols (SSD's per-class detections, each
+         * its own TopK's count): the total is a run-time size of the Concat's own,
+         * bounded by the sum of the bounds (concat_sym_emit writes it) */
+        int sym = concat_total_sym(g, n, axis);
+        if (sym < 0 && (st = wgc_sym_add_runtime(g, n, n->outputs[0], axis, y.dims[axis], &sym)))
+            return st;
+        wgc_shape_set_runtime(&y, axis, sym, y.dims[axis]);
+    }
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
+static wgc_sym_folds concat_sym_foldable(const wgc_graph *g, const wgc_node *n)
+{
+    if (!wgc_inputs_const(g, n))
+        return false;
+    return wgc_sym_has_symval_input(g, n) && !wgc_attr_int(n, "new_axis", 0);
+}
+
+static wg_status concat_sym_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t count)
+{
+    wg_status st = wgc_sym_int_values_only(g, n);
+    if (st)
+        return st;
+    (void)count;
+    wgc_tensor *y = wgc_out(g, n, 0);
+    int64_t at = 0;
+    if (y->shape.rank != 1)
+        return wgc_sym_refuse(g, n, NULL);
+    for (int k = 0; k < n->n_inputs; k++) {
+        const wgc_tensor *p = wgc_in(g, n, k);
+        for (int64_t i = 0; p && i < wgc_numel(&p->shape); i++)
+            v[at++] = wgc_symval_at(p, i);
+    }
+    return WG_OK;
+}
+
+/* Concat: each input's rows (the dims before the axis) into its slice of y's rows. */
+static wg_status concat_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *y = wgc_out(g, n, 0);
+    int axis;
+    wg_status st = wgc_read_axis(g, n, 0, y->shape.rank, &axis);
+    if (st)
+        return st;
+    size_t es = wg_dtype_size(y->dtype);
+    char rows[96], ypitch[96];
+    snprintf(rows, sizeof rows, "%s", wgc_dims_expr(e, &y->shape, 0, axis));
+    snprintf(ypitch, sizeof ypitch, "%s", wgc_dims_expr(e, &y->shape, axis, y->shape.rank));
+    wgc_emit(e, "{\n");
+    /* a total along the axis that is no sum of the inputs' sizes is a run-time size
+     * (concat_sym_infer), written here */
+    wgc_dimx sum = wgc_dimx_const(0);
+    bool summed = true;
+    for (int k = 0; k < n->n_inputs; k++)
+        if (n->inputs[k] >= 0)
+            summed = summed && wgc_dimx_add(sum, wgc_dimx_of(g, &wgc_in(g, n, k)->shape, axis), &sum);
+    const int total = summed ? -1 : wgc_shape_first_sym(&y->shape, axis);
+    if (total >= 0) {
+        wgc_emit(e, "wg_dims[%d] = (int32_t)(0", total);
+        for (int k = 0; k < n->n_inputs; k++)
+            if (n->inputs[k] >= 0)
+                wgc_emit(e, " + %s", wgc_dims_expr(e, &wgc_in(g, n, k)->shape, axis, axis + 1));
+        wgc_emit(e, ");\n");
+    }
+    wgc_emit(e, "char *py = (char *)%s;\nsize_t at = 0;\n", wgc_ptr(e, g, n->outputs[0]));
+    for (int k = 0; k < n->n_inputs; k++) {
+        const wgc_tensor *x = wgc_in(g, n, k);
+        if (!x)
+            continue;
+        if (x->symval && k >= 8)
+            return wgc_sym_refuse(g, n, "symbolic values in a ninth or later input");
+        /* symbolic values (concat_sym_infer lets a 1-D Concat of fixed length take them)
+         * are written at their actual values first */
+        char src[96];
+        snprintf(src, sizeof src, "%s", x->symval ? wgc_sym_operand(e, g, n, k) : wgc_ptr(e, g, n->inputs[k]));
+        const char *slab = wgc_dims_expr(e, &x->shape, axis, x->shape.rank);
+        wgc_emit(e, "wgk_copy_rows(py + at, (size_t)%s * %zu, %s, (size_t)%s * %zu, (size_t)%s, (size_t)%s * %zu);\n"
+                    "at += (size_t)%s * %zu;\n", ypitch, es, src, slab, es, rows, slab, es, slab, es);
+    }
+    wgc_emit(e, "}\n");
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_concat = {
+    .infer = concat_infer,
+    .fold = concat_fold,
+    .emit = concat_emit,
+    .sym = {.infer = concat_sym_infer,
+            .emit = concat_sym_emit,
+            .foldable = concat_sym_foldable,
+            .values = concat_sym_values},
+};

@@ -67,4 +67,4 @@ static wg_status constant_fold(wgc_graph *g, wgc_node *n)
     return wgc_fold_copy(g, n, 0, src);
 }
 
-const wgc_op_def wgc_op_constant = {constant_infer, constant_fold, wgc_emit_folded_only, NULL};
+const wgc_op_def wgc_op_constant = {.infer = constant_infer, .fold = constant_fold, .emit = wgc_emit_folded_only};

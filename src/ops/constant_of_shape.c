@@ -1,14 +1,16 @@
 /* constant_of_shape.c: ConstantOfShape: a tensor of the shape input filled with the
  * one-element `value` attribute (default float32 0). A constant shape folds (the light
  * model-zoo graphs build their weights this way); symbolic values give symbolic dims
- * (sym_infer.c); a shape computed at run time gives run-time dims bounded by its values'
- * bounds (ir/valrange.h), which sym_emit.c computes, checks and fills. */
+ * (cos_sym_infer); a shape computed at run time gives run-time dims bounded by its values'
+ * bounds (ir/valrange.h), which cos_sym_emit computes, checks and fills. */
 #include <string.h>
 
 #include "../ir/symdim.h"
 #include "../ir/valrange.h"
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 
 static wg_status cos_infer(wgc_graph *g, wgc_node *n)
 {
@@ -84,4 +86,49 @@ static wg_status cos_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_constant_of_shape = {cos_infer, cos_fold, wgc_emit_folded_only, NULL};
+/* ---- symbolic dims (sym.h) ---- */
+
+static wg_status cos_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = wgc_sym_dims_of(&y0->shape);
+    wgc_sym_shape_of_values(g, x, &y);
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
+static wg_status cos_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *y = wgc_out(g, n, 0), *shape = wgc_in(g, n, 0);
+    if (!shape->data) /* run-time dims (cos_infer): each checked against its bound */
+        for (int d = 0; d < y->shape.rank; d++) {
+            char vb[160];
+            const int sym = wgc_shape_first_sym(&y->shape, d);
+            wgc_emit(e, "{\nconst int64_t v = %s;\nif (v < 0)\n    return WGK_ERR_INDEX;\n"
+                        "if (v > %lldLL)\n    return WGK_ERR_SIZE_BOUND;\n",
+                     wgc_int_elem_expr(e, g, n->inputs[0], d, vb, sizeof vb), (long long)y->shape.dims[d]);
+            if (sym >= 0)
+                wgc_emit(e, "wg_dims[%d] = (int32_t)v;\n", sym);
+            wgc_emit(e, "}\n");
+        }
+    const wgc_attr *v = wgc_attr_find(n, "value");
+    size_t es = wg_dtype_size(y->dtype);
+    if (!es || es > 8 || y->dtype == WG_DT_STRING)
+        return wgc_sym_refuse(g, n, "this dtype");
+    uint64_t bits = 0;
+    if (v && v->t && v->t->data)
+        memcpy(&bits, v->t->data, es);
+    const char *ct = es == 1 ? "uint8_t" : es == 2 ? "uint16_t" : es == 4 ? "uint32_t" : "uint64_t";
+    wgc_emit(e, "{\n%s *py = (%s *)%s;\nfor (int32_t i = 0, n = %s; i < n; i++) py[i] = (%s)%lluull;\n}\n",
+             ct, ct, wgc_ptr(e, g, n->outputs[0]), wgc_sym_numel(e, y), ct, (unsigned long long)bits);
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_constant_of_shape = {
+    .infer = cos_infer,
+    .fold = cos_fold,
+    .emit = wgc_emit_folded_only,
+    .sym = {.infer = cos_sym_infer, .emit = cos_sym_emit},
+};

@@ -967,4 +967,63 @@ static size_t cf_scratch(const wgc_graph *g, const wgc_node *n)
     return staging_bytes(g, n, &l);
 }
 
-const wgc_op_def wgc_op_control_flow = {cf_infer, cf_fold, cf_emit, cf_scratch};
+/* ---- symbolic dims (sym.h) ---- */
+
+static wg_status cf_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    if (!wgc_out(g, n, 0))
+        return WG_OK;
+    if (n->op != WGC_OP_BODY_BEGIN)
+        /* If, BodyElse, Loop, Scan: the outputs take the bodies' sizes, and where branches
+         * or iterations may differ a run-time size of their own (if_infer, loop_infer) */
+        return WG_OK;
+    wg_status st;
+    /* a Loop's or Scan's body inputs take the initial values' shapes, symbolic dims
+     * included (an If's branches read no initial values) */
+    const int e = wgc_body_end(g, (int)(n - g->nodes));
+    const wgc_node *own = e >= 0 ? &g->nodes[e] : NULL;
+    wgc_cf_layout l;
+    if (own && own->op == WGC_OP_SCAN && (st = wgc_cf_layout_of(g, own, &l)))
+        return st;
+    /* the carried values first (a Scan's scan inputs, after them, below) */
+    const int n_checked = own && own->op == WGC_OP_SCAN ? l.first_state + l.n_state : n->n_inputs;
+    for (int i = own && own->op == WGC_OP_LOOP ? 2 : 0; own && own->op != WGC_OP_IF && i < n_checked; i++) {
+        const wgc_tensor *v = n->inputs[i] >= 0 ? &g->tensors[n->inputs[i]] : NULL;
+        if (!v || !wgc_shape_is_sym(&v->shape))
+            continue;
+        /* a carried value of symbolic dims (a state [batch, h]): the body's input takes
+         * them, so the body runs at the actual sizes */
+        if (wgc_shape_runtime_sym(g, &v->shape) >= 0 || (own->op == WGC_OP_SCAN && l.lens))
+            return wgc_sym_refuse(g, own, "a Loop's or Scan's initial value of a run-time size, or a "
+                                          "Scan-8's of symbolic dims");
+        wgc_shape o = v->shape;
+        if ((st = wgc_sym_set_out(g, n, own->op == WGC_OP_SCAN ? i - l.first_state : i, &o)))
+            return st;
+    }
+    /* a Scan's scan elements: the inputs' dims but the scan axis, symbolic ones too */
+    for (int k = 0; own && own->op == WGC_OP_SCAN && !l.lens && k < l.n_scan_in; k++) {
+        const wgc_tensor *x = &g->tensors[n->inputs[n_checked + k]];
+        const wgc_tensor *el = wgc_out(g, n, l.n_state + k);
+        if (!el || !wgc_shape_is_sym(&x->shape))
+            continue;
+        int axis;
+        if ((st = wgc_cf_scan_input_axis(g, own, k, x->shape.rank, &axis)))
+            return st;
+        wgc_shape o = el->shape;
+        for (int d = 0, j = 0; d < x->shape.rank; d++)
+            if (d != axis)
+                memcpy(o.sym[j++], x->shape.sym[d], WGC_MAX_SYMS);
+        if ((st = wgc_sym_set_out(g, n, l.n_state + k, &o)))
+            return st;
+    }
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_control_flow = {
+    .infer = cf_infer,
+    .fold = cf_fold,
+    .emit = cf_emit,
+    .scratch = cf_scratch,
+    /* their code reads its sizes at run time itself */
+    .sym = {.infer = cf_sym_infer, .emit = cf_emit},
+};

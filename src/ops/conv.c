@@ -324,7 +324,7 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (im->kernel == WGC_KERNEL_CONV3D_DIRECT) {
         if (n->aux_affine >= 0) /* fuse_bn_output.c takes 2-D convs only */
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "a fused BatchNormalization on a 3-D Conv");
-        if (z.sym) /* sym_window.c takes 1-D and 2-D convs only */
+        if (z.sym) /* sliding windows of 1-D and 2-D convs only (conv_sym_takes) */
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "a 3-D Conv of symbolic dims");
         if ((st = emit_direct(e, g, n, &c)))
             return st;
@@ -351,4 +351,21 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 }
 
 
-const wgc_op_def wgc_op_conv = {conv_infer, NULL, conv_emit, conv_scratch};
+/* Per sample (WGC_PER_SAMPLE) always; sliding windows over symbolic spatial dims
+ * (WGC_WINDOW) 1-D or 2-D. */
+static bool conv_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    if (t == WGC_PER_SAMPLE)
+        return true;
+    if (t != WGC_WINDOW)
+        return false;
+    const int rank = g->tensors[n->inputs[0]].shape.rank;
+    return rank == 3 || rank == 4;
+}
+
+const wgc_op_def wgc_op_conv = {
+    .infer = conv_infer,
+    .emit = conv_emit,
+    .scratch = conv_scratch,
+    .sym = {.takes = conv_sym_takes},
+};

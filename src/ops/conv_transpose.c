@@ -207,11 +207,28 @@ static wg_status ct_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return st;
     if (c.rank == 2)
         return emit_2d(e, g, n, &c);
-    if (wgc_shape_is_sym(&wgc_in(g, n, 0)->shape)) /* sym_window.c takes 2-D ones only */
+    if (wgc_shape_is_sym(&wgc_in(g, n, 0)->shape)) /* windows of 2-D ones only (ct_sym_takes) */
         return wgc_error(g, n, WG_ERR_UNSUPPORTED, "a ConvTranspose of symbolic dims other than 2-D");
     const wgc_conv_view3 v = wgc_conv_view3_of(c.rank, c.in, c.out, c.k, c.s, c.d, c.pb);
     wgc_emit_convnd_call(e, g, n, "wgk_f32_deconv3d_direct", c.N, c.C, c.M, c.groups, &v);
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_conv_transpose = {ct_infer, NULL, ct_emit, ct_scratch};
+/* Per sample (WGC_PER_SAMPLE) always; sliding windows over symbolic spatial dims
+ * (WGC_WINDOW) 2-D only. */
+static bool ct_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    if (t == WGC_PER_SAMPLE)
+        return true;
+    if (t != WGC_WINDOW)
+        return false;
+    const int rank = g->tensors[n->inputs[0]].shape.rank;
+    return rank == 4;
+}
+
+const wgc_op_def wgc_op_conv_transpose = {
+    .infer = ct_infer,
+    .emit = ct_emit,
+    .scratch = ct_scratch,
+    .sym = {.takes = ct_sym_takes},
+};

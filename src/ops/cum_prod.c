@@ -79,4 +79,4 @@ static wg_status cum_prod_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return wgc_emit_along_axis_input(e, g, n, view, emit_rows);
 }
 
-const wgc_op_def wgc_op_cum_prod = {cum_prod_infer, NULL, cum_prod_emit, NULL};
+const wgc_op_def wgc_op_cum_prod = {.infer = cum_prod_infer, .emit = cum_prod_emit};

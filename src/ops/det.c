@@ -60,4 +60,4 @@ static wg_status det_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_det = {det_infer, NULL, det_emit, det_scratch};
+const wgc_op_def wgc_op_det = {.infer = det_infer, .emit = det_emit, .scratch = det_scratch};

@@ -206,4 +206,4 @@ static wg_status dft_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_dft = {dft_infer, NULL, dft_emit, NULL};
+const wgc_op_def wgc_op_dft = {.infer = dft_infer, .emit = dft_emit};

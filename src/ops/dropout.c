@@ -8,6 +8,8 @@
 
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 
 static wg_status dropout_infer(wgc_graph *g, wgc_node *n)
 {
@@ -48,4 +50,37 @@ static wg_status dropout_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_dropout = {dropout_infer, wgc_fold_same_bytes, wgc_emit_same_bytes, NULL};
+/* ---- symbolic dims (sym.h) ---- */
+
+/* Is tensor t a graph output or read by a live node? */
+static bool tensor_read(const wgc_graph *g, int t)
+{
+    if (g->tensors[t].is_output)
+        return true;
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int k = 0; !g->nodes[i].dead && k < g->nodes[i].n_inputs; k++)
+            if (g->nodes[i].inputs[k] == t)
+                return true;
+    return false;
+}
+
+/* inference: the input itself (remove_identity.c) */
+static wg_status dropout_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y;
+    if (n->n_outputs > 1 && n->outputs[1] >= 0 && tensor_read(g, n->outputs[1]))
+        return wgc_sym_refuse(g, n, "its mask output, read by the graph");
+    y = x->shape;
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
+const wgc_op_def wgc_op_dropout = {
+    .infer = dropout_infer,
+    .fold = wgc_fold_same_bytes,
+    .emit = wgc_emit_same_bytes,
+    .sym = {.infer = dropout_sym_infer, .emit = wgc_sym_emit_copy},
+};

@@ -40,4 +40,4 @@ static wg_status dq_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_dyn_quant = {dq_infer, NULL, dq_emit, NULL};
+const wgc_op_def wgc_op_dyn_quant = {.infer = dq_infer, .emit = dq_emit};

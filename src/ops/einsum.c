@@ -219,4 +219,4 @@ static wg_status einsum_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_einsum = {einsum_infer, NULL, einsum_emit, NULL};
+const wgc_op_def wgc_op_einsum = {.infer = einsum_infer, .emit = einsum_emit};

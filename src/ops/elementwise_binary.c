@@ -13,9 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../kernels/include/wgk_eltwise.h"
+#include "../ir/symdim.h"
 #include "helpers/elementwise.h"
 #include "helpers/host_elements.h"
 #include "helpers/inline_loops.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 #include "versions.h"
 
 static bool is_float(const wgc_map_args *a)
@@ -314,4 +318,198 @@ static wg_status binary_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_elementwise_binary = {binary_infer, binary_fold, binary_emit, NULL};
+/* ---- symbolic shapes (sym.h) ---------------------------------------------------------- */
+
+/* Add, Sub, Mul, Div over symbolic shapes: the broadcasting kernel of float32, int32 and
+ * int64 with every dim read at run time; the broadcast loop for the other dtypes. */
+static wg_status emit_binary(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *a = wgc_in(g, n, 0), *b = wgc_in(g, n, 1), *y = wgc_out(g, n, 0);
+    int op;
+    switch (n->op) {
+    case WGC_OP_ADD: op = WGK_BIN_ADD; break;
+    case WGC_OP_SUB: op = WGK_BIN_SUB; break;
+    case WGC_OP_MUL: op = WGK_BIN_MUL; break;
+    case WGC_OP_DIV: op = WGK_BIN_DIV; break;
+    default: return wgc_sym_refuse(g, n, "no run-time code for this op with symbolic shapes yet");
+    }
+    const char *fn = y->dtype == WG_DT_FLOAT ? "wgk_f32_binary" : y->dtype == WG_DT_INT32 ? "wgk_i32_binary"
+                   : y->dtype == WG_DT_INT64 ? "wgk_i64_binary" : NULL;
+    const char *ct = y->dtype == WG_DT_FLOAT ? "float" : y->dtype == WG_DT_INT32 ? "int32_t" : "int64_t";
+    if (!fn && n->act == WGC_ACT_NONE) {
+        static const char *const ops[] = {"p0[o0] + p1[o1]", "p0[o0] - p1[o1]", "p0[o0] * p1[o1]", "p0[o0] / p1[o1]"};
+        if (y->dtype == WG_DT_DOUBLE || (op != WGK_BIN_DIV && wgc_sym_c_type(y->dtype)))
+            return wgc_sym_broadcast_loop(e, g, n, ops[op]);
+    }
+    if (!fn || n->act != WGC_ACT_NONE)
+        return wgc_sym_refuse(g, n, "this dtype or a fused activation");
+    wgc_emit(e, "{\n");
+    char pa[96], pb[96];
+    snprintf(pa, sizeof pa, "%s", wgc_sym_operand(e, g, n, 0));
+    snprintf(pb, sizeof pb, "%s", wgc_sym_operand(e, g, n, 1));
+    wgc_sym_put_dims(e, &y->shape, "dims");
+    wgc_sym_put_strides(e, &a->shape, &y->shape, "sa");
+    wgc_sym_put_strides(e, &b->shape, &y->shape, "sb");
+    wgc_emit(e, "%s(%d, (%s *)%s, (const %s *)%s, (const %s *)%s, %d, dims, sa, sb);\n}\n", fn, op, ct,
+             wgc_ptr(e, g, n->outputs[0]), ct, pa, ct, pb, y->shape.rank ? y->shape.rank : 1);
+    return WG_OK;
+}
+
+/* The code over symbolic shapes: Add, Sub, Mul, Div through emit_binary, the others of
+ * this file through the broadcast loop (helpers/sym_code.h). */
+static wg_status binary_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *a = wgc_in(g, n, 0);
+    bool f32 = a->dtype == WG_DT_FLOAT;
+    switch (n->op) {
+    case WGC_OP_ADD: case WGC_OP_SUB: case WGC_OP_MUL: case WGC_OP_DIV:
+        return emit_binary(e, g, n);
+    case WGC_OP_EQUAL: return wgc_sym_broadcast_loop(e, g, n, "p0[o0] == p1[o1]");
+    case WGC_OP_LESS: return wgc_sym_broadcast_loop(e, g, n, "p0[o0] < p1[o1]");
+    case WGC_OP_GREATER: return wgc_sym_broadcast_loop(e, g, n, "p0[o0] > p1[o1]");
+    case WGC_OP_LESS_OR_EQUAL: return wgc_sym_broadcast_loop(e, g, n, "p0[o0] <= p1[o1]");
+    case WGC_OP_GREATER_OR_EQUAL: return wgc_sym_broadcast_loop(e, g, n, "p0[o0] >= p1[o1]");
+    case WGC_OP_XOR: return wgc_sym_broadcast_loop(e, g, n, "(p0[o0] != 0) != (p1[o1] != 0)");
+    case WGC_OP_MOD: /* integers, fmod 0: the remainder takes the divisor's sign */
+        if (wg_dtype_is_float(a->dtype) || wgc_attr_int(n, "fmod", 0))
+            return wgc_sym_refuse(g, n, "Mod of other than integers with fmod 0");
+        return wgc_sym_broadcast_loop(e, g, n, "p0[o0] % p1[o1] != 0 && (p0[o0] % p1[o1] < 0) != (p1[o1] < 0) ? "
+                                               "p0[o0] % p1[o1] + p1[o1] : p0[o0] % p1[o1]");
+    case WGC_OP_AND: return wgc_sym_broadcast_loop(e, g, n, "p0[o0] && p1[o1]");
+    case WGC_OP_OR: return wgc_sym_broadcast_loop(e, g, n, "p0[o0] || p1[o1]");
+    case WGC_OP_WHERE: return wgc_sym_broadcast_loop(e, g, n, "p0[o0] ? p1[o1] : p2[o2]");
+    case WGC_OP_POW:
+        if (!f32 || wgc_in(g, n, 1)->dtype != WG_DT_FLOAT)
+            return wgc_sym_refuse(g, n, "Pow of a type other than float32");
+        return wgc_sym_broadcast_loop(e, g, n, "p1[o1] == 2.0f ? p0[o0] * p0[o0] : wgk_powf(p0[o0], p1[o1])");
+    default:
+        return wgc_sym_refuse(g, n, "no run-time code for this op with symbolic shapes yet");
+    }
+}
+
+/* Is every element of Equal(a, b) over symbolic values decided for all sizes in range?
+ * Two equal expressions are; so are an expression and a constant outside its range
+ * (Equal(batch, -1) in TorchScript's expand(batch, -1)). Then the constant folded at the
+ * maxima is the answer at every size; otherwise the Equal runs (binary_sym_emit). */
+static bool equal_decided(const wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *a = &g->tensors[n->inputs[0]], *b = &g->tensors[n->inputs[1]];
+    const wgc_tensor *y = &g->tensors[n->outputs[0]];
+    int64_t na = wgc_numel(&a->shape), nb = wgc_numel(&b->shape), count = wgc_numel(&y->shape);
+    if ((na != count && na != 1) || (nb != count && nb != 1))
+        return false;
+    for (int64_t i = 0; i < count; i++) {
+        wgc_dimx p = wgc_symval_at(a, na == 1 ? 0 : i), q = wgc_symval_at(b, nb == 1 ? 0 : i);
+        bool decided = wgc_dimx_eq(&p, &q) ||
+                       (wgc_dimx_is_const(&q) && (q.c < wgc_dimx_min(g, &p) || q.c > wgc_dimx_max(g, &p))) ||
+                       (wgc_dimx_is_const(&p) && (p.c < wgc_dimx_min(g, &q) || p.c > wgc_dimx_max(g, &q)));
+        if (!decided)
+            return false;
+    }
+    return true;
+}
+
+/* Does every element of Add, Sub, Mul or Div over symbolic values come out a product of
+ * the symbols? One that does not (seq + 1, seq / 2) makes the node run in the module
+ * instead, its values bounded by ir/valrange.c: what the sizes it decides are planned for. */
+static bool arithmetic_folds(const wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *a = &g->tensors[n->inputs[0]], *b = &g->tensors[n->inputs[1]];
+    const int64_t na = wgc_numel(&a->shape), nb = wgc_numel(&b->shape), count = na > nb ? na : nb;
+    if ((na != count && na != 1) || (nb != count && nb != 1))
+        return true; /* not elementwise over vectors: binary_sym_values refuses it, naming the node */
+    /* float symbolic values (a Cast of shape arithmetic) fold while they stay whole numbers;
+     * times a fraction (a mean's 1 / len) they are computed where the node runs */
+    for (int k = 0; k < 2 && wg_dtype_is_float(a->dtype); k++) {
+        const wgc_tensor *t = k ? b : a;
+        for (int64_t i = 0; !t->symval && i < (k ? nb : na); i++) {
+            const double f = wgc_elem_get_f(t->data, t->dtype, i);
+            if (f != (double)(int64_t)f)
+                return false;
+        }
+    }
+    for (int64_t i = 0; i < count; i++) {
+        wgc_dimx p = wgc_symval_at(a, na == 1 ? 0 : i), q = wgc_symval_at(b, nb == 1 ? 0 : i), r;
+        if (n->op == WGC_OP_SUB)
+            q.c = -q.c;
+        if ((n->op == WGC_OP_DIV && !wgc_dimx_div(p, q, &r)) ||
+            ((n->op == WGC_OP_ADD || n->op == WGC_OP_SUB) && !wgc_dimx_add(p, q, &r)))
+            return false;
+    }
+    return true;
+}
+
+/* Shape arithmetic: Add, Sub, Mul, Div of symbolic values whose results are products of
+ * the symbols, an Equal decided at every size, and a constant Where choosing among
+ * symbolic values. */
+static wgc_sym_folds binary_sym_foldable(const wgc_graph *g, const wgc_node *n)
+{
+    if (!wgc_inputs_const(g, n))
+        return false;
+    switch (n->op) {
+    case WGC_OP_MUL: case WGC_OP_DIV: case WGC_OP_ADD: case WGC_OP_SUB:
+        return wgc_sym_has_symval_input(g, n) && arithmetic_folds(g, n);
+    case WGC_OP_EQUAL: /* decided at every size: the constant folded at the maxima stands */
+        return wgc_sym_has_symval_input(g, n) && equal_decided(g, n) ? WGC_SYM_DECIDED : WGC_SYM_NO_FOLD;
+    case WGC_OP_WHERE: /* a constant condition choosing among symbolic values */
+        return !g->tensors[n->inputs[0]].symval &&
+               (g->tensors[n->inputs[1]].symval || g->tensors[n->inputs[2]].symval);
+    default:
+        return false;
+    }
+}
+
+static wg_status binary_sym_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t count)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const wgc_tensor *b = n->n_inputs > 1 ? wgc_in(g, n, 1) : NULL;
+    switch (n->op) {
+    case WGC_OP_MUL: case WGC_OP_DIV: case WGC_OP_ADD: case WGC_OP_SUB: {
+        int64_t na = wgc_numel(&x->shape), nb = wgc_numel(&b->shape);
+        if ((na != count && na != 1) || (nb != count && nb != 1))
+            return wgc_sym_refuse(g, n, NULL);
+        for (int64_t i = 0; i < count; i++) {
+            wgc_dimx p = wgc_symval_at(x, na == 1 ? 0 : i), q = wgc_symval_at(b, nb == 1 ? 0 : i);
+            bool ok = true;
+            if (n->op == WGC_OP_MUL)
+                v[i] = wgc_dimx_mul(p, q);
+            else if (n->op == WGC_OP_DIV)
+                ok = wgc_dimx_div(p, q, &v[i]);
+            else {
+                if (n->op == WGC_OP_SUB)
+                    q.c = -q.c;
+                ok = wgc_dimx_add(p, q, &v[i]);
+            }
+            if (!ok)
+                return wgc_sym_refuse(g, n, "the result is not a product of the symbols");
+        }
+        return WG_OK;
+    }
+    case WGC_OP_WHERE: {
+        wg_status st = wgc_sym_int_values_only(g, n);
+        if (st)
+            return st;
+        const wgc_tensor *c = x, *f = wgc_in(g, n, 2);
+        int64_t nc = wgc_numel(&c->shape), nt = wgc_numel(&b->shape), nf = wgc_numel(&f->shape);
+        if ((nc != count && nc != 1) || (nt != count && nt != 1) || (nf != count && nf != 1))
+            return wgc_sym_refuse(g, n, NULL);
+        for (int64_t i = 0; i < count; i++)
+            v[i] = wgc_const_int(c, nc == 1 ? 0 : i) ? wgc_symval_at(b, nt == 1 ? 0 : i)
+                                                     : wgc_symval_at(f, nf == 1 ? 0 : i);
+        return WG_OK;
+    }
+    default: {
+        wg_status st = wgc_sym_int_values_only(g, n);
+        if (st)
+            return st;
+        return wgc_sym_refuse(g, n, NULL);
+    }
+    }
+}
+
+const wgc_op_def wgc_op_elementwise_binary = {
+    .infer = binary_infer,
+    .fold = binary_fold,
+    .emit = binary_emit,
+    .sym = {.emit = binary_sym_emit, .foldable = binary_sym_foldable, .values = binary_sym_values},
+};

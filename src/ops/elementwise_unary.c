@@ -17,6 +17,8 @@
 
 #include "helpers/elementwise.h"
 #include "helpers/host_elements.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 
 /* Relu also takes signed integers (opset 14); the other activations only floats. */
 static const int relu_dtypes[] = {WG_DT_FLOAT, WG_DT_FLOAT16, WG_DT_DOUBLE, WG_DT_INT8,
@@ -291,4 +293,63 @@ static wg_status unary_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_elementwise_unary = {unary_infer, unary_fold, unary_emit, NULL};
+/* ---- symbolic shapes (sym.h) ---------------------------------------------------------- */
+
+/* float32 Erf, Tanh, Sqrt, Relu, Neg, Abs, Reciprocal, Exp, Sigmoid, Gelu over the actual
+ * element count: one scalar loop. */
+static wg_status emit_unary(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *y = wgc_out(g, n, 0);
+    const char *f;
+    switch (n->op) {
+    case WGC_OP_ERF: f = "wgk_erff(v)"; break;
+    case WGC_OP_TANH: f = "wgk_tanhf(v)"; break;
+    case WGC_OP_SQRT: f = "wgk_sqrtf(v)"; break;
+    case WGC_OP_RELU: f = "v > 0 ? v : 0"; break;
+    case WGC_OP_NEG: f = "-v"; break;
+    case WGC_OP_ABS: f = "v < 0 ? -v : v"; break;
+    case WGC_OP_RECIPROCAL: f = "1.0f / v"; break;
+    case WGC_OP_EXP: f = "wgk_expf(v)"; break;
+    case WGC_OP_SIGMOID: f = "1.0f / (1.0f + wgk_expf(-v))"; break;
+    case WGC_OP_GELU:
+        f = strcmp(wgc_attr_str(n, "approximate", "none"), "tanh")
+                ? "0.5f * v * (1.0f + wgk_erff(v * 0.70710678118654752f))"
+                : "0.5f * v * (1.0f + wgk_tanhf(0.79788456080286536f * (v + 0.044715f * v * v * v)))";
+        break;
+    default: return wgc_sym_refuse(g, n, "no run-time code for this op with symbolic shapes yet");
+    }
+    if (x->dtype != WG_DT_FLOAT || n->act != WGC_ACT_NONE)
+        return wgc_sym_refuse(g, n, "a dtype other than float32");
+    wgc_emit(e, "{\nconst float *px = (const float *)%s;\nfloat *py = (float *)%s;\n"
+                "for (int32_t i = 0, n = %s; i < n; i++) { float v = px[i]; py[i] = %s; }\n}\n",
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]), wgc_sym_numel(e, y), f);
+    return WG_OK;
+}
+
+/* The code over symbolic shapes: the loop above for float32 without a fused activation,
+ * IsNaN and Not through the broadcast loop (helpers/sym_code.h), else the op's own code
+ * at the maxima (trait WGC_AT_MAXIMA, sym.h) where that runs. */
+static wg_status unary_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    switch (n->op) {
+    case WGC_OP_ERF: case WGC_OP_TANH: case WGC_OP_SQRT: case WGC_OP_RELU: case WGC_OP_NEG:
+    case WGC_OP_ABS: case WGC_OP_RECIPROCAL: case WGC_OP_EXP: case WGC_OP_SIGMOID: case WGC_OP_GELU:
+        if (n->act == WGC_ACT_NONE && wgc_in(g, n, 0)->dtype == WG_DT_FLOAT)
+            return emit_unary(e, g, n);
+        break; /* the op's own code at the maxima (below) */
+    case WGC_OP_IS_NAN: return wgc_sym_broadcast_loop(e, g, n, "p0[o0] != p0[o0]");
+    case WGC_OP_NOT: return wgc_sym_broadcast_loop(e, g, n, "!p0[o0]");
+    default:
+        break;
+    }
+    if (wgc_sym_runs_at_maxima(g, n))
+        return unary_emit(e, g, n);
+    return wgc_sym_refuse(g, n, "no run-time code for this op with symbolic shapes yet");
+}
+
+const wgc_op_def wgc_op_elementwise_unary = {
+    .infer = unary_infer,
+    .fold = unary_fold,
+    .emit = unary_emit,
+    .sym = {.emit = unary_sym_emit},
+};

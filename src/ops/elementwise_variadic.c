@@ -8,6 +8,8 @@
 
 #include "helpers/elementwise.h"
 #include "helpers/inline_loops.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 
 /* Sum adds in input order and rounds to the dtype after each input, as the kernel chain
  * does (y = in0 + in1, y += in2, ...); it starts from 0, so -0 alone sums to +0. */
@@ -112,4 +114,26 @@ static wg_status variadic_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return sum_emit(e, g, n, kernel, r->kernel);
 }
 
-const wgc_op_def wgc_op_elementwise_variadic = {variadic_infer, variadic_fold, variadic_emit, NULL};
+/* The code over symbolic shapes: Max and Min of two operands through the broadcast loop
+ * (helpers/sym_code.h). */
+static wg_status variadic_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    switch (n->op) {
+    case WGC_OP_MAX: case WGC_OP_MIN:
+        /* two operands; a NaN either side wins, as this file's (numpy's) */
+        if (n->n_inputs != 2)
+            return wgc_sym_refuse(g, n, "Max/Min of other than two operands");
+        return wgc_sym_broadcast_loop(e, g, n,
+                                      n->op == WGC_OP_MAX ? "p0[o0] != p0[o0] || p0[o0] > p1[o1] ? p0[o0] : p1[o1]"
+                                                          : "p0[o0] != p0[o0] || p0[o0] < p1[o1] ? p0[o0] : p1[o1]");
+    default:
+        return wgc_sym_refuse(g, n, "no run-time code for this op with symbolic shapes yet");
+    }
+}
+
+const wgc_op_def wgc_op_elementwise_variadic = {
+    .infer = variadic_infer,
+    .fold = variadic_fold,
+    .emit = variadic_emit,
+    .sym = {.emit = variadic_sym_emit},
+};

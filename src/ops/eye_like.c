@@ -65,4 +65,4 @@ static wg_status eye_like_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_eye_like = {eye_like_infer, eye_like_fold, eye_like_emit, NULL};
+const wgc_op_def wgc_op_eye_like = {.infer = eye_like_infer, .fold = eye_like_fold, .emit = eye_like_emit};

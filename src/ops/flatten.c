@@ -1,6 +1,9 @@
 /* flatten.c: Flatten to 2-D at `axis` (default 1, negative counts from the end). */
+#include "../ir/symdim.h"
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 
 static wg_status flatten_infer(wgc_graph *g, wgc_node *n)
 {
@@ -22,4 +25,36 @@ static wg_status flatten_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_flatten = {flatten_infer, wgc_fold_same_bytes, wgc_emit_same_bytes, NULL};
+/* ---- symbolic dims (sym.h) ---- */
+
+static wg_status flatten_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = wgc_sym_dims_of(&y0->shape);
+    /* [prod(dims before axis), prod(the rest)]: products of symbols are dims too (the
+     * padding masks of transformers' masking_utils flatten [batch, seq]) */
+    if (wgc_sym_has_symval_input(g, n))
+        return wgc_sym_refuse(g, n, "symbolic values");
+    int64_t a = wgc_attr_int(n, "axis", 1);
+    if (a < 0)
+        a += x->shape.rank;
+    wgc_dimx p[2] = {wgc_dimx_const(1), wgc_dimx_const(1)};
+    for (int d = 0; d < x->shape.rank; d++)
+        p[d >= a] = wgc_dimx_mul(p[d >= a], wgc_dimx_of(g, &x->shape, d));
+    wgc_shape_set_dim(g, &y, 0, p[0]);
+    wgc_shape_set_dim(g, &y, 1, p[1]);
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
+const wgc_op_def wgc_op_flatten = {
+    .infer = flatten_infer,
+    .fold = wgc_fold_same_bytes,
+    .emit = wgc_emit_same_bytes,
+    .sym = {.infer = flatten_sym_infer,
+            .emit = wgc_sym_emit_copy,
+            .foldable = wgc_sym_passes_values,
+            .values = wgc_sym_copy_int_values},
+};

@@ -2,8 +2,11 @@
  * from the end). Constant indices are range-checked at compile time. */
 #include <string.h>
 
+#include "../ir/symdim.h"
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 
 static void gather_geometry(const wgc_shape *x, int axis, int64_t *outer, int64_t *inner)
 {
@@ -89,4 +92,79 @@ static wg_status gather_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_gather = {gather_infer, gather_fold, gather_emit, NULL};
+/* ---- symbolic dims (sym.h) ---- */
+
+static wg_status gather_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = wgc_sym_dims_of(&y0->shape);
+    wg_status st;
+    const wgc_tensor *ix = wgc_in(g, n, 1);
+    int axis;
+    if ((st = wgc_read_axis(g, n, 0, x->shape.rank, &axis)))
+        return st;
+    /* along a symbolic axis too: the code checks the indices against its actual length */
+    int r = 0;
+    for (int d = 0; d < axis; d++, r++)
+        memcpy(y.sym[r], x->shape.sym[d], WGC_MAX_SYMS);
+    for (int d = 0; d < ix->shape.rank; d++, r++)
+        memcpy(y.sym[r], ix->shape.sym[d], WGC_MAX_SYMS);
+    for (int d = axis + 1; d < x->shape.rank; d++, r++)
+        memcpy(y.sym[r], x->shape.sym[d], WGC_MAX_SYMS);
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
+static wgc_sym_folds gather_sym_foldable(const wgc_graph *g, const wgc_node *n)
+{
+    if (!wgc_inputs_const(g, n))
+        return false;
+    return n->inputs[0] >= 0 && g->tensors[n->inputs[0]].symval; /* the values are symbolic */
+}
+
+static wg_status gather_sym_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t count)
+{
+    wg_status st = wgc_sym_int_values_only(g, n);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const wgc_tensor *b = n->n_inputs > 1 ? wgc_in(g, n, 1) : NULL;
+    if (x->shape.rank != 1)
+        return wgc_sym_refuse(g, n, NULL);
+    int64_t dim = x->shape.dims[0];
+    for (int64_t i = 0; i < count; i++) {
+        int64_t j = wgc_const_int(b, i);
+        if (b->symval)
+            return wgc_sym_refuse(g, n, "symbolic indices");
+        v[i] = wgc_symval_at(x, j < 0 ? j + dim : j);
+    }
+    return WG_OK;
+}
+
+static wg_status gather_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
+    int axis;
+    wg_status st = wgc_read_axis(g, n, 0, x->shape.rank, &axis);
+    if (st)
+        return st;
+    wgc_emit(e, "{\nint status = wgk_gather(%s, %s, %s, %zu, (size_t)%s, (size_t)%s, %s, (size_t)%s * %zu);\n"
+                "if (status) return status;\n}\n",
+             wgc_ptr(e, g, n->outputs[0]), wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[1]),
+             wg_dtype_size(ix->dtype), wgc_sym_numel(e, ix), wgc_dims_expr(e, &x->shape, 0, axis),
+             wgc_dims_expr(e, &x->shape, axis, axis + 1), wgc_dims_expr(e, &x->shape, axis + 1, x->shape.rank),
+             wg_dtype_size(x->dtype));
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_gather = {
+    .infer = gather_infer,
+    .fold = gather_fold,
+    .emit = gather_emit,
+    .sym = {.infer = gather_sym_infer,
+            .emit = gather_sym_emit,
+            .foldable = gather_sym_foldable,
+            .values = gather_sym_values},
+};

@@ -8,9 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../ir/symdim.h"
 #include "helpers/host_elements.h"
 #include "helpers/inline_loops.h"
 #include "helpers/index_loops.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 
 static const int idx_types[] = {WG_DT_INT64, WG_DT_INT32, 0};
 
@@ -159,4 +162,121 @@ static wg_status el_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_gather_scatter_elements = {el_infer, el_fold, el_emit, NULL};
+/* ---- symbolic dims (sym.h) ---- */
+
+static wg_status el_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = wgc_sym_dims_of(&y0->shape);
+    switch (n->op) {
+    case WGC_OP_SCATTER_ELEMENTS: {
+        /* y is data; indices and updates of one shape (symbolic or not; el_sym_emit reads
+         * every size at run time) */
+        const wgc_tensor *ix = wgc_in(g, n, 1), *u = wgc_in(g, n, 2);
+        if (wgc_sym_has_symval_input(g, n) || ix->shape.rank != u->shape.rank)
+            return wgc_sym_refuse(g, n, "an input holding symbolic values");
+        for (int d = 0; d < ix->shape.rank; d++)
+            if (ix->shape.dims[d] != u->shape.dims[d] || memcmp(ix->shape.sym[d], u->shape.sym[d], WGC_MAX_SYMS))
+                return wgc_sym_refuse(g, n, "indices and updates of different symbolic shapes");
+        y = x->shape;
+        return wgc_sym_set_out(g, n, 0, &y);
+    }
+    case WGC_OP_GATHER_ELEMENTS: {
+        /* y has the indices' dims (el_sym_emit reads both shapes at run time) */
+        const wgc_tensor *ix = wgc_in(g, n, 1);
+        if (wgc_sym_has_symval_input(g, n))
+            return wgc_sym_refuse(g, n, "an input holding symbolic values");
+        for (int d = 0; d < ix->shape.rank; d++)
+            memcpy(y.sym[d], ix->shape.sym[d], WGC_MAX_SYMS);
+        return wgc_sym_set_out(g, n, 0, &y);
+    }
+    default:
+        return wgc_sym_batch_refuse(g, n);
+    }
+}
+
+/* GatherElements: y[i] = x[i with its axis coordinate replaced by indices[i]], y at the
+ * indices' actual dims (x may be larger on the other axes). One flat loop whose multi-index
+ * is divided out of the position: BERT's token-type gather is batch x seq elements. */
+/* The walk GatherElements and ScatterElements share at the actual sizes: for each element
+ * o of the indices ix (pi), `at` is its position in x with the axis coordinate replaced by
+ * the index (checked against the axis's actual length: WGK_ERR_INDEX); then `element`.
+ * Closes the block the caller opened. */
+static void emit_elements_walk(wgc_emitter *e, const wgc_tensor *x, const wgc_tensor *ix, int axis, const char *element)
+{
+    const int r = x->shape.rank;
+    wgc_sym_put_dims(e, &ix->shape, "idims");
+    wgc_emit(e, "const int32_t xst[%d] = {", r);
+    for (int d = 0; d < r; d++)
+        wgc_emit(e, "%s%s", d ? ", " : "", wgc_dims_expr(e, &x->shape, d + 1, r));
+    wgc_emit(e, "};\nconst int32_t count = %s, dim = %s;\n", wgc_sym_numel(e, ix), wgc_dims_expr(e, &x->shape, axis, axis + 1));
+    wgc_emit(e, "for (int32_t o = 0; o < count; o++) {\n    int32_t rem = o, off = 0;\n"
+                "    for (int d = %d; d >= 0; d--) {\n        const int32_t c = rem %% idims[d];\n"
+                "        rem /= idims[d];\n        if (d != %d)\n            off += c * xst[d];\n    }\n"
+                "    int64_t k = (int64_t)pi[o];\n    if (k < 0)\n        k += dim;\n"
+                "    if (k < 0 || k >= dim)\n        return WGK_ERR_INDEX;\n"
+                "    const int32_t at = off + (int32_t)k * xst[%d];\n%s}\n}\n", r - 1, axis, axis, element);
+}
+
+static wg_status emit_gather_elements(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
+    const int r = x->shape.rank;
+    int axis;
+    wg_status st = wgc_read_axis(g, n, 0, r, &axis);
+    if (st)
+        return st;
+    const char *ct = wgc_loop_bits(x->dtype), *it = ix->dtype == WG_DT_INT32 ? "int32_t" : "int64_t";
+    wgc_emit(e, "{\ntypedef %s TD;\nconst %s *pi = (const %s *)%s;\nconst TD *px = (const TD *)%s;\n"
+                "TD *py = (TD *)%s;\n", ct, it, it, wgc_ptr(e, g, n->inputs[1]), wgc_ptr(e, g, n->inputs[0]),
+             wgc_ptr(e, g, n->outputs[0]));
+    emit_elements_walk(e, x, ix, axis, "py[o] = px[at];\n");
+    return WG_OK;
+}
+
+/* ScatterElements at the actual sizes: y = data, then each update written at its index
+ * (checked against the axis's actual length) by the reduction's statement; Faster R-CNN's
+ * MultiScaleRoIAlign puts each level's pooled rois back in order this way. */
+static wg_status emit_scatter_elements(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
+    const int r = x->shape.rank, red = wgc_scatter_reduction(n);
+    int axis;
+    wg_status st = wgc_read_axis(g, n, 0, r, &axis);
+    if (st)
+        return st;
+    const char *update = wgc_scatter_statement(red);
+    if (!update)
+        return wgc_sym_refuse(g, n, "this reduction");
+    const char *ct = red == WGC_SCATTER_NONE ? wgc_loop_bits(x->dtype) : wgc_sym_c_type(x->dtype);
+    const char *it = ix->dtype == WG_DT_INT32 ? "int32_t" : "int64_t";
+    if (!ct)
+        return wgc_sym_refuse(g, n, "this dtype");
+    wgc_emit(e, "{\ntypedef %s TD;\nconst %s *pi = (const %s *)%s;\nconst TD *px = (const TD *)%s;\n"
+                "const TD *pu = (const TD *)%s;\nTD *py = (TD *)%s;\n", ct, it, it, wgc_ptr(e, g, n->inputs[1]),
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[2]), wgc_ptr(e, g, n->outputs[0]));
+    wgc_emit(e, "if (py != px)\n    memcpy(py, px, (size_t)%s * sizeof(TD));\n", wgc_sym_numel(e, x));
+    char element[256];
+    snprintf(element, sizeof element, "TD *q = &py[at];\nTD u = pu[o];\n%s", update);
+    emit_elements_walk(e, x, ix, axis, element);
+    return WG_OK;
+}
+
+static wg_status el_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    switch (n->op) {
+    case WGC_OP_GATHER_ELEMENTS: return emit_gather_elements(e, g, n);
+    case WGC_OP_SCATTER_ELEMENTS: return emit_scatter_elements(e, g, n);
+    default: return wgc_sym_refuse(g, n, "no run-time code for this op with symbolic shapes yet");
+    }
+}
+
+const wgc_op_def wgc_op_gather_scatter_elements = {
+    .infer = el_infer,
+    .fold = el_fold,
+    .emit = el_emit,
+    .sym = {.infer = el_sym_infer, .emit = el_sym_emit},
+};

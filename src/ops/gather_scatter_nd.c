@@ -11,6 +11,7 @@
 #include "helpers/host_elements.h"
 #include "helpers/inline_loops.h"
 #include "helpers/index_loops.h"
+#include "sym.h"
 
 /* The geometry: b batch dims, m = tuple length, groups = index tuples per batch,
  * slab = elements addressed by one tuple. */
@@ -120,7 +121,7 @@ static wg_status nd_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         wgc_emit_copy(e, g, n->inputs[0], n->outputs[0]);
     if (o.batch * o.groups * o.slab == 0)
         return WG_OK;
-    /* Sizes as C expressions: with symbolic or run-time dims (sym_infer.c: GatherND only)
+    /* Sizes as C expressions: with symbolic or run-time dims (nd_sym_infer: GatherND only)
      * they are read from wg_dims, so the loops run over the actual tuples and slabs. */
     char batch[96], groups[96], slab[96], data_batch[96];
     const int q = ix->shape.rank, r = x->shape.rank;
@@ -158,4 +159,48 @@ static wg_status nd_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_gather_scatter_nd = {nd_infer, NULL, nd_emit, NULL};
+/* ---- symbolic dims (sym.h) ---- */
+
+static wg_status nd_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = wgc_sym_dims_of(&y0->shape);
+    if (n->op != WGC_OP_GATHER_ND)
+        return wgc_sym_batch_refuse(g, n);
+    /* indices [..., m] of symbolic or run-time leading dims over data whose sliced-off
+     * dims may be symbolic too: y = indices' leading dims + data's dims past the tuple
+     * (nd_emit reads the sizes at run time); fixed tuples and batch dims */
+    const wgc_tensor *ix = wgc_in(g, n, 1);
+    const int q = ix->shape.rank, b = (int)wgc_attr_int(n, "batch_dims", 0);
+    if (wgc_sym_has_symval_input(g, n))
+        return wgc_sym_refuse(g, n, "an input holding symbolic values");
+    if (q < 1 || wgc_dim_is_sym(&ix->shape, q - 1))
+        return wgc_sym_refuse(g, n, "a symbolic index-tuple length");
+    for (int d = 0; d < b && d < q && d < x->shape.rank; d++)
+        if (wgc_dim_is_sym(&ix->shape, d) || wgc_dim_is_sym(&x->shape, d))
+            return wgc_sym_refuse(g, n, "symbolic batch dims");
+    const int m = (int)ix->shape.dims[q - 1];
+    int r = 0;
+    for (int d = 0; d < q - 1; d++, r++)
+        memcpy(y.sym[r], ix->shape.sym[d], WGC_MAX_SYMS);
+    for (int d = b + m; d < x->shape.rank; d++, r++)
+        memcpy(y.sym[r], x->shape.sym[d], WGC_MAX_SYMS);
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
+/* GatherND: its own code, which reads its sizes at run time itself. */
+static wg_status nd_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    if (n->op != WGC_OP_GATHER_ND)
+        return wgc_sym_refuse(g, n, "no run-time code for this op with symbolic shapes yet");
+    return nd_emit(e, g, n);
+}
+
+const wgc_op_def wgc_op_gather_scatter_nd = {
+    .infer = nd_infer,
+    .emit = nd_emit,
+    .sym = {.infer = nd_sym_infer, .emit = nd_sym_emit},
+};

@@ -8,9 +8,12 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "../ir/symdim.h"
 #include "helpers/fused_epilogue.h"
 #include "helpers/gemm_call.h"
+#include "sym.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
 
@@ -166,4 +169,84 @@ fail:
     return st;
 }
 
-const wgc_op_def wgc_op_gemm = {gemm_infer, NULL, gemm_emit, gemm_scratch};
+/* ---- symbolic shapes (sym.h) ---------------------------------------------------------- */
+
+static wg_status gemm_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = wgc_sym_dims_of(&y0->shape);
+    /* A [M, K] with M symbolic (transA 0), B and C fixed: y [M, N] */
+    if (wgc_attr_int(n, "transA", 0) || x->shape.rank != 2 || wgc_dim_is_sym(&x->shape, 1))
+        return wgc_sym_refuse(g, n, "only a symbolic M of an untransposed A");
+    for (int i = 1; i < n->n_inputs; i++)
+        if (n->inputs[i] >= 0 && (wgc_shape_is_sym(&wgc_in(g, n, i)->shape) || wgc_in(g, n, i)->symval))
+            return wgc_sym_refuse(g, n, "a symbolic B or C");
+    memcpy(y.sym[0], x->shape.sym[0], WGC_MAX_SYMS);
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
+/* Gemm: y = act(alpha * A B' + beta * C), A [M, K] with M symbolic, B constant (packed
+ * when the selection chose it), C none, a scalar, [N] or [1, N]. */
+static wg_status gemm_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *a = wgc_in(g, n, 0), *b = wgc_in(g, n, 1), *c = n->n_inputs > 2 ? wgc_in(g, n, 2) : NULL;
+    wgc_kernel kid = n->impl.kernel;
+    const wgc_kernel_info *k = wgc_kernel_get(kid);
+    bool tb = wgc_attr_int(n, "transB", 0) != 0;
+    int64_t K = a->shape.dims[1], N = tb ? b->shape.dims[0] : b->shape.dims[1];
+    if (!k || a->dtype != WG_DT_FLOAT || n->residual >= 0 || n->post_affine || n->aux_affine >= 0 ||
+        (n->act != WGC_ACT_NONE && n->act != WGC_ACT_RELU && n->act != WGC_ACT_CLIP) || !b->data)
+        return wgc_sym_refuse(g, n, "a fused epilogue, a B computed at run time or an unselected kernel");
+    int bias_n = 0;
+    if (c) {
+        int64_t cn = wgc_numel(&c->shape);
+        if (cn != 1 && !(cn == N && c->shape.dims[c->shape.rank - 1] == N))
+            return wgc_sym_refuse(g, n, "a C other than a scalar or one row");
+        bias_n = cn == 1 ? 0 : 1;
+    }
+    const char *bexpr;
+    char bbuf[96];
+    if (n->impl.kernel == WGC_KERNEL_GEMM_PACKED_B || tb) {
+        size_t nf = wgk_pack_b_size((size_t)K, (size_t)N);
+        float *packed = malloc(sizeof(float) * (nf ? nf : 1));
+        if (!packed)
+            return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", b->name);
+        wgk_pack_b(b->data, tb ? 1 : (size_t)N, tb ? (size_t)K : 1, (size_t)K, (size_t)N, packed);
+        wg_status st = wgc_weight(e, packed, sizeof(float) * nf, &bexpr);
+        free(packed);
+        if (st)
+            return wgc_error(g, n, st, "out of memory");
+        kid = WGC_KERNEL_GEMM_PACKED_B;
+        k = wgc_kernel_get(kid);
+    } else {
+        snprintf(bbuf, sizeof bbuf, "%s", wgc_ptr(e, g, n->inputs[1]));
+        bexpr = bbuf;
+    }
+    float lo = -__builtin_inff(), hi = __builtin_inff();
+    if (n->act == WGC_ACT_RELU)
+        lo = 0;
+    else if (n->act == WGC_ACT_CLIP) {
+        lo = n->act_min;
+        hi = n->act_max;
+    }
+    char part[64];
+    wgc_emit(e, "%s(&(const wgk_gemm_args){%s.M = %s, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, .a_k = 1, "
+                ".a_m = %lld,\n    .b = %s, .ldb = %lld, .c = %s, .ldc = %lld, .bias = %s, .bias_m = 0, .bias_n = %d, "
+                ".res = 0, .ldr = %lld,\n", k->symbol, wgc_gemm_part(e, kid, part),
+             wgc_dims_expr(e, &a->shape, 0, 1), (long long)N, (long long)K,
+             wgc_ptr(e, g, n->inputs[0]), (long long)(WGK_GEMM_MR * K), (long long)K, bexpr, (long long)N,
+             wgc_ptr(e, g, n->outputs[0]), (long long)N, c ? wgc_ptr(e, g, n->inputs[2]) : "0", bias_n, (long long)N);
+    wgc_emit(e, "    .alpha = %s, .beta = %s, .min = %s, .max = %s});\n", wgc_float(e, wgc_attr_float(n, "alpha", 1.0f)),
+             wgc_float(e, c ? wgc_attr_float(n, "beta", 1.0f) : 0.0f), wgc_float(e, lo), wgc_float(e, hi));
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_gemm = {
+    .infer = gemm_infer,
+    .emit = gemm_emit,
+    .scratch = gemm_scratch,
+    .sym = {.infer = gemm_sym_infer, .emit = gemm_sym_emit},
+};

@@ -56,4 +56,16 @@ static wg_status gp_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_global_pool = {gp_infer, NULL, gp_emit, NULL};
+/* Per sample (WGC_PER_SAMPLE) always; over symbolic spatial dims (WGC_WINDOW) of rank 3
+ * or more. */
+static bool gp_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    if (t == WGC_PER_SAMPLE)
+        return true;
+    if (t != WGC_WINDOW)
+        return false;
+    const int rank = g->tensors[n->inputs[0]].shape.rank;
+    return rank >= 3;
+}
+
+const wgc_op_def wgc_op_global_pool = {.infer = gp_infer, .emit = gp_emit, .sym = {.takes = gp_sym_takes}};

@@ -37,4 +37,4 @@ static wg_status gradient_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
                      "internal error: Gradient was not expanded (passes/expand_gradient.c)");
 }
 
-const wgc_op_def wgc_op_gradient = {gradient_infer, NULL, gradient_emit, NULL};
+const wgc_op_def wgc_op_gradient = {.infer = gradient_infer, .emit = gradient_emit};

@@ -179,4 +179,4 @@ static wg_status gs_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_grid_sample = {gs_infer, NULL, gs_emit, NULL};
+const wgc_op_def wgc_op_grid_sample = {.infer = gs_infer, .emit = gs_emit};

@@ -1,5 +1,8 @@
 /* identity.c: Identity: output = input (a copy at run time unless the planner aliases). */
+#include "../ir/symdim.h"
 #include "helpers/emit_and_fold.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 
 static wg_status identity_infer(wgc_graph *g, wgc_node *n)
 {
@@ -13,4 +16,13 @@ static wg_status identity_infer(wgc_graph *g, wgc_node *n)
     return wgc_infer_same_as_input(g, n, wgc_numeric_dtypes);
 }
 
-const wgc_op_def wgc_op_identity = {identity_infer, wgc_fold_same_bytes, wgc_emit_same_bytes, NULL};
+/* ---- symbolic dims (sym.h): output 0 takes input 0's shape (WGC_SAME_SHAPE) ---- */
+
+const wgc_op_def wgc_op_identity = {
+    .infer = identity_infer,
+    .fold = wgc_fold_same_bytes,
+    .emit = wgc_emit_same_bytes,
+    .sym = {.emit = wgc_sym_emit_copy,
+            .foldable = wgc_sym_passes_values,
+            .values = wgc_sym_copy_values},
+};

@@ -156,4 +156,4 @@ static wg_status la_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_linear_attention = {la_infer, NULL, la_emit, la_scratch};
+const wgc_op_def wgc_op_linear_attention = {.infer = la_infer, .emit = la_emit, .scratch = la_scratch};

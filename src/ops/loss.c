@@ -141,4 +141,4 @@ static wg_status loss_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_loss = {loss_infer, NULL, loss_emit, NULL};
+const wgc_op_def wgc_op_loss = {.infer = loss_infer, .emit = loss_emit};

@@ -98,4 +98,4 @@ static wg_status lp_pool_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_lp_pool = {lp_pool_infer, NULL, lp_pool_emit, NULL};
+const wgc_op_def wgc_op_lp_pool = {.infer = lp_pool_infer, .emit = lp_pool_emit};

@@ -7,10 +7,13 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "../ir/symdim.h"
 #include "helpers/host_elements.h"
 #include "helpers/fused_epilogue.h"
 #include "helpers/gemm_call.h"
+#include "sym.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
 
@@ -198,4 +201,107 @@ fail:
     return st;
 }
 
-const wgc_op_def wgc_op_matmul = {mm_infer, NULL, mm_emit, mm_scratch};
+/* ---- symbolic shapes (sym.h) ---------------------------------------------------------- */
+
+/* Batch dims broadcast as numpy's (a symbolic one only against itself or 1), K of one
+ * symbol in both operands: y's batch dims, then A's M and B's N. */
+static wg_status mm_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = wgc_sym_dims_of(&y0->shape);
+    const wgc_tensor *b = wgc_in(g, n, 1);
+    if (x->shape.rank < 2 || b->shape.rank < 2)
+        return wgc_sym_refuse(g, n, "1-D operands");
+    int ra = x->shape.rank, rb = b->shape.rank;
+    wgc_shape ba = {.rank = ra - 2}, bb = {.rank = rb - 2}, bo;
+    for (int d = 0; d < ra - 2; d++) {
+        ba.dims[d] = x->shape.dims[d];
+        memcpy(ba.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+    }
+    for (int d = 0; d < rb - 2; d++) {
+        bb.dims[d] = b->shape.dims[d];
+        memcpy(bb.sym[d], b->shape.sym[d], WGC_MAX_SYMS);
+    }
+    if (!wgc_broadcast(&ba, &bb, &bo))
+        return wgc_sym_refuse(g, n, "its batch dimensions broadcast a symbolic one");
+    if (memcmp(x->shape.sym[ra - 1], b->shape.sym[rb - 2], WGC_MAX_SYMS))
+        return wgc_sym_refuse(g, n, "the shared dimension K is symbolic in one operand only");
+    if (rb > 2 && wgc_shape_is_sym(&bb) && ra != rb)
+        return wgc_sym_refuse(g, n, "a symbolic batch of B");
+    for (int d = 0; d < bo.rank; d++)
+        memcpy(y.sym[d], bo.sym[d], WGC_MAX_SYMS);
+    memcpy(y.sym[y.rank - 2], x->shape.sym[ra - 2], WGC_MAX_SYMS);
+    memcpy(y.sym[y.rank - 1], b->shape.sym[rb - 1], WGC_MAX_SYMS);
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
+/* The GEMM kernel the selection chose at the maxima, every size read at run time: one
+ * product of A's batches stacked when B is 2-D, else a loop over batches that match. */
+static wg_status mm_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *a = wgc_in(g, n, 0), *b = wgc_in(g, n, 1), *y = wgc_out(g, n, 0);
+    const wgc_kernel_info *k = wgc_kernel_get(n->impl.kernel);
+    int ra = a->shape.rank, rb = b->shape.rank, ry = y->shape.rank;
+    if (!k || a->dtype != WG_DT_FLOAT || n->act != WGC_ACT_NONE || n->residual >= 0 || n->bias >= 0 ||
+        n->impl.kernel == WGC_KERNEL_GEMM_PACK_RUN)
+        return wgc_sym_refuse(g, n, "a fused epilogue or an unselected kernel");
+    char M[96], K[96], N[96], rows[96], panel[128], part[64];
+    snprintf(K, sizeof K, "%s", wgc_dims_expr(e, &a->shape, ra - 1, ra));
+    snprintf(N, sizeof N, "%s", wgc_dims_expr(e, &b->shape, rb - 1, rb));
+    const char *pa = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
+    char bexpr[96];
+    if (n->impl.kernel == WGC_KERNEL_GEMM_PACKED_B) {
+        if (rb != 2 || !b->data || wgc_shape_is_sym(&b->shape))
+            return wgc_sym_refuse(g, n, "packed B needs a constant matrix");
+        int64_t kk = b->shape.dims[0], nn = b->shape.dims[1];
+        size_t nf = wgk_pack_b_size((size_t)kk, (size_t)nn);
+        float *packed = malloc(sizeof(float) * (nf ? nf : 1));
+        const char *w;
+        if (!packed)
+            return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", b->name);
+        wgk_pack_b(b->data, (size_t)nn, 1, (size_t)kk, (size_t)nn, packed);
+        wg_status st = wgc_weight(e, packed, sizeof(float) * nf, &w);
+        free(packed);
+        if (st)
+            return wgc_error(g, n, st, "out of memory");
+        snprintf(bexpr, sizeof bexpr, "%s", w);
+    } else {
+        snprintf(bexpr, sizeof bexpr, "%s", wgc_ptr(e, g, n->inputs[1]));
+    }
+    snprintf(panel, sizeof panel, "%d * %s", WGK_GEMM_MR, K);
+    if (rb == 2) {
+        /* A's batches are consecutive rows of one [batch*M, K] product */
+        snprintf(rows, sizeof rows, "%s", wgc_dims_expr(e, &a->shape, 0, ra - 1));
+        wgc_emit(e, "%s(&(const wgk_gemm_args){%s.M = %s, .N = %s, .K = %s, .a = %s, .a_panel = %s, "
+                    ".a_k = 1, .a_m = %s,\n    .b = %s, .ldb = %s, .c = %s, .ldc = %s, .bias = 0, "
+                    ".bias_m = 0, .bias_n = 0, .res = 0, .ldr = %s,\n    .alpha = 1.0f, .beta = 1.0f, "
+                    ".min = -__builtin_inff(), .max = __builtin_inff()});\n",
+                 k->symbol, wgc_gemm_part(e, n->impl.kernel, part), rows, N, K, pa, panel, K, bexpr, N, py, N, N);
+        return WG_OK;
+    }
+    /* batched: A and B have the same batch dims (no broadcast) */
+    if (ra != rb)
+        return wgc_sym_refuse(g, n, "a batched MatMul whose operands' ranks differ");
+    for (int d = 0; d < ra - 2; d++)
+        if (a->shape.dims[d] != b->shape.dims[d] || memcmp(a->shape.sym[d], b->shape.sym[d], WGC_MAX_SYMS))
+            return wgc_sym_refuse(g, n, "a batched MatMul that broadcasts");
+    snprintf(M, sizeof M, "%s", wgc_dims_expr(e, &a->shape, ra - 2, ra - 1));
+    wgc_emit(e, "{\nconst int32_t M = %s, N = %s, K = %s;\n", M, N, K);
+    wgc_emit(e, "for (int32_t i = 0, nb = %s; i < nb; i++)\n", wgc_dims_expr(e, &y->shape, 0, ry - 2));
+    wgc_emit(e, "    %s(&(const wgk_gemm_args){%s.M = M, .N = N, .K = K, .a = (const float *)%s + i * M * K, "
+                ".a_panel = %d * K, .a_k = 1, .a_m = K,\n    .b = (const float *)%s + i * K * N, .ldb = N, "
+                ".c = (float *)%s + i * M * N, .ldc = N, .bias = 0, .bias_m = 0, .bias_n = 0, .res = 0, "
+                ".ldr = N,\n    .alpha = 1.0f, .beta = 1.0f, .min = -__builtin_inff(), .max = __builtin_inff()});\n}\n",
+             k->symbol, wgc_gemm_part(e, n->impl.kernel, part), pa, WGK_GEMM_MR, bexpr, py);
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_matmul = {
+    .infer = mm_infer,
+    .emit = mm_emit,
+    .scratch = mm_scratch,
+    .sym = {.infer = mm_sym_infer, .emit = mm_sym_emit},
+};

@@ -109,4 +109,4 @@ static wg_status unpool_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_max_unpool = {unpool_infer, NULL, unpool_emit, NULL};
+const wgc_op_def wgc_op_max_unpool = {.infer = unpool_infer, .emit = unpool_emit};

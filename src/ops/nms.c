@@ -16,6 +16,7 @@
 #include "helpers/emit_and_fold.h"
 #include "helpers/inline_loops.h"
 #include "../ir/symdim.h"
+#include "sym.h"
 
 static float fmin2(float a, float b) { return a < b ? a : b; }
 static float fmax2(float a, float b) { return a > b ? a : b; }
@@ -254,4 +255,40 @@ static wg_status nms_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_nms = {nms_infer, nms_fold, nms_emit, nms_scratch};
+/* ---- symbolic dims (sym.h) ---- */
+
+/* [count, 3], count its own run-time symbol (nms_infer); boxes [B, N, 4] and scores
+ * [B, C, N] must agree at every size, not only at the maxima */
+static wg_status nms_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    if (!wgc_out(g, n, 0))
+        return WG_OK;
+    const wgc_tensor *sc = wgc_in(g, n, 1);
+    if (wgc_sym_has_symval_input(g, n))
+        return wgc_sym_refuse(g, n, "an input holding symbolic values");
+    if (memcmp(x->shape.sym[0], sc->shape.sym[0], WGC_MAX_SYMS) ||
+        memcmp(x->shape.sym[1], sc->shape.sym[2], WGC_MAX_SYMS) || wgc_dim_is_sym(&x->shape, 2))
+        return wgc_sym_refuse(g, n, "boxes and scores whose batch or box counts are different symbols");
+    return WG_OK;
+}
+
+/* Its count decided at run time: its own emit hook reads its inputs' sizes at run time
+ * itself (nms_sym_infer took the shapes), unless an input holds symbolic values. */
+static bool nms_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    if (t != WGC_DATA_DEPENDENT)
+        return false;
+    for (int k = 0; k < n->n_inputs; k++)
+        if (n->inputs[k] >= 0 && g->tensors[n->inputs[k]].symval)
+            return false;
+    return true;
+}
+
+const wgc_op_def wgc_op_nms = {
+    .infer = nms_infer,
+    .fold = nms_fold,
+    .emit = nms_emit,
+    .scratch = nms_scratch,
+    .sym = {.infer = nms_sym_infer, .takes = nms_sym_takes},
+};

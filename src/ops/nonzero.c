@@ -10,6 +10,7 @@
 #include "helpers/index_loops.h"
 #include "helpers/inline_loops.h"
 #include "../ir/symdim.h"
+#include "sym.h"
 
 /* The run-time count symbol of an earlier live NonZero of n's input, or -1. */
 static int same_count(const wgc_graph *g, const wgc_node *n)
@@ -108,4 +109,29 @@ static wg_status nonzero_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_nonzero = {nonzero_infer, nonzero_fold, nonzero_emit, NULL};
+/* ---- symbolic dims (sym.h) ---- */
+
+/* [rank, count]: the count is its own run-time symbol (nonzero_infer, bounded at the
+ * maxima), whatever the input's sizes; the code reads them at run time */
+static wg_status nonzero_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    if (!wgc_out(g, n, 0))
+        return WG_OK;
+    if (wgc_sym_has_symval_input(g, n))
+        return wgc_sym_refuse(g, n, "an input holding symbolic values");
+    return WG_OK;
+}
+
+/* Its count decided at run time: its own emit hook reads its input's sizes at run time
+ * itself (nonzero_sym_infer took the shapes), unless that input holds symbolic values. */
+static bool nonzero_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    return t == WGC_DATA_DEPENDENT && !g->tensors[n->inputs[0]].symval;
+}
+
+const wgc_op_def wgc_op_nonzero = {
+    .infer = nonzero_infer,
+    .fold = nonzero_fold,
+    .emit = nonzero_emit,
+    .sym = {.infer = nonzero_sym_infer, .takes = nonzero_sym_takes},
+};

@@ -183,4 +183,18 @@ static wg_status norms_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_norms = {norms_infer, NULL, norms_emit, NULL};
+/* Per sample (WGC_PER_SAMPLE): GroupNormalization, and LpNormalization along any axis
+ * but 0. */
+static bool norms_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    if (t != WGC_PER_SAMPLE)
+        return false;
+    if (n->op == WGC_OP_LP_NORM) {
+        const int rank = g->tensors[n->inputs[0]].shape.rank;
+        const int64_t axis = wgc_attr_int(n, "axis", -1);
+        return axis != 0 && axis != -rank;
+    }
+    return n->op == WGC_OP_GROUP_NORM;
+}
+
+const wgc_op_def wgc_op_norms = {.infer = norms_infer, .emit = norms_emit, .sym = {.takes = norms_sym_takes}};

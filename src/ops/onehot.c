@@ -71,4 +71,4 @@ static wg_status onehot_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_onehot = {onehot_infer, NULL, onehot_emit, NULL};
+const wgc_op_def wgc_op_onehot = {.infer = onehot_infer, .emit = onehot_emit};

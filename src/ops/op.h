@@ -10,6 +10,8 @@
  *   emit   write the C statements that run the node inside wg_run(), calling kernels
  *          from kernels/ (see emit.h for tensor addresses and packed weights).
  *   scratch optional: bytes of temporary arena the emitted code needs (im2col, ...).
+ *   sym    optional: how the op meets symbolic dimensions (wgc_op_sym below), beside
+ *          its traits in ops.def.
  *
  * See docs/adding-an-op.md for the checklist.
  */
@@ -19,15 +21,57 @@
 #include "emit.h"
 #include "../ir/ir.h"
 
+/* The symbolic-shape driver's common rules an op takes (the TRAITS column of ops.def; see
+ * sym.h for each rule). An op's `takes` hook, where it has one, says whether node n meets
+ * the trait's conditions (a rank, no optional output, an axis other than the batch's); an
+ * op without one takes its traits whole. */
+typedef enum wgc_op_trait {
+    WGC_SAME_SHAPE = 1 << 0,     /* output 0 has input 0's shape, symbolic dims included */
+    WGC_AT_MAXIMA = 1 << 1,      /* its code may run over the elements at the maxima */
+    WGC_BROADCASTS = 1 << 2,     /* numpy broadcasting of its inputs gives the output */
+    WGC_PER_SAMPLE = 1 << 3,     /* output sample b from input sample b alone */
+    WGC_WINDOW = 1 << 4,         /* sliding windows over symbolic spatial dims */
+    WGC_DATA_DEPENDENT = 1 << 5, /* decides output sizes at run time with its own emit */
+} wgc_op_trait;
+
+/* How an op meets symbolic dimensions (compile --dim; sym.h). Every hook is optional.
+ *   infer    gives n's outputs their symbolic dims, after the op's infer hook ran at the
+ *            maxima, or refuses n (wgc_sym_refuse). Without it the traits' common rules
+ *            apply, and a node none takes is refused.
+ *   emit     the code of n over sizes read at run time (wgc_dims_expr). An op whose emit
+ *            hook already prints its sizes through wgc_size_expr names that hook here.
+ *   foldable whether n is shape arithmetic that folds (wgc_sym_fold): to symbolic values,
+ *            or to the constant its fold hook computed, which is then the answer at every
+ *            size (an Equal of symbolic values decided for all of them);
+ *   values   the symbolic values of a node that folds to them, count of them, from its
+ *            inputs'.
+ *   takes    whether n meets the conditions of trait t (see above). */
+typedef enum wgc_sym_folds {
+    WGC_SYM_NO_FOLD = 0,  /* runs in the module */
+    WGC_SYM_FOLDS = 1,    /* folds to symbolic values (sym.values) */
+    WGC_SYM_DECIDED = 2,  /* folds to a constant that holds at every size */
+} wgc_sym_folds;
+
+typedef struct wgc_op_sym {
+    wg_status (*infer)(wgc_graph *g, wgc_node *n);
+    wg_status (*emit)(wgc_emitter *e, wgc_graph *g, wgc_node *n);
+    wgc_sym_folds (*foldable)(const wgc_graph *g, const wgc_node *n);
+    wg_status (*values)(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t count);
+    bool (*takes)(const wgc_graph *g, const wgc_node *n, wgc_op_trait t);
+} wgc_op_sym;
+
 typedef struct wgc_op_def {
     wg_status (*infer)(wgc_graph *g, wgc_node *n);
     wg_status (*fold)(wgc_graph *g, wgc_node *n);
     wg_status (*emit)(wgc_emitter *e, wgc_graph *g, wgc_node *n);
     size_t (*scratch)(const wgc_graph *g, const wgc_node *n);
+    wgc_op_sym sym;
 } wgc_op_def;
 
 /* The hooks of op (never NULL for op < WGC_OP_COUNT). */
 const wgc_op_def *wgc_op_hooks(wgc_op op);
+/* Whether node n takes trait t: its op's row in ops.def has t, and its takes hook agrees. */
+bool wgc_op_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t);
 /* True when every present input of n is constant. */
 bool wgc_inputs_const(const wgc_graph *g, const wgc_node *n);
 /* Runs n's fold hook (n's op must have one): n becomes dead when it folds; a fold that

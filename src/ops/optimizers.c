@@ -124,4 +124,4 @@ static wg_status opt_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_optimizers = {opt_infer, NULL, opt_emit, NULL};
+const wgc_op_def wgc_op_optimizers = {.infer = opt_infer, .emit = opt_emit};

@@ -145,4 +145,4 @@ static wg_status optional_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_optional = {optional_infer, NULL, optional_emit, NULL};
+const wgc_op_def wgc_op_optional = {.infer = optional_infer, .emit = optional_emit};

@@ -15,6 +15,7 @@
 #include "helpers/fold_map.h"
 #include "helpers/emit_and_fold.h"
 #include "pad_runtime.h"
+#include "sym.h"
 
 typedef struct pad_spec {
     int mode; /* WGK_PAD_* numbering: 0 constant, 1 reflect, 2 edge */
@@ -193,4 +194,34 @@ static wg_status pad_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_pad = {pad_infer, pad_fold, pad_emit, NULL};
+/* ---- symbolic dims (sym.h) ---- */
+
+/* symbolic axes padded become run-time sizes (pad_runtime.c) */
+static wg_status pad_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = wgc_sym_dims_of(&y0->shape);
+    wg_status st;
+    if (x->symval)
+        return wgc_sym_refuse(g, n, "its input holds symbolic values");
+    if ((st = wgc_pad_runtime_shape(g, n, &y)))
+        return st;
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
+/* Sizes decided in the module: its own emit hook reads x's sizes at run time itself
+ * (pad_runtime.c). */
+static bool pad_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    return t == WGC_DATA_DEPENDENT && wgc_pad_is_runtime(g, n);
+}
+
+const wgc_op_def wgc_op_pad = {
+    .infer = pad_infer,
+    .fold = pad_fold,
+    .emit = pad_emit,
+    .sym = {.infer = pad_sym_infer, .takes = pad_sym_takes},
+};

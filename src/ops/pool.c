@@ -113,7 +113,7 @@ static void emit_pool2d_split(wgc_emitter *e, wgc_graph *g, const wgc_node *n, c
 }
 
 /* The 2-D kernel (1-D as a unit first dim), or for 3-D pools, Indices and dilated
- * averages the N-D one (fixed shapes only: sym_window.c takes the others). */
+ * averages the N-D one (fixed shapes only: pool_sym_takes gives sym_window.c the others). */
 static wg_status pool_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     wgc_window w;
@@ -150,4 +150,33 @@ static wg_status pool_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 }
 #undef W2
 
-const wgc_op_def wgc_op_pool = {pool_infer, NULL, pool_emit, NULL};
+/* Per sample (WGC_PER_SAMPLE): AveragePool, and MaxPool without Indices (they count
+ * across the batch). Sliding windows over symbolic spatial dims (WGC_WINDOW): 1-D or 2-D,
+ * MaxPool without Indices, AveragePool without dilations. */
+static bool pool_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    const int rank = g->tensors[n->inputs[0]].shape.rank;
+    switch (t) {
+    case WGC_PER_SAMPLE:
+        if (n->op == WGC_OP_MAX_POOL)
+            for (int k = 1; k < n->n_outputs; k++)
+                if (n->outputs[k] >= 0)
+                    return false;
+        return true;
+    case WGC_WINDOW:
+        if (n->op == WGC_OP_MAX_POOL)
+            return (rank == 3 || rank == 4) && !(n->n_outputs > 1 && n->outputs[1] >= 0); /* no Indices */
+        {
+            size_t cnt = 0;
+            const int64_t *d = wgc_attr_ints(n, "dilations", &cnt);
+            for (size_t i = 0; d && i < cnt; i++)
+                if (d[i] != 1)
+                    return false;
+            return rank == 3 || rank == 4;
+        }
+    default:
+        return false;
+    }
+}
+
+const wgc_op_def wgc_op_pool = {.infer = pool_infer, .emit = pool_emit, .sym = {.takes = pool_sym_takes}};

@@ -220,4 +220,4 @@ static wg_status qc_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_qconv = {qc_infer, NULL, qc_emit, qc_scratch};
+const wgc_op_def wgc_op_qconv = {.infer = qc_infer, .emit = qc_emit, .scratch = qc_scratch};

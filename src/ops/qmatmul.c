@@ -150,4 +150,4 @@ static wg_status qm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_qmatmul = {qm_infer, NULL, qm_emit, qm_scratch};
+const wgc_op_def wgc_op_qmatmul = {.infer = qm_infer, .emit = qm_emit, .scratch = qm_scratch};

@@ -245,4 +245,4 @@ static wg_status q_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_quant = {q_infer, q_fold, q_emit, NULL};
+const wgc_op_def wgc_op_quant = {.infer = q_infer, .fold = q_fold, .emit = q_emit};

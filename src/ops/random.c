@@ -17,4 +17,4 @@ static wg_status random_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return random_infer(g, n);
 }
 
-const wgc_op_def wgc_op_random = {random_infer, NULL, random_emit, NULL};
+const wgc_op_def wgc_op_random = {.infer = random_infer, .emit = random_emit};

@@ -1,7 +1,7 @@
 /*
  * range.c: Range(start, limit, delta) (numpy arange semantics: element i is start + i *
  * delta, count max(ceil((limit - start) / delta), 0)). Constant inputs fold. A symbolic
- * limit from start 0 by 1 (arange(seq)) is a symbolic length (sym_infer.c). Integer
+ * limit from start 0 by 1 (arange(seq)) is a symbolic length (range_sym_infer). Integer
  * inputs computed at run time otherwise (arange(past, past + seq)) give a run-time length
  * (module ABI 2 "Run-time output dims"), bounded through their values' bounds
  * (ir/valrange.h); the module computes it, checks it against the bound (WGK_ERR_SIZE_BOUND;
@@ -18,6 +18,8 @@
 #include "helpers/host_elements.h"
 #include "helpers/inline_loops.h"
 #include "helpers/index_loops.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 
 bool wgc_range_is_runtime(const wgc_graph *g, const wgc_node *n)
 {
@@ -157,4 +159,52 @@ static wg_status range_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return wgc_emit_folded_only(e, g, n);
 }
 
-const wgc_op_def wgc_op_range = {range_infer, range_fold, range_emit, NULL};
+/* ---- symbolic dims (sym.h) ---- */
+
+static wg_status range_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = wgc_sym_dims_of(&y0->shape);
+    const wgc_tensor *lim = wgc_in(g, n, 1), *d = wgc_in(g, n, 2);
+    if (wgc_range_is_runtime(g, n))
+        return WG_OK; /* a length decided in the module (range_infer gave it) */
+    if (x->symval || d->symval || !x->data || !d->data || !lim->data)
+        return wgc_sym_refuse(g, n, "only a symbolic limit");
+    wgc_dimx l = wgc_symval_at(lim, 0);
+    int64_t s0 = wgc_const_int(x, 0), step = wgc_const_int(d, 0);
+    if (s0 != 0 || step != 1 || l.c < 1)
+        return wgc_sym_refuse(g, n, "a symbolic limit needs start 0 and delta 1");
+    wgc_shape_set_dim(g, &y, 0, l);
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
+/* Range(start, limit, delta) of a symbolic length: start + i * delta (start and delta
+ * constant, the length symbolic: range_sym_infer). */
+static wg_status range_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *y = wgc_out(g, n, 0), *s0 = wgc_in(g, n, 0), *d = wgc_in(g, n, 2);
+    const char *ty = wgc_sym_c_type(y->dtype);
+    if (!ty || !s0->data || !d->data || s0->symval || d->symval ||
+        (y->dtype != WG_DT_INT64 && y->dtype != WG_DT_INT32))
+        return wgc_sym_refuse(g, n, "a start or delta computed at run time, or a float range");
+    wgc_emit(e, "{\n%s *py = (%s *)%s;\nfor (int32_t i = 0, n = %s; i < n; i++) py[i] = (%s)(%lld + (int64_t)i * %lld);\n}\n",
+             ty, ty, wgc_ptr(e, g, n->outputs[0]), wgc_sym_numel(e, y), ty, (long long)wgc_const_int(s0, 0),
+             (long long)wgc_const_int(d, 0));
+    return WG_OK;
+}
+
+/* Its length decided in the module: its own emit hook writes the code and the size. */
+static bool range_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    return t == WGC_DATA_DEPENDENT && wgc_range_is_runtime(g, n);
+}
+
+const wgc_op_def wgc_op_range = {
+    .infer = range_infer,
+    .fold = range_fold,
+    .emit = range_emit,
+    .sym = {.infer = range_sym_infer, .emit = range_sym_emit, .takes = range_sym_takes},
+};

@@ -14,6 +14,9 @@
 #include "helpers/fold_map.h"
 #include "helpers/inline_loops.h"
 #include "helpers/emit_and_fold.h"
+#include "helpers/sym_code.h"
+#include "../ir/symdim.h"
+#include "sym.h"
 
 static bool is_arg(wgc_op op) { return op == WGC_OP_ARG_MAX || op == WGC_OP_ARG_MIN; }
 
@@ -333,4 +336,213 @@ static wg_status reduce_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_reduce = {reduce_infer, reduce_fold, reduce_emit, NULL};
+/* ---- symbolic shapes (sym.h) ---------------------------------------------------------- */
+
+/* ReduceMean/ReduceSum with symbolic dims: the run of consecutive axes [*a0, *a1) they
+ * reduce (from the attribute or a constant input), or a refusal. */
+static wg_status sym_reduce_axes(wgc_graph *g, const wgc_node *n, int *a0, int *a1)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const int r = x->shape.rank;
+    size_t cnt = 0;
+    const int64_t *ax = wgc_attr_ints(n, "axes", &cnt);
+    const wgc_tensor *at = n->n_inputs > 1 ? wgc_in(g, n, 1) : NULL;
+    if (!ax && at && at->data && !at->symval)
+        cnt = (size_t)wgc_numel(&at->shape);
+    else if (!ax)
+        cnt = 0;
+    if (cnt < 1 || cnt > (size_t)r || x->symval || wgc_attr_int(n, "noop_with_empty_axes", 0))
+        return wgc_sym_refuse(g, n, "only a reduction over axes given as constants, one after the other");
+    bool seen[WG_MAX_RANK] = {false};
+    for (size_t i = 0; i < cnt; i++) {
+        int64_t a = ax ? ax[i] : wgc_const_int(at, (int64_t)i);
+        a = a < 0 ? a + r : a;
+        if (a < 0 || a >= r || seen[a])
+            return wgc_sym_refuse(g, n, "only a reduction over axes given as constants, one after the other");
+        seen[a] = true;
+    }
+    int lo = 0;
+    while (!seen[lo])
+        lo++;
+    int hi = lo;
+    while (hi < r && seen[hi])
+        hi++;
+    if (hi - lo != (int)cnt)
+        return wgc_sym_refuse(g, n, "only a reduction over axes given as constants, one after the other");
+    *a0 = lo;
+    *a1 = hi;
+    return WG_OK;
+}
+
+/* The per-sample rule first (sym_batch.c), then ReduceMax/Min over every axis and
+ * ReduceMean/Sum over a run of consecutive axes. */
+static wg_status reduce_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    if (wgc_sym_batch_op(g, n))
+        return wgc_sym_batch_rule(g, n);
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = wgc_sym_dims_of(&y0->shape);
+    wg_status st;
+    switch (n->op) {
+    case WGC_OP_REDUCE_MAX: case WGC_OP_REDUCE_MIN:
+        /* over every axis (no axes given): one element whatever the sizes (batched_nms's
+         * boxes.max(); SSD's min(topk_candidates, count) over symbolic values);
+         * emit_reduce_all loops over the actual count */
+        if (wgc_attr_find(n, "axes") ||
+            (n->n_inputs > 1 && n->inputs[1] >= 0) || wgc_attr_int(n, "noop_with_empty_axes", 0))
+            return wgc_sym_refuse(g, n, "only a reduction over every axis");
+        return wgc_sym_set_out(g, n, 0, &y);
+    case WGC_OP_REDUCE_MEAN: case WGC_OP_REDUCE_SUM: {
+        /* over a run of consecutive axes (symbolic or not), keepdims either way */
+        int a0, a1;
+        if ((st = sym_reduce_axes(g, n, &a0, &a1)))
+            return st;
+        bool keep = wgc_attr_int(n, "keepdims", 1) != 0;
+        for (int d = 0, o = 0; d < x->shape.rank; d++) {
+            const bool reduced = d >= a0 && d < a1;
+            if (reduced && !keep)
+                continue;
+            if (!reduced)
+                memcpy(y.sym[o], x->shape.sym[d], WGC_MAX_SYMS);
+            o++;
+        }
+        return wgc_sym_set_out(g, n, 0, &y);
+    }
+    default:
+        return wgc_sym_batch_refuse(g, n);
+    }
+}
+
+/* ReduceMean / ReduceSum over one axis, every length read at run time: y[o][i] = sum over
+ * k of x[o][k][i] (divided by the axis length for the mean), in double. */
+static wg_status emit_reduce(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int r = x->shape.rank, a, a1;
+    wg_status st = sym_reduce_axes(g, n, &a, &a1);
+    if (st)
+        return st;
+    if (x->dtype != WG_DT_FLOAT)
+        return wgc_sym_refuse(g, n, "a dtype other than float32");
+    wgc_emit(e, "{\nconst float *px = (const float *)%s;\nfloat *py = (float *)%s;\n"
+                "const int32_t outer = %s, len = %s, inner = %s;\n",
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]), wgc_dims_expr(e, &x->shape, 0, a),
+             wgc_dims_expr(e, &x->shape, a, a1), wgc_dims_expr(e, &x->shape, a1, r));
+    wgc_emit(e, "for (int32_t o = 0; o < outer; o++)\n    for (int32_t i = 0; i < inner; i++) {\n"
+                "        double s = 0;\n        for (int32_t k = 0; k < len; k++)\n"
+                "            s += px[((size_t)o * len + k) * inner + i];\n"
+                "        py[(size_t)o * inner + i] = (float)(%s);\n    }\n}\n",
+             n->op == WGC_OP_REDUCE_MEAN ? "len ? s / len : 0" : "s");
+    return WG_OK;
+}
+
+/* ReduceMax / ReduceMin over every axis (reduce_sym_infer): one element from the actual
+ * count; of no elements the identity (-inf / +inf, or the type's extreme), as onnxruntime
+ * gives. A NaN is kept only where it comes first (the comparison skips it after). */
+static wg_status emit_reduce_all(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const char *ct = wgc_sym_c_type(x->dtype);
+    const bool max = n->op == WGC_OP_REDUCE_MAX;
+    if (!ct || x->dtype == WG_DT_BOOL)
+        return wgc_sym_refuse(g, n, "this dtype");
+    const char *init = wg_dtype_is_float(x->dtype) ? (max ? "-__builtin_inf()" : "__builtin_inf()")
+                     : x->dtype == WG_DT_INT64 ? (max ? "INT64_MIN" : "INT64_MAX")
+                     : x->dtype == WG_DT_INT32 ? (max ? "INT32_MIN" : "INT32_MAX") : NULL;
+    if (!init)
+        return wgc_sym_refuse(g, n, "this dtype");
+    wgc_emit(e, "{\n");
+    char src[96];
+    snprintf(src, sizeof src, "%s", wgc_sym_operand(e, g, n, 0)); /* symbolic values at their actual values */
+    wgc_emit(e, "const %s *px = (const %s *)%s;\n%s m = (%s)%s;\n", ct, ct, src, ct, ct, init);
+    wgc_emit(e, "for (int32_t i = 0, count = %s; i < count; i++)\n    if (i == 0 || px[i] %s m)\n        m = px[i];\n",
+             wgc_sym_numel(e, x), max ? ">" : "<");
+    wgc_emit(e, "*(%s *)%s = m;\n}\n", ct, wgc_ptr(e, g, n->outputs[0]));
+    return WG_OK;
+}
+
+static wg_status reduce_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    switch (n->op) {
+    case WGC_OP_REDUCE_MEAN: case WGC_OP_REDUCE_SUM: return emit_reduce(e, g, n);
+    case WGC_OP_REDUCE_MAX: case WGC_OP_REDUCE_MIN: return emit_reduce_all(e, g, n);
+    default: return wgc_sym_refuse(g, n, "no run-time code for this op with symbolic shapes yet");
+    }
+}
+
+/* ReduceProd of symbolic values: numel from a shape (batched_nms's boxes.numel() == 0). */
+static wgc_sym_folds reduce_sym_foldable(const wgc_graph *g, const wgc_node *n)
+{
+    if (!wgc_inputs_const(g, n))
+        return false;
+    if (n->op != WGC_OP_REDUCE_PROD)
+        return false;
+    return n->inputs[0] >= 0 && g->tensors[n->inputs[0]].symval && g->tensors[n->inputs[0]].shape.rank == 1;
+}
+
+static wg_status reduce_sym_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t count)
+{
+    wg_status st = wgc_sym_int_values_only(g, n);
+    if (st)
+        return st;
+    if (n->op != WGC_OP_REDUCE_PROD)
+        return wgc_sym_refuse(g, n, NULL);
+    /* a 1-D value's product, over its one axis (keepdims either way) */
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_dimx p = wgc_dimx_const(1);
+    for (int64_t i = 0; i < wgc_numel(&x->shape); i++)
+        p = wgc_dimx_mul(p, wgc_symval_at(x, i));
+    if (count != 1)
+        return wgc_sym_refuse(g, n, NULL);
+    v[0] = p;
+    return WG_OK;
+}
+
+/* Does reduction n leave dim 0 alone (constant axes, none of them 0)? */
+static bool reduce_keeps_batch(const wgc_graph *g, const wgc_node *n, int rank)
+{
+    size_t cnt = 0;
+    const int64_t *ax = wgc_attr_ints(n, "axes", &cnt);
+    const wgc_tensor *at = n->n_inputs > 1 && n->inputs[1] >= 0 ? &g->tensors[n->inputs[1]] : NULL;
+    if (!ax && at) {
+        if (!at->data || at->symval)
+            return false;
+        cnt = (size_t)wgc_numel(&at->shape);
+    }
+    if (cnt == 0) /* every axis, or none under noop_with_empty_axes */
+        return false;
+    for (size_t i = 0; i < cnt; i++) {
+        const int64_t a = ax ? ax[i] : wgc_const_int(at, (int64_t)i);
+        if (a == 0 || a == -rank)
+            return false;
+    }
+    return true;
+}
+
+/* Per sample (WGC_PER_SAMPLE): a reduction that leaves dim 0 alone; ArgMax/ArgMin along
+ * any axis but 0. */
+static bool reduce_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    if (t != WGC_PER_SAMPLE)
+        return false;
+    const int rank = g->tensors[n->inputs[0]].shape.rank;
+    if (is_arg(n->op)) {
+        const int64_t axis = wgc_attr_int(n, "axis", 0);
+        return axis != 0 && axis != -rank;
+    }
+    return reduce_keeps_batch(g, n, rank);
+}
+
+const wgc_op_def wgc_op_reduce = {
+    .infer = reduce_infer,
+    .fold = reduce_fold,
+    .emit = reduce_emit,
+    .sym = {.infer = reduce_sym_infer,
+            .emit = reduce_sym_emit,
+            .foldable = reduce_sym_foldable,
+            .values = reduce_sym_values,
+            .takes = reduce_sym_takes},
+};

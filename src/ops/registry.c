@@ -4,22 +4,29 @@
 
 #include "op.h"
 
-#define WG_OP(e, name, stem, in, out) extern const wgc_op_def wgc_op_##stem;
+#define WG_OP(e, name, stem, in, out, traits) extern const wgc_op_def wgc_op_##stem;
 #include "../ir/ops.def"
 #undef WG_OP
 
 static const char *const op_names[] = {
-#define WG_OP(e, name, stem, in, out) [WGC_OP_##e] = name,
+#define WG_OP(e, name, stem, in, out, traits) [WGC_OP_##e] = name,
 #include "../ir/ops.def"
 #undef WG_OP
 };
 
 static const wgc_op_def *const op_hooks[] = {
-#define WG_OP(e, name, stem, in, out) [WGC_OP_##e] = &wgc_op_##stem,
+#define WG_OP(e, name, stem, in, out, traits) [WGC_OP_##e] = &wgc_op_##stem,
 #include "../ir/ops.def"
 #undef WG_OP
 };
 
+static const unsigned op_traits[] = {
+#define WG_OP(e, name, stem, in, out, traits) [WGC_OP_##e] = (traits),
+#include "../ir/ops.def"
+#undef WG_OP
+};
+
+_Static_assert(sizeof op_traits / sizeof op_traits[0] == WGC_OP_COUNT, "ops.def and the trait table disagree");
 _Static_assert(sizeof op_names / sizeof op_names[0] == WGC_OP_COUNT, "ops.def and the name table disagree");
 _Static_assert(sizeof op_hooks / sizeof op_hooks[0] == WGC_OP_COUNT, "ops.def and the hook table disagree");
 
@@ -48,6 +55,14 @@ bool wgc_op_is_training(wgc_op op)
 const wgc_op_def *wgc_op_hooks(wgc_op op)
 {
     return op < WGC_OP_COUNT ? op_hooks[op] : NULL;
+}
+
+bool wgc_op_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    if (n->op >= WGC_OP_COUNT || !(op_traits[n->op] & t))
+        return false;
+    const wgc_op_def *h = op_hooks[n->op];
+    return !h->sym.takes || h->sym.takes(g, n, t);
 }
 
 wg_status wgc_run_fold(wgc_graph *g, wgc_node *n)

@@ -3,8 +3,11 @@
  * constant once folding has run: 0 copies the input dim (unless allowzero = 1), -1 is
  * inferred from the element count.
  */
+#include "../ir/symdim.h"
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 
 static wg_status reshape_infer(wgc_graph *g, wgc_node *n)
 {
@@ -88,4 +91,68 @@ static wg_status reshape_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_reshape = {reshape_infer, wgc_fold_same_bytes, wgc_emit_same_bytes, NULL};
+/* ---- symbolic dims (sym.h) ---- */
+
+/* Reshape whose shape input holds symbolic values: its entries, 0 copying the input dim
+ * and -1 the rest of the element count (an exact monomial quotient). */
+static wg_status reshape_symval(wgc_graph *g, const wgc_node *n, wgc_shape *y)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *s = wgc_in(g, n, 1);
+    wgc_dimx total = wgc_dimx_const(1), known = wgc_dimx_const(1);
+    for (int d = 0; d < x->shape.rank; d++)
+        total = wgc_dimx_mul(total, wgc_dimx_of(g, &x->shape, d));
+    int infer_at = -1;
+    bool allowzero = wgc_attr_int(n, "allowzero", 0) != 0;
+    for (int i = 0; i < y->rank; i++) {
+        wgc_dimx v = wgc_symval_at(s, i);
+        if (wgc_dimx_is_const(&v) && v.c == 0 && !allowzero)
+            v = wgc_dimx_of(g, &x->shape, i);
+        if (wgc_dimx_is_const(&v) && v.c == -1) {
+            infer_at = i;
+            continue;
+        }
+        wgc_shape_set_dim(g, y, i, v);
+        known = wgc_dimx_mul(known, v);
+    }
+    if (infer_at >= 0) {
+        wgc_dimx q;
+        if (!wgc_dimx_div(total, known, &q))
+            return wgc_sym_refuse(g, n, "the -1 of its shape is not a product of the symbols");
+        wgc_shape_set_dim(g, y, infer_at, q);
+    } else {
+        wgc_dimx q;
+        if (!wgc_dimx_div(total, known, &q) || !wgc_dimx_eq(&q, &(wgc_dimx){.c = 1}))
+            return wgc_sym_refuse(g, n, "its shape does not hold the input's element count at every size");
+    }
+    return WG_OK;
+}
+
+static wg_status reshape_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = wgc_sym_dims_of(&y0->shape);
+    wg_status st;
+    /* a shape input, constant or symbolic: its -1 is what is left of the symbolic
+     * element count, and a shape that holds it only at the maxima is refused */
+    const wgc_tensor *s = wgc_in(g, n, 1);
+    if (s && s->data) {
+        if ((st = reshape_symval(g, n, &y)))
+            return st;
+    } else if ((st = wgc_sym_regroup(g, n, &x->shape, &y))) {
+        return st;
+    }
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
+const wgc_op_def wgc_op_reshape = {
+    .infer = reshape_infer,
+    .fold = wgc_fold_same_bytes,
+    .emit = wgc_emit_same_bytes,
+    .sym = {.infer = reshape_sym_infer,
+            .emit = wgc_sym_emit_copy,
+            .foldable = wgc_sym_passes_values,
+            .values = wgc_sym_copy_int_values},
+};

@@ -23,6 +23,7 @@
 #include "helpers/host_elements.h"
 #include "helpers/fused_epilogue.h"
 #include "helpers/emit_and_fold.h"
+#include "sym.h"
 
 static int lookup(const char *s, const char *const *names, int count)
 {
@@ -351,4 +352,34 @@ done:
     return st;
 }
 
-const wgc_op_def wgc_op_resize = {resize_infer, NULL, resize_emit, resize_scratch};
+/* ---- symbolic dims (sym.h) ---- */
+
+/* Resize, Upsample: sizes from the actual dims (resize_runtime.c) */
+static wg_status resize_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = wgc_sym_dims_of(&y0->shape);
+    wg_status st;
+    if (x->symval)
+        return wgc_sym_refuse(g, n, "its input holds symbolic values");
+    if ((st = wgc_resize_runtime_shape(g, n, &y)))
+        return st;
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
+/* Sizes decided in the module: its own emit hook reads them at run time itself
+ * (resize_runtime.c). */
+static bool resize_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    return t == WGC_DATA_DEPENDENT && wgc_resize_is_runtime(g, n);
+}
+
+const wgc_op_def wgc_op_resize = {
+    .infer = resize_infer,
+    .emit = resize_emit,
+    .scratch = resize_scratch,
+    .sym = {.infer = resize_sym_infer, .takes = resize_sym_takes},
+};

@@ -60,4 +60,4 @@ static wg_status rs_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_reverse_sequence = {rs_infer, NULL, rs_emit, NULL};
+const wgc_op_def wgc_op_reverse_sequence = {.infer = rs_infer, .emit = rs_emit};

@@ -78,4 +78,4 @@ static wg_status rms_norm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_rms_norm = {rms_norm_infer, NULL, rms_norm_emit, NULL};
+const wgc_op_def wgc_op_rms_norm = {.infer = rms_norm_infer, .emit = rms_norm_emit};

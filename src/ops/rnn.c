@@ -257,4 +257,4 @@ static wg_status rnn_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_rnn = {rnn_infer, NULL, rnn_emit, rnn_scratch};
+const wgc_op_def wgc_op_rnn = {.infer = rnn_infer, .emit = rnn_emit, .scratch = rnn_scratch};

@@ -6,7 +6,9 @@
  */
 #include <string.h>
 
+#include "../ir/symdim.h"
 #include "helpers/inline_loops.h"
+#include "sym.h"
 
 static wg_status resolve(wgc_graph *g, const wgc_node *n, int *half_pixel, int *max_mode)
 {
@@ -86,7 +88,7 @@ static wg_status roi_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
              wgc_ctype(x->dtype), wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[1]),
              wgc_ctype(bi->dtype), wgc_ctype(bi->dtype), wgc_ptr(e, g, n->inputs[2]),
              wgc_ptr(e, g, n->outputs[0]));
-    /* the count of rois at run time: a detector's proposals are a run-time size (sym_infer.c) */
+    /* the count of rois at run time: a detector's proposals are a run-time size (roi_sym_infer) */
     wgc_emit(e, "for (int32_t q = 0, count = %s; q < count; q++) {\nint64_t bn = (int64_t)pb[q];\n"
                 "if (bn < 0 || bn >= %lld) return WGK_ERR_INDEX;\n", wgc_dims_expr(e, &r->shape, 0, 1), N);
     wgc_emit(e, "const double off = %s;\n", hp ? "0.5" : "0.0");
@@ -124,4 +126,28 @@ static wg_status roi_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_roi_align = {roi_infer, NULL, roi_emit, NULL};
+/* ---- symbolic dims (sym.h) ---- */
+
+/* rois [R, 4] and batch_indices [R] of one symbolic or run-time count (a detector's
+ * proposals); the feature map fixed: y is [R, C, oh, ow] (roi_emit loops over R, its
+ * sizes read at run time: it is the sym.emit hook too) */
+static wg_status roi_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = wgc_sym_dims_of(&y0->shape);
+    const wgc_tensor *r = wgc_in(g, n, 1), *b = wgc_in(g, n, 2);
+    if (wgc_sym_has_symval_input(g, n) || wgc_shape_is_sym(&x->shape) || wgc_dim_is_sym(&r->shape, 1) ||
+        r->shape.dims[0] != b->shape.dims[0] || memcmp(r->shape.sym[0], b->shape.sym[0], WGC_MAX_SYMS))
+        return wgc_sym_refuse(g, n, "only rois and batch indices of one symbolic count over a fixed feature map");
+    memcpy(y.sym[0], r->shape.sym[0], WGC_MAX_SYMS);
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
+const wgc_op_def wgc_op_roi_align = {
+    .infer = roi_infer,
+    .emit = roi_emit,
+    .sym = {.infer = roi_sym_infer, .emit = roi_emit},
+};

@@ -132,4 +132,4 @@ static wg_status rope_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_rotary_embedding = {rope_infer, NULL, rope_emit, NULL};
+const wgc_op_def wgc_op_rotary_embedding = {.infer = rope_infer, .emit = rope_emit};

@@ -421,4 +421,4 @@ static wg_status sequence_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     }
 }
 
-const wgc_op_def wgc_op_sequence = {sequence_infer, sequence_fold, sequence_emit, NULL};
+const wgc_op_def wgc_op_sequence = {.infer = sequence_infer, .fold = sequence_fold, .emit = sequence_emit};

@@ -1,7 +1,9 @@
 /* shape.c: Shape (start/end since opset 15). Folds from the input's inferred shape alone,
  * so the driver calls fold even when the input is not constant. */
+#include "../ir/symdim.h"
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
+#include "sym.h"
 
 static void shape_range(const wgc_node *n, int rank, int *start, int *end)
 {
@@ -52,4 +54,33 @@ static wg_status shape_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return wgc_error(g, n, WG_ERR_INVALID, "Shape was not folded (internal error)");
 }
 
-const wgc_op_def wgc_op_shape = {shape_infer, shape_fold, shape_emit, NULL};
+/* ---- symbolic dims (sym.h): always shape arithmetic, the input's dims its values ---- */
+
+static wgc_sym_folds shape_sym_foldable(const wgc_graph *g, const wgc_node *n)
+{
+    (void)g;
+    (void)n;
+    return true;
+}
+
+static wg_status shape_sym_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t count)
+{
+    wg_status st = wgc_sym_int_values_only(g, n);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int64_t s = wgc_attr_int(n, "start", 0);
+    if (s < 0)
+        s += x->shape.rank;
+    s = s < 0 ? 0 : s;
+    for (int64_t i = 0; i < count; i++)
+        v[i] = wgc_dimx_of(g, &x->shape, (int)(s + i));
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_shape = {
+    .infer = shape_infer,
+    .fold = shape_fold,
+    .emit = shape_emit,
+    .sym = {.foldable = shape_sym_foldable, .values = shape_sym_values},
+};

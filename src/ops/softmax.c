@@ -3,8 +3,13 @@
  * (default 1), and normalised over the second part; opset >= 13: normalised along the
  * one axis `axis` (default -1). Both become the kernel's [outer][n][inner] view.
  */
+#include <stdio.h>
+
+#include "../ir/symdim.h"
 #include "helpers/fused_epilogue.h"
 #include "helpers/emit_and_fold.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
 
@@ -85,4 +90,57 @@ static wg_status softmax_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_softmax = {softmax_infer, NULL, softmax_emit, NULL};
+/* ---- symbolic shapes (sym.h) ---------------------------------------------------------- */
+
+/* y has x's shape, symbolic dims included; the normalised axes are fixed (the kernels take
+ * their length as a constant). (Softmax has one input and one output: its infer hook
+ * checked that.) */
+static wg_status softmax_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wg_status st;
+    if (wgc_sym_has_symval_input(g, n))
+        return wgc_sym_refuse(g, n, NULL);
+    int axis;
+    if ((st = wgc_read_axis(g, n, n->opset < 13 ? 1 : -1, x->shape.rank, &axis)))
+        return st;
+    if (axis != x->shape.rank - 1 && n->opset >= 13)
+        return wgc_sym_refuse(g, n, "only the last axis");
+    /* before opset 13: the rows are dims [0, axis) flattened, each of dims [axis, rank),
+     * of a length read at run time like the last axis's (softmax_sym_emit) */
+    wgc_shape y = x->shape;
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
+static wg_status softmax_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int r = x->shape.rank;
+    if (x->dtype != WG_DT_FLOAT || n->act != WGC_ACT_NONE)
+        return wgc_sym_refuse(g, n, "a dtype other than float32");
+    /* opset 13: over the last axis (softmax_sym_infer); before: over dims [axis, r) flattened */
+    int axis = r - 1;
+    if (n->opset < 13) {
+        const int64_t a = wgc_attr_int(n, "axis", 1);
+        axis = (int)(a < 0 ? a + r : a);
+    }
+    char rows[96], len[96];
+    snprintf(rows, sizeof rows, "%s", wgc_dims_expr(e, &x->shape, 0, axis));
+    snprintf(len, sizeof len, "%s", wgc_dims_expr(e, &x->shape, axis, r));
+    if (wgc_sym_split_rows(e, x)) { /* threads: runs of rows, each as on one thread */
+        wgc_emit(e, "{\n");
+        wgc_emit_part_range_expr(e, rows, 1);
+        wgc_emit(e, "wgk_f32_softmax((const float *)%s + (size_t)lo * %s, (float *)%s + (size_t)lo * %s, hi - lo, %s, 1);\n}\n",
+                 wgc_ptr(e, g, n->inputs[0]), len, wgc_ptr(e, g, n->outputs[0]), len, len);
+        return WG_OK;
+    }
+    wgc_emit(e, "wgk_f32_softmax(%s, %s, %s, %s, 1);\n", wgc_ptr(e, g, n->inputs[0]),
+             wgc_ptr(e, g, n->outputs[0]), rows, len);
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_softmax = {
+    .infer = softmax_infer,
+    .emit = softmax_emit,
+    .sym = {.infer = softmax_sym_infer, .emit = softmax_sym_emit},
+};

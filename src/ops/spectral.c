@@ -181,4 +181,4 @@ static wg_status spectral_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_spectral = {spectral_infer, spectral_fold, wgc_emit_folded_only, NULL};
+const wgc_op_def wgc_op_spectral = {.infer = spectral_infer, .fold = spectral_fold, .emit = wgc_emit_folded_only};

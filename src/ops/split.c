@@ -5,9 +5,11 @@
  */
 #include <string.h>
 
+#include "../ir/symdim.h"
 #include "helpers/host_elements.h"
 #include "helpers/inline_loops.h"
 #include "helpers/index_loops.h"
+#include "sym.h"
 
 /* Axis and the length of every output along it. */
 static wg_status parts(wgc_graph *g, const wgc_node *n, int *axis, int64_t *len)
@@ -139,4 +141,67 @@ static wg_status split_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_split = {split_infer, split_fold, split_emit, NULL};
+/* ---- symbolic dims (sym.h) ---- */
+
+/* along a fixed axis (GPT-2's qkv split): every part keeps x's other dims */
+static wg_status split_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    if (!wgc_out(g, n, 0))
+        return WG_OK;
+    wg_status st;
+    int a;
+    if (wgc_sym_has_symval_input(g, n))
+        return wgc_sym_refuse(g, n, "symbolic values");
+    if ((st = wgc_read_axis(g, n, 0, x->shape.rank, &a)))
+        return st;
+    if (wgc_dim_is_sym(&x->shape, a))
+        return wgc_sym_refuse(g, n, "a split along a symbolic axis");
+    for (int i = 0; i < n->n_outputs; i++) {
+        const wgc_tensor *yi = wgc_out(g, n, i);
+        if (!yi)
+            continue;
+        wgc_shape o = wgc_sym_dims_of(&yi->shape);
+        for (int d = 0; d < o.rank; d++)
+            if (d != a)
+                memcpy(o.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+        if ((st = wgc_sym_set_out(g, n, i, &o)))
+            return st;
+    }
+    return WG_OK;
+}
+
+/* Split along a fixed axis: each part's rows (the dims before the axis, counted at run
+ * time) from its slice of x's rows. */
+static wg_status split_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    const int r = x->shape.rank;
+    int a;
+    wg_status st = wgc_read_axis(g, n, 0, r, &a);
+    if (st)
+        return st;
+    const size_t es = wg_dtype_size(x->dtype);
+    wgc_emit(e, "{\nconst size_t rows = (size_t)%s, inner = (size_t)%s;\n", wgc_dims_expr(e, &x->shape, 0, a),
+             wgc_dims_expr(e, &x->shape, a + 1, r));
+    int64_t at = 0;
+    for (int i = 0; i < n->n_outputs; i++) {
+        const wgc_tensor *yi = wgc_out(g, n, i);
+        const int64_t len = yi ? yi->shape.dims[a] : 0;
+        if (yi && len)
+            wgc_emit(e, "wgk_copy_rows(%s, %lld * inner * %zu, (const char *)%s + %lld * inner * %zu, "
+                        "%lld * inner * %zu, rows, %lld * inner * %zu);\n", wgc_ptr(e, g, n->outputs[i]),
+                     (long long)len, es, wgc_ptr(e, g, n->inputs[0]), (long long)at, es,
+                     (long long)x->shape.dims[a], es, (long long)len, es);
+        at += len;
+    }
+    wgc_emit(e, "}\n");
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_split = {
+    .infer = split_infer,
+    .fold = split_fold,
+    .emit = split_emit,
+    .sym = {.infer = split_sym_infer, .emit = split_sym_emit},
+};

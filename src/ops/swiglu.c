@@ -24,4 +24,4 @@ static wg_status swiglu_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_swiglu = {swiglu_infer, wgc_swish_fold, wgc_swish_emit, NULL};
+const wgc_op_def wgc_op_swiglu = {.infer = swiglu_infer, .fold = wgc_swish_fold, .emit = wgc_swish_emit};

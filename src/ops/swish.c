@@ -11,4 +11,4 @@ static wg_status swish_infer(wgc_graph *g, wgc_node *n)
     return wgc_infer_same_as_input(g, n, floats);
 }
 
-const wgc_op_def wgc_op_swish = {swish_infer, wgc_swish_fold, wgc_swish_emit, NULL};
+const wgc_op_def wgc_op_swish = {.infer = swish_infer, .fold = wgc_swish_fold, .emit = wgc_swish_emit};

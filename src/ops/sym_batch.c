@@ -13,61 +13,6 @@
 #include "../ir/symdim.h"
 #include "sym.h"
 
-/* Does reduction n leave dim 0 alone (constant axes, none of them 0)? */
-static bool reduce_keeps_batch(const wgc_graph *g, const wgc_node *n, int rank)
-{
-    size_t cnt = 0;
-    const int64_t *ax = wgc_attr_ints(n, "axes", &cnt);
-    const wgc_tensor *at = n->n_inputs > 1 && n->inputs[1] >= 0 ? &g->tensors[n->inputs[1]] : NULL;
-    if (!ax && at) {
-        if (!at->data || at->symval)
-            return false;
-        cnt = (size_t)wgc_numel(&at->shape);
-    }
-    if (cnt == 0) /* every axis, or none under noop_with_empty_axes */
-        return false;
-    for (size_t i = 0; i < cnt; i++) {
-        const int64_t a = ax ? ax[i] : wgc_const_int(at, (int64_t)i);
-        if (a == 0 || a == -rank)
-            return false;
-    }
-    return true;
-}
-
-/* The ops whose output samples depend on the same input sample only. MaxPool's indices
- * count across the batch, training-mode BatchNormalization's statistics take every sample
- * and MaxUnpool's indices do both: those are left out. */
-static bool per_sample_op(const wgc_graph *g, const wgc_node *n)
-{
-    const int rank = g->tensors[n->inputs[0]].shape.rank;
-    switch (n->op) {
-    case WGC_OP_CONV: case WGC_OP_CONV_TRANSPOSE: case WGC_OP_CONV_INTEGER: case WGC_OP_QLINEAR_CONV:
-    case WGC_OP_AVERAGE_POOL: case WGC_OP_LP_POOL: case WGC_OP_GLOBAL_AVERAGE_POOL:
-    case WGC_OP_GLOBAL_MAX_POOL: case WGC_OP_INSTANCE_NORM: case WGC_OP_GROUP_NORM: case WGC_OP_LRN:
-    case WGC_OP_DEPTH_TO_SPACE: case WGC_OP_SPACE_TO_DEPTH:
-        return true;
-    case WGC_OP_MAX_POOL: case WGC_OP_BATCH_NORM:
-        for (int k = 1; k < n->n_outputs; k++)
-            if (n->outputs[k] >= 0)
-                return false;
-        return true;
-    case WGC_OP_REDUCE_SUM: case WGC_OP_REDUCE_MEAN: case WGC_OP_REDUCE_MAX: case WGC_OP_REDUCE_MIN:
-    case WGC_OP_REDUCE_PROD: case WGC_OP_REDUCE_L1: case WGC_OP_REDUCE_L2: case WGC_OP_REDUCE_LOG_SUM:
-    case WGC_OP_REDUCE_LOG_SUM_EXP: case WGC_OP_REDUCE_SUM_SQUARE:
-        return reduce_keeps_batch(g, n, rank);
-    /* along one axis: any but 0 (before opset 13 LogSoftmax and Hardmax take the rows
-     * from dims [axis, rank) flattened, within one sample too) */
-    case WGC_OP_LP_NORM: case WGC_OP_ARG_MAX: case WGC_OP_ARG_MIN: case WGC_OP_LOG_SOFTMAX: case WGC_OP_HARDMAX: {
-        const int64_t dflt = n->op == WGC_OP_ARG_MAX || n->op == WGC_OP_ARG_MIN ? 0
-                           : n->op != WGC_OP_LP_NORM && n->opset < 13 ? 1 : -1;
-        const int64_t axis = wgc_attr_int(n, "axis", dflt);
-        return axis != 0 && axis != -rank;
-    }
-    default:
-        return false;
-    }
-}
-
 /* The first symbolic dim of s past dim 0, or -1. */
 static int sym_past_batch(const wgc_shape *s)
 {
@@ -98,14 +43,14 @@ static bool batch_only(const wgc_graph *g, const wgc_node *n)
 
 bool wgc_sym_batch_op(const wgc_graph *g, const wgc_node *n)
 {
-    return n->n_inputs > 0 && n->inputs[0] >= 0 && per_sample_op(g, n) && batch_only(g, n);
+    return n->n_inputs > 0 && n->inputs[0] >= 0 && wgc_op_takes(g, n, WGC_PER_SAMPLE) && batch_only(g, n);
 }
 
 wg_status wgc_sym_batch_refuse(wgc_graph *g, const wgc_node *n)
 {
     const wgc_tensor *x = n->n_inputs > 0 && n->inputs[0] >= 0 ? wgc_in(g, n, 0) : NULL;
     const int d = x ? sym_past_batch(&x->shape) : -1;
-    if (d < 0 || !per_sample_op(g, n))
+    if (d < 0 || !wgc_op_takes(g, n, WGC_PER_SAMPLE))
         return wgc_sym_refuse(g, n, NULL);
     const wgc_symbol *s = &g->syms[wgc_shape_first_sym(&x->shape, d)];
     if (s->runtime)

@@ -18,36 +18,7 @@
 
 bool wgc_sym_window_op(const wgc_graph *g, const wgc_node *n)
 {
-    if (n->n_inputs < 1 || n->inputs[0] < 0)
-        return false;
-    const int rank = g->tensors[n->inputs[0]].shape.rank;
-    switch (n->op) {
-    case WGC_OP_CONV:
-        return rank == 3 || rank == 4;
-    case WGC_OP_MAX_POOL:
-        return (rank == 3 || rank == 4) && !(n->n_outputs > 1 && n->outputs[1] >= 0); /* no Indices */
-    case WGC_OP_AVERAGE_POOL: {
-        size_t cnt = 0;
-        const int64_t *d = wgc_attr_ints(n, "dilations", &cnt);
-        for (size_t i = 0; d && i < cnt; i++)
-            if (d[i] != 1)
-                return false;
-        return rank == 3 || rank == 4;
-    }
-    case WGC_OP_GLOBAL_AVERAGE_POOL: case WGC_OP_GLOBAL_MAX_POOL:
-        return rank >= 3;
-    case WGC_OP_CONV_TRANSPOSE:
-        return rank == 4;
-    case WGC_OP_INSTANCE_NORM: case WGC_OP_LRN: /* per channel plane, per pixel */
-        return rank >= 3;
-    case WGC_OP_BATCH_NORM: /* inference: one output */
-        for (int k = 1; k < n->n_outputs; k++)
-            if (n->outputs[k] >= 0)
-                return false;
-        return rank >= 2 && !wgc_bn_training(n);
-    default:
-        return false;
-    }
+    return n->n_inputs >= 1 && n->inputs[0] >= 0 && wgc_op_takes(g, n, WGC_WINDOW);
 }
 
 /* ConvTranspose: stride x the input where that holds at every size (output = s * in + a

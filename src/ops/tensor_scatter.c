@@ -110,4 +110,4 @@ static wg_status tensor_scatter_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_tensor_scatter = {tensor_scatter_infer, NULL, tensor_scatter_emit, NULL};
+const wgc_op_def wgc_op_tensor_scatter = {.infer = tensor_scatter_infer, .emit = tensor_scatter_emit};

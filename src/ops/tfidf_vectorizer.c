@@ -208,4 +208,4 @@ static wg_status tfidf_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_tfidf_vectorizer = {tfidf_infer, NULL, tfidf_emit, NULL};
+const wgc_op_def wgc_op_tfidf_vectorizer = {.infer = tfidf_infer, .emit = tfidf_emit};

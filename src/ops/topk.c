@@ -8,11 +8,13 @@
  * better than the last, which gives the tie order for free; O(len * k) per line.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "helpers/host_elements.h"
 #include "helpers/inline_loops.h"
 #include "helpers/index_loops.h"
 #include "../ir/symdim.h"
+#include "sym.h"
 
 /* k, or -1 in *k with *runtime set when it is computed at run time. */
 static wg_status get_k(wgc_graph *g, const wgc_node *n, int64_t *k, bool *runtime)
@@ -152,4 +154,47 @@ static wg_status topk_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_topk = {topk_infer, NULL, topk_emit, topk_scratch};
+/* ---- symbolic dims (sym.h) ---- */
+
+/* x's dims but the axis, which is k: a constant over a fixed axis, or k's own run-time
+ * symbol (topk_infer) over any axis, checked against its length at run time */
+static wg_status topk_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        y0 = wgc_out(g, n, 1); /* its indices alone: the same shape */
+    if (!y0)
+        return WG_OK;
+    wg_status st;
+    if (wgc_sym_has_symval_input(g, n))
+        return wgc_sym_refuse(g, n, "a k holding symbolic values");
+    int axis;
+    if ((st = wgc_read_axis(g, n, -1, x->shape.rank, &axis)))
+        return st;
+    const wgc_tensor *kt = n->opset >= 10 ? wgc_in(g, n, 1) : NULL;
+    if (!(kt && !kt->data) && wgc_dim_is_sym(&x->shape, axis))
+        return wgc_sym_refuse(g, n, "a constant k over a symbolic axis");
+    wgc_shape o = y0->shape;
+    for (int d = 0; d < o.rank; d++)
+        if (d != axis)
+            memcpy(o.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+    if ((st = wgc_sym_set_out(g, n, 0, &o)))
+        return st;
+    return wgc_sym_set_out(g, n, 1, &o);
+}
+
+/* Its k decided at run time: its own emit hook reads its inputs' sizes at run time
+ * itself (topk_sym_infer took the shapes), unless they hold symbolic values. */
+static bool topk_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    return t == WGC_DATA_DEPENDENT && !g->tensors[n->inputs[0]].symval &&
+           (n->opset < 10 || !g->tensors[n->inputs[1]].symval);
+}
+
+const wgc_op_def wgc_op_topk = {
+    .infer = topk_infer,
+    .emit = topk_emit,
+    .scratch = topk_scratch,
+    .sym = {.infer = topk_sym_infer, .takes = topk_sym_takes},
+};

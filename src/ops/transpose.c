@@ -1,8 +1,11 @@
 /* transpose.c: Transpose by `perm` (default: reverse the dims). */
 #include <string.h>
 
+#include "../ir/symdim.h"
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 
 /* perm[rank] from the attribute, checked to be a permutation. */
 static wg_status read_perm(wgc_graph *g, const wgc_node *n, int rank, int64_t *perm)
@@ -89,4 +92,42 @@ static wg_status transpose_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_transpose = {transpose_infer, transpose_fold, transpose_emit, NULL};
+/* ---- symbolic dims (sym.h) ---- */
+
+static wg_status transpose_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (!y0)
+        return WG_OK;
+    wgc_shape y = wgc_sym_dims_of(&y0->shape);
+    size_t cnt;
+    const int64_t *perm = wgc_attr_ints(n, "perm", &cnt);
+    for (int d = 0; d < y.rank; d++) {
+        int p = perm ? (int)perm[d] : y.rank - 1 - d;
+        memcpy(y.sym[d], x->shape.sym[p], WGC_MAX_SYMS);
+    }
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
+static wg_status transpose_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    size_t cnt;
+    const int64_t *perm = wgc_attr_ints(n, "perm", &cnt);
+    wgc_emit(e, "{\n");
+    wgc_sym_put_dims(e, &x->shape, "xd");
+    wgc_emit(e, "const int32_t perm[%d] = {", x->shape.rank);
+    for (int d = 0; d < x->shape.rank; d++)
+        wgc_emit(e, "%s%d", d ? ", " : "", perm ? (int)perm[d] : x->shape.rank - 1 - d);
+    wgc_emit(e, "};\nwgk_transpose(%s, %s, %zu, %d, xd, perm);\n}\n", wgc_ptr(e, g, n->outputs[0]),
+             wgc_ptr(e, g, n->inputs[0]), wg_dtype_size(x->dtype), x->shape.rank);
+    return WG_OK;
+}
+
+const wgc_op_def wgc_op_transpose = {
+    .infer = transpose_infer,
+    .fold = transpose_fold,
+    .emit = transpose_emit,
+    .sym = {.infer = transpose_sym_infer, .emit = transpose_sym_emit},
+};

@@ -97,4 +97,4 @@ static wg_status trilu_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_trilu = {trilu_infer, trilu_fold, trilu_emit, NULL};
+const wgc_op_def wgc_op_trilu = {.infer = trilu_infer, .fold = trilu_fold, .emit = trilu_emit};

@@ -2,7 +2,7 @@
  * unique.c: Unique. Its output shapes depend on the values: a constant input is computed
  * on the host (infer counts, fold writes); a run-time one gives the unique count as a
  * run-time symbol bounded by the slice count (ir/symdim.h; the input may then be of
- * symbolic or data-dependent size, sym_infer.c unique_rule), which the generated code
+ * symbolic or data-dependent size, uq_sym_infer), which the generated code
  * (unique_emit: grouping by first occurrence, then for sorted=1 an insertion sort of the
  * groups) writes into wg_dims. Without axis the input is flattened; with axis the slices along it are
  * compared element by element. sorted = 1 orders the unique values ascending, else by
@@ -15,6 +15,7 @@
 
 #include "helpers/inline_loops.h"
 #include "../ir/symdim.h"
+#include "sym.h"
 
 typedef struct uq_view {
     const char *data;
@@ -346,4 +347,54 @@ static wg_status uq_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_unique = {uq_infer, uq_fold, uq_emit, uq_scratch};
+/* ---- symbolic dims (sym.h) ---- */
+
+/* Unique over a symbolic input: Y keeps x's dims but the axis (the unique count, its own
+ * run-time symbol from uq_infer; flattened: [count]), indices and counts are [count], the
+ * inverse indices one per slice: x's axis length, or its element count. Any of its
+ * outputs may be the one read: no check of output 0 first. */
+static wg_status uq_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    int axis = -1;
+    if (wgc_sym_has_symval_input(g, n))
+        return wgc_sym_refuse(g, n, "an input holding symbolic values");
+    const wgc_attr *ax = wgc_attr_find(n, "axis");
+    if (ax)
+        axis = (int)(ax->i < 0 ? ax->i + x->shape.rank : ax->i);
+    wg_status st;
+    wgc_tensor *y = wgc_out(g, n, 0), *inv = n->n_outputs > 2 ? wgc_out(g, n, 2) : NULL;
+    if (y && axis >= 0) {
+        wgc_shape o = y->shape;
+        for (int d = 0; d < o.rank; d++)
+            if (d != axis)
+                memcpy(o.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+        if ((st = wgc_sym_set_out(g, n, 0, &o)))
+            return st;
+    }
+    if (inv) {
+        wgc_shape o = inv->shape;
+        wgc_dimx len = wgc_dimx_const(1);
+        for (int d = axis < 0 ? 0 : axis; d < (axis < 0 ? x->shape.rank : axis + 1); d++)
+            len = wgc_dimx_mul(len, wgc_dimx_of(g, &x->shape, d));
+        wgc_shape_set_dim(g, &o, 0, len);
+        if ((st = wgc_sym_set_out(g, n, 2, &o)))
+            return st;
+    }
+    return WG_OK;
+}
+
+/* Its count decided at run time: its own emit hook reads its input's sizes at run time
+ * itself (uq_sym_infer took the shapes), unless that input holds symbolic values. */
+static bool uq_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    return t == WGC_DATA_DEPENDENT && !g->tensors[n->inputs[0]].symval;
+}
+
+const wgc_op_def wgc_op_unique = {
+    .infer = uq_infer,
+    .fold = uq_fold,
+    .emit = uq_emit,
+    .scratch = uq_scratch,
+    .sym = {.infer = uq_sym_infer, .takes = uq_sym_takes},
+};

@@ -627,4 +627,4 @@ static wg_status unroll_infer(wgc_graph *g, wgc_node *n)
     return map_step(g, s, owner, it);
 }
 
-const wgc_op_def wgc_op_unroll = {unroll_infer, NULL, NULL, NULL};
+const wgc_op_def wgc_op_unroll = {.infer = unroll_infer};

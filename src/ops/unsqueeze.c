@@ -1,6 +1,9 @@
 /* unsqueeze.c: Unsqueeze: inserts unit dims at `axes` (attribute < 13, input >= 13). */
+#include "../ir/symdim.h"
 #include "helpers/read_axes.h"
 #include "helpers/emit_and_fold.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 
 static wg_status unsqueeze_infer(wgc_graph *g, wgc_node *n)
 {
@@ -35,4 +38,14 @@ static wg_status unsqueeze_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_unsqueeze = {unsqueeze_infer, wgc_fold_same_bytes, wgc_emit_same_bytes, NULL};
+/* ---- symbolic dims (sym.h) ---- */
+
+const wgc_op_def wgc_op_unsqueeze = {
+    .infer = unsqueeze_infer,
+    .fold = wgc_fold_same_bytes,
+    .emit = wgc_emit_same_bytes,
+    .sym = {.infer = wgc_sym_regroup_rule,
+            .emit = wgc_sym_emit_copy,
+            .foldable = wgc_sym_passes_values,
+            .values = wgc_sym_copy_int_values},
+};
