@@ -152,7 +152,7 @@ bench: setup
 # ONNX backend conformance (libonnx-testdata): per-suite "N passed, M failed, K unsupported",
 # results in $(BUILD)/conformance/results.json; then the node tests again with every input
 # constant (host constant folding, tests/conformance/folded.sh); then the support section of
-# README.md is regenerated from the results (tools/support_table.py). Fails when any test fails.
+# docs/support.md is regenerated from the results (tools/support_table.py). Fails when any test fails.
 conformance: all
 	BUILD=$(BUILD) tests/conformance/run.sh; rc=$$?; \
 	BUILD=$(BUILD) tests/conformance/folded.sh || rc=1; \

@@ -1,7 +1,9 @@
 /*
- * wasmgraph.h: run models compiled by `wasmgraph compile` (module ABI v1) on wasmtime.
+ * wasmgraph.h: run models compiled by `wasmgraph compile` (module ABI versions 1 and 2,
+ * docs/abi.md) on wasmtime.
  *
- * A compiled model is one import-free WebAssembly module. This library loads it,
+ * A compiled model is one WebAssembly module that imports nothing (a threaded one, built
+ * with `compile --threads`, imports only its shared memory). This library loads it,
  * checks its exports and metadata (the `wasmgraph` custom section), instantiates it
  * and runs it. Inputs and outputs live in the module's linear memory: the host writes
  * input bytes where wg_session_input() points and reads outputs where
@@ -34,8 +36,12 @@
 extern "C" {
 #endif
 
-/* The newest module ABI the hosts load (docs/abi.md). Version 1: every shape fixed; version
- * 2 adds symbolic dimensions (wg_dims_ptr). A static model still compiles to version 1. */
+/* The module ABI versions the hosts load: WG_ABI_VERSION_MIN to WG_ABI_VERSION
+ * (docs/abi.md). Version 1: every shape fixed. Version 2 adds symbolic dimensions
+ * (compile --dim, wg_dims_ptr), sequences and optionals as graph values, output dims the
+ * run decides (wg_output_dims_ptr) and threads (compile --threads: a shared, imported
+ * memory). A module states version 2 only when it uses one of these: a static model
+ * still compiles to version 1. */
 #define WG_ABI_VERSION 2
 #define WG_ABI_VERSION_MIN 1
 #define WG_VERSION "0.1.0"
@@ -88,8 +94,8 @@ typedef enum wg_dtype {
     WG_DT_INT2 = 26,
 } wg_dtype;
 
-/* Limits of module ABI v1 (docs/abi.md "Limits"): a module whose metadata goes past one
- * is refused as WG_ERR_FORMAT. The JS loader has the same values (LIMITS in
+/* Limits of the module ABI, both versions (docs/abi.md "Limits"): a module whose metadata
+ * goes past one is refused as WG_ERR_FORMAT. The JS loader has the same values (LIMITS in
  * js/wasmgraph.mjs, checked against these by tests/js/test_abi.mjs). */
 #define WG_MAX_RANK 8                        /* dimensions per tensor */
 #define WG_ABI_MAX_TENSORS 1024              /* inputs, and outputs, per model */
@@ -97,7 +103,7 @@ typedef enum wg_dtype {
 #define WG_ABI_MAX_ELEMENTS 4294967295u      /* elements per tensor: 2^32 - 1 */
 #define WG_ABI_MAX_STEPS 1048576             /* "step_weights" and "profile" entries: 2^20 */
 
-#define WG_ABI_MAX_SYMBOLS 8               /* ABI 2: symbolic dimensions per model */
+#define WG_ABI_MAX_SYMBOLS 8               /* ABI 2: entries of the metadata's "symbols" */
 
 /* What a graph value is: a tensor, or (ABI 2) a sequence or optional made of several
  * module inputs or outputs (docs/abi.md "Sequences and optionals"). */
@@ -162,8 +168,10 @@ const char *wg_last_error(const wg_runtime *rt);
 
 /* Loads, validates and compiles a module file. A regular file is mapped, not read, and
  * when its weights are plain data segments only the code is compiled: the file then stays
- * open while the model lives and each wg_session_new reads the weights from it straight
- * into the session's memory (one copy of the weights per session, none kept elsewhere).
+ * open while the model lives and each wg_session_new puts the weights from it straight
+ * into the session's memory: mapped copy-on-write where they are page-aligned in the file
+ * (unless wg_runtime_options.copy_weights), else read. One copy of the weights per session
+ * at most, none kept elsewhere.
  * If the file is changed or replaced in place after loading, wg_session_new fails with
  * WG_ERR_IO rather than reading other bytes: load it again. */
 wg_status wg_model_load(wg_runtime *rt, const char *path, wg_model **out);
@@ -186,7 +194,7 @@ const char *wg_model_metadata_json(const wg_model *m);
  * (what wg_abi_version() and the pointer exports return) are wg_session_new's.
  */
 typedef struct wg_model_info {
-    int abi;                             /* the metadata's "abi" (WG_ABI_VERSION) */
+    int abi;                             /* the metadata's "abi": 1 or 2 */
     const char *name, *producer, *compiler; /* "" when the metadata has none */
     int64_t opset;                       /* -1 when absent */
     bool has_options, simd, relaxed_simd; /* "options"; the two flags false when absent */
@@ -224,9 +232,10 @@ wg_status wg_session_new(wg_model *m, wg_session **out);
 void wg_session_free(wg_session *s);
 /* The threads s runs on (1 for a module built without --threads). */
 int wg_session_threads(const wg_session *s);
-/* CPU time thread t of a threaded session has spent computing its share of all runs so
- * far, in ms (a thread waiting at the module's barrier sleeps and uses none): the
- * per-thread balance of the split. -1 for a session on one thread or t out of range. */
+/* CPU time thread t of a threaded session has spent in its share of all runs so far, in
+ * ms: the per-thread balance of the split. A thread waiting at the module's barrier first
+ * reads a while, which counts, then sleeps, which does not. -1 for a session on one
+ * thread or t out of range. */
 double wg_session_thread_cpu_ms(wg_session *s, int t);
 /* Where input/output i lives in linear memory; NULL when i is out of range. */
 void *wg_session_input(wg_session *s, size_t i);
@@ -282,9 +291,10 @@ size_t wg_model_num_steps(const wg_model *m);
 /* Step k's label "OpType node_name" (e.g. "Conv conv1"); NULL when k is out of range.
  * Owned by m. */
 const char *wg_model_step_label(const wg_model *m, size_t k);
-/* Runs step k (wg_profile_step(k)) with the same trap and time-limit handling as
- * wg_session_run (the time limit applies to the one step). WG_ERR_INVALID when the module
- * has no steps or k is out of range. */
+/* Runs step k (wg_profile_step(k); on a session of several threads, that step on all of
+ * them) with the same trap and time-limit handling as wg_session_run (the time limit
+ * applies to the one step). WG_ERR_INVALID when the module has no steps or k is out of
+ * range. */
 wg_status wg_session_run_step(wg_session *s, size_t k);
 
 #ifdef __cplusplus

@@ -26,9 +26,9 @@ const WORKER_URL = new URL('./thread-worker.mjs', import.meta.url);
 export const CTL = Object.freeze({ GEN: 0, QUIT: 1, K0: 2, K1: 3, N: 4, DONE: 5, READY: 6, RESULT: 8 });
 export const TRAPPED = -0x7fffffff; // a worker's RESULT when its call trapped
 // Reads of ctl a thread makes before it sleeps in Atomics.wait: waking a sleeping thread
-// costs a futex round trip (tens of microseconds; about 80 us in a VM here), paid twice
-// a run without them (a worker for the run, thread 0 for the workers' end). About 30 us
-// of reads in Node 20 here (8 ns each).
+// costs a futex round trip, paid twice a run without them (a worker for the run, thread 0
+// for the workers' end). The reads last less than one such wake-up in Node 20 here
+// (docs/performance.md).
 export const SPIN_READS = 4096;
 const MSG_BYTES = 512; // per thread, after the results: a trap's message (ASCII)
 

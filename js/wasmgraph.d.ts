@@ -188,7 +188,7 @@ export declare function load(source: Source, options?: string | (LoadOptions & {
  * of docs/abi.md (function types and memory flags included); from a compiled Module, all
  * but those two. */
 export declare function inspect(module: WebAssembly.Module | Uint8Array, name?: string): Metadata;
-/** Limits of ABI v1, equal to the C host's WG_ABI_MAX_* (include/wasmgraph.h). */
+/** Limits of the module ABI (versions 1 and 2), equal to the C host's WG_MAX_RANK and WG_ABI_MAX_* (include/wasmgraph.h). */
 export declare const LIMITS: Readonly<{ tensors: number; rank: number; dim: number; elements: number; steps: number; symbols: number }>;
 /** Nonzero statuses of the run exports: status -> [name, meaning] (kernels/include/wgk_status.h). */
 export declare const STATUSES: Readonly<Record<number, readonly [string, string]>>;

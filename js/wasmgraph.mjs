@@ -1,8 +1,9 @@
 // wasmgraph.mjs: loads a module compiled by `wasmgraph compile` in Node or a browser
-// (no dependencies). Reads the `wasmgraph` custom section (JSON metadata, ABI v1,
-// docs/abi.md), checks the ABI as docs/abi.md lists it, instantiates the
-// module with no imports, and gives zero-copy typed-array views of the input and
-// output tensors in the module's linear memory. Like the C host, it takes the weights
+// (no dependencies). Reads the `wasmgraph` custom section (JSON metadata, module ABI
+// versions 1 and 2, docs/abi.md), checks the ABI as docs/abi.md lists it, instantiates
+// the module with no imports (a threaded module: its shared memory, threads.mjs), and
+// gives zero-copy typed-array views of the input and output tensors in the module's
+// linear memory. Like the C host, it takes the weights
 // (the module's data segments) out of what V8 compiles and copies them into each
 // session's memory itself: for a file in Node, straight from the file (splitModule).
 //
@@ -19,8 +20,10 @@
 // as the weights it needs are in (`await s.ready` before a plain run()).
 
 import { WasmgraphError, fail, checkOptions, isBool, isString, isPositiveInt, describe, typeName } from './errors.mjs';
+import { DTYPES, symbolTakes, rangeText, checkFeeds, symbolicFeeds } from './feeds.mjs';
 
 export { WasmgraphError };
+export { checkFeeds, symbolicFeeds };
 export { decodePNG, decodeImage, imageToTensor, preprocessOptions, topClasses, f32ToF16 } from './image.mjs';
 
 /** The newest module ABI this loader runs; it runs every version from ABI_VERSION_MIN. */
@@ -28,18 +31,11 @@ export const ABI_VERSION = 2;
 export const ABI_VERSION_MIN = 1;
 export const SECTION_NAME = 'wasmgraph';
 
-// dtype name (metadata) -> [typed array constructor, element size]. float16 is
-// exposed as its raw bits (Uint16Array): Float16Array is not available everywhere.
-const DTYPES = {
-  float32: [Float32Array, 4], float64: [Float64Array, 8], float16: [Uint16Array, 2],
-  int8: [Int8Array, 1], uint8: [Uint8Array, 1], int16: [Int16Array, 2], uint16: [Uint16Array, 2],
-  int32: [Int32Array, 4], uint32: [Uint32Array, 4], int64: [BigInt64Array, 8],
-  uint64: [BigUint64Array, 8], bool: [Uint8Array, 1],
-};
 
 // The module ABI is docs/abi.md; this loader makes the checks listed there, as the C host
 // does (src/host/inspect.c), and tests/js/test_abi.mjs runs both on the same fixtures.
-// The functions ABI v1 requires, with their parameter counts (all (i32 x n) -> i32).
+// The functions every module must export (ABI versions 1 and 2), with their parameter
+// counts (all (i32 x n) -> i32).
 const REQUIRED_FUNCS = { wg_abi_version: 0, wg_input_ptr: 1, wg_output_ptr: 1, wg_run: 0 };
 // Exported functions the ABI defines but not every module has: of this type when present,
 // and required when the metadata member named describes them.
@@ -49,7 +45,7 @@ const OPTIONAL_FUNCS = {
 };
 // A threaded module's exports (docs/abi.md "Threads"): required when the metadata has "threads".
 const THREAD_FUNCS = { wg_thread_init: 1, wg_run_begin: 1, wg_run_thread: 3, wg_threads_abort: 0 };
-/** Limits of ABI v1, the C host's WG_ABI_MAX_* (include/wasmgraph.h): past one, a module is refused ('format'). */
+/** Limits of the module ABI (versions 1 and 2), the C host's WG_MAX_RANK and WG_ABI_MAX_* (include/wasmgraph.h): past one, a module is refused ('format'). */
 export const LIMITS = Object.freeze({ tensors: 1024, rank: 8, dim: 2 ** 31 - 1, elements: 2 ** 32 - 1, steps: 1 << 20, symbols: 8 });
 /** Nonzero statuses of the run exports (kernels/include/wgk_status.h): [name, meaning]. */
 export const STATUSES = Object.freeze({
@@ -88,7 +84,7 @@ async function readSource(src) {
   const isUrl = src instanceof URL;
   if (typeof src !== 'string' && !isUrl) {
     /* Only now look at Response: in Node 20 the first use of that global loads the whole
-     * fetch implementation (~40 ms), which a path must not pay. */
+     * fetch implementation, a noticeable delay that a path must not pay. */
     if (typeof Response !== 'undefined' && src instanceof Response) {
       if (!src.ok) throw fail('io', `${src.url || 'response'}: HTTP ${src.status}`);
       return { bytes: new Uint8Array(await src.arrayBuffer()), name: src.url || 'module' };
@@ -149,8 +145,6 @@ function checkSymbols(meta, name) {
 }
 
 /* Is v a value of symbol y (in range, a multiple of its step)? Its range as text. */
-const symbolTakes = (y, v) => Number.isInteger(v) && v >= y.min && v <= y.max && v % y.step === 0;
-const rangeText = (y) => (y.step > 1 ? `${y.min}..${y.max} in steps of ${y.step}` : `${y.min}..${y.max}`);
 
 const BOUNDED = -2; // a data-dependent output dim (ABI 2 {"max": N})
 
@@ -206,14 +200,15 @@ function checkTensors(list, what, name, symbols = [], abi = 1) {
 // ---- weights outside the compiled module ----
 //
 // A wasmgraph module carries its weights as active data segments (ResNet-50 v2: 98 MB).
-// Compiled whole, V8 copies and hashes all of them into the compiled module (~60 ms for
-// ResNet-50 v2) and keeps them there next to every instance's memory. As the C host does
-// (src/host/data_split.h), the loader compiles the other sections only and copies each
-// segment into a new session's memory itself. It does so only when that is exactly what
-// instantiation would do: no start function (nothing runs before the copy), no data count
-// section (no memory.init / data.drop), every segment active in memory 0 at an i32.const
-// offset, and a data section that parses exactly and comes after every other non-custom
-// section. Anything else is compiled whole, and V8 reports any problem as before.
+// Compiled whole, V8 copies and hashes all of them into the compiled module (a cost of
+// its own: docs/performance.md) and keeps them there next to every instance's memory. As
+// the C host does (src/host/data_split.h), the loader compiles the other sections only
+// and copies each segment into a new session's memory itself. It does so only when that
+// is exactly what instantiation would do: no start function (nothing runs before the
+// copy), no data count section (no memory.init / data.drop), every segment active in
+// memory 0 at an i32.const offset, and a data section that parses exactly and comes after
+// every other non-custom section. Anything else is compiled whole, and V8 reports any
+// problem as before.
 
 /* A LEB128 number at pos (at most 5 bytes, before end): [value, next pos], or null when
  * it is malformed or does not fit 32 bits (unsigned, or signed for i32.const). */
@@ -342,14 +337,13 @@ async function readIntoAsync(fh, dst, pos, name) {
 
 // Weights are read in pieces of this size, all requested at once: Node's thread pool
 // (4 threads by default) then reads them side by side. Most of a read's cost is the
-// kernel faulting in the fresh pages of linear memory it writes (4 KiB pages in V8,
-// ~2.4 us each on our test VM), which spreads over the cores: ResNet-50 v2's 98 MB took
-// 90 ms in one synchronous read and 51-54 ms this way on 2 cores; VGG-19's 548 MB,
-// 374-394 ms and 225-237 ms.
+// kernel faulting in the fresh pages of linear memory it writes (4 KiB pages in V8),
+// which spreads over the cores: pieces read side by side take much less time than one
+// synchronous read (docs/performance.md).
 const READ_PIECE = 8 << 20;
 // Streamed, smaller pieces let the first steps start sooner: ResNet-50 v2's session and
-// first run in one process (fresh memory, bench/first-run.mjs) 293-381 ms with 1 MiB
-// pieces, 345-547 ms with 8 MiB, 364-537 ms not streamed.
+// first run in one process (fresh memory, bench/first-run.mjs) were faster with 1 MiB
+// pieces than with 8 MiB or not streamed (docs/performance.md).
 const STREAM_PIECE = 1 << 20;
 
 /* Reads every segment ({ mem, pos, len }) from an open FileHandle into a
@@ -769,88 +763,6 @@ export class Model {
 /* What createSession() accepts, and load() too (with name and worker). */
 const SESSION_OPTIONS = { streamWeights: isBool, pieceBytes: isPositiveInt, threads: isPositiveInt, threadsFallback: isBool };
 const LOAD_OPTIONS = { ...SESSION_OPTIONS, name: isString, worker: isBool };
-
-/**
- * The feeds of run(): { name: typedArray | { data, dims } } with one entry per input.
- * Checks names, dtypes (the typed-array kind), element counts and dims; returns the
- * typed arrays in input order. Exported for the worker side (remote.mjs).
- */
-function checkFeedNames(feeds, inputs, label) {
-  if (!feeds || typeof feeds !== 'object' || Array.isArray(feeds) || ArrayBuffer.isView(feeds)) {
-    throw fail('arg', `${label}: run() takes { inputName: typedArray } (inputs: ${inputs.map((t) => t.name).join(', ')}), not ${describe(feeds)}`);
-  }
-  const known = new Set(inputs.map((t) => t.name));
-  const unknown = Object.keys(feeds).filter((k) => !known.has(k));
-  if (unknown.length) {
-    throw fail('arg', `${label}: run(): no input called '${unknown[0]}' (inputs: ${[...known].join(', ')})`);
-  }
-  const missing = inputs.filter((t) => !Object.hasOwn(feeds, t.name)).map((t) => t.name);
-  if (missing.length) throw fail('arg', `${label}: run(): input '${missing.join("', '")}' not given`);
-}
-
-export function checkFeeds(feeds, inputs, label) {
-  checkFeedNames(feeds, inputs, label);
-  return inputs.map((t) => {
-    let v = feeds[t.name], dims = null;
-    if (v && typeof v === 'object' && !ArrayBuffer.isView(v) && 'data' in v) ({ data: v, dims = null } = v);
-    const Ctor = DTYPES[t.dtype][0];
-    const want = `${t.dtype} (${Ctor.name}) of ${t.size} elements [${t.shape}]`;
-    if (!ArrayBuffer.isView(v) || typeName(v) !== Ctor.name) {
-      throw fail('arg', `${label}: input '${t.name}': got ${describe(v)}, the model wants ${want}`);
-    }
-    if (dims !== null) {
-      if (!Array.isArray(dims) || dims.length !== t.shape.length || dims.some((d, i) => d !== t.shape[i])) {
-        throw fail('arg', `${label}: input '${t.name}': got dims ${JSON.stringify(dims)}, the model wants [${t.shape}]`);
-      }
-    }
-    if (v.length !== t.size) throw fail('arg', `${label}: input '${t.name}': got ${describe(v)}, the model wants ${want}`);
-    return v;
-  });
-}
-
-/**
- * The feeds of run() on a module with symbolic dims (ABI 2): { name: { data, dims } } (an
- * onnxruntime-style tensor has both) or a bare typed array for an input without symbolic
- * dims. Each symbol's value comes from the dims; a value out of range or inputs that
- * disagree is an 'arg' error before anything runs. Returns { arrays (in input order),
- * values (one per symbol) }.
- */
-export function symbolicFeeds(feeds, inputs, symbols, label) {
-  checkFeedNames(feeds, inputs, label);
-  const values = symbols.map(() => null), from = symbols.map(() => null);
-  const arrays = inputs.map((t) => {
-    let v = feeds[t.name], dims = null;
-    if (v && typeof v === 'object' && !ArrayBuffer.isView(v) && 'data' in v) ({ data: v, dims = null } = v);
-    const Ctor = DTYPES[t.dtype][0];
-    if (!ArrayBuffer.isView(v) || typeName(v) !== Ctor.name) {
-      throw fail('arg', `${label}: input '${t.name}': got ${describe(v)}, the model wants ${t.dtype} (${Ctor.name}) [${t.dims || t.shape}]`);
-    }
-    if (dims === null && !t.dims) dims = t.shape;
-    if (dims === null) throw fail('arg', `${label}: input '${t.name}' has symbolic dims [${t.dims}]: give it as { data, dims }`);
-    dims = Array.from(dims, Number);
-    if (dims.length !== t.shape.length) throw fail('arg', `${label}: input '${t.name}' has rank ${t.shape.length}, not ${dims.length}`);
-    dims.forEach((d, k) => {
-      const name = t.dims ? t.dims[k] : t.shape[k];
-      if (typeof name !== 'string') {
-        if (d !== name) throw fail('arg', `${label}: input '${t.name}' dimension ${k} is ${d}, the model fixes it at ${name}`);
-        return;
-      }
-      const s = symbols.findIndex((y) => y.name === name), y = symbols[s];
-      if (!symbolTakes(y, d)) {
-        throw fail('arg', `${label}: input '${t.name}' dimension ${k}: symbol '${name}' = ${d} is outside its range ${rangeText(y)}`);
-      }
-      if (values[s] !== null && values[s] !== d) {
-        throw fail('arg', `${label}: input '${t.name}' has ${name} = ${d} (dimension ${k}), but input '${from[s]}' gives ${values[s]}`);
-      }
-      values[s] = d;
-      from[s] = t.name;
-    });
-    const n = dims.reduce((a, d) => a * d, 1);
-    if (v.length !== n) throw fail('arg', `${label}: input '${t.name}': got ${describe(v)} for dims [${dims}], which hold ${n} elements`);
-    return v;
-  });
-  return { arrays, values: values.map((v, s) => (v === null ? symbols[s].max : v)) };
-}
 
 export class Session {
   // null, or the weights still being read (Model.createSession, streamWeights):

@@ -2,32 +2,25 @@
  * f32-conv-ukernel-4x8.c: the conv micro-kernel (contract in wgk_conv_packed.h): a 4x8
  * tile of C from a packed A panel (4 floats per k) and a packed B panel (8 floats per
  * k). SIMD128: per k, 1 A load + 4 lane shuffles, 2 B loads, 8 multiply-adds into 8
- * f32x4 accumulators (the loop shared with the GEMM, wgk_ukernel_4x8.h). Measured in wasmtime on x86 (Sapphire-Rapids-class, loaded):
- * this 4x8 shuffle form ~28 GFLOP/s (33 with relaxed FMA); a 6x8 tile with
- * v128.load32_splat only ~19 (Cranelift turns each load-splat into a GPR load, movd
- * and vpbroadcastd, all on one port); 6x8 and 4x12 shuffle forms were no faster
- * (spills in the FMA build). wgk_f32_conv_ukernel_splat reads a broadcast A panel
- * (16 floats per k, wgk_conv_splat_a) instead: 4 loads replace the 4 shuffles, ~25%
- * faster (the drivers use it when a panel serves more than 2 tiles). Relaxed SIMD builds use
- * f32x4.relaxed_madd (an FMA on x86 and ARM); plain SIMD a multiply then an add;
- * scalar builds a plain loop.
+ * f32x4 accumulators (the loop shared with the GEMM, wgk_ukernel_4x8.h). A 6x8 tile with
+ * v128.load32_splat is slower in wasmtime (Cranelift turns each load-splat into a GPR
+ * load, movd and vpbroadcastd, all on one port); 6x8 and 4x12 shuffle forms were no
+ * faster (spills in the FMA build). wgk_f32_conv_ukernel_splat reads a broadcast A panel
+ * (16 floats per k, wgk_conv_splat_a) instead: 4 loads replace the 4 shuffles, which
+ * compete with the multiplies for the vector ALU ports, so it is faster (the drivers use
+ * it when a panel serves more than 2 tiles). Relaxed SIMD builds use f32x4.relaxed_madd
+ * (an FMA on x86 and ARM); plain SIMD a multiply then an add; scalar builds a plain loop.
  *
- * On an AMD EPYC (Zen 3, ~3.1 GHz, 32 KiB L1d, 512 KiB L2; the CI machine since
- * 2026-11) the broadcast form runs at 35-36 GFLOP/s in both wasmtime 48 and V8 (Node 20)
- * with its operands in L1, and is 80-90% of every conv kernel's time in ResNet-50 v2.
- * The same loop with 2 instead of 6 loads per k reaches 40-45, which bounds what any
- * plain-SIMD tile gets here (a mul and an add per 4 multiply-adds). Tried in the same
- * harness and no faster in both engines: 4x8 with v128.load32_splat (V8 36, wasmtime 24),
- * 5x8 (V8 37, wasmtime 21: spills), 6x8 and 4x12 (21-25: spills; Cranelift hoists
- * every load of an iteration to its top), 3x12 and 2x16 (34-36), k unrolled by 2 (22-27),
- * the A loads folded into the multiplies (V8 17, wasmtime 37).
- * The machine code of the broadcast loop (2026-12, wasmtime 48 from
- * wasmtime_module_serialize + objdump; V8 from node --print-wasm-code): per k, 6 loads,
- * 8 vmulps and 8 vaddps, 2 pointer adds, the counter and the branch, plus in Cranelift
- * 2 movs that zero-extend the 32-bit addresses and a test: 29 instructions (V8 26) for
- * 32 multiply-adds, with no spills. Zen 3's 2 multiply and 2 add pipes bound any
- * plain-SIMD loop to 4 cycles per k; the 2-load loop's 40-45 GFLOP/s puts the clock near
- * 2.5-2.8 GHz, so this loop runs at about 80-90% of that bound.
+ * The broadcast form is most of every conv kernel's time. In an L1-resident harness on
+ * Zen 3 (the CI machine), in wasmtime 48 and V8, no other tile was faster in both
+ * engines: 4x8 with v128.load32_splat, 5x8, 6x8 and 4x12 (spills; Cranelift hoists every
+ * load of an iteration to its top), 3x12 and 2x16, k unrolled by 2, the A loads folded
+ * into the multiplies. Its machine code (per k: 6 loads, 8 vmulps and 8 vaddps, 2 pointer
+ * adds, the counter and the branch, plus in Cranelift 2 movs that zero-extend the 32-bit
+ * addresses and a test) has no spills, and Zen 3's 2 multiply and 2 add pipes bound any
+ * plain-SIMD loop to 4 cycles per k, which this loop comes close to. The rates, the
+ * instruction counts and how close: docs/performance.md, "Figures that used to live in
+ * code comments".
  */
 #include "wgk_conv_packed.h"
 #include "wgk_ukernel_4x8.h"
@@ -60,9 +53,9 @@ static void store_tile(const v128_t *xs, const v128_t *ys, int mr, int nr, float
 /* The epilogue of a whole 4x8 tile, kept inline in the tile functions: per row, the
  * output's row (accumulate) or the residual's added, then the bias, then the clamp, as
  * store_tile does, and 8 stores in place. store_tile is a call that passes the rows
- * through memory: 33% of a 3x3 stride-2 conv from 3 channels (27-deep products,
- * SqueezeNet's first layer) and 10% of a 64-deep Winograd product in wasmtime; with a
- * residual, ResNet-50 v2's 64 -> 256 1x1 convs took 15-27% longer than without. Bias
+ * through memory: a large share of short products (a 3x3 stride-2 conv from 3 channels:
+ * 27-deep products, SqueezeNet's first layer; a 64-deep Winograd product), and it made a
+ * residual costly (ResNet-50 v2's 64 -> 256 1x1 convs). Bias
  * and clamp cost nothing where the caller passes constants (NULL, +-inf). A residual
  * comes with the first k slice only, so never with accumulate. Returns 0 for a partial
  * tile, which store_tile must do. */
@@ -185,7 +178,7 @@ static void store_tile(const v128_t *xs, const v128_t *ys, int mr, int nr, float
 
 /* The same 4x8 tile from a broadcast A panel (16 floats per k: each weight 4 times,
  * wgk_conv_splat_a): 4 plain loads instead of 1 load + 4 shuffles, which compete with
- * the multiplies and adds for the vector ALU ports (about 25% faster in wasmtime).
+ * the multiplies and adds for the vector ALU ports (faster in wasmtime).
  * Leaves the rows in xs[r] | ys[r]; half: only the first 4 columns (ys untouched). */
 WGK_INLINE void splat_acc_at(int half, int K, const float *a, const float *b, size_t bk, size_t b1, v128_t *xs,
                              v128_t *ys)
@@ -243,8 +236,7 @@ static void tile_splat(int mr, int nr, int K, const float *a, const float *b, si
 
 /* tile_splat with no bias or clamp (wgk_f32_conv_ukernel_splat decides once), so that
  * store_whole's bias and clamp fold away. Calling tile_splat instead was measured
- * slower: a 64 -> 256 1x1 conv with a residual on 56x56, best of 150 runs, 3.39-3.41 ->
- * 3.55-3.59 ms in wasmtime, and 1-6% slower best rounds in V8. */
+ * slower in wasmtime and in V8 (a 64 -> 256 1x1 conv with a residual on 56x56). */
 static void tile_splat_plain(int mr, int nr, int K, const float *a, const float *b, size_t bk, float *c,
                              int ldc, const float *res, int ldr, int accumulate)
 {

@@ -93,8 +93,8 @@ static void row1(const wgk_gemm_args *g, int m, int n, const float *b, v128_t al
 
 /* One row against four panels n[0..3] at once (a GEMV: each panel is read once and the
  * row's few floats stay in L1). Four panels far apart in memory are four sequential
- * streams: the hardware prefetchers keep more lines in flight for four than for one
- * (native read bandwidth here: 6.5 GB/s with one stream, 12.3 with four). */
+ * streams: the hardware prefetchers keep more lines in flight for four than for one, so
+ * four streams read faster (docs/performance.md). */
 static void row1_x4(const wgk_gemm_args *g, int m, const int *n, const float *const *bp, v128_t alpha,
                     v128_t lo, v128_t hi)
 {
@@ -231,8 +231,8 @@ static void epilogue_tile(const wgk_gemm_args *g, int m, int mr, int n, int nc, 
 
 /* Four or more rows: each 4-row group of A broadcast once (splat_rows), then per panel of
  * B (in L1) every group through the conv micro-kernel, 4 loads per k where rows4 spends
- * 4 lane shuffles on the vector ALU ports the multiplies need (PP-OCRv4 rec's 40 x 120 x
- * 6625 classifier: 2.98 -> 2.3 ms). Returns 0 when a 4-row group of the reduction does
+ * 4 lane shuffles on the vector ALU ports the multiplies need (faster on PP-OCRv4 rec's
+ * 40 x 120 x 6625 classifier). Returns 0 when a 4-row group of the reduction does
  * not fit the buffer twice (rows4 then). */
 static int splat_groups(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t hi)
 {

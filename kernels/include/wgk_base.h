@@ -64,7 +64,7 @@ static inline void wgk_part_range(wgk_part p, int total, int unit, int *lo, int 
  * but the blocks a thread's share cuts add broadcasts of every row. Columns when every
  * thread gets two blocks or more (nothing is then repeated), or when each gets four panels
  * of 8 and the packing saved outweighs the broadcasts added (SqueezeNet's 64 -> 16 1x1 at
- * 55x55, ResNet-50's 64 -> 256 at 56x56: 2 threads 9.75 -> 9.59 and 113 -> 112 ms in all).
+ * 55x55, ResNet-50's 64 -> 256 at 56x56: a little faster on 2 threads).
  * A pure function of the shape and the thread count. */
 static inline int wgk_part_splits_columns(wgk_part p, int block, int cols, int rows)
 {

@@ -69,17 +69,16 @@ static inline void wgk_conv_pack_w(const float *w, size_t M, size_t Kg, size_t g
 /* Reduction depth per pass over y: a KC x MR weight slice, broadcast 4x
  * (wgk_conv_splat_a), is 32 KiB: stays in the 48 KiB L1 next to the B panel streaming
  * past it. 512 rather than 256 halves the read-modify-write passes over y for deep
- * reductions (ResNet stage 4: 3x3 stride-2 conv 13.8 -> 10.6 ms min; 1x1 convs 2-5%).
- * With a 32 KiB L1 (Zen 3) 256 was no faster either: ResNet-50 v2's profile 211.8 ms
- * with 512, 213.5 with 256 (the 56x56 layers a little faster, the 14x14 and 7x7 ones
- * slower from the extra passes). */
+ * reductions (faster on ResNet stage 4's 3x3 stride-2 conv, a little on 1x1 convs).
+ * With a 32 KiB L1 (Zen 3) 256 was no faster either over ResNet-50 v2's profile (the
+ * 56x56 layers a little faster, the 14x14 and 7x7 ones slower from the extra passes). */
 #define WGK_CONV_KC 512
 
 /* Output pixels per packed B block, a multiple of NR, never more than the image needs.
  * The micro-kernels sweep one KC-deep slice of the block for every weight panel, so the
  * slice (min(K, KC) x columns, about 256 KiB) is what must stay in L2; the whole block
  * stays under 4 MiB. Sizing by the slice rather than the whole block matters for deep
- * reductions on small images (K = 4608, 7x7 outputs: 20% faster), where whole-block
+ * reductions on small images (K = 4608, 7x7 outputs), where whole-block
  * sizing left 8 columns, one tile per slice. */
 static inline int wgk_conv_block_cols(int Kg, int OHW)
 {
@@ -93,8 +92,8 @@ static inline int wgk_conv_block_cols(int Kg, int OHW)
     long need = ((long)OHW + WGK_CONV_NR - 1) / WGK_CONV_NR * WGK_CONV_NR;
     /* Up to two blocks: one block of up to twice the slice (512 KiB, still in L2)
      * instead, so every weight panel is streamed and broadcast once, not twice (the
-     * second block often a thin tail): SqueezeNet's 512 -> 1000 conv on 13x13 5.5% and
-     * ResNet's 1024 -> 256 convs on 14x14 3.5% faster (paired wasmtime runs). */
+     * second block often a thin tail): faster on SqueezeNet's 512 -> 1000 conv on 13x13
+     * and ResNet's 1024 -> 256 convs on 14x14 (paired wasmtime runs). */
     if (need <= 2 * nc && need * (k < WGK_CONV_KC ? k : WGK_CONV_KC) <= 131072L && need * k <= 1048576L)
         nc = need;
     return (int)(nc < need ? nc : need);
@@ -133,7 +132,7 @@ static inline size_t wgk_conv_packed_scratch(const wgk_conv2d_args *a)
  * are not used. Threads (a->part) take contiguous runs of output pixels or of each group's
  * weight panels (wgk_part_splits_columns: the pixels where that repeats less work; the
  * channel split has every thread pack every B block, 1/M of its multiplies, and left
- * PP-OCRv4 det's 8- to 32-channel layers at 0.6-0.7 of one thread on two) and
+ * PP-OCRv4 det's 8- to 32-channel layers far from half the time on two threads) and
  * compute their outputs exactly as one thread would: a pixel's sums do not depend on
  * where its block starts. */
 void wgk_f32_conv2d_packed(const wgk_conv2d_args *a);

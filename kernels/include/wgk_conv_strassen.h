@@ -35,8 +35,8 @@ static inline int wgk_conv_strassen_fits(const wgk_conv2d_args *a)
 /* Output pixels per block of the first half (P/2 rounded up) of the pixels, a multiple of
  * NR: the block's 7 packed input operands (7 x K/2 x columns) stay within about 1.6 MiB
  * of L2 while every weight panel's products sweep them; blocks of equal width. With a
- * 512 KiB L2 (Zen 3) a quarter of that was slower (ResNet-50 v2's Strassen layers 0.1-0.7
- * ms each) and twice that no faster beyond the noise. */
+ * 512 KiB L2 (Zen 3) a quarter of that was slower (ResNet-50 v2's Strassen layers) and
+ * twice that no faster beyond the noise. */
 static inline int wgk_conv_strassen_block_cols(int K, int M, int P)
 {
     (void)M;

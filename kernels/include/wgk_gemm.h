@@ -51,12 +51,12 @@ typedef struct wgk_gemm_args {
 enum { WGK_GEMM_ACT_NONE = 0, WGK_GEMM_ACT_GELU = 1, WGK_GEMM_ACT_GELU_TANH = 2 };
 
 /* 1 MiB: two 4-row groups of A broadcast for reductions up to K = 8192 (BERT-base's,
- * ViT-B's and GPT-2's FFN output, K = 3072, ran on the lane-shuffle rows4 with 256 KiB: a
- * 49 x 3072 x 768 product 8.6 -> 8.0 ms on the broadcast path). Groups per row block stay
- * what 256 KiB holds (WGK_GEMM_SPLAT_BLOCK_FLOATS) where that is two or more: at K = 384
- * more rows per block were no faster. The K = 1536 FFN output of MiniLM and BERT-small:
- * 4.7 ms instead of 5.2 on rows4, and in --relaxed-simd builds on wasmtime 4.9 instead of
- * 6.5, where rows4's eight FMA chains wait on their latency. Counted in
+ * ViT-B's and GPT-2's FFN output, K = 3072, ran on the slower lane-shuffle rows4 with
+ * 256 KiB). Groups per row block stay what 256 KiB holds (WGK_GEMM_SPLAT_BLOCK_FLOATS)
+ * where that is two or more: at K = 384 more rows per block were no faster. The broadcast
+ * path beats rows4 on the K = 1536 FFN output of MiniLM and BERT-small too, the more in
+ * --relaxed-simd builds on wasmtime, where rows4's eight FMA chains wait on their
+ * latency. Counted in
  * WGC_STATIC_DATA_BUDGET (src/codegen/codegen.h); pages never touched cost no memory. */
 #define WGK_GEMM_SPLAT_FLOATS 262144
 #define WGK_GEMM_SPLAT_BLOCK_FLOATS 65536

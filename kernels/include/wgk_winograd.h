@@ -114,8 +114,8 @@ void wgk_winograd_gemm_rows(const float *w, size_t wx, int npos, int M, int m0, 
  * det's 160x160 96->24 F(4x4,3x3) convs, 14 blocks the last one short, at 847 tiles
  * against 753). Else every block for output channels [*m_lo, *m_hi) in steps of
  * 2 * WGK_CONV_MR (each thread then transforms the block's input itself: the GEMM is the
- * larger part; PP-OCR det's 80x80 96->24 conv, 4 blocks, ran 2 threads at 0.90 of one
- * that way). A pure function of the shape and the thread count. */
+ * larger part, though PP-OCR det's 80x80 96->24 conv, 4 blocks, gained little from a
+ * second thread that way). A pure function of the shape and the thread count. */
 static inline void wgk_winograd_part(wgk_part p, int T, int nt, int M, int any_start, int *t_lo, int *t_hi,
                                      int *m_lo, int *m_hi)
 {
@@ -150,7 +150,7 @@ static inline size_t wgk_winograd_f4x3_pack_w_size(size_t M, size_t C)
 void wgk_winograd_f4x3_prepare_w(const float *w, int M, int C, float *dst);
 
 /* Tiles per block: V (36 x C x NT) and M (36 x M x NT) in about 2 MiB (the weight
- * panels are streamed once per block; 1 MiB blocks made ResNet-50 ~3% slower). */
+ * panels are streamed once per block; 1 MiB blocks made ResNet-50 slower). */
 static inline int wgk_winograd_f4x3_block_tiles(int C, int M, int tiles)
 {
     return wgk_winograd_tiles_in(36 * 14563L, 36, C, M, tiles);

@@ -10,7 +10,7 @@
  * columns, from 0), so every output is the same float whichever path computes it.
  * The SIMD max takes f32x4.pmax (one maxps on x86) and keeps NaN apart: f32x4.max's
  * NaN and signed-zero rules cost engines about seven instructions on x86, which made
- * max pooling ~5% of SqueezeNet.
+ * max pooling a visible share of SqueezeNet's time.
  */
 #include "wgk_pool.h"
 

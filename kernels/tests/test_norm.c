@@ -81,7 +81,7 @@ static void check_softmax(int outer, int n, int inner, float scale)
             }
         }
     WGKT_CHECK(!bad, "softmax matches the reference");
-    /* Tiny terms are exact zeros, never subnormal (x86 computes with those ~100x slower). */
+    /* Tiny terms are exact zeros, never subnormal (x86 computes with those in slow microcode assists). */
     int subnormal = 0;
     for (int i = 0; i < total; i++)
         subnormal += Y[i] != 0.0f && Y[i] < 1.17549435e-38f && Y[i] > -1.17549435e-38f;

@@ -9,7 +9,8 @@
  *                                   no bytes in the file; filled by the ops' code on the
  *                                   first or second run (Winograd filters, transformed from the
  *                                   packed filters in the weights segment: 16/9 or 36/9 larger, so
- *                                   storing them would add ~54 MiB to ResNet-50 v2; float16
+ *                                   storing them would make the file much larger
+ *                                   (docs/performance.md); float16
  *                                   weights widened on the first run of the step that
  *                                   reads them, emitter.c)
  *   [arena_base, +arena_bytes)      inputs, outputs, intermediates, scratch

@@ -1,4 +1,6 @@
-/* metadata.c: the JSON carried by the module's `wasmgraph` custom section (DESIGN.md, ABI v1).
+/* metadata.c: the JSON carried by the module's `wasmgraph` custom section (docs/abi.md
+ * "Metadata"): ABI 1, or ABI 2 for a threaded module and for one with a version-2 feature
+ * (wgc_module_abi: symbolic or run-time dims, sequence or optional graph values).
  * Profile builds add "profile": one {"op","name","output"} per step, that is per live node
  * in graph order, the same walk as generate.c's; steps whose kernel the selection step
  * chose also name it: "kernel" (its label in src/ir/kernels.def) and, when the module's

@@ -1,6 +1,7 @@
 /*
  * control_flow.c: If, Loop and Scan, and the BodyBegin / BodyElse markers that open their
- * bodies (ir.h wgc_body; the inputs' layout is in control_flow.h).
+ * bodies (ir.h wgc_body; the inputs' layout and Scan's axes are in control_flow_layout.c,
+ * the code that opens and ends a Loop's or Scan's iterations in control_flow_body.c).
  *
  * A body is ordinary nodes between its markers, inferred, folded, planned and emitted like
  * any others; these hooks only add what runs around them. The whole construct is one step
@@ -22,53 +23,18 @@
  * symbolic dims (the body then runs at the actual sizes), and a Scan's scan inputs a
  * symbolic length (the steps counted at run time) and symbolic element dims.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../ir/symdim.h"
 #include "control_flow.h"
+#include "control_flow_body.h"
 #include "sym.h"
 #include "helpers/emit_and_fold.h"
 #include "helpers/index_loops.h"
+#include "unroll.h"
 
-/* ---- layout -------------------------------------------------------------------------- */
-
-wg_status wgc_cf_layout_of(wgc_graph *g, const wgc_node *n, wgc_cf_layout *l)
-{
-    memset(l, 0, sizeof *l);
-    int want;
-    if (n->op == WGC_OP_IF) {
-        l->n_onnx = 1;
-        l->n_state = n->n_outputs;
-        l->first_body_out = 1;
-        want = 1 + 2 * n->n_outputs;
-    } else {
-        const wgc_body *b = wgc_attr_body(n, "body");
-        if (!b)
-            return wgc_error(g, n, WG_ERR_INVALID, "has no body");
-        if (n->op == WGC_OP_LOOP) {
-            l->n_state = b->n_inputs - 2;
-            l->first_state = 2;
-            l->n_onnx = 2 + l->n_state;
-        } else {
-            l->n_scan_in = (int)wgc_attr_int(n, "num_scan_inputs", 0);
-            l->lens = n->opset < 9;
-            l->n_state = b->n_inputs - l->n_scan_in;
-            l->first_state = l->lens;
-            l->n_onnx = l->lens + l->n_state + l->n_scan_in;
-        }
-        l->n_scan = n->n_outputs - l->n_state;
-        l->first_body_out = l->n_onnx;
-        l->first_carried = l->n_onnx + (n->op == WGC_OP_LOOP) + l->n_state + l->n_scan;
-        want = l->first_carried + l->n_state;
-    }
-    if (n->n_inputs != want || l->n_state < 0 || l->n_scan < 0)
-        return wgc_error(g, n, WG_ERR_INVALID,
-                         "internal error: %d inputs, not linked to its body (%d expected)",
-                         n->n_inputs, want);
-    return WG_OK;
-}
+/* ---- owners and checks --------------------------------------------------------------- */
 
 /* The BodyElse of the If whose BodyBegin is node begin, or -1. */
 static int else_marker(const wgc_graph *g, int begin)
@@ -168,39 +134,6 @@ static void emit_carried_checks(wgc_emitter *e, wgc_graph *g, const wgc_node *n,
 
 /* ---- Scan's axes --------------------------------------------------------------------- */
 
-/* Scan input or output k's axis (scan_input_axes / scan_output_axes; Scan-8: 1, after the
- * batch) normalised for rank, and its direction (1: reverse). */
-static wg_status scan_axis(wgc_graph *g, const wgc_node *n, bool input, int k, int rank, int *axis,
-                           int *reverse)
-{
-    size_t na = 0, nd = 0;
-    const int64_t *axes = NULL, *dirs;
-    if (n->opset < 9) {
-        dirs = input ? wgc_attr_ints(n, "directions", &nd) : NULL;
-        *axis = 1;
-    } else {
-        axes = wgc_attr_ints(n, input ? "scan_input_axes" : "scan_output_axes", &na);
-        dirs = wgc_attr_ints(n, input ? "scan_input_directions" : "scan_output_directions", &nd);
-        int64_t a = axes && (size_t)k < na ? axes[k] : 0;
-        if (a < -rank || a >= rank)
-            return wgc_error(g, n, WG_ERR_INVALID, "scan %s %d: axis %lld is out of range for rank %d",
-                             input ? "input" : "output", k, (long long)a, rank);
-        *axis = (int)(a < 0 ? a + rank : a);
-    }
-    int64_t d = dirs && (size_t)k < nd ? dirs[k] : 0;
-    if (d != 0 && d != 1)
-        return wgc_error(g, n, WG_ERR_INVALID, "scan %s %d: direction %lld is neither 0 nor 1",
-                         input ? "input" : "output", k, (long long)d);
-    *reverse = (int)d;
-    return WG_OK;
-}
-
-wg_status wgc_cf_scan_input_axis(wgc_graph *g, const wgc_node *n, int k, int rank, int *axis)
-{
-    int rev;
-    return scan_axis(g, n, true, k, rank, axis, &rev);
-}
-
 static wgc_shape drop_dims(const wgc_shape *s, int from, int count)
 {
     wgc_shape r = {.rank = s->rank - count};
@@ -208,69 +141,6 @@ static wgc_shape drop_dims(const wgc_shape *s, int from, int count)
         if (d < from || d >= from + count)
             r.dims[o++] = s->dims[d];
     return r;
-}
-
-/* Scan's batch (Scan-8: B, else 1) and sequence length T, checked across its scan inputs. */
-static wg_status scan_extent(wgc_graph *g, const wgc_node *scan, const wgc_cf_layout *l, int64_t *batch,
-                             int64_t *len)
-{
-    *batch = 1;
-    *len = -1;
-    int first_axis = 0;
-    const int first_in = l->first_state + l->n_state;
-    for (int k = 0; k < l->n_scan_in; k++) {
-        const wgc_tensor *x = wgc_in(g, scan, first_in + k);
-        if (!x)
-            return wgc_error(g, scan, WG_ERR_INVALID, "scan input %d is missing", k);
-        int axis, rev;
-        wg_status st;
-        if (x->shape.rank < (l->lens ? 2 : 1))
-            return wgc_error(g, scan, WG_ERR_INVALID, "scan input '%s' has rank %d, too low", x->name,
-                             x->shape.rank);
-        if ((st = scan_axis(g, scan, true, k, x->shape.rank, &axis, &rev)))
-            return st;
-        int64_t b = l->lens ? x->shape.dims[0] : 1, t = x->shape.dims[axis];
-        /* a symbolic length (--dim seq over time steps), the same for every input, and
-         * symbolic element dims ([batch, seq, h] along axis 1): emit reads them at run time */
-        if (l->lens && wgc_shape_is_sym(&x->shape))
-            return wgc_sym_refuse(g, scan, "a Scan-8 of symbolic dims");
-        const int first = l->first_state + l->n_state;
-        if (k && memcmp(x->shape.sym[axis], wgc_in(g, scan, first)->shape.sym[first_axis], WGC_MAX_SYMS))
-            return wgc_sym_refuse(g, scan, "scan inputs of different symbolic lengths");
-        if (!k)
-            first_axis = axis;
-        if ((*len >= 0 && t != *len) || (k && b != *batch))
-            return wgc_error(g, scan, WG_ERR_INVALID,
-                             "scan input '%s' has %lld steps (batch %lld), the others %lld (batch %lld)",
-                             x->name, (long long)t, (long long)b, (long long)*len, (long long)*batch);
-        *len = t;
-        *batch = b;
-    }
-    if (*len < 0)
-        return wgc_error(g, scan, WG_ERR_INVALID, "has no scan input");
-    const wgc_tensor *lens = l->lens ? wgc_in(g, scan, 0) : NULL;
-    if (lens) {
-        wg_status st = wgc_loop_need_const(g, scan, 0, "sequence_lens");
-        if (st)
-            return st;
-        for (int64_t b = 0; b < wgc_numel(&lens->shape); b++)
-            if (wgc_const_int(lens, b) != *len)
-                return wgc_error(g, scan, WG_ERR_UNSUPPORTED,
-                                 "sequence_lens[%lld] is %lld, not the full %lld steps; shorter "
-                                 "sequences are not supported",
-                                 (long long)b, (long long)wgc_const_int(lens, b), (long long)*len);
-    }
-    return WG_OK;
-}
-
-/* The scan length as a C expression (symbolic: read at run time), after scan_extent. */
-static const char *scan_len_expr(wgc_emitter *e, wgc_graph *g, const wgc_node *scan, const wgc_cf_layout *l)
-{
-    const wgc_tensor *x = wgc_in(g, scan, l->first_state + l->n_state);
-    int axis = 0, rev;
-    if (scan_axis(g, scan, true, 0, x->shape.rank, &axis, &rev))
-        return "0";
-    return wgc_dims_expr(e, &x->shape, axis, axis + 1);
 }
 
 /* ---- BodyBegin ----------------------------------------------------------------------- */
@@ -330,7 +200,7 @@ static wg_status begin_infer(wgc_graph *g, wgc_node *n)
         return WG_OK;
     }
     int64_t batch, len;
-    if ((st = scan_extent(g, own, &l, &batch, &len)))
+    if ((st = wgc_cf_scan_extent(g, own, &l, &batch, &len)))
         return st;
     for (int k = 0; k < l.n_state; k++) {
         const wgc_tensor *v = wgc_in(g, n, l.first_state + k);
@@ -345,169 +215,12 @@ static wg_status begin_infer(wgc_graph *g, wgc_node *n)
     for (int k = 0; k < l.n_scan_in; k++) {
         const wgc_tensor *x = wgc_in(g, n, l.first_state + l.n_state + k);
         int axis, rev;
-        if ((st = scan_axis(g, own, true, k, x->shape.rank, &axis, &rev)))
+        if ((st = wgc_cf_scan_axis(g, own, true, k, x->shape.rank, &axis, &rev)))
             return st;
         wgc_shape s = l.lens ? drop_dims(&x->shape, 0, 2) : drop_dims(&x->shape, axis, 1);
         wgc_set_output(g, n, l.n_state + k, x->dtype, &s);
     }
     return WG_OK;
-}
-
-/* Copies of the carried values back into the body's inputs, through scratch when one of
- * the next values is another value's input (a body that swaps two: after the first copy
- * the second would read the new value). Returns the scratch bytes that needs, 0 for none. */
-static size_t staging_bytes(const wgc_graph *g, const wgc_node *n, const wgc_cf_layout *l)
-{
-    const int out0 = l->first_body_out + (n->op == WGC_OP_LOOP);
-    bool clash = false;
-    size_t bytes = 0;
-    for (int k = 0; k < l->n_state; k++) {
-        const int v_out = n->inputs[out0 + k];
-        for (int j = 0; j < l->n_state; j++)
-            clash |= j != k && v_out == n->inputs[l->first_carried + j];
-        const wgc_tensor *v = &g->tensors[n->inputs[l->first_carried + k]];
-        bytes += ((size_t)wgc_numel(&v->shape) * wg_dtype_size(v->dtype) + 63) / 64 * 64;
-    }
-    return clash ? bytes : 0;
-}
-
-static void emit_carry(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_cf_layout *l)
-{
-    const int out0 = l->first_body_out + (n->op == WGC_OP_LOOP);
-    if (!staging_bytes(g, n, l)) {
-        for (int k = 0; k < l->n_state; k++)
-            wgc_emit_copy(e, g, n->inputs[out0 + k], n->inputs[l->first_carried + k]);
-        return;
-    }
-    for (int pass = 0; pass < 2; pass++) {
-        size_t at = 0;
-        for (int k = 0; k < l->n_state; k++) {
-            const wgc_tensor *v = &g->tensors[n->inputs[l->first_carried + k]];
-            size_t bytes = (size_t)wgc_numel(&v->shape) * wg_dtype_size(v->dtype);
-            const char *s = wgc_scratch(e);
-            const char *x = wgc_ptr(e, g, n->inputs[pass ? l->first_carried + k : out0 + k]);
-            if (bytes && !pass)
-                wgc_emit(e, "memcpy((uint8_t *)%s + %zu, %s, %zu);\n", s, at, x, bytes);
-            else if (bytes)
-                wgc_emit(e, "memcpy(%s, (uint8_t *)%s + %zu, %zu);\n", x, s, at, bytes);
-            at += (bytes + 63) / 64 * 64;
-        }
-    }
-}
-
-static void emit_loop_begin(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_node *loop,
-                            const wgc_cf_layout *l)
-{
-    const int id = index_of(g, n);
-    wgc_emit(e, "{ /* Loop %s */\n", loop->name);
-    const wgc_tensor *m = n->inputs[0] >= 0 ? &g->tensors[n->inputs[0]] : NULL;
-    if (m && m->symval) /* a symbolic trip count (seq): its value at run time */
-        wgc_emit(e, "int64_t wg_trip%d = (int64_t)%s;\n", id, wgc_dimx_expr(e, &m->symval[0]));
-    else if (m)
-        wgc_emit(e, "int64_t wg_trip%d = *(const int64_t *)%s;\n", id, wgc_ptr(e, g, n->inputs[0]));
-    else
-        wgc_emit(e, "int64_t wg_trip%d = INT64_MAX;\n", id);
-    if (n->inputs[1] >= 0)
-        wgc_emit(e, "int wg_go%d = *(const uint8_t *)%s != 0;\n", id, wgc_ptr(e, g, n->inputs[1]));
-    else
-        wgc_emit(e, "int wg_go%d = 1;\n", id);
-    for (int k = 0; k < l->n_state; k++)
-        wgc_emit_copy(e, g, n->inputs[2 + k], n->outputs[2 + k]);
-    for (int s = 0; s < g->n_syms; s++) /* a scan row size the body decides (loop_infer): 0 rows, 0 */
-        for (int k = 0; k < l->n_scan; k++)
-            if (owns_sym(g, loop->outputs[l->n_state + k], s))
-                wgc_emit(e, "wg_dims[%d] = 0;\n", s);
-    wgc_emit(e, "for (int64_t wg_it%d = 0; wg_it%d < wg_trip%d && wg_go%d; wg_it%d++) {\n", id, id, id,
-             id, id);
-    wgc_emit(e, "*(int64_t *)%s = wg_it%d;\n", wgc_ptr(e, g, n->outputs[0]), id);
-    wgc_emit(e, "*(uint8_t *)%s = 1;\n", wgc_ptr(e, g, n->outputs[1]));
-}
-
-/* Copies slice t (a C expression) along an axis between a whole tensor and one element of
- * it: to_whole false reads x[.., t, ..] into the element, true writes it. */
-static void emit_slice_copy(wgc_emitter *e, wgc_graph *g, int whole, int elem, int axis, const char *t,
-                            const char *batch, bool to_whole)
-{
-    const wgc_tensor *w = &g->tensors[whole];
-    if (!wgc_numel(&w->shape))
-        return; /* empty at the maxima: empty at every size */
-    const char *pw = wgc_ptr(e, g, whole), *pe = wgc_ptr(e, g, elem);
-    char base[160], rows[96], bytes[128];
-    /* the actual sizes: a Scan over a symbolic number of steps, of rows of symbolic dims;
-     * Scan-8 (batch): axis 1 of row `batch`, whose loop is the caller's */
-    snprintf(base, sizeof base, "%s * %s", batch ? batch : "wg_o", wgc_dims_expr(e, &w->shape, axis, axis + 1));
-    snprintf(rows, sizeof rows, "%s", wgc_dims_expr(e, &w->shape, 0, axis));
-    snprintf(bytes, sizeof bytes, "(int64_t)%s * %zu", wgc_dims_expr(e, &w->shape, axis + 1, w->shape.rank),
-             wg_dtype_size(w->dtype));
-    wgc_emit(e, "{\nconst int64_t wg_row = %s;\n", bytes);
-    if (!batch)
-        wgc_emit(e, "for (int64_t wg_o = 0; wg_o < %s; wg_o++)\n", rows);
-    const char *ei = batch ? "0" : "wg_o";
-    if (to_whole)
-        wgc_emit(e, "    memcpy((uint8_t *)%s + (%s + (%s)) * wg_row, (const uint8_t *)%s + %s * wg_row, (size_t)wg_row);\n",
-                 pw, base, t, pe, ei);
-    else
-        wgc_emit(e, "    memcpy((uint8_t *)%s + %s * wg_row, (const uint8_t *)%s + (%s + (%s)) * wg_row, (size_t)wg_row);\n",
-                 pe, ei, pw, base, t);
-    wgc_emit(e, "}\n");
-}
-
-/* Copies row wg_b<id> of a batched Scan state (Scan-8's batch axis 0) between the whole
- * state and the row tensor: to_whole false reads the row, true writes it. */
-static void emit_state_row_copy(wgc_emitter *e, wgc_graph *g, int whole, int row, int id,
-                                bool to_whole)
-{
-    const wgc_tensor *s = &g->tensors[row];
-    int64_t bytes = wgc_numel(&s->shape) * (int64_t)wg_dtype_size(s->dtype);
-    if (!bytes)
-        return;
-    if (to_whole)
-        wgc_emit(e, "memcpy((uint8_t *)%s + wg_b%d * %lld, %s, %lld);\n", wgc_ptr(e, g, whole), id,
-                 (long long)bytes, wgc_ptr(e, g, row), (long long)bytes);
-    else
-        wgc_emit(e, "memcpy(%s, (const uint8_t *)%s + wg_b%d * %lld, %lld);\n", wgc_ptr(e, g, row),
-                 wgc_ptr(e, g, whole), id, (long long)bytes, (long long)bytes);
-}
-
-/* Copies scan input or output k's slice of iteration wg_it<id> (counted from the end when
- * the scan runs that axis in reverse) between the whole tensor and its element: an input is
- * read into the element, an output written from it. */
-static wg_status emit_scan_slice_copy(wgc_emitter *e, wgc_graph *g, const wgc_node *scan,
-                                      const wgc_cf_layout *l, bool input, int k, int whole,
-                                      int elem, int id)
-{
-    int axis, rev;
-    wg_status st = scan_axis(g, scan, input, k, g->tensors[whole].shape.rank, &axis, &rev);
-    if (st)
-        return st;
-    char b[32], t[160];
-    snprintf(b, sizeof b, "wg_b%d", id);
-    if (rev)
-        snprintf(t, sizeof t, "%s - 1 - wg_it%d", wgc_dims_expr(e, &g->tensors[whole].shape, axis, axis + 1), id);
-    else
-        snprintf(t, sizeof t, "wg_it%d", id);
-    emit_slice_copy(e, g, whole, elem, axis, t, l->lens ? b : NULL, !input);
-    return WG_OK;
-}
-
-static wg_status emit_scan_begin(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_node *scan,
-                                 const wgc_cf_layout *l)
-{
-    const int id = index_of(g, n);
-    int64_t batch, len;
-    wg_status st = scan_extent(g, scan, l, &batch, &len);
-    if (st)
-        return st;
-    wgc_emit(e, "{ /* Scan %s */\n", scan->name);
-    wgc_emit(e, "for (int64_t wg_b%d = 0; wg_b%d < %lld; wg_b%d++) {\n", id, id, (long long)batch, id);
-    for (int k = 0; k < l->n_state; k++)
-        emit_state_row_copy(e, g, n->inputs[l->first_state + k], n->outputs[k], id, false);
-    wgc_emit(e, "for (int64_t wg_it%d = 0; wg_it%d < %s; wg_it%d++) {\n", id, id, scan_len_expr(e, g, scan, l), id);
-    for (int k = 0; k < l->n_scan_in && !st; k++) {
-        const int x = n->inputs[l->first_state + l->n_state + k];
-        st = emit_scan_slice_copy(e, g, scan, l, true, k, x, n->outputs[l->n_state + k], id);
-    }
-    return st;
 }
 
 static wg_status begin_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
@@ -521,8 +234,8 @@ static wg_status begin_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     case WGC_OP_IF:
         wgc_emit(e, "if (*(const uint8_t *)%s) { /* If %s */\n", wgc_ptr(e, g, n->inputs[0]), own->name);
         return WG_OK;
-    case WGC_OP_LOOP: emit_loop_begin(e, g, n, own, &l); return WG_OK;
-    case WGC_OP_SCAN: return emit_scan_begin(e, g, n, own, &l);
+    case WGC_OP_LOOP: wgc_cf_emit_loop_begin(e, g, n, own, &l); return WG_OK;
+    case WGC_OP_SCAN: return wgc_cf_emit_scan_begin(e, g, n, own, &l);
     default: return wgc_no_case(g, n, "BodyBegin's emit");
     }
 }
@@ -828,7 +541,7 @@ static wg_status loop_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_
         }
     }
     emit_carried_checks(e, g, n, l);
-    emit_carry(e, g, n, l);
+    wgc_cf_emit_carry(e, g, n, l);
     wgc_emit(e, "}\n");
     for (int k = 0; k < l->n_state; k++)
         if (n->outputs[k] >= 0)
@@ -844,7 +557,7 @@ static wg_status scan_infer(wgc_graph *g, wgc_node *n)
     wg_status st;
     wgc_cf_layout l;
     int64_t batch, len;
-    if ((st = wgc_cf_layout_of(g, n, &l)) || (st = scan_extent(g, n, &l, &batch, &len)))
+    if ((st = wgc_cf_layout_of(g, n, &l)) || (st = wgc_cf_scan_extent(g, n, &l, &batch, &len)))
         return st;
     for (int k = 0; k < l.n_state; k++) {
         const wgc_tensor *in = wgc_in(g, n, l.first_carried + k), *out = wgc_in(g, n, l.first_body_out + k);
@@ -865,12 +578,12 @@ static wg_status scan_infer(wgc_graph *g, wgc_node *n)
         if (rank > WG_MAX_RANK)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "scan output %d would have rank %d", k, rank);
         int axis, rev;
-        if ((st = scan_axis(g, n, false, k, rank, &axis, &rev)))
+        if ((st = wgc_cf_scan_axis(g, n, false, k, rank, &axis, &rev)))
             return st;
         wgc_shape s = {.rank = rank};
         const wgc_tensor *x0 = wgc_in(g, n, l.first_state + l.n_state);
         int axis0 = 0, rev0;
-        if ((st = scan_axis(g, n, true, 0, x0->shape.rank, &axis0, &rev0)))
+        if ((st = wgc_cf_scan_axis(g, n, true, 0, x0->shape.rank, &axis0, &rev0)))
             return st;
         for (int d = 0, o = 0; d < rank; d++) {
             if (l.lens && d == 0)
@@ -892,20 +605,21 @@ static wg_status scan_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_
 {
     const int id = wgc_body_begin(g, index_of(g, n));
     int64_t batch, len;
-    wg_status st = scan_extent(g, n, l, &batch, &len);
+    wg_status st = wgc_cf_scan_extent(g, n, l, &batch, &len);
     if (st)
         return st;
     for (int k = 0; k < l->n_scan; k++) {
         const int y = n->outputs[l->n_state + k], x = n->inputs[l->first_body_out + l->n_state + k];
-        if (y >= 0 && (st = emit_scan_slice_copy(e, g, n, l, false, k, y, x, id)))
+        if (y >= 0 && (st = wgc_cf_emit_scan_slice_copy(e, g, n, l, false, k, y, x, id)))
             return st;
     }
     emit_carried_checks(e, g, n, l);
-    emit_carry(e, g, n, l);
+    wgc_cf_emit_carry(e, g, n, l);
     wgc_emit(e, "}\n");
     for (int k = 0; k < l->n_state; k++)
         if (n->outputs[k] >= 0)
-            emit_state_row_copy(e, g, n->outputs[k], n->inputs[l->first_carried + k], id, true);
+            wgc_cf_emit_state_row_copy(e, g, n->outputs[k], n->inputs[l->first_carried + k], id,
+                                       true);
     wgc_emit(e, "}\n}\n");
     return WG_OK;
 }
@@ -964,7 +678,7 @@ static size_t cf_scratch(const wgc_graph *g, const wgc_node *n)
     wgc_cf_layout l;
     if ((n->op != WGC_OP_LOOP && n->op != WGC_OP_SCAN) || wgc_cf_layout_of((wgc_graph *)g, n, &l))
         return 0;
-    return staging_bytes(g, n, &l);
+    return wgc_cf_staging_bytes(g, n, &l);
 }
 
 /* ---- symbolic dims (sym.h) ---- */

@@ -9,7 +9,7 @@
  * packed here at compile time in the layout of the kernel's PACK column (wgk_conv_pack_w;
  * the phase split's 4x4 filters, wgk_conv_phases_weights). Winograd filters are not
  * transformed here: transformed, they are 16/9 (F(2x2)), 36/9 (F(4x4)) or 36/25 the size
- * of the ONNX ones (ResNet-50 v2: a 152 MiB module instead of 98 MiB), so the module keeps
+ * of the ONNX ones (a much larger module: docs/performance.md), so the module keeps
  * them packed untransformed and each Winograd conv transforms them (its prepare function)
  * once into the prepared-weights region (emit.h), on the first run or, for the layers
  * with impl.first_run, on the second; or on every run into its scratch

@@ -153,7 +153,7 @@ static wgc_scalar twin_where(const wgc_map_args *a, const wgc_scalar *in)
 
 /* x^2 by a constant exponent (LayerNorm's variance, decomposed): the product of two floats
  * is exact in double, so this is pow's correctly rounded result, bit for bit, at a
- * fraction of its cost (PP-OCRv4 rec: 5 Pows 0.28 ms). */
+ * fraction of its cost (docs/performance.md). */
 static const char *pow_square(wgc_graph *g, const wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0), *b = wgc_in(g, n, 1);

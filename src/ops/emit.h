@@ -62,8 +62,7 @@ bool wgc_ptrs_vary(const wgc_emitter *e);
 /* Makes room in the module's static data for bytes more of `static const` objects that
  * the op's code declares: call arguments known at compile time (a kernel's argument
  * struct) are built by no code that way, which keeps wg_run short for wasmtime to
- * compile (ResNet-50 v2: 10.5 KB -> 2.7 KB of wasm, its code compiled in a median
- * 30.5 ms instead of 31.8).
+ * compile (docs/performance.md).
  * Overestimate (e.g. the host's sizeof: pointers are 8 bytes, wasm32's 4). */
 void wgc_static_data(wgc_emitter *e, size_t bytes);
 /* Symbolic dimensions (module ABI 2): the C expression (of type int) of the product of

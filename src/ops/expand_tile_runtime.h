@@ -7,7 +7,7 @@
  * that dim), a Tile dim by the input's dim times the repeat's bound. The module checks the
  * values (WGK_ERR_INDEX: negative, or not broadcasting) and each size against its bound
  * (WGK_ERR_SIZE_BOUND), writes the sizes into wg_dims and copies. Expand of symbolic
- * values (shape arithmetic) stays sym_infer.c's; constant parameters affine_gather.c's.
+ * values (shape arithmetic) stays affine_gather_sym_infer's; constant parameters affine_gather.c's.
  */
 #ifndef WGC_OPS_EXPAND_TILE_RUNTIME_H
 #define WGC_OPS_EXPAND_TILE_RUNTIME_H

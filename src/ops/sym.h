@@ -1,12 +1,16 @@
 /*
- * sym.h: nodes that touch symbolic dimensions (compile --dim; ir/symdim.h).
+ * sym.h: nodes that touch symbolic dimensions (compile --dim; ir/symdim.h): the driver
+ * (sym_infer.c, sym_emit.c, sym_batch.c, sym_window.c) and what the ops' sym hooks
+ * (op.h wgc_op_sym) share.
  *
  *   wgc_sym_node   does node n read or write a symbolic shape or symbolic values?
  *   wgc_sym_infer  after the op's infer hook (at the maxima): gives n's outputs their
- *                  symbolic dims, or refuses n naming it and the symbol (sym_infer.c)
+ *                  symbolic dims by the op's sym.infer or its traits' rules, or refuses n
+ *                  naming it and the symbol
  *   wgc_sym_fold   after the op's fold hook: the folded output's symbolic values
  *   wgc_sym_emit   the C of a node with symbolic shapes, sizes read from wg_dims at run
- *                  time (sym_emit.c); static nodes keep their op's emit hook
+ *                  time (the op's sym.emit, or its emit where a trait says it serves);
+ *                  static nodes keep their op's emit hook
  */
 #ifndef WGC_OPS_SYM_H
 #define WGC_OPS_SYM_H

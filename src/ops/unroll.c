@@ -27,8 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control_flow.h"
+#include "control_flow_layout.h"
 #include "helpers/index_loops.h"
+#include "unroll.h"
 
 #define MAX_ITERATIONS 4096   /* a sequence's element limit (sequence.c) */
 #define MAX_COPIED (1 << 18) /* body nodes copied for one construct */

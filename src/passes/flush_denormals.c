@@ -5,11 +5,11 @@
  * Why: x86 handles a subnormal operand of a multiply or add in a microcode assist, ~100
  * times slower than a normal one, and WebAssembly cannot turn on flush-to-zero. Pruned
  * weights that decayed below 2^-126 are common: PP-OCRv4's recognizer has 31,000 of
- * them in its squeeze-and-excite convs, which made four 1x1 convs on a 1x1 image take
- * 0.9 ms instead of 0.05 ms. What a flushed weight contributes is below 2^-126 * |x| per
- * product, invisible next to any normal partial sum (the fp32 tolerance is 1e-5
- * absolute). The flushed copy is a new constant, so other readers of the original
- * tensor (and the read-only mapped file) keep the exact values.
+ * them in its squeeze-and-excite convs, which made four 1x1 convs on a 1x1 image many
+ * times slower (docs/performance.md). What a flushed weight contributes is below
+ * 2^-126 * |x| per product, invisible next to any normal partial sum (the fp32 tolerance
+ * is 1e-5 absolute). The flushed copy is a new constant, so other readers of the
+ * original tensor (and the read-only mapped file) keep the exact values.
  */
 #include <stdint.h>
 #include <stdio.h>

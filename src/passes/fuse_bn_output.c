@@ -8,8 +8,8 @@
  * (fuse-epilogue already moved the Add into the conv), which fold-batchnorm cannot fold
  * into the weights. Only where the BatchNormalization is y's one reader (the first block
  * of each stage, the last one): where y also feeds the next residual Add, writing z as a
- * second output from the kernel was measured slower than the separate pass (ResNet-50 v2:
- * BatchNormalization 2.6 ms saved, the convs writing both 3.8 ms slower).
+ * second output from the kernel was measured slower than the separate pass: the convs
+ * writing both lost more than the BatchNormalization's own pass saved (docs/performance.md).
  *
  * Conditions: constant parameters, inference form (one output), no residual or
  * post-affine of its own on the BatchNormalization; y float32, not a graph output, read

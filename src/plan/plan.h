@@ -21,7 +21,7 @@ typedef struct wgc_plan {
      * thread_scratch_bytes long, outside it, and such a node's scratch starts at its
      * region's start (scratch_offset 0, scratch_per_thread[node] set). Memory a thread
      * alone writes stays in its core's cache: in the arena it reused bytes the other
-     * cores had just written (an 8-conv chain of 1x1 layers, 2 threads: 13.4 -> 13.0 ms). */
+     * cores had just written, which was measured slower (docs/performance.md "Threads"). */
     int threads;
     bool *scratch_per_thread;     /* per node; owned */
     int64_t thread_scratch_bytes; /* the largest such scratch, WGC_ALIGN-aligned */

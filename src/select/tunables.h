@@ -1,8 +1,9 @@
 /*
  * tunables.h: the defaults of the kernel-selection step (src/select/), in one place: the
  * thresholds at which a layer moves from one kernel to another, the model's Winograd
- * memory budget and the first-run cost model. Each says what was measured to set it;
- * docs/performance.md tells which kernel serves which layer shape with these values.
+ * memory budget and the first-run cost model. Each says why it has its value; the
+ * measurements behind them are in docs/performance.md ("Figures that used to live in code
+ * comments"), which also tells which kernel serves which layer shape with these values.
  *
  * Blocking sizes inside the kernels (tiles per Winograd block, Strassen's column blocks)
  * stay in their kernel headers: the module reads them at run time.
@@ -22,13 +23,11 @@
  * <= 4 columns at half cost) is below WGC_WINO_F4_WORK_NUM/DEN of F(2x2)'s (16 per half
  * panel): a 10% margin for its dearer transforms.
  * Few tiles: each transformed weight (36/9 of the original) serves few multiplies. At 4
- * tiles (7x7) F(4x4) is still faster on large layers (512 channels 4.7-4.8 ms against
- * F(2x2)'s 5.5-5.8, ResNet-50 v2 profile) but its filters take 2.25x the memory: +42 MiB
- * on ResNet-50, whose peak RSS then reached 0.66-0.70 of onnxruntime-web's for the light
- * model (the target is 0.6). So 8 tiles or more. On the Zen 3 CI machine (512 KiB L2)
- * F(4x4) at 7x7 is slower as well: ResNet-50 v2's two 512-channel 7x7 layers 7.9 ms each
- * against F(2x2)'s 4.9 (each 38 MiB filter set streams from memory once per run for only
- * 4 tiles). */
+ * tiles (7x7) F(4x4) was still faster on large layers in a ResNet-50 v2 profile, but its
+ * filters take 2.25x the memory of F(2x2)'s, which took ResNet-50's peak RSS past the
+ * target set against onnxruntime-web's. So 8 tiles or more. On the Zen 3 CI machine
+ * (512 KiB L2) F(4x4) at 7x7 is slower as well: each large filter set streams from memory
+ * once per run for only 4 tiles. */
 #define WGC_WINO_F4_MIN_TILES 8
 #define WGC_WINO_F4_WORK_NUM 9
 #define WGC_WINO_F4_WORK_DEN 10
@@ -47,23 +46,23 @@
 
 /* Models whose transformed Winograd filters would together take more than this keep none
  * of them: every Winograd conv transforms its filters on every run into its scratch,
- * which all nodes share (WGC_PREP_PER_RUN). VGG-19 (548 MiB of weights) would otherwise
- * add 305 MiB to its memory (0.82 of onnxruntime-web's peak RSS) and first-touch it in
- * its first run; per run the transforms cost it ~6%. ResNet-50 (91 MiB, a larger share of
- * its work in small layers where the transform is dear) keeps them. */
+ * which all nodes share (WGC_PREP_PER_RUN). VGG-19 would otherwise add to its memory a
+ * large share of onnxruntime-web's peak RSS and first-touch it in its first run, while
+ * transforming on every run costs it only a few percent per run. ResNet-50 (under the
+ * limit, with a larger share of its work in small layers where the transform is dear)
+ * keeps them. */
 #define WGC_WINOGRAD_KEEP_LIMIT ((size_t)128 << 20)
 
 /* Whether a kept Winograd conv runs as a direct packed conv on the module's first run and
  * transforms its filters on the second. Transforming them costs the first run, per
  * (output, input) channel pair, the fresh memory they fill (4 bytes per matrix: first
  * touch and transform) where the direct conv costs the multiplies Winograd saves (taps *
- * pixels - matrices * tiles, ~0.08 ns each at ~26 GFLOP/s). Measured on ResNet-50 v2's
- * first run (profile build, `wasmgraph profile --warmup 0 --iters 1`): a 14x14 256-channel
- * F(4x4) layer takes 5.5-5.8 ms with its transform (9 MiB, ~0.23 ns a byte) against 3.4
- * warm and ~8.7 direct; in the machine's slow phases up to 1 ns a byte. 0.45 keeps the
- * 14x14 F(4x4) layers on Winograd (10 ms less first run, 12 interleaved cold starts) and
- * sends the 7x7 ones (38 MiB of filters each) and the 14x14 stride-2 one (measured even)
- * direct. */
+ * pixels - matrices * tiles, each at the direct kernel's measured rate). The cost of a
+ * fresh byte was measured on ResNet-50 v2's first run (profile build, `wasmgraph profile
+ * --warmup 0 --iters 1`) and varied between the machine's fast and slow phases. The
+ * value chosen for it keeps the 14x14 F(4x4) layers on Winograd (a shorter first run over
+ * interleaved cold starts) and sends the 7x7 ones (large filter sets) and the 14x14
+ * stride-2 one (measured even) direct. */
 #define WGC_FIRST_RUN_FRESH_NS_PER_BYTE 0.45 /* transform + first touch of fresh memory, per byte */
 #define WGC_FIRST_RUN_DIRECT_NS_PER_MAC 0.08 /* the direct conv, per multiply-add */
 

@@ -49,7 +49,7 @@ const char *wgc_sym_operand(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int
     if (!x->symval)
         return wgc_ptr(e, g, n->inputs[k]);
     const int64_t count = wgc_numel(&x->shape);
-    /* (float symbolic values: a Cast of shape arithmetic, sym_infer.c; integers as floats) */
+    /* (float symbolic values: a Cast of shape arithmetic, cast.c; integers as floats) */
     const char *ct = x->dtype == WG_DT_INT32 ? "int32_t" : x->dtype == WG_DT_FLOAT ? "float"
                    : x->dtype == WG_DT_DOUBLE ? "double" : "int64_t";
     wgc_emit(e, "const %s symv%d[%lld] = {", ct, k, (long long)(count ? count : 1));
