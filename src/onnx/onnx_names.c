@@ -8,6 +8,11 @@
 
 #include "onnx_read.h"
 
+wg_status wgc_onnx_nomem(const reader *rd)
+{
+    return wgc_onnx_fail(&rd->c, WG_ERR_NOMEM, "out of memory while reading the model");
+}
+
 static uint64_t hash_str(const char *s)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */

@@ -36,11 +36,6 @@ static bool slices_push(slices *s, const uint8_t *p, size_t n)
     return true;
 }
 
-wg_status wgc_onnx_nomem(const reader *rd)
-{
-    return wgc_onnx_fail(&rd->c, WG_ERR_NOMEM, "out of memory while reading the model");
-}
-
 /* ---- opsets ---------------------------------------------------------------------- */
 
 static bool is_default_domain(const char *d)

@@ -23,7 +23,8 @@
  * when the model's transformed filters exceed WGC_WINOGRAD_KEEP_LIMIT) and their first
  * run are set by wgc_select_conv_prep once the whole model's Winograd convs are known.
  */
-#include "select.h"
+#include "select_ops.h"
+#include "size_walk.h"
 
 #include "../../kernels/include/wgk_conv_fewpix.h"
 #include "../../kernels/include/wgk_conv_packed.h"

@@ -6,7 +6,8 @@
  *   (kernel = stride, undilated, unpadded)          among threads by weight rows)
  *   other 2-D                                       deconv packed 4x8 + col2im
  */
-#include "select.h"
+#include "select_ops.h"
+#include "size_walk.h"
 
 #include "../../kernels/include/wgk_convnd.h"
 #include "../ops/conv_transpose.h"

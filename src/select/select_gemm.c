@@ -7,7 +7,7 @@
  * enough rows per product (SIMD builds); every other product runs on the target's GEMM
  * (4x8 SIMD128 or 4x4 scalar).
  */
-#include "select.h"
+#include "select_ops.h"
 
 #include "../ir/symdim.h"
 
