@@ -20,6 +20,37 @@ expect() {
     fi
 }
 
+# compiles NAME MODEL.onnx OUT.wasm [OPTIONS...]: expect $T/MODEL.onnx to compile to $T/OUT.wasm.
+compiles() {
+    local name=$1 model=$2 out=$3; shift 3
+    expect "$name" 0 "compiled" "$W" compile "$T/$model" -o "$T/$out" "$@"
+}
+
+# save_npy FILE EXPR [FILE EXPR...]: saves each numpy expression EXPR (numpy as np) as FILE.
+save_npy() {
+    "$PY" -c "import numpy as np, sys; a = sys.argv[1:]; [np.save(f, eval(e)) for f, e in zip(a[::2], a[1::2])]" "$@"
+}
+
+# bounded_input OP WHAT NODE IN MODEL.onnx RANGE FEED SHAPE BAD: node NODE (OP) of $T/MODEL
+# takes its WHAT from graph input IN, computed at run time, and they decide an output size.
+# Unbounded, the compile names IN and its --dim; with --dim IN=RANGE the module runs on
+# --input FEED and IN=$T/IN_in.npy to output y of SHAPE, $T/IN_over.npy (past RANGE) is
+# status 13 and $T/IN_bad.npy (BAD says how it is bad) status 2.
+bounded_input() {
+    local op=$1 what=$2 node=$3 in=$4 model=$5 range=$6 feed=$7 shape=$8 bad=$9
+    local wasm=${model%.onnx}.wasm
+    expect "$op with unbounded run-time $what names the input and its --dim" 1 \
+        "node '$node' ($op): $what input '$in' is computed at run time and nothing bounds its values, which decide the size of output dim 0 [graph input #1 '$in': compile with --dim $in=MIN..MAX to bound its values, or --const $in=FILE.pb]" \
+        "$W" compile "$T/$model" -o "$T/x.wasm"
+    compiles "$op with run-time $what bounded by --dim compiles" "$model" "$wasm" --dim "$in=$range"
+    expect "$op with run-time $what within their --dim runs" 0 "output 0 'y' float32 [$shape]" \
+        "$W" run "$T/$wasm" --input "$feed" --input "$in=$T/${in}_in.npy"
+    expect "$op's run-time $what past their --dim bound are status 13" 1 "status 13 (WGK_ERR_SIZE_BOUND" \
+        "$W" run "$T/$wasm" --input "$feed" --input "$in=$T/${in}_over.npy"
+    expect "$op's run-time $what $bad are status 2" 1 "status 2 (WGK_ERR_INDEX" \
+        "$W" run "$T/$wasm" --input "$feed" --input "$in=$T/${in}_bad.npy"
+}
+
 "$PY" tests/errors/make_bad_models.py "$T"
 SQ=$SHARED/data/squeezenet1.1-caffe2/squeezenet1.1_bgr_fp32_from_fp16.onnx
 : > "$T/empty.onnx"
@@ -37,21 +68,21 @@ expect "more outputs than the ABI allows" 1 "the model has 1025 outputs; the mod
     "$W" compile "$T/too_many_outputs.onnx" -o "$T/x.wasm"
 expect "dangling node input" 1 "nowhere" "$W" compile "$T/dangling_input.onnx" -o "$T/x.wasm"
 expect "dynamic dim needs --shape" 1 "--shape x=" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm"
-expect "sequence position known at run time compiles" 0 "compiled" "$W" compile "$T/seq_at.onnx" -o "$T/seq_at.wasm"
+compiles "sequence position known at run time compiles" seq_at.onnx seq_at.wasm
 expect "sequence position out of range at run time" 1 "WGK_ERR_SEQ_INDEX" \
     "$W" run "$T/seq_at.wasm" --input "$T/x.pb" --input "$T/pos_7.pb"
-expect "CumSum axis known at run time compiles" 0 "compiled" "$W" compile "$T/cumsum_axis.onnx" -o "$T/cumsum_axis.wasm"
+compiles "CumSum axis known at run time compiles" cumsum_axis.onnx cumsum_axis.wasm
 expect "CumSum axis out of range at run time" 1 "WGK_ERR_INDEX" \
     "$W" run "$T/cumsum_axis.wasm" --input "$T/x.pb" --input "$T/pos_7.pb"
-expect "optional input compiles" 0 "compiled" "$W" compile "$T/opt_get.onnx" -o "$T/opt_get.wasm"
+compiles "optional input compiles" opt_get.onnx opt_get.wasm
 expect "empty optional read at run time" 1 "WGK_ERR_OPTIONAL_EMPTY" \
     "$W" run "$T/opt_get.wasm" --input "$T/opt_empty.pb"
 expect "sequence file for a tensor input" 1 "x" "$W" run "$T/seq_at.wasm" --input "$T/opt_empty.pb" --input "$T/pos_7.pb"
-expect "--shape fixes dynamic dim" 0 "compiled" "$W" compile "$T/dynamic.onnx" -o "$T/dyn.wasm" --shape x=2x4
+compiles "--shape fixes dynamic dim" dynamic.onnx dyn.wasm --shape x=2x4
 # Symbolic dims (--dim, module ABI 2)
 expect "dynamic dim_param suggests --dim" 1 "graph input 'x' has a dynamic dimension 0 ('N'); give its range with --dim N=MIN..MAX" \
     "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm"
-expect "--dim keeps the dim symbolic" 0 "compiled" "$W" compile "$T/dynamic.onnx" -o "$T/dyn2.wasm" --dim N=1..8
+compiles "--dim keeps the dim symbolic" dynamic.onnx dyn2.wasm --dim N=1..8
 expect "info prints the symbols" 0 "N=1..8" "$W" info "$T/dyn2.wasm"
 expect "--dim naming no dim" 1 "--dim M names no dynamic dimension of a graph input" \
     "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --dim N=1..8 --dim M=1..2
@@ -59,7 +90,7 @@ expect "--dim with a bad range" 2 "--dim wants NAME=MIN..MAX" "$W" compile "$T/d
 expect "--dim of a dimension from 0" 1 "--dim N=0..3: a dimension's range starts at 1 or more" \
     "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --dim N=0..3
 expect "--dim given twice" 2 "--dim N is given twice" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --dim N=1..2 --dim N=1..3
-expect "--shape names a symbol" 0 "compiled" "$W" compile "$T/dynamic.onnx" -o "$T/dyn3.wasm" --shape x=batchx4 --dim batch=1..2
+compiles "--shape names a symbol" dynamic.onnx dyn3.wasm --shape x=batchx4 --dim batch=1..2
 expect "--shape name without --dim" 1 "('rows'); give its range with --dim rows=MIN..MAX" \
     "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --shape x=rows,4
 expect "op that cannot take a symbol names node and symbol" 1 "node 'trilu' (Trilu): input 'x' depends on symbolic dimension 'N'" \
@@ -67,20 +98,17 @@ expect "op that cannot take a symbol names node and symbol" 1 "node 'trilu' (Tri
 expect "op that cannot take a data-dependent size names node and source" 1 \
     "node 'trilu_nz' (Trilu): input 'nz' has a data-dependent size (dimension 1 of 'nz', known only at run time)" \
     "$W" compile "$T/nonzero_trilu.onnx" -o "$T/x.wasm"
-expect "TopK with a run-time k compiles" 0 "compiled" "$W" compile "$T/topk_k.onnx" -o "$T/topk_k.wasm"
-"$PY" -c "import numpy as np, sys; np.save(sys.argv[1], np.zeros((3, 4), np.float32)); np.save(sys.argv[2], np.array([5]))" \
-    "$T/topk_x.npy" "$T/topk_k5.npy"
+compiles "TopK with a run-time k compiles" topk_k.onnx topk_k.wasm
+save_npy "$T/topk_x.npy" "np.zeros((3, 4), np.float32)" "$T/topk_k5.npy" "np.array([5])"
 expect "TopK's run-time k past the axis is status 2" 1 "status 2 (WGK_ERR_INDEX" \
     "$W" run "$T/topk_k.wasm" --input "x=$T/topk_x.npy" --input "k=$T/topk_k5.npy"
-expect "Slice with run-time starts, ends and steps compiles" 0 "compiled" "$W" compile "$T/slice_rt.onnx" -o "$T/slice_rt.wasm"
-"$PY" -c "import numpy as np, sys; [np.save(f, np.array([v])) for f, v in zip(sys.argv[1:], (0, 3, 0))]" \
-    "$T/slice_s.npy" "$T/slice_e.npy" "$T/slice_p0.npy"
+compiles "Slice with run-time starts, ends and steps compiles" slice_rt.onnx slice_rt.wasm
+save_npy "$T/slice_s.npy" "np.array([0])" "$T/slice_e.npy" "np.array([3])" "$T/slice_p0.npy" "np.array([0])"
 expect "Slice's run-time step 0 is status 2" 1 "status 2 (WGK_ERR_INDEX" \
     "$W" run "$T/slice_rt.wasm" --input "x=$T/topk_x.npy" --input "starts=$T/slice_s.npy" \
     --input "ends=$T/slice_e.npy" --input "steps=$T/slice_p0.npy"
-expect "Loop whose body decides a size compiles" 0 "compiled" "$W" compile "$T/loop_carried_size.onnx" -o "$T/loop_k.wasm"
-"$PY" -c "import numpy as np, sys; np.save(sys.argv[1], np.arange(4, dtype=np.float32)); np.save(sys.argv[2], np.array([1])); np.save(sys.argv[3], np.array([2]))" \
-    "$T/x4.npy" "$T/k1.npy" "$T/k2.npy"
+compiles "Loop whose body decides a size compiles" loop_carried_size.onnx loop_k.wasm
+save_npy "$T/x4.npy" "np.arange(4, dtype=np.float32)" "$T/k1.npy" "np.array([1])" "$T/k2.npy" "np.array([2])"
 expect "Loop whose carried value keeps its size runs" 0 "output 0 'c'" \
     "$W" run "$T/loop_k.wasm" --input "x4=$T/x4.npy" --input "k=$T/k1.npy"
 expect "Loop whose body changes a carried value's size is status 12" 1 "status 12 (WGK_ERR_LOOP_SHAPE" \
@@ -88,65 +116,41 @@ expect "Loop whose body changes a carried value's size is status 12" 1 "status 1
 expect "Scan whose scan rows have a run-time size names the node" 1 \
     "node 'scan_k' (Scan): scan output 0 ('scan_k/body/part') has a size the body decides at run time" \
     "$W" compile "$T/scan_rows_size.onnx" -o "$T/x.wasm"
-expect "Scan whose scan rows have a symbolic size compiles (rows stored at the actual size)" 0 "compiled" \
-    "$W" compile "$T/scan_rows_symbolic.onnx" -o "$T/scan_sym.wasm" --dim N=1..4
+compiles "Scan whose scan rows have a symbolic size compiles (rows stored at the actual size)" \
+    scan_rows_symbolic.onnx scan_sym.wasm --dim N=1..4
 expect "a shape computed from a graph input names that input and its --const" 1 \
     "(it is computed from graph input 's') [graph input #1 's': compile with --const s=FILE.pb]" \
     "$W" compile "$T/reshape_shape_derived.onnx" -o "$T/x.wasm"
-expect "Pad with unbounded run-time pads names the input and its --dim" 1 \
-    "node 'pad_p' (Pad): pads input 'p' is computed at run time and nothing bounds its values, which decide the size of output dim 0 [graph input #1 'p': compile with --dim p=MIN..MAX to bound its values, or --const p=FILE.pb]" \
-    "$W" compile "$T/pad_rt.onnx" -o "$T/x.wasm"
-expect "Pad with run-time pads bounded by --dim compiles" 0 "compiled" \
-    "$W" compile "$T/pad_rt.onnx" -o "$T/pad_rt.wasm" --dim p=0..2
-"$PY" -c "import numpy as np, sys; np.save(sys.argv[1], np.array([2, 0, 1, 0])); np.save(sys.argv[2], np.array([3, 0, 3, 0])); np.save(sys.argv[3], np.array([-2, 0, -2, 0]))" \
-    "$T/pads_in.npy" "$T/pads_over.npy" "$T/pads_crop.npy"
-expect "Pad with run-time pads within their --dim runs" 0 "output 0 'y' float32 [6,4]" \
-    "$W" run "$T/pad_rt.wasm" --input "x=$T/topk_x.npy" --input "p=$T/pads_in.npy"
-expect "Pad's run-time pads past their --dim bound are status 13" 1 "status 13 (WGK_ERR_SIZE_BOUND" \
-    "$W" run "$T/pad_rt.wasm" --input "x=$T/topk_x.npy" --input "p=$T/pads_over.npy"
-expect "Pad's run-time pads cropping past the size are status 2" 1 "status 2 (WGK_ERR_INDEX" \
-    "$W" run "$T/pad_rt.wasm" --input "x=$T/topk_x.npy" --input "p=$T/pads_crop.npy"
-expect "Resize with unbounded run-time sizes names the input and its --dim" 1 \
-    "node 'resize_sz' (Resize): sizes input 'sz' is computed at run time and nothing bounds its values, which decide the size of output dim 0 [graph input #1 'sz': compile with --dim sz=MIN..MAX to bound its values, or --const sz=FILE.pb]" \
-    "$W" compile "$T/resize_rt.onnx" -o "$T/x.wasm"
+save_npy "$T/p_in.npy" "np.array([2, 0, 1, 0])" "$T/p_over.npy" "np.array([3, 0, 3, 0])" \
+    "$T/p_bad.npy" "np.array([-2, 0, -2, 0])"
+bounded_input Pad pads pad_p p pad_rt.onnx 0..2 "x=$T/topk_x.npy" 6,4 "cropping past the size"
+save_npy "$T/rs_x.npy" "np.ones((1, 1, 3, 4), np.float32)" "$T/sz_in.npy" "np.array([1, 1, 8, 5])" \
+    "$T/sz_over.npy" "np.array([1, 1, 9, 5])" "$T/sz_bad.npy" "np.array([1, 1, 0, 5])"
+bounded_input Resize sizes resize_sz sz resize_rt.onnx 1..8 "x=$T/rs_x.npy" 1,1,8,5 "below 1"
 expect "Resize with run-time scales says to give sizes" 1 \
     "node 'resize_sc' (Resize): scales input 'sc' is computed at run time, and scales decide the output's size with nothing to bound it: give the output size as sizes (int64) instead" \
     "$W" compile "$T/resize_rt_scales.onnx" -o "$T/x.wasm"
-expect "Resize with run-time sizes bounded by --dim compiles" 0 "compiled" \
-    "$W" compile "$T/resize_rt.onnx" -o "$T/resize_rt.wasm" --dim sz=1..8
-"$PY" -c "import numpy as np, sys; np.save(sys.argv[1], np.ones((1, 1, 3, 4), np.float32)); np.save(sys.argv[2], np.array([1, 1, 8, 5])); np.save(sys.argv[3], np.array([1, 1, 9, 5])); np.save(sys.argv[4], np.array([1, 1, 0, 5]))" \
-    "$T/rs_x.npy" "$T/rs_in.npy" "$T/rs_over.npy" "$T/rs_zero.npy"
-expect "Resize with run-time sizes within their --dim runs" 0 "output 0 'y' float32 [1,1,8,5]" \
-    "$W" run "$T/resize_rt.wasm" --input "x=$T/rs_x.npy" --input "sz=$T/rs_in.npy"
-expect "Resize's run-time sizes past their --dim bound are status 13" 1 "status 13 (WGK_ERR_SIZE_BOUND" \
-    "$W" run "$T/resize_rt.wasm" --input "x=$T/rs_x.npy" --input "sz=$T/rs_over.npy"
-expect "Resize's run-time sizes below 1 are status 2" 1 "status 2 (WGK_ERR_INDEX" \
-    "$W" run "$T/resize_rt.wasm" --input "x=$T/rs_x.npy" --input "sz=$T/rs_zero.npy"
 expect "LpPool of a symbolic height names the dim and says only the batch may be" 1 \
     "node 'lppool_h' (LpPool): dimension 2 of input 'x' is symbolic ('h', --dim); this op takes a symbolic batch (dimension 0) only: fix the others with --shape" \
     "$W" compile "$T/lppool_sym_h.onnx" -o "$T/x.wasm" --dim n=1..2 --dim h=2..8
 expect "an unpadded Conv empty at the smallest height says to raise the --dim minimum" 1 \
     "node 'conv_h' (Conv): its window leaves no output when dimension h is at its smallest (2): raise the --dim minimum of 'h'" \
     "$W" compile "$T/conv_sym_h.onnx" -o "$T/x.wasm" --dim n=1..2 --dim h=2..8
-expect "an unpadded Conv of a symbolic height from 3 compiles" 0 "compiled" \
-    "$W" compile "$T/conv_sym_h.onnx" -o "$T/conv_sym_h.wasm" --dim n=1..2 --dim h=3..8
+compiles "an unpadded Conv of a symbolic height from 3 compiles" \
+    conv_sym_h.onnx conv_sym_h.wasm --dim n=1..2 --dim h=3..8
 expect "--dim with a step that does not divide its range is refused" 2 "NAME=MIN..MAX:STEP for the multiples of STEP" \
     "$W" compile "$T/conv_sym_h.onnx" -o "$T/x.wasm" --dim n=1..2 --dim h=30..96:32
-expect "--dim with a step compiles (h a multiple of 32)" 0 "compiled" \
-    "$W" compile "$T/conv_sym_h.onnx" -o "$T/conv_h32.wasm" --dim n=1..2 --dim h=32..96:32
-"$PY" -c "import numpy as np, sys; np.save(sys.argv[1], np.ones((1, 2, 40, 5), np.float32)); np.save(sys.argv[2], np.ones((1, 2, 64, 5), np.float32))" \
-    "$T/h40.npy" "$T/h64.npy"
+compiles "--dim with a step compiles (h a multiple of 32)" conv_sym_h.onnx conv_h32.wasm --dim n=1..2 --dim h=32..96:32
+save_npy "$T/h40.npy" "np.ones((1, 2, 40, 5), np.float32)" "$T/h64.npy" "np.ones((1, 2, 64, 5), np.float32)"
 expect "a size that is not a multiple of its step is refused before the run" 1 \
     "symbol 'h' = 40 is outside its range 32..96 in steps of 32" "$W" run "$T/conv_h32.wasm" --input "x=$T/h40.npy"
 expect "a multiple of its step runs" 0 "output 0 'y' float32 [1,3,62,3]" "$W" run "$T/conv_h32.wasm" --input "x=$T/h64.npy"
-expect "an opset-9 Slice of a symbolic shape folds (no crash)" 0 "compiled" \
-    "$W" compile "$T/slice9_shape.onnx" -o "$T/slice9.wasm" --dim n=1..4
+compiles "an opset-9 Slice of a symbolic shape folds (no crash)" slice9_shape.onnx slice9.wasm --dim n=1..4
 expect "MaxPool's Indices over a symbolic batch are refused" 1 \
     "node 'pool_idx' (MaxPool): input 'x' depends on symbolic dimension 'n' (--dim), which this op does not support yet" \
     "$W" compile "$T/maxpool_idx_sym_n.onnx" -o "$T/x.wasm" --dim n=1..2
-expect "Conv of a symbolic batch compiles" 0 "compiled" \
-    "$W" compile "$T/conv_sym_n.onnx" -o "$T/conv_sym_n.wasm" --dim n=1..2
-"$PY" -c "import numpy as np, sys; np.save(sys.argv[1], np.ones((3, 2, 4, 5), np.float32))" "$T/conv_x3.npy"
+compiles "Conv of a symbolic batch compiles" conv_sym_n.onnx conv_sym_n.wasm --dim n=1..2
+save_npy "$T/conv_x3.npy" "np.ones((3, 2, 4, 5), np.float32)"
 expect "a batch past its --dim range is refused before the run" 1 "symbol 'n' = 3 is outside its range 1..2" \
     "$W" run "$T/conv_sym_n.wasm" --input "x=$T/conv_x3.npy"
 expect "--dim and --const of one input" 2 "--dim p and --const p name the same input" \

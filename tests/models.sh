@@ -39,6 +39,20 @@ compile() { # compile MODEL OUT.wasm [args...]
     if ! "$W" compile "$model" -o "$out" "$@"; then bad "compile $(basename "$model") $*"; return 1; fi
 }
 
+# models_py LOG LABEL OK_RE OK_TEXT SCRIPT ARGS...: runs SCRIPT ARGS with the models venv
+# ($MODELS_PY), its output in $OUT/LOG.log: ok OK_TEXT (its %s the count of log lines
+# matching OK_RE), else the log and FAIL LABEL; skips LABEL when there is no models venv.
+models_py() {
+    local log=$OUT/$1.log label=$2 re=$3 text=$4; shift 4
+    if [ ! -x "$MODELS_PY" ]; then
+        echo "skip $label: no models venv ($MODELS_PY)"
+    elif "$MODELS_PY" "$@" > "$log" 2>&1; then
+        ok "${text//%s/$(grep -c "$re" "$log")}"
+    else
+        cat "$log"; bad "$label"
+    fi
+}
+
 # 1. ONNX's light model-zoo graphs (weights from ConstantOfShape), deterministic input.
 for m in "$SHARED"/models/onnx-light/light_*.onnx; do
     [ -f "$m" ] || continue
@@ -443,12 +457,10 @@ for id in encoder-dyn-ts encoder-dyn-dynamo encoder-dyn-eager-ts encoder-dyn-dis
     if compile "$MODELS_DIR/$id.onnx" "$OUT/$id.wasm" --dim batch=1..4 --dim seq=1..512 -q &&
         compile "$MODELS_DIR/$id.onnx" "$OUT/$id.threads.wasm" --dim batch=1..4 --dim seq=1..512 -q \
             --threads --max-threads 3; then
-        if "$MODELS_PY" tests/models/dynamic_encoder.py "$W" "$MODELS_DIR/$id.onnx" "$OUT/$id.wasm" \
-            "$OUT/$id.work" "$OUT/$id.threads.wasm" > "$OUT/$id.log" 2>&1; then
-            ok "$id at 4 sizes, one module ($(grep -c ' ok$' "$OUT/$id.log") sizes match onnxruntime; --threads build bit-identical on 1-3 threads)"
-        else
-            cat "$OUT/$id.log"; bad "$id"
-        fi
+        models_py "$id" "$id" ' ok$' \
+            "$id at 4 sizes, one module (%s sizes match onnxruntime; --threads build bit-identical on 1-3 threads)" \
+            tests/models/dynamic_encoder.py "$W" "$MODELS_DIR/$id.onnx" "$OUT/$id.wasm" "$OUT/$id.work" \
+            "$OUT/$id.threads.wasm"
         # the modules refuse out-of-range sizes written past the hosts (status 3)
         for mod in "$id" "$id.threads"; do
             if node tests/models/dims_guard.mjs "$OUT/$mod.wasm" > "$OUT/$mod.guard.log" 2>&1; then
@@ -483,12 +495,10 @@ for id in detector-nms detector-nms-thresh detector-ssdlite detector-fasterrcnn;
     fi
     if compile "$MODELS_DIR/$id.onnx" "$OUT/$id.wasm" -O3 -q &&
         compile "$MODELS_DIR/$id.onnx" "$OUT/$id.threads.wasm" -O3 -q --threads --max-threads 3; then
-        if "$MODELS_PY" tests/models/detection_nms.py "$W" "$MODELS_DIR/$id.onnx" "$OUT/$id.wasm" \
-            "$SHARED/data/images" "$OUT/$id.work" "$OUT/$id.threads.wasm" > "$OUT/$id.log" 2>&1; then
-            ok "$id: $(grep -c ' ok$' "$OUT/$id.log") images, kept boxes match onnxruntime (--threads build bit-identical on 1-3 threads, first image)"
-        else
-            cat "$OUT/$id.log"; bad "$id"
-        fi
+        models_py "$id" "$id" ' ok$' \
+            "$id: %s images, kept boxes match onnxruntime (--threads build bit-identical on 1-3 threads, first image)" \
+            tests/models/detection_nms.py "$W" "$MODELS_DIR/$id.onnx" "$OUT/$id.wasm" "$SHARED/data/images" \
+            "$OUT/$id.work" "$OUT/$id.threads.wasm"
     fi
 done
 
@@ -502,51 +512,28 @@ for a in resnet18 mobilenet_v3_small efficientnet_b0 densenet121 shufflenet_v2_x
     [ -s "$MODELS_DIR/cnn-batch-$a.onnx" ] && cnn_batch+=("$MODELS_DIR/cnn-batch-$a.onnx")
 done
 if [ -x "$MODELS_PY" ] && [ ${#cnn_batch[@]} -gt 0 ]; then
-    if "$MODELS_PY" tests/models/dynamic_cnn.py "$W" "$OUT/cnn-batch" "${cnn_batch[@]}" > "$OUT/cnn-batch.log" 2>&1; then
-        ok "torchvision CNNs with a dynamic batch and size ($(grep -c ': ok$' "$OUT/cnn-batch.log") model sizes match onnxruntime)"
-    else
-        cat "$OUT/cnn-batch.log"; bad "torchvision CNNs with a dynamic batch"
-    fi
+    models_py cnn-batch "torchvision CNNs with a dynamic batch" ': ok$' \
+        "torchvision CNNs with a dynamic batch and size (%s model sizes match onnxruntime)" \
+        tests/models/dynamic_cnn.py "$W" "$OUT/cnn-batch" "${cnn_batch[@]}"
 else
     echo "skip torchvision CNNs with a dynamic batch: no models venv or cnn-batch-*.onnx (build them: $MODELS_PY tools/make_dynamic_models.py)"
 fi
 
 # 14. Symbolic dims through more ops (decomposed LayerNorm, Gelu via Erf, Pow, ReduceMean, an
 # Equal/Where/Expand attention mask built by Shape -> Gather -> Concat, Concat, Range)
-if [ -x "$MODELS_PY" ]; then
-    if "$MODELS_PY" tests/models/symbolic_ops.py "$W" "$OUT/symbolic-ops" > "$OUT/symbolic-ops.log" 2>&1; then
-        ok "symbolic ops ($(grep -c ' ok$' "$OUT/symbolic-ops.log") graph sizes match onnxruntime)"
-    else
-        cat "$OUT/symbolic-ops.log"; bad "symbolic ops"
-    fi
-else
-    echo "skip symbolic ops: no models venv ($MODELS_PY)"
-fi
+models_py symbolic-ops "symbolic ops" ' ok$' "symbolic ops (%s graph sizes match onnxruntime)" \
+    tests/models/symbolic_ops.py "$W" "$OUT/symbolic-ops"
 
 # 14a. A symbolic batch through the per-sample ops (Conv on each kernel family, pools,
 # normalisations, ConvTranspose, DepthToSpace, ConvInteger, QLinearConv), and a symbolic
 # height and width through Conv, the pools and BatchNormalization, against onnxruntime
-if [ -x "$MODELS_PY" ]; then
-    if "$MODELS_PY" tests/models/batched_cnn.py "$W" "$OUT/batched-cnn" > "$OUT/batched-cnn.log" 2>&1; then
-        ok "batched CNN ops ($(grep -c ': ok$' "$OUT/batched-cnn.log") graph batches match onnxruntime)"
-    else
-        cat "$OUT/batched-cnn.log"; bad "batched CNN ops"
-    fi
-else
-    echo "skip batched CNN ops: no models venv ($MODELS_PY)"
-fi
+models_py batched-cnn "batched CNN ops" ': ok$' "batched CNN ops (%s graph batches match onnxruntime)" \
+    tests/models/batched_cnn.py "$W" "$OUT/batched-cnn"
 
 # 14b. Data-dependent output sizes (NonZero, Compress, TopK, Unique, NonMaxSuppression on
 # run-time inputs, feeding Transpose, Cast, Gather, elementwise ops) against onnxruntime
-if [ -x "$MODELS_PY" ]; then
-    if "$MODELS_PY" tests/models/data_dependent_ops.py "$W" "$OUT/data-dependent-ops" > "$OUT/data-dependent-ops.log" 2>&1; then
-        ok "data-dependent ops ($(grep -c ': ok$' "$OUT/data-dependent-ops.log") graph inputs match onnxruntime)"
-    else
-        cat "$OUT/data-dependent-ops.log"; bad "data-dependent ops"
-    fi
-else
-    echo "skip data-dependent ops: no models venv ($MODELS_PY)"
-fi
+models_py data-dependent-ops "data-dependent ops" ': ok$' "data-dependent ops (%s graph inputs match onnxruntime)" \
+    tests/models/data_dependent_ops.py "$W" "$OUT/data-dependent-ops"
 
 # 15. The benchmark's fp32 transformers and LayerNorm CNNs (tools/make_bench_models.py:
 #     seeded random weights, torch.onnx.export) against onnxruntime-node on a seeded input:

@@ -55,6 +55,19 @@ static inline void g6(vec x0, vec x1, vec x2, vec *o, int os)
     o[5 * os] = x2;
 }
 
+/* o[0..5 * os] = the rows of G that F(2x2, 5x5) and F(3x3, 4x4) share, from x0, the sums
+ * e (even taps) and d (odd taps), e2 and d2 (the same with tap i weighted 2^i), and the
+ * last tap. */
+static inline void g6_rows(vec x0, vec e, vec d, vec e2, vec d2, vec last, vec *o, int os)
+{
+    o[0] = MUL(0.25f, x0);
+    o[os] = MUL(-1.0f / 6, ADD(e, d));
+    o[2 * os] = MUL(-1.0f / 6, SUB(e, d));
+    o[3 * os] = MUL(1.0f / 24, ADD(e2, d2));
+    o[4 * os] = MUL(1.0f / 24, SUB(e2, d2));
+    o[5 * os] = last;
+}
+
 /* o[0..5 * os] = G x (x0 .. x4) of F(2x2, 5x5): G = [1/4 0 0 0 0; -1/6 (1 1 1 1 1);
  * -1/6 (1 -1 1 -1 1); 1/24 (1 2 4 8 16); 1/24 (1 -2 4 -8 16); 0 0 0 0 1]. */
 static inline void g6_5(const vec *x, int xs, vec *o, int os)
@@ -62,12 +75,7 @@ static inline void g6_5(const vec *x, int xs, vec *o, int os)
     const vec x0 = x[0], x1 = x[xs], x2 = x[2 * xs], x3 = x[3 * xs], x4 = x[4 * xs];
     const vec e = ADD(ADD(x0, x2), x4), d = ADD(x1, x3);
     const vec e2 = ADD(ADD(x0, MUL(4.0f, x2)), MUL(16.0f, x4)), d2 = ADD(MUL(2.0f, x1), MUL(8.0f, x3));
-    o[0] = MUL(0.25f, x0);
-    o[os] = MUL(-1.0f / 6, ADD(e, d));
-    o[2 * os] = MUL(-1.0f / 6, SUB(e, d));
-    o[3 * os] = MUL(1.0f / 24, ADD(e2, d2));
-    o[4 * os] = MUL(1.0f / 24, SUB(e2, d2));
-    o[5 * os] = x4;
+    g6_rows(x0, e, d, e2, d2, x4, o, os);
 }
 
 /* o[0..5 * os] = G x (x0 .. x3) of F(3x3, 4x4): G = [1/4 0 0 0; -1/6 (1 1 1 1);
@@ -77,12 +85,7 @@ static inline void g6_4(const vec *x, int xs, vec *o, int os)
     const vec x0 = x[0], x1 = x[xs], x2 = x[2 * xs], x3 = x[3 * xs];
     const vec e = ADD(x0, x2), d = ADD(x1, x3);
     const vec e2 = ADD(x0, MUL(4.0f, x2)), d2 = ADD(MUL(2.0f, x1), MUL(8.0f, x3));
-    o[0] = MUL(0.25f, x0);
-    o[os] = MUL(-1.0f / 6, ADD(e, d));
-    o[2 * os] = MUL(-1.0f / 6, SUB(e, d));
-    o[3 * os] = MUL(1.0f / 24, ADD(e2, d2));
-    o[4 * os] = MUL(1.0f / 24, SUB(e2, d2));
-    o[5 * os] = x3;
+    g6_rows(x0, e, d, e2, d2, x3, o, os);
 }
 
 /* o[0..4 * os] = G x (x0, x1, x2) of the stride-2 transform: G = [0 1 0; 0 1 0; 1 0 0;

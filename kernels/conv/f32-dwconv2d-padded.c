@@ -152,17 +152,11 @@ WGK_INLINE void dwconv(const wgk_conv2d_args *a, const int K, const int SH, cons
         dwconv(a, K, SH, SW);                                                              \
     }
 
-DWCONV(3, 1, 1)
-DWCONV(3, 1, 2)
-DWCONV(3, 2, 1)
-DWCONV(3, 2, 2)
-DWCONV(5, 1, 1)
-DWCONV(5, 1, 2)
-DWCONV(5, 2, 1)
-DWCONV(5, 2, 2)
-DWCONV(7, 1, 1)
-DWCONV(7, 1, 2)
-DWCONV(7, 2, 1)
-DWCONV(7, 2, 2)
+/* The KxK kernel at each of the four strides 1x1, 1x2, 2x1 and 2x2. */
+#define DWCONV_STRIDES(K) DWCONV(K, 1, 1) DWCONV(K, 1, 2) DWCONV(K, 2, 1) DWCONV(K, 2, 2)
+
+DWCONV_STRIDES(3)
+DWCONV_STRIDES(5)
+DWCONV_STRIDES(7)
 
 #endif

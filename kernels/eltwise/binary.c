@@ -119,22 +119,18 @@ void wgk_f32_binary(int op, float *y, const float *a, const float *b, int rank,
     }
 }
 
-void wgk_i32_binary(int op, int32_t *y, const int32_t *a, const int32_t *b, int rank,
-                    const int32_t *dims, const int32_t *sa, const int32_t *sb)
-{
-    if (rank < 1)
-        return;
-    int32_t la = sa[rank - 1], lb = sb[rank - 1];
-#define ROW_I32(py, pa, pb) int32_t_row(op, py, pa, pb, n, la, lb)
-    WALK(ROW_I32);
-}
+/* wgk_NAME_binary over the rows of T (INT_ROWS), which switch on op themselves. */
+#define INT_BINARY(NAME, T)                                                                \
+    void wgk_##NAME##_binary(int op, T *y, const T *a, const T *b, int rank,              \
+                             const int32_t *dims, const int32_t *sa, const int32_t *sb)   \
+    {                                                                                      \
+        if (rank < 1)                                                                      \
+            return;                                                                        \
+        int32_t la = sa[rank - 1], lb = sb[rank - 1];                                      \
+        WALK(ROW_##T);                                                                     \
+    }
+#define ROW_int32_t(py, pa, pb) int32_t_row(op, py, pa, pb, n, la, lb)
+#define ROW_int64_t(py, pa, pb) int64_t_row(op, py, pa, pb, n, la, lb)
 
-void wgk_i64_binary(int op, int64_t *y, const int64_t *a, const int64_t *b, int rank,
-                    const int32_t *dims, const int32_t *sa, const int32_t *sb)
-{
-    if (rank < 1)
-        return;
-    int32_t la = sa[rank - 1], lb = sb[rank - 1];
-#define ROW_I64(py, pa, pb) int64_t_row(op, py, pa, pb, n, la, lb)
-    WALK(ROW_I64);
-}
+INT_BINARY(i32, int32_t)
+INT_BINARY(i64, int64_t)

@@ -135,6 +135,20 @@ WGK_INLINE void avg_interior4(const wgk_pool2d_args *a, const float *xr, float *
     }
 }
 
+/* FN(a, xr, y, ow, hi, stride, KH, KW) with stride 1 and a 3x3 window, stride 1, or stride 2
+ * as constants, so that each case inlines its own specialised copy. */
+#define INTERIOR4_BY_STRIDE(FN)                                                            \
+    do {                                                                                   \
+        if (a->SW == 1 && a->KH == 3 && a->KW == 3)                                        \
+            FN(a, xr, y, ow, hi, 1, 3, 3);                                                 \
+        else if (a->SW == 1)                                                               \
+            FN(a, xr, y, ow, hi, 1, a->KH, a->KW);                                         \
+        else if (a->SW == 2)                                                               \
+            FN(a, xr, y, ow, hi, 2, a->KH, a->KW);                                         \
+        else                                                                               \
+            FN(a, xr, y, ow, hi, a->SW, a->KH, a->KW);                                     \
+    } while (0)
+
 /* Interior outputs [*ow, hi) in vectors of 4; advances *ow. */
 static void max_interior(const wgk_pool2d_args *a, const float *xr, float *y, int *ow, int hi)
 {
@@ -147,27 +161,14 @@ static void max_interior(const wgk_pool2d_args *a, const float *xr, float *y, in
         max_interior4_s2(a, xr, y, ow, hi, 0, 2);
     else if (a->SW == 2 && a->DW == 1 && a->KW == 2)
         max_interior4_s2(a, xr, y, ow, hi, 0, a->KH);
-    else if (a->SW == 1 && a->KH == 3 && a->KW == 3)
-        max_interior4(a, xr, y, ow, hi, 1, 3, 3);
-    else if (a->SW == 1)
-        max_interior4(a, xr, y, ow, hi, 1, a->KH, a->KW);
-    else if (a->SW == 2)
-        max_interior4(a, xr, y, ow, hi, 2, a->KH, a->KW);
     else
-        max_interior4(a, xr, y, ow, hi, a->SW, a->KH, a->KW);
+        INTERIOR4_BY_STRIDE(max_interior4);
 }
 
 /* Interior outputs [*ow, hi) in vectors of 4; advances *ow. */
 static void avg_interior(const wgk_pool2d_args *a, const float *xr, float *y, int *ow, int hi)
 {
-    if (a->SW == 1 && a->KH == 3 && a->KW == 3)
-        avg_interior4(a, xr, y, ow, hi, 1, 3, 3);
-    else if (a->SW == 1)
-        avg_interior4(a, xr, y, ow, hi, 1, a->KH, a->KW);
-    else if (a->SW == 2)
-        avg_interior4(a, xr, y, ow, hi, 2, a->KH, a->KW);
-    else
-        avg_interior4(a, xr, y, ow, hi, a->SW, a->KH, a->KW);
+    INTERIOR4_BY_STRIDE(avg_interior4);
 }
 
 /* The interior [lo, hi) of one row: vectors of 4, then (when the interior holds 4) the

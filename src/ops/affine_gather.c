@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../ir/symdim.h"
+#include "../ir/valrange.h"
 #include "helpers/host_elements.h"
 #include "helpers/fold_map.h"
 #include "helpers/inline_loops.h"
@@ -365,10 +366,10 @@ static wg_status slice_rule(wgc_graph *g, const wgc_node *n, wgc_shape *y)
 static wg_status affine_gather_sym_infer(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_tensor *y0 = wgc_out(g, n, 0);
+    wgc_shape y;
+    wgc_tensor *y0 = wgc_sym_out0(g, n, &y);
     if (!y0)
         return WG_OK;
-    wgc_shape y = wgc_sym_dims_of(&y0->shape);
     wg_status st;
     switch (n->op) {
     case WGC_OP_SLICE:
@@ -523,6 +524,15 @@ static bool affine_gather_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_o
     }
 }
 
+/* Bounds of integer values computed at run time (ir/valrange.h): Slice, Expand and Tile
+ * give any of input 0's values. */
+static bool affine_gather_sym_bounds(wgc_graph *g, const wgc_node *n, const wgc_tensor *y,
+                                     wgc_vrange *out, int64_t count)
+{
+    return (n->op == WGC_OP_SLICE || n->op == WGC_OP_EXPAND || n->op == WGC_OP_TILE) &&
+           wgc_vrange_of_input0(g, n, y, out, count);
+}
+
 const wgc_op_def wgc_op_affine_gather = {
     .infer = affine_gather_infer,
     .fold = affine_gather_fold,
@@ -531,7 +541,8 @@ const wgc_op_def wgc_op_affine_gather = {
             .emit = affine_gather_sym_emit,
             .foldable = affine_gather_sym_foldable,
             .values = affine_gather_sym_values,
-            .takes = affine_gather_sym_takes},
+            .takes = affine_gather_sym_takes,
+            .bounds = affine_gather_sym_bounds},
 };
 
 /* ---- sizes decided in the module ---- */

@@ -13,7 +13,15 @@
 
 static const int floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, 0};
 
-static wg_status resolve(wgc_graph *g, const wgc_node *n, int *sd, int64_t *dims /* D, H, W */)
+/* The grid's geometry: sd spatial dims (2 or 3) of sizes d (D, H, W; D = 1 in 2-D), and
+ * its shape y. */
+typedef struct ag_geom {
+    int sd;
+    int64_t d[3];
+    wgc_shape y;
+} ag_geom;
+
+static wg_status resolve(wgc_graph *g, const wgc_node *n, ag_geom *q)
 {
     static const int ints[] = {WG_DT_INT64, 0};
     wg_status st = wgc_check_two_inputs(g, n, floats, ints);
@@ -26,34 +34,25 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, int *sd, int64_t *dims
     const int64_t m = wgc_numel(&s->shape);
     if (m != 4 && m != 5)
         return wgc_error(g, n, WG_ERR_INVALID, "size has %lld values (4 or 5)", (long long)m);
-    *sd = (int)m - 2;
+    const int sd = q->sd = (int)m - 2;
     const int64_t N = wgc_const_int(s, 0);
-    if (t->shape.rank != 3 || t->shape.dims[0] != N || t->shape.dims[1] != *sd || t->shape.dims[2] != *sd + 1)
-        return wgc_error(g, n, WG_ERR_INVALID, "theta must be [%lld, %d, %d]", (long long)N, *sd, *sd + 1);
+    if (t->shape.rank != 3 || t->shape.dims[0] != N || t->shape.dims[1] != sd || t->shape.dims[2] != sd + 1)
+        return wgc_error(g, n, WG_ERR_INVALID, "theta must be [%lld, %d, %d]", (long long)N, sd, sd + 1);
+    int64_t *dims = q->d;
     dims[0] = 1;
-    for (int k = 0; k < *sd; k++) {
-        dims[3 - *sd + k] = wgc_const_int(s, 2 + k);
-        if (dims[3 - *sd + k] < 0 || dims[3 - *sd + k] > ((int64_t)1 << 20))
-            return wgc_error(g, n, WG_ERR_INVALID, "size value %lld", (long long)dims[3 - *sd + k]);
+    for (int k = 0; k < sd; k++) {
+        dims[3 - sd + k] = wgc_const_int(s, 2 + k);
+        if (dims[3 - sd + k] < 0 || dims[3 - sd + k] > ((int64_t)1 << 20))
+            return wgc_error(g, n, WG_ERR_INVALID, "size value %lld", (long long)dims[3 - sd + k]);
     }
-    if (N * dims[0] * dims[1] * dims[2] * (*sd) >= ((int64_t)1 << 31))
+    if (N * dims[0] * dims[1] * dims[2] * sd >= ((int64_t)1 << 31))
         return wgc_error(g, n, WG_ERR_LIMIT, "the grid has 2^31 or more elements");
+    q->y = sd == 2 ? (wgc_shape){.rank = 4, .dims = {t->shape.dims[0], dims[1], dims[2], 2}}
+                   : (wgc_shape){.rank = 5, .dims = {t->shape.dims[0], dims[0], dims[1], dims[2], 3}};
     return WG_OK;
 }
 
-static wg_status affine_grid_infer(wgc_graph *g, wgc_node *n)
-{
-    int sd;
-    int64_t d[3];
-    wg_status st = resolve(g, n, &sd, d);
-    if (st)
-        return st;
-    const wgc_tensor *t = wgc_in(g, n, 0);
-    wgc_shape y = sd == 2 ? (wgc_shape){.rank = 4, .dims = {t->shape.dims[0], d[1], d[2], 2}}
-                          : (wgc_shape){.rank = 5, .dims = {t->shape.dims[0], d[0], d[1], d[2], 3}};
-    wgc_set_output(g, n, 0, t->dtype, &y);
-    return WG_OK;
-}
+WGC_INFER_BY_RESOLVE(affine_grid_infer, ag_geom, resolve, q.y)
 
 /* The normalised coordinate of index i of S: "(double)..." as a C expression into buf. */
 static void coord(char *buf, size_t cap, const char *i, int64_t S, bool align)
@@ -66,14 +65,13 @@ static void coord(char *buf, size_t cap, const char *i, int64_t S, bool align)
 
 static wg_status affine_grid_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
-    int sd;
-    int64_t d[3];
-    wg_status st = resolve(g, n, &sd, d);
-    if (st)
+    ag_geom q;
+    wg_status st = resolve(g, n, &q);
+    if (st || wgc_numel(&wgc_out(g, n, 0)->shape) == 0)
         return st;
     const wgc_tensor *t = wgc_in(g, n, 0);
-    if (wgc_numel(&wgc_out(g, n, 0)->shape) == 0)
-        return WG_OK;
+    const int sd = q.sd;
+    const int64_t *d = q.d;
     const bool align = wgc_attr_int(n, "align_corners", 0) != 0;
     char cz[160], cy[160], cx[160];
     coord(cz, sizeof cz, "z", d[0], align);

@@ -244,10 +244,9 @@ static wg_status along_axis_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 static wg_status along_axis_sym_infer(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_tensor *y0 = wgc_out(g, n, 0);
-    if (!y0)
+    wgc_shape y;
+    if (!wgc_sym_out0(g, n, &y))
         return WG_OK;
-    wgc_shape y = wgc_sym_dims_of(&y0->shape);
     wg_status st;
     switch (n->op) {
     case WGC_OP_LAYER_NORM: {
@@ -360,7 +359,7 @@ static bool along_axis_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_t
     const int rank = g->tensors[n->inputs[0]].shape.rank;
     switch (n->op) {
     case WGC_OP_INSTANCE_NORM:
-        return t == WGC_PER_SAMPLE || (t == WGC_WINDOW && rank >= 3);
+        return wgc_sym_takes_planes(g, n, t);
     case WGC_OP_LOG_SOFTMAX: case WGC_OP_HARDMAX: {
         if (t != WGC_PER_SAMPLE)
             return false;

@@ -7,6 +7,7 @@
 
 #include "../../kernels/include/wgk_storage.h"
 #include "../ir/symdim.h"
+#include "../ir/valrange.h"
 #include "helpers/host_elements.h"
 #include "cast.h"
 #include "helpers/emit_and_fold.h"
@@ -206,9 +207,28 @@ static wg_status cast_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
+/* Bounds of integer values computed at run time (ir/valrange.h): a Cast between integer
+ * types keeps input 0's, unless they may wrap in the narrower output type. */
+static bool cast_sym_bounds(wgc_graph *g, const wgc_node *n, const wgc_tensor *y,
+                            wgc_vrange *out, int64_t count)
+{
+    if (!wgc_vrange_same_elems(g, n, y, out, count))
+        return false;
+    if (wg_dtype_size(y->dtype) < 8)
+        for (int64_t i = 0; i < count; i++) {
+            const int64_t lim = (int64_t)1 << (8 * wg_dtype_size(y->dtype) - 1);
+            if (out[i].lo < -lim || out[i].hi >= lim)
+                return false; /* it may wrap */
+        }
+    return true;
+}
+
 const wgc_op_def wgc_op_cast = {
     .infer = cast_infer,
     .fold = wgc_cast_fold,
     .emit = wgc_cast_emit,
-    .sym = {.emit = cast_sym_emit, .foldable = wgc_sym_passes_values, .values = cast_sym_values},
+    .sym = {.emit = cast_sym_emit,
+            .foldable = wgc_sym_passes_values,
+            .values = cast_sym_values,
+            .bounds = cast_sym_bounds},
 };

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "../ir/valrange.h"
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
 #include "helpers/inline_loops.h"
@@ -157,4 +158,31 @@ static wg_status clip_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_clip = {.infer = clip_infer, .fold = clip_fold, .emit = clip_emit};
+/* Bounds of integer values computed at run time (ir/valrange.h): input 0's, narrowed by
+ * any of the min and max inputs' values (opset 11 on, where they are inputs). */
+static bool clip_sym_bounds(wgc_graph *g, const wgc_node *n, const wgc_tensor *y,
+                            wgc_vrange *out, int64_t count)
+{
+    if (n->opset < 11 || !wgc_vrange_elementwise(g, n, y, 0, 1, NULL, out, count))
+        return false;
+    wgc_vrange mn, mx;
+    bool has_mn = n->n_inputs > 1 && n->inputs[1] >= 0;
+    bool has_mx = n->n_inputs > 2 && n->inputs[2] >= 0;
+    if ((has_mn && !wgc_vrange_union(g, wgc_in(g, n, 1), &mn)) ||
+        (has_mx && !wgc_vrange_union(g, wgc_in(g, n, 2), &mx)))
+        return false;
+    for (int64_t i = 0; i < count; i++) {
+        if (has_mn)
+            wgc_vrange_max(out[i], mn, &out[i]);
+        if (has_mx)
+            wgc_vrange_min(out[i], mx, &out[i]);
+    }
+    return true;
+}
+
+const wgc_op_def wgc_op_clip = {
+    .infer = clip_infer,
+    .fold = clip_fold,
+    .emit = clip_emit,
+    .sym = {.bounds = clip_sym_bounds},
+};

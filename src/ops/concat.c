@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../ir/symdim.h"
+#include "../ir/valrange.h"
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
 #include "helpers/sym_code.h"
@@ -174,10 +175,9 @@ static int concat_total_sym(wgc_graph *g, const wgc_node *n, int axis)
 static wg_status concat_sym_infer(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_tensor *y0 = wgc_out(g, n, 0);
-    if (!y0)
+    wgc_shape y;
+    if (!wgc_sym_out0(g, n, &y))
         return WG_OK;
-    wgc_shape y = wgc_sym_dims_of(&y0->shape);
     wg_status st;
     int axis;
     if (wgc_attr_int(n, "new_axis", 0))
@@ -286,6 +286,61 @@ static wg_status concat_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
+/* Concat's bounds of small fixed tensors: element i of y from the input holding it. */
+static bool concat_elem_bounds(wgc_graph *g, const wgc_node *n, const wgc_tensor *y,
+                               wgc_vrange *out, int64_t count)
+{
+    int axis = (int)wgc_attr_int(n, "axis", 0);
+    if (axis < 0)
+        axis += y->shape.rank;
+    if (axis < 0 || axis >= y->shape.rank || wgc_attr_int(n, "new_axis", 0))
+        return false;
+    int64_t inner = 1;
+    for (int d = axis + 1; d < y->shape.rank; d++)
+        inner *= y->shape.dims[d];
+    for (int64_t i = 0; i < count; i++) {
+        int64_t outer = i / (inner * y->shape.dims[axis]), c = i / inner % y->shape.dims[axis];
+        int64_t in = i % inner;
+        for (int k = 0; k < n->n_inputs; k++) {
+            const wgc_tensor *x = wgc_in(g, n, k);
+            if (!x)
+                continue;
+            int64_t len = x->shape.dims[axis];
+            if (c < len) {
+                if (!wgc_vrange_at(g, x, (outer * len + c) * inner + in, &out[i]))
+                    return false;
+                break;
+            }
+            c -= len;
+        }
+    }
+    return true;
+}
+
+/* Bounds of integer values computed at run time (ir/valrange.h): each element's own where
+ * y keeps one per element, else the union of every input's. */
+static bool concat_sym_bounds(wgc_graph *g, const wgc_node *n, const wgc_tensor *y,
+                              wgc_vrange *out, int64_t count)
+{
+    if (count > 1)
+        return concat_elem_bounds(g, n, y, out, count);
+    bool first = true;
+    for (int k = 0; k < n->n_inputs; k++) {
+        const wgc_tensor *p = wgc_in(g, n, k);
+        wgc_vrange a;
+        if (!p)
+            continue;
+        if (!wgc_vrange_union(g, p, &a))
+            return false;
+        if (first)
+            out[0] = a;
+        out[0].lo = a.lo < out[0].lo ? a.lo : out[0].lo;
+        out[0].hi = a.hi > out[0].hi ? a.hi : out[0].hi;
+        first = false;
+    }
+    return !first;
+}
+
 const wgc_op_def wgc_op_concat = {
     .infer = concat_infer,
     .fold = concat_fold,
@@ -293,5 +348,6 @@ const wgc_op_def wgc_op_concat = {
     .sym = {.infer = concat_sym_infer,
             .emit = concat_sym_emit,
             .foldable = concat_sym_foldable,
-            .values = concat_sym_values},
+            .values = concat_sym_values,
+            .bounds = concat_sym_bounds},
 };

@@ -91,10 +91,9 @@ static wg_status cos_fold(wgc_graph *g, wgc_node *n)
 static wg_status cos_sym_infer(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_tensor *y0 = wgc_out(g, n, 0);
-    if (!y0)
+    wgc_shape y;
+    if (!wgc_sym_out0(g, n, &y))
         return WG_OK;
-    wgc_shape y = wgc_sym_dims_of(&y0->shape);
     wgc_sym_shape_of_values(g, x, &y);
     return wgc_sym_set_out(g, n, 0, &y);
 }
@@ -126,9 +125,26 @@ static wg_status cos_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
+/* Bounds of integer values computed at run time (ir/valrange.h): every element the value
+ * attribute's (0 without one). */
+static bool cos_sym_bounds(wgc_graph *g, const wgc_node *n, const wgc_tensor *y,
+                           wgc_vrange *out, int64_t count)
+{
+    (void)g, (void)y;
+    const wgc_attr *v = wgc_attr_find(n, "value");
+    int64_t c = 0;
+    if (v && v->t && v->t->data) {
+        wgc_tensor t = {.dtype = v->t->dtype, .data = v->t->data};
+        c = wgc_const_int(&t, 0);
+    }
+    for (int64_t i = 0; i < count; i++)
+        out[i] = (wgc_vrange){c, c};
+    return true;
+}
+
 const wgc_op_def wgc_op_constant_of_shape = {
     .infer = cos_infer,
     .fold = cos_fold,
     .emit = wgc_emit_folded_only,
-    .sym = {.infer = cos_sym_infer, .emit = cos_sym_emit},
+    .sym = {.infer = cos_sym_infer, .emit = cos_sym_emit, .bounds = cos_sym_bounds},
 };

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "../ir/symdim.h"
+#include "../ir/valrange.h"
 #include "control_flow.h"
 #include "control_flow_body.h"
 #include "sym.h"
@@ -733,11 +734,42 @@ static wg_status cf_sym_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
+/* Bounds of integer values computed at run time (ir/valrange.h): output k of an If is the
+ * taken branch's k-th output, so either branch's bounds (a folded If reads the taken one
+ * only; its other inputs are gone). */
+static bool cf_sym_bounds(wgc_graph *g, const wgc_node *n, const wgc_tensor *y,
+                          wgc_vrange *out, int64_t count)
+{
+    if (n->op != WGC_OP_IF)
+        return false;
+    int at = -1;
+    for (int j = 0; j < n->n_outputs; j++)
+        if (n->outputs[j] >= 0 && &g->tensors[n->outputs[j]] == y)
+            at = j;
+    bool any = false;
+    for (int b = 0; b < 2 && at >= 0; b++) {
+        const int i = 1 + b * n->n_outputs + at;
+        wgc_vrange a;
+        if (i >= n->n_inputs || n->inputs[i] < 0)
+            continue;
+        if (!wgc_vrange_union(g, &g->tensors[n->inputs[i]], &a))
+            return false;
+        if (!any)
+            out[0] = a;
+        out[0].lo = a.lo < out[0].lo ? a.lo : out[0].lo;
+        out[0].hi = a.hi > out[0].hi ? a.hi : out[0].hi;
+        any = true;
+    }
+    for (int64_t i = 1; any && i < count; i++)
+        out[i] = out[0];
+    return any;
+}
+
 const wgc_op_def wgc_op_control_flow = {
     .infer = cf_infer,
     .fold = cf_fold,
     .emit = cf_emit,
     .scratch = cf_scratch,
     /* their code reads its sizes at run time itself */
-    .sym = {.infer = cf_sym_infer, .emit = cf_emit},
+    .sym = {.infer = cf_sym_infer, .emit = cf_emit, .bounds = cf_sym_bounds},
 };

@@ -6,8 +6,9 @@
  * Which kernel runs a layer is not decided here: the kernel-selection step
  * (src/select/select_conv.c, the kernels in src/ir/kernels.def) records it in
  * node->impl, and conv_scratch and conv_emit only read that record. Constant weights are
- * packed here at compile time in the layout of the kernel's PACK column (wgk_conv_pack_w;
- * the phase split's 4x4 filters, wgk_conv_phases_weights). Winograd filters are not
+ * packed at compile time in the layout of the kernel's PACK column by the packing step
+ * (helpers/pack_weight.h: wgk_conv_pack_w; the phase split's 4x4 filters,
+ * wgk_conv_phases_weights). Winograd filters are not
  * transformed here: transformed, they are 16/9 (F(2x2)), 36/9 (F(4x4)) or 36/25 the size
  * of the ONNX ones (a much larger module: docs/performance.md), so the module keeps
  * them packed untransformed and each Winograd conv transforms them (its prepare function)
@@ -25,6 +26,7 @@
 #include "conv_geom.h"
 #include "../ir/symdim.h"
 #include "helpers/fused_epilogue.h"
+#include "helpers/pack_weight.h"
 
 /* The sizes a conv's code runs on (wgc_window_sizes: literals, or reads of wg_dims when
  * the input's batch or spatial dims are symbolic, ops/sym_window.c); the kernels loop over
@@ -226,46 +228,19 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wg
         wgc_emit(e, "}");
 }
 
-/* Packs a constant weight for the packed-GEMM kernels (wgk_conv_pack_w) into the weights
+/* The constant weight in the layout of the kernel's PACK column (the packing step,
+ * helpers/pack_weight.h: wgk_conv_pack_w panels; the phase split's 4x4 filters,
+ * wgk_conv_phases_weights, packed for wgk_winograd_f3x4_prepare_w) in the weights
  * segment; *wexpr gets its address. */
 static wg_status emit_packed_weight(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_conv_geom *c,
-                                    char *wexpr, size_t wexpr_len)
+                                    wgc_pack layout, char *wexpr, size_t wexpr_len)
 {
-    const wgc_tensor *w = wgc_in(g, n, 1);
-    const size_t kg = (size_t)(c->C / c->groups * c->KH * c->KW);
-    const size_t count = wgk_conv_pack_w_size((size_t)c->M, kg, (size_t)c->groups);
-    float *buf = malloc(count * sizeof(float));
-    if (!buf)
-        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing weight '%s'", w->name);
-    wgk_conv_pack_w((const float *)w->data, (size_t)c->M, kg, (size_t)c->groups, buf);
+    const wgc_pack_geom geo = {.M = (size_t)c->M, .C = (size_t)c->C, .KH = (size_t)c->KH,
+                               .KW = (size_t)c->KW, .groups = (size_t)c->groups};
     const char *p;
-    wg_status st = wgc_weight(e, buf, count * sizeof(float), &p);
-    free(buf);
+    wg_status st = wgc_pack_weight(e, g, n, wgc_in(g, n, 1), layout, &geo, &p);
     if (st)
-        return wgc_error(g, n, st, "out of memory packing weight '%s'", w->name);
-    snprintf(wexpr, wexpr_len, "%s", p);
-    return WG_OK;
-}
-
-/* The phase split's filters: the 4x4 ones of its stride-1 conv on the 4C phase channels
- * (wgk_conv_phases_weights), packed for wgk_winograd_f3x4_prepare_w. */
-static wg_status emit_phase_weight(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_conv_geom *c,
-                                   char *wexpr, size_t wexpr_len)
-{
-    const wgc_tensor *w = wgc_in(g, n, 1);
-    const size_t kg = (size_t)(4 * c->C * 16), count = wgk_conv_pack_w_size((size_t)c->M, kg, 1);
-    float *phased = malloc((size_t)c->M * kg * sizeof(float)), *buf = malloc(count * sizeof(float));
-    wg_status st = WG_ERR_NOMEM;
-    const char *p;
-    if (phased && buf) {
-        wgk_conv_phases_weights((const float *)w->data, (int)c->M, (int)c->C, (int)c->KH, phased);
-        wgk_conv_pack_w(phased, (size_t)c->M, kg, 1, buf);
-        st = wgc_weight(e, buf, count * sizeof(float), &p);
-    }
-    free(phased);
-    free(buf);
-    if (st)
-        return wgc_error(g, n, st, "out of memory packing weight '%s'", w->name);
+        return st;
     snprintf(wexpr, wexpr_len, "%s", p);
     return WG_OK;
 }
@@ -278,9 +253,7 @@ static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
 {
     const wgc_impl *im = &n->impl;
     char wpacked[64], wexpr[128], kscratch[128], affine[64];
-    wg_status st = wgc_kernel_get(im->kernel)->pack == WGC_PACK_PHASES
-                       ? emit_phase_weight(e, g, n, c, wpacked, sizeof wpacked)
-                       : emit_packed_weight(e, g, n, c, wpacked, sizeof wpacked);
+    wg_status st = emit_packed_weight(e, g, n, c, wgc_kernel_get(im->kernel)->pack, wpacked, sizeof wpacked);
     if (st || (st = emit_aux_affine(e, g, n, affine, sizeof affine)))
         return st;
     const bool direct = im->first_run != WGC_KERNEL_NONE;
@@ -338,7 +311,7 @@ static wg_status conv_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return st;
     if (k->pack == WGC_PACK_ONNX)
         snprintf(wexpr, sizeof wexpr, "%s", wgc_ptr(e, g, n->inputs[1]));
-    else if ((st = emit_packed_weight(e, g, n, &c, wexpr, sizeof wexpr)))
+    else if ((st = emit_packed_weight(e, g, n, &c, k->pack, wexpr, sizeof wexpr)))
         return st;
     if (wgc_kernel_has_scratch(im->kernel))
         snprintf(kscratch, sizeof kscratch, "%s", wgc_scratch(e));

@@ -9,9 +9,7 @@
 static wg_status dq_infer(wgc_graph *g, wgc_node *n)
 {
     static const int f32[] = {WG_DT_FLOAT, 0};
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 3);
-    if (!st)
-        st = wgc_check_input(g, n, 0, f32);
+    wg_status st = wgc_check_present_inputs(g, n, 1, 1, 3, f32);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);

@@ -15,6 +15,7 @@
 
 #include "../../kernels/include/wgk_eltwise.h"
 #include "../ir/symdim.h"
+#include "../ir/valrange.h"
 #include "helpers/elementwise.h"
 #include "helpers/host_elements.h"
 #include "helpers/inline_loops.h"
@@ -411,7 +412,8 @@ static bool equal_decided(const wgc_graph *g, const wgc_node *n)
 
 /* Does every element of Add, Sub, Mul or Div over symbolic values come out a product of
  * the symbols? One that does not (seq + 1, seq / 2) makes the node run in the module
- * instead, its values bounded by ir/valrange.c: what the sizes it decides are planned for. */
+ * instead, its values bounded by binary_sym_bounds: what the sizes it decides are planned
+ * for. */
 static bool arithmetic_folds(const wgc_graph *g, const wgc_node *n)
 {
     const wgc_tensor *a = &g->tensors[n->inputs[0]], *b = &g->tensors[n->inputs[1]];
@@ -507,9 +509,58 @@ static wg_status binary_sym_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64
     }
 }
 
+/* Where's bounds: either branch's value. */
+static bool where_bounds(wgc_graph *g, const wgc_node *n, const wgc_tensor *y,
+                         wgc_vrange *out, int64_t count)
+{
+    const wgc_tensor *pt = wgc_in(g, n, 1), *pf = wgc_in(g, n, 2);
+    for (int64_t i = 0; i < count; i++) {
+        wgc_vrange t, f;
+        bool ok;
+        if (count == 1)
+            ok = wgc_vrange_union(g, pt, &t) && wgc_vrange_union(g, pf, &f);
+        else
+            ok = wgc_vrange_at(g, pt, wgc_vrange_broadcast_index(&y->shape, &pt->shape, i), &t) &&
+                 wgc_vrange_at(g, pf, wgc_vrange_broadcast_index(&y->shape, &pf->shape, i), &f);
+        if (!ok)
+            return false;
+        out[i].lo = t.lo < f.lo ? t.lo : f.lo;
+        out[i].hi = t.hi > f.hi ? t.hi : f.hi;
+    }
+    return true;
+}
+
+/* The interval arithmetic of the integer ops that compute shapes (Mod: integer Mod only). */
+static const struct {
+    wgc_op op;
+    wgc_vrange_fn fn;
+} bounds_fn[] = {
+    {WGC_OP_ADD, wgc_vrange_add}, {WGC_OP_SUB, wgc_vrange_sub}, {WGC_OP_MUL, wgc_vrange_mul},
+    {WGC_OP_DIV, wgc_vrange_div}, {WGC_OP_MOD, wgc_vrange_mod},
+};
+
+/* Bounds of integer values computed at run time (ir/valrange.h): Add, Sub, Mul, Div and
+ * Mod by interval arithmetic over broadcast operands, Where either branch's. */
+static bool binary_sym_bounds(wgc_graph *g, const wgc_node *n, const wgc_tensor *y,
+                              wgc_vrange *out, int64_t count)
+{
+    if (n->op == WGC_OP_WHERE)
+        return where_bounds(g, n, y, out, count);
+    if (n->op == WGC_OP_MOD && wgc_attr_int(n, "fmod", 0))
+        return false;
+    for (size_t k = 0; k < sizeof bounds_fn / sizeof bounds_fn[0]; k++)
+        if (bounds_fn[k].op == n->op)
+            return n->n_inputs == 2 &&
+                   wgc_vrange_elementwise(g, n, y, 0, 2, bounds_fn[k].fn, out, count);
+    return false;
+}
+
 const wgc_op_def wgc_op_elementwise_binary = {
     .infer = binary_infer,
     .fold = binary_fold,
     .emit = binary_emit,
-    .sym = {.emit = binary_sym_emit, .foldable = binary_sym_foldable, .values = binary_sym_values},
+    .sym = {.emit = binary_sym_emit,
+            .foldable = binary_sym_foldable,
+            .values = binary_sym_values,
+            .bounds = binary_sym_bounds},
 };

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../ir/valrange.h"
 #include "helpers/elementwise.h"
 #include "helpers/host_elements.h"
 #include "helpers/sym_code.h"
@@ -347,9 +348,32 @@ static wg_status unary_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return wgc_sym_refuse(g, n, "no run-time code for this op with symbolic shapes yet");
 }
 
+/* Bounds of integer values computed at run time (ir/valrange.h): Neg and Abs of input 0's
+ * (none where its lower end has no negation). */
+static bool unary_sym_bounds(wgc_graph *g, const wgc_node *n, const wgc_tensor *y,
+                             wgc_vrange *out, int64_t count)
+{
+    if (n->op != WGC_OP_NEG && n->op != WGC_OP_ABS)
+        return false;
+    if (!wgc_vrange_elementwise(g, n, y, 0, 1, NULL, out, count))
+        return false;
+    for (int64_t i = 0; i < count; i++) {
+        wgc_vrange e = out[i];
+        if (e.lo == INT64_MIN)
+            return false;
+        if (n->op == WGC_OP_NEG)
+            out[i] = (wgc_vrange){-e.hi, -e.lo};
+        else if (e.hi <= 0)
+            out[i] = (wgc_vrange){-e.hi, -e.lo};
+        else if (e.lo < 0)
+            out[i] = (wgc_vrange){0, -e.lo > e.hi ? -e.lo : e.hi};
+    }
+    return true;
+}
+
 const wgc_op_def wgc_op_elementwise_unary = {
     .infer = unary_infer,
     .fold = unary_fold,
     .emit = unary_emit,
-    .sym = {.emit = unary_sym_emit},
+    .sym = {.emit = unary_sym_emit, .bounds = unary_sym_bounds},
 };

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../ir/valrange.h"
 #include "helpers/elementwise.h"
 #include "helpers/inline_loops.h"
 #include "helpers/sym_code.h"
@@ -131,9 +132,21 @@ static wg_status variadic_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     }
 }
 
+/* Bounds of integer values computed at run time (ir/valrange.h): Sum, Min and Max by
+ * interval arithmetic over all their broadcast inputs. */
+static bool variadic_sym_bounds(wgc_graph *g, const wgc_node *n, const wgc_tensor *y,
+                                wgc_vrange *out, int64_t count)
+{
+    const wgc_vrange_fn fn = n->op == WGC_OP_SUM   ? wgc_vrange_add
+                             : n->op == WGC_OP_MIN ? wgc_vrange_min
+                             : n->op == WGC_OP_MAX ? wgc_vrange_max
+                                                   : NULL;
+    return fn && wgc_vrange_elementwise(g, n, y, 0, n->n_inputs, fn, out, count);
+}
+
 const wgc_op_def wgc_op_elementwise_variadic = {
     .infer = variadic_infer,
     .fold = variadic_fold,
     .emit = variadic_emit,
-    .sym = {.emit = variadic_sym_emit},
+    .sym = {.emit = variadic_sym_emit, .bounds = variadic_sym_bounds},
 };

@@ -1,5 +1,6 @@
 /* flatten.c: Flatten to 2-D at `axis` (default 1, negative counts from the end). */
 #include "../ir/symdim.h"
+#include "../ir/valrange.h"
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
 #include "helpers/sym_code.h"
@@ -30,10 +31,9 @@ static wg_status flatten_infer(wgc_graph *g, wgc_node *n)
 static wg_status flatten_sym_infer(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_tensor *y0 = wgc_out(g, n, 0);
-    if (!y0)
+    wgc_shape y;
+    if (!wgc_sym_out0(g, n, &y))
         return WG_OK;
-    wgc_shape y = wgc_sym_dims_of(&y0->shape);
     /* [prod(dims before axis), prod(the rest)]: products of symbols are dims too (the
      * padding masks of transformers' masking_utils flatten [batch, seq]) */
     if (wgc_sym_has_symval_input(g, n))
@@ -49,12 +49,4 @@ static wg_status flatten_sym_infer(wgc_graph *g, wgc_node *n)
     return wgc_sym_set_out(g, n, 0, &y);
 }
 
-const wgc_op_def wgc_op_flatten = {
-    .infer = flatten_infer,
-    .fold = wgc_fold_same_bytes,
-    .emit = wgc_emit_same_bytes,
-    .sym = {.infer = flatten_sym_infer,
-            .emit = wgc_sym_emit_copy,
-            .foldable = wgc_sym_passes_values,
-            .values = wgc_sym_copy_int_values},
-};
+const wgc_op_def wgc_op_flatten = WGC_SAME_BYTES_OP_DEF(flatten_infer, flatten_sym_infer);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../ir/symdim.h"
+#include "../ir/valrange.h"
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
 #include "helpers/sym_code.h"
@@ -20,10 +21,7 @@ static void gather_geometry(const wgc_shape *x, int axis, int64_t *outer, int64_
 
 static wg_status gather_infer(wgc_graph *g, wgc_node *n)
 {
-    static const int idx_types[] = {WG_DT_INT64, WG_DT_INT32, 0};
-    wg_status st = wgc_check_data_input(g, n, 2, 2, wgc_numeric_dtypes);
-    if (!st)
-        st = wgc_check_input(g, n, 1, idx_types);
+    wg_status st = wgc_check_two_inputs(g, n, wgc_numeric_dtypes, wgc_index_dtypes);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
@@ -97,10 +95,9 @@ static wg_status gather_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 static wg_status gather_sym_infer(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_tensor *y0 = wgc_out(g, n, 0);
-    if (!y0)
+    wgc_shape y;
+    if (!wgc_sym_out0(g, n, &y))
         return WG_OK;
-    wgc_shape y = wgc_sym_dims_of(&y0->shape);
     wg_status st;
     const wgc_tensor *ix = wgc_in(g, n, 1);
     int axis;
@@ -159,6 +156,26 @@ static wg_status gather_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
+/* Bounds of integer values computed at run time (ir/valrange.h): of a 1-D input by
+ * constant indices, each element's own where y keeps one per element; else any of input
+ * 0's values. */
+static bool gather_sym_bounds(wgc_graph *g, const wgc_node *n, const wgc_tensor *y,
+                              wgc_vrange *out, int64_t count)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
+    if (count > 1 && x->shape.rank == 1 && ix && ix->data && !ix->symval &&
+        !wgc_shape_is_sym(&x->shape)) {
+        for (int64_t i = 0; i < count; i++) {
+            int64_t j = wgc_const_int(ix, i);
+            j = j < 0 ? j + x->shape.dims[0] : j;
+            if (j < 0 || j >= x->shape.dims[0] || !wgc_vrange_at(g, x, j, &out[i]))
+                return false;
+        }
+        return true;
+    }
+    return wgc_vrange_of_input0(g, n, y, out, count);
+}
+
 const wgc_op_def wgc_op_gather = {
     .infer = gather_infer,
     .fold = gather_fold,
@@ -166,5 +183,6 @@ const wgc_op_def wgc_op_gather = {
     .sym = {.infer = gather_sym_infer,
             .emit = gather_sym_emit,
             .foldable = gather_sym_foldable,
-            .values = gather_sym_values},
+            .values = gather_sym_values,
+            .bounds = gather_sym_bounds},
 };

@@ -15,8 +15,6 @@
 #include "helpers/sym_code.h"
 #include "sym.h"
 
-static const int idx_types[] = {WG_DT_INT64, WG_DT_INT32, 0};
-
 static bool is_gather(const wgc_node *n)
 {
     return n->op == WGC_OP_GATHER_ELEMENTS;
@@ -25,13 +23,7 @@ static bool is_gather(const wgc_node *n)
 static wg_status el_infer(wgc_graph *g, wgc_node *n)
 {
     bool ga = is_gather(n);
-    wg_status st = wgc_check_arity(g, n, ga ? 2 : 3, ga ? 2 : 3, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_gen_dtypes);
-    if (!st)
-        st = wgc_check_input(g, n, 1, idx_types);
-    if (!st && !ga)
-        st = wgc_check_input(g, n, 2, wgc_gen_dtypes);
+    wg_status st = wgc_check_gather_scatter_inputs(g, n, ga, wgc_index_dtypes);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
@@ -149,17 +141,14 @@ static wg_status el_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wgc_emit(e, "{\nint64_t k = (int64_t)pi[o];\nif (k < 0) k += %lld;\n"
                 "if (k < 0 || k >= %lld) return WGK_ERR_INDEX;\n",
              (long long)dim, (long long)dim);
+    const char *close = "o++;\n}\n}\n";
     if (ga) {
         wgc_emit(e, "py[o] = px[%s + (int32_t)k * %lld];\n", off, (long long)axs);
-    } else {
-        wgc_emit(e, "TD *q = &py[%s + (int32_t)k * %lld];\nTD u = pu[o];\n", off, (long long)axs);
-        const char *update = wgc_scatter_statement(red);
-        if (!update)
-            return wgc_no_case(g, n, "the scatter reduction");
-        wgc_emit(e, "%s", update);
+        wgc_emit(e, "%s", close);
+        return WG_OK;
     }
-    wgc_emit(e, "o++;\n}\n}\n");
-    return WG_OK;
+    wgc_emit(e, "TD *q = &py[%s + (int32_t)k * %lld];\nTD u = pu[o];\n", off, (long long)axs);
+    return wgc_emit_scatter_update(e, g, n, red, close);
 }
 
 /* ---- symbolic dims (sym.h) ---- */
@@ -167,10 +156,9 @@ static wg_status el_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 static wg_status el_sym_infer(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_tensor *y0 = wgc_out(g, n, 0);
-    if (!y0)
+    wgc_shape y;
+    if (!wgc_sym_out0(g, n, &y))
         return WG_OK;
-    wgc_shape y = wgc_sym_dims_of(&y0->shape);
     switch (n->op) {
     case WGC_OP_SCATTER_ELEMENTS: {
         /* y is data; indices and updates of one shape (symbolic or not; el_sym_emit reads
@@ -278,5 +266,5 @@ const wgc_op_def wgc_op_gather_scatter_elements = {
     .infer = el_infer,
     .fold = el_fold,
     .emit = el_emit,
-    .sym = {.infer = el_sym_infer, .emit = el_sym_emit},
+    .sym = {.infer = el_sym_infer, .emit = el_sym_emit, .bounds = wgc_gather_scatter_bounds},
 };

@@ -79,13 +79,7 @@ static wg_status nd_infer(wgc_graph *g, wgc_node *n)
 {
     static const int idx_types[] = {WG_DT_INT64, 0};
     bool gather = n->op == WGC_OP_GATHER_ND;
-    wg_status st = wgc_check_arity(g, n, gather ? 2 : 3, gather ? 2 : 3, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_gen_dtypes);
-    if (!st)
-        st = wgc_check_input(g, n, 1, idx_types);
-    if (!st && !gather)
-        st = wgc_check_input(g, n, 2, wgc_gen_dtypes);
+    wg_status st = wgc_check_gather_scatter_inputs(g, n, gather, idx_types);
     if (st)
         return st;
     if (!gather) {
@@ -151,12 +145,7 @@ static wg_status nd_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return WG_OK;
     }
     wgc_emit(e, "for (int32_t s = 0; s < SLAB; s++) {\nTD *q = &py[off + s];\nTD u = pu[t * SLAB + s];\n");
-    const char *update = wgc_scatter_statement(red);
-    if (!update)
-        return wgc_no_case(g, n, "the scatter reduction");
-    wgc_emit(e, "%s", update);
-    wgc_emit(e, "}\n}\n}\n");
-    return WG_OK;
+    return wgc_emit_scatter_update(e, g, n, red, "}\n}\n}\n");
 }
 
 /* ---- symbolic dims (sym.h) ---- */
@@ -164,10 +153,9 @@ static wg_status nd_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 static wg_status nd_sym_infer(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_tensor *y0 = wgc_out(g, n, 0);
-    if (!y0)
+    wgc_shape y;
+    if (!wgc_sym_out0(g, n, &y))
         return WG_OK;
-    wgc_shape y = wgc_sym_dims_of(&y0->shape);
     if (n->op != WGC_OP_GATHER_ND)
         return wgc_sym_batch_refuse(g, n);
     /* indices [..., m] of symbolic or run-time leading dims over data whose sliced-off
@@ -202,5 +190,5 @@ static wg_status nd_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 const wgc_op_def wgc_op_gather_scatter_nd = {
     .infer = nd_infer,
     .emit = nd_emit,
-    .sym = {.infer = nd_sym_infer, .emit = nd_sym_emit},
+    .sym = {.infer = nd_sym_infer, .emit = nd_sym_emit, .bounds = wgc_gather_scatter_bounds},
 };

@@ -1,10 +1,11 @@
 /*
  * gemm.c: Gemm, Y = alpha * A' * B' + beta * C (A' = transA ? A^T : A, likewise B), float32,
- * C optional and broadcast to [M, N]. A constant B is packed at compile time in column
- * panels for the packed-B kernel when src/select/ chose it (without transA), else made
- * row-major [K][N] for the plain GEMM; a non-constant
- * transposed B is transposed into scratch at run time. A's transposition is absorbed by
- * the kernel's strides.
+ * C optional and broadcast to [M, N]. A constant B is laid out at compile time by the
+ * packing step (helpers/pack_weight.h) in the selected kernel's PACK layout: column
+ * panels for the packed-B kernel when src/select/ chose it (without transA), else, when
+ * transposed, row-major [K][N] for the plain GEMM; a non-constant transposed B is
+ * transposed into scratch at run time. A's transposition is absorbed by the kernel's
+ * strides.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "../ir/symdim.h"
 #include "helpers/fused_epilogue.h"
 #include "helpers/gemm_call.h"
+#include "helpers/pack_weight.h"
 #include "sym.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
@@ -82,7 +84,6 @@ static size_t gemm_scratch(const wgc_graph *g, const wgc_node *n)
 static wg_status gemm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     gemm_geom q;
-    float *bt = NULL;
     wg_status st = resolve(g, n, &q);
     if (st)
         return st;
@@ -92,30 +93,16 @@ static wg_status gemm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     char bexpr[128];
     if (!wgc_kernel_get(n->impl.kernel)) /* a compiler bug, not a model problem */
         return wgc_error(g, n, WG_ERR_INVALID, "no kernel was selected for this Gemm (src/select/ did not run)");
-    const bool pack = n->impl.kernel == WGC_KERNEL_GEMM_PACKED_B;
-    if (pack || (b->data && q.tb)) {
-        /* Constant B: column panels for the packed-B kernel (any transB), or row-major
-         * [K][N] when A is transposed. */
-        size_t nf = pack ? wgk_pack_b_size((size_t)q.K, (size_t)q.N) : (size_t)(q.K * q.N);
-        bt = malloc(sizeof(float) * (nf ? nf : 1));
-        if (!bt) {
-            st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", b->name);
-            goto fail;
-        }
-        const float *src = b->data; /* [K][N], or [N][K] with transB */
-        const size_t sk = q.tb ? 1 : (size_t)q.N, sn = q.tb ? (size_t)q.K : 1;
-        if (pack) {
-            wgk_pack_b(src, sk, sn, (size_t)q.K, (size_t)q.N, bt);
-        } else {
-            for (int64_t k = 0; k < q.K; k++)
-                for (int64_t j = 0; j < q.N; j++)
-                    bt[k * q.N + j] = src[(size_t)k * sk + (size_t)j * sn];
-        }
+    const wgc_pack layout = wgc_kernel_get(n->impl.kernel)->pack;
+    if (layout != WGC_PACK_ONNX || (b->data && q.tb)) {
+        /* Constant B in the kernel's layout: column panels for the packed-B kernel (GEMM_B,
+         * any transB); for the others (ONNX) a transposed B made row-major [K][N]. B is
+         * [K][N], or [N][K] with transB. */
+        const wgc_pack_geom geo = {.K = (size_t)q.K, .N = (size_t)q.N, .sk = q.tb ? 1 : (size_t)q.N,
+                                   .sn = q.tb ? (size_t)q.K : 1};
         const char *w;
-        if ((st = wgc_weight(e, bt, sizeof(float) * nf, &w))) {
-            st = wgc_error(g, n, st, "out of memory");
-            goto fail;
-        }
+        if ((st = wgc_pack_weight(e, g, n, b, layout, &geo, &w)))
+            return st;
         snprintf(bexpr, sizeof bexpr, "%s", w);
     } else if (q.tb) {
         snprintf(bexpr, sizeof bexpr, "%s", wgc_scratch(e));
@@ -157,16 +144,12 @@ static wg_status gemm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wgc_act_range(n, &call.min, &call.max);
     if (n->act == WGC_ACT_GELU || n->act == WGC_ACT_GELU_TANH) {
         /* fused by fuse_matmul_epilogue.c, which only does so for the packed-B kernel */
-        if (n->impl.kernel != WGC_KERNEL_GEMM_PACKED_B) {
-            st = wgc_error(g, n, WG_ERR_INVALID, "a fused GELU needs the packed-B kernel (compiler bug)");
-            goto fail;
-        }
+        if (n->impl.kernel != WGC_KERNEL_GEMM_PACKED_B)
+            return wgc_error(g, n, WG_ERR_INVALID, "a fused GELU needs the packed-B kernel (compiler bug)");
         call.act = n->act == WGC_ACT_GELU ? WGK_GEMM_ACT_GELU : WGK_GEMM_ACT_GELU_TANH;
     }
     wgc_emit_gemm(e, &call);
-fail:
-    free(bt);
-    return st;
+    return WG_OK;
 }
 
 /* ---- symbolic shapes (sym.h) ---------------------------------------------------------- */
@@ -174,10 +157,9 @@ fail:
 static wg_status gemm_sym_infer(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_tensor *y0 = wgc_out(g, n, 0);
-    if (!y0)
+    wgc_shape y;
+    if (!wgc_sym_out0(g, n, &y))
         return WG_OK;
-    wgc_shape y = wgc_sym_dims_of(&y0->shape);
     /* A [M, K] with M symbolic (transA 0), B and C fixed: y [M, N] */
     if (wgc_attr_int(n, "transA", 0) || x->shape.rank != 2 || wgc_dim_is_sym(&x->shape, 1))
         return wgc_sym_refuse(g, n, "only a symbolic M of an untransposed A");
@@ -209,18 +191,15 @@ static wg_status gemm_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     }
     const char *bexpr;
     char bbuf[96];
-    if (n->impl.kernel == WGC_KERNEL_GEMM_PACKED_B || tb) {
-        size_t nf = wgk_pack_b_size((size_t)K, (size_t)N);
-        float *packed = malloc(sizeof(float) * (nf ? nf : 1));
-        if (!packed)
-            return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", b->name);
-        wgk_pack_b(b->data, tb ? 1 : (size_t)N, tb ? (size_t)K : 1, (size_t)K, (size_t)N, packed);
-        wg_status st = wgc_weight(e, packed, sizeof(float) * nf, &bexpr);
-        free(packed);
-        if (st)
-            return wgc_error(g, n, st, "out of memory");
+    if (k->pack == WGC_PACK_GEMM_B || tb) {
+        /* A transposed B runs on the packed-B kernel, in that kernel's layout. */
         kid = WGC_KERNEL_GEMM_PACKED_B;
         k = wgc_kernel_get(kid);
+        const wgc_pack_geom geo = {.K = (size_t)K, .N = (size_t)N, .sk = tb ? 1 : (size_t)N,
+                                   .sn = tb ? (size_t)K : 1};
+        wg_status st = wgc_pack_weight(e, g, n, b, k->pack, &geo, &bexpr);
+        if (st)
+            return st;
     } else {
         snprintf(bbuf, sizeof bbuf, "%s", wgc_ptr(e, g, n->inputs[1]));
         bexpr = bbuf;

@@ -1,6 +1,7 @@
 /* global_pool.c: GlobalAveragePool and GlobalMaxPool over NCHW... of any spatial rank >= 1. */
 #include "helpers/fused_epilogue.h"
 #include "helpers/emit_and_fold.h"
+#include "sym.h"
 
 #include <stdio.h>
 
@@ -8,13 +9,10 @@ static const int f32_only[] = {WG_DT_FLOAT, 0};
 
 static wg_status gp_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_data_input(g, n, 1, 1, f32_only);
+    wg_status st = wgc_check_layout_input(g, n, f32_only, 3, "N x C x spatial...");
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
-    if (x->shape.rank < 3)
-        return wgc_error(g, n, WG_ERR_INVALID, "input '%s' has rank %d, expected N x C x spatial...",
-                         x->name, x->shape.rank);
     if (wgc_numel(&x->shape) >= ((int64_t)1 << 31))
         return wgc_error(g, n, WG_ERR_LIMIT, "input '%s' has 2^31 or more elements", x->name);
     wgc_shape y = x->shape;
@@ -56,16 +54,4 @@ static wg_status gp_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-/* Per sample (WGC_PER_SAMPLE) always; over symbolic spatial dims (WGC_WINDOW) of rank 3
- * or more. */
-static bool gp_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
-{
-    if (t == WGC_PER_SAMPLE)
-        return true;
-    if (t != WGC_WINDOW)
-        return false;
-    const int rank = g->tensors[n->inputs[0]].shape.rank;
-    return rank >= 3;
-}
-
-const wgc_op_def wgc_op_global_pool = {.infer = gp_infer, .emit = gp_emit, .sym = {.takes = gp_sym_takes}};
+const wgc_op_def wgc_op_global_pool = {.infer = gp_infer, .emit = gp_emit, .sym = {.takes = wgc_sym_takes_planes}};

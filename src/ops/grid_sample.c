@@ -14,6 +14,7 @@ enum { GS_ZEROS, GS_BORDER, GS_REFLECTION };
 typedef struct gs_geom {
     int mode, pad, align;
     int64_t N, C, H, W, HO, WO;
+    wgc_shape y; /* N, C, HO, WO */
 } gs_geom;
 
 static wg_status resolve(wgc_graph *g, const wgc_node *n, gs_geom *q)
@@ -61,17 +62,11 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, gs_geom *q)
     q->WO = gr->shape.dims[2];
     if (wgc_numel(&x->shape) >= ((int64_t)1 << 30) || q->N * q->C * q->HO * q->WO >= ((int64_t)1 << 30))
         return wgc_error(g, n, WG_ERR_LIMIT, "tensors are too large");
+    q->y = (wgc_shape){.rank = 4, .dims = {q->N, q->C, q->HO, q->WO}};
     return WG_OK;
 }
 
-static wg_status gs_infer(wgc_graph *g, wgc_node *n)
-{
-    gs_geom q;
-    wg_status st = resolve(g, n, &q);
-    if (!st)
-        wgc_set_output(g, n, 0, wgc_in(g, n, 0)->dtype, &(wgc_shape){.rank = 4, .dims = {q.N, q.C, q.HO, q.WO}});
-    return st;
-}
+WGC_INFER_BY_RESOLVE(gs_infer, gs_geom, resolve, q.y)
 
 /* Emits the adjustment of coordinate v (a double) along a dim of size D with borders lo, hi. */
 static void emit_adjust(wgc_emitter *e, const gs_geom *q, const char *v, long long D, const char *lo,

@@ -1,5 +1,6 @@
 /* identity.c: Identity: output = input (a copy at run time unless the planner aliases). */
 #include "../ir/symdim.h"
+#include "../ir/valrange.h"
 #include "helpers/emit_and_fold.h"
 #include "helpers/sym_code.h"
 #include "sym.h"
@@ -24,5 +25,6 @@ const wgc_op_def wgc_op_identity = {
     .emit = wgc_emit_same_bytes,
     .sym = {.emit = wgc_sym_emit_copy,
             .foldable = wgc_sym_passes_values,
-            .values = wgc_sym_copy_values},
+            .values = wgc_sym_copy_values,
+            .bounds = wgc_vrange_same_elems},
 };

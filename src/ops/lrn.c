@@ -3,18 +3,16 @@
 
 #include "helpers/fused_epilogue.h"
 #include "helpers/emit_and_fold.h"
+#include "sym.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
 
 static wg_status lrn_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_data_input(g, n, 1, 1, f32_only);
+    wg_status st = wgc_check_layout_input(g, n, f32_only, 2, "N x C x ...");
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
-    if (x->shape.rank < 2)
-        return wgc_error(g, n, WG_ERR_INVALID, "input '%s' has rank %d, expected N x C x ...",
-                         x->name, x->shape.rank);
     if (!wgc_attr_find(n, "size"))
         return wgc_error(g, n, WG_ERR_INVALID, "attribute size is required");
     int64_t size = wgc_attr_int(n, "size", 0);
@@ -49,16 +47,4 @@ static wg_status lrn_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-/* Per sample (WGC_PER_SAMPLE) always; per pixel over symbolic spatial dims (WGC_WINDOW)
- * of rank 3 or more. */
-static bool lrn_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
-{
-    if (t == WGC_PER_SAMPLE)
-        return true;
-    if (t != WGC_WINDOW)
-        return false;
-    const int rank = g->tensors[n->inputs[0]].shape.rank;
-    return rank >= 3;
-}
-
-const wgc_op_def wgc_op_lrn = {.infer = lrn_infer, .emit = lrn_emit, .sym = {.takes = lrn_sym_takes}};
+const wgc_op_def wgc_op_lrn = {.infer = lrn_infer, .emit = lrn_emit, .sym = {.takes = wgc_sym_takes_planes}};

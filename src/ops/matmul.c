@@ -13,6 +13,7 @@
 #include "helpers/host_elements.h"
 #include "helpers/fused_epilogue.h"
 #include "helpers/gemm_call.h"
+#include "helpers/pack_weight.h"
 #include "sym.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
@@ -138,20 +139,16 @@ static wg_status mm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         call.M = nb * q.M;
         snprintf(aexpr, sizeof aexpr, "%s", pa);
         const wgc_tensor *b = wgc_in(g, n, 1);
-        if (n->impl.kernel != WGC_KERNEL_GEMM_PACKED_B) {
+        const wgc_pack layout = wgc_kernel_get(n->impl.kernel)->pack;
+        if (layout == WGC_PACK_ONNX) {
             snprintf(bexpr, sizeof bexpr, "%s", wgc_ptr(e, g, n->inputs[1]));
         } else {
-            /* Constant B: column panels, read in order by wgk_f32_gemm_pb. */
-            size_t nf = wgk_pack_b_size((size_t)q.K, (size_t)q.N);
-            float *packed = malloc(sizeof(float) * (nf ? nf : 1));
+            /* Constant B [K][N] in the kernel's layout (GEMM_B: column panels, read in
+             * order by wgk_f32_gemm_pb). */
+            const wgc_pack_geom geo = {.K = (size_t)q.K, .N = (size_t)q.N, .sk = (size_t)q.N, .sn = 1};
             const char *w;
-            if (!packed)
-                return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", b->name);
-            wgk_pack_b(b->data, (size_t)q.N, 1, (size_t)q.K, (size_t)q.N, packed);
-            st = wgc_weight(e, packed, sizeof(float) * nf, &w);
-            free(packed);
-            if (st)
-                return wgc_error(g, n, st, "out of memory");
+            if ((st = wgc_pack_weight(e, g, n, b, layout, &geo, &w)))
+                return st;
             snprintf(bexpr, sizeof bexpr, "%s", w);
         }
         snprintf(yexpr, sizeof yexpr, "%s", py);
@@ -208,10 +205,9 @@ fail:
 static wg_status mm_sym_infer(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_tensor *y0 = wgc_out(g, n, 0);
-    if (!y0)
+    wgc_shape y;
+    if (!wgc_sym_out0(g, n, &y))
         return WG_OK;
-    wgc_shape y = wgc_sym_dims_of(&y0->shape);
     const wgc_tensor *b = wgc_in(g, n, 1);
     if (x->shape.rank < 2 || b->shape.rank < 2)
         return wgc_sym_refuse(g, n, "1-D operands");
@@ -253,20 +249,15 @@ static wg_status mm_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     snprintf(N, sizeof N, "%s", wgc_dims_expr(e, &b->shape, rb - 1, rb));
     const char *pa = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
     char bexpr[96];
-    if (n->impl.kernel == WGC_KERNEL_GEMM_PACKED_B) {
+    if (k->pack != WGC_PACK_ONNX) {
         if (rb != 2 || !b->data || wgc_shape_is_sym(&b->shape))
             return wgc_sym_refuse(g, n, "packed B needs a constant matrix");
-        int64_t kk = b->shape.dims[0], nn = b->shape.dims[1];
-        size_t nf = wgk_pack_b_size((size_t)kk, (size_t)nn);
-        float *packed = malloc(sizeof(float) * (nf ? nf : 1));
+        const size_t kk = (size_t)b->shape.dims[0], nn = (size_t)b->shape.dims[1];
+        const wgc_pack_geom geo = {.K = kk, .N = nn, .sk = nn, .sn = 1};
         const char *w;
-        if (!packed)
-            return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", b->name);
-        wgk_pack_b(b->data, (size_t)nn, 1, (size_t)kk, (size_t)nn, packed);
-        wg_status st = wgc_weight(e, packed, sizeof(float) * nf, &w);
-        free(packed);
+        wg_status st = wgc_pack_weight(e, g, n, b, k->pack, &geo, &w);
         if (st)
-            return wgc_error(g, n, st, "out of memory");
+            return st;
         snprintf(bexpr, sizeof bexpr, "%s", w);
     } else {
         snprintf(bexpr, sizeof bexpr, "%s", wgc_ptr(e, g, n->inputs[1]));

@@ -74,14 +74,7 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, unpool_geom *q)
     return WG_OK;
 }
 
-static wg_status unpool_infer(wgc_graph *g, wgc_node *n)
-{
-    unpool_geom q;
-    wg_status st = resolve(g, n, &q);
-    if (!st)
-        wgc_set_output(g, n, 0, wgc_in(g, n, 0)->dtype, &q.out);
-    return st;
-}
+WGC_INFER_BY_RESOLVE(unpool_infer, unpool_geom, resolve, q.out)
 
 static wg_status unpool_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {

@@ -45,7 +45,11 @@ typedef enum wgc_op_trait {
  *            size (an Equal of symbolic values decided for all of them);
  *   values   the symbolic values of a node that folds to them, count of them, from its
  *            inputs'.
- *   takes    whether n meets the conditions of trait t (see above). */
+ *   takes    whether n meets the conditions of trait t (see above).
+ *   bounds   the bounds of the values of integer output y computed at run time, count of
+ *            them (one per element, or one for all: ir/valrange.h), from its inputs'
+ *            bounds; false when none. Inference runs it for output 0 (every output of a
+ *            Split or an If) when that is neither constant nor symbolic values. */
 typedef enum wgc_sym_folds {
     WGC_SYM_NO_FOLD = 0,  /* runs in the module */
     WGC_SYM_FOLDS = 1,    /* folds to symbolic values (sym.values) */
@@ -58,6 +62,8 @@ typedef struct wgc_op_sym {
     wgc_sym_folds (*foldable)(const wgc_graph *g, const wgc_node *n);
     wg_status (*values)(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t count);
     bool (*takes)(const wgc_graph *g, const wgc_node *n, wgc_op_trait t);
+    bool (*bounds)(wgc_graph *g, const wgc_node *n, const wgc_tensor *y, wgc_vrange *out,
+                   int64_t count);
 } wgc_op_sym;
 
 typedef struct wgc_op_def {
@@ -88,6 +94,15 @@ wg_status wgc_check_input(wgc_graph *g, const wgc_node *n, int i, const int *dty
 /* Both checks of an op of one output and min_in..max_in inputs, input 0 of dtypes. */
 wg_status wgc_check_data_input(wgc_graph *g, const wgc_node *n, int min_in, int max_in,
                                const int *dtypes);
+/* wgc_check_data_input of an op of one input, whose rank must be min_rank or more (else an
+ * error saying it expected `layout`, e.g. "N x C x ..."). */
+wg_status wgc_check_layout_input(wgc_graph *g, const wgc_node *n, const int *dtypes, int min_rank,
+                                 const char *layout);
+/* The dtypes of index, split and k inputs: int64 and int32 (for wgc_check_input). */
+extern const int wgc_index_dtypes[];
+/* Input 0 of dtypes, and input 1, where present, of wgc_index_dtypes: data and its split
+ * or k (the op's arity checked first). */
+wg_status wgc_check_data_and_index(wgc_graph *g, const wgc_node *n, const int *dtypes);
 /* Both checks of an op of two inputs and one output: input 0 of dtypes0, input 1 of dtypes1. */
 wg_status wgc_check_two_inputs(wgc_graph *g, const wgc_node *n, const int *dtypes0,
                                const int *dtypes1);
@@ -97,6 +112,17 @@ wg_status wgc_check_present_inputs(wgc_graph *g, const wgc_node *n, int min_in, 
                                    int max_out, const int *dtypes);
 /* The whole infer hook of an op of one input of dtypes and one output of its dtype and shape. */
 wg_status wgc_infer_same_as_input(wgc_graph *g, const wgc_node *n, const int *dtypes);
+/* The infer hook NAME of an op whose RESOLVE(g, n, &q) (GEOM q) reads and checks n: output 0
+ * takes input 0's dtype and the shape SHAPE (an expression of q, g and n, e.g. q.y). */
+#define WGC_INFER_BY_RESOLVE(NAME, GEOM, RESOLVE, SHAPE)                                   \
+    static wg_status NAME(wgc_graph *g, wgc_node *n)                                       \
+    {                                                                                      \
+        GEOM q;                                                                            \
+        wg_status st = RESOLVE(g, n, &q);                                                  \
+        if (!st)                                                                           \
+            wgc_set_output(g, n, 0, wgc_in(g, n, 0)->dtype, &(SHAPE));                     \
+        return st;                                                                         \
+    }
 /* The error every switch over ops or modes ends in: no case for n's op (or for the mode
  * `what`) in `where`, a bug in the op file, never another op's code. */
 wg_status wgc_no_case(wgc_graph *g, const wgc_node *n, const char *where);

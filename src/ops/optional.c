@@ -16,18 +16,6 @@
 
 #include "helpers/emit_and_fold.h"
 
-static wg_status set_const_bool(wgc_graph *g, wgc_node *n, bool v)
-{
-    bool *b = malloc(1);
-    if (!b)
-        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
-    *b = v;
-    wgc_shape scalar = {0};
-    wgc_tensor_set_const(g, n->outputs[0], WG_DT_BOOL, &scalar, b);
-    n->dead = true;
-    return WG_OK;
-}
-
 /* Rewrites n into an Identity of tensor x. */
 static wg_status become_identity(wgc_graph *g, wgc_node *n, int x)
 {
@@ -54,9 +42,9 @@ static wg_status has_element(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     if (!x || x->kind != WGC_KIND_OPTIONAL)
-        return set_const_bool(g, n, x != NULL);
+        return wgc_fold_to_scalar(g, n, WG_DT_BOOL, x != NULL);
     if (x->present < 0)
-        return set_const_bool(g, n, x->n_elems == 1);
+        return wgc_fold_to_scalar(g, n, WG_DT_BOOL, x->n_elems == 1);
     return become_identity(g, n, x->present);
 }
 
@@ -98,19 +86,9 @@ static wg_status get_element(wgc_graph *g, wgc_node *n)
         goto done;
     }
     for (int k = 0; k < count; k++) {
-        char suffix[32];
-        snprintf(suffix, sizeof suffix, "[%d]", k);
-        int c = wgc_tensor_add_derived(g, g->tensors[n->outputs[0]].name, suffix);
-        if (c < 0) {
-            st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
+        const wgc_tensor *el = &g->tensors[ins[k + 2]];
+        if ((st = wgc_add_element_output(g, n, k, el->dtype, &el->shape, &outs[k + 1])))
             goto done;
-        }
-        wgc_tensor *y = &g->tensors[c];
-        y->dtype = g->tensors[ins[k + 2]].dtype;
-        y->shape = g->tensors[ins[k + 2]].shape;
-        y->has_shape = true;
-        y->producer = (int)(n - g->nodes);
-        outs[k + 1] = c;
     }
     if ((st = wgc_value_set(g, outs[0], WGC_KIND_SEQUENCE, val->dtype, outs + 1, count, -1)) ||
         (st = wgc_node_set_inputs(g, n, ins, count + 2)))

@@ -225,17 +225,7 @@ static wg_status pad_fold(wgc_graph *g, wgc_node *n)
 /* symbolic axes padded become run-time sizes ("sizes decided in the module" below) */
 static wg_status pad_sym_infer(wgc_graph *g, wgc_node *n)
 {
-    const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_tensor *y0 = wgc_out(g, n, 0);
-    if (!y0)
-        return WG_OK;
-    wgc_shape y = wgc_sym_dims_of(&y0->shape);
-    wg_status st;
-    if (x->symval)
-        return wgc_sym_refuse(g, n, "its input holds symbolic values");
-    if ((st = wgc_pad_runtime_shape(g, n, &y)))
-        return st;
-    return wgc_sym_set_out(g, n, 0, &y);
+    return wgc_sym_runtime_sizes(g, n, wgc_pad_runtime_shape);
 }
 
 /* Sizes decided in the module: its own emit hook reads x's sizes at run time itself

@@ -23,9 +23,7 @@ static bool has_indices(const wgc_node *n)
 static wg_status resolve(wgc_graph *g, const wgc_node *n, wgc_window *w)
 {
     const bool is_max = n->op == WGC_OP_MAX_POOL;
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, is_max ? 2 : 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, f32_only);
+    wg_status st = wgc_check_present_inputs(g, n, 1, 1, is_max ? 2 : 1, f32_only);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);

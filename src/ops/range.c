@@ -164,10 +164,9 @@ static wg_status range_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 static wg_status range_sym_infer(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_tensor *y0 = wgc_out(g, n, 0);
-    if (!y0)
+    wgc_shape y;
+    if (!wgc_sym_out0(g, n, &y))
         return WG_OK;
-    wgc_shape y = wgc_sym_dims_of(&y0->shape);
     const wgc_tensor *lim = wgc_in(g, n, 1), *d = wgc_in(g, n, 2);
     if (wgc_range_is_runtime(g, n))
         return WG_OK; /* a length decided in the module (range_infer gave it) */

@@ -4,6 +4,7 @@
  * inferred from the element count.
  */
 #include "../ir/symdim.h"
+#include "../ir/valrange.h"
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
 #include "helpers/sym_code.h"
@@ -130,10 +131,9 @@ static wg_status reshape_symval(wgc_graph *g, const wgc_node *n, wgc_shape *y)
 static wg_status reshape_sym_infer(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_tensor *y0 = wgc_out(g, n, 0);
-    if (!y0)
+    wgc_shape y;
+    if (!wgc_sym_out0(g, n, &y))
         return WG_OK;
-    wgc_shape y = wgc_sym_dims_of(&y0->shape);
     wg_status st;
     /* a shape input, constant or symbolic: its -1 is what is left of the symbolic
      * element count, and a shape that holds it only at the maxima is refused */
@@ -147,12 +147,4 @@ static wg_status reshape_sym_infer(wgc_graph *g, wgc_node *n)
     return wgc_sym_set_out(g, n, 0, &y);
 }
 
-const wgc_op_def wgc_op_reshape = {
-    .infer = reshape_infer,
-    .fold = wgc_fold_same_bytes,
-    .emit = wgc_emit_same_bytes,
-    .sym = {.infer = reshape_sym_infer,
-            .emit = wgc_sym_emit_copy,
-            .foldable = wgc_sym_passes_values,
-            .values = wgc_sym_copy_int_values},
-};
+const wgc_op_def wgc_op_reshape = WGC_SAME_BYTES_OP_DEF(reshape_infer, reshape_sym_infer);

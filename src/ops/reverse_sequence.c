@@ -12,10 +12,7 @@
 
 static wg_status rs_infer(wgc_graph *g, wgc_node *n)
 {
-    static const int idx_types[] = {WG_DT_INT64, WG_DT_INT32, 0};
-    wg_status st = wgc_check_data_input(g, n, 2, 2, wgc_gen_dtypes);
-    if (!st)
-        st = wgc_check_input(g, n, 1, idx_types);
+    wg_status st = wgc_check_two_inputs(g, n, wgc_gen_dtypes, wgc_index_dtypes);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0), *l = wgc_in(g, n, 1);

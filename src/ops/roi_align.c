@@ -13,12 +13,11 @@
 static wg_status resolve(wgc_graph *g, const wgc_node *n, int *half_pixel, int *max_mode)
 {
     static const int fl[] = {WG_DT_FLOAT, WG_DT_DOUBLE, 0};
-    static const int ix[] = {WG_DT_INT64, WG_DT_INT32, 0};
     wg_status st = wgc_check_data_input(g, n, 3, 3, fl);
     if (!st)
         st = wgc_check_input(g, n, 1, fl);
     if (!st)
-        st = wgc_check_input(g, n, 2, ix);
+        st = wgc_check_input(g, n, 2, wgc_index_dtypes);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0), *r = wgc_in(g, n, 1), *b = wgc_in(g, n, 2);
@@ -134,10 +133,9 @@ static wg_status roi_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 static wg_status roi_sym_infer(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_tensor *y0 = wgc_out(g, n, 0);
-    if (!y0)
+    wgc_shape y;
+    if (!wgc_sym_out0(g, n, &y))
         return WG_OK;
-    wgc_shape y = wgc_sym_dims_of(&y0->shape);
     const wgc_tensor *r = wgc_in(g, n, 1), *b = wgc_in(g, n, 2);
     if (wgc_sym_has_symval_input(g, n) || wgc_shape_is_sym(&x->shape) || wgc_dim_is_sym(&r->shape, 1) ||
         r->shape.dims[0] != b->shape.dims[0] || memcmp(r->shape.sym[0], b->shape.sym[0], WGC_MAX_SYMS))

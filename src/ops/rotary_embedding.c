@@ -21,10 +21,11 @@ typedef struct rope_geom {
 
 static wg_status resolve(wgc_graph *g, const wgc_node *n, rope_geom *r)
 {
-    wg_status st;
-    for (int i = 0; i < 3; i++)
-        if ((st = wgc_check_input(g, n, i, floats)))
-            return st;
+    wg_status st = wgc_check_arity(g, n, 3, 4, 1, 1);
+    for (int i = 0; i < 3 && !st; i++)
+        st = wgc_check_input(g, n, i, floats);
+    if (st)
+        return st;
     const wgc_tensor *x = wgc_in(g, n, 0), *c = wgc_in(g, n, 1), *s = wgc_in(g, n, 2), *p = wgc_in(g, n, 3);
     if (c->dtype != x->dtype || s->dtype != x->dtype)
         return wgc_error(g, n, WG_ERR_INVALID, "cos_cache and sin_cache must have X's dtype");
@@ -78,18 +79,7 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, rope_geom *r)
     return WG_OK;
 }
 
-static wg_status rope_infer(wgc_graph *g, wgc_node *n)
-{
-    wg_status st = wgc_check_arity(g, n, 3, 4, 1, 1);
-    rope_geom r;
-    if (!st)
-        st = resolve(g, n, &r);
-    if (st)
-        return st;
-    const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_set_output(g, n, 0, x->dtype, &x->shape);
-    return WG_OK;
-}
+WGC_INFER_BY_RESOLVE(rope_infer, rope_geom, resolve, wgc_in(g, n, 0)->shape)
 
 static wg_status rope_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {

@@ -119,24 +119,14 @@ static wg_status insert_or_erase(wgc_graph *g, wgc_node *n, bool insert)
 static wg_status length(wgc_graph *g, wgc_node *n)
 {
     wg_status st = need_sequence(g, n, 0);
-    if (st)
-        return st;
-    int64_t *v = malloc(sizeof *v);
-    if (!v)
-        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
-    *v = wgc_in(g, n, 0)->n_elems;
-    wgc_shape scalar = {0};
-    wgc_tensor_set_const(g, n->outputs[0], WG_DT_INT64, &scalar, v);
-    n->dead = true;
-    return WG_OK;
+    return st ? st : wgc_fold_to_scalar(g, n, WG_DT_INT64, wgc_in(g, n, 0)->n_elems);
 }
 
 static wg_status at(wgc_graph *g, wgc_node *n)
 {
-    static const int pos_types[] = {WG_DT_INT64, WG_DT_INT32, 0};
     wg_status st = need_sequence(g, n, 0);
     if (!st)
-        st = wgc_check_input(g, n, 1, pos_types);
+        st = wgc_check_input(g, n, 1, wgc_index_dtypes);
     if (st)
         return st;
     const wgc_tensor *s = wgc_in(g, n, 0), *p = wgc_in(g, n, 1);
@@ -236,12 +226,9 @@ static wg_status split_plan_of(wgc_graph *g, const wgc_node *n, split_plan *sp)
 
 static wg_status split_infer(wgc_graph *g, wgc_node *n)
 {
-    static const int idx_types[] = {WG_DT_INT64, WG_DT_INT32, 0};
     wg_status st = need_tensor(g, n, 0);
     if (!st)
-        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
-    if (!st && wgc_in(g, n, 1))
-        st = wgc_check_input(g, n, 1, idx_types);
+        st = wgc_check_data_and_index(g, n, wgc_numeric_dtypes);
     if (st)
         return st;
     split_plan *sp = malloc(sizeof *sp);
@@ -257,27 +244,16 @@ static wg_status split_infer(wgc_graph *g, wgc_node *n)
     outs[0] = n->outputs[0];
     const wgc_tensor *x = wgc_in(g, n, 0);
     int dtype = x->dtype;
-    wgc_shape xs = x->shape;
-    char suffix[32];
+    const wgc_shape xs = x->shape;
     for (int k = 0; k < sp->count; k++) {
-        snprintf(suffix, sizeof suffix, "[%d]", k);
-        int e = wgc_tensor_add_derived(g, g->tensors[n->outputs[0]].name, suffix);
-        if (e < 0) {
-            st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        wgc_tensor *y = &g->tensors[e];
-        y->shape = xs;
-        y->shape.dims[sp->axis] = sp->len[k];
+        wgc_shape s = xs;
+        s.dims[sp->axis] = sp->len[k];
         if (!sp->keep) {
-            memmove(y->shape.dims + sp->axis, y->shape.dims + sp->axis + 1,
-                    sizeof(int64_t) * (size_t)(xs.rank - sp->axis - 1));
-            y->shape.rank--;
+            memmove(s.dims + sp->axis, s.dims + sp->axis + 1, sizeof(int64_t) * (size_t)(xs.rank - sp->axis - 1));
+            s.rank--;
         }
-        y->dtype = dtype;
-        y->has_shape = true;
-        y->producer = (int)(n - g->nodes);
-        outs[k + 1] = e;
+        if ((st = wgc_add_element_output(g, n, k, dtype, &s, &outs[k + 1])))
+            goto done;
     }
     if ((st = wgc_value_set(g, outs[0], WGC_KIND_SEQUENCE, dtype, outs + 1, sp->count, -1)))
         goto done;

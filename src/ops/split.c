@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../ir/symdim.h"
+#include "../ir/valrange.h"
 #include "helpers/host_elements.h"
 #include "helpers/inline_loops.h"
 #include "helpers/index_loops.h"
@@ -68,12 +69,9 @@ static wg_status parts(wgc_graph *g, const wgc_node *n, int *axis, int64_t *len)
 
 static wg_status split_infer(wgc_graph *g, wgc_node *n)
 {
-    static const int idx_types[] = {WG_DT_INT64, WG_DT_INT32, 0};
     wg_status st = wgc_check_arity(g, n, 1, 2, 1, 64);
     if (!st)
-        st = wgc_check_input(g, n, 0, wgc_numeric_dtypes);
-    if (!st && wgc_in(g, n, 1))
-        st = wgc_check_input(g, n, 1, idx_types);
+        st = wgc_check_data_and_index(g, n, wgc_numeric_dtypes);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
@@ -203,5 +201,6 @@ const wgc_op_def wgc_op_split = {
     .infer = split_infer,
     .fold = split_fold,
     .emit = split_emit,
-    .sym = {.infer = split_sym_infer, .emit = split_sym_emit},
+    /* bounds: every output any of input 0's values */
+    .sym = {.infer = split_sym_infer, .emit = split_sym_emit, .bounds = wgc_vrange_of_input0},
 };

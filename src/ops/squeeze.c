@@ -1,6 +1,7 @@
 /* squeeze.c: Squeeze: removes unit dims at `axes` (attribute < 13, input >= 13), or every
  * unit dim when no axes are given. */
 #include "../ir/symdim.h"
+#include "../ir/valrange.h"
 #include "helpers/read_axes.h"
 #include "helpers/emit_and_fold.h"
 #include "helpers/sym_code.h"
@@ -37,12 +38,4 @@ static wg_status squeeze_infer(wgc_graph *g, wgc_node *n)
 
 /* ---- symbolic dims (sym.h) ---- */
 
-const wgc_op_def wgc_op_squeeze = {
-    .infer = squeeze_infer,
-    .fold = wgc_fold_same_bytes,
-    .emit = wgc_emit_same_bytes,
-    .sym = {.infer = wgc_sym_regroup_rule,
-            .emit = wgc_sym_emit_copy,
-            .foldable = wgc_sym_passes_values,
-            .values = wgc_sym_copy_int_values},
-};
+const wgc_op_def wgc_op_squeeze = WGC_SAME_BYTES_OP_DEF(squeeze_infer, wgc_sym_regroup_rule);

@@ -31,8 +31,13 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n);
 /* ---- for the ops' sym hooks (src/ops/<op>.c) ---- */
 /* The error for node n that cannot take its symbolic input (why: NULL, or the reason). */
 wg_status wgc_sym_refuse(wgc_graph *g, const wgc_node *n, const char *why);
+/* Has n an input of symbolic shape (*which: the first)? */
+bool wgc_sym_has_sym_input_at(const wgc_graph *g, const wgc_node *n, int *which);
 /* Does an input of n hold symbolic values (shape arithmetic)? */
 bool wgc_sym_has_symval_input(const wgc_graph *g, const wgc_node *n);
+/* Output 0 of n (NULL when absent: a rule then has nothing to do), its dims without
+ * their symbols in *y: where most sym.infer hooks start. */
+wgc_tensor *wgc_sym_out0(wgc_graph *g, const wgc_node *n, wgc_shape *y);
 /* s's dims without their symbols: where an output's symbolic rule starts. */
 wgc_shape wgc_sym_dims_of(const wgc_shape *s);
 /* Gives output i (if present) symbolic shape s, which must agree with its shape at the
@@ -53,6 +58,13 @@ wg_status wgc_sym_copy_int_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_
 /* The rule of Squeeze and Unsqueeze: input 0's symbolic dims regrouped (wgc_sym_regroup);
  * symbolic axes are refused. */
 wg_status wgc_sym_regroup_rule(wgc_graph *g, wgc_node *n);
+/* The takes hook of the per-plane and per-pixel ops (global pools, LRN,
+ * InstanceNormalization): per sample always, over symbolic spatial dims at rank 3 or more. */
+bool wgc_sym_takes_planes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t);
+/* The rule of an op whose output sizes its own code decides from input 0's actual sizes
+ * (Pad, Resize): output 0's shape from shape(), an input of symbolic values refused. */
+wg_status wgc_sym_runtime_sizes(wgc_graph *g, wgc_node *n,
+                                wg_status (*shape)(wgc_graph *g, const wgc_node *n, wgc_shape *y));
 /* The rule of WGC_SAME_SHAPE: output 0 takes input 0's shape; an input of symbolic values
  * is refused. */
 wg_status wgc_sym_same_shape(wgc_graph *g, wgc_node *n);

@@ -20,82 +20,6 @@
 #include "../ir/symdim.h"
 #include "helpers/host_elements.h"
 
-static bool has_symval_input(const wgc_graph *g, const wgc_node *n, int *which)
-{
-    for (int k = 0; k < n->n_inputs; k++)
-        if (n->inputs[k] >= 0 && g->tensors[n->inputs[k]].symval) {
-            *which = k;
-            return true;
-        }
-    return false;
-}
-
-bool wgc_sym_has_symval_input(const wgc_graph *g, const wgc_node *n)
-{
-    int k;
-    return has_symval_input(g, n, &k);
-}
-
-static bool has_sym_input(const wgc_graph *g, const wgc_node *n, int *which)
-{
-    for (int k = 0; k < n->n_inputs; k++)
-        if (n->inputs[k] >= 0 && wgc_shape_is_sym(&g->tensors[n->inputs[k]].shape)) {
-            *which = k;
-            return true;
-        }
-    return false;
-}
-
-bool wgc_sym_node(const wgc_graph *g, const wgc_node *n)
-{
-    int k;
-    if (has_sym_input(g, n, &k) || has_symval_input(g, n, &k))
-        return true;
-    for (int i = 0; i < n->n_outputs; i++)
-        if (n->outputs[i] >= 0 && wgc_shape_is_sym(&g->tensors[n->outputs[i]].shape))
-            return true;
-    return false;
-}
-
-/* The first symbol input k depends on (-1: none). */
-static int sym_index_of_input(const wgc_graph *g, const wgc_node *n, int k)
-{
-    const wgc_tensor *x = wgc_in((wgc_graph *)g, n, k);
-    int s = wgc_shape_first_sym(&x->shape, -1);
-    if (s < 0 && x->symval)
-        for (int64_t i = 0; s < 0 && i < wgc_numel(&x->shape); i++)
-            for (int j = 0; j < WGC_MAX_SYMS && s < 0; j++)
-                if (x->symval[i].p[j])
-                    s = j;
-    return s;
-}
-
-wg_status wgc_sym_refuse(wgc_graph *g, const wgc_node *n, const char *why)
-{
-    int k = 0;
-    if (!has_sym_input(g, n, &k))
-        has_symval_input(g, n, &k);
-    const wgc_tensor *x = k < n->n_inputs ? wgc_in(g, n, k) : NULL;
-    int s = x ? sym_index_of_input(g, n, k) : -1;
-    if (s >= 0 && g->syms[s].derived && g->syms[g->syms[s].from].unit == s)
-        s = g->syms[s].from; /* a multiple's unit: the host's symbol itself */
-    if (s >= 0 && g->syms[s].derived)
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                         "input '%s' has a dimension that a sliding window computes from symbolic dimension "
-                         "'%s' (--dim), which this op does not support%s%s; fix the dimension with --shape",
-                         x->name, g->syms[g->syms[s].from].name, why ? ": " : " yet", why ? why : "");
-    if (s >= 0 && g->syms[s].runtime)
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                         "input '%s' has a data-dependent size (dimension %d of '%s', known only at "
-                         "run time), which this op does not support%s%s",
-                         x->name, g->syms[s].dim, g->tensors[g->syms[s].tensor].name,
-                         why ? ": " : " yet", why ? why : "");
-    return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                     "input '%s' depends on symbolic dimension '%s' (--dim), which this op does "
-                     "not support%s%s; fix the dimension with --shape",
-                     x ? x->name : "?", s >= 0 ? g->syms[s].name : "?", why ? ": " : " yet", why ? why : "");
-}
-
 bool wgc_sym_runs_at_maxima(const wgc_graph *g, const wgc_node *n)
 {
     if (!wgc_op_takes(g, n, WGC_AT_MAXIMA))
@@ -121,6 +45,14 @@ wg_status wgc_sym_set_out(wgc_graph *g, const wgc_node *n, int i, const wgc_shap
                          wgc_shape_str(&y->shape, b, sizeof b));
     y->shape = *s;
     return WG_OK;
+}
+
+wgc_tensor *wgc_sym_out0(wgc_graph *g, const wgc_node *n, wgc_shape *y)
+{
+    wgc_tensor *y0 = wgc_out(g, n, 0);
+    if (y0)
+        *y = wgc_sym_dims_of(&y0->shape);
+    return y0;
 }
 
 wgc_shape wgc_sym_dims_of(const wgc_shape *s)
@@ -204,6 +136,25 @@ wg_status wgc_sym_regroup_rule(wgc_graph *g, wgc_node *n)
     return wgc_sym_set_out(g, n, 0, &y);
 }
 
+bool wgc_sym_takes_planes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
+{
+    return t == WGC_PER_SAMPLE || (t == WGC_WINDOW && g->tensors[n->inputs[0]].shape.rank >= 3);
+}
+
+wg_status wgc_sym_runtime_sizes(wgc_graph *g, wgc_node *n,
+                                wg_status (*shape)(wgc_graph *g, const wgc_node *n, wgc_shape *y))
+{
+    wgc_shape y;
+    if (!wgc_sym_out0(g, n, &y))
+        return WG_OK;
+    wg_status st;
+    if (wgc_in(g, n, 0)->symval)
+        return wgc_sym_refuse(g, n, "its input holds symbolic values");
+    if ((st = shape(g, n, &y)))
+        return st;
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
 wg_status wgc_sym_same_shape(wgc_graph *g, wgc_node *n)
 {
     if (wgc_sym_has_symval_input(g, n))
@@ -266,7 +217,7 @@ wg_status wgc_sym_infer(wgc_graph *g, wgc_node *n)
     int k;
     /* no symbolic input: the op's own shapes stand (a data-dependent op's run-time
      * symbols are its own, set by its infer hook) */
-    if (!has_sym_input(g, n, &k) && !has_symval_input(g, n, &k))
+    if (!wgc_sym_has_sym_input_at(g, n, &k) && !wgc_sym_has_symval_input(g, n))
         return WG_OK;
     if (wgc_sym_foldable(g, n))
         return WG_OK; /* shape arithmetic: wgc_sym_fold gives the values */

@@ -66,16 +66,7 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, ts_geom *q)
     return WG_OK;
 }
 
-static wg_status tensor_scatter_infer(wgc_graph *g, wgc_node *n)
-{
-    ts_geom q;
-    wg_status st = resolve(g, n, &q);
-    if (st)
-        return st;
-    const wgc_tensor *p = wgc_in(g, n, 0);
-    wgc_set_output(g, n, 0, p->dtype, &p->shape);
-    return WG_OK;
-}
+WGC_INFER_BY_RESOLVE(tensor_scatter_infer, ts_geom, resolve, wgc_in(g, n, 0)->shape)
 
 static wg_status tensor_scatter_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {

@@ -2,14 +2,17 @@
 #include <string.h>
 
 #include "../ir/symdim.h"
+#include "../ir/valrange.h"
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
 #include "helpers/sym_code.h"
 #include "sym.h"
 
-/* perm[rank] from the attribute, checked to be a permutation. */
-static wg_status read_perm(wgc_graph *g, const wgc_node *n, int rank, int64_t *perm)
+/* perm[rank] (rank: input 0's) from the attribute, checked to be a permutation; without
+ * it, the dims reversed. */
+static wg_status read_perm(wgc_graph *g, const wgc_node *n, int64_t *perm)
 {
+    const int rank = wgc_in(g, n, 0)->shape.rank;
     size_t cnt;
     const int64_t *p = wgc_attr_ints(n, "perm", &cnt);
     if (!p) {
@@ -32,13 +35,13 @@ static wg_status read_perm(wgc_graph *g, const wgc_node *n, int rank, int64_t *p
 
 static wg_status transpose_infer(wgc_graph *g, wgc_node *n)
 {
+    int64_t perm[WG_MAX_RANK];
     wg_status st = wgc_check_data_input(g, n, 1, 1, wgc_numeric_dtypes);
+    if (!st)
+        st = read_perm(g, n, perm);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
-    int64_t perm[WG_MAX_RANK];
-    if ((st = read_perm(g, n, x->shape.rank, perm)))
-        return st;
     wgc_shape y = {.rank = x->shape.rank};
     for (int d = 0; d < y.rank; d++)
         y.dims[d] = x->shape.dims[perm[d]];
@@ -53,7 +56,7 @@ static wg_status transpose_fold(wgc_graph *g, wgc_node *n)
         return WG_ERR_UNSUPPORTED;
     wgc_tensor *y = wgc_out(g, n, 0);
     int64_t perm[WG_MAX_RANK], xs[WG_MAX_RANK], idx[WG_MAX_RANK] = {0};
-    wg_status st = read_perm(g, n, x->shape.rank, perm);
+    wg_status st = read_perm(g, n, perm);
     if (st)
         return st;
     void *data = wgc_elem_alloc(g, n, y->dtype, &y->shape);
@@ -79,7 +82,7 @@ static wg_status transpose_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     int64_t perm[WG_MAX_RANK];
-    wg_status st = read_perm(g, n, x->shape.rank, perm);
+    wg_status st = read_perm(g, n, perm);
     if (!st)
         st = wgc_check_i32_numel(g, n, x);
     if (st || wgc_numel(&x->shape) == 0)
@@ -97,29 +100,30 @@ static wg_status transpose_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 static wg_status transpose_sym_infer(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_tensor *y0 = wgc_out(g, n, 0);
-    if (!y0)
+    wgc_shape y;
+    if (!wgc_sym_out0(g, n, &y))
         return WG_OK;
-    wgc_shape y = wgc_sym_dims_of(&y0->shape);
-    size_t cnt;
-    const int64_t *perm = wgc_attr_ints(n, "perm", &cnt);
-    for (int d = 0; d < y.rank; d++) {
-        int p = perm ? (int)perm[d] : y.rank - 1 - d;
-        memcpy(y.sym[d], x->shape.sym[p], WGC_MAX_SYMS);
-    }
+    int64_t perm[WG_MAX_RANK];
+    wg_status st = read_perm(g, n, perm);
+    if (st)
+        return st;
+    for (int d = 0; d < y.rank; d++)
+        memcpy(y.sym[d], x->shape.sym[perm[d]], WGC_MAX_SYMS);
     return wgc_sym_set_out(g, n, 0, &y);
 }
 
 static wg_status transpose_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    size_t cnt;
-    const int64_t *perm = wgc_attr_ints(n, "perm", &cnt);
+    int64_t perm[WG_MAX_RANK];
+    wg_status st = read_perm(g, n, perm);
+    if (st)
+        return st;
     wgc_emit(e, "{\n");
     wgc_sym_put_dims(e, &x->shape, "xd");
     wgc_emit(e, "const int32_t perm[%d] = {", x->shape.rank);
     for (int d = 0; d < x->shape.rank; d++)
-        wgc_emit(e, "%s%d", d ? ", " : "", perm ? (int)perm[d] : x->shape.rank - 1 - d);
+        wgc_emit(e, "%s%d", d ? ", " : "", (int)perm[d]);
     wgc_emit(e, "};\nwgk_transpose(%s, %s, %zu, %d, xd, perm);\n}\n", wgc_ptr(e, g, n->outputs[0]),
              wgc_ptr(e, g, n->inputs[0]), wg_dtype_size(x->dtype), x->shape.rank);
     return WG_OK;
@@ -129,5 +133,7 @@ const wgc_op_def wgc_op_transpose = {
     .infer = transpose_infer,
     .fold = transpose_fold,
     .emit = transpose_emit,
-    .sym = {.infer = transpose_sym_infer, .emit = transpose_sym_emit},
+    .sym = {.infer = transpose_sym_infer,
+            .emit = transpose_sym_emit,
+            .bounds = wgc_vrange_of_input0},
 };

@@ -22,10 +22,9 @@ static wg_status get_k(wgc_graph *g, const wgc_node *n, int64_t *k, bool *runtim
 
 static wg_status trilu_infer(wgc_graph *g, wgc_node *n)
 {
-    static const int idx_types[] = {WG_DT_INT64, WG_DT_INT32, 0};
-    wg_status st = wgc_check_data_input(g, n, 1, 2, wgc_gen_dtypes);
-    if (!st && wgc_in(g, n, 1))
-        st = wgc_check_input(g, n, 1, idx_types);
+    wg_status st = wgc_check_arity(g, n, 1, 2, 1, 1);
+    if (!st)
+        st = wgc_check_data_and_index(g, n, wgc_gen_dtypes);
     int64_t k;
     bool runtime;
     if (!st)

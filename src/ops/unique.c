@@ -98,9 +98,7 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, uq_view *v)
 {
     static const int dts[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, WG_DT_INT8, WG_DT_INT16, WG_DT_INT32,
                               WG_DT_INT64, WG_DT_UINT8, WG_DT_UINT16, WG_DT_UINT32, WG_DT_UINT64, WG_DT_BOOL, 0};
-    wg_status st = wgc_check_arity(g, n, 1, 1, 1, 4);
-    if (!st)
-        st = wgc_check_input(g, n, 0, dts);
+    wg_status st = wgc_check_present_inputs(g, n, 1, 1, 4, dts);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);

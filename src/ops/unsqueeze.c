@@ -1,5 +1,6 @@
 /* unsqueeze.c: Unsqueeze: inserts unit dims at `axes` (attribute < 13, input >= 13). */
 #include "../ir/symdim.h"
+#include "../ir/valrange.h"
 #include "helpers/read_axes.h"
 #include "helpers/emit_and_fold.h"
 #include "helpers/sym_code.h"
@@ -40,12 +41,4 @@ static wg_status unsqueeze_infer(wgc_graph *g, wgc_node *n)
 
 /* ---- symbolic dims (sym.h) ---- */
 
-const wgc_op_def wgc_op_unsqueeze = {
-    .infer = unsqueeze_infer,
-    .fold = wgc_fold_same_bytes,
-    .emit = wgc_emit_same_bytes,
-    .sym = {.infer = wgc_sym_regroup_rule,
-            .emit = wgc_sym_emit_copy,
-            .foldable = wgc_sym_passes_values,
-            .values = wgc_sym_copy_int_values},
-};
+const wgc_op_def wgc_op_unsqueeze = WGC_SAME_BYTES_OP_DEF(unsqueeze_infer, wgc_sym_regroup_rule);

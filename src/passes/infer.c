@@ -400,6 +400,25 @@ static wg_status infer_at_maxima(wgc_graph *g, int i, const wgc_op_def *op)
     return st;
 }
 
+/* Integer values computed at run time: bounds for the sizes they may decide (ir/valrange.h),
+ * by the op's sym.bounds hook, for output 0 (every output of a Split or an If) where it
+ * is neither constant nor symbolic values. */
+static wg_status infer_bounds(wgc_graph *g, const wgc_node *n)
+{
+    const wgc_op_sym *s = &wgc_op_hooks(n->op)->sym;
+    for (int k = 0; s->bounds && k < n->n_outputs; k++) {
+        const wgc_tensor *y = wgc_out(g, n, k);
+        if (!y || y->data || y->symval || !wgc_vrange_is_int(y->dtype) ||
+            (k > 0 && n->op != WGC_OP_SPLIT && n->op != WGC_OP_IF))
+            continue;
+        wgc_vrange out[WGC_VRANGE_ELEMS];
+        const int64_t count = wgc_vrange_elems(y);
+        if (s->bounds(g, n, y, out, count) && wgc_vrange_set(g, n->outputs[k], out, count))
+            return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
+    }
+    return WG_OK;
+}
+
 /* Infers node i and folds it when it can. */
 static wg_status infer_node(wgc_graph *g, int i)
 {
@@ -457,7 +476,7 @@ static wg_status infer_node(wgc_graph *g, int i)
             return st;
     }
     /* integer values computed at run time: bounds for the sizes they may decide */
-    return wgc_vrange_infer(g, n);
+    return infer_bounds(g, n);
 }
 
 wg_status wgc_pass_infer(wgc_graph *g, const wgc_pass_options *opt)

@@ -17,14 +17,12 @@ build of each with the single-threaded one, bit for bit on 1, 2 and 3 threads.
     python batched_cnn.py WASMGRAPH WORKDIR [GRAPH_NAME...]
 Prints one line per graph and batch; exit status 1 on any mismatch or failure.
 """
-import os
 import sys
 
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
-import onnxruntime as ort
 
-from wg_run import compile_module, compile_threaded, run_module, threads_agree
+from wg_run import check_graphs
 
 BATCHES = [1, 2, 3, 4]
 
@@ -298,54 +296,32 @@ def inputs_for(graph, size, rng):
     return {x.name: rng.standard_normal(shape).astype(np.float32)}
 
 
-def main():
-    wasmgraph, work = sys.argv[1:3]
-    only = set(sys.argv[3:])
-    os.makedirs(work, exist_ok=True)
-    rng = np.random.default_rng(0)
-    bad = 0
-    for make in GRAPHS:
-        graph, opset = make()
-        if only and graph.name not in only:
+def dims_of(graph):
+    return ["--dim", "batch=1..4", *SPATIAL.get(graph.name, ([], None))[0]]
+
+
+def cases_of(graph, rng):
+    """(label, feeds) at each batch, or at each (batch, h, w) of a graph in SPATIAL."""
+    for size in SPATIAL.get(graph.name, (None, [(b,) for b in BATCHES]))[1]:
+        batch = f"batch {size[0]}" if len(size) == 1 else "size " + "x".join(str(v) for v in size)
+        yield batch, inputs_for(graph, size, rng)
+
+
+def compare(graph, want, gots):
+    ok = True
+    for out, w, got in zip(graph.output, want, gots):
+        if w.dtype in (np.uint8, np.int64):  # QLinearConv rounds half to even; ArgMax: exact
+            ok &= got.shape == w.shape and np.array_equal(got, w)
             continue
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-        model.ir_version = 8 if opset < 21 else 10
-        extra, sizes = SPATIAL.get(graph.name, ([], [(b,) for b in BATCHES]))
-        dims = ["--dim", "batch=1..4", *extra]
-        compiled = compile_module(wasmgraph, model, work, dims)
-        if not compiled:
-            bad += 1
-            continue
-        path, module = compiled
-        threaded = compile_threaded(wasmgraph, path, dims)
-        bad += threaded is None
-        sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-        for size in sizes:
-            batch = f"batch {size[0]}" if len(size) == 1 else "size " + "x".join(str(v) for v in size)
-            feeds = inputs_for(graph, size, rng)
-            want = sess.run(None, feeds)
-            gots, err = run_module(wasmgraph, module, feeds, work, len(want))
-            if err:
-                print(f"{graph.name} {batch}: run failed: {err}")
-                bad += 1
-                continue
-            ok = True
-            for out, w, got in zip(graph.output, want, gots):
-                if w.dtype in (np.uint8, np.int64):  # QLinearConv rounds half to even; ArgMax: exact
-                    ok &= got.shape == w.shape and np.array_equal(got, w)
-                    continue
-                # Winograd F(4x4,3x3)'s transforms round at the scale of a tile's largest
-                # value, not of each output: its outputs take atol 1e-5 of their largest
-                atol = 1e-5 * max(1.0, float(np.abs(w).max())) if out.name in WINOGRAD_OUTPUTS else 1e-5
-                close = got.shape == w.shape and np.allclose(got, w, rtol=1e-4, atol=atol)
-                if not close and got.shape == w.shape:
-                    print(f"  {out.name}: largest difference {np.abs(got - w).max():.3g}")
-                ok &= close
-            ok &= threads_agree(wasmgraph, threaded, feeds, work, gots)
-            print(f"{graph.name} {batch}: {'ok' if ok else 'MISMATCH'}")
-            bad += not ok
-    return 1 if bad else 0
+        # Winograd F(4x4,3x3)'s transforms round at the scale of a tile's largest
+        # value, not of each output: its outputs take atol 1e-5 of their largest
+        atol = 1e-5 * max(1.0, float(np.abs(w).max())) if out.name in WINOGRAD_OUTPUTS else 1e-5
+        close = got.shape == w.shape and np.allclose(got, w, rtol=1e-4, atol=atol)
+        if not close and got.shape == w.shape:
+            print(f"  {out.name}: largest difference {np.abs(got - w).max():.3g}")
+        ok &= close
+    return ok, ""
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(check_graphs(GRAPHS, dims_of, cases_of, compare))

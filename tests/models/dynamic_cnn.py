@@ -15,7 +15,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
-from wg_run import compile_module, run_module
+from wg_run import compile_module, run_vs_ort
 
 
 def main():
@@ -50,12 +50,11 @@ def check(wasmgraph, work, model, dims, sizes):
     bad = 0
     for n, h, w in sizes:
         feeds = {x.name: np.random.default_rng(n * h * w).uniform(-1, 1, (n, 3, h, w)).astype(np.float32)}
-        want = sess.run(None, feeds)
-        gots, err = run_module(wasmgraph, module, feeds, work, len(want))
-        if err:
-            print(f"{model.graph.name} {n}x{h}x{w}: run failed: {err}")
+        ran = run_vs_ort(wasmgraph, module, sess, feeds, work, f"{model.graph.name} {n}x{h}x{w}")
+        if not ran:
             bad += 1
             continue
+        want, gots = ran
         ok = all(g.shape == v.shape and np.allclose(g, v, rtol=1e-4, atol=1e-5) for g, v in zip(gots, want))
         print(f"{model.graph.name} {n}x{h}x{w}: {'ok' if ok else 'MISMATCH'}")
         bad += not ok

@@ -3,18 +3,15 @@ ops sym_infer.c / sym_emit.c take symbolically, compiles each with --dim, runs i
 several sizes through `wasmgraph run` and compares with onnxruntime (rtol 1e-4, atol 1e-5),
 and a --threads build of each with the single-threaded one, bit for bit on 1-3 threads.
 
-    python symbolic_ops.py WASMGRAPH WORKDIR
+    python symbolic_ops.py WASMGRAPH WORKDIR [GRAPH_NAME...]
 Prints one line per graph and size; exit status 1 on any mismatch or failure.
 """
-import os
 import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
-import onnxruntime as ort
 
-from wg_run import compile_module, compile_threaded, run_module, threads_agree
+from wg_run import check_graphs
 
 H = 8
 SIZES = [(1, 1), (2, 5), (3, 16)]
@@ -291,44 +288,26 @@ def inputs_for(name, batch, seq, rng):
     return {"x": rng.standard_normal((batch, seq, H)).astype(np.float32)}
 
 
-def main():
-    wasmgraph, work = sys.argv[1:3]
-    os.makedirs(work, exist_ok=True)
-    rng = np.random.default_rng(0)
-    bad = 0
-    for make in (graph_decomposed_layernorm, graph_mask_concat, graph_gemm, graph_padding_index,
-                 graph_split_cumsum, graph_loop_rows, graph_loop_over_seq, graph_scan_over_seq,
-                 graph_scan_batched):
-        graph, opset = make()
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-        model.ir_version = 8
-        dims = (["--dim", "batch=1..64"] if graph.name == "gemm" else ["--dim", "seq=1..32"]
-                if graph.name == "scan_over_seq" else ["--dim", "batch=1..4", "--dim", "seq=1..32"])
-        compiled = compile_module(wasmgraph, model, work, dims)
-        if not compiled:
-            bad += 1
-            continue
-        path, module = compiled
-        threaded = compile_threaded(wasmgraph, path, dims)
-        bad += threaded is None
-        sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-        for batch, seq in SIZES:
-            feeds = inputs_for(graph.name, batch, seq, rng)
-            want = sess.run(None, feeds)
-            gots, err = run_module(wasmgraph, module, feeds, work, len(want))
-            if err:
-                print(f"{graph.name} batch {batch} seq {seq}: run failed: {err}")
-                bad += 1
-                continue
-            ok = True
-            for w, got in zip(want, gots):
-                ok &= got.shape == w.shape and np.allclose(got, w, rtol=1e-4, atol=1e-5)
-            # the --threads build of the same graph: the same bits on 1, 2 and 3 threads
-            ok &= threads_agree(wasmgraph, threaded, feeds, work, gots)
-            print(f"{graph.name} batch {batch} seq {seq}: {'ok' if ok else 'MISMATCH'}")
-            bad += not ok
-    return 1 if bad else 0
+GRAPHS = (graph_decomposed_layernorm, graph_mask_concat, graph_gemm, graph_padding_index, graph_split_cumsum,
+          graph_loop_rows, graph_loop_over_seq, graph_scan_over_seq, graph_scan_batched)
+
+
+def dims_of(graph):
+    return (["--dim", "batch=1..64"] if graph.name == "gemm" else ["--dim", "seq=1..32"]
+            if graph.name == "scan_over_seq" else ["--dim", "batch=1..4", "--dim", "seq=1..32"])
+
+
+def cases_of(graph, rng):
+    for batch, seq in SIZES:
+        yield f"batch {batch} seq {seq}", inputs_for(graph.name, batch, seq, rng)
+
+
+def compare(graph, want, gots):
+    ok = True
+    for w, got in zip(want, gots):
+        ok &= got.shape == w.shape and np.allclose(got, w, rtol=1e-4, atol=1e-5)
+    return ok, ""
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(check_graphs(GRAPHS, dims_of, cases_of, compare))

@@ -1,13 +1,15 @@
 """wg_run.py: runs a compiled module on numpy feeds with `wasmgraph run` and reads its
 outputs back (compile_module saves and compiles one); shared by the model tests that
 compare with onnxruntime in Python (symbolic_ops.py, data_dependent_ops.py); and checks a
---threads build of the same model against them, bit for bit (threads_differ)."""
+--threads build of the same model against them, bit for bit (threads_differ).
+check_graphs is the whole main of the tests of small graphs against onnxruntime."""
 import os
 import subprocess
+import sys
 
 import numpy as np
 import onnx
-from onnx import numpy_helper
+from onnx import helper, numpy_helper
 
 
 def compile_module(wasmgraph, model, work, flags):
@@ -77,3 +79,61 @@ def run_module(wasmgraph, module, feeds, work, n_outputs, threads=None):
     if r.returncode:
         return None, r.stderr.strip()
     return [numpy_helper.to_array(onnx.load_tensor(os.path.join(out, f"output_{i}.pb"))) for i in range(n_outputs)], None
+
+
+def run_vs_ort(wasmgraph, module, sess, feeds, work, label):
+    """Runs onnxruntime's session sess and module on feeds: (sess's outputs, module's), or
+    None after printing "LABEL: run failed: ..." when the module's run fails."""
+    want = sess.run(None, feeds)
+    gots, err = run_module(wasmgraph, module, feeds, work, len(want))
+    if err:
+        print(f"{label}: run failed: {err}")
+        return None
+    return want, gots
+
+
+def check_graphs(graphs, dims_of, cases_of, compare, extra=None):
+    """The main of a test of small graphs against onnxruntime, argv WASMGRAPH WORKDIR
+    [GRAPH_NAME...] (names given: only those graphs). Each of graphs (functions returning
+    (graph, opset)) is compiled with the flags dims_of(graph), plain and --threads, and run
+    on the feeds of each (label, feeds) of cases_of(graph, rng); compare(graph, want, gots)
+    gives (whether the outputs match onnxruntime's want, printing what differs; a note for
+    the line), and the --threads build must give the same bits on 1, 2 and 3 threads.
+    Prints "NAME LABEL[NOTE]: ok" (or MISMATCH) a case; extra(graph, wasmgraph, module,
+    work, rng), when given, is one more check a graph. Returns the exit status."""
+    import onnxruntime as ort
+
+    wasmgraph, work = sys.argv[1:3]
+    only = set(sys.argv[3:])
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(0)
+    bad = 0
+    for make in graphs:
+        graph, opset = make()
+        if only and graph.name not in only:
+            continue
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        model.ir_version = 8 if opset < 21 else 10
+        dims = dims_of(graph)
+        compiled = compile_module(wasmgraph, model, work, dims)
+        if not compiled:
+            bad += 1
+            continue
+        path, module = compiled
+        threaded = compile_threaded(wasmgraph, path, dims)
+        bad += threaded is None
+        sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        for label, feeds in cases_of(graph, rng):
+            ran = run_vs_ort(wasmgraph, module, sess, feeds, work, f"{graph.name} {label}")
+            if not ran:
+                bad += 1
+                continue
+            want, gots = ran
+            ok, note = compare(graph, want, gots)
+            # the --threads build of the same graph: the same bits on 1, 2 and 3 threads
+            ok &= threads_agree(wasmgraph, threaded, feeds, work, gots)
+            print(f"{graph.name} {label}{note}: {'ok' if ok else 'MISMATCH'}")
+            bad += not ok
+        if extra:
+            bad += not extra(graph, wasmgraph, module, work, rng)
+    return 1 if bad else 0

@@ -51,14 +51,34 @@ static wg_runtime *new_runtime(void)
     return rt;
 }
 
-/* Loads fixture name and makes a session on it; a failure is a failed check. */
-static bool open_fx(wg_runtime *rt, const char *name, wg_model **m, wg_session **s)
+/* A fixture open on a runtime: the runtime, the fixture's model and its session (NULL
+ * until open_fx opens them). */
+typedef struct fixture {
+    wg_runtime *rt;
+    wg_model *m;
+    wg_session *s;
+} fixture;
+
+/* Loads fixture name on f->rt (a new default runtime when NULL) and makes a session on it;
+ * a failure is a failed check. */
+static bool open_fx(fixture *f, const char *name)
 {
-    if (wg_model_load(rt, fx(name), m) || wg_session_new(*m, s)) {
-        CHECK(0, "%s: cannot load: %s", name, wg_last_error(rt));
+    if (!f->rt)
+        f->rt = new_runtime();
+    if (wg_model_load(f->rt, fx(name), &f->m) || wg_session_new(f->m, &f->s)) {
+        CHECK(0, "%s: cannot load: %s", name, wg_last_error(f->rt));
         return false;
     }
     return true;
+}
+
+/* Frees what open_fx opened but the runtime (f ready for another open_fx on it). */
+static void close_fx(fixture *f)
+{
+    wg_session_free(f->s);
+    wg_model_free(f->m);
+    f->s = NULL;
+    f->m = NULL;
 }
 
 /* Loads fixture name and expects status want with msg in the message. */
@@ -76,59 +96,53 @@ static void expect_load(wg_runtime *rt, const char *name, wg_status want, const 
 /* Loads fixture name and expects session creation to fail with want and msg. */
 static void expect_session(wg_runtime *rt, const char *name, wg_status want, const char *msg)
 {
-    wg_model *m = NULL;
-    wg_session *s = NULL;
-    wg_status st = wg_model_load(rt, fx(name), &m);
+    fixture f = {0};
+    wg_status st = wg_model_load(rt, fx(name), &f.m);
     CHECK(st == WG_OK, "%s: load failed: %s", name, wg_last_error(rt));
     if (st)
         return;
-    st = wg_session_new(m, &s);
+    st = wg_session_new(f.m, &f.s);
     CHECK(st == want, "%s: session status %s, want %s (%s)", name, wg_status_str(st),
           wg_status_str(want), wg_last_error(rt));
     CHECK(strstr(wg_last_error(rt), msg), "%s: message '%s' lacks '%s'", name, wg_last_error(rt), msg);
-    wg_session_free(s);
-    wg_model_free(m);
+    close_fx(&f);
 }
 
 /* Loads and runs fixture name; expects the run to give want with msg. */
 static void expect_run(wg_runtime *rt, const char *name, wg_status want, const char *msg)
 {
-    wg_model *m = NULL;
-    wg_session *s = NULL;
-    if (!open_fx(rt, name, &m, &s))
+    fixture f = {.rt = rt};
+    if (!open_fx(&f, name))
         goto done;
-    wg_status st = wg_session_run(s);
+    wg_status st = wg_session_run(f.s);
     CHECK(st == want, "%s: run status %s, want %s (%s)", name, wg_status_str(st), wg_status_str(want),
           wg_last_error(rt));
     CHECK(strstr(wg_last_error(rt), msg), "%s: message '%s' lacks '%s'", name, wg_last_error(rt), msg);
 done:
-    wg_session_free(s);
-    wg_model_free(m);
+    close_fx(&f);
 }
 
 /* Runs add_one on rt and checks y = x + 1; returns false when anything failed. */
 static bool run_add_one(wg_runtime *rt)
 {
-    wg_model *m = NULL;
-    wg_session *s = NULL;
+    fixture f = {.rt = rt};
     bool ok = false;
-    if (!open_fx(rt, "add_one", &m, &s))
+    if (!open_fx(&f, "add_one"))
         goto done;
     float x[4] = {1.5f, -2, 0, 1e6f};
-    memcpy(wg_session_input(s, 0), x, sizeof x);
+    memcpy(wg_session_input(f.s, 0), x, sizeof x);
     for (int rep = 0; rep < 2; rep++) {
-        wg_status st = wg_session_run(s);
+        wg_status st = wg_session_run(f.s);
         CHECK(st == WG_OK, "run: %s", wg_last_error(rt));
         if (st)
             goto done;
-        const float *y = wg_session_output(s, 0);
+        const float *y = wg_session_output(f.s, 0);
         for (int i = 0; i < 4; i++)
             CHECK(y[i] == x[i] + 1, "y[%d] = %g, want %g", i, y[i], x[i] + 1);
     }
     ok = true;
 done:
-    wg_session_free(s);
-    wg_model_free(m);
+    close_fx(&f);
     return ok;
 }
 
@@ -168,63 +182,54 @@ TEST(add_one_runs_and_reports_metadata)
 
 TEST(profile_steps)
 {
-    wg_runtime *rt = new_runtime();
-    wg_model *m = NULL;
-    wg_session *s = NULL;
+    fixture f = {0};
     /* A module without steps: 0 steps, and stepping is refused. */
-    if (!open_fx(rt, "add_one", &m, &s))
+    if (!open_fx(&f, "add_one"))
         goto done;
-    CHECK(wg_model_num_steps(m) == 0 && wg_model_step_label(m, 0) == NULL, "add_one has steps");
-    CHECK(wg_session_run_step(s, 0) == WG_ERR_INVALID && strstr(wg_last_error(rt), "not compiled with --profile"),
-          "step on add_one: %s", wg_last_error(rt));
-    wg_session_free(s);
-    wg_model_free(m);
-    s = NULL;
-    m = NULL;
-    if (!open_fx(rt, "profile", &m, &s))
+    CHECK(wg_model_num_steps(f.m) == 0 && wg_model_step_label(f.m, 0) == NULL, "add_one has steps");
+    CHECK(wg_session_run_step(f.s, 0) == WG_ERR_INVALID && strstr(wg_last_error(f.rt), "not compiled with --profile"),
+          "step on add_one: %s", wg_last_error(f.rt));
+    close_fx(&f);
+    if (!open_fx(&f, "profile"))
         goto done;
-    CHECK(wg_model_num_steps(m) == 2, "steps %zu", wg_model_num_steps(m));
-    CHECK(!strcmp(wg_model_step_label(m, 0), "Add half1") && !strcmp(wg_model_step_label(m, 1), "Add half2") &&
-              wg_model_step_label(m, 2) == NULL,
+    CHECK(wg_model_num_steps(f.m) == 2, "steps %zu", wg_model_num_steps(f.m));
+    CHECK(!strcmp(wg_model_step_label(f.m, 0), "Add half1") && !strcmp(wg_model_step_label(f.m, 1), "Add half2") &&
+              wg_model_step_label(f.m, 2) == NULL,
           "labels");
     float x[4] = {1, 2, 3, 4};
-    memcpy(wg_session_input(s, 0), x, sizeof x);
-    const float *y = wg_session_output(s, 0);
-    CHECK(wg_session_run_step(s, 0) == WG_OK && y[3] == 4.5f, "step 0: %s", wg_last_error(rt));
-    CHECK(wg_session_run_step(s, 1) == WG_OK && y[3] == 5.0f, "step 1: %s", wg_last_error(rt));
-    CHECK(wg_session_run_step(s, 2) == WG_ERR_INVALID && strstr(wg_last_error(rt), "step 2 out of range"),
-          "step 2: %s", wg_last_error(rt));
-    CHECK(wg_session_run(s) == WG_OK && y[0] == 2.0f, "run: %s", wg_last_error(rt));
+    memcpy(wg_session_input(f.s, 0), x, sizeof x);
+    const float *y = wg_session_output(f.s, 0);
+    CHECK(wg_session_run_step(f.s, 0) == WG_OK && y[3] == 4.5f, "step 0: %s", wg_last_error(f.rt));
+    CHECK(wg_session_run_step(f.s, 1) == WG_OK && y[3] == 5.0f, "step 1: %s", wg_last_error(f.rt));
+    CHECK(wg_session_run_step(f.s, 2) == WG_ERR_INVALID && strstr(wg_last_error(f.rt), "step 2 out of range"),
+          "step 2: %s", wg_last_error(f.rt));
+    CHECK(wg_session_run(f.s) == WG_OK && y[0] == 2.0f, "run: %s", wg_last_error(f.rt));
 done:
-    wg_session_free(s);
-    wg_model_free(m);
+    close_fx(&f);
     /* "profile" in the metadata needs the two exports, and their count must match. */
-    expect_load(rt, "profile_no_exports", WG_ERR_ABI, "no export `wg_profile_steps`");
-    expect_session(rt, "profile_count", WG_ERR_ABI, "wg_profile_steps() returns 2 but the metadata lists 3");
-    wg_runtime_free(rt);
+    expect_load(f.rt, "profile_no_exports", WG_ERR_ABI, "no export `wg_profile_steps`");
+    expect_session(f.rt, "profile_count", WG_ERR_ABI, "wg_profile_steps() returns 2 but the metadata lists 3");
+    wg_runtime_free(f.rt);
 }
 
 TEST(two_inputs)
 {
-    wg_runtime *rt = new_runtime();
-    wg_model *m = NULL;
-    wg_session *s = NULL;
-    if (!open_fx(rt, "add2", &m, &s))
+    fixture f = {0};
+    if (!open_fx(&f, "add2"))
         goto done;
-    CHECK(!strcmp(wg_model_input(m, 1)->name, "b") && wg_model_input(m, 1)->rank == 2, "input b");
-    float *a = wg_session_input(s, 0), *b = wg_session_input(s, 1);
+    CHECK(!strcmp(wg_model_input(f.m, 1)->name, "b") && wg_model_input(f.m, 1)->rank == 2, "input b");
+    float *a = wg_session_input(f.s, 0), *b = wg_session_input(f.s, 1);
     for (int i = 0; i < 6; i++) {
         a[i] = (float)i;
         b[i] = 10.0f * (float)i;
     }
-    CHECK(wg_session_run(s) == WG_OK, "run: %s", wg_last_error(rt));
-    const float *sum = wg_session_output(s, 0);
+    CHECK(wg_session_run(f.s) == WG_OK, "run: %s", wg_last_error(f.rt));
+    const float *sum = wg_session_output(f.s, 0);
     for (int i = 0; i < 6; i++)
         CHECK(sum[i] == 11.0f * (float)i, "sum[%d] = %g", i, sum[i]);
 done:
-    wg_session_free(s);
-    wg_model_free(m);
-    wg_runtime_free(rt);
+    close_fx(&f);
+    wg_runtime_free(f.rt);
 }
 
 TEST(bad_files_are_refused_at_load)
@@ -325,13 +330,12 @@ TEST(time_limit_stops_a_loop_and_the_runtime_survives)
     wg_runtime *rt;
     wg_runtime_options o = {.time_limit_ms = 200};
     CHECK(wg_runtime_new(&o, &rt) == WG_OK, "runtime");
-    wg_model *m = NULL;
-    wg_session *s = NULL;
-    if (!open_fx(rt, "loop", &m, &s))
+    fixture f = {.rt = rt};
+    if (!open_fx(&f, "loop"))
         goto done;
     for (int rep = 0; rep < 2; rep++) {
         double t0 = now_ms();
-        wg_status st = wg_session_run(s);
+        wg_status st = wg_session_run(f.s);
         double dt = now_ms() - t0;
         CHECK(st == WG_ERR_LIMIT, "status %s: %s", wg_status_str(st), wg_last_error(rt));
         CHECK(strstr(wg_last_error(rt), "run exceeded the time limit of 200 ms"), "%s",
@@ -341,8 +345,7 @@ TEST(time_limit_stops_a_loop_and_the_runtime_survives)
     /* The same runtime loads and runs another model within the limit. */
     CHECK(run_add_one(rt), "add_one after a timeout");
 done:
-    wg_session_free(s);
-    wg_model_free(m);
+    close_fx(&f);
     wg_runtime_free(rt);
 }
 

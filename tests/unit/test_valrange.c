@@ -1,5 +1,6 @@
 /*
- * test_valrange.c: bounds on integer values computed at run time (src/ir/valrange.c).
+ * test_valrange.c: bounds on integer values computed at run time (src/ir/valrange.c and
+ * the ops' sym.bounds hooks).
  *
  * Checks: --dim NAME=MIN..MAX on an integer graph input bounds every element; the rules of
  * Min, Sub, Div, Mod, Mul (a negative factor swaps the ends), Concat and Gather (per

@@ -120,6 +120,39 @@ wg_status wgc_fold_copy(wgc_graph *g, const wgc_node *n, int i, const void *byte
     return WG_OK;
 }
 
+wg_status wgc_fold_to_scalar(wgc_graph *g, wgc_node *n, int dtype, int64_t v)
+{
+    void *d = malloc(wg_dtype_size(dtype));
+    if (!d)
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
+    if (dtype == WG_DT_BOOL)
+        *(bool *)d = v != 0;
+    else
+        *(int64_t *)d = v;
+    wgc_shape scalar = {0};
+    wgc_tensor_set_const(g, n->outputs[0], dtype, &scalar, d);
+    n->dead = true;
+    return WG_OK;
+}
+
+wg_status wgc_add_element_output(wgc_graph *g, const wgc_node *n, int k, int dtype, const wgc_shape *s,
+                                 int *t)
+{
+    const wgc_shape shape = *s; /* s may point into g->tensors, which a new tensor moves */
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, "[%d]", k);
+    int e = wgc_tensor_add_derived(g, g->tensors[n->outputs[0]].name, suffix);
+    if (e < 0)
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
+    wgc_tensor *y = &g->tensors[e];
+    y->dtype = dtype;
+    y->shape = shape;
+    y->has_shape = true;
+    y->producer = (int)(n - g->nodes);
+    *t = e;
+    return WG_OK;
+}
+
 wg_status wgc_fold_same_bytes(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);

@@ -40,6 +40,19 @@ extern const int wgc_numeric_dtypes[];
  * planner usually makes a no-op by giving both the same address. */
 wg_status wgc_fold_same_bytes(wgc_graph *g, wgc_node *n);
 wg_status wgc_emit_same_bytes(wgc_emitter *e, wgc_graph *g, wgc_node *n);
+/* The wgc_op_def of an op that gives input 0's bytes another shape (Reshape, Flatten,
+ * Squeeze, Unsqueeze): INFER and SYM_INFER decide the shape; the bytes are copied (or
+ * aliased) and symbolic int values pass through. Its users include sym.h,
+ * helpers/sym_code.h and ../ir/valrange.h for the sym hooks it names. */
+#define WGC_SAME_BYTES_OP_DEF(INFER, SYM_INFER)                                            \
+    {                                                                                      \
+        .infer = INFER, .fold = wgc_fold_same_bytes, .emit = wgc_emit_same_bytes,          \
+        .sym = {.infer = SYM_INFER,                                                        \
+                .emit = wgc_sym_emit_copy,                                                 \
+                .foldable = wgc_sym_passes_values,                                         \
+                .values = wgc_sym_copy_int_values,                                         \
+                .bounds = wgc_vrange_same_elems},                                          \
+    }
 
 /* The emit hook of ops that always fold (their infer requires constant inputs): reached
  * only when a fold failed, it says so naming the op. */
@@ -53,6 +66,13 @@ const char *wgc_int_elem_expr(wgc_emitter *e, wgc_graph *g, int t, int64_t i, ch
 
 /* Makes output i of n a constant copy of bytes (dtype and shape already inferred). */
 wg_status wgc_fold_copy(wgc_graph *g, const wgc_node *n, int i, const void *bytes);
+/* Makes output 0 of n the scalar constant v of dtype (WG_DT_BOOL or WG_DT_INT64) and marks
+ * n dead: a value known at compile time leaves nothing to run. */
+wg_status wgc_fold_to_scalar(wgc_graph *g, wgc_node *n, int dtype, int64_t v);
+/* A new tensor "<output 0's name>[k]" of dtype and shape s that n produces (element k of
+ * the sequence n outputs), its index in *t. */
+wg_status wgc_add_element_output(wgc_graph *g, const wgc_node *n, int k, int dtype, const wgc_shape *s,
+                                 int *t);
 
 
 #endif

@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../ir/valrange.h"
+#include "inline_loops.h"
+
 const char *wgc_loop_bits(int dtype)
 {
     switch (wg_dtype_size(dtype)) {
@@ -91,6 +94,35 @@ int wgc_scatter_reduction(const wgc_node *n)
         if (!strcmp(r, names[k]))
             return k;
     return WGC_SCATTER_BAD;
+}
+
+wg_status wgc_check_gather_scatter_inputs(wgc_graph *g, const wgc_node *n, bool gather, const int *idx_dtypes)
+{
+    wg_status st = wgc_check_arity(g, n, gather ? 2 : 3, gather ? 2 : 3, 1, 1);
+    if (!st)
+        st = wgc_check_input(g, n, 0, wgc_gen_dtypes);
+    if (!st)
+        st = wgc_check_input(g, n, 1, idx_dtypes);
+    if (!st && !gather)
+        st = wgc_check_input(g, n, 2, wgc_gen_dtypes);
+    return st;
+}
+
+bool wgc_gather_scatter_bounds(wgc_graph *g, const wgc_node *n, const wgc_tensor *y, wgc_vrange *out,
+                               int64_t count)
+{
+    return (n->op == WGC_OP_GATHER_ELEMENTS || n->op == WGC_OP_GATHER_ND) &&
+           wgc_vrange_of_input0(g, n, y, out, count);
+}
+
+wg_status wgc_emit_scatter_update(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int red, const char *close)
+{
+    const char *update = wgc_scatter_statement(red);
+    if (!update)
+        return wgc_no_case(g, n, "the scatter reduction");
+    wgc_emit(e, "%s", update);
+    wgc_emit(e, "%s", close);
+    return WG_OK;
 }
 
 const char *wgc_scatter_statement(int red)

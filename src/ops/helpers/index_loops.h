@@ -35,5 +35,15 @@ enum { WGC_SCATTER_NONE, WGC_SCATTER_ADD, WGC_SCATTER_MUL, WGC_SCATTER_MAX, WGC_
 int wgc_scatter_reduction(const wgc_node *n);
 /* The C statement of reduction red over TD *q and TD u ("*q = u;\n", ...), NULL for BAD. */
 const char *wgc_scatter_statement(int red);
+/* The inputs of GatherElements / ScatterElements and GatherND / ScatterND: data of any
+ * dtype, indices of idx_dtypes and, for a scatter, updates. */
+wg_status wgc_check_gather_scatter_inputs(wgc_graph *g, const wgc_node *n, bool gather, const int *idx_dtypes);
+/* The bounds hook (ir/valrange.h) of GatherElements / ScatterElements and GatherND /
+ * ScatterND: a gather gives any of input 0's values; a scatter's are not bounded. */
+bool wgc_gather_scatter_bounds(wgc_graph *g, const wgc_node *n, const wgc_tensor *y, wgc_vrange *out,
+                               int64_t count);
+/* Emits reduction red's statement (wgc_scatter_statement), then close (what ends the
+ * loops); the no-case error for an unknown reduction. */
+wg_status wgc_emit_scatter_update(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int red, const char *close);
 
 #endif

@@ -55,6 +55,19 @@ wg_status wgc_check_data_input(wgc_graph *g, const wgc_node *n, int min_in, int 
     return st ? st : wgc_check_input(g, n, 0, dtypes);
 }
 
+wg_status wgc_check_layout_input(wgc_graph *g, const wgc_node *n, const int *dtypes, int min_rank,
+                                 const char *layout)
+{
+    wg_status st = wgc_check_data_input(g, n, 1, 1, dtypes);
+    if (st)
+        return st;
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    if (x->shape.rank < min_rank)
+        return wgc_error(g, n, WG_ERR_INVALID, "input '%s' has rank %d, expected %s", x->name,
+                         x->shape.rank, layout);
+    return WG_OK;
+}
+
 wg_status wgc_infer_same_as_input(wgc_graph *g, const wgc_node *n, const int *dtypes)
 {
     wg_status st = wgc_check_data_input(g, n, 1, 1, dtypes);
@@ -72,6 +85,16 @@ wg_status wgc_check_present_inputs(wgc_graph *g, const wgc_node *n, int min_in, 
     for (int i = 0; i < max_in && !st; i++)
         if (i < min_in || wgc_in(g, n, i))
             st = wgc_check_input(g, n, i, dtypes);
+    return st;
+}
+
+const int wgc_index_dtypes[] = {WG_DT_INT64, WG_DT_INT32, 0};
+
+wg_status wgc_check_data_and_index(wgc_graph *g, const wgc_node *n, const int *dtypes)
+{
+    wg_status st = wgc_check_input(g, n, 0, dtypes);
+    if (!st && wgc_in(g, n, 1))
+        st = wgc_check_input(g, n, 1, wgc_index_dtypes);
     return st;
 }
 

@@ -1,0 +1,73 @@
+/*
+ * pack_weight.c: the packing step (pack_weight.h): a constant weight laid out in its
+ * kernel's PACK layout (src/ir/kernels.def) and placed in the module's weights.
+ */
+#include <stdlib.h>
+
+#include "../../../kernels/include/wgk_conv_packed.h"
+#include "../../../kernels/include/wgk_pack.h"
+#include "../../../kernels/include/wgk_winograd.h"
+#include "pack_weight.h"
+
+/* The floats layout takes for geo (0 for a layout not packed at compile time). */
+static size_t packed_floats(wgc_pack layout, const wgc_pack_geom *geo)
+{
+    switch (layout) {
+    case WGC_PACK_GEMM_B:
+        return wgk_pack_b_size(geo->K, geo->N);
+    case WGC_PACK_ONNX:
+        return geo->K * geo->N;
+    case WGC_PACK_CONV:
+        return wgk_conv_pack_w_size(geo->M, geo->C / geo->groups * geo->KH * geo->KW, geo->groups);
+    case WGC_PACK_PHASES:
+        return wgk_conv_pack_w_size(geo->M, 4 * geo->C * 16, 1);
+    }
+    return 0;
+}
+
+/* Lays w out in layout into dst (packed_floats of it); false when out of memory. */
+static bool pack(wgc_pack layout, const wgc_pack_geom *geo, const float *w, float *dst)
+{
+    switch (layout) {
+    case WGC_PACK_GEMM_B:
+        wgk_pack_b(w, geo->sk, geo->sn, geo->K, geo->N, dst);
+        return true;
+    case WGC_PACK_ONNX:
+        for (size_t k = 0; k < geo->K; k++)
+            for (size_t j = 0; j < geo->N; j++)
+                dst[k * geo->N + j] = w[k * geo->sk + j * geo->sn];
+        return true;
+    case WGC_PACK_CONV:
+        wgk_conv_pack_w(w, geo->M, geo->C / geo->groups * geo->KH * geo->KW, geo->groups, dst);
+        return true;
+    case WGC_PACK_PHASES: {
+        const size_t kg = 4 * geo->C * 16;
+        float *phased = malloc(sizeof(float) * (geo->M * kg ? geo->M * kg : 1));
+        if (!phased)
+            return false;
+        wgk_conv_phases_weights(w, (int)geo->M, (int)geo->C, (int)geo->KH, phased);
+        wgk_conv_pack_w(phased, geo->M, kg, 1, dst);
+        free(phased);
+        return true;
+    }
+    }
+    return false;
+}
+
+wg_status wgc_pack_weight(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_tensor *w,
+                          wgc_pack layout, const wgc_pack_geom *geo, const char **expr)
+{
+    if (!w->data || (layout != WGC_PACK_GEMM_B && layout != WGC_PACK_ONNX && layout != WGC_PACK_CONV &&
+                     layout != WGC_PACK_PHASES))
+        return wgc_error(g, n, WG_ERR_INVALID, "packing '%s': a weight computed at run time or an unknown layout "
+                         "(compiler bug)", w->name);
+    const size_t count = packed_floats(layout, geo);
+    float *buf = malloc(sizeof(float) * (count ? count : 1));
+    wg_status st = WG_ERR_NOMEM;
+    if (buf && pack(layout, geo, (const float *)w->data, buf))
+        st = wgc_weight(e, buf, sizeof(float) * count, expr);
+    free(buf);
+    if (st)
+        return wgc_error(g, n, st, "out of memory packing weight '%s'", w->name);
+    return WG_OK;
+}

@@ -1,0 +1,47 @@
+/*
+ * pack_weight.h: the packing step. A kernel's weight layout is declared once, in the PACK
+ * column of src/ir/kernels.def (wgc_kernel_get(kernel)->pack); an op's emit hook hands its
+ * constant weight and that layout to wgc_pack_weight, which lays the weight out at compile
+ * time, places it in the module's weights (wgc_weight) and gives its address. Emitters do
+ * not pack float weights by hand.
+ *
+ * A weight the kernel reads as the model gives it (WGC_PACK_ONNX, or one computed at run
+ * time) is not copied: read it with wgc_ptr. The one exception is a GEMM's transposed B,
+ * which the kernels of ONNX layout read row-major [K][N]: WGC_PACK_ONNX with a GEMM
+ * geometry makes that copy.
+ *
+ * The int8 GEMM's packed B (int16 minus the zero point: wgk_qgemm_pack_b, wgk_qconv_pack_w,
+ * for MatMulInteger / QLinearMatMul and ConvInteger / QLinearConv) is packed by
+ * wgc_q_pack_weight (qlinear.h), the int8 ops' one place for it. Not through either yet:
+ * the int8 pointwise conv's int32 channel pairs (wgk_q8_conv1x1_pack_w, qconv.c) and
+ * ConvTranspose's panels (wgk_deconv2d_pack_w, conv_transpose.c, whose kernels.def lines
+ * say ONNX).
+ */
+#ifndef WGC_OPS_PACK_WEIGHT_H
+#define WGC_OPS_PACK_WEIGHT_H
+
+#include <stddef.h>
+
+#include "../../ir/kernels.h"
+#include "../op.h"
+
+/* What the layouts need of the weight's shape; each reads its own fields. */
+typedef struct wgc_pack_geom {
+    /* GEMM_B (wgk_pack_b column panels) and ONNX (row-major [K][N]): the GEMM's B is
+     * K x N, its element (k, j) at w[k * sk + j * sn] (sk = N, sn = 1 for [K][N];
+     * sk = 1, sn = K for Gemm's transB [N][K]). */
+    size_t K, N, sk, sn;
+    /* CONV (wgk_conv_pack_w panels of the [M][C/groups*KH*KW] matrix) and PHASES (the
+     * phase split's 4x4 filters on 4C channels, wgk_conv_phases_weights, then
+     * wgk_conv_pack_w as one group): the conv's filters [M][C/groups][KH][KW]. */
+    size_t M, C, KH, KW, groups;
+} wgc_pack_geom;
+
+/* Lays out constant weight w (of node n) in layout, places it in the module's weights and
+ * sets *expr to its address expression (wgc_weight's: valid for the next 16 such calls).
+ * Errors: WG_ERR_NOMEM "out of memory packing weight '<w>'"; WG_ERR_INVALID for a weight
+ * computed at run time or a layout that is not packed at compile time (compiler bugs). */
+wg_status wgc_pack_weight(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_tensor *w,
+                          wgc_pack layout, const wgc_pack_geom *geo, const char **expr);
+
+#endif
