@@ -157,7 +157,7 @@ static int runtime_value_named(const wgc_graph *g)
 }
 
 /* The flag that makes input NAME's value known enough: a value that decides a size
- * ("nothing bounds its values", ops/pad_runtime.c ...) needs only bounds on it. */
+ * ("nothing bounds its values": ops/pad.c, ops/affine_gather.c ...) needs only bounds on it. */
 static void put_hint(wgc_graph *g, const char *prefix, int i, const char *name)
 {
     size_t len = strlen(g->err);

@@ -1,10 +1,10 @@
 /*
  * affine_gather.c: data movement as one affine gather each (helpers/inline_loops.c: y[v] = x[base + v . strides]):
- * Expand, Tile, Slice, DepthToSpace, SpaceToDepth; and Size (always folded). Constant
- * inputs fold through the same view on the host (fold_map.c).
- * Shape-giving inputs here are constant: a Slice with run-time starts, ends or steps is
- * the run-time section's (below), an Expand or Tile with a run-time shape or repeats
- * expand_tile_runtime.c's.
+ * Expand, Tile, DepthToSpace, SpaceToDepth; and Size (always folded). Constant
+ * inputs fold through the same view on the host (fold_map.c). Slice (slice.c) plans its
+ * own view and shares the rest (affine_gather.h).
+ * Shape-giving inputs here are constant, but for an Expand or Tile with a run-time shape
+ * or repeats: the section "sizes decided in the module" (the end of this file).
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,37 +13,34 @@
 #include "../ir/valrange.h"
 #include "helpers/host_elements.h"
 #include "helpers/fold_map.h"
+#include "helpers/index_loops.h"
 #include "helpers/inline_loops.h"
 #include "helpers/sym_code.h"
-#include "expand_tile_runtime.h"
+#include "affine_gather.h"
 #include "sym.h"
 #include "../common/dtype.h"
 #include "helpers/emit_and_fold.h"
 
 /*
- * Slice whose starts, ends or steps are computed at run time (module ABI
- * 2 "Run-time output dims"). Each sliced axis's length is then a run-time symbol bounded
- * by the axis (by ceil(axis / |step|) for a constant step); the module clamps the values
- * as ONNX says, writes the lengths into wg_dims and copies the slice. The axes must be
- * constant: they decide which dims are run-time ones. Slices of constant parameters stay
- * affine_gather.c's; symbolic-valued parameters (shape arithmetic) slice_rule's.
+ * Expand whose shape, and Tile whose repeats, are computed at run time (module ABI 2
+ * "Run-time output dims"; Tile's repeats also when they hold symbolic values). The
+ * output dims they decide are run-time symbols bounded through the values'
+ * bounds (ir/valrange.h): an Expand dim by the larger of the input's dim and the shape
+ * value's bound (a fixed input dim other than 1 stays fixed, and the value must be 1 or
+ * that dim), a Tile dim by the input's dim times the repeat's bound. The module checks the
+ * values (WGK_ERR_INDEX: negative, or not broadcasting) and each size against its bound
+ * (WGK_ERR_SIZE_BOUND), writes the sizes into wg_dims and copies. Expand of symbolic
+ * values (shape arithmetic) stays affine_gather_sym_infer's; constant parameters plan's.
  */
-/* Is n an opset >= 10 Slice with a starts, ends or steps input that is neither a constant
- * nor symbolic values? */
-static bool wgc_slice_is_runtime(const wgc_graph *g, const wgc_node *n);
-/* Does n compute its output's sizes in the module: run-time parameters, or constant ones
- * on an axis of symbolic or run-time size (affine_gather_sym_infer gave that dim a run-time symbol)?
- * Such a Slice is emitted by wgc_slice_runtime_emit. */
-static bool wgc_slice_runs_sizes(const wgc_graph *g, const wgc_node *n);
-/* Output 0's shape: x's, each sliced axis a run-time symbol at its bound. */
-static wg_status wgc_slice_runtime_infer(wgc_graph *g, wgc_node *n);
-/* With symbolic input dims (affine_gather_sym_infer, after the infer hook): y, output 0's shape, takes
- * x's symbolic dims on the axes n does not slice. */
-static wg_status wgc_slice_runtime_keep_syms(wgc_graph *g, const wgc_node *n, wgc_shape *y);
-static wg_status wgc_slice_runtime_emit(wgc_emitter *e, wgc_graph *g, const wgc_node *n);
+/* Is n an Expand with a shape computed at run time, or a Tile whose repeats are not plain
+ * constants? */
+static bool wgc_expand_tile_is_runtime(const wgc_graph *g, const wgc_node *n);
+/* Output 0's shape for x's shape as it stands (symbolic dims hidden or not). */
+static wg_status wgc_expand_tile_runtime_shape(wgc_graph *g, const wgc_node *n, wgc_shape *y);
+static wg_status wgc_expand_tile_runtime_emit(wgc_emitter *e, wgc_graph *g, const wgc_node *n);
 
 /* Optional input i, when present, must be a constant integer tensor. */
-static wg_status need_const(wgc_graph *g, const wgc_node *n, int i, const char *what)
+wg_status wgc_affine_need_const(wgc_graph *g, const wgc_node *n, int i, const char *what)
 {
     const wgc_tensor *t = wgc_in(g, n, i);
     if (!t)
@@ -57,14 +54,8 @@ static wg_status need_const(wgc_graph *g, const wgc_node *n, int i, const char *
     return WG_OK;
 }
 
-/* The affine view of each op: dims/strides of a view of y (rank r), base offset. */
-typedef struct view {
-    int r;
-    int64_t dims[2 * WG_MAX_RANK], st[2 * WG_MAX_RANK], base;
-    wgc_shape y;
-} view;
-
-static wg_status plan(wgc_graph *g, const wgc_node *n, view *v)
+/* The affine view of each op here (Slice's: slice.c). */
+static wg_status plan(wgc_graph *g, const wgc_node *n, wgc_affine_view *v)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     int rank = x->shape.rank;
@@ -76,7 +67,7 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, view *v)
     case WGC_OP_EXPAND: {
         if (!wgc_in(g, n, 1))
             return wgc_error(g, n, WG_ERR_INVALID, "the 'shape' input is missing");
-        if ((st = need_const(g, n, 1, "shape")))
+        if ((st = wgc_affine_need_const(g, n, 1, "shape")))
             return st;
         const wgc_tensor *s = wgc_in(g, n, 1);
         wgc_shape want = {0};
@@ -98,7 +89,7 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, view *v)
     case WGC_OP_TILE: {
         if (!wgc_in(g, n, 1))
             return wgc_error(g, n, WG_ERR_INVALID, "the 'repeats' input is missing");
-        if ((st = need_const(g, n, 1, "repeats")))
+        if ((st = wgc_affine_need_const(g, n, 1, "repeats")))
             return st;
         const wgc_tensor *rp = wgc_in(g, n, 1);
         if (wgc_numel(&rp->shape) != rank)
@@ -116,75 +107,6 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, view *v)
             v->y.dims[d] = k * x->shape.dims[d];
             v->dims[v->r] = k, v->st[v->r++] = 0;
             v->dims[v->r] = x->shape.dims[d], v->st[v->r++] = xs[d];
-        }
-        return WG_OK;
-    }
-    case WGC_OP_SLICE: {
-        int64_t start[WG_MAX_RANK], step[WG_MAX_RANK];
-        v->y = x->shape;
-        for (int d = 0; d < rank; d++)
-            start[d] = 0, step[d] = 1;
-        int64_t m;
-        const int64_t *sa = NULL, *ea = NULL, *aa = NULL;
-        const wgc_tensor *ts = NULL, *te = NULL, *ta = NULL, *tp = NULL;
-        if (n->opset < 10) {
-            size_t c1, c2, c3 = 0;
-            sa = wgc_attr_ints(n, "starts", &c1);
-            ea = wgc_attr_ints(n, "ends", &c2);
-            aa = wgc_attr_ints(n, "axes", &c3);
-            if (!sa || !ea || c1 != c2 || (aa && c3 != c1))
-                return wgc_error(g, n, WG_ERR_INVALID, "bad starts/ends/axes");
-            m = (int64_t)c1;
-        } else {
-            static const char *what[] = {"starts", "ends", "axes", "steps"};
-            for (int i = 1; i < n->n_inputs && i < 5; i++)
-                if ((st = need_const(g, n, i, what[i - 1])))
-                    return st;
-            ts = wgc_in(g, n, 1), te = wgc_in(g, n, 2);
-            ta = wgc_in(g, n, 3), tp = wgc_in(g, n, 4);
-            if (!ts || !te)
-                return wgc_error(g, n, WG_ERR_INVALID, "starts and ends are required");
-            m = wgc_numel(&ts->shape);
-            if (wgc_numel(&te->shape) != m || (ta && wgc_numel(&ta->shape) != m) ||
-                (tp && wgc_numel(&tp->shape) != m))
-                return wgc_error(g, n, WG_ERR_INVALID, "starts/ends/axes/steps differ in length");
-        }
-        bool seen[WG_MAX_RANK] = {0};
-        for (int64_t k = 0; k < m; k++) {
-            int64_t a = ta ? wgc_const_int(ta, k) : aa ? aa[k] : k;
-            int ax;
-            if (!wgc_norm_axis(a, rank, &ax) || seen[ax])
-                return wgc_error(g, n, WG_ERR_INVALID, "bad axis %lld", (long long)a);
-            seen[ax] = true;
-            int64_t s = ts ? wgc_const_int(ts, k) : sa[k], e = te ? wgc_const_int(te, k) : ea[k];
-            int64_t p = tp ? wgc_const_int(tp, k) : 1, dim = x->shape.dims[ax];
-            if (p == 0)
-                return wgc_error(g, n, WG_ERR_INVALID, "step 0");
-            /* A step past the dim gives at most one element either way; clamping it keeps
-             * the length and stride arithmetic below from overflowing (and -INT64_MIN). */
-            if (p > dim + 1)
-                p = dim + 1;
-            else if (p < -(dim + 1))
-                p = -(dim + 1);
-            if (s < 0) s += dim;
-            if (e < 0) e += dim;
-            if (p > 0) {
-                s = s < 0 ? 0 : s > dim ? dim : s;
-                e = e < 0 ? 0 : e > dim ? dim : e;
-            } else {
-                s = s < 0 ? -1 : s > dim - 1 ? dim - 1 : s;
-                e = e < -1 ? -1 : e > dim - 1 ? dim - 1 : e;
-            }
-            int64_t len = p > 0 ? (e > s ? (e - s + p - 1) / p : 0) : (s > e ? (s - e + (-p) - 1) / (-p) : 0);
-            v->y.dims[ax] = len;
-            start[ax] = len ? s : 0;
-            step[ax] = p;
-        }
-        v->r = rank;
-        for (int d = 0; d < rank; d++) {
-            v->dims[d] = v->y.dims[d];
-            v->st[d] = step[d] * xs[d];
-            v->base += start[d] * xs[d];
         }
         return WG_OK;
     }
@@ -239,9 +161,32 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, view *v)
     }
 }
 
+wg_status wgc_affine_infer(wgc_graph *g, wgc_node *n, const wgc_affine_view *v)
+{
+    wgc_set_output(g, n, 0, wgc_in(g, n, 0)->dtype, &v->y);
+    return WG_OK;
+}
+
+/* the same affine view the module runs, evaluated on the host */
+wg_status wgc_affine_fold(wgc_graph *g, wgc_node *n, const wgc_affine_view *v)
+{
+    return wgc_fold_affine(g, n, v->r, v->dims, v->st, v->base);
+}
+
+wg_status wgc_affine_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_affine_view *v)
+{
+    wg_status st = wgc_check_i32_numel(g, n, wgc_out(g, n, 0));
+    if (!st)
+        st = wgc_check_i32_numel(g, n, wgc_in(g, n, 0));
+    if (st)
+        return st;
+    wgc_gen_affine(e, g, n->inputs[0], n->outputs[0], v->r, v->dims, v->st, v->base);
+    return WG_OK;
+}
+
 static wg_status affine_gather_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, n->op == WGC_OP_SLICE ? 5 : n->op == WGC_OP_SIZE ? 1 : n->op == WGC_OP_EXPAND || n->op == WGC_OP_TILE ? 2 : 1, 1, 1);
+    wg_status st = wgc_check_arity(g, n, 1, n->op == WGC_OP_SIZE ? 1 : n->op == WGC_OP_EXPAND || n->op == WGC_OP_TILE ? 2 : 1, 1, 1);
     if (!st)
         st = wgc_check_input(g, n, 0, wgc_gen_dtypes);
     if (st)
@@ -252,8 +197,6 @@ static wg_status affine_gather_infer(wgc_graph *g, wgc_node *n)
         wgc_set_output(g, n, 0, WG_DT_INT64, &s);
         return WG_OK;
     }
-    if (wgc_slice_is_runtime(g, n))
-        return wgc_slice_runtime_infer(g, n);
     if (wgc_expand_tile_is_runtime(g, n)) {
         wgc_shape y;
         if ((st = wgc_expand_tile_runtime_shape(g, n, &y)))
@@ -261,22 +204,20 @@ static wg_status affine_gather_infer(wgc_graph *g, wgc_node *n)
         wgc_set_output(g, n, 0, x->dtype, &y);
         return WG_OK;
     }
-    view v;
+    wgc_affine_view v;
     if ((st = plan(g, n, &v)))
         return st;
-    wgc_set_output(g, n, 0, x->dtype, &v.y);
-    return WG_OK;
+    return wgc_affine_infer(g, n, &v);
 }
 
 static wg_status affine_gather_fold(wgc_graph *g, wgc_node *n)
 {
     if (n->op != WGC_OP_SIZE) {
-        /* the same affine view the module runs, evaluated on the host */
-        view v;
+        wgc_affine_view v;
         wg_status st = plan(g, n, &v);
         if (st)
             return st;
-        return wgc_fold_affine(g, n, v.r, v.dims, v.st, v.base);
+        return wgc_affine_fold(g, n, &v);
     }
     wgc_tensor *y = wgc_out(g, n, 0);
     int64_t *data = wgc_elem_alloc(g, n, WG_DT_INT64, &y->shape);
@@ -294,74 +235,16 @@ static wg_status affine_gather_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
                  (long long)wgc_numel(&wgc_in(g, n, 0)->shape));
         return WG_OK;
     }
-    if (wgc_slice_runs_sizes(g, n))
-        return wgc_slice_runtime_emit(e, g, n);
     if (wgc_expand_tile_is_runtime(g, n))
         return wgc_expand_tile_runtime_emit(e, g, n);
-    view v;
+    wgc_affine_view v;
     wg_status st = plan(g, n, &v);
-    if (!st)
-        st = wgc_check_i32_numel(g, n, wgc_out(g, n, 0));
-    if (!st)
-        st = wgc_check_i32_numel(g, n, wgc_in(g, n, 0));
     if (st)
         return st;
-    wgc_gen_affine(e, g, n->inputs[0], n->outputs[0], v.r, v.dims, v.st, v.base);
-    return WG_OK;
+    return wgc_affine_emit(e, g, n, &v);
 }
 
 /* ---- symbolic dims (sym.h) ---- */
-
-/* Slice: each sliced axis keeps its symbolic size when taken whole, or becomes its end
- * when that is symbolic with start 0 and step 1 (positions[:, :seq]). */
-static wg_status slice_rule(wgc_graph *g, const wgc_node *n, wgc_shape *y)
-{
-    const wgc_tensor *x = wgc_in(g, n, 0), *st = wgc_in(g, n, 1), *en = wgc_in(g, n, 2);
-    const wgc_tensor *ax = wgc_in(g, n, 3), *sp = wgc_in(g, n, 4);
-    if (!st || !en || (sp && sp->symval) || (ax && ax->symval) || st->symval)
-        return wgc_sym_refuse(g, n, "only its ends may be symbolic");
-    bool sliced[WG_MAX_RANK] = {false};
-    int64_t m = wgc_numel(&st->shape);
-    for (int64_t i = 0; i < m; i++) {
-        int64_t a = ax ? wgc_const_int(ax, i) : i;
-        if (a < 0)
-            a += x->shape.rank;
-        if (a < 0 || a >= x->shape.rank)
-            return wgc_sym_refuse(g, n, "an axis is out of range");
-        sliced[a] = true;
-        int64_t s0 = wgc_const_int(st, i), step = sp ? wgc_const_int(sp, i) : 1;
-        wgc_dimx e = wgc_symval_at(en, i);
-        const wgc_dimx xa = wgc_dimx_of(g, &x->shape, (int)a);
-        bool whole = s0 == 0 && step == 1 &&
-                     ((wgc_dimx_is_const(&e) && e.c >= x->shape.dims[a]) || wgc_dimx_eq(&e, &xa));
-        if (whole)
-            continue; /* y's dim a keeps x's, symbolic or not */
-        if (wgc_dim_is_sym(&x->shape, a) && (!en->symval || (s0 >= 0 && step > 0))) {
-            /* constant bounds on a symbolic axis (detections[:300]), or a symbolic end
-             * from a start of 0 or more: a run-time size of the Slice's own, which
-             * the run-time section computes by ONNX's clamping. A slice's length never shrinks
-             * as its axis or its end grows, so the length at the maxima bounds it */
-            int sym;
-            wg_status st = wgc_sym_add_runtime(g, n, n->outputs[0], (int)a, y->dims[a], &sym);
-            if (st)
-                return st;
-            wgc_shape_set_runtime(y, (int)a, sym, y->dims[a]);
-            continue;
-        }
-        if (wgc_dim_is_sym(&x->shape, a))
-            return wgc_sym_refuse(g, n, "a symbolic axis is sliced at symbolic bounds");
-        if (wgc_dimx_is_const(&e))
-            continue; /* a fixed slice of a fixed axis: the op's size */
-        if (s0 != 0 || step != 1 || wgc_dimx_max(g, &e) > x->shape.dims[a] || e.c < 1)
-            return wgc_sym_refuse(g, n, "a symbolic end needs start 0, step 1 and to fit the axis");
-        wgc_shape_set_dim(g, y, (int)a, e);
-    }
-    for (int d = 0; d < x->shape.rank; d++)
-        if (!sliced[d] || !wgc_dim_is_sym(y, d))
-            if (wgc_dim_is_sym(&x->shape, d))
-                memcpy(y->sym[d], x->shape.sym[d], WGC_MAX_SYMS);
-    return WG_OK;
-}
 
 static wg_status affine_gather_sym_infer(wgc_graph *g, wgc_node *n)
 {
@@ -372,19 +255,6 @@ static wg_status affine_gather_sym_infer(wgc_graph *g, wgc_node *n)
         return WG_OK;
     wg_status st;
     switch (n->op) {
-    case WGC_OP_SLICE:
-        if (wgc_slice_is_runtime(g, n)) {
-            /* its infer hook gave the sliced axes their run-time symbols; x's elsewhere */
-            wgc_shape o = y0->shape;
-            if ((st = wgc_slice_runtime_keep_syms(g, n, &o)))
-                return st;
-            return wgc_sym_set_out(g, n, 0, &o);
-        }
-        if (n->opset < 10)
-            return wgc_sym_refuse(g, n, "Slice before opset 10");
-        if ((st = slice_rule(g, n, &y)))
-            return st;
-        return wgc_sym_set_out(g, n, 0, &y);
     case WGC_OP_TILE:
         if (!wgc_expand_tile_is_runtime(g, n))
             return wgc_sym_refuse(g, n, NULL);
@@ -413,108 +283,31 @@ static wg_status affine_gather_sym_infer(wgc_graph *g, wgc_node *n)
     }
 }
 
-/* y (dense at its actual dims) = x read with element strides: Slice (constant starts and
- * steps) and Expand (stride 0 where x broadcasts). */
-static wg_status emit_strided(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+/* Expand: y (dense at its actual dims) = x read with element strides, stride 0 where x
+ * broadcasts. */
+static wg_status affine_gather_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
+    if (n->op != WGC_OP_EXPAND)
+        return wgc_sym_refuse(g, n, "no run-time code for this op with symbolic shapes yet");
     const wgc_tensor *x = wgc_in(g, n, 0), *y = wgc_out(g, n, 0);
     int r = y->shape.rank;
     char base[160];
     snprintf(base, sizeof base, "%s", wgc_ptr(e, g, n->inputs[0]));
     wgc_emit(e, "{\n");
     wgc_sym_put_dims(e, &y->shape, "yd");
-    if (n->op == WGC_OP_EXPAND) {
-        wgc_sym_put_strides(e, &x->shape, &y->shape, "xs");
-        wgc_emit(e, "wgk_copy_strided(%s, %s, %zu, %d, yd, xs);\n}\n", wgc_ptr(e, g, n->outputs[0]), base,
-                 wg_dtype_size(x->dtype), r ? r : 1);
-        return WG_OK;
-    }
-    const wgc_tensor *st = wgc_in(g, n, 1), *ax = wgc_in(g, n, 3), *sp = wgc_in(g, n, 4);
-    int64_t start[WG_MAX_RANK] = {0}, step[WG_MAX_RANK];
-    for (int d = 0; d < r; d++)
-        step[d] = 1;
-    for (int64_t i = 0; i < wgc_numel(&st->shape); i++) {
-        int64_t a = ax ? wgc_const_int(ax, i) : i;
-        a = a < 0 ? a + r : a;
-        int64_t s0 = wgc_const_int(st, i), dim = x->shape.dims[a];
-        step[a] = sp ? wgc_const_int(sp, i) : 1;
-        if (step[a] != 1 && wgc_dim_is_sym(&y->shape, (int)a))
-            return wgc_sym_refuse(g, n, "a step other than 1 on a symbolic axis");
-        if (wgc_dim_is_sym(&x->shape, (int)a) && s0 != 0)
-            return wgc_sym_refuse(g, n, "a start other than 0 on a symbolic axis");
-        s0 = s0 < 0 ? s0 + dim : s0;
-        start[a] = s0 < 0 ? 0 : s0 > dim - (step[a] < 0) ? dim - (step[a] < 0) : s0;
-    }
-    wgc_emit(e, "const int32_t xs[%d] = {", r);
-    for (int d = 0; d < r; d++)
-        wgc_emit(e, "%s%lld * %s", d ? ", " : "", (long long)step[d], wgc_dims_expr(e, &x->shape, d + 1, r));
-    wgc_emit(e, "};\nconst char *px = (const char *)%s + (0", base);
-    for (int d = 0; d < r; d++)
-        if (start[d])
-            wgc_emit(e, " + %lld * %s", (long long)start[d], wgc_dims_expr(e, &x->shape, d + 1, r));
-    wgc_emit(e, ") * %zu;\nwgk_copy_strided(%s, px, %zu, %d, yd, xs);\n}\n", wg_dtype_size(x->dtype),
-             wgc_ptr(e, g, n->outputs[0]), wg_dtype_size(x->dtype), r);
+    wgc_sym_put_strides(e, &x->shape, &y->shape, "xs");
+    wgc_emit(e, "wgk_copy_strided(%s, %s, %zu, %d, yd, xs);\n}\n", wgc_ptr(e, g, n->outputs[0]), base,
+             wg_dtype_size(x->dtype), r ? r : 1);
     return WG_OK;
 }
 
-static wg_status affine_gather_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
-{
-    if (n->op == WGC_OP_SLICE || n->op == WGC_OP_EXPAND)
-        return emit_strided(e, g, n);
-    return wgc_sym_refuse(g, n, "no run-time code for this op with symbolic shapes yet");
-}
-
-static wgc_sym_folds affine_gather_sym_foldable(const wgc_graph *g, const wgc_node *n)
-{
-    if (n->op != WGC_OP_SLICE || !wgc_inputs_const(g, n))
-        return false;
-    return n->inputs[0] >= 0 && g->tensors[n->inputs[0]].symval; /* the values are symbolic */
-}
-
-static wg_status affine_gather_sym_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t count)
-{
-    wg_status status = wgc_sym_int_values_only(g, n);
-    if (status)
-        return status;
-    if (n->op != WGC_OP_SLICE)
-        return wgc_sym_refuse(g, n, NULL);
-    const wgc_tensor *x = wgc_in(g, n, 0);
-    const wgc_tensor *b = n->n_inputs > 1 ? wgc_in(g, n, 1) : NULL;
-    /* a 1-D slice with fixed bounds: the values from the folded result's positions */
-    const wgc_tensor *st = wgc_in(g, n, 1), *sp = wgc_in(g, n, 4);
-    int64_t s0, step = 1;
-    if (n->n_inputs < 2) { /* before opset 10: starts, ends, axes as attributes */
-        size_t cnt = 0;
-        const int64_t *sa = wgc_attr_ints(n, "starts", &cnt);
-        if (x->shape.rank != 1 || !sa || cnt != 1)
-            return wgc_sym_refuse(g, n, NULL);
-        s0 = sa[0];
-    } else {
-        if (x->shape.rank != 1 || !st || st->symval || (b && b->symval) || (sp && sp->symval))
-            return wgc_sym_refuse(g, n, NULL);
-        s0 = wgc_const_int(st, 0);
-        step = sp ? wgc_const_int(sp, 0) : 1;
-    }
-    int64_t dim = x->shape.dims[0];
-    if (s0 < 0)
-        s0 += dim;
-    s0 = s0 < 0 ? 0 : s0 > dim ? dim : s0;
-    if (step != 1)
-        return wgc_sym_refuse(g, n, "a step other than 1");
-    for (int64_t i = 0; i < count; i++)
-        v[i] = wgc_symval_at(x, s0 + i);
-    return WG_OK;
-}
-
-/* Slice, Expand and Tile decide their sizes at run time where their own emit hooks read
- * them (the run-time files above); DepthToSpace and SpaceToDepth are per sample. */
+/* Expand and Tile decide their sizes at run time where their own emit hooks read them
+ * (the section "sizes decided in the module"); DepthToSpace and SpaceToDepth are per sample. */
 static bool affine_gather_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_trait t)
 {
     switch (t) {
     case WGC_DATA_DEPENDENT:
-        if (n->op == WGC_OP_SLICE) /* reads x's sizes at run time itself (wgc_slice_runtime_emit) */
-            return wgc_slice_runs_sizes(g, n);
-        if (n->op == WGC_OP_EXPAND || n->op == WGC_OP_TILE) /* the same (expand_tile_runtime.c) */
+        if (n->op == WGC_OP_EXPAND || n->op == WGC_OP_TILE) /* read x's sizes at run time themselves */
             return wgc_expand_tile_is_runtime(g, n);
         return false;
     case WGC_PER_SAMPLE:
@@ -524,12 +317,12 @@ static bool affine_gather_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_o
     }
 }
 
-/* Bounds of integer values computed at run time (ir/valrange.h): Slice, Expand and Tile
- * give any of input 0's values. */
+/* Bounds of integer values computed at run time (ir/valrange.h): Expand and Tile give any
+ * of input 0's values. */
 static bool affine_gather_sym_bounds(wgc_graph *g, const wgc_node *n, const wgc_tensor *y,
                                      wgc_vrange *out, int64_t count)
 {
-    return (n->op == WGC_OP_SLICE || n->op == WGC_OP_EXPAND || n->op == WGC_OP_TILE) &&
+    return (n->op == WGC_OP_EXPAND || n->op == WGC_OP_TILE) &&
            wgc_vrange_of_input0(g, n, y, out, count);
 }
 
@@ -539,190 +332,142 @@ const wgc_op_def wgc_op_affine_gather = {
     .emit = affine_gather_emit,
     .sym = {.infer = affine_gather_sym_infer,
             .emit = affine_gather_sym_emit,
-            .foldable = affine_gather_sym_foldable,
-            .values = affine_gather_sym_values,
             .takes = affine_gather_sym_takes,
             .bounds = affine_gather_sym_bounds},
 };
 
 /* ---- sizes decided in the module ---- */
 
-enum { STARTS = 1, ENDS = 2, AXES = 3, STEPS = 4 };
-
-static bool runtime_input(const wgc_graph *g, const wgc_node *n, int i)
+static bool wgc_expand_tile_is_runtime(const wgc_graph *g, const wgc_node *n)
 {
-    if (i >= n->n_inputs || n->inputs[i] < 0)
+    if ((n->op != WGC_OP_EXPAND && n->op != WGC_OP_TILE) || n->n_inputs < 2 || n->inputs[1] < 0)
         return false;
-    const wgc_tensor *t = &g->tensors[n->inputs[i]];
-    return !t->data && !t->symval;
+    const wgc_tensor *p = &g->tensors[n->inputs[1]];
+    return !p->data || (n->op == WGC_OP_TILE && p->symval);
 }
 
-static bool wgc_slice_is_runtime(const wgc_graph *g, const wgc_node *n)
+/* The parameter (shape or repeats): an int64 vector of a fixed length. */
+static wg_status check_param(wgc_graph *g, const wgc_node *n, const wgc_tensor *p)
 {
-    return n->op == WGC_OP_SLICE && n->opset >= 10 &&
-           (runtime_input(g, n, STARTS) || runtime_input(g, n, ENDS) || runtime_input(g, n, STEPS));
+    const int rank = wgc_in(g, n, 0)->shape.rank;
+    if (p->dtype != WG_DT_INT64 || p->shape.rank != 1 || wgc_shape_is_sym(&p->shape))
+        return wgc_error(g, n, WG_ERR_INVALID, "%s input '%s' must be a 1-D int64 tensor of a fixed length",
+                         n->op == WGC_OP_EXPAND ? "shape" : "repeats", p->name);
+    if (n->op == WGC_OP_TILE && p->shape.dims[0] != rank)
+        return wgc_error(g, n, WG_ERR_INVALID, "repeats has %lld values for rank %d", (long long)p->shape.dims[0], rank);
+    if (n->op == WGC_OP_EXPAND && p->shape.dims[0] > WG_MAX_RANK)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "rank %lld", (long long)p->shape.dims[0]);
+    return WG_OK;
 }
 
-/* Is dim d of n's output a run-time size n decides? */
-static bool owns_dim(const wgc_graph *g, const wgc_node *n, int d)
+/* Output dim d's input dim (-1: none, Expand adding a leading dim). */
+static int x_dim(const wgc_node *n, int out_rank, int x_rank, int d)
 {
-    const int y = n->outputs[0];
-    for (int k = wgc_sym_n_host(g); k < g->n_syms; k++)
-        if (g->syms[k].runtime && g->syms[k].tensor == y && g->syms[k].dim == d &&
-            g->tensors[y].shape.sym[d][k])
-            return true;
-    return false;
+    return n->op == WGC_OP_TILE ? d : d - (out_rank - x_rank);
 }
 
-static bool wgc_slice_runs_sizes(const wgc_graph *g, const wgc_node *n)
+/* Does output dim d keep x's size? Expand: a fixed input dim other than 1, and a symbolic
+ * one (the value must then be 1 or its size: a symbolic dim of size 1 is not broadcast to
+ * a larger value, the run stops with WGK_ERR_INDEX instead). */
+static bool dim_fixed(const wgc_node *n, const wgc_shape *x, int xd)
 {
-    if (wgc_slice_is_runtime(g, n))
-        return true;
-    if (n->op != WGC_OP_SLICE || n->opset < 10 || n->outputs[0] < 0)
-        return false;
-    for (int d = 0; d < g->tensors[n->outputs[0]].shape.rank; d++)
-        if (owns_dim(g, n, d))
-            return true;
-    return false;
+    return n->op == WGC_OP_EXPAND && xd >= 0 && (wgc_dim_is_sym(x, xd) || x->dims[xd] != 1);
 }
 
-/* The sliced axes in entry order (axis[i] for entry i) and the constant steps (0: a
- * run-time one); the one place the parameters' shapes and the axes are checked. */
-typedef struct slices {
-    int64_t m;
-    int axis[WG_MAX_RANK];
-    int64_t step[WG_MAX_RANK];
-} slices;
+/* Sizes are kept below 2^31 at their bounds (int32 in the module) */
+#define SIZE_LIMIT ((int64_t)1 << 31)
 
-static wg_status read_slices(wgc_graph *g, const wgc_node *n, slices *s)
+static wg_status wgc_expand_tile_runtime_shape(wgc_graph *g, const wgc_node *n, wgc_shape *y)
 {
-    const wgc_tensor *x = wgc_in(g, n, 0), *ts = wgc_in(g, n, STARTS), *te = wgc_in(g, n, ENDS);
-    const wgc_tensor *ta = wgc_in(g, n, AXES), *tp = wgc_in(g, n, STEPS);
-    if (!ts || !te)
-        return wgc_error(g, n, WG_ERR_INVALID, "starts and ends are required");
-    const wgc_tensor *params[] = {ts, te, ta, tp};
-    for (int i = 0; i < 4; i++) {
-        const wgc_tensor *t = params[i];
-        if (!t)
+    const wgc_tensor *x = wgc_in(g, n, 0), *p = wgc_in(g, n, 1);
+    wg_status st = check_param(g, n, p);
+    if (st)
+        return st;
+    const int count = (int)p->shape.dims[0];
+    const int r = n->op == WGC_OP_TILE || count < x->shape.rank ? x->shape.rank : count;
+    memset(y, 0, sizeof *y);
+    y->rank = r;
+    for (int d = 0; d < r; d++) {
+        const int xd = x_dim(n, r, x->shape.rank, d), k = n->op == WGC_OP_TILE ? d : d - (r - count);
+        const int64_t xmax = xd >= 0 ? x->shape.dims[xd] : 1;
+        if (k < 0) { /* Expand: a dim of x's the shape does not reach keeps its size */
+            memcpy(y->sym[d], x->shape.sym[xd], WGC_MAX_SYMS);
+            y->dims[d] = xmax;
             continue;
-        if (t->dtype != WG_DT_INT64 && t->dtype != WG_DT_INT32)
-            return wgc_error(g, n, WG_ERR_INVALID, "input '%s' must be int32 or int64", t->name);
-        if (t->shape.rank != 1 || wgc_shape_is_sym(&t->shape))
+        }
+        wgc_vrange v;
+        if (!wgc_vrange_at(g, p, k, &v))
             return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                             "input '%s' of a Slice computed at run time must be 1-D of a fixed length",
-                             t->name);
-    }
-    if (ta && (!ta->data || ta->symval))
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
-                         "axes input '%s' is computed at run time; with run-time starts, ends or steps "
-                         "only constant axes are supported (they decide which dims vary)", ta->name);
-    if (x->symval)
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "a run-time Slice of symbolic values (shape arithmetic)");
-    s->m = ts->shape.dims[0];
-    if (te->shape.dims[0] != s->m || (ta && ta->shape.dims[0] != s->m) || (tp && tp->shape.dims[0] != s->m))
-        return wgc_error(g, n, WG_ERR_INVALID, "starts/ends/axes/steps differ in length");
-    if (s->m > x->shape.rank)
-        return wgc_error(g, n, WG_ERR_INVALID, "%lld slices of a rank-%d input", (long long)s->m,
-                         x->shape.rank);
-    bool seen[WG_MAX_RANK] = {false};
-    for (int64_t i = 0; i < s->m; i++) {
-        int64_t a = ta ? wgc_const_int(ta, i) : i;
-        int ax;
-        if (!wgc_norm_axis(a, x->shape.rank, &ax) || seen[ax])
-            return wgc_error(g, n, WG_ERR_INVALID, "bad or repeated axis %lld", (long long)a);
-        seen[ax] = true;
-        s->axis[i] = ax;
-        s->step[i] = !tp ? 1 : tp->data && !tp->symval ? wgc_const_int(tp, i) : 0;
-        if (tp && tp->data && !tp->symval && s->step[i] == 0)
-            return wgc_error(g, n, WG_ERR_INVALID, "step 0");
-    }
-    return WG_OK;
-}
-
-static wg_status wgc_slice_runtime_infer(wgc_graph *g, wgc_node *n)
-{
-    slices s;
-    wg_status st = read_slices(g, n, &s);
-    if (st)
-        return st;
-    const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_shape y = x->shape;
-    for (int64_t i = 0; i < s.m; i++) {
-        const int a = s.axis[i];
-        const int64_t dim = x->shape.dims[a], p = s.step[i] < 0 ? -s.step[i] : s.step[i];
-        /* at most ceil(dim / |step|) elements; a run-time step may be 1 */
-        const int64_t bound = p > 1 ? (dim + p - 1) / p : dim;
+                             "%s input '%s' is computed at run time and nothing bounds its values, which decide "
+                             "the size of output dim %d", n->op == WGC_OP_EXPAND ? "shape" : "repeats", p->name, d);
+        if (dim_fixed(n, &x->shape, xd)) {
+            memcpy(y->sym[d], x->shape.sym[xd], WGC_MAX_SYMS);
+            y->dims[d] = xmax; /* the value must be 1 or x's size: checked in the module */
+            continue;
+        }
+        int64_t hi = v.hi < 0 ? 0 : v.hi, bound;
+        if (n->op == WGC_OP_EXPAND)
+            bound = hi > xmax ? hi : xmax;
+        else if (__builtin_mul_overflow(hi, xmax, &bound))
+            bound = SIZE_LIMIT;
+        if (bound >= SIZE_LIMIT)
+            return wgc_error(g, n, WG_ERR_LIMIT, "output dim %d may reach %lld, past 2^31", d, (long long)bound);
         int sym;
-        if ((st = wgc_sym_add_runtime(g, n, n->outputs[0], a, bound, &sym)))
+        if ((st = wgc_sym_add_runtime(g, n, n->outputs[0], d, bound, &sym)))
             return st;
-        wgc_shape_set_runtime(&y, a, sym, bound);
+        wgc_shape_set_runtime(y, d, sym, bound);
     }
-    wgc_set_output(g, n, 0, x->dtype, &y);
     return WG_OK;
 }
 
-static wg_status wgc_slice_runtime_keep_syms(wgc_graph *g, const wgc_node *n, wgc_shape *y)
+/* Per output dim: the value, checked; the size, checked against its bound, into yd and
+ * wg_dims; x's size and stride at run time. Expand is then one strided copy (stride 0
+ * where x broadcasts); Tile reads each element's source by the coordinates modulo x's. */
+static wg_status wgc_expand_tile_runtime_emit(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 {
-    slices s;
-    wg_status st = read_slices(g, n, &s);
-    if (st)
-        return st;
-    bool sliced[WG_MAX_RANK] = {false};
-    for (int64_t i = 0; i < s.m; i++)
-        sliced[s.axis[i]] = true;
-    const wgc_tensor *x = wgc_in(g, n, 0);
-    for (int d = 0; d < x->shape.rank; d++)
-        if (!sliced[d])
-            memcpy(y->sym[d], x->shape.sym[d], WGC_MAX_SYMS);
-    return WG_OK;
-}
-
-/* Element i of parameter input k as a C int64 expression. */
-static const char *param(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int k, int64_t i, char *buf, size_t cap)
-{
-    return wgc_int_elem_expr(e, g, n->inputs[k], i, buf, cap);
-}
-
-/* Per entry, the ONNX clamping of affine_gather.c's plan, in the module: the length goes
- * into y's dims and wg_dims, the start into the offset, step x stride into the strides.
- * A step of 0 returns WGK_ERR_INDEX (a parameter value out of range). */
-static wg_status wgc_slice_runtime_emit(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
-{
-    slices s;
-    wg_status st = read_slices(g, n, &s);
-    const wgc_tensor *x = wgc_in(g, n, 0), *y = wgc_out(g, n, 0);
+    const wgc_tensor *x = wgc_in(g, n, 0), *p = wgc_in(g, n, 1), *y = wgc_out(g, n, 0);
+    wg_status st = check_param(g, n, p);
+    if (!st)
+        st = wgc_check_i32_numel(g, n, y);
     if (!st)
         st = wgc_check_i32_numel(g, n, x);
     if (st)
         return st;
-    const int r = x->shape.rank;
-    wgc_emit(e, "{\nint32_t yd[%d], xs[%d];\nint64_t off = 0;\n", r, r);
-    for (int d = 0; d < r; d++)
-        wgc_emit(e, "yd[%d] = %s; xs[%d] = %s;\n", d, wgc_dims_expr(e, &x->shape, d, d + 1), d,
-                 wgc_dims_expr(e, &x->shape, d + 1, r));
-    for (int64_t i = 0; i < s.m; i++) {
-        const int a = s.axis[i];
-        char sb[128], eb[128], pb[128];
-        wgc_emit(e, "{\nconst int64_t dim = yd[%d];\nint64_t s0 = %s, e0 = %s, p0 = %s;\n", a,
-                 param(e, g, n, STARTS, i, sb, sizeof sb), param(e, g, n, ENDS, i, eb, sizeof eb),
-                 wgc_in(g, n, STEPS) ? param(e, g, n, STEPS, i, pb, sizeof pb) : "1");
-        /* a step past the dim takes at most one element either way: clamped, the products
-         * below stay in range */
-        wgc_emit(e, "if (p0 == 0)\n    return WGK_ERR_INDEX;\n"
-                    "if (p0 > dim + 1) p0 = dim + 1;\nif (p0 < -(dim + 1)) p0 = -(dim + 1);\n"
-                    "if (s0 < 0) s0 += dim;\nif (e0 < 0) e0 += dim;\n"
-                    "if (p0 > 0) {\n    s0 = s0 < 0 ? 0 : s0 > dim ? dim : s0;\n    e0 = e0 < 0 ? 0 : e0 > dim ? dim : e0;\n"
-                    "} else {\n    s0 = s0 < 0 ? -1 : s0 > dim - 1 ? dim - 1 : s0;\n"
-                    "    e0 = e0 < -1 ? -1 : e0 > dim - 1 ? dim - 1 : e0;\n}\n"
-                    "const int64_t len = p0 > 0 ? (e0 > s0 ? (e0 - s0 + p0 - 1) / p0 : 0) : (s0 > e0 ? (s0 - e0 - p0 - 1) / -p0 : 0);\n");
-        wgc_emit(e, "yd[%d] = (int32_t)len;\n", a);
-        const int sym = wgc_shape_first_sym(&y->shape, a);
-        if (sym >= 0 && owns_dim(g, n, a)) /* (a symbolic size kept from x is the host's) */
-            wgc_emit(e, "wg_dims[%d] = (int32_t)len;\n", sym);
-        wgc_emit(e, "off += (len ? s0 : 0) * xs[%d];\nxs[%d] = (int32_t)(p0 * xs[%d]);\n}\n", a, a, a);
+    const int r = y->shape.rank, count = (int)p->shape.dims[0], cap = r ? r : 1;
+    wgc_emit(e, "{\nint32_t yd[%d], xd[%d], xs[%d];\n", cap, cap, cap);
+    for (int d = 0; d < r; d++) {
+        const int xd = x_dim(n, r, x->shape.rank, d), k = n->op == WGC_OP_TILE ? d : d - (r - count);
+        char vb[160];
+        wgc_emit(e, "{\nconst int64_t xdim = %s, v = %s;\nint64_t len;\n",
+                 xd >= 0 ? wgc_dims_expr(e, &x->shape, xd, xd + 1) : "1",
+                 k >= 0 ? wgc_int_elem_expr(e, g, n->inputs[1], k, vb, sizeof vb) : "1");
+        if (n->op == WGC_OP_TILE)
+            wgc_emit(e, "if (v < 0 || v > %lldLL)\n    return WGK_ERR_INDEX;\nlen = xdim * v;\n", (long long)SIZE_LIMIT);
+        else if (dim_fixed(n, &x->shape, xd))
+            wgc_emit(e, "if (v != 1 && v != xdim)\n    return WGK_ERR_INDEX;\nlen = xdim;\n");
+        else /* x's dim is 1, or there is none */
+            wgc_emit(e, "if (v < 0)\n    return WGK_ERR_INDEX;\nlen = v;\n");
+        const int sym = wgc_shape_first_sym(&y->shape, d);
+        if (k >= 0 && !dim_fixed(n, &x->shape, xd)) {
+            wgc_emit(e, "if (len > %lldLL)\n    return WGK_ERR_SIZE_BOUND;\n", (long long)y->shape.dims[d]);
+            if (sym >= 0)
+                wgc_emit(e, "wg_dims[%d] = (int32_t)len;\n", sym);
+        }
+        wgc_emit(e, "yd[%d] = (int32_t)len; xd[%d] = (int32_t)xdim; xs[%d] = %s;\n}\n", d, d, d,
+                 xd < 0 ? "0" : wgc_dims_expr(e, &x->shape, xd + 1, x->shape.rank));
     }
     const size_t es = wg_dtype_size(x->dtype);
-    wgc_emit(e, "wgk_copy_strided(%s, (const char *)%s + off * %zu, %zu, %d, yd, xs);\n}\n",
-             wgc_ptr(e, g, n->outputs[0]), wgc_ptr(e, g, n->inputs[0]), es, es, r);
+    if (n->op == WGC_OP_EXPAND) {
+        wgc_emit(e, "for (int d = 0; d < %d; d++)\n    if (xd[d] == 1)\n        xs[d] = 0;\n", r);
+        wgc_emit(e, "wgk_copy_strided(%s, %s, %zu, %d, yd, xs);\n}\n", wgc_ptr(e, g, n->outputs[0]),
+                 wgc_ptr(e, g, n->inputs[0]), es, cap);
+        return WG_OK;
+    }
+    wgc_emit(e, "typedef %s TD;\nconst TD *px = (const TD *)%s;\nTD *py = (TD *)%s;\nint32_t total = 1;\n"
+                "for (int d = 0; d < %d; d++)\n    total *= yd[d];\n"
+                "for (int32_t o = 0; o < total; o++) {\n    int32_t rem = o, off = 0;\n"
+                "    for (int d = %d; d >= 0; d--) {\n        const int32_t c = rem %% yd[d];\n"
+                "        rem /= yd[d];\n        off += c %% xd[d] * xs[d];\n    }\n    py[o] = px[off];\n}\n}\n",
+             wgc_loop_bits(x->dtype), wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]), r, r - 1);
     return WG_OK;
 }

@@ -1,6 +1,6 @@
 /*
  * test_fold_generic.c: host constant folding of the generic ops (src/ops/helpers/fold_map.c
- * and the fold hooks of the elementwise tables, affine_gather, reduce and pad), on tiny
+ * and the fold hooks of the elementwise tables, affine_gather, slice, reduce and pad), on tiny
  * graphs through each op's infer and fold hooks: the LayerNormalization shape subgraph (Shape -> Slice, Neg ->
  * ConstantOfShape) that exported models use, integer wrap-around like the module's C
  * (Neg of int8 -128), comparisons and Where, Min with NaN, floored Mod, ReduceSum /
