@@ -54,15 +54,34 @@ wg_status wgc_affine_need_const(wgc_graph *g, const wgc_node *n, int i, const ch
     return WG_OK;
 }
 
+int wgc_affine_view_begin(const wgc_tensor *x, wgc_affine_view *v, int64_t *xs)
+{
+    wgc_shape_strides(&x->shape, xs);
+    memset(v, 0, sizeof *v);
+    return x->shape.rank;
+}
+
+wg_status wgc_affine_fold_by(wgc_graph *g, wgc_node *n, wgc_affine_plan plan_of)
+{
+    wgc_affine_view v;
+    wg_status st = plan_of(g, n, &v);
+    return st ? st : wgc_affine_fold(g, n, &v);
+}
+
+wg_status wgc_affine_emit_by(wgc_emitter *e, wgc_graph *g, wgc_node *n, wgc_affine_plan plan_of)
+{
+    wgc_affine_view v;
+    wg_status st = plan_of(g, n, &v);
+    return st ? st : wgc_affine_emit(e, g, n, &v);
+}
+
 /* The affine view of each op here (Slice's: slice.c). */
 static wg_status plan(wgc_graph *g, const wgc_node *n, wgc_affine_view *v)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    int rank = x->shape.rank;
     int64_t xs[WG_MAX_RANK];
-    wgc_shape_strides(&x->shape, xs);
+    const int rank = wgc_affine_view_begin(x, v, xs);
     wg_status st;
-    memset(v, 0, sizeof *v);
     switch (n->op) {
     case WGC_OP_EXPAND: {
         if (!wgc_in(g, n, 1))
@@ -212,13 +231,8 @@ static wg_status affine_gather_infer(wgc_graph *g, wgc_node *n)
 
 static wg_status affine_gather_fold(wgc_graph *g, wgc_node *n)
 {
-    if (n->op != WGC_OP_SIZE) {
-        wgc_affine_view v;
-        wg_status st = plan(g, n, &v);
-        if (st)
-            return st;
-        return wgc_affine_fold(g, n, &v);
-    }
+    if (n->op != WGC_OP_SIZE)
+        return wgc_affine_fold_by(g, n, plan);
     wgc_tensor *y = wgc_out(g, n, 0);
     int64_t *data = wgc_elem_alloc(g, n, WG_DT_INT64, &y->shape);
     if (!data)
@@ -237,11 +251,7 @@ static wg_status affine_gather_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     }
     if (wgc_expand_tile_is_runtime(g, n))
         return wgc_expand_tile_runtime_emit(e, g, n);
-    wgc_affine_view v;
-    wg_status st = plan(g, n, &v);
-    if (st)
-        return st;
-    return wgc_affine_emit(e, g, n, &v);
+    return wgc_affine_emit_by(e, g, n, plan);
 }
 
 /* ---- symbolic dims (sym.h) ---- */
@@ -292,9 +302,7 @@ static wg_status affine_gather_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *
     const wgc_tensor *x = wgc_in(g, n, 0), *y = wgc_out(g, n, 0);
     int r = y->shape.rank;
     char base[160];
-    snprintf(base, sizeof base, "%s", wgc_ptr(e, g, n->inputs[0]));
-    wgc_emit(e, "{\n");
-    wgc_sym_put_dims(e, &y->shape, "yd");
+    wgc_sym_strided_begin(e, g, n, base, sizeof base);
     wgc_sym_put_strides(e, &x->shape, &y->shape, "xs");
     wgc_emit(e, "wgk_copy_strided(%s, %s, %zu, %d, yd, xs);\n}\n", wgc_ptr(e, g, n->outputs[0]), base,
              wg_dtype_size(x->dtype), r ? r : 1);

@@ -21,6 +21,13 @@ typedef struct wgc_affine_view {
 wg_status wgc_affine_need_const(wgc_graph *g, const wgc_node *n, int i, const char *what);
 /* The hooks of an op of input 0 x, given n's view v: output 0 (x's dtype, v->y); its fold
  * on the host; its gather in the module. */
+/* The start of a view over input x: v zeroed, x's strides into xs; returns x's rank. */
+int wgc_affine_view_begin(const wgc_tensor *x, wgc_affine_view *v, int64_t *xs);
+/* An op's view of node n (affine_gather.c's plan, slice.c's slice_plan). */
+typedef wg_status (*wgc_affine_plan)(wgc_graph *g, const wgc_node *n, wgc_affine_view *v);
+/* The fold and emit hooks over the view plan_of gives. */
+wg_status wgc_affine_fold_by(wgc_graph *g, wgc_node *n, wgc_affine_plan plan_of);
+wg_status wgc_affine_emit_by(wgc_emitter *e, wgc_graph *g, wgc_node *n, wgc_affine_plan plan_of);
 wg_status wgc_affine_infer(wgc_graph *g, wgc_node *n, const wgc_affine_view *v);
 wg_status wgc_affine_fold(wgc_graph *g, wgc_node *n, const wgc_affine_view *v);
 wg_status wgc_affine_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_affine_view *v);

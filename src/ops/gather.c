@@ -114,13 +114,6 @@ static wg_status gather_sym_infer(wgc_graph *g, wgc_node *n)
     return wgc_sym_set_out(g, n, 0, &y);
 }
 
-static wgc_sym_folds gather_sym_foldable(const wgc_graph *g, const wgc_node *n)
-{
-    if (!wgc_inputs_const(g, n))
-        return false;
-    return n->inputs[0] >= 0 && g->tensors[n->inputs[0]].symval; /* the values are symbolic */
-}
-
 static wg_status gather_sym_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t count)
 {
     wg_status st = wgc_sym_int_values_only(g, n);
@@ -182,7 +175,7 @@ const wgc_op_def wgc_op_gather = {
     .emit = gather_emit,
     .sym = {.infer = gather_sym_infer,
             .emit = gather_sym_emit,
-            .foldable = gather_sym_foldable,
+            .foldable = wgc_sym_passes_values,
             .values = gather_sym_values,
             .bounds = gather_sym_bounds},
 };

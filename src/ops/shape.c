@@ -63,11 +63,9 @@ static wgc_sym_folds shape_sym_foldable(const wgc_graph *g, const wgc_node *n)
     return true;
 }
 
+/* (Shape's output is int64: no float values to refuse) */
 static wg_status shape_sym_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t count)
 {
-    wg_status st = wgc_sym_int_values_only(g, n);
-    if (st)
-        return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
     int64_t s = wgc_attr_int(n, "start", 0);
     if (s < 0)

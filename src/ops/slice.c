@@ -46,11 +46,9 @@ static wg_status wgc_slice_runtime_emit(wgc_emitter *e, wgc_graph *g, const wgc_
 static wg_status slice_plan(wgc_graph *g, const wgc_node *n, wgc_affine_view *v)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
-    int rank = x->shape.rank;
     int64_t xs[WG_MAX_RANK];
-    wgc_shape_strides(&x->shape, xs);
+    const int rank = wgc_affine_view_begin(x, v, xs);
     wg_status st;
-    memset(v, 0, sizeof *v);
     int64_t start[WG_MAX_RANK], step[WG_MAX_RANK];
     v->y = x->shape;
     for (int d = 0; d < rank; d++)
@@ -137,22 +135,14 @@ static wg_status slice_infer(wgc_graph *g, wgc_node *n)
 
 static wg_status slice_fold(wgc_graph *g, wgc_node *n)
 {
-    wgc_affine_view v;
-    wg_status st = slice_plan(g, n, &v);
-    if (st)
-        return st;
-    return wgc_affine_fold(g, n, &v);
+    return wgc_affine_fold_by(g, n, slice_plan);
 }
 
 static wg_status slice_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     if (wgc_slice_runs_sizes(g, n))
         return wgc_slice_runtime_emit(e, g, n);
-    wgc_affine_view v;
-    wg_status st = slice_plan(g, n, &v);
-    if (st)
-        return st;
-    return wgc_affine_emit(e, g, n, &v);
+    return wgc_affine_emit_by(e, g, n, slice_plan);
 }
 
 /* ---- symbolic dims (sym.h) ---- */
@@ -235,9 +225,7 @@ static wg_status slice_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     const wgc_tensor *x = wgc_in(g, n, 0), *y = wgc_out(g, n, 0);
     int r = y->shape.rank;
     char base[160];
-    snprintf(base, sizeof base, "%s", wgc_ptr(e, g, n->inputs[0]));
-    wgc_emit(e, "{\n");
-    wgc_sym_put_dims(e, &y->shape, "yd");
+    wgc_sym_strided_begin(e, g, n, base, sizeof base);
     const wgc_tensor *st = wgc_in(g, n, 1), *ax = wgc_in(g, n, 3), *sp = wgc_in(g, n, 4);
     int64_t start[WG_MAX_RANK] = {0}, step[WG_MAX_RANK];
     for (int d = 0; d < r; d++)
@@ -264,13 +252,6 @@ static wg_status slice_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wgc_emit(e, ") * %zu;\nwgk_copy_strided(%s, px, %zu, %d, yd, xs);\n}\n", wg_dtype_size(x->dtype),
              wgc_ptr(e, g, n->outputs[0]), wg_dtype_size(x->dtype), r);
     return WG_OK;
-}
-
-static wgc_sym_folds slice_sym_foldable(const wgc_graph *g, const wgc_node *n)
-{
-    if (!wgc_inputs_const(g, n))
-        return false;
-    return n->inputs[0] >= 0 && g->tensors[n->inputs[0]].symval; /* the values are symbolic */
 }
 
 static wg_status slice_sym_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t count)
@@ -326,7 +307,7 @@ const wgc_op_def wgc_op_slice = {
     .emit = slice_emit,
     .sym = {.infer = slice_sym_infer,
             .emit = slice_sym_emit,
-            .foldable = slice_sym_foldable,
+            .foldable = wgc_sym_passes_values,
             .values = slice_sym_values,
             .takes = slice_sym_takes,
             .bounds = slice_sym_bounds},

@@ -141,3 +141,10 @@ bool wgc_sym_split_rows(const wgc_emitter *e, const wgc_tensor *x)
     return r >= 1 && wgc_split_pays(e, wgc_numel(&x->shape) / (x->shape.dims[r - 1] ? x->shape.dims[r - 1] : 1),
                                     wgc_numel(&x->shape));
 }
+
+void wgc_sym_strided_begin(wgc_emitter *e, wgc_graph *g, const wgc_node *n, char *base, size_t cap)
+{
+    snprintf(base, cap, "%s", wgc_ptr(e, g, n->inputs[0]));
+    wgc_emit(e, "{\n");
+    wgc_sym_put_dims(e, &wgc_out(g, n, 0)->shape, "yd");
+}

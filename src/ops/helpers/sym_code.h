@@ -22,6 +22,9 @@ void wgc_sym_put_strides(wgc_emitter *e, const wgc_shape *x, const wgc_shape *y,
  * at its actual values into an array `symv<k>` local to the node's block, which the code
  * then reads instead (its buffer holds the values at the maxima). Call after the "{". */
 const char *wgc_sym_operand(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int k);
+/* The start of a strided copy of input 0 into output 0 (Slice, Expand): input 0's address
+ * into base (cap bytes), then "{" and the dims array `yd` of output 0 at run time. */
+void wgc_sym_strided_begin(wgc_emitter *e, wgc_graph *g, const wgc_node *n, char *base, size_t cap);
 /* Copies the actual bytes of input 0 to output 0 (nothing when the planner put both at
  * one address): Identity, Reshape, Unsqueeze, Squeeze, Flatten, Dropout. */
 wg_status wgc_sym_emit_copy(wgc_emitter *e, wgc_graph *g, wgc_node *n);
