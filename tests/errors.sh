@@ -160,6 +160,43 @@ expect "--dim bounding an input and naming a dimension" 1 "--dim p names both gr
 expect "Slice with run-time axes names the node and the binding" 1 \
     "node 'slice_axes' (Slice): axes input 'axes' is computed at run time" \
     "$W" compile "$T/slice_rt_axes.onnx" -o "$T/x.wasm"
+# onnxruntime's contrib operators (tests/errors/make_contrib_models.py): messages name the
+# node and its domain.
+"$PY" tests/errors/make_contrib_models.py "$T"
+expect "unknown com.microsoft op names the node and the domain" 1 \
+    "node 'mm' (MatMulNBits, domain com.microsoft): unsupported operator (the com.microsoft operators implemented: " \
+    "$W" compile "$T/ms_unknown_op.onnx" -o "$T/x.wasm"
+expect "com.microsoft op without the domain's opset_import" 1 \
+    "node 'fg' (FastGelu, domain com.microsoft): the model's opset_import lacks domain 'com.microsoft'" \
+    "$W" compile "$T/ms_not_imported.onnx" -o "$T/x.wasm"
+expect "com.microsoft opset 2 is not onnxruntime's" 1 \
+    "node 'fg' (FastGelu, domain com.microsoft): the model imports com.microsoft opset 2; onnxruntime defines opset 1 only" \
+    "$W" compile "$T/ms_opset_2.onnx" -o "$T/x.wasm"
+expect "SkipLayerNormalization with two inputs" 1 \
+    "node 'sln' (SkipLayerNormalization, domain com.microsoft): has 2 inputs, but SkipLayerNormalization-1 requires at least 3" \
+    "$W" compile "$T/skip_ln_two_inputs.onnx" -o "$T/x.wasm"
+expect "BiasGelu with three inputs" 1 "node 'bg' (BiasGelu, domain com.microsoft): has 3 inputs, expected 2..2" \
+    "$W" compile "$T/bias_gelu_three_inputs.onnx" -o "$T/x.wasm"
+expect "an attribute a contrib schema does not have" 1 \
+    "node 'fg' (FastGelu, domain com.microsoft): unknown attribute 'foo' (the schema has no attributes)" \
+    "$W" compile "$T/fast_gelu_unknown_attr.onnx" -o "$T/x.wasm"
+expect "a contrib attribute of the wrong type" 1 \
+    "node 'qg' (QuickGelu, domain com.microsoft): attribute 'alpha' has type INTS, but onnxruntime defines it as FLOAT" \
+    "$W" compile "$T/quick_gelu_ints_alpha.onnx" -o "$T/x.wasm"
+expect "SimplifiedLayerNormalization's stash_type 10 is unsupported" 1 \
+    "node 'rms' (SimplifiedLayerNormalization): stash_type 10 (float32 and float64 only)" \
+    "$W" compile "$T/sln_stash_type_10.onnx" -o "$T/x.wasm"
+expect "SimplifiedLayerNormalization in com.microsoft says where onnxruntime has it" 1 \
+    "node 'rms' (SimplifiedLayerNormalization, domain com.microsoft): unsupported operator (SimplifiedLayerNormalization is an operator of the default domain)" \
+    "$W" compile "$T/sln_in_ms.onnx" -o "$T/x.wasm"
+expect "FastGelu in the default domain says where it is" 1 \
+    "node 'fg' (FastGelu): unsupported operator 'FastGelu' (FastGelu is an operator of domain 'com.microsoft')" \
+    "$W" compile "$T/fast_gelu_in_default.onnx" -o "$T/x.wasm"
+expect "SkipSimplifiedLayerNormalization's mean output is refused" 1 \
+    "node 'ssln' (SkipSimplifiedLayerNormalization, domain com.microsoft): output 1 (mean): RMS normalisation has no mean" \
+    "$W" compile "$T/skip_simplified_mean.onnx" -o "$T/x.wasm"
+expect "FastGelu's bias of two dims" 1 "node 'fg' (FastGelu, domain com.microsoft): bias 'b' 2x4 must have one dim" \
+    "$W" compile "$T/fast_gelu_bias_2d.onnx" -o "$T/x.wasm"
 expect "--shape of unknown input" 1 "not a graph input" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --shape z=1x4
 expect "unsupported attribute value names node and mode" 1 "node 'pad_wrap' (Pad)" "$W" compile "$T/pad_wrap.onnx" -o "$T/x.wasm"
 expect "initializer size mismatch" 1 "'b'" "$W" compile "$T/short_initializer.onnx" -o "$T/x.wasm"

@@ -569,5 +569,31 @@ for id in minilm-l6 bert-base; do
     [ -s "$BO/$id/in/input_0.pb" ] && threads_check "bench model $id" "$BM/$id.onnx" "$BO/$id/in" -O3
 done
 
+# 16. onnxruntime's contrib operators (com.microsoft opset 1, and SimplifiedLayerNormalization
+#     in the default domain, as the onnxruntime-genai builder writes them): small graphs of
+#     tests/models/contrib_ops.py (the project venv's onnx) against onnxruntime-node, each
+#     symbolic one a module run at (batch, seq) = (1, 1), (2, 7), (3, 16); a float16 decoder
+#     layer at the tolerance contrib_ops.py gives.
+D=$OUT/contrib-ops
+rm -rf "$D"
+if "$PY" tests/models/contrib_ops.py "$D"; then
+    for c in "$D"/*/; do
+        c=${c%/} name=contrib-$(basename "$c")
+        read -r -a cargs < "$c/compile.args"
+        read -r rtol atol < "$c/tolerance"
+        compile "$c/model.onnx" "$c/m.wasm" -q "${cargs[@]}" || continue
+        for s in "$c"/set_*/; do
+            s=${s%/} oargs=()
+            for f in "$s"/input_*.pb; do oargs+=(--input "$f"); done
+            node tools/ort_run.js "$c/model.onnx" "$s/want" "${oargs[@]}" --quiet ||
+                { bad "$name ${s##*/set_} onnxruntime reference"; continue; }
+            run_and_compare "$name ${s##*/set_}" "$c/m.wasm" "$s" "$s/want" "$rtol" "$atol"
+        done
+    done
+    threads_check contrib-decoder "$D/decoder/model.onnx" "$D/decoder/set_2x7" -q --dim batch=1..4 --dim seq=1..16
+else
+    bad "generate contrib-op models"
+fi
+
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

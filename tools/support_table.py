@@ -2,8 +2,8 @@
 """Regenerates the support section of docs/support.md from test results (never by hand).
 
     python3 tools/support_table.py build/conformance/results.json [--readme docs/support.md]
-        [--ops src/ir/ops.def] [--logs build/test-logs] [--folded build/conformance/folded.tsv]
-        [--check]
+        [--ops src/ir/ops.def] [--registry src/ops/registry.c] [--logs build/test-logs]
+        [--folded build/conformance/folded.tsv] [--check]
 
 Writes, between the markers <!-- support-table:begin --> and <!-- support-table:end -->
 (appended as a "## Support" section when the file has none):
@@ -14,7 +14,8 @@ Writes, between the markers <!-- support-table:begin --> and <!-- support-table:
     grouped by the reason the compiler gave;
   - the models the model tests cover, each with its result from the last logs of
     tests/run.sh (build/test-logs/models.log, js.log): "passes", "FAILS" or "not run";
-  - every operator in src/ir/ops.def, in alphabetical order.
+  - every operator in src/ir/ops.def, in alphabetical order, by domain (the domains' names
+    from src/ops/registry.c).
 --check exits 1 when the file is not up to date instead of writing it.
 Standard library only.
 """
@@ -51,6 +52,8 @@ MODELS = [
      "npm @ricky0123/vad-web, vs onnxruntime", "models.log", r"silero v5 .*"),
     ("Silero VAD v6", "npm @ricky0123/vad-web, vs onnxruntime", "models.log", r"silero v6 .*"),
     ("Silero VAD legacy", "npm @ricky0123/vad-web, vs onnxruntime", "models.log", r"silero legacy .*"),
+    ("onnxruntime's contrib operators: small graphs and a genai-builder decoder layer (fp32 symbolic, fp16)",
+     "tests/models/contrib_ops.py, seeded weights, vs onnxruntime", "models.log", r"contrib-.*"),
 ]
 
 
@@ -163,15 +166,50 @@ def model_rows(logdir):
 REFUSED_FILES = {"random.c"}
 
 
-def op_groups(ops_path):
-    """[(source file, [ONNX names])] in ops.def order, grouped by the file that implements them."""
-    groups = {}
+def op_rows(ops_path):
+    """[(domain column, ONNX name, source file)] of ops.def's rows in order: WG_OP rows are
+    ONNX's (domain "ONNX"), WG_OP_IN rows name their domain (TRAINING, MS, ONNX_ORT)."""
+    rows = []
     with open(ops_path, encoding="utf-8") as f:
         for line in f:
-            m = re.match(r'^\s*WG_OP\(\s*\w+\s*,\s*"([^"]+)"\s*,\s*(\w+)\s*,', line)
+            m = re.match(r'^\s*WG_OP(?:_IN\(\s*(\w+)\s*,|\()\s*\w+\s*,\s*"([^"]+)"\s*,\s*(\w+)\s*,', line)
             if m:
-                groups.setdefault(f"{m.group(2)}.c", []).append(m.group(1))
-    return list(groups.items())
+                rows.append((m.group(1) or "ONNX", m.group(2), f"{m.group(3)}.c"))
+    return rows
+
+
+def domain_names(registry_path):
+    """{domain column: the domain's name} from src/ops/registry.c's table."""
+    with open(registry_path, encoding="utf-8") as f:
+        return dict(re.findall(r'\[WGC_DOMAIN_(\w+)\] = "([^"]*)"', f.read()))
+
+
+def operator_lines(ops_path, registry_path):
+    """The operator lists: ONNX's default domain (the always refused apart), then each other
+    domain's, onnxruntime's own together."""
+    rows = op_rows(ops_path)
+    names = domain_names(registry_path)
+    # BodyBegin, BodyElse and UnrollStep: the compiler's markers around bodies, not ONNX's
+    onnx_ops = [(n, src) for d, n, src in rows if d == "ONNX" and n not in ("BodyBegin", "BodyElse", "UnrollStep")]
+    # Ops listed in ops.def only so that they are refused with a precise reason.
+    refused = sorted({n for n, src in onnx_ops if src in REFUSED_FILES}, key=str.lower)
+    default = sorted({n for n, src in onnx_ops if src not in REFUSED_FILES}, key=str.lower)
+
+    def of(domain):
+        return ", ".join(sorted({n for d, n, _ in rows if d == domain}, key=str.lower))
+
+    total = len(default) + sum(1 for d, _, _ in rows if d != "ONNX")
+    out = ["", f"Operators ({total}, from `src/ir/ops.def`; each in `src/ops/`, see `docs/adding-an-op.md`).",
+           "", "ONNX's default domain: " + ", ".join(default) + "."]
+    if of("TRAINING"):
+        out += ["", f"`{names.get('TRAINING', 'ai.onnx.preview.training')}`: {of('TRAINING')}."]
+    if of("MS") or of("ONNX_ORT"):
+        out += ["", "onnxruntime's own (its docs/ContribOperators.md; version 1 each): "
+                f"`{names.get('MS', 'com.microsoft')}` (opset 1): {of('MS')}; in the default domain, "
+                f"as onnxruntime registers it: {of('ONNX_ORT')}."]
+    if refused:
+        out += ["", "Known but always refused (nondeterministic): " + ", ".join(refused) + "."]
+    return out
 
 
 def render(args):
@@ -218,16 +256,7 @@ def render(args):
     out += [ "Models (from the model tests, `tests/run.sh models js`):", "",
             "| model | source | result |", "|---|---|---|"]
     out += [f"| {n} | {s} | {r} |" for n, s, r in model_rows(args.logs)]
-    groups = op_groups(args.ops)
-    # Ops listed in ops.def only so that they are refused with a precise reason.
-    refused = sorted({op for src, ops in groups if src in REFUSED_FILES for op in ops}, key=str.lower)
-    # BodyBegin, BodyElse and UnrollStep: the compiler's markers around bodies, not ONNX's
-    names = sorted({op for src, ops in groups if src not in REFUSED_FILES for op in ops
-                    if op not in ("BodyBegin", "BodyElse", "UnrollStep")}, key=str.lower)
-    out += ["", f"Operators ({len(names)}, from `src/ir/ops.def`; each in `src/ops/`, see "
-            "`docs/adding-an-op.md`):", "", ", ".join(names) + "."]
-    if refused:
-        out += ["", "Known but always refused (nondeterministic): " + ", ".join(refused) + "."]
+    out += operator_lines(args.ops, args.registry)
     out += ["", END]
     return "\n".join(out)
 
@@ -239,6 +268,7 @@ def main():
     build = os.environ.get("BUILD", "build")
     ap.add_argument("--readme", default=os.path.join(root, "docs", "support.md"))
     ap.add_argument("--ops", default=os.path.join(root, "src", "ir", "ops.def"))
+    ap.add_argument("--registry", default=os.path.join(root, "src", "ops", "registry.c"))
     ap.add_argument("--logs", default=os.path.join(root, build, "test-logs"))
     ap.add_argument("--folded", default=None)
     ap.add_argument("--check", action="store_true")

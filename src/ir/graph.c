@@ -268,7 +268,10 @@ wg_status wgc_error(wgc_graph *g, const wgc_node *n, wg_status st, const char *f
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (n)
+    if (n && !wgc_is_default_domain(n->domain)) /* the domain too: "Gelu" is two ops */
+        snprintf(g->err, sizeof g->err, "node '%s' (%s, domain %s): %s", n->name, n->op_type,
+                 n->domain, msg);
+    else if (n)
         snprintf(g->err, sizeof g->err, "node '%s' (%s): %s", n->name, n->op_type, msg);
     else
         snprintf(g->err, sizeof g->err, "%s", msg);

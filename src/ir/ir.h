@@ -8,7 +8,8 @@
  * are all constant into constant outputs and marks the node dead.
  *
  * Every failure is reported through wgc_error(), which formats the message into g->err
- * with the node's name and op type, and returns the status to propagate.
+ * with the node's name and op type (and domain, outside the default one), and returns the
+ * status to propagate.
  */
 #ifndef WGC_IR_H
 #define WGC_IR_H
@@ -28,8 +29,26 @@ typedef enum wgc_op {
     WGC_OP_COUNT, /* also "unknown": an op type we do not support */
 } wgc_op;
 
+/* Where an operator's schema comes from: the DOMAIN column of ops.def's WG_OP_IN rows
+ * (WG_OP rows are WGC_DOMAIN_ONNX). It decides the domain a node must name and whose
+ * version history applies (ops/versions.c). */
+typedef enum wgc_domain {
+    WGC_DOMAIN_ONNX,     /* "" (or "ai.onnx"): ONNX's operators, versions from onnx_versions.def */
+    WGC_DOMAIN_ONNX_ORT, /* "": the schemas onnxruntime registers in the default domain itself
+                          * (SimplifiedLayerNormalization), version 1 at every opset */
+    WGC_DOMAIN_TRAINING, /* "ai.onnx.preview.training" (Gradient, the optimizers), not versioned */
+    WGC_DOMAIN_MS,       /* "com.microsoft": onnxruntime's contrib operators, version 1 (opset 1) */
+    WGC_DOMAIN_COUNT,
+} wgc_domain;
+
 /* The ONNX op type name of op, or NULL for WGC_OP_COUNT. */
 const char *wgc_op_name(wgc_op op);
+/* The domain of op's schema (WGC_DOMAIN_COUNT for WGC_OP_COUNT). */
+wgc_domain wgc_op_domain(wgc_op op);
+/* The domain name a node of domain d carries: "" for the default domain. */
+const char *wgc_domain_name(wgc_domain d);
+/* Whether domain names ONNX's default domain ("", "ai.onnx" or NULL). */
+bool wgc_is_default_domain(const char *domain);
 /* The op for an ONNX (domain, op_type); WGC_OP_COUNT when unsupported. */
 wgc_op wgc_op_lookup(const char *domain, const char *op_type);
 /* Whether op is of domain ai.onnx.preview.training (Gradient, expanded by
@@ -304,8 +323,8 @@ const float *wgc_attr_floats(const wgc_node *n, const char *name, size_t *count)
 wgc_tensor *wgc_in(wgc_graph *g, const wgc_node *n, int i);
 wgc_tensor *wgc_out(wgc_graph *g, const wgc_node *n, int i);
 
-/* Writes "node 'NAME' (OpType): <message>" (or just the message when n is NULL) into
- * g->err and returns st. */
+/* Writes "node 'NAME' (OpType): <message>" ("node 'NAME' (OpType, domain D): ..." outside
+ * the default domain; just the message when n is NULL) into g->err and returns st. */
 wg_status wgc_error(wgc_graph *g, const wgc_node *n, wg_status st, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 

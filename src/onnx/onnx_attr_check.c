@@ -1,12 +1,14 @@
 /*
- * onnx_attr_check.c: refuses default-domain attributes whose type is not the one ONNX
- * gives that name (Conv `strides` as a FLOAT, Gemm `alpha` as INTS, ...). The ops read
- * attributes with getters that fall back to the default on a type mismatch, so without
- * this check a wrongly typed attribute would be silently ignored.
+ * onnx_attr_check.c: refuses default-domain (and com.microsoft) attributes whose type is not
+ * the one ONNX gives that name (Conv `strides` as a FLOAT, Gemm `alpha` as INTS, ...). The
+ * ops read attributes with getters that fall back to the default on a type mismatch, so
+ * without this check a wrongly typed attribute would be silently ignored.
  *
  * Across the default domain each attribute name below has one type in every op and
  * opset that uses it. Names whose type differs between ops (`value`: a TENSOR in
  * Constant, a FLOAT in Pad-1) or that we never read are not listed and pass unchecked.
+ * The same holds in com.microsoft: every attribute of onnxruntime's (1.32) contrib schemas
+ * that has one of these names has its type, so those are checked too. Other domains pass.
  */
 #include <string.h>
 
@@ -48,7 +50,8 @@ const char *wgc_onnx_attr_type_name(int type)
 
 wg_status wgc_onnx_check_attr_type(const wgc_onnx_ctx *c, const wgc_node *n, const wgc_attr *a)
 {
-    if (n->domain[0] && strcmp(n->domain, "ai.onnx"))
+    const bool ms = !strcmp(n->domain, wgc_domain_name(WGC_DOMAIN_MS));
+    if (!ms && !wgc_is_default_domain(n->domain))
         return WG_OK;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         if (strcmp(known[i].name, a->name))
@@ -57,6 +60,12 @@ wg_status wgc_onnx_check_attr_type(const wgc_onnx_ctx *c, const wgc_node *n, con
         /* an integer where a float is expected is harmless (the getter converts it) */
         if (a->type == want || (want == WGC_ATTR_FLOAT && a->type == WGC_ATTR_INT))
             return WG_OK;
+        if (ms)
+            return wgc_onnx_fail(c, WG_ERR_INVALID,
+                                 "node '%s' (%s, domain %s): attribute '%s' has type %s, but "
+                                 "onnxruntime defines it as %s", n->name, n->op_type, n->domain,
+                                 a->name, wgc_onnx_attr_type_name(a->type),
+                                 wgc_onnx_attr_type_name(want));
         return wgc_onnx_fail(c, WG_ERR_INVALID,
                              "node '%s' (%s): attribute '%s' has type %s, but ONNX defines it as %s",
                              n->name, n->op_type, a->name, wgc_onnx_attr_type_name(a->type),

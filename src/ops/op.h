@@ -74,6 +74,12 @@ typedef struct wgc_op_def {
     wgc_op_sym sym;
 } wgc_op_def;
 
+/* The op called op_type in a domain other than `domain`, or WGC_OP_COUNT: what a node of
+ * an unknown (domain, op_type) may have meant (onnxruntime registers
+ * SimplifiedLayerNormalization in the default domain, not in com.microsoft). */
+wgc_op wgc_op_elsewhere(const char *domain, const char *op_type);
+/* The names of the ops of domain d, ", "-separated in ops.def order, into buf (len > 0). */
+void wgc_domain_ops(wgc_domain d, char *buf, size_t len);
 /* The hooks of op (never NULL for op < WGC_OP_COUNT). */
 const wgc_op_def *wgc_op_hooks(wgc_op op);
 /* Whether node n takes trait t: its op's row in ops.def has t, and its takes hook agrees. */
@@ -88,6 +94,10 @@ wg_status wgc_run_fold(wgc_graph *g, wgc_node *n);
 /* Shared checks used by many ops. Each returns WG_OK or a wgc_error. */
 wg_status wgc_check_arity(wgc_graph *g, const wgc_node *n, int min_in, int max_in, int min_out,
                           int max_out);
+/* Every attribute of n is one of names (NULL-terminated, may be empty): the check of an
+ * operator whose schema onnxruntime enforces (its own, outside ONNX's), where an attribute
+ * the op does not read is a model onnxruntime refuses too. */
+wg_status wgc_check_attr_names(wgc_graph *g, const wgc_node *n, const char *const *names);
 /* Input i must be present, have a known shape, and have one of the listed dtypes
  * (terminated by 0). */
 wg_status wgc_check_input(wgc_graph *g, const wgc_node *n, int i, const int *dtypes);

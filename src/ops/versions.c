@@ -10,6 +10,13 @@
  * dtypes, new defaults (see `onnx.defs.get_schema(op, version)`). Versions that only add
  * element types we refuse when reading a model (bfloat16, float4, float8e8m0, int2, ...) need
  * nothing more. Each op's dtype checks then refuse the types it does not compute.
+ *
+ * onnxruntime's own operators (ops.def's WG_OP_IN rows of domains MS and ONNX_ORT) have one
+ * version each, 1 (onnxruntime's docs/ContribOperators.md): a com.microsoft node runs it when
+ * the model imports com.microsoft opset 1, the one onnxruntime releases (it refuses a model
+ * importing another), and must import it (onnxruntime itself would add a missing import;
+ * ONNX's checker and we refuse the model); one registered in the default domain runs it at
+ * every default-domain opset. ai.onnx.preview.training is not versioned here.
  */
 #include <string.h>
 
@@ -24,8 +31,8 @@ static const struct {
 #undef WG_ONNX_OP
 };
 
-/* The newest version implemented, per op. Every default-domain op of ops.def has an entry
- * (tests/unit/test_versions.c checks that each is one of ONNX's since_versions). */
+/* The newest version implemented, per op. Every op of ops.def but the training ones has an
+ * entry (tests/unit/test_versions.c checks that each is one of its domain's versions). */
 static const unsigned char newest[WGC_OP_COUNT] = {
     [WGC_OP_ADD] = 14,
     [WGC_OP_SUB] = 14,
@@ -222,21 +229,33 @@ static const unsigned char newest[WGC_OP_COUNT] = {
     [WGC_OP_IF] = 25,
     [WGC_OP_LOOP] = 25,
     [WGC_OP_SCAN] = 25,
+    /* onnxruntime's (version 1 each) */
+    [WGC_OP_SIMPLIFIED_LAYER_NORM] = 1,
+    [WGC_OP_SKIP_LAYER_NORM] = 1,
+    [WGC_OP_SKIP_SIMPLIFIED_LAYER_NORM] = 1,
+    [WGC_OP_MS_GELU] = 1,
+    [WGC_OP_FAST_GELU] = 1,
+    [WGC_OP_BIAS_GELU] = 1,
+    [WGC_OP_QUICK_GELU] = 1,
 };
+
+/* The com.microsoft opset onnxruntime releases (every contrib schema is its version 1). */
+#define ORT_MS_OPSET 1
 
 int wgc_onnx_max_opset(void)
 {
     return WG_ONNX_MAX_OPSET;
 }
 
-static bool default_domain(const char *domain)
-{
-    return !domain || !domain[0] || !strcmp(domain, "ai.onnx");
-}
-
 int wgc_op_version(const wgc_node *n)
 {
-    if (!default_domain(n->domain))
+    switch (wgc_op_domain(n->op)) {
+    case WGC_DOMAIN_ONNX_ORT: return wgc_is_default_domain(n->domain) && n->opset >= 1 ? 1 : 0;
+    case WGC_DOMAIN_MS: return n->opset == ORT_MS_OPSET ? 1 : 0;
+    case WGC_DOMAIN_ONNX: break;
+    default: return 0;
+    }
+    if (!wgc_is_default_domain(n->domain))
         return 0;
     for (size_t i = 0; i < sizeof onnx_ops / sizeof onnx_ops[0]; i++) {
         if (strcmp(onnx_ops[i].name, n->op_type))
@@ -254,11 +273,34 @@ int wgc_op_newest_implemented(wgc_op op)
     return op < WGC_OP_COUNT ? newest[op] : 0;
 }
 
+/* com.microsoft: the model must import the domain, at the opset onnxruntime releases. */
+static wg_status check_ms_opset(wgc_graph *g, const wgc_node *n)
+{
+    const char *d = wgc_domain_name(WGC_DOMAIN_MS);
+    if (n->opset < 1)
+        return wgc_error(g, n, WG_ERR_INVALID,
+                         "the model's opset_import lacks domain '%s' (onnxruntime's contrib "
+                         "operators are its opset %d)", d, ORT_MS_OPSET);
+    if (n->opset != ORT_MS_OPSET)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                         "the model imports %s opset %d; onnxruntime defines opset %d only", d,
+                         n->opset, ORT_MS_OPSET);
+    return WG_OK;
+}
+
 wg_status wgc_check_version(wgc_graph *g, const wgc_node *n)
 {
+    switch (wgc_op_domain(n->op)) {
+    case WGC_DOMAIN_MS: return check_ms_opset(g, n);
+    case WGC_DOMAIN_ONNX: case WGC_DOMAIN_ONNX_ORT:
+        if (!wgc_is_default_domain(n->domain))
+            return WG_OK; /* the compiler's markers (BodyBegin ..., domain "wasmgraph") */
+        break;
+    default: return WG_OK; /* ai.onnx.preview.training; an unknown op is refused by the caller */
+    }
     /* opset 0: a graph built by code (tests, passes), not read from a model; the reader
-     * always sets 1..WG_ONNX_MAX_OPSET */
-    if (!default_domain(n->domain) || n->op >= WGC_OP_COUNT || n->opset < 1)
+     * always sets 1..WG_ONNX_MAX_OPSET for the default domain */
+    if (n->opset < 1)
         return WG_OK;
     int v = wgc_op_version(n), have = newest[n->op];
     if (v == 0)

@@ -419,17 +419,35 @@ static wg_status infer_bounds(wgc_graph *g, const wgc_node *n)
     return WG_OK;
 }
 
+/* The error of a node whose (domain, op type) names no op we know: where the name is an op
+ * of another domain, which; for com.microsoft, the ones implemented. */
+static wg_status unsupported_op(wgc_graph *g, const wgc_node *n)
+{
+    const bool dflt = wgc_is_default_domain(n->domain);
+    char hint[640] = "";
+    const wgc_op other = wgc_op_elsewhere(n->domain, n->op_type);
+    if (other < WGC_OP_COUNT) {
+        const char *d = wgc_domain_name(wgc_op_domain(other));
+        snprintf(hint, sizeof hint, " (%s is an operator of %s%s%s)", n->op_type,
+                 d[0] ? "domain '" : "the default domain", d, d[0] ? "'" : "");
+    } else if (!strcmp(n->domain, wgc_domain_name(WGC_DOMAIN_MS))) {
+        char ops[512];
+        wgc_domain_ops(WGC_DOMAIN_MS, ops, sizeof ops);
+        snprintf(hint, sizeof hint, " (the %s operators implemented: %s)", n->domain, ops);
+    }
+    if (dflt)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "unsupported operator '%s'%s", n->op_type, hint);
+    /* the message's prefix names the op and its domain */
+    return wgc_error(g, n, WG_ERR_UNSUPPORTED, "unsupported operator%s", hint);
+}
+
 /* Infers node i and folds it when it can. */
 static wg_status infer_node(wgc_graph *g, int i)
 {
     wg_status st;
     wgc_node *n = &g->nodes[i];
-    if (n->op == WGC_OP_COUNT) {
-        if (n->domain[0])
-            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "unsupported operator '%s' from domain '%s'",
-                             n->op_type, n->domain);
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "unsupported operator '%s'", n->op_type);
-    }
+    if (n->op == WGC_OP_COUNT)
+        return unsupported_op(g, n);
     /* The op's version at this opset is one we implement (ops/versions.c), and its
      * required inputs are present before any hook looks at them (ops/arity.c). */
     st = wgc_check_version(g, n);

@@ -22,6 +22,24 @@ wg_status wgc_check_arity(wgc_graph *g, const wgc_node *n, int min_in, int max_i
     return WG_OK;
 }
 
+wg_status wgc_check_attr_names(wgc_graph *g, const wgc_node *n, const char *const *names)
+{
+    for (int a = 0; a < n->n_attrs; a++) {
+        int k = 0;
+        while (names[k] && strcmp(names[k], n->attrs[a].name))
+            k++;
+        if (names[k])
+            continue;
+        char list[256] = "";
+        size_t at = 0;
+        for (k = 0; names[k] && at < sizeof list; k++)
+            at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", k ? ", " : "", names[k]);
+        return wgc_error(g, n, WG_ERR_INVALID, "unknown attribute '%s' (%s%s)", n->attrs[a].name,
+                         names[0] ? "the schema has " : "the schema has no attributes", list);
+    }
+    return WG_OK;
+}
+
 wg_status wgc_check_input(wgc_graph *g, const wgc_node *n, int i, const int *dtypes)
 {
     if (i >= n->n_inputs || n->inputs[i] < 0)

@@ -13,5 +13,7 @@
  * SwiGLU; their infer hooks check the count). */
 wg_status wgc_swish_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n);
 wg_status wgc_swish_fold(wgc_graph *g, wgc_node *n);
+/* Swish's code over symbolic shapes (its sym.emit): the formula over the actual elements. */
+wg_status wgc_swish_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n);
 
 #endif
