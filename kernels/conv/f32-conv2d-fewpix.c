@@ -122,10 +122,11 @@ void wgk_f32_conv2d_fewpix(const wgk_conv2d_args *a)
     float *const pad = odd + (size_t)NR * K;
     int32_t *const kb = (int32_t *)(pad + wgk_conv_packed_pad_floats(a));
     int32_t *const off = kb + K;
-    /* Threads: runs of weight panel pairs (8 output channels); each broadcasts the
-     * pixels itself (1/M of the multiplies). */
-    int p_lo, p_hi;
-    wgk_part_range(a->part, (panels + 1) / 2, 1, &p_lo, &p_hi);
+    /* The share (wgk_conv_fewpix.h): output channels in weight-panel pairs [p_lo, p_hi)
+     * of 8 (every output pixel). */
+    int m_lo, m_hi;
+    wgk_share_m(a->share, a->M, &m_lo, &m_hi);
+    const int p_lo = m_lo / 8, p_hi = (m_hi + 7) / 8;
     if (p_lo >= p_hi)
         return;
     const float *src = im2col_tables(a, pad, kb, off);

@@ -198,13 +198,10 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
     float *const pad = splat + 4 * WGK_CONV_MR * KC;
     int32_t *const kb = (int32_t *)(pad + wgk_conv_packed_pad_floats(a));
     int32_t *const off = kb + K, *const info = off + nc;
-    /* Threads (wgk_conv_packed.h): output pixels in panels where that repeats less
-     * (wgk_part_splits_columns), else each group's output channels in weight panels. */
-    int m_lo = 0, m_hi = mg, p_lo = 0, p_hi = OHW;
-    if (wgk_part_splits_columns(a->part, nc, OHW, mg))
-        wgk_part_range(a->part, OHW, WGK_CONV_NR, &p_lo, &p_hi);
-    else
-        wgk_part_range(a->part, mg, WGK_CONV_MR, &m_lo, &m_hi);
+    /* The share (wgk_conv_packed.h): each group's output channels, output pixels. */
+    int m_lo, m_hi, p_lo, p_hi;
+    wgk_share_m(a->share, mg, &m_lo, &m_hi);
+    wgk_share_p(a->share, OHW, &p_lo, &p_hi);
     if (m_lo >= m_hi || p_lo >= p_hi)
         return;
     for (int n = 0; n < a->N; n++)

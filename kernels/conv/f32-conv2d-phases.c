@@ -47,7 +47,7 @@ void wgk_f32_conv2d_phases(const wgk_conv2d_args *a)
     p.max = a->max;
     p.x = planes;
     p.scratch = planes + (size_t)p.C * p.H * p.W;
-    p.part = a->part; /* threads: the Winograd conv splits; each splits the phases itself */
+    p.share = a->share; /* the Winograd conv's share (wgk_split_conv2d_phases) */
     for (int n = 0; n < a->N; n++) {
         split_phases(a->x + n * xs, a->C, a->H, a->W, a->PT, a->PL, p.H, p.W, planes);
         p.y = a->y + n * ys;

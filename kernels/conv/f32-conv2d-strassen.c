@@ -157,18 +157,11 @@ static void run_panel(const wgk_conv2d_args *a, const strassen_geom *s, int m0, 
     }
 }
 
-static int overlaps(const float *p, size_t n, const float *q, size_t m)
-{
-    return p < q + m && q < p + n;
-}
-
 void wgk_f32_conv2d_strassen(const wgk_conv2d_args *a)
 {
-    const size_t P = (size_t)a->OH * a->OW, xsize = (size_t)a->N * a->C * a->H * a->W;
-    const size_t ysize = (size_t)a->N * a->M * P;
+    const size_t P = (size_t)a->OH * a->OW;
     const int res_in_y = a->res == a->y;
-    /* Output blocks are written before every input (and residual) value is read. */
-    if (overlaps(a->x, xsize, a->y, ysize) || (a->res && !res_in_y && overlaps(a->res, ysize, a->y, ysize))) {
+    if (wgk_conv_strassen_in_place(a)) {
         wgk_f32_conv2d_packed(a);
         return;
     }
@@ -178,16 +171,11 @@ void wgk_f32_conv2d_strassen(const wgk_conv2d_args *a)
     const size_t ostride = (size_t)s.Kh * nc;
     float *const splat = b + 7 * ostride;
     float *const gathered = splat + 4 * MR * KC;
-    /* Threads (wgk_part_splits_columns): runs of the first half's pixels (with their
-     * partners in the second; each thread packs only its own blocks' operands), or of the
-     * half-size weight panels (each row of them feeds output rows m and m + M/2), every
-     * thread then packing every block's 7 operands, 7/4 of the input (work a second
-     * thread repeats: PP-OCRv4 det's 1x1 layers). */
-    int m_lo = 0, m_hi = s.Mh, p_lo = 0, p_hi = s.Ph;
-    if (wgk_part_splits_columns(a->part, nc, s.Ph, s.Mh))
-        wgk_part_range(a->part, s.Ph, NR, &p_lo, &p_hi);
-    else
-        wgk_part_range(a->part, s.Mh, MR, &m_lo, &m_hi);
+    /* The share (wgk_conv_strassen.h): the half-size weight rows (each feeds output rows
+     * m and m + M/2) and the first half's pixels (with their partners in the second). */
+    int m_lo, m_hi, p_lo, p_hi;
+    wgk_share_m(a->share, s.Mh, &m_lo, &m_hi);
+    wgk_share_p(a->share, s.Ph, &p_lo, &p_hi);
     if (m_lo >= m_hi || p_lo >= p_hi)
         return;
     for (int n = 0; n < a->N; n++) {

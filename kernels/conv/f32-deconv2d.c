@@ -141,24 +141,11 @@ void wgk_f32_deconv2d(const wgk_deconv2d_args *a)
     const int direct = wgk_deconv2d_stores(a->H, a->W, a->OH, a->OW, a->KH, a->KW, a->SH, a->SW,
                                            a->DH, a->DW, a->PT, a->PL);
     const int nc = wgk_conv_block_cols(cg, HW);
-    /* Threads: a thread stores the input pixels [p_lo, p_hi) in runs of SUB, each packing
-     * only its own (a column's sums do not depend on its block), when every thread gets
-     * two blocks of them or more (wgk_part_splits_columns: with every thread packing
-     * every block, PP-OCR det's 24 -> 24 2x2 upsampler at 160x160 stayed well short of
-     * half the time on 2 threads), or when there are fewer than two weight-row panels per thread (its last
-     * upsampler: 1 channel, 4 rows); else the weight rows [r_lo, r_hi), whole MR-row
-     * panels (the same tiles as on one thread). The scatter form runs whole on thread 0. */
-    int r_lo = 0, r_hi = rows, p_lo = 0, p_hi = HW;
-    if (a->part.n > 1) {
-        if (!direct && a->part.t)
-            return;
-        if (direct && !wgk_part_splits_columns(a->part, nc, HW, rows) && (rows + MR - 1) / MR >= 2 * a->part.n)
-            wgk_part_range(a->part, rows, MR, &r_lo, &r_hi);
-        else if (direct)
-            wgk_part_range(a->part, HW, SUB, &p_lo, &p_hi);
-        if (r_lo >= r_hi || p_lo >= p_hi)
-            return;
-    }
+    /* The share (wgk_split_deconv2d): weight rows [r_lo, r_hi) in whole MR-row panels,
+     * input pixels [p_lo, p_hi) in runs of SUB; the scatter form takes the whole output. */
+    int r_lo, r_hi, p_lo, p_hi;
+    wgk_share_m(a->share, rows, &r_lo, &r_hi);
+    wgk_share_p(a->share, HW, &p_lo, &p_hi);
     const size_t pstride = (size_t)cg * NR;
     const size_t wgroup = wgk_conv_pack_w_group((size_t)rows, (size_t)cg);
     /* Scratch: [packed weight (w_onnx)] [B block] [broadcast panel] [tile]. */

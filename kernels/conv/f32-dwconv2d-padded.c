@@ -128,9 +128,9 @@ WGK_INLINE void dwconv(const wgk_conv2d_args *a, const int K, const int SH, cons
     int hp, wp;
     wgk_dwconv2d_padded_dims(a, &hp, &wp);
     float *pad = a->scratch, *spare = pad + (size_t)hp * wp;
-    /* Threads: runs of whole groups (each pads its input plane once). */
+    /* The share: whole groups of output channels (each pads its input plane once). */
     int m_lo, m_hi;
-    wgk_part_range(a->part, a->M, mult, &m_lo, &m_hi);
+    wgk_share_m(a->share, a->M, &m_lo, &m_hi);
     for (int n = 0; n < a->N; n++)
         for (int m = m_lo; m < m_hi; m++) {
             const int c = m / mult;

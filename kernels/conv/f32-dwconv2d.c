@@ -196,8 +196,8 @@ void wgk_f32_dwconv2d(const wgk_conv2d_args *a)
 #if defined(__wasm_simd128__)
     fast = fast_interior(a, &lo, &hi);
 #endif
-    int m_lo, m_hi; /* threads: runs of whole groups */
-    wgk_part_range(a->part, a->M, mult, &m_lo, &m_hi);
+    int m_lo, m_hi; /* the share: whole groups of output channels */
+    wgk_share_m(a->share, a->M, &m_lo, &m_hi);
     for (int n = 0; n < a->N; n++)
         for (int m = m_lo; m < m_hi; m++) {
             const int c = m / mult;

@@ -41,9 +41,10 @@ WGK_INLINE void wgk_winograd_out2x2_run(const wgk_conv2d_args *a, const wino2x2 
     float *V = a->scratch;     /* [npos][C][nt]: row c = channel c's tiles (wgk_winograd_gemm) */
     float *Mo = V + npos * vx; /* [npos][M][nt] */
     float *As = Mo + npos * mx; /* broadcasts (wgk_winograd_gemm) */
-    /* Threads: blocks of tiles or ranges of output channels (wgk_winograd_part). */
+    /* The share (wgk_split_winograd): a range of tiles, or of output channels. */
     int t_lo, t_hi, m_lo, m_hi;
-    wgk_winograd_part(a->part, T, nt, M, 0, &t_lo, &t_hi, &m_lo, &m_hi);
+    wgk_share_p(a->share, T, &t_lo, &t_hi);
+    wgk_share_m(a->share, M, &m_lo, &m_hi);
     if (t_lo >= t_hi || m_lo >= m_hi)
         return;
     for (int n = 0; n < a->N; n++) {

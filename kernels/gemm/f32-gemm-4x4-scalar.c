@@ -3,12 +3,6 @@
 
 void wgk_f32_gemm_4x4__scalar(const wgk_gemm_args *g)
 {
-    if (g->part.n > 1) { /* threads: this one's rows or columns */
-        wgk_gemm_args share;
-        if (wgk_gemm_share(g, 0, &share))
-            wgk_f32_gemm_4x4__scalar(&share);
-        return;
-    }
     const int M = g->M, N = g->N, K = g->K;
     for (int m0 = 0; m0 < M; m0 += WGK_GEMM_MR) {
         const float *ap = g->a + (ptrdiff_t)(m0 / WGK_GEMM_MR) * g->a_panel;

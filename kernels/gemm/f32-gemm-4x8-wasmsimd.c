@@ -19,12 +19,6 @@ static int block_cols(int K)
 
 void wgk_f32_gemm_4x8__wasmsimd(const wgk_gemm_args *g)
 {
-    if (g->part.n > 1) { /* threads: this one's rows or columns */
-        wgk_gemm_args share;
-        if (wgk_gemm_share(g, 0, &share))
-            wgk_f32_gemm_4x8__wasmsimd(&share);
-        return;
-    }
     const int M = g->M, N = g->N, K = g->K;
     const ptrdiff_t ak = g->a_k, ldb = g->ldb, ldc = g->ldc;
     const v128_t alpha = wasm_f32x4_splat(g->alpha);

@@ -265,8 +265,7 @@ static int splat_groups(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t 
     return 1;
 }
 
-/* The product, or one thread's share of it (wgk_f32_gemm_pb splits it). */
-static void gemm_pb(const wgk_gemm_args *g)
+void wgk_f32_gemm_pb(const wgk_gemm_args *g)
 {
     const int M = g->M, N = g->N, K = g->K;
     const v128_t alpha = wasm_f32x4_splat(g->alpha);
@@ -294,8 +293,7 @@ static void gemm_pb(const wgk_gemm_args *g)
 
 #else
 
-/* The product, or one thread's share of it (wgk_f32_gemm_pb splits it). */
-static void gemm_pb(const wgk_gemm_args *g)
+void wgk_f32_gemm_pb(const wgk_gemm_args *g)
 {
     const int M = g->M, N = g->N, K = g->K;
     const int mb = block_rows(K);
@@ -320,13 +318,3 @@ static void gemm_pb(const wgk_gemm_args *g)
 
 #endif
 
-void wgk_f32_gemm_pb(const wgk_gemm_args *g)
-{
-    if (g->part.n > 1) { /* threads: this one's rows or columns */
-        wgk_gemm_args share;
-        if (wgk_gemm_share(g, 1, &share))
-            wgk_f32_gemm_pb(&share);
-        return;
-    }
-    gemm_pb(g);
-}

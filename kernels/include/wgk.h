@@ -34,5 +34,7 @@
 #include "wgk_qgemm.h"
 #include "wgk_storage.h"
 #include "wgk_f16.h"
+/* Not for kernels: the generated code's thread plan (threaded modules) */
+#include "wgk_split.h"
 
 #endif

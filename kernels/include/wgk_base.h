@@ -27,54 +27,28 @@ static inline void wgk_valid_range(int count, int stride, int off, int limit, in
     *hi = h;
 }
 
-/* Which share of a kernel's output this call computes, in a module built with
- * `compile --threads` (docs/performance.md "Threads"): thread t of n. n <= 1 (a zeroed
- * field, as every single-threaded call leaves it) is the whole output. A kernel that
- * takes one splits its output with wgk_part_range over units it computes independently
- * (rows, column panels, tiles, channels), so that every output element is computed by
- * one thread in the same order as on one thread: the bits do not depend on n. */
-typedef struct wgk_part {
-    int t, n;
-} wgk_part;
+/* The share of its output one kernel call computes: output channels [m0, m1) and output
+ * positions [p0, p1), in the units the kernel's header names (a group's channels or a
+ * weight's rows; pixels or tiles). m1 == 0 stands for every channel and p1 == 0 for every
+ * position, so a zeroed share, what every call outside a threaded module passes, is the
+ * whole output. Kernels know nothing of threads: a threaded module's plan
+ * (wgk_split.h) gives each thread its share, never an empty one. */
+typedef struct wgk_share {
+    int m0, m1, p0, p1;
+} wgk_share;
 
-/* Thread p.t's units of [0, total) in steps of `unit` (the last unit may be short):
- * ceil(total / unit) units dealt out contiguously, the first (units % n) threads one
- * more. A pure function of (total, unit, n, t). */
-static inline void wgk_part_range(wgk_part p, int total, int unit, int *lo, int *hi)
+/* The channels [*lo, *hi) of [0, total) that share s covers. */
+static inline void wgk_share_m(wgk_share s, int total, int *lo, int *hi)
 {
-    if (p.n <= 1 || total <= 0) {
-        *lo = 0;
-        *hi = total > 0 ? total : 0;
-        return;
-    }
-    const long units = ((long)total + unit - 1) / unit;
-    const long base = units / p.n, extra = units % p.n;
-    const long u0 = (long)p.t * base + (p.t < extra ? p.t : extra);
-    const long u1 = u0 + base + (p.t < extra ? 1 : 0);
-    const long l = u0 * unit, h = u1 * unit;
-    *lo = (int)(l < total ? l : total);
-    *hi = (int)(h < total ? h : total);
+    *lo = s.m1 ? s.m0 : 0;
+    *hi = s.m1 ? s.m1 : total;
 }
 
-/* Whether a kernel's threads split its columns (pixels) rather than its rows (output
- * channels), for the 4x8 kernels that pack `cols` columns in blocks of `block` and
- * broadcast each panel of 4 of their `rows` weight rows once per block (4 floats per row
- * and reduction step): split by rows, every thread packs every block, (n - 1) x cols
- * more packing per reduction step than one thread; by columns, each packs only its own,
- * but the blocks a thread's share cuts add broadcasts of every row. Columns when every
- * thread gets two blocks or more (nothing is then repeated), or when each gets four panels
- * of 8 and the packing saved outweighs the broadcasts added (SqueezeNet's 64 -> 16 1x1 at
- * 55x55, ResNet-50's 64 -> 256 at 56x56: a little faster on 2 threads).
- * A pure function of the shape and the thread count. */
-static inline int wgk_part_splits_columns(wgk_part p, int block, int cols, int rows)
+/* The positions [*lo, *hi) of [0, total) that share s covers. */
+static inline void wgk_share_p(wgk_share s, int total, int *lo, int *hi)
 {
-    if (p.n <= 1 || cols < 32L * p.n)
-        return 0;
-    if ((long)cols >= 2L * p.n * block)
-        return 1;
-    const long share = (cols + p.n - 1) / p.n;
-    const long added = p.n * ((share + block - 1) / block) - (cols + block - 1) / block;
-    return (long)(p.n - 1) * cols > 4L * rows * added;
+    *lo = s.p1 ? s.p0 : 0;
+    *hi = s.p1 ? s.p1 : total;
 }
 
 #ifdef __wasm_simd128__

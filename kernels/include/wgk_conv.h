@@ -52,10 +52,11 @@ typedef struct wgk_conv2d_args {
     float *y2;
     const float *y2_affine;
     float y2_min, y2_max;
-    /* The share of the output this call computes (wgk_base.h; the kernels that split
-     * their output say how in their header, others must run with part.n <= 1). The
-     * scratch is then this thread's own. */
-    wgk_part part;
+    /* The share of the output this call computes (wgk_base.h; zeroed: all of it). The
+     * kernels a threaded module splits (wgk_split.h) say in their header what its
+     * channels and positions are; others take the whole output. The scratch is the
+     * calling thread's own. */
+    wgk_share share;
 } wgk_conv2d_args;
 
 #define WGK_POST_HARDSWISH 1
@@ -95,6 +96,8 @@ static inline size_t wgk_conv2d_im2col_scratch(int C, int groups, int KH, int KW
 
 void wgk_f32_conv2d_1x1(const wgk_conv2d_args *a);
 void wgk_f32_conv2d_im2col(const wgk_conv2d_args *a);
+/* The depthwise kernel (groups = C): a->share's channels are whole groups of output
+ * channels (M / groups each), its positions every pixel. */
 void wgk_f32_dwconv2d(const wgk_conv2d_args *a);
 
 /* Depthwise 3x3, 5x5 and 7x7, strides 1 or 2 each way, no dilation, SIMD128 builds only

@@ -39,7 +39,9 @@ static inline size_t wgk_conv_fewpix_scratch(const wgk_conv2d_args *a)
 }
 
 /* a: one group, one image; a->w packed by wgk_conv_pack_w (as for wgk_f32_conv2d_packed);
- * a->scratch of wgk_conv_fewpix_scratch(a) floats. Epilogue as wgk_f32_conv2d_packed. */
+ * a->scratch of wgk_conv_fewpix_scratch(a) floats. Epilogue as wgk_f32_conv2d_packed.
+ * a->share: output channels in pairs of weight panels (m0 a multiple of 8, m1 one or M),
+ * every pixel. */
 void wgk_f32_conv2d_fewpix(const wgk_conv2d_args *a);
 
 #endif

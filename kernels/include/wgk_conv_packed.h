@@ -129,12 +129,12 @@ static inline size_t wgk_conv_packed_scratch(const wgk_conv2d_args *a)
 
 /* The convolution; a->w packed by wgk_conv_pack_w, a->scratch of
  * wgk_conv_packed_scratch(a) floats; a->gemm and a->w_rowmajor
- * are not used. Threads (a->part) take contiguous runs of output pixels or of each group's
- * weight panels (wgk_part_splits_columns: the pixels where that repeats less work; the
- * channel split has every thread pack every B block, 1/M of its multiplies, and left
- * PP-OCRv4 det's 8- to 32-channel layers far from half the time on two threads) and
- * compute their outputs exactly as one thread would: a pixel's sums do not depend on
- * where its block starts. */
+ * are not used. a->share: each group's output channels [m0, m1) (multiples of
+ * WGK_CONV_MR, m1 may be M / groups) and output pixels [p0, p1) (multiples of WGK_CONV_NR,
+ * p1 may be OH * OW), computed exactly as in the whole call: a pixel's sums do not depend
+ * on where its block starts (wgk_split_conv2d_packed chooses; the channel split has every
+ * share pack every B block, 1/M of its multiplies, and left PP-OCRv4 det's 8- to
+ * 32-channel layers far from half the time on two threads). */
 void wgk_f32_conv2d_packed(const wgk_conv2d_args *a);
 
 /* The micro-kernel: MR rows x ncols columns of C, one MR x NR tile at a time,

@@ -63,9 +63,24 @@ static inline size_t wgk_conv_strassen_scratch(const wgk_conv2d_args *a)
     return need > packed ? need : packed;
 }
 
+/* Whether the output overlaps the input, or a residual other than the output itself: the
+ * kernel writes output blocks before it has read every input (and residual) value, so it
+ * then runs as wgk_f32_conv2d_packed (and takes that kernel's share, wgk_split.h). */
+static inline int wgk_conv_strassen_in_place(const wgk_conv2d_args *a)
+{
+    const size_t P = (size_t)a->OH * a->OW, xsize = (size_t)a->N * a->C * a->H * a->W;
+    const size_t ysize = (size_t)a->N * a->M * P;
+    const float *y = a->y;
+    return (a->x < y + ysize && y < a->x + xsize) ||
+           (a->res && a->res != a->y && a->res < y + ysize && y < a->res + ysize);
+}
+
 /* a: wgk_conv_strassen_fits; a->w packed by wgk_conv_pack_w (as for
  * wgk_f32_conv2d_packed); a->scratch of wgk_conv_strassen_scratch(a) floats. Same
- * epilogue (bias, residual, clamp, post-ops) as wgk_f32_conv2d_packed. */
+ * epilogue (bias, residual, clamp, post-ops) as wgk_f32_conv2d_packed. a->share: the
+ * half-size weight rows [m0, m1) (of M / 2, in MR panels; each gives output rows m and
+ * m + M/2) and the first half's pixels [p0, p1) (of (OH*OW + 1) / 2, in NR panels; each
+ * with its partner in the second half). */
 void wgk_f32_conv2d_strassen(const wgk_conv2d_args *a);
 
 #endif

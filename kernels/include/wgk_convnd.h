@@ -50,8 +50,8 @@ typedef struct wgk_deconv2d_args {
     float *y;
     float *scratch;     /* wgk_deconv2d_scratch floats */
     float min, max;     /* y = clamp(deconv + bias + res, min, max) */
-    wgk_part part;      /* threads: its weight-row panels when it stores (below), else thread
-                         * 0 computes the whole output */
+    wgk_share share;    /* the share of the output this call computes (wgk_base.h): weight
+                         * rows (m', kh, kw) and input pixels, in its store form (below) */
 } wgk_deconv2d_args;
 
 /* Whether every output pixel gets exactly one tap (kernel = stride, undilated, unpadded,
@@ -102,7 +102,8 @@ static inline size_t wgk_deconv2d_scratch(int C, int M, int KH, int KW, int grou
 }
 
 /* The 2-D transposed convolution (any kernel, stride, dilation, padding, group; output
- * padding through OH/OW). */
+ * padding through OH/OW). a->share, in the store form only: weight rows in whole MR-row
+ * panels and input pixels in runs of WGK_DECONV_SUB. */
 void wgk_f32_deconv2d(const wgk_deconv2d_args *a);
 
 #endif

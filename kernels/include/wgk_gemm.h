@@ -40,10 +40,9 @@ typedef struct wgk_gemm_args {
     int ldr;
     float alpha, beta;
     float min, max;
-    /* Threads: this call's share of C (wgk_gemm_share), and a buffer of
-     * WGK_GEMM_SPLAT_FLOATS floats of the thread's own for wgk_f32_gemm_pb (NULL: the
-     * kernel's static one, for thread 0 and single-threaded calls). */
-    wgk_part part;
+    /* A buffer of WGK_GEMM_SPLAT_FLOATS floats of the calling thread's own for
+     * wgk_f32_gemm_pb (NULL: the kernel's static one, for thread 0 and single-threaded
+     * calls). A thread's share of C is a GEMM of its own (wgk_split.h). */
     float *splat;
     int act; /* WGK_GEMM_ACT_*: applied after bias and residual */
 } wgk_gemm_args;
@@ -65,36 +64,6 @@ enum { WGK_GEMM_ACT_NONE = 0, WGK_GEMM_ACT_GELU = 1, WGK_GEMM_ACT_GELU_TANH = 2 
  * a threaded module defines its own, past its stacks). */
 float *wgk_gemm_splat_buffer(void);
 
-/* Thread g->part's share of C as a GEMM of its own in *s (part cleared): runs of 4-row
- * groups when there are at least 8 rows per thread, else runs of 8-column panels (b
- * packed by wgk_pack_b when packed_b). Each element is then computed by the same code in
- * the same order as in the whole call (the kernels sum every column in k order whatever
- * its tile). Returns 0 when the share is empty. */
-static inline int wgk_gemm_share(const wgk_gemm_args *g, int packed_b, wgk_gemm_args *s)
-{
-    *s = *g;
-    s->part = (wgk_part){0, 0};
-    if (g->part.n <= 1)
-        return 1;
-    int lo, hi;
-    if (g->M >= 8 * g->part.n) {
-        wgk_part_range(g->part, g->M, WGK_GEMM_MR, &lo, &hi);
-        s->M = hi - lo;
-        s->a = g->a + (ptrdiff_t)(lo / WGK_GEMM_MR) * g->a_panel;
-        s->c = g->c + (ptrdiff_t)lo * g->ldc;
-        s->res = g->res ? g->res + (ptrdiff_t)lo * g->ldr : 0;
-        s->bias = g->bias ? g->bias + (ptrdiff_t)lo * g->bias_m : 0;
-    } else {
-        wgk_part_range(g->part, g->N, WGK_GEMM_NR, &lo, &hi);
-        s->N = hi - lo;
-        s->b = packed_b ? g->b + (ptrdiff_t)(lo / WGK_GEMM_NR) * g->K * WGK_GEMM_NR : g->b + lo;
-        s->c = g->c + lo;
-        s->res = g->res ? g->res + lo : 0;
-        s->bias = g->bias ? g->bias + (ptrdiff_t)lo * g->bias_n : 0;
-    }
-    return lo < hi;
-}
-
 typedef void (*wgk_gemm_fn)(const wgk_gemm_args *g);
 
 /* SIMD128 register-blocked kernel (MR x 8 tiles, N blocked for cache); only in -msimd128
@@ -112,9 +81,9 @@ void wgk_f32_gemm_pb(const wgk_gemm_args *g);
 
 /* B computed at run time (row-major, ldb), A row-major as for wgk_f32_gemm_pb: B is packed
  * into packed (wgk_pack_b_size(K, N) floats of scratch), then wgk_f32_gemm_pb runs on it
- * (kernels/gemm/f32-gemm-pack-run.c: attention's Q K^T and P V). With g->part, each thread
- * packs the whole B into its own scratch and computes its share (K x N copies against
- * M x K x N / n multiply-adds). */
+ * (kernels/gemm/f32-gemm-pack-run.c: attention's Q K^T and P V). A thread's share
+ * (wgk_split_gemm) packs its own columns of B, or all of them when it takes rows, into its
+ * own scratch (K x N copies against M x K x N / n multiply-adds). */
 void wgk_f32_gemm_pack_run(const wgk_gemm_args *g, float *packed);
 
 /* dst[c*rows + r] = src[r*cols + c]: dst (cols x rows) is the transpose of src (rows x cols).

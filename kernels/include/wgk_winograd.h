@@ -77,7 +77,10 @@ static inline size_t wgk_winograd_f2x3_scratch(int C, int M, int OH, int OW)
  * wgk_winograd_f2x3_prepare_w, one group after the other (each wgk_winograd_f2x3_pack_w_size(M/groups,
  * C/groups) floats, from the packed filters of group g, at w + g *
  * wgk_conv_pack_w_group(M/groups, C/groups*9)); a->scratch of
- * wgk_winograd_f2x3_scratch(C/groups, M/groups, ...) floats. */
+ * wgk_winograd_f2x3_scratch(C/groups, M/groups, ...) floats. a->share of every Winograd
+ * kernel: each group's output channels [m0, m1) (multiples of 8, m1 may be M / groups) and
+ * output tiles [p0, p1) in row-major order (whole blocks, or NR panels:
+ * wgk_split_winograd). */
 void wgk_f32_conv2d_winograd_f2x3(const wgk_conv2d_args *a);
 
 /* Grouped convolutions (AlexNet's 3x3 layers): runs kernel, a one-group Winograd
@@ -98,38 +101,11 @@ int wgk_winograd_per_group(const wgk_conv2d_args *a, void (*kernel)(const wgk_co
  * memory) panels C*NR floats apart made most of its stores first-level TLB misses. */
 void wgk_winograd_gemm(const float *w, size_t wx, int npos, int M, int C, const float *V, size_t vx,
                    float *Mo, size_t mx, int nt, int ncols, float *As);
-/* The same for output channels [m0, m1) only (threads: wgk_winograd_part), each element
+/* The same for output channels [m0, m1) only (a share: wgk_split.h), each element
  * computed exactly as wgk_winograd_gemm computes it: m0, and m1 unless it is M, multiples
  * of 2 * WGK_CONV_MR. */
 void wgk_winograd_gemm_rows(const float *w, size_t wx, int npos, int M, int m0, int m1, int C, const float *V,
                             size_t vx, float *Mo, size_t mx, int nt, int ncols, float *As);
-
-/* Thread a->part's share of a Winograd conv of T tiles in blocks of nt, M output
- * channels. With at least 4 panels of WGK_CONV_NR tiles per thread, a range of whole
- * panels, which the thread cuts into blocks of nt of its own, where a tile's sums do not
- * depend on where its block starts (any_start: the 6x6-tile kernels, whose transforms
- * treat every tile alike); the 2x2-output kernels, whose 4-tile rows start from the
- * block's start, take whole blocks [*t_lo, *t_hi) when there are at least 4 per thread,
- * and the panel range only when there are fewer (dealing out whole blocks left PP-OCR
- * det's 160x160 96->24 F(4x4,3x3) convs, 14 blocks the last one short, at 847 tiles
- * against 753). Else every block for output channels [*m_lo, *m_hi) in steps of
- * 2 * WGK_CONV_MR (each thread then transforms the block's input itself: the GEMM is the
- * larger part, though PP-OCR det's 80x80 96->24 conv, 4 blocks, gained little from a
- * second thread that way). A pure function of the shape and the thread count. */
-static inline void wgk_winograd_part(wgk_part p, int T, int nt, int M, int any_start, int *t_lo, int *t_hi,
-                                     int *m_lo, int *m_hi)
-{
-    *t_lo = 0, *t_hi = T, *m_lo = 0, *m_hi = M;
-    if (p.n <= 1)
-        return;
-    const int panels = T >= 4 * WGK_CONV_NR * p.n;
-    if (!(any_start && panels) && (T + nt - 1) / nt >= 4 * p.n)
-        wgk_part_range(p, T, nt, t_lo, t_hi);
-    else if (panels)
-        wgk_part_range(p, T, WGK_CONV_NR, t_lo, t_hi);
-    else
-        wgk_part_range(p, M, 8, m_lo, m_hi);
-}
 
 /* ---- Winograd F(4x4, 3x3): 6x6 input tiles, 4x4 output tiles, 36 GEMMs of M x C:
  * 4x fewer multiplies than direct (F(2x2): 2.25x) for a 36/9 larger weight. Points

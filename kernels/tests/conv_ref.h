@@ -192,19 +192,21 @@ static inline int wgkt_conv_matches2(const wgk_conv2d_args *a, const float *want
            wgkt_conv_matches(a->y2, want2, n, atol, a, epi, what) && a->y2[n] == 1000.0f;
 }
 
-/* Runs conv as n threads, their parts (a->part = {t, n}) one after another, into a->y
- * (filled with -1234.5 first) and says whether the result has want's bits: what every
- * thread count must give (each output element computed by one thread, as on one). */
-static inline int wgkt_conv_parts_match(void (*conv)(const wgk_conv2d_args *), wgk_conv2d_args *a,
+/* Runs conv on the shares its split rule (wgk_split.h) gives n threads, one after
+ * another, into a->y (filled with -1234.5 first) and says whether the result has want's
+ * bits: what every thread count must give (each output element computed by one share, as
+ * in the whole call). */
+static inline int wgkt_conv_parts_match(void (*conv)(const wgk_conv2d_args *),
+                                        int (*split)(wgk_conv2d_args *, wgk_part), const wgk_conv2d_args *a,
                                         const float *want, int ysize, int n)
 {
     for (int i = 0; i < ysize; i++)
         a->y[i] = -1234.5f;
     for (int t = 0; t < n; t++) {
-        a->part = (wgk_part){t, n};
-        conv(a);
+        wgk_conv2d_args share = *a;
+        if (split(&share, (wgk_part){t, n}))
+            conv(&share);
     }
-    a->part = (wgk_part){0, 0};
     return wgkt_same_bits(a->y, want, ysize);
 }
 

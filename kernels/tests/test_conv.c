@@ -4,7 +4,7 @@
  * counts, output sizes below and above the GEMM tile, strides 1-3, asymmetric pads,
  * dilation, groups, depthwise with multiplier, bias/residual/relu/clip epilogues, packed
  * and ONNX-layout (run-time) weights; the padded-plane depthwise kernels (SIMD builds),
- * also with y in the residual's memory.
+ * also with y in the residual's memory; the depthwise kernels' thread shares (wgk_split.h).
  * rtol 1e-4, atol 1e-5 (atol grows with sqrt of the reduction length).
  */
 #include "wgk_conv.h"
@@ -12,7 +12,7 @@
 #include "conv_ref.h"
 
 #define CAP (1 << 20)
-static float X[CAP], Wt[CAP], WP[CAP], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
+static float X[CAP], Wt[CAP], WP[CAP], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Whole[CAP], Scratch[CAP];
 static uint32_t seed = 777;
 static int rowmajor; /* GEMM kernels read W in ONNX layout instead of packed */
 
@@ -119,6 +119,20 @@ static void check(const shape *s, int kind, int epi, wgk_gemm_fn gemm, const cha
         }
     WGKT_CHECK(!bad, name);
     WGKT_CHECK(Y[ysize] == 1000.0f, "conv wrote past its output");
+    /* Threads: the depthwise kernels' shares (whole groups) of 2 and 3 threads, one
+     * after another, give the whole call's bits. */
+    if (kind < 2 || epi == EPI_IN_PLACE)
+        return;
+    for (int i = 0; i < ysize; i++)
+        Whole[i] = Y[i];
+    void (*dw)(const wgk_conv2d_args *) = wgk_f32_dwconv2d;
+#ifdef __wasm_simd128__
+    if (kind == 3)
+        dw = dwconv_padded;
+#endif
+    for (int n = 2; n <= 3; n++)
+        WGKT_CHECK(wgkt_conv_parts_match(dw, wgk_split_dwconv2d, &a, Whole, ysize, n),
+                   "depthwise conv split among threads gives the whole call's bits");
 }
 
 static void check_gemm_convs(wgk_gemm_fn gemm, const char *name)

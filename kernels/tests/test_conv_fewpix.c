@@ -11,7 +11,7 @@
 
 #define CAP (1 << 20)
 static float X[CAP], Wt[CAP], WP[CAP + 64], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
-static float Y2[CAP + 8], Want2[CAP], Affine[8192];
+static float Whole[CAP], Y2[CAP + 8], Want2[CAP], Affine[8192];
 static uint32_t seed = 99;
 
 
@@ -42,6 +42,14 @@ static void check(const shape *s, int epi)
     const int bad = !wgkt_conv_matches2(&a, Want, Want2, ysize, atol, epi, "conv2d_fewpix");
     WGKT_CHECK(!bad, "conv2d_fewpix matches the naive convolution");
     WGKT_CHECK(Y[ysize] == 1000.0f, "conv2d_fewpix wrote past its output");
+    /* Threads: 2 and 3 threads' shares (panel pairs), one after another, give its bits. */
+    if (epi != 2 || a.y2 == a.y)
+        return;
+    for (int i = 0; i < ysize; i++)
+        Whole[i] = Y[i];
+    for (int n = 2; n <= 3; n++)
+        WGKT_CHECK(wgkt_conv_parts_match(wgk_f32_conv2d_fewpix, wgk_split_conv2d_fewpix, &a, Whole, ysize, n),
+                   "conv2d_fewpix split among threads gives the whole call's bits");
 }
 
 static void run(void)

@@ -89,7 +89,7 @@ static void check_ukernel(void)
     }
 }
 
-/* Threads: n threads' parts (a->part), run one after another, give the whole call's bits:
+/* Threads: n threads' shares (wgk_split_conv2d_packed), run one after another, give the whole call's bits:
  * pixels split where each thread gets two blocks of columns or more (a 1x1 conv reading B
  * in place, and a padded 3x3 one through the fused im2col) or where few rows make that
  * repeat less (wgk_part_splits_columns), else output channels. */
@@ -111,7 +111,7 @@ static void check_parts(const shape *s, int n, int want_pixel_split)
     WGKT_CHECK(wgk_part_splits_columns((wgk_part){0, n}, nc, a.OH * a.OW, s->M / s->groups) == want_pixel_split,
                "the split the case is meant to test");
     a.y = Y;
-    WGKT_CHECK(wgkt_conv_parts_match(wgk_f32_conv2d_packed, &a, Want, ysize, n),
+    WGKT_CHECK(wgkt_conv_parts_match(wgk_f32_conv2d_packed, wgk_split_conv2d_packed, &a, Want, ysize, n),
                "conv2d_packed split among threads gives the whole call's bits");
 }
 

@@ -113,7 +113,7 @@ static void check_parts(const shape *s, int n, int want_pixel_split)
     WGKT_CHECK(wgk_part_splits_columns((wgk_part){0, n}, nc, (P + 1) / 2, s->M / 2) == want_pixel_split,
                "the split the case is meant to test");
     a.y = Y;
-    WGKT_CHECK(wgkt_conv_parts_match(wgk_f32_conv2d_strassen, &a, Want, ysize, n),
+    WGKT_CHECK(wgkt_conv_parts_match(wgk_f32_conv2d_strassen, wgk_split_conv2d_strassen, &a, Want, ysize, n),
                "conv2d_strassen split among threads gives the whole call's bits");
 }
 

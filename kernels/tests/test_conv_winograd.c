@@ -9,18 +9,27 @@
  * rtol 1e-4, atol 1e-5 growing with sqrt of the reduction length (the transforms add
  * a few roundings; F(2x2, 3x3) stays well inside that).
  */
+#include "wgk_split.h"
 #include "wgk_winograd.h"
 #include "wgkt.h"
 #include "conv_ref.h"
 
 #define CAP (1 << 20)
-static float WP[4 * CAP], X[CAP], Wt[CAP], Wr[CAP], Wpacked[CAP + 4096], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
+static float Whole[CAP], WP[4 * CAP], X[CAP], Wt[CAP], Wr[CAP], Wpacked[CAP + 4096], Bias[4096], Res[CAP], Y[CAP], Want[CAP], Scratch[CAP];
 static uint32_t seed = 9090;
 enum { F2, F4, F2K5, S2, F3K4, PH };
 static int variant; /* F2: wgk_f32_conv2d_winograd_f2x3, F4: ..._winograd4, F2K5: ..._winograd5x5,
                      * S2: ..._winograd_s2, F3K4: ..._winograd4x4, PH: wgk_f32_conv2d_phases */
 
 typedef wgkt_conv_shape shape;
+
+/* Each variant's kernel and its thread-split rule (wgk_split.h). */
+static void (*const kernel[])(const wgk_conv2d_args *) = {
+    [F2] = wgk_f32_conv2d_winograd_f2x3, [F4] = wgk_f32_conv2d_winograd_f4x3, [F2K5] = wgk_f32_conv2d_winograd_f2x5,
+    [S2] = wgk_f32_conv2d_winograd_f2x3s2, [F3K4] = wgk_f32_conv2d_winograd_f3x4, [PH] = wgk_f32_conv2d_phases};
+static int (*const split[])(wgk_conv2d_args *, wgk_part) = {
+    [F2] = wgk_split_winograd_f2x3, [F4] = wgk_split_winograd_f4x3, [F2K5] = wgk_split_winograd_f2x5,
+    [S2] = wgk_split_winograd_f2x3s2, [F3K4] = wgk_split_winograd_f3x4, [PH] = wgk_split_conv2d_phases};
 
 /* epi: 0 none, 1 bias, 2 bias+res+relu, 3 res+clip */
 static void check(const shape *s, int epi)
@@ -86,18 +95,7 @@ static void check(const shape *s, int epi)
     WGKT_CHECK(!unset, "wino_prepare_w writes every float of the packed weight");
     WGKT_CHECK(WP[wsize] != WP[wsize], "wino_prepare_w wrote past its packed weight");
     a.w = WP;
-    if (variant == F2)
-        wgk_f32_conv2d_winograd_f2x3(&a);
-    else if (variant == F4)
-        wgk_f32_conv2d_winograd_f4x3(&a);
-    else if (variant == S2)
-        wgk_f32_conv2d_winograd_f2x3s2(&a);
-    else if (variant == F3K4)
-        wgk_f32_conv2d_winograd_f3x4(&a);
-    else if (variant == PH)
-        wgk_f32_conv2d_phases(&a);
-    else
-        wgk_f32_conv2d_winograd_f2x5(&a);
+    kernel[variant](&a);
     int past = 0; /* the kernel keeps to its scratch size */
     for (size_t i = scratch; i < CAP && i < scratch + 4096; i++)
         past += Scratch[i] == Scratch[i];
@@ -114,6 +112,14 @@ static void check(const shape *s, int epi)
     const int bad = !wgkt_conv_matches(Y, Want, ysize, atol, &a, epi, names[variant]);
     WGKT_CHECK(!bad, "conv2d_winograd matches the naive convolution");
     WGKT_CHECK(Y[ysize] == 1000.0f, "conv2d_winograd wrote past its output");
+    /* Threads: 2 and 3 threads' shares, one after another, give the whole call's bits. */
+    if (epi != 2)
+        return;
+    for (int i = 0; i < ysize; i++)
+        Whole[i] = Y[i];
+    for (int n = 2; n <= 3; n++)
+        WGKT_CHECK(wgkt_conv_parts_match(kernel[variant], split[variant], &a, Whole, ysize, n),
+                   "conv2d_winograd split among threads gives the whole call's bits");
 }
 
 /* Every shape of a variant with every epilogue. */
@@ -142,6 +148,7 @@ static void run(void)
         {1, 1000, 7, 5, 30, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, /* K = 1000, 3 tile blocks */
         {1, 24, 29, 30, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, /* interior F(4x4) groups */
         {2, 600, 20, 18, 40, 3, 3, 1, 1, 1, 1, 1, 0, 1, 2, 1}, /* F(4x4): 2 tile blocks */
+        {1, 600, 30, 30, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, /* F(2x2): 10 blocks (threads: whole blocks) */
         {2, 32, 13, 13, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},  /* groups (AlexNet), 2 images */
         {1, 12, 9, 10, 21, 3, 3, 1, 1, 1, 1, 0, 1, 1, 0, 3},   /* 3 groups, odd M per group */
     };

@@ -5,10 +5,11 @@
  * dilations, groups, several images, more than one B block and more than KC input
  * channels, bias, residual and clamp; each with the weight packed at "compile time"
  * (wgk_deconv2d_pack_w) and in ONNX layout (w_onnx, packed in scratch); and that 2 and 3
- * threads' parts (wgk_part), run one after another, give the whole call's bits (rows or
- * pixels split, whichever the kernel picks for the shape).
+ * threads' shares (wgk_split_deconv2d), run one after another, give the whole call's bits
+ * (rows or pixels split, whichever the rule picks for the shape).
  */
 #include "wgk_convnd.h"
+#include "wgk_split.h"
 #include "wgkt.h"
 
 #define XCAP 300000
@@ -112,10 +113,10 @@ static void run_case(const dcase *c, int w_onnx)
         for (int i = 0; i < ny; i++)
             Y[i] = -1234.5f;
         for (int t = 0; t < n; t++) {
-            a.part = (wgk_part){t, n};
-            wgk_f32_deconv2d(&a);
+            wgk_deconv2d_args share = a;
+            if (wgk_split_deconv2d(&share, (wgk_part){t, n}))
+                wgk_f32_deconv2d(&share);
         }
-        a.part = (wgk_part){0, 0};
         WGKT_CHECK(wgkt_same_bits(Y, Want, ny), n == 2 ? "2 threads' parts give the whole call's bits"
                                    : "3 threads' parts give the whole call's bits");
     }

@@ -3,15 +3,17 @@
  * the register tile (M around MR=4, N around 4/8 and the cache block, K = 1 and odd),
  * the three A layouts (packed, row-major, transposed), every bias mode, residual,
  * alpha/beta and clamping; the packed-B kernel with a run-time B (packed by the kernel) and
- * with a fused GELU. Also the 2-D transpose. rtol 1e-4, atol 1e-5 (atol scaled by
+ * with a fused GELU; that 2 and 3 threads' shares (wgk_split.h), run one after another,
+ * give the whole call's bits. Also the 2-D transpose. rtol 1e-4, atol 1e-5 (atol scaled by
  * sqrt(K) for long sums of [-1,1) products).
  */
 #include "wgk_gemm.h"
+#include "wgk_split.h"
 #include "wgk_vmath.h"
 #include "wgkt.h"
 
 #define CAP (1 << 18)
-static float A[CAP], AP[CAP], B[CAP], BP[CAP], C[CAP], R[CAP], BIAS[CAP], WANT[CAP];
+static float A[CAP], AP[CAP], B[CAP], BP[CAP], C[CAP], R[CAP], BIAS[CAP], WANT[CAP], WHOLE[CAP];
 static uint32_t seed = 12345;
 
 static void fill(float *p, int n)
@@ -32,6 +34,24 @@ static int act;
 /* layout: 0 packed, 1 row-major (lda = K + 3), 2 transposed (lda = M + 1), 3 row-major
  * A with B packed in column panels (wgk_pack_b, for wgk_f32_gemm_pb).
  * bias mode: 0 none, 1 per row, 2 per column, 3 full [M,N]. */
+/* Threads: the shares of 2 and 3 threads (rows or column panels, wgk_split_gemm*), run one
+ * after another, give the whole call's bits in C's first size floats (padding included). */
+static void check_shares(wgk_gemm_fn fn, const wgk_gemm_args *g, int packed_b, int size)
+{
+    for (int i = 0; i < size; i++)
+        WHOLE[i] = C[i];
+    for (int n = 2; n <= 3; n++) {
+        for (int i = 0; i < size; i++)
+            C[i] = 1000.0f;
+        for (int t = 0; t < n; t++) {
+            wgk_gemm_args share = *g;
+            if (packed_b ? wgk_split_gemm_packed_b(&share, (wgk_part){t, n}) : wgk_split_gemm(&share, (wgk_part){t, n}))
+                fn(&share);
+        }
+        WGKT_CHECK(wgkt_same_bits(C, WHOLE, size), "gemm split among threads gives the whole call's bits");
+    }
+}
+
 static void check_one(wgk_gemm_fn fn, const char *name, int M, int N, int K, int layout,
                       int bias_mode, int use_res, float alpha, float beta, float lo, float hi)
 {
@@ -122,6 +142,7 @@ static void check_one(wgk_gemm_fn fn, const char *name, int M, int N, int K, int
         WGKT_CHECK(C[m * ldc + N] == 1000.0f, "gemm wrote past N (ldc padding)");
     }
     WGKT_CHECK(bad == 0, name);
+    check_shares(fn, &g, layout == 3, M * ldc);
 }
 
 static void check_kernel(wgk_gemm_fn fn, const char *name)

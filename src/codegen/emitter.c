@@ -282,10 +282,32 @@ bool wgc_threaded(const wgc_emitter *e)
     return e->target.threads > 0 && !e->single;
 }
 
-const char *wgc_part(wgc_emitter *e)
+static const char *wgc_part(wgc_emitter *e)
 {
     e->split = true;
     return "WG_PART";
+}
+
+void wgc_emit_split_guard(wgc_emitter *e, wgc_kernel k, const char *args)
+{
+    const wgc_kernel_info *i = wgc_kernel_get(k);
+    if (i && i->split)
+        wgc_emit(e, "if (%s(&%s, %s))", i->split, args, wgc_part(e));
+    else /* a compiler bug: only kernels with a rule split (wgc_node_splits) */
+        e->failed = true;
+}
+
+void wgc_emit_args_call(wgc_emitter *e, wgc_kernel k, bool split, const char *symbol, const char *type,
+                        const char *fields, const char *extra)
+{
+    if (!split) {
+        wgc_emit(e, "%s(&(const %s){%s}%s);", symbol, type, fields, extra);
+        return;
+    }
+    wgc_emit(e, "{ %s args = {%s};", type, fields);
+    wgc_emit_split_guard(e, k, "args");
+    wgc_emit(e, "    %s(&args%s);", symbol, extra);
+    wgc_emit(e, "}");
 }
 
 void wgc_emit_part_range(wgc_emitter *e, int64_t total, int unit)

@@ -5,8 +5,8 @@
 #include <string.h>
 
 static const wgc_kernel_info table[WGC_KERNEL_COUNT] = {
-#define WG_KERNEL(e, label, symbol, pack, prepare, scratch, fuses, tile, matrices, taps) \
-    [WGC_KERNEL_##e] = {#e, label, symbol, WGC_PACK_##pack, prepare, #scratch, fuses, tile, matrices, taps},
+#define WG_KERNEL(e, label, symbol, pack, prepare, scratch, fuses, split, tile, matrices, taps) \
+    [WGC_KERNEL_##e] = {#e, label, symbol, WGC_PACK_##pack, prepare, #scratch, fuses, split, tile, matrices, taps},
 #include "kernels.def"
 #undef WG_KERNEL
 };

@@ -30,6 +30,7 @@ typedef struct wgc_kernel_info {
     const char *prepare; /* NULL for none */
     const char *scratch; /* the scratch rule's name, "scratch_none" for none */
     unsigned fuses;      /* WGC_FUSES_* */
+    const char *split;   /* the thread-split rule (kernels/include/wgk_split.h), NULL: none */
     int tile, matrices, taps;
 } wgc_kernel_info;
 
@@ -37,8 +38,8 @@ typedef struct wgc_kernel_info {
 const wgc_kernel_info *wgc_kernel_get(wgc_kernel k);
 /* Whether k takes a scratch area (a scratch rule other than scratch_none). */
 bool wgc_kernel_has_scratch(wgc_kernel k);
-/* Whether kernel k splits its output by its args' wgk_part (threaded modules,
- * kernel_split.c: the one list of those that do). */
+/* Whether a threaded module divides kernel k's output among its threads (kernels.def's
+ * split rule). */
 bool wgc_kernel_splits(wgc_kernel k);
 /* Whether node n's code runs on every thread: its kernel splits, and so does the one it
  * runs on the first run instead, if any (wgc_impl.first_run). */

@@ -186,8 +186,8 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wg
     if (!code_args)
         wgc_static_data(e, sizeof(wgk_conv2d_args));
     wgc_emit(e, "{");
-    if (split)
-        wgc_emit(e, "    const wgk_conv2d_args args = {.part = %s,", wgc_part(e));
+    if (split) /* the split rule sets the thread's share in it */
+        wgc_emit(e, "    wgk_conv2d_args args = {");
     else if (code_args)
         wgc_emit(e, "    const wgk_conv2d_args args = {");
     wgc_emit(e,
@@ -213,6 +213,8 @@ static void emit_kernel_call(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wg
         wgc_emit(e, "        .y2 = %s, .y2_affine = %s, .y2_min = %s, .y2_max = %s,", wgc_ptr(e, g, n->outputs[0]),
                  affine, wgc_float(e, n->aux_min), wgc_float(e, n->aux_max));
     wgc_emit(e, "    };");
+    if (split)
+        wgc_emit_split_guard(e, k, "args");
     wgc_emit(e, "    %s(&args);", kernel);
     wgc_emit(e, "}");
     const bool passes = (post && !post_in_kernel) || (affine[0] && !aux_in_kernel);

@@ -181,19 +181,18 @@ static wg_status emit_2d(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_de
     wgc_act_range(n, &lo, &hi);
     /* Threads: the store form splits its weight rows (selection chose DECONV2D_STORE). */
     const bool split = wgc_threaded(e) && wgc_node_splits(n);
-    wgc_emit(e,
-             "wgk_f32_deconv2d(&(const wgk_deconv2d_args){.N = %s, .C = %lld, .H = %s, "
-             ".W = %s, .M = %lld, .OH = %s, .OW = %s, .KH = %lld, .KW = %lld, .SH = %lld, "
-             ".SW = %lld, .DH = %lld, .DW = %lld, .PT = %lld, .PL = %lld, .groups = %lld,\n",
-             z.N, (long long)c->C, z.H, z.W, (long long)c->M, z.OH, z.OW, (long long)c->k[0],
-             (long long)c->k[1], (long long)c->s[0], (long long)c->s[1], (long long)c->d[0],
-             (long long)c->d[1], (long long)c->pb[0], (long long)c->pb[1], (long long)c->groups);
-    wgc_emit(e, "    .x = %s, .w = %s, .w_onnx = %d, .bias = %s, .res = %s, .y = %s,\n",
-             wgc_ptr(e, g, n->inputs[0]), wexpr, !w->data,
-             has_b ? wgc_ptr(e, g, n->inputs[2]) : "0",
-             n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0", wgc_ptr(e, g, n->outputs[0]));
-    wgc_emit(e, "    .scratch = %s, .min = %s, .max = %s%s%s});\n", wgc_scratch(e), wgc_float(e, lo),
-             wgc_float(e, hi), split ? ", .part = " : "", split ? wgc_part(e) : "");
+    char fields[2048];
+    snprintf(fields, sizeof fields,
+             ".N = %s, .C = %lld, .H = %s, .W = %s, .M = %lld, .OH = %s, .OW = %s, .KH = %lld, .KW = %lld, "
+             ".SH = %lld, .SW = %lld, .DH = %lld, .DW = %lld, .PT = %lld, .PL = %lld, .groups = %lld,\n"
+             "        .x = %s, .w = %s, .w_onnx = %d, .bias = %s, .res = %s, .y = %s,\n"
+             "        .scratch = %s, .min = %s, .max = %s",
+             z.N, (long long)c->C, z.H, z.W, (long long)c->M, z.OH, z.OW, (long long)c->k[0], (long long)c->k[1],
+             (long long)c->s[0], (long long)c->s[1], (long long)c->d[0], (long long)c->d[1], (long long)c->pb[0],
+             (long long)c->pb[1], (long long)c->groups, wgc_ptr(e, g, n->inputs[0]), wexpr, !w->data,
+             has_b ? wgc_ptr(e, g, n->inputs[2]) : "0", n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0",
+             wgc_ptr(e, g, n->outputs[0]), wgc_scratch(e), wgc_float(e, lo), wgc_float(e, hi));
+    wgc_emit_args_call(e, n->impl.kernel, split, "wgk_f32_deconv2d", "wgk_deconv2d_args", fields, "");
 fail:
     free(packed);
     return st;

@@ -78,9 +78,14 @@ const char *wgc_dimx_expr(wgc_emitter *e, const wgc_dimx *x);
  * every step; a node's code runs on thread 0 alone unless the node asks otherwise by
  * one of these, and then on all threads, with the C variables wg_t (this thread) and
  * wg_n (the run's thread count) in scope:
- *   wgc_part   marks the node split and returns the expression of this thread's
- *              wgk_part ("WG_PART") for a kernel's args; the kernel must split its
- *              output by it (src/ir/kernel_split.c lists those that do)
+ *   wgc_emit_split_guard  `if (RULE(&ARGS, WG_PART))`: kernel k's split rule
+ *              (kernels.def, kernels/include/wgk_split.h) sets this thread's share in the
+ *              args variable ARGS; the kernel's call follows, the statement it guards
+ *              (skipped when the share is empty). For a node that splits
+ *              (wgc_node_splits); marks it split
+ *   wgc_emit_args_call  a call of kernel k on args given as initializer fields:
+ *              `SYMBOL(&(const TYPE){FIELDS}EXTRA);`, or with `split`, the same on a
+ *              variable behind the split guard
  *   wgc_emit_part_range  for an op whose emitted code splits its output itself: emits
  *              `int lo, hi;` set to this thread's units [lo, hi) of [0, total) in steps
  *              of `unit` (wgk_part_range); marks the node split; _expr: total is a C
@@ -92,12 +97,15 @@ const char *wgc_dimx_expr(wgc_emitter *e, const wgc_dimx *x);
  * Both are for threaded builds only (wgc_threaded); a single-threaded build must emit
  * what it always did. wgc_scratch gives each thread its own copy of the node's scratch. */
 bool wgc_threaded(const wgc_emitter *e);
-const char *wgc_part(wgc_emitter *e);
+void wgc_emit_split_guard(wgc_emitter *e, wgc_kernel k, const char *args);
+void wgc_emit_args_call(wgc_emitter *e, wgc_kernel k, bool split, const char *symbol, const char *type,
+                        const char *fields, const char *extra);
 void wgc_emit_part_range(wgc_emitter *e, int64_t total, int unit);
 void wgc_emit_part_range_expr(wgc_emitter *e, const char *total, int unit);
 bool wgc_split_pays(const wgc_emitter *e, int64_t units, int64_t elements);
 void wgc_sync(wgc_emitter *e);
-/* Has the step's code emitted so far asked to run on every thread (wgc_part, wgc_sync)? */
+/* Has the step's code emitted so far asked to run on every thread (a split kernel call,
+ * wgc_emit_part_range, wgc_sync)? */
 bool wgc_step_splits(const wgc_emitter *e);
 /* Formats a float so that C reads back the same bits ("1.5f", "-INFINITY", "NAN"). */
 const char *wgc_float(wgc_emitter *e, float v);

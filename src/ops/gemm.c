@@ -211,15 +211,17 @@ static wg_status gemm_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         lo = n->act_min;
         hi = n->act_max;
     }
-    char part[64];
-    wgc_emit(e, "%s(&(const wgk_gemm_args){%s.M = %s, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, .a_k = 1, "
-                ".a_m = %lld,\n    .b = %s, .ldb = %lld, .c = %s, .ldc = %lld, .bias = %s, .bias_m = 0, .bias_n = %d, "
-                ".res = 0, .ldr = %lld,\n", k->symbol, wgc_gemm_part(e, kid, part),
-             wgc_dims_expr(e, &a->shape, 0, 1), (long long)N, (long long)K,
-             wgc_ptr(e, g, n->inputs[0]), (long long)(WGK_GEMM_MR * K), (long long)K, bexpr, (long long)N,
-             wgc_ptr(e, g, n->outputs[0]), (long long)N, c ? wgc_ptr(e, g, n->inputs[2]) : "0", bias_n, (long long)N);
-    wgc_emit(e, "    .alpha = %s, .beta = %s, .min = %s, .max = %s});\n", wgc_float(e, wgc_attr_float(n, "alpha", 1.0f)),
+    char fields[3072];
+    snprintf(fields, sizeof fields,
+             ".M = %s, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, .a_k = 1, "
+             ".a_m = %lld,\n    .b = %s, .ldb = %lld, .c = %s, .ldc = %lld, .bias = %s, .bias_m = 0, .bias_n = %d, "
+             ".res = 0, .ldr = %lld,\n        .alpha = %s, .beta = %s, .min = %s, .max = %s",
+             wgc_dims_expr(e, &a->shape, 0, 1), (long long)N, (long long)K, wgc_ptr(e, g, n->inputs[0]),
+             (long long)(WGK_GEMM_MR * K), (long long)K, bexpr, (long long)N, wgc_ptr(e, g, n->outputs[0]),
+             (long long)N, c ? wgc_ptr(e, g, n->inputs[2]) : "0", bias_n, (long long)N,
+             wgc_float(e, wgc_attr_float(n, "alpha", 1.0f)),
              wgc_float(e, c ? wgc_attr_float(n, "beta", 1.0f) : 0.0f), wgc_float(e, lo), wgc_float(e, hi));
+    wgc_emit_gemm_fields(e, kid, fields, "");
     return WG_OK;
 }
 

@@ -244,7 +244,7 @@ static wg_status mm_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (!k || a->dtype != WG_DT_FLOAT || n->act != WGC_ACT_NONE || n->residual >= 0 || n->bias >= 0 ||
         n->impl.kernel == WGC_KERNEL_GEMM_PACK_RUN)
         return wgc_sym_refuse(g, n, "a fused epilogue or an unselected kernel");
-    char M[96], K[96], N[96], rows[96], panel[128], part[64];
+    char M[96], K[96], N[96], rows[96], panel[128];
     snprintf(K, sizeof K, "%s", wgc_dims_expr(e, &a->shape, ra - 1, ra));
     snprintf(N, sizeof N, "%s", wgc_dims_expr(e, &b->shape, rb - 1, rb));
     const char *pa = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
@@ -266,11 +266,14 @@ static wg_status mm_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (rb == 2) {
         /* A's batches are consecutive rows of one [batch*M, K] product */
         snprintf(rows, sizeof rows, "%s", wgc_dims_expr(e, &a->shape, 0, ra - 1));
-        wgc_emit(e, "%s(&(const wgk_gemm_args){%s.M = %s, .N = %s, .K = %s, .a = %s, .a_panel = %s, "
-                    ".a_k = 1, .a_m = %s,\n    .b = %s, .ldb = %s, .c = %s, .ldc = %s, .bias = 0, "
-                    ".bias_m = 0, .bias_n = 0, .res = 0, .ldr = %s,\n    .alpha = 1.0f, .beta = 1.0f, "
-                    ".min = -__builtin_inff(), .max = __builtin_inff()});\n",
-                 k->symbol, wgc_gemm_part(e, n->impl.kernel, part), rows, N, K, pa, panel, K, bexpr, N, py, N, N);
+        char fields[2048];
+        snprintf(fields, sizeof fields,
+                 ".M = %s, .N = %s, .K = %s, .a = %s, .a_panel = %s, "
+                 ".a_k = 1, .a_m = %s,\n    .b = %s, .ldb = %s, .c = %s, .ldc = %s, .bias = 0, "
+                 ".bias_m = 0, .bias_n = 0, .res = 0, .ldr = %s,\n    .alpha = 1.0f, .beta = 1.0f, "
+                 ".min = -__builtin_inff(), .max = __builtin_inff()",
+                 rows, N, K, pa, panel, K, bexpr, N, py, N, N);
+        wgc_emit_gemm_fields(e, n->impl.kernel, fields, "");
         return WG_OK;
     }
     /* batched: A and B have the same batch dims (no broadcast) */
@@ -282,11 +285,15 @@ static wg_status mm_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     snprintf(M, sizeof M, "%s", wgc_dims_expr(e, &a->shape, ra - 2, ra - 1));
     wgc_emit(e, "{\nconst int32_t M = %s, N = %s, K = %s;\n", M, N, K);
     wgc_emit(e, "for (int32_t i = 0, nb = %s; i < nb; i++)\n", wgc_dims_expr(e, &y->shape, 0, ry - 2));
-    wgc_emit(e, "    %s(&(const wgk_gemm_args){%s.M = M, .N = N, .K = K, .a = (const float *)%s + i * M * K, "
-                ".a_panel = %d * K, .a_k = 1, .a_m = K,\n    .b = (const float *)%s + i * K * N, .ldb = N, "
-                ".c = (float *)%s + i * M * N, .ldc = N, .bias = 0, .bias_m = 0, .bias_n = 0, .res = 0, "
-                ".ldr = N,\n    .alpha = 1.0f, .beta = 1.0f, .min = -__builtin_inff(), .max = __builtin_inff()});\n}\n",
-             k->symbol, wgc_gemm_part(e, n->impl.kernel, part), pa, WGK_GEMM_MR, bexpr, py);
+    char fields[2048];
+    snprintf(fields, sizeof fields,
+             ".M = M, .N = N, .K = K, .a = (const float *)%s + i * M * K, "
+             ".a_panel = %d * K, .a_k = 1, .a_m = K,\n    .b = (const float *)%s + i * K * N, .ldb = N, "
+             ".c = (float *)%s + i * M * N, .ldc = N, .bias = 0, .bias_m = 0, .bias_n = 0, .res = 0, "
+             ".ldr = N,\n    .alpha = 1.0f, .beta = 1.0f, .min = -__builtin_inff(), .max = __builtin_inff()",
+             pa, WGK_GEMM_MR, bexpr, py);
+    wgc_emit_gemm_fields(e, n->impl.kernel, fields, "");
+    wgc_emit(e, "}");
     return WG_OK;
 }
 

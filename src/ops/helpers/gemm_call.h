@@ -36,36 +36,40 @@ typedef struct wgc_gemm_call {
     int act;             /* WGK_GEMM_ACT_* (packed-B kernels only), 0: none */
 } wgc_gemm_call;
 
-/* The wgk_gemm_args fields that split a call of kernel k in a threaded build (every thread
- * its share, wgk_gemm_share, and its own splat buffer), into part[64]; "" otherwise. */
-static inline const char *wgc_gemm_part(wgc_emitter *e, wgc_kernel k, char *part)
+/* Whether a call of GEMM kernel k is split among threads (a threaded build; k has a split
+ * rule): each thread then computes its share of C (wgk_split.h) with its own broadcast
+ * buffer. */
+static inline bool wgc_gemm_splits(const wgc_emitter *e, wgc_kernel k)
 {
-    part[0] = 0;
-    if (wgc_threaded(e) && wgc_kernel_splits(k))
-        snprintf(part, 64, ".part = %s, .splat = WG_SPLAT, ", wgc_part(e));
-    return part;
+    return wgc_threaded(e) && wgc_kernel_splits(k);
+}
+
+/* A call of GEMM kernel k on the wgk_gemm_args initializer `fields` (then `extra`
+ * arguments, "" for none): each thread on its share where the call splits. */
+static inline void wgc_emit_gemm_fields(wgc_emitter *e, wgc_kernel k, const char *fields, const char *extra)
+{
+    const bool split = wgc_gemm_splits(e, k);
+    char f[4096];
+    snprintf(f, sizeof f, "%s%s", split ? ".splat = WG_SPLAT, " : "", fields);
+    wgc_emit_args_call(e, k, split, wgc_kernel_get(k)->symbol, "wgk_gemm_args", f, extra);
 }
 
 static inline void wgc_emit_gemm(wgc_emitter *e, const wgc_gemm_call *c)
 {
-    const char *fn = wgc_kernel_get(c->kernel)->symbol;
-    char part[64];
-    wgc_gemm_part(e, c->kernel, part);
-    wgc_emit(e,
-             "%s(&(const wgk_gemm_args){%s.M = %lld, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, "
-             ".a_k = %lld, .a_m = %lld,\n",
-             fn, part, (long long)c->M, (long long)c->N, (long long)c->K, c->a, (long long)c->a_panel,
-             (long long)c->a_k, (long long)c->a_m);
-    wgc_emit(e, "    .b = %s, .ldb = %lld, .c = %s, .ldc = %lld, .bias = %s, .bias_m = %lld, .bias_n = %lld,\n",
-             c->b, (long long)c->ldb, c->c, (long long)c->ldc, c->bias ? c->bias : "0",
-             (long long)c->bias_m, (long long)c->bias_n);
-    char act[32] = "";
+    char fields[3072], act[32] = "", extra[160] = "";
     if (c->act)
         snprintf(act, sizeof act, ", .act = %d", c->act);
-    wgc_emit(e, "    .res = %s, .ldr = %lld, .alpha = %s, .beta = %s, .min = %s, .max = %s%s}%s%s);\n",
-             c->res ? c->res : "0", (long long)c->ldr, wgc_float(e, c->alpha), wgc_float(e, c->beta),
-             wgc_float(e, c->min), wgc_float(e, c->max), act, c->scratch ? ", (float *)" : "",
-             c->scratch ? c->scratch : "");
+    if (c->scratch)
+        snprintf(extra, sizeof extra, ", (float *)%s", c->scratch);
+    snprintf(fields, sizeof fields,
+             ".M = %lld, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, .a_k = %lld, .a_m = %lld,\n"
+             "        .b = %s, .ldb = %lld, .c = %s, .ldc = %lld, .bias = %s, .bias_m = %lld, .bias_n = %lld,\n"
+             "        .res = %s, .ldr = %lld, .alpha = %s, .beta = %s, .min = %s, .max = %s%s",
+             (long long)c->M, (long long)c->N, (long long)c->K, c->a, (long long)c->a_panel, (long long)c->a_k,
+             (long long)c->a_m, c->b, (long long)c->ldb, c->c, (long long)c->ldc, c->bias ? c->bias : "0",
+             (long long)c->bias_m, (long long)c->bias_n, c->res ? c->res : "0", (long long)c->ldr,
+             wgc_float(e, c->alpha), wgc_float(e, c->beta), wgc_float(e, c->min), wgc_float(e, c->max), act);
+    wgc_emit_gemm_fields(e, c->kernel, fields, extra);
 }
 
 #endif
