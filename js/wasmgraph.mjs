@@ -122,7 +122,7 @@ function checkValue(name, what, t) {
   return { name: v.name, kind: v.kind, holds: v.holds, part: v.part };
 }
 
-/* ABI 2 "symbols": [{ name, min, max[, step] }], unique names, 1 <= min <= max < 2^31, a
+/* ABI 2 "symbols": [{ name, min, max[, step] }], unique names, 0 <= min <= max < 2^31, a
  * step dividing both (as src/host/inspect.c parse_symbols). */
 function checkSymbols(meta, name) {
   const list = meta.symbols;
@@ -133,8 +133,8 @@ function checkSymbols(meta, name) {
     if (!y || typeof y.name !== 'string' || !y.name) throw fail('format', `${name}: metadata: symbols[${i}] has no name`);
     if (seen.has(y.name)) throw fail('format', `${name}: metadata: two symbols are called '${y.name}'`);
     seen.add(y.name);
-    if (!Number.isInteger(y.min) || !Number.isInteger(y.max) || y.min < 1 || y.max < y.min || y.max > LIMITS.dim) {
-      throw fail('format', `${name}: metadata: symbol '${y.name}' needs integers 1 <= min <= max < 2^31`);
+    if (!Number.isInteger(y.min) || !Number.isInteger(y.max) || y.min < 0 || y.max < y.min || y.max > LIMITS.dim) {
+      throw fail('format', `${name}: metadata: symbol '${y.name}' needs integers 0 <= min <= max < 2^31`);
     }
     const step = y.step === undefined ? 1 : y.step;
     if (!Number.isInteger(step) || step < 1 || y.min % step || y.max % step) {

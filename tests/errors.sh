@@ -87,8 +87,10 @@ expect "info prints the symbols" 0 "N=1..8" "$W" info "$T/dyn2.wasm"
 expect "--dim naming no dim" 1 "--dim M names no dynamic dimension of a graph input" \
     "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --dim N=1..8 --dim M=1..2
 expect "--dim with a bad range" 2 "--dim wants NAME=MIN..MAX" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --dim N=3..1
-expect "--dim of a dimension from 0" 1 "--dim N=0..3: a dimension's range starts at 1 or more" \
-    "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --dim N=0..3
+compiles "--dim of a dimension from 0 (an empty past, a batch of none)" dynamic.onnx dyn0.wasm --dim N=0..3
+save_npy "$T/x0.npy" "np.zeros((0, 4), np.float32)"
+expect "a run with a dimension of 0 (zero elements in, zero out)" 0 "wrote" \
+    "$W" run "$T/dyn0.wasm" --input x="$T/x0.npy" --output-dir "$T/dyn0.out"
 expect "--dim given twice" 2 "--dim N is given twice" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --dim N=1..2 --dim N=1..3
 compiles "--shape names a symbol" dynamic.onnx dyn3.wasm --shape x=batchx4 --dim batch=1..2
 expect "--shape name without --dim" 1 "('rows'); give its range with --dim rows=MIN..MAX" \

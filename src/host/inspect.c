@@ -153,7 +153,7 @@ static wg_status parse_value(const wg_json *e, const char *what, wg_tensor_info 
     return WG_OK;
 }
 
-/* ABI 2 "symbols": [{"name", "min", "max"[, "step"]}...], unique names, 1 <= min <= max <
+/* ABI 2 "symbols": [{"name", "min", "max"[, "step"]}...], unique names, 0 <= min <= max <
  * 2^31, a step dividing both. */
 static wg_status parse_symbols(const wg_json *j, wgh_meta *out, char *err, size_t errlen)
 {
@@ -178,9 +178,9 @@ static wg_status parse_symbols(const wg_json *j, wgh_meta *out, char *err, size_
             if (!strcmp(out->symbols[k].name, name))
                 return wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: two symbols are called '%s'", name);
         if (!wg_json_int(wg_json_get(e, "min"), &y->min) || !wg_json_int(wg_json_get(e, "max"), &y->max) ||
-            y->min < 1 || y->max < y->min || y->max > WG_ABI_MAX_DIM)
+            y->min < 0 || y->max < y->min || y->max > WG_ABI_MAX_DIM)
             return wg_fail(err, errlen, WG_ERR_FORMAT,
-                           "metadata: symbol '%s' needs integers 1 <= min <= max < 2^31", name);
+                           "metadata: symbol '%s' needs integers 0 <= min <= max < 2^31", name);
         y->step = 1;
         const wg_json *step = wg_json_get(e, "step");
         if (step && (!wg_json_int(step, &y->step) || y->step < 1 || y->min % y->step || y->max % y->step))

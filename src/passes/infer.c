@@ -188,8 +188,8 @@ static wg_status bind_symbols(wgc_graph *g, const wgc_pass_options *opt)
             }
             continue;
         }
-        if (opt->dims[j].min < 1)
-            return wgc_error(g, NULL, WG_ERR_INVALID, "--dim %s=%lld..%lld: a dimension's range starts at 1 "
+        if (opt->dims[j].min < 0)
+            return wgc_error(g, NULL, WG_ERR_INVALID, "--dim %s=%lld..%lld: a dimension's range starts at 0 "
                              "or more", name, (long long)opt->dims[j].min, (long long)opt->dims[j].max);
         g->syms[g->n_syms] = opt->dims[j];
         g->syms[g->n_syms].unit = -1;

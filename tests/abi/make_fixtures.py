@@ -214,7 +214,7 @@ def wat_fixtures():
     put("v2_no_dims_ptr.wasm", wat(abi=2) + custom(v2()))
     put("v2_dims_ptr_type.wasm", wat(abi=2, extra=dims_ptr(params=1)) + custom(v2()))
     put("v2_sym_unknown.wasm", wat(abi=2, extra=dims_ptr()) + custom(v2(inputs=[sx(sym="m")])))
-    put("v2_sym_range.wasm", wat(abi=2, extra=dims_ptr()) + custom(v2(symbols=[{"name": "n", "min": 0, "max": 4}])))
+    put("v2_sym_range.wasm", wat(abi=2, extra=dims_ptr()) + custom(v2(symbols=[{"name": "n", "min": -1, "max": 4}])))
     put("v2_sym_dup.wasm", wat(abi=2, extra=dims_ptr()) + custom(v2(symbols=syms + syms)))
     put("v2_sym_in_v1.wasm", good + custom(meta(inputs=[sx()])))
     put("v2_bytes_lie.wasm", wat(abi=2, extra=dims_ptr()) + custom(v2(inputs=[sx(nbytes=60)])))
