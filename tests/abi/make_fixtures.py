@@ -225,6 +225,8 @@ def wat_fixtures():
         custom(v2(symbols=[{"name": "n", "min": 2, "max": 4, "step": 2}])))
     put("v2_step_bad.wasm", wat(abi=2, extra=dims_ptr()) +
         custom(v2(symbols=[{"name": "n", "min": 2, "max": 4, "step": 3}])))
+    # a symbol from 0 (a decoder's empty past): inputs and outputs of zero elements
+    put("v2_zero_ok.wasm", wat(abi=2, extra=dims_ptr()) + custom(v2(symbols=[{"name": "n", "min": 0, "max": 4}])))
 
     # Version 2: data-dependent output dims (docs/abi.md "Run-time output dims"): y is
     # [1, {"max": 4}]; wg_output_dims_ptr writes [1, count] at 8192 and returns it

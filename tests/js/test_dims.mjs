@@ -44,6 +44,16 @@ test('a symbol with a step takes its multiples only', async (t) => {
   s.dispose();
 });
 
+test('a symbol from 0 takes inputs of zero elements and gives outputs of zero', async (t) => {
+  const s = await load(fixture(t, 'v2_zero_ok.wasm'));
+  assert.deepEqual(s.metadata.symbols, [{ name: 'n', min: 0, max: 4, step: 1 }]);
+  const out = s.run({ x: { data: new Float32Array(0), dims: [0, 4] } });
+  assert.equal(dimsAt(s), 0);
+  assert.deepEqual(s.outputShape('y'), [0, 4]);
+  assert.equal(out.y.length, 0);
+  s.dispose();
+});
+
 test('run(feeds) takes the sizes from the dims and writes them into wg_dims', async (t) => {
   const s = await load(fixture(t, 'v2_ok.wasm'));
   const out = s.run({ x: { data: new Float32Array(8), dims: [2, 4] } });
