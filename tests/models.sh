@@ -574,11 +574,13 @@ done
 #     tests/models/contrib_ops.py (the project venv's onnx) against onnxruntime-node, each
 #     symbolic one a module run at (batch, seq) = (1, 1), (2, 7), (3, 16); a float16 decoder
 #     layer at the tolerance contrib_ops.py gives.
-D=$OUT/contrib-ops
-rm -rf "$D"
-if "$PY" tests/models/contrib_ops.py "$D"; then
-    for c in "$D"/*/; do
-        c=${c%/} name=contrib-$(basename "$c")
+# ort_cases PREFIX DIR: each case of DIR (model.onnx, compile.args, tolerance "RTOL ATOL",
+# set_*/input_*.pb: the layout tests/models/contrib_ops.py and its siblings write) compiled
+# once and run on every set against onnxruntime-node.
+ort_cases() {
+    local prefix=$1 c s name rtol atol cargs oargs f
+    for c in "$2"/*/; do
+        c=${c%/} name=$prefix-$(basename "$c")
         read -r -a cargs < "$c/compile.args"
         read -r rtol atol < "$c/tolerance"
         compile "$c/model.onnx" "$c/m.wasm" -q "${cargs[@]}" || continue
@@ -590,9 +592,26 @@ if "$PY" tests/models/contrib_ops.py "$D"; then
             run_and_compare "$name ${s##*/set_}" "$c/m.wasm" "$s" "$s/want" "$rtol" "$atol"
         done
     done
+}
+D=$OUT/contrib-ops
+rm -rf "$D"
+if "$PY" tests/models/contrib_ops.py "$D"; then
+    ort_cases contrib "$D"
     threads_check contrib-decoder "$D/decoder/model.onnx" "$D/decoder/set_2x7" -q --dim batch=1..4 --dim seq=1..16
 else
     bad "generate contrib-op models"
+fi
+
+# 18. Symbolic dims through the int8 ops of transformers.js' q8 files (DequantizeLinear of
+#     a gathered int8 embedding, DynamicQuantizeLinear, MatMulInteger on a constant B,
+#     QuantizeLinear): tests/models/q8_symbolic.py against onnxruntime-node, one module run
+#     at (batch, seq) = (1, 1), (2, 7), (4, 16).
+D=$OUT/q8-symbolic
+rm -rf "$D"
+if "$PY" tests/models/q8_symbolic.py "$D"; then
+    ort_cases q8 "$D"
+else
+    bad "generate symbolic int8 models"
 fi
 
 echo "models: $pass passed, $fail failed"

@@ -3,8 +3,13 @@
  * the range of x widened to include 0, as ONNX defines them (arithmetic in float32,
  * rounding half to even), then y = saturate(round(x / scale) + zero_point), by
  * wgk_f32_qu8_dynamic_quantize (kernels/quant/f32-qu8-dynamic-quantize.c, SIMD128).
+ * Symbolic dims (ops.def's WGC_SAME_SHAPE): over the run's elements.
  */
+#include <stdio.h>
+
+#include "../ir/symdim.h"
 #include "helpers/inline_loops.h"
+#include "helpers/sym_code.h"
 
 static wg_status dq_infer(wgc_graph *g, wgc_node *n)
 {
@@ -27,9 +32,14 @@ static wg_status dq_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     const wgc_tensor *x = wgc_in(g, n, 0);
     const bool has_sc = n->n_outputs > 1 && n->outputs[1] >= 0;
     const bool has_zp = n->n_outputs > 2 && n->outputs[2] >= 0;
+    char cnt[256];
+    if (wgc_shape_is_sym(&x->shape))
+        snprintf(cnt, sizeof cnt, "%s", wgc_sym_numel(e, x));
+    else
+        snprintf(cnt, sizeof cnt, "%lld", (long long)wgc_numel(&x->shape));
     wgc_emit(e, "{\nfloat sc;\nuint8_t zp;\n");
-    wgc_emit(e, "wgk_f32_qu8_dynamic_quantize((const float *)%s, %lld, (uint8_t *)%s, &sc, &zp);\n",
-             wgc_ptr(e, g, n->inputs[0]), (long long)wgc_numel(&x->shape), wgc_ptr(e, g, n->outputs[0]));
+    wgc_emit(e, "wgk_f32_qu8_dynamic_quantize((const float *)%s, %s, (uint8_t *)%s, &sc, &zp);\n",
+             wgc_ptr(e, g, n->inputs[0]), cnt, wgc_ptr(e, g, n->outputs[0]));
     if (has_sc)
         wgc_emit(e, "*(float *)%s = sc;\n", wgc_ptr(e, g, n->outputs[1]));
     if (has_zp)
@@ -38,4 +48,4 @@ static wg_status dq_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_dyn_quant = {.infer = dq_infer, .emit = dq_emit};
+const wgc_op_def wgc_op_dyn_quant = {.infer = dq_infer, .emit = dq_emit, .sym = {.emit = dq_emit}};

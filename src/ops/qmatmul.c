@@ -10,14 +10,20 @@
  * case of every dynamically quantized model, runs on the int8 GEMM instead
  * (kernels/gemm/q8-gemm-4x8c2.c): b - zb packed at compile time as int16, a widened at run
  * time with its zero point (run-time, from DynamicQuantizeLinear); scratch: a as int16.
+ * That path also takes symbolic dims in a's leading dims (its rows, batch x sequence),
+ * computed over the run's rows; the others refuse them.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../kernels/include/wgk_qgemm.h"
 #include "../../kernels/include/wgk_quant.h"
+#include "../ir/symdim.h"
 #include "helpers/fused_epilogue.h"
 #include "helpers/qlinear.h"
+#include "helpers/sym_code.h"
+#include "sym.h"
 
 typedef struct qm_geom {
     wgc_q_inputs in;
@@ -118,9 +124,14 @@ static wg_status qm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
                                (size_t)q.K, (size_t)q.N, wgk_qgemm_pack_b_size((size_t)q.K, (size_t)q.N), &w);
         if (st)
             return st;
-        wgc_emit(e, "wgk_q8_gemm(&(wgk_q8_gemm_args){%lld, %lld, %lld, %s, %d, %lld, %s, %d, "
+        char rows[256];
+        if (wgc_shape_is_sym(&a->shape))
+            snprintf(rows, sizeof rows, "%s", wgc_dims_expr(e, &a->shape, 0, a->shape.rank - 1));
+        else
+            snprintf(rows, sizeof rows, "%lld", (long long)(q.batch * q.M));
+        wgc_emit(e, "wgk_q8_gemm(&(wgk_q8_gemm_args){%s, %lld, %lld, %s, %d, %lld, %s, %d, "
                     "(const int16_t *)%s, (int32_t *)%s, %lld, (int16_t *)%s});\n",
-                 (long long)(q.batch * q.M), (long long)q.N, (long long)q.K,
+                 rows, (long long)q.N, (long long)q.K,
                  wgc_ptr(e, g, n->inputs[q.in.a]), a->dtype, (long long)q.K,
                  wgc_q_ptr_or_0(e, g, n, q.in.az), q.vec.a_zp ? (int)q.M : 0, w,
                  wgc_ptr(e, g, n->outputs[0]), (long long)q.N, wgc_scratch(e));
@@ -150,4 +161,26 @@ static wg_status qm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_qmatmul = {.infer = qm_infer, .emit = qm_emit, .scratch = qm_scratch};
+/* Symbolic dims: MatMulInteger on a constant B (packed_path) whose A has symbolic
+ * leading dims (rows), its zero point per tensor; y = A's leading dims x N. */
+static wg_status qm_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    qm_geom q;
+    wg_status st = resolve(g, n, &q);
+    if (st)
+        return st;
+    const wgc_tensor *a = wgc_in(g, n, q.in.a);
+    wgc_shape y;
+    if (!wgc_sym_out0(g, n, &y))
+        return WG_OK;
+    if (!packed_path(g, n, &q) || a->shape.rank < 2)
+        return wgc_sym_refuse(g, n, "a B computed at run time, or a 1-D A");
+    if (q.vec.a_zp || wgc_dim_is_sym(&a->shape, a->shape.rank - 1))
+        return wgc_sym_refuse(g, n, "a per-row zero point of A, or a symbolic K");
+    for (int d = 0; d < a->shape.rank - 1; d++)
+        memcpy(y.sym[d], a->shape.sym[d], WGC_MAX_SYMS);
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
+const wgc_op_def wgc_op_qmatmul = {.infer = qm_infer, .emit = qm_emit, .scratch = qm_scratch,
+                                   .sym = {.infer = qm_sym_infer, .emit = qm_emit}};

@@ -6,7 +6,9 @@
  * with the conversions of kernels/include/wgk_storage.h, as ONNX's reference computes them:
  * integers saturate(rint(x / scale) + zero_point), float8 a (saturating) cast of x / scale,
  * float4 of x / scale + zero_point; DequantizeLinear (x - zero_point) * scale (float8: x *
- * scale). Blocked quantization (block_size) is reported as unsupported.
+ * scale). Blocked quantization (block_size) is reported as unsupported. Symbolic dims
+ * (ops.def's WGC_SAME_SHAPE): the same code over the run's element count, per-axis
+ * parameters only along a fixed axis with fixed dims after it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +18,9 @@
 #include "helpers/host_elements.h"
 #include "helpers/fused_epilogue.h"
 #include "helpers/emit_and_fold.h"
+#include "helpers/sym_code.h"
+#include "../ir/symdim.h"
+#include "sym.h"
 #include "versions.h"
 
 typedef struct q_geom {
@@ -24,6 +29,7 @@ typedef struct q_geom {
     bool inline_loop;   /* not a kernel type: the inline loop of emit_inline() */
     int zdt;            /* dtype of the zero point (0 when absent) */
     wgk_qaxis ax;
+    int axis;           /* per-axis: x's dim the parameters run along */
     int64_t n;
 } q_geom;
 
@@ -112,6 +118,7 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, q_geom *q)
         for (int d = axis + 1; d < x->shape.rank; d++)
             inner *= x->shape.dims[d];
         q->ax = (wgk_qaxis){1, (int)x->shape.dims[axis], (int)(inner ? inner : 1)};
+        q->axis = axis;
     } else {
         return wgc_error(g, n, WG_ERR_UNSUPPORTED, "scale '%s' of rank %d is not supported "
                          "(scalar or 1-D per-axis)", s->name, s->shape.rank);
@@ -179,7 +186,24 @@ static void read_expr(char *buf, size_t cap, const char *p, int dt, const char *
     }
 }
 
-static wg_status emit_inline(wgc_emitter *e, wgc_graph *g, wgc_node *n, const q_geom *q)
+/* x's element count into cnt: the literal, or with symbolic dims their product at run
+ * time. Refuses per-axis parameters whose axis or inner dims are symbolic. */
+static wg_status count_expr(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const q_geom *q, char *cnt,
+                            size_t cap)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0);
+    if (!wgc_shape_is_sym(&x->shape)) {
+        snprintf(cnt, cap, "%lld", (long long)q->n);
+        return WG_OK;
+    }
+    for (int d = q->axis; q->ax.per_axis && d < x->shape.rank; d++)
+        if (wgc_dim_is_sym(&x->shape, d))
+            return wgc_sym_refuse(g, n, "per-axis parameters along a symbolic dim or with symbolic dims after it");
+    snprintf(cnt, cap, "%s", wgc_sym_numel(e, x));
+    return WG_OK;
+}
+
+static wg_status emit_inline(wgc_emitter *e, wgc_graph *g, wgc_node *n, const q_geom *q, const char *cnt)
 {
     const bool quant = n->op == WGC_OP_QUANTIZE_LINEAR, has_z = wgc_in(g, n, 2) != NULL;
     const int dt = q->qdt;
@@ -191,8 +215,7 @@ static wg_status emit_inline(wgc_emitter *e, wgc_graph *g, wgc_node *n, const q_
         read_expr(zr, sizeof zr, wgc_ptr(e, g, n->inputs[2]), dt, "j");
     if (q->ax.per_axis)
         snprintf(jx, sizeof jx, "(i / %d) %% %d", q->ax.inner, q->ax.axis);
-    wgc_emit(e, "for (int32_t i = 0; i < %lld; i++) {\nconst int32_t j = %s;\n(void)j;\n",
-             (long long)q->n, jx);
+    wgc_emit(e, "for (int32_t i = 0; i < %s; i++) {\nconst int32_t j = %s;\n(void)j;\n", cnt, jx);
     if (!quant) {
         read_expr(xr, sizeof xr, x, dt, "i");
         wgc_emit(e, "((float *)%s)[i] = (%s - %s) * ((const float *)%s)[j];\n}\n", y, xr, zr, sc);
@@ -219,13 +242,16 @@ static wg_status q_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     q_geom q;
     wg_status st = resolve(g, n, &q);
+    char cnt[256];
     if (!st)
         st = wgc_no_residual(g, n);
+    if (!st)
+        st = count_expr(e, g, n, &q, cnt, sizeof cnt);
     if (st)
         return st;
     if (q.inline_loop) {
         wgc_emit(e, "{\n");
-        st = emit_inline(e, g, n, &q);
+        st = emit_inline(e, g, n, &q, cnt);
         wgc_emit(e, "}\n");
         if (!st && n->op == WGC_OP_DEQUANTIZE_LINEAR)
             wgc_emit_fused_act(e, g, n, n->outputs[0]);
@@ -235,14 +261,14 @@ static wg_status q_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     const char *x = wgc_ptr(e, g, n->inputs[0]), *y = wgc_ptr(e, g, n->outputs[0]);
     const char *sc = wgc_ptr(e, g, n->inputs[1]), *zp = has_z ? wgc_ptr(e, g, n->inputs[2]) : "0";
     if (n->op == WGC_OP_QUANTIZE_LINEAR)
-        wgc_emit(e, "wgk_quantize_linear(%s, %s, %d, %lld, %s, %s, (wgk_qaxis){%d, %d, %d});\n", x, y,
-                 q.ydt, (long long)q.n, sc, zp, q.ax.per_axis, q.ax.axis, q.ax.inner);
+        wgc_emit(e, "wgk_quantize_linear(%s, %s, %d, %s, %s, %s, (wgk_qaxis){%d, %d, %d});\n", x, y,
+                 q.ydt, cnt, sc, zp, q.ax.per_axis, q.ax.axis, q.ax.inner);
     else
-        wgc_emit(e, "wgk_dequantize_linear(%s, %d, %s, %lld, %s, %s, (wgk_qaxis){%d, %d, %d});\n", x,
-                 q.xdt, y, (long long)q.n, sc, zp, q.ax.per_axis, q.ax.axis, q.ax.inner);
+        wgc_emit(e, "wgk_dequantize_linear(%s, %d, %s, %s, %s, %s, (wgk_qaxis){%d, %d, %d});\n", x,
+                 q.xdt, y, cnt, sc, zp, q.ax.per_axis, q.ax.axis, q.ax.inner);
     if (n->op == WGC_OP_DEQUANTIZE_LINEAR)
         wgc_emit_fused_act(e, g, n, n->outputs[0]);
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_quant = {.infer = q_infer, .fold = q_fold, .emit = q_emit};
+const wgc_op_def wgc_op_quant = {.infer = q_infer, .fold = q_fold, .emit = q_emit, .sym = {.emit = q_emit}};
