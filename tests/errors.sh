@@ -166,7 +166,7 @@ expect "Slice with run-time axes names the node and the binding" 1 \
 # node and its domain.
 "$PY" tests/errors/make_contrib_models.py "$T"
 expect "unknown com.microsoft op names the node and the domain" 1 \
-    "node 'mm' (MatMulNBits, domain com.microsoft): unsupported operator (the com.microsoft operators implemented: " \
+    "node 'mm' (QOrderedMatMul, domain com.microsoft): unsupported operator (the com.microsoft operators implemented: " \
     "$W" compile "$T/ms_unknown_op.onnx" -o "$T/x.wasm"
 expect "com.microsoft op without the domain's opset_import" 1 \
     "node 'fg' (FastGelu, domain com.microsoft): the model's opset_import lacks domain 'com.microsoft'" \
@@ -197,6 +197,9 @@ expect "FastGelu in the default domain says where it is" 1 \
 expect "SkipSimplifiedLayerNormalization's mean output is refused" 1 \
     "node 'ssln' (SkipSimplifiedLayerNormalization, domain com.microsoft): output 1 (mean): RMS normalisation has no mean" \
     "$W" compile "$T/skip_simplified_mean.onnx" -o "$T/x.wasm"
+expect "MatMulIntegerToFloat with an a_scale of two values" 1 \
+    "node 'mitf' (MatMulIntegerToFloat, domain com.microsoft): a_scale must be a scalar" \
+    "$W" compile "$T/mitf_a_scale_2.onnx" -o "$T/x.wasm"
 expect "FastGelu's bias of two dims" 1 "node 'fg' (FastGelu, domain com.microsoft): bias 'b' 2x4 must have one dim" \
     "$W" compile "$T/fast_gelu_bias_2d.onnx" -o "$T/x.wasm"
 expect "--shape of unknown input" 1 "not a graph input" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --shape z=1x4

@@ -237,6 +237,8 @@ static const unsigned char newest[WGC_OP_COUNT] = {
     [WGC_OP_FAST_GELU] = 1,
     [WGC_OP_BIAS_GELU] = 1,
     [WGC_OP_QUICK_GELU] = 1,
+    [WGC_OP_MATMUL_INTEGER_TO_FLOAT] = 1,
+    [WGC_OP_DYNAMIC_QUANTIZE_MATMUL] = 1,
 };
 
 /* The com.microsoft opset onnxruntime releases (every contrib schema is its version 1). */

@@ -26,8 +26,7 @@ def main():
     g = numpy_helper.from_array(np.ones(4, np.float32), "g")
     fast = helper.make_node("FastGelu", ["x"], ["y"], name="fg", domain=MS)
     # An operator of com.microsoft that wasmgraph does not implement.
-    save(out, "ms_unknown_op", [helper.make_node("MatMulNBits", ["x"], ["y"], name="mm", domain=MS, K=4, N=4,
-                                                 bits=4, block_size=32)])
+    save(out, "ms_unknown_op", [helper.make_node("QOrderedMatMul", ["x"], ["y"], name="mm", domain=MS)])
     # A com.microsoft node in a model that does not import the domain, or imports opset 2.
     save(out, "ms_not_imported", [fast], opsets=(("", 21),))
     save(out, "ms_opset_2", [fast], opsets=(("", 21), (MS, 2)))
@@ -51,6 +50,13 @@ def main():
     save(out, "skip_simplified_mean", [helper.make_node("SkipSimplifiedLayerNormalization", ["x", "x", "g"],
                                                         ["y", "m"], name="ssln", domain=MS)], inits=[g])
     b2 = numpy_helper.from_array(np.ones((2, 4), np.float32), "b")
+    # MatMulIntegerToFloat's a_scale is one value (onnxruntime quantizes A per tensor).
+    save(out, "mitf_a_scale_2", [helper.make_node("Cast", ["x"], ["xq"], to=TensorProto.UINT8),
+                                 helper.make_node("MatMulIntegerToFloat", ["xq", "bq", "as", "bs"], ["y"], name="mitf",
+                                                  domain=MS)],
+         inits=[numpy_helper.from_array(np.ones((4, 3), np.uint8), "bq"),
+                numpy_helper.from_array(np.ones(2, np.float32), "as"),
+                numpy_helper.from_array(np.ones(1, np.float32), "bs")])
     save(out, "fast_gelu_bias_2d", [helper.make_node("FastGelu", ["x", "b"], ["y"], name="fg", domain=MS)],
          inits=[b2])
 

@@ -139,8 +139,32 @@ def case_gelus(rng):
     return g, sets, DIMS, FP32
 
 
+def case_integer_matmuls(rng):
+    """DynamicQuantizeMatMul (int8 B, per-column scale and zero point, bias) and
+    MatMulIntegerToFloat (uint8 A with its zero point, uint8 B per tensor, no bias) over
+    symbolic dims. Their integer products are exact on both sides and the float steps the
+    same float32 operations, so the tolerances are float32's."""
+    n_out = 24
+    b8 = numpy_helper.from_array(rng.integers(-128, 128, (H, n_out)).astype(np.int8), "b8")
+    bu = numpy_helper.from_array(rng.integers(0, 256, (H, n_out)).astype(np.uint8), "bu")
+    nodes = [helper.make_node("DynamicQuantizeMatMul", ["x", "b8", "bs", "bz", "bias"], ["y"], domain=MS),
+             helper.make_node("MatMulIntegerToFloat", ["xq", "bu", "as", "bus", "az", "buz"], ["y2"], domain=MS)]
+    inits = [b8, bu, numpy_helper.from_array((rng.random(n_out) * 0.01 + 0.001).astype(np.float32), "bs"),
+             numpy_helper.from_array(rng.integers(-3, 4, n_out).astype(np.int8), "bz"), const(rng, "bias", [n_out]),
+             numpy_helper.from_array(np.array(0.02, np.float32), "as"),
+             numpy_helper.from_array(np.array(0.005, np.float32), "bus"),
+             numpy_helper.from_array(np.array(120, np.uint8), "az"), numpy_helper.from_array(np.array(130, np.uint8), "buz")]
+    g = helper.make_graph(nodes, "integer_matmuls",
+                          [vi("x", ["batch", "seq", H]), vi("xq", ["batch", "seq", H], TensorProto.UINT8)],
+                          [vi("y", ["batch", "seq", n_out]), vi("y2", ["batch", "seq", n_out])], inits)
+    sets = [(f"{b}x{s}", {"x": (rng.standard_normal((b, s, H)) * 2).astype(np.float32),
+                          "xq": rng.integers(0, 256, (b, s, H)).astype(np.uint8)}) for b, s in SIZES]
+    return g, sets, DIMS, FP32
+
+
 CASES = (case_simplified_layernorm, case_skip_layernorm, case_skip_layernorm_symbolic, case_decoder_block,
-         case_decoder_block_fp16, case_gelus)
+         case_decoder_block_fp16, case_gelus,
+         case_integer_matmuls)
 
 
 def main():

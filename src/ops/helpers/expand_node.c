@@ -80,6 +80,13 @@ void wgc_expand_attr_float(wgc_expansion *x, int k, const char *name, float v)
         a->f = v;
 }
 
+void wgc_expand_attr_int(wgc_expansion *x, int k, const char *name, int64_t v)
+{
+    wgc_attr *a = attr(x, k, name, WGC_ATTR_INT);
+    if (a)
+        a->i = v;
+}
+
 void wgc_expand_attr_str(wgc_expansion *x, int k, const char *name, const char *v)
 {
     wgc_attr *a = attr(x, k, name, WGC_ATTR_STRING);

@@ -45,6 +45,7 @@ int wgc_expand_add(wgc_expansion *x, const char *suffix, const char *op_type, co
                    int n_in, const int *outs, int n_out);
 /* An attribute of new node k. */
 void wgc_expand_attr_float(wgc_expansion *x, int k, const char *name, float v);
+void wgc_expand_attr_int(wgc_expansion *x, int k, const char *name, int64_t v);
 void wgc_expand_attr_str(wgc_expansion *x, int k, const char *name, const char *v);
 /* Moves the new nodes right after the expanded node, which dies having handed them its
  * inputs and outputs; the status of the first failure, or WG_OK. */
