@@ -29,6 +29,9 @@ WG_PYTHON=$WG_VENV/bin/python
 WG_MODELS_VENV=$WASMGRAPH_CACHE/venv-models
 WG_MODELS_PYTHON=$WG_MODELS_VENV/bin/python
 WG_MODELS_DIR=$WASMGRAPH_CACHE/models
+# optimum-onnx (transformers 4.x) for the Hugging Face test models (tools/make_hf_models.py,
+# written into $WASMGRAPH_CACHE/hf-models); `setup.sh --hf`
+WG_HF_VENV=$WASMGRAPH_CACHE/venv-hf
 
 # onnxruntime-node etc. (tools/package.json); tools/*.js also find it without NODE_PATH
 WG_NODE_MODULES=$WASMGRAPH_ROOT/tools/node_modules
@@ -45,4 +48,4 @@ if [ -d "$HOME/.cargo/bin" ]; then
 fi
 
 export WASMGRAPH_ROOT WASMGRAPH_CACHE WASMTIME_VERSION WASMTIME_PREFIX WASMTIME_INCLUDE \
-    WASMTIME_LIB WASMTIME_LIBS WG_VENV WG_PYTHON WG_MODELS_VENV WG_MODELS_PYTHON WG_MODELS_DIR WG_NODE_MODULES NODE_PATH PATH
+    WASMTIME_LIB WASMTIME_LIBS WG_VENV WG_PYTHON WG_MODELS_VENV WG_MODELS_PYTHON WG_MODELS_DIR WG_HF_VENV WG_NODE_MODULES NODE_PATH PATH

