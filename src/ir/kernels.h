@@ -17,6 +17,7 @@ typedef enum wgc_pack {
     WGC_PACK_CONV,   /* wgk_conv_pack_w: MR-row panels of the [M][C/groups*KH*KW] matrix */
     WGC_PACK_PHASES, /* wgk_conv_phases_weights (4x4 filters on 4C channels), then wgk_conv_pack_w */
     WGC_PACK_GEMM_B, /* wgk_pack_b: column panels of a constant B */
+    WGC_PACK_DECONV, /* wgk_deconv2d_pack_w: MR-row panels of each group's [M/groups*KH*KW][C/groups] */
 } wgc_pack;
 
 /* kernels.def's FUSES column. */

@@ -15,6 +15,7 @@
 #include "../ir/kernels.h"
 #include "../ir/symdim.h"
 #include "helpers/fused_epilogue.h"
+#include "helpers/pack_weight.h"
 #include "helpers/sliding_window.h"
 
 #include <stdio.h>
@@ -157,25 +158,14 @@ static wg_status emit_2d(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_de
     const wgc_tensor *w = wgc_in(g, n, 1);
     const bool has_b = n->n_inputs > 2 && n->inputs[2] >= 0;
     const char *wexpr = NULL;
-    float *packed = NULL;
     wg_status st = WG_OK;
     if (!w->data) {
         wexpr = wgc_ptr(e, g, n->inputs[1]);
-    } else {
-        const size_t khw = (size_t)(c->k[0] * c->k[1]);
-        const size_t count = wgk_deconv2d_pack_w_size((size_t)c->C, (size_t)c->M, khw,
-                                                      (size_t)c->groups);
-        packed = malloc(count * sizeof(float));
-        if (!packed) {
-            st = wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing weight '%s'", w->name);
-            goto fail;
-        }
-        wgk_deconv2d_pack_w((const float *)w->data, (size_t)c->C, (size_t)c->M, khw,
-                            (size_t)c->groups, packed);
-        if ((st = wgc_weight(e, packed, count * sizeof(float), &wexpr))) {
-            st = wgc_error(g, n, st, "out of memory packing weight '%s'", w->name);
-            goto fail;
-        }
+    } else { /* the kernel's panels (kernels.def's PACK, the packing step) */
+        const wgc_pack_geom geo = {.M = (size_t)c->M, .C = (size_t)c->C, .KH = (size_t)c->k[0],
+                                   .KW = (size_t)c->k[1], .groups = (size_t)c->groups};
+        if ((st = wgc_pack_weight(e, g, n, w, wgc_kernel_get(n->impl.kernel)->pack, &geo, &wexpr)))
+            return st;
     }
     float lo, hi;
     wgc_act_range(n, &lo, &hi);
@@ -193,9 +183,7 @@ static wg_status emit_2d(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_de
              has_b ? wgc_ptr(e, g, n->inputs[2]) : "0", n->residual >= 0 ? wgc_ptr(e, g, n->residual) : "0",
              wgc_ptr(e, g, n->outputs[0]), wgc_scratch(e), wgc_float(e, lo), wgc_float(e, hi));
     wgc_emit_args_call(e, n->impl.kernel, split, "wgk_f32_deconv2d", "wgk_deconv2d_args", fields, "");
-fail:
-    free(packed);
-    return st;
+    return WG_OK;
 }
 
 static wg_status ct_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)

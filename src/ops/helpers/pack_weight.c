@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "../../../kernels/include/wgk_conv_packed.h"
+#include "../../../kernels/include/wgk_convnd.h"
 #include "../../../kernels/include/wgk_pack.h"
 #include "../../../kernels/include/wgk_winograd.h"
 #include "pack_weight.h"
@@ -21,6 +22,8 @@ static size_t packed_floats(wgc_pack layout, const wgc_pack_geom *geo)
         return wgk_conv_pack_w_size(geo->M, geo->C / geo->groups * geo->KH * geo->KW, geo->groups);
     case WGC_PACK_PHASES:
         return wgk_conv_pack_w_size(geo->M, 4 * geo->C * 16, 1);
+    case WGC_PACK_DECONV:
+        return wgk_deconv2d_pack_w_size(geo->C, geo->M, geo->KH * geo->KW, geo->groups);
     }
     return 0;
 }
@@ -50,6 +53,9 @@ static bool pack(wgc_pack layout, const wgc_pack_geom *geo, const float *w, floa
         free(phased);
         return true;
     }
+    case WGC_PACK_DECONV:
+        wgk_deconv2d_pack_w(w, geo->C, geo->M, geo->KH * geo->KW, geo->groups, dst);
+        return true;
     }
     return false;
 }
@@ -58,7 +64,7 @@ wg_status wgc_pack_weight(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const
                           wgc_pack layout, const wgc_pack_geom *geo, const char **expr)
 {
     if (!w->data || (layout != WGC_PACK_GEMM_B && layout != WGC_PACK_ONNX && layout != WGC_PACK_CONV &&
-                     layout != WGC_PACK_PHASES))
+                     layout != WGC_PACK_PHASES && layout != WGC_PACK_DECONV))
         return wgc_error(g, n, WG_ERR_INVALID, "packing '%s': a weight computed at run time or an unknown layout "
                          "(compiler bug)", w->name);
     const size_t count = packed_floats(layout, geo);

@@ -12,10 +12,9 @@
  *
  * The int8 GEMM's packed B (int16 minus the zero point: wgk_qgemm_pack_b, wgk_qconv_pack_w,
  * for MatMulInteger / QLinearMatMul and ConvInteger / QLinearConv) is packed by
- * wgc_q_pack_weight (qlinear.h), the int8 ops' one place for it. Not through either yet:
- * the int8 pointwise conv's int32 channel pairs (wgk_q8_conv1x1_pack_w, qconv.c) and
- * ConvTranspose's panels (wgk_deconv2d_pack_w, conv_transpose.c, whose kernels.def lines
- * say ONNX).
+ * wgc_q_pack_weight (qlinear.h), the int8 ops' one place for it, until the int8 kernels
+ * join kernels.def (their selection, issue 41). Not through either yet: the int8 pointwise
+ * conv's int32 channel pairs (wgk_q8_conv1x1_pack_w, qconv.c).
  */
 #ifndef WGC_OPS_PACK_WEIGHT_H
 #define WGC_OPS_PACK_WEIGHT_H
@@ -33,7 +32,8 @@ typedef struct wgc_pack_geom {
     size_t K, N, sk, sn;
     /* CONV (wgk_conv_pack_w panels of the [M][C/groups*KH*KW] matrix) and PHASES (the
      * phase split's 4x4 filters on 4C channels, wgk_conv_phases_weights, then
-     * wgk_conv_pack_w as one group): the conv's filters [M][C/groups][KH][KW]. */
+     * wgk_conv_pack_w as one group): the conv's filters [M][C/groups][KH][KW]. DECONV
+     * (wgk_deconv2d_pack_w): a transposed conv's filters [C][M/groups][KH][KW]. */
     size_t M, C, KH, KW, groups;
 } wgc_pack_geom;
 
