@@ -202,6 +202,9 @@ expect "MatMulIntegerToFloat with an a_scale of two values" 1 \
     "$W" compile "$T/mitf_a_scale_2.onnx" -o "$T/x.wasm"
 expect "FastGelu's bias of two dims" 1 "node 'fg' (FastGelu, domain com.microsoft): bias 'b' 2x4 must have one dim" \
     "$W" compile "$T/fast_gelu_bias_2d.onnx" -o "$T/x.wasm"
+shapes=(); for i in $(seq 17); do shapes+=(--shape "x$i=1"); done
+expect "more --shape options than the limit say how to fix a shared dim" 2 "at most 16 --shape options; to fix a dimension that many inputs share, give its symbol one value with --dim NAME=N..N" \
+    "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" "${shapes[@]}"
 expect "--shape of unknown input" 1 "not a graph input" "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --shape z=1x4
 expect "unsupported attribute value names node and mode" 1 "node 'pad_wrap' (Pad)" "$W" compile "$T/pad_wrap.onnx" -o "$T/x.wasm"
 expect "initializer size mismatch" 1 "'b'" "$W" compile "$T/short_initializer.onnx" -o "$T/x.wasm"

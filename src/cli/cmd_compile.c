@@ -187,7 +187,12 @@ static int compile_cmd(int argc, char **argv, char **prep_json)
         } else if (!strcmp(a, "--shape") && i + 1 < argc) {
             char *spec = argv[++i];
             char *eq = strrchr(spec, '=');
-            if (!eq || eq == spec || opt.n_shapes == WGC_MAX_SHAPE_OVERRIDES) {
+            if (opt.n_shapes == WGC_MAX_SHAPE_OVERRIDES) {
+                fprintf(stderr, "wasmgraph: error: at most %d --shape options; to fix a dimension that many inputs "
+                        "share, give its symbol one value with --dim NAME=N..N\n", WGC_MAX_SHAPE_OVERRIDES);
+                return 2;
+            }
+            if (!eq || eq == spec) {
                 fprintf(stderr, "wasmgraph: error: --shape wants NAME=DIMS (e.g. data=1x3x224x224), got '%s'\n", spec);
                 return 2;
             }
