@@ -95,11 +95,11 @@ expect "--dim given twice" 2 "--dim N is given twice" "$W" compile "$T/dynamic.o
 compiles "--shape names a symbol" dynamic.onnx dyn3.wasm --shape x=batchx4 --dim batch=1..2
 expect "--shape name without --dim" 1 "('rows'); give its range with --dim rows=MIN..MAX" \
     "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" --shape x=rows,4
-expect "op that cannot take a symbol names node and symbol" 1 "node 'trilu' (Trilu): input 'x' depends on symbolic dimension 'N'" \
-    "$W" compile "$T/dynamic_trilu.onnx" -o "$T/x.wasm" --dim N=1..8
+expect "op that cannot take a symbol names node and symbol" 1 "node 'eye' (EyeLike): input 'x' depends on symbolic dimension 'N'" \
+    "$W" compile "$T/dynamic_eyelike.onnx" -o "$T/x.wasm" --dim N=1..8
 expect "op that cannot take a data-dependent size names node and source" 1 \
-    "node 'trilu_nz' (Trilu): input 'nz' has a data-dependent size (dimension 1 of 'nz', known only at run time)" \
-    "$W" compile "$T/nonzero_trilu.onnx" -o "$T/x.wasm"
+    "node 'eye_nz' (EyeLike): input 'nz' has a data-dependent size (dimension 1 of 'nz', known only at run time)" \
+    "$W" compile "$T/nonzero_eyelike.onnx" -o "$T/x.wasm"
 compiles "TopK with a run-time k compiles" topk_k.onnx topk_k.wasm
 save_npy "$T/topk_x.npy" "np.zeros((3, 4), np.float32)" "$T/topk_k5.npy" "np.array([5])"
 expect "TopK's run-time k past the axis is status 2" 1 "status 2 (WGK_ERR_INDEX" \

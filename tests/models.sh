@@ -602,16 +602,17 @@ else
     bad "generate contrib-op models"
 fi
 
-# 18. Symbolic dims through the int8 ops of transformers.js' q8 files (DequantizeLinear of
-#     a gathered int8 embedding, DynamicQuantizeLinear, MatMulInteger on a constant B,
-#     QuantizeLinear): tests/models/q8_symbolic.py against onnxruntime-node, one module run
-#     at (batch, seq) = (1, 1), (2, 7), (4, 16).
-D=$OUT/q8-symbolic
+# 18. Symbolic dims through ops decoder files use: the int8 ops of transformers.js' q8
+#     files (DequantizeLinear of a gathered int8 embedding, DynamicQuantizeLinear,
+#     MatMulInteger on a constant B, QuantizeLinear) and a causal mask's Trilu:
+#     tests/models/decoder_ops.py against onnxruntime-node, one module run at
+#     (batch, seq) = (1, 1), (2, 7), (4, 16).
+D=$OUT/decoder-ops
 rm -rf "$D"
-if "$PY" tests/models/q8_symbolic.py "$D"; then
-    ort_cases q8 "$D"
+if "$PY" tests/models/decoder_ops.py "$D"; then
+    ort_cases decoder "$D"
 else
-    bad "generate symbolic int8 models"
+    bad "generate decoder-op models"
 fi
 
 echo "models: $pass passed, $fail failed"

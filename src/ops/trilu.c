@@ -2,8 +2,14 @@
  * trilu.c: Trilu: keeps the upper (upper=1, j - i >= k) or lower (j - i <= k) triangle of
  * the last two dims and zeroes the rest. k is an optional input (default 0): a constant is
  * compiled into the loop, one computed at run time is read by it (it decides no shape).
+ * Symbolic dims (a causal mask over a sequence's length: ops.def's WGC_SAME_SHAPE): the
+ * same loops over the run's sizes.
  */
+#include <stdio.h>
 #include <string.h>
+
+#include "../ir/symdim.h"
+#include "helpers/sym_code.h"
 
 #include "helpers/host_elements.h"
 #include "helpers/inline_loops.h"
@@ -83,6 +89,7 @@ static wg_status trilu_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     int r = x->shape.rank;
     int64_t dims[3] = {m / (x->shape.dims[r - 2] * x->shape.dims[r - 1]), x->shape.dims[r - 2],
                        x->shape.dims[r - 1]};
+    const bool sym = wgc_shape_is_sym(&x->shape);
     const char *ct = wgc_loop_bits(x->dtype);
     wgc_emit(e, "{\nconst %s *px = (const %s *)%s;\n", ct, ct, wgc_ptr(e, g, n->inputs[0]));
     wgc_emit(e, "%s *py = (%s *)%s;\nint32_t o = 0;\n", ct, ct, wgc_ptr(e, g, n->outputs[0]));
@@ -91,9 +98,19 @@ static wg_status trilu_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
                  wgc_in(g, n, 1)->dtype == WG_DT_INT64 ? "int64_t" : "int32_t", wgc_ptr(e, g, n->inputs[1]));
     else
         wgc_emit(e, "const int64_t k = %lldLL;\n", (long long)k);
-    wgc_loop_for(e, "i", 3, dims);
+    if (sym) { /* the run's sizes: matrices, rows, columns */
+        char nb[256], nr[128];
+        snprintf(nb, sizeof nb, "%s", wgc_dims_expr(e, &x->shape, 0, r - 2));
+        snprintf(nr, sizeof nr, "%s", wgc_dims_expr(e, &x->shape, r - 2, r - 1));
+        wgc_emit(e, "for (int32_t i0 = 0, n0 = %s; i0 < n0; i0++)\nfor (int32_t i1 = 0, n1 = %s; i1 < n1; i1++)\n"
+                    "for (int32_t i2 = 0, n2 = %s; i2 < n2; i2++)\n",
+                 nb, nr, wgc_dims_expr(e, &x->shape, r - 1, r));
+    } else {
+        wgc_loop_for(e, "i", 3, dims);
+    }
     wgc_emit(e, "{\npy[o] = (int64_t)i2 - i1 %s k ? px[o] : 0;\no++;\n}\n}\n", upper ? ">=" : "<=");
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_trilu = {.infer = trilu_infer, .fold = trilu_fold, .emit = trilu_emit};
+const wgc_op_def wgc_op_trilu = {.infer = trilu_infer, .fold = trilu_fold, .emit = trilu_emit,
+                                 .sym = {.emit = trilu_emit}};

@@ -32,16 +32,16 @@ def main():
     xd = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])
     g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "g", [xd], [y])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/dynamic.onnx")
-    # A symbolic dim (--dim N=..) reaching an op that cannot take it yet (Trilu).
-    g = helper.make_graph([helper.make_node("Trilu", ["x"], ["y"], name="trilu")], "g", [xd], [y])
-    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), f"{out}/dynamic_trilu.onnx")
+    # A symbolic dim (--dim N=..) reaching an op that cannot take it yet (EyeLike).
+    g = helper.make_graph([helper.make_node("EyeLike", ["x"], ["y"], name="eye")], "g", [xd], [y])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), f"{out}/dynamic_eyelike.onnx")
     # A data-dependent size (NonZero of a run-time input) reaching an op that cannot take it
-    # (Trilu), and TopK with a run-time k (a k past the axis is status 2 when run).
+    # (EyeLike), and TopK with a run-time k (a k past the axis is status 2 when run).
     xf = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])
     yn = helper.make_tensor_value_info("y", TensorProto.INT64, None)
     g = helper.make_graph([helper.make_node("NonZero", ["x"], ["nz"], name="nonzero"),
-                           helper.make_node("Trilu", ["nz"], ["y"], name="trilu_nz")], "g", [xf], [yn])
-    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), f"{out}/nonzero_trilu.onnx")
+                           helper.make_node("EyeLike", ["nz"], ["y"], name="eye_nz")], "g", [xf], [yn])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), f"{out}/nonzero_eyelike.onnx")
     kin = helper.make_tensor_value_info("k", TensorProto.INT64, [1])
     yv = helper.make_tensor_value_info("v", TensorProto.FLOAT, None)
     yi = helper.make_tensor_value_info("i", TensorProto.INT64, None)

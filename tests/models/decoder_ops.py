@@ -1,10 +1,11 @@
-"""Writes the models of the symbolic int8 tests (tests/models.sh, section 18): the graph
-transformers.js' q8 files are made of (onnxruntime's dynamic quantization), with symbolic
-batch and sequence dims, as small seeded graphs. Needs only onnx and numpy; models.sh gets
+"""Writes the models of the symbolic-dims tests of ops decoder files use (tests/models.sh,
+section 18): the int8 graph transformers.js' q8 files are made of (onnxruntime's dynamic
+quantization) and a causal mask's Trilu, with symbolic batch and sequence dims, as small
+seeded graphs. Needs only onnx and numpy; models.sh gets
 the reference outputs from onnxruntime-node (tools/ort_run.js). Same layout as
 contrib_ops.py:
 
-    python q8_symbolic.py OUTDIR
+    python decoder_ops.py OUTDIR
 
 For each case, OUTDIR/CASE/ holds model.onnx, compile.args, tolerance ("RTOL ATOL") and
 set_*/input_<i>.pb, one folder per (batch, seq), all run on one module.
@@ -63,7 +64,21 @@ def case_q8_layer(rng):
     return g, sets, DIMS, TOL
 
 
-CASES = {"q8_layer": case_q8_layer}
+def case_trilu(rng):
+    """Trilu over symbolic [batch, seq, seq] scores: the lower triangle (a causal mask), the
+    upper one from the diagonal after next, and with k an input (-1)."""
+    nodes = [helper.make_node("Trilu", ["x"], ["lower"], upper=0),
+             helper.make_node("Trilu", ["x", "two"], ["upper"]),
+             helper.make_node("Trilu", ["x", "k"], ["lower_k"], upper=0)]
+    g = helper.make_graph(nodes, "trilu", [vi("x", ["batch", "seq", "seq"]), vi("k", [], TensorProto.INT64)],
+                          [vi(n, ["batch", "seq", "seq"]) for n in ("lower", "upper", "lower_k")],
+                          [t("two", np.array(2, np.int64))])
+    sets = [(f"{bb}x{s}", {"x": rng.standard_normal((bb, s, s)).astype(np.float32), "k": np.array(-1, np.int64)})
+            for bb, s in SIZES]
+    return g, sets, DIMS, "1e-6 0"
+
+
+CASES = {"q8_layer": case_q8_layer, "trilu": case_trilu}
 
 
 def main():
@@ -73,7 +88,7 @@ def main():
         g, sets, args, tol = make(rng)
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
-        model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+        model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)], ir_version=8)
         onnx.checker.check_model(model)
         onnx.save(model, os.path.join(d, "model.onnx"))
         with open(os.path.join(d, "compile.args"), "w") as f:
