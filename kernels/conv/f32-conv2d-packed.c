@@ -200,9 +200,7 @@ void wgk_f32_conv2d_packed(const wgk_conv2d_args *a)
     int32_t *const off = kb + K, *const info = off + nc;
     /* The share (wgk_conv_packed.h): each group's output channels, output pixels. */
     int m_lo, m_hi, p_lo, p_hi;
-    wgk_share_m(a->share, mg, &m_lo, &m_hi);
-    wgk_share_p(a->share, OHW, &p_lo, &p_hi);
-    if (m_lo >= m_hi || p_lo >= p_hi)
+    if (!wgk_share_ranges(a->share, mg, OHW, &m_lo, &m_hi, &p_lo, &p_hi))
         return;
     for (int n = 0; n < a->N; n++)
         for (int g = 0; g < a->groups; g++) {

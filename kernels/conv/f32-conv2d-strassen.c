@@ -174,9 +174,7 @@ void wgk_f32_conv2d_strassen(const wgk_conv2d_args *a)
     /* The share (wgk_conv_strassen.h): the half-size weight rows (each feeds output rows
      * m and m + M/2) and the first half's pixels (with their partners in the second). */
     int m_lo, m_hi, p_lo, p_hi;
-    wgk_share_m(a->share, s.Mh, &m_lo, &m_hi);
-    wgk_share_p(a->share, s.Ph, &p_lo, &p_hi);
-    if (m_lo >= m_hi || p_lo >= p_hi)
+    if (!wgk_share_ranges(a->share, s.Mh, s.Ph, &m_lo, &m_hi, &p_lo, &p_hi))
         return;
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * a->C * a->H * a->W;

@@ -361,11 +361,8 @@ static inline __attribute__((always_inline)) void winograd_tile6(const wgk_conv2
     float *As = Mo + 36 * mx; /* [C][16]: broadcast weight panel (or [4][C][16]: tiles) */
     float *xp = As + (size_t)64 * C; /* one plane's padded rows for the block */
     const int wp = wgk_winograd_tile6_pad_width(OW, m);
-    /* The share (wgk_split_winograd): a range of tiles, or of output channels. */
-    int t_lo, t_hi, m_lo, m_hi;
-    wgk_share_p(a->share, T, &t_lo, &t_hi);
-    wgk_share_m(a->share, M, &m_lo, &m_hi);
-    if (t_lo >= t_hi || m_lo >= m_hi)
+    int t_lo, t_hi, m_lo, m_hi; /* the share (wgk_split_winograd): tiles, or output channels */
+    if (!wgk_share_ranges(a->share, M, T, &m_lo, &m_hi, &t_lo, &t_hi))
         return;
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * C * H * W;

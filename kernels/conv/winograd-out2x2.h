@@ -41,11 +41,8 @@ WGK_INLINE void wgk_winograd_out2x2_run(const wgk_conv2d_args *a, const wino2x2 
     float *V = a->scratch;     /* [npos][C][nt]: row c = channel c's tiles (wgk_winograd_gemm) */
     float *Mo = V + npos * vx; /* [npos][M][nt] */
     float *As = Mo + npos * mx; /* broadcasts (wgk_winograd_gemm) */
-    /* The share (wgk_split_winograd): a range of tiles, or of output channels. */
-    int t_lo, t_hi, m_lo, m_hi;
-    wgk_share_p(a->share, T, &t_lo, &t_hi);
-    wgk_share_m(a->share, M, &m_lo, &m_hi);
-    if (t_lo >= t_hi || m_lo >= m_hi)
+    int t_lo, t_hi, m_lo, m_hi; /* the share (wgk_split_winograd): tiles, or output channels */
+    if (!wgk_share_ranges(a->share, M, T, &m_lo, &m_hi, &t_lo, &t_hi))
         return;
     for (int n = 0; n < a->N; n++) {
         const float *x = a->x + (size_t)n * C * H * W;

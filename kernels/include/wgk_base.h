@@ -51,6 +51,14 @@ static inline void wgk_share_p(wgk_share s, int total, int *lo, int *hi)
     *hi = s.p1 ? s.p1 : total;
 }
 
+/* Both: s's channels of [0, M) and positions of [0, P); 0 when either is empty. */
+static inline int wgk_share_ranges(wgk_share s, int M, int P, int *m_lo, int *m_hi, int *p_lo, int *p_hi)
+{
+    wgk_share_m(s, M, m_lo, m_hi);
+    wgk_share_p(s, P, p_lo, p_hi);
+    return *m_lo < *m_hi && *p_lo < *p_hi;
+}
+
 #ifdef __wasm_simd128__
 /* acc + x * y: one f32x4.relaxed_madd (a fused multiply-add on x86 and ARM) in
  * -mrelaxed-simd builds, a multiply then an add otherwise. */

@@ -130,18 +130,25 @@ static inline int wgk_split_gemm(wgk_gemm_args *g, wgk_part p)
 
 /* ---- Convolutions (a->share: wgk_conv.h) */
 
-/* wgk_f32_conv2d_packed: output pixels in NR panels where that repeats less
- * (wgk_part_splits_columns), else each group's output channels in MR-row weight panels. */
+/* The 4x8 conv kernels' rule over `rows` weight rows and `cols` output columns packed in
+ * blocks of `block`: the columns in NR panels where that repeats less
+ * (wgk_part_splits_columns), else the rows in MR-row weight panels. */
+static inline int wgk_split_rows_or_columns(wgk_share *s, wgk_part p, int block, int cols, int rows)
+{
+    int m_lo = 0, m_hi = rows, p_lo = 0, p_hi = cols;
+    if (wgk_part_splits_columns(p, block, cols, rows))
+        wgk_part_range(p, cols, WGK_CONV_NR, &p_lo, &p_hi);
+    else
+        wgk_part_range(p, rows, WGK_CONV_MR, &m_lo, &m_hi);
+    return wgk_share_set(s, m_lo, m_hi, p_lo, p_hi);
+}
+
+/* wgk_f32_conv2d_packed: output pixels, or each group's output channels. */
 static inline int wgk_split_conv2d_packed(wgk_conv2d_args *a, wgk_part p)
 {
-    const int mg = a->M / a->groups, OHW = a->OH * a->OW;
+    const int OHW = a->OH * a->OW;
     const int nc = wgk_conv_block_cols(a->C / a->groups * a->KH * a->KW, OHW);
-    int m_lo = 0, m_hi = mg, p_lo = 0, p_hi = OHW;
-    if (wgk_part_splits_columns(p, nc, OHW, mg))
-        wgk_part_range(p, OHW, WGK_CONV_NR, &p_lo, &p_hi);
-    else
-        wgk_part_range(p, mg, WGK_CONV_MR, &m_lo, &m_hi);
-    return wgk_share_set(&a->share, m_lo, m_hi, p_lo, p_hi);
+    return wgk_split_rows_or_columns(&a->share, p, nc, OHW, a->M / a->groups);
 }
 
 /* wgk_f32_conv2d_strassen: runs of the first half's pixels (with their partners in the
@@ -153,14 +160,9 @@ static inline int wgk_split_conv2d_strassen(wgk_conv2d_args *a, wgk_part p)
 {
     if (wgk_conv_strassen_in_place(a))
         return wgk_split_conv2d_packed(a, p);
-    const int P = a->OH * a->OW, Ph = (P + 1) / 2, Mh = a->M / 2;
-    const int nc = wgk_conv_strassen_block_cols(a->C, a->M, P);
-    int m_lo = 0, m_hi = Mh, p_lo = 0, p_hi = Ph;
-    if (wgk_part_splits_columns(p, nc, Ph, Mh))
-        wgk_part_range(p, Ph, WGK_CONV_NR, &p_lo, &p_hi);
-    else
-        wgk_part_range(p, Mh, WGK_CONV_MR, &m_lo, &m_hi);
-    return wgk_share_set(&a->share, m_lo, m_hi, p_lo, p_hi);
+    const int P = a->OH * a->OW;
+    return wgk_split_rows_or_columns(&a->share, p, wgk_conv_strassen_block_cols(a->C, a->M, P), (P + 1) / 2,
+                                     a->M / 2);
 }
 
 /* wgk_f32_conv2d_fewpix: runs of weight-panel pairs (8 output channels); each thread

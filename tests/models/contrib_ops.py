@@ -10,12 +10,12 @@ For each case, OUTDIR/CASE/ holds model.onnx, compile.args (the compile's option
 for the symbolic ones), tolerance ("RTOL ATOL") and set_*/input_<i>.pb, one folder per
 input set; a symbolic case has one set per (batch, seq), all run on one module.
 """
-import os
 import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+from case_files import write_cases
 
 H = 32
 MS = "com.microsoft"
@@ -168,24 +168,7 @@ CASES = (case_simplified_layernorm, case_skip_layernorm, case_skip_layernorm_sym
 
 
 def main():
-    out = sys.argv[1]
-    rng = np.random.default_rng(0)
-    for make in CASES:
-        graph, sets, args, tol = make(rng)
-        d = os.path.join(out, graph.name)
-        os.makedirs(d, exist_ok=True)
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid(MS, 1)])
-        model.ir_version = 10
-        onnx.save(model, os.path.join(d, "model.onnx"))
-        with open(os.path.join(d, "compile.args"), "w") as f:
-            f.write(args + "\n")
-        with open(os.path.join(d, "tolerance"), "w") as f:
-            f.write(tol + "\n")
-        for label, feeds in sets:
-            s = os.path.join(d, f"set_{label}")
-            os.makedirs(s, exist_ok=True)
-            for i, (name, arr) in enumerate(feeds.items()):
-                onnx.save_tensor(numpy_helper.from_array(arr, name), os.path.join(s, f"input_{i}.pb"))
+    write_cases(sys.argv[1], CASES, np.random.default_rng(0), [("", 21), (MS, 1)], 10)
     return 0
 
 

@@ -7,15 +7,14 @@ contrib_ops.py:
 
     python decoder_ops.py OUTDIR
 
-For each case, OUTDIR/CASE/ holds model.onnx, compile.args, tolerance ("RTOL ATOL") and
-set_*/input_<i>.pb, one folder per (batch, seq), all run on one module.
+The case folders: case_files.py.
 """
-import os
 import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+from case_files import write_cases
 
 H, N, V = 32, 48, 50
 DIMS = "--dim batch=1..4 --dim seq=1..16"
@@ -78,29 +77,11 @@ def case_trilu(rng):
     return g, sets, DIMS, "1e-6 0"
 
 
-CASES = {"q8_layer": case_q8_layer, "trilu": case_trilu}
+CASES = (case_q8_layer, case_trilu)
 
 
 def main():
-    out = sys.argv[1]
-    rng = np.random.default_rng(1234)
-    for name, make in CASES.items():
-        g, sets, args, tol = make(rng)
-        d = os.path.join(out, name)
-        os.makedirs(d, exist_ok=True)
-        model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)], ir_version=8)
-        onnx.checker.check_model(model)
-        onnx.save(model, os.path.join(d, "model.onnx"))
-        with open(os.path.join(d, "compile.args"), "w") as f:
-            f.write(args + "\n")
-        with open(os.path.join(d, "tolerance"), "w") as f:
-            f.write(tol + "\n")
-        for tag, feeds in sets:
-            s = os.path.join(d, f"set_{tag}")
-            os.makedirs(s, exist_ok=True)
-            for i, (k, v) in enumerate(feeds.items()):
-                with open(os.path.join(s, f"input_{i}.pb"), "wb") as f:
-                    f.write(numpy_helper.from_array(v, k).SerializeToString())
+    write_cases(sys.argv[1], CASES, np.random.default_rng(1234), [("", 14)], 8)
 
 
 if __name__ == "__main__":
