@@ -192,6 +192,22 @@ static inline int wgkt_conv_matches2(const wgk_conv2d_args *a, const float *want
            wgkt_conv_matches(a->y2, want2, n, atol, a, epi, what) && a->y2[n] == 1000.0f;
 }
 
+/* The packed 4x8 kernels' check (wgk_f32_conv2d_packed, _strassen, _fewpix): the ONNX
+ * weight wt (K per output channel) packed into wp by wgk_conv_pack_w, a second output by
+ * epilogue case (wgkt_conv_out2_setup), conv run on a, and whether y (and y2) match the
+ * naive convolution's want; y must keep its sentinel past ysize. */
+static inline int wgkt_conv_packed_matches(void (*conv)(const wgk_conv2d_args *), wgk_conv2d_args *a,
+                                           const float *wt, int K, float *wp, int epi, float *y2, int ysize,
+                                           float *affine, uint32_t *seed, const float *want, float *want2,
+                                           const char *what)
+{
+    wgk_conv_pack_w(wt, (size_t)a->M, (size_t)K, (size_t)a->groups, wp);
+    a->w = wp;
+    wgkt_conv_out2_setup(a, epi, y2, ysize, affine, seed);
+    conv(a);
+    return wgkt_conv_matches2(a, want, want2, ysize, wgkt_conv_atol(K), epi, what) && a->y[ysize] == 1000.0f;
+}
+
 /* Runs conv on the shares its split rule (wgk_split.h) gives n threads, one after
  * another, into a->y (filled with -1234.5 first) and says whether the result has want's
  * bits: what every thread count must give (each output element computed by one share, as

@@ -35,11 +35,7 @@ static wg_status rms_norm_infer(wgc_graph *g, wgc_node *n)
     const bool ort = n->op == WGC_OP_SIMPLIFIED_LAYER_NORM;
     wg_status st = ort ? wgc_check_attr_names(g, n, attrs) : WG_OK;
     if (!st)
-        st = wgc_check_arity(g, n, 2, 2, 1, ort ? 2 : 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, floats);
-    if (!st)
-        st = wgc_check_input(g, n, 1, floats);
+        st = wgc_check_present_inputs(g, n, 2, 2, ort ? 2 : 1, floats);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0), *s = wgc_in(g, n, 1);
