@@ -26,6 +26,16 @@ static inline void wgkt_conv_epilogue(wgk_conv2d_args *a, int epi, const float *
     a->post_shift = -0.125f;
 }
 
+/* a's input, epilogue case (wgkt_conv_epilogue), output and scratch. */
+static inline void wgkt_conv_bind(wgk_conv2d_args *a, int epi, const float *x, const float *bias, const float *res,
+                                  float *y, float *scratch)
+{
+    a->x = x;
+    wgkt_conv_epilogue(a, epi, bias, res);
+    a->y = y;
+    a->scratch = scratch;
+}
+
 /* A conv layer as the tests list it: batch, channels, input size, output channels, kernel,
  * strides, dilations, pads (top, left, bottom, right) and groups. */
 typedef struct wgkt_conv_shape {

@@ -53,10 +53,7 @@ static void check(const shape *s, int kind, int epi, wgk_gemm_fn gemm, const cha
     fill(Res, ysize);
     for (int i = 0; i < ysize + 8; i++)
         Y[i] = 1000.0f;
-    a.x = X;
-    wgkt_conv_epilogue(&a, epi == EPI_IN_PLACE ? 1 : epi, Bias, Res);
-    a.y = Y;
-    a.scratch = Scratch;
+    wgkt_conv_bind(&a, epi == EPI_IN_PLACE ? 1 : epi, X, Bias, Res, Y, Scratch);
     if (epi == EPI_IN_PLACE) { /* y starts as the residual */
         a.res = Res;
         a.bias = Bias;

@@ -29,10 +29,7 @@ static void check(const shape *s, int epi)
     WGKT_CHECK(wgk_conv_pack_w_size((size_t)s->M, (size_t)K, (size_t)s->groups) <= CAP,
                "packed weight fits the test buffer");
     wgkt_conv_buffers(&seed, X, s->N * s->C * s->H * s->W, Wt, s->M * K, Bias, s->M, Res, Y, ysize, Scratch, CAP);
-    a.x = X;
-    wgkt_conv_epilogue(&a, epi, Bias, Res);
-    a.y = Y;
-    a.scratch = Scratch;
+    wgkt_conv_bind(&a, epi, X, Bias, Res, Y, Scratch);
     wgkt_conv2d_reference(&a, Wt, Want);
     WGKT_CHECK(wgkt_conv_packed_matches(wgk_f32_conv2d_packed, &a, Wt, K, WP, epi, Y2, ysize, Affine, &seed, Want,
                                         Want2, "conv2d_packed"),

@@ -33,10 +33,7 @@ static void check(const shape *s, int epi, int res_in_y)
     WGKT_CHECK(wgk_conv_strassen_scratch(&a) <= CAP, "scratch fits the test buffer");
     WGKT_CHECK((size_t)s->M * s->C <= CAP && ysize < CAP, "weight and output fit the test buffers");
     wgkt_conv_buffers(&seed, X, s->N * s->C * s->H * s->W, Wt, s->M * s->C, Bias, s->M, Res, Y, ysize, Scratch, CAP);
-    a.x = X;
-    wgkt_conv_epilogue(&a, epi, Bias, Res);
-    a.y = Y;
-    a.scratch = Scratch;
+    wgkt_conv_bind(&a, epi, X, Bias, Res, Y, Scratch);
     wgkt_conv2d_reference(&a, Wt, Want);
     if (res_in_y && a.res) {
         for (int i = 0; i < ysize; i++)

@@ -297,9 +297,5 @@ static wg_status mm_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
-const wgc_op_def wgc_op_matmul = {
-    .infer = mm_infer,
-    .emit = mm_emit,
-    .scratch = mm_scratch,
-    .sym = {.infer = mm_sym_infer, .emit = mm_sym_emit},
-};
+const wgc_op_def wgc_op_matmul = {.infer = mm_infer, .emit = mm_emit, .scratch = mm_scratch,
+                                  .sym = {.infer = mm_sym_infer, .emit = mm_sym_emit}};
