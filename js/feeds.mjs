@@ -94,6 +94,22 @@ export function symbolicFeeds(feeds, inputs, symbols, label) {
     if (v.length !== n) throw fail('arg', `${label}: input '${t.name}': got ${describe(v)} for dims [${dims}], which hold ${n} elements`);
     return v;
   });
+  /* a dim_param `past + seq` (a symbol with a sum): the input's value must be its terms' */
+  const at = (s) => (values[s] === null ? symbols[s].max : values[s]);
+  symbols.forEach((y, s) => {
+    if (!y.sum) return;
+    const terms = y.sum.terms.map(([c, j]) => {
+      const i = typeof j === 'string' ? symbols.findIndex((z) => z.name === j) : j;
+      return [c, at(i), symbols[i].name];
+    });
+    const want = terms.reduce((a, [c, x]) => a + c * x, y.sum.plus);
+    if (values[s] === null) values[s] = want;
+    else if (values[s] !== want) {
+      const t = inputs.find((i) => i.name === from[s]), d = t.dims.indexOf(y.name);
+      const text = terms.map(([c, x, n]) => (c === 1 ? `${n} ${x}` : `${c} * ${n} ${x}`)).join(' + ') + (y.sum.plus ? ` + ${y.sum.plus}` : '') + ` = ${want}`;
+      throw fail('arg', `${label}: ${from[s]}'s dim ${d} (${values[s]}) is not ${y.name} (${text}) (WGK_ERR_DIMS)`);
+    }
+  });
   return { arrays, values: values.map((v, s) => (v === null ? symbols[s].max : v)) };
 }
 

@@ -140,7 +140,21 @@ function checkSymbols(meta, name) {
     if (!Number.isInteger(step) || step < 1 || y.min % step || y.max % step) {
       throw fail('format', `${name}: metadata: symbol '${y.name}' has a step that is not an integer >= 1 dividing min and max`);
     }
-    return { name: y.name, min: y.min, max: y.max, step };
+    return y.sum === undefined ? { name: y.name, min: y.min, max: y.max, step } : { name: y.name, min: y.min, max: y.max, step, sum: y.sum };
+  }).map((y, i, all) => {
+    /* "sum": { terms: [[c, name]...], plus }: a graph input's dim_param `past + seq`, whose
+     * value must be its terms' (as src/host/inspect.c parse_symbols) */
+    if (y.sum === undefined) return y;
+    const { terms, plus } = y.sum || {};
+    if (!Array.isArray(terms) || terms.length < 1 || terms.length > 8 || !Number.isInteger(plus)) {
+      throw fail('format', `${name}: metadata: symbol '${y.name}' has a "sum" that is not { terms: [[c, name]...] (1 to 8), plus: integer }`);
+    }
+    const sum = { plus, terms: terms.map((t, k) => {
+      const s = Array.isArray(t) && t.length === 2 && Number.isInteger(t[0]) ? all.findIndex((z) => z.name === t[1] && z.sum === undefined) : -1;
+      if (s < 0) throw fail('format', `${name}: metadata: symbol '${y.name}': sum term ${k} is not [c, name] of another symbol`);
+      return [t[0], s];
+    }) };
+    return { ...y, sum };
   });
 }
 

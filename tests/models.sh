@@ -615,5 +615,58 @@ else
     bad "generate decoder-op models"
 fi
 
+# 19. A KV-cache decoder as optimum-onnx writes them (tests/models/kv_decoder.py): the past
+#     Concat'ed with the new rows, an attention_mask of dim_param `past_sequence_length +
+#     sequence_length` (derived, no --dim of its own), a causal mask from Shape, Add of shape
+#     values, Range, Expand, Where and Slice; 3 steps from an empty past, each step's presents
+#     fed back as the next one's past, against onnxruntime-node on the same inputs; then a
+#     mask one longer than past + seq refused by the C host and the JS loader, naming both.
+# kv_steps NAME DIR MODULE: DIR's steps, each step's presents the next step's past.
+kv_steps() {
+    local name=$1 dir=$2 module=$3 k pk=$2/past_key.pb pv=$2/past_value.pb rtol atol f got want ins
+    read -r rtol atol < "$dir/tolerance"
+    for k in 1 2 3; do
+        got=$OUT/$name-step$k.out want=$OUT/$name-step$k.want
+        rm -rf "$got" "$want"
+        ins=(--input "x=$dir/step_$k/x.pb" --input "attention_mask=$dir/step_$k/attention_mask.pb"
+             --input "past_key=$pk" --input "past_value=$pv")
+        if ! "$W" run "$module" "${ins[@]}" --output-dir "$got" > "$OUT/$name-step$k.log" 2>&1; then
+            cat "$OUT/$name-step$k.log"; bad "$name step $k (run failed)"; return
+        fi
+        node tools/ort_run.js "$dir/model.onnx" "$want" "${ins[@]}" --quiet ||
+            { bad "$name step $k onnxruntime reference"; return; }
+        for f in "$want"/output_*.pb; do
+            "$CMP" "$got/$(basename "$f")" "$f" --rtol "$rtol" --atol "$atol" > /dev/null ||
+                { bad "$name step $k ($(basename "$f"))"; return; }
+        done
+        ok "$name step $k"
+        pk=$got/output_1.pb pv=$got/output_2.pb
+    done
+}
+D=$OUT/kv-decoder
+rm -rf "$D"
+if "$PY" tests/models/kv_decoder.py "$D"; then
+    read -r -a kargs < "$D/compile.args"
+    if compile "$D/model.onnx" "$D/m.wasm" -q "${kargs[@]}"; then
+        kv_steps kv-decoder "$D" "$D/m.wasm"
+        msg="attention_mask's dim 1 (6) is not past_sequence_length + sequence_length (sequence_length 5 + past_sequence_length 0 = 5)"
+        if "$W" run "$D/m.wasm" --input "x=$D/bad/x.pb" --input "attention_mask=$D/bad/attention_mask.pb" \
+            --input "past_key=$D/past_key.pb" --input "past_value=$D/past_value.pb" > "$OUT/kv-bad.log" 2>&1; then
+            bad "kv-decoder: a mask longer than past + seq ran"
+        elif grep -qF "$msg" "$OUT/kv-bad.log"; then
+            ok "kv-decoder: a mask longer than past + seq is refused"
+        else
+            cat "$OUT/kv-bad.log"; bad "kv-decoder: the mask's error"
+        fi
+        if node tests/models/kv_decoder.mjs "$D" "$D/m.wasm" > "$OUT/kv-js.log" 2>&1; then
+            ok "kv-decoder: JS loader (empty past, mask refused)"
+        else
+            cat "$OUT/kv-js.log"; bad "kv-decoder: JS loader"
+        fi
+    fi
+else
+    bad "generate the KV-cache decoder"
+fi
+
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

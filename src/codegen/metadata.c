@@ -177,6 +177,15 @@ char *wgc_metadata_json(const wgc_graph *g, const wgc_codegen_options *opt, cons
             addf(&b, ",\"min\":%lld,\"max\":%lld", (long long)g->syms[k].min, (long long)g->syms[k].max);
             if (g->syms[k].step > 1) /* the multiples of step only (compile --dim NAME=MIN..MAX:STEP) */
                 addf(&b, ",\"step\":%lld", (long long)g->syms[k].step);
+            if (g->syms[k].n_terms) { /* a dim_param `past + seq`: plus + sum of c * symbol, checked */
+                add(&b, ",\"sum\":{\"terms\":[", strlen(",\"sum\":{\"terms\":["));
+                for (int t = 0; t < g->syms[k].n_terms; t++) {
+                    addf(&b, "%s[%lld,", t ? "," : "", (long long)g->syms[k].term_c[t]);
+                    add_string(&b, g->syms[g->syms[k].term[t]].name);
+                    add(&b, "]", 1);
+                }
+                addf(&b, "],\"plus\":%lld}", (long long)g->syms[k].plus);
+            }
             add(&b, "}", 1);
         }
         add(&b, "],", 2);

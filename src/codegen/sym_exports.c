@@ -65,7 +65,7 @@ bool wgc_outputs_report_dims(const wgc_graph *g)
 
 char *wgc_sym_exports_c(const wgc_graph *g)
 {
-    size_t cap = 2048 + (size_t)g->n_syms * 384, len = 0;
+    size_t cap = 2048 + (size_t)g->n_syms * (384 + WGC_SUM_TERMS * 48), len = 0;
     char *s = malloc(cap);
     if (!s)
         return NULL;
@@ -92,7 +92,14 @@ char *wgc_sym_exports_c(const wgc_graph *g)
                             "static int wg_check_dims(void)\n{\n");
     for (int k = 0; k < g->n_syms; k++) {
         const wgc_symbol *y = &g->syms[k];
-        if (y->derived)
+        if (y->n_terms) { /* a sum: computed (derived), or the host's checked against its terms */
+            len += (size_t)snprintf(s + len, cap - len, y->derived ? "    wg_dims[%d] = (int32_t)(%lldLL" :
+                                    "    if (wg_dims[%d] != %lldLL", k, (long long)y->plus);
+            for (int t = 0; t < y->n_terms; t++)
+                len += (size_t)snprintf(s + len, cap - len, " + %lldLL * wg_dims[%d]", (long long)y->term_c[t],
+                                        y->term[t]);
+            len += (size_t)snprintf(s + len, cap - len, y->derived ? ");\n" : ")\n        return 1;\n");
+        } else if (y->derived)
             len += (size_t)snprintf(s + len, cap - len,
                                     "    wg_dims[%d] = wg_window_size(%lldLL * wg_dims[%d], %lldLL, %lldLL, %d, %lldLL);\n",
                                     k, (long long)y->from_c, y->from, (long long)y->add, (long long)y->stride,

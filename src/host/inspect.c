@@ -94,6 +94,7 @@ void wgh_meta_free(wgh_meta *m)
     for (size_t i = 0; m->symbols && i < m->n_symbols; i++)
         free((char *)m->symbols[i].name);
     free(m->symbols);
+    free(m->sums);
     memset(m, 0, sizeof *m);
 }
 
@@ -163,7 +164,8 @@ static wg_status parse_symbols(const wg_json *j, wgh_meta *out, char *err, size_
     if (arr->type != WG_JSON_ARRAY || arr->n > WG_ABI_MAX_SYMBOLS)
         return wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: \"symbols\" is not an array of at most %d",
                        WG_ABI_MAX_SYMBOLS);
-    if (!(out->symbols = calloc(arr->n ? arr->n : 1, sizeof *out->symbols)))
+    if (!(out->symbols = calloc(arr->n ? arr->n : 1, sizeof *out->symbols)) ||
+        !(out->sums = calloc(arr->n ? arr->n : 1, sizeof *out->sums)))
         return wg_fail(err, errlen, WG_ERR_NOMEM, "out of memory");
     out->n_symbols = arr->n;
     for (size_t i = 0; i < arr->n; i++) {
@@ -187,6 +189,31 @@ static wg_status parse_symbols(const wg_json *j, wgh_meta *out, char *err, size_
             return wg_fail(err, errlen, WG_ERR_FORMAT,
                            "metadata: symbol '%s' has a step that is not an integer >= 1 dividing min and max",
                            name);
+    }
+    /* "sum": {"terms": [[c, NAME]...], "plus": p}, over symbols other than sums */
+    for (size_t i = 0; i < arr->n; i++) {
+        const wg_json *sum = wg_json_get(&arr->items[i], "sum");
+        const wg_json *terms = sum ? wg_json_get(sum, "terms") : NULL;
+        struct wgh_sym_sum *u = &out->sums[i];
+        if (!sum)
+            continue;
+        if (!terms || terms->type != WG_JSON_ARRAY || terms->n < 1 || terms->n > 8 ||
+            !wg_json_int(wg_json_get(sum, "plus"), &u->plus))
+            return wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: symbol '%s' has a \"sum\" that is not "
+                           "{\"terms\": [[c, name]...] (1 to 8), \"plus\": integer}", out->symbols[i].name);
+        for (size_t t = 0; t < terms->n; t++) {
+            const wg_json *e = &terms->items[t];
+            const char *tn = e->type == WG_JSON_ARRAY && e->n == 2 ? wg_json_str(&e->items[1]) : NULL;
+            int k = -1;
+            for (size_t j = 0; tn && j < arr->n; j++)
+                if (!strcmp(out->symbols[j].name, tn) && !wg_json_get(&arr->items[j], "sum"))
+                    k = (int)j;
+            if (k < 0 || !wg_json_int(&e->items[0], &u->c[t]))
+                return wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: symbol '%s': sum term %zu is not [c, name] "
+                               "of another symbol", out->symbols[i].name, t);
+            u->sym[t] = k;
+        }
+        u->n = (int)terms->n;
     }
     return WG_OK;
 }

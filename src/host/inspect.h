@@ -37,6 +37,14 @@ typedef struct wgh_meta {
     size_t n_steps;
     wg_symbol_info *symbols;    /* ABI 2 "symbols" (names owned), n_symbols of them */
     size_t n_symbols;
+    /* ABI 2 "sum" of a symbol that is a graph input's dim_param expression (`past + seq`):
+     * its value must be plus + sum of c[t] * symbols[sym[t]] (sums[k].n == 0: none). */
+    struct wgh_sym_sum {
+        int n;
+        int sym[8];
+        int64_t c[8];
+        int64_t plus;
+    } *sums;
     bool has_bounded;           /* ABI 2: an output has a data-dependent {"max": N} dim */
     int64_t threads;            /* "threads": the most threads (a threaded module); 0 when absent */
 } wgh_meta;

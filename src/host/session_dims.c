@@ -148,6 +148,51 @@ wg_status wgh_session_write_dims(wg_session *s)
         }
     }
     int32_t out[WG_ABI_MAX_SYMBOLS];
+    for (size_t k = 0; k < m->n_symbols; k++) /* a sum given by nothing: from its terms */
+        if (val[k] < 0 && m->sums && m->sums[k].n) {
+            int64_t v = m->sums[k].plus;
+            for (int t = 0; t < m->sums[k].n; t++) {
+                const int j = m->sums[k].sym[t];
+                v += m->sums[k].c[t] * (val[j] >= 0 ? val[j] : m->symbols[j].max);
+            }
+            val[k] = v;
+            from[k] = NULL;
+        }
+    for (size_t k = 0; k < m->n_symbols; k++) {
+        if (!m->sums || !m->sums[k].n || !from[k] || !strcmp(from[k], "wg_session_set_dim"))
+            continue;
+        /* a dim_param `past + seq`: the value the input gives must be its terms' (the module
+         * checks it too: WGK_ERR_DIMS) */
+        const struct wgh_sym_sum *u = &m->sums[k];
+        int64_t v = u->plus;
+        char terms[256];
+        size_t len = 0;
+        for (int t = 0; t < u->n; t++) {
+            const int j = u->sym[t];
+            const int64_t x = val[j] >= 0 ? val[j] : m->symbols[j].max;
+            v += u->c[t] * x;
+            if (len < sizeof terms && u->c[t] == 1)
+                len += (size_t)snprintf(terms + len, sizeof terms - len, "%s%s %lld", t ? " + " : "",
+                                        m->symbols[j].name, (long long)x);
+            else if (len < sizeof terms)
+                len += (size_t)snprintf(terms + len, sizeof terms - len, "%s%lld * %s %lld", t ? " + " : "",
+                                        (long long)u->c[t], m->symbols[j].name, (long long)x);
+        }
+        if (u->plus && len < sizeof terms)
+            len += (size_t)snprintf(terms + len, sizeof terms - len, " + %lld", (long long)u->plus);
+        if (len < sizeof terms)
+            snprintf(terms + len, sizeof terms - len, " = %lld", (long long)v);
+        if (v != val[k]) {
+            int d = 0;
+            for (size_t i = 0; i < m->n_inputs; i++)
+                if (!strcmp(m->inputs[i].name, from[k]))
+                    for (int e = 0; e < m->inputs[i].rank; e++)
+                        if (m->inputs[i].sym[e] == (int)k)
+                            d = e;
+            return wgh_error(s->m->rt, WG_ERR_INVALID, "%s: %s's dim %d (%lld) is not %s (%s) (WGK_ERR_DIMS)",
+                             s->m->name, from[k], d, (long long)val[k], m->symbols[k].name, terms);
+        }
+    }
     for (size_t k = 0; k < m->n_symbols; k++) {
         if (val[k] < 0)
             val[k] = m->symbols[k].max; /* given by nothing: its maximum */

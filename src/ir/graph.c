@@ -503,3 +503,16 @@ wg_status wgc_graph_move_tail(wgc_graph *g, int at, int from)
     }
     return WG_OK;
 }
+
+bool wgc_broadcast_fixed_conflict(const wgc_shape *a, const wgc_shape *b)
+{
+    int r = a->rank > b->rank ? a->rank : b->rank;
+    for (int i = 0; i < r; i++) {
+        int ia = i - (r - a->rank), ib = i - (r - b->rank);
+        if (ia < 0 || ib < 0 || wgc_dim_is_sym(a, ia) || wgc_dim_is_sym(b, ib))
+            continue;
+        if (a->dims[ia] != b->dims[ib] && a->dims[ia] != 1 && b->dims[ib] != 1)
+            return true;
+    }
+    return false;
+}

@@ -60,6 +60,7 @@ bool wgc_op_is_training(wgc_op op);
  * at most WGC_MAX_SYMS symbols, numbered in the order the metadata lists them. */
 #define WGC_MAX_SYMS 512
 #define WGC_SYM_NAME 64
+#define WGC_SUM_TERMS 6
 
 /* A symbol is given by the host (--dim; 1 <= min <= max; the first ones, in metadata
  * order) or is a data-dependent size (`runtime`: NonZero's count, TopK's k, ...; 0 <= min
@@ -81,6 +82,14 @@ typedef struct wgc_symbol {
      * of step in [min, max]; shapes use step * unit, unit a derived symbol (h / step). */
     int64_t step;
     int unit;
+    /* A sum symbol (symdim.h wgc_dimx_add_sym): plus + sum of term_c[i] * symbol term[i]
+     * (n_terms >= 1, terms in index order, none a sum itself), made once per definition.
+     * Made by the compiler it is derived (computed before any step runs); a graph input's
+     * dim_param that is such an expression (`past + seq`) is a host symbol instead, which
+     * the host reads from the input's shape and the module checks against its terms. */
+    int n_terms;
+    int term[WGC_SUM_TERMS];
+    int64_t term_c[WGC_SUM_TERMS], plus;
 } wgc_symbol;
 
 /* Bounds on an integer value: lo <= v <= hi (valrange.h). */
@@ -338,6 +347,14 @@ const char *wgc_shape_str(const wgc_shape *s, char *buf, size_t len);
 /* Whether dimension d of s is symbolic (a monomial of symbols; symdim.h). */
 bool wgc_dim_is_sym(const wgc_shape *s, int d);
 bool wgc_broadcast(const wgc_shape *a, const wgc_shape *b, wgc_shape *out);
+/* Whether a and b have a dimension pair of two different fixed sizes, neither 1: they
+ * never broadcast. Otherwise a failed wgc_broadcast only means symbolic dims the compiler
+ * cannot prove equal (or 1). */
+bool wgc_broadcast_fixed_conflict(const wgc_shape *a, const wgc_shape *b);
+/* The error of input i's shape a not broadcasting with b (what the inputs before it make):
+ * WG_ERR_INVALID for fixed sizes that differ, WG_ERR_UNSUPPORTED for symbolic dims that
+ * differ in form (past + seq against a run-time size), naming them (symdim.h). */
+wg_status wgc_broadcast_error(wgc_graph *g, const wgc_node *n, int i, const wgc_shape *a, const wgc_shape *b);
 bool wgc_shape_eq(const wgc_shape *a, const wgc_shape *b);
 /* Moves nodes [from, g->n_nodes) to index at (at <= from), shifting the ones between, and
  * fixes every tensor's producer index (passes and ops that insert nodes mid-graph). */

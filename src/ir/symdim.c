@@ -324,3 +324,334 @@ wg_status wgc_sym_window_dim(wgc_graph *g, const wgc_node *n, wgc_dimx x, int64_
     out->p[g->n_syms++] = 1;
     return WG_OK;
 }
+
+/* ---- sum symbols ---- */
+
+bool wgc_linear_of(const wgc_graph *g, const wgc_dimx *x, wgc_linear *l)
+{
+    *l = (wgc_linear){0};
+    int sym = -1, powers = 0;
+    for (int k = 0; k < g->n_syms; k++)
+        if (x->p[k]) {
+            sym = k;
+            powers += x->p[k];
+        }
+    if (powers == 0 || x->c == 0) {
+        l->plus = x->c;
+        return true;
+    }
+    if (powers != 1)
+        return false;
+    const wgc_symbol *y = &g->syms[sym];
+    if (y->n_terms) { /* a sum symbol: its terms, times c */
+        wgc_linear t = {.n = y->n_terms, .plus = y->plus};
+        memcpy(t.sym, y->term, sizeof t.sym);
+        memcpy(t.c, y->term_c, sizeof t.c);
+        wgc_linear zero = {0};
+        return wgc_linear_add(&zero, &t, x->c, l);
+    }
+    if (y->runtime && !y->derived)
+        return false; /* data-dependent: known only once its node has run */
+    l->n = 1;
+    l->sym[0] = sym;
+    l->c[0] = x->c;
+    return true;
+}
+
+bool wgc_linear_add(const wgc_linear *a, const wgc_linear *b, int64_t k, wgc_linear *out)
+{
+    wgc_linear r = *a;
+    int64_t t;
+    if (__builtin_mul_overflow(b->plus, k, &t) || __builtin_add_overflow(r.plus, t, &r.plus))
+        return false;
+    for (int i = 0; i < b->n; i++) {
+        int64_t c;
+        if (__builtin_mul_overflow(b->c[i], k, &c))
+            return false;
+        int j = 0;
+        while (j < r.n && r.sym[j] < b->sym[i])
+            j++;
+        if (j < r.n && r.sym[j] == b->sym[i]) {
+            if (__builtin_add_overflow(r.c[j], c, &r.c[j]))
+                return false;
+            if (r.c[j] == 0) { /* cancelled: past + seq - seq */
+                memmove(&r.sym[j], &r.sym[j + 1], sizeof r.sym[0] * (size_t)(r.n - j - 1));
+                memmove(&r.c[j], &r.c[j + 1], sizeof r.c[0] * (size_t)(r.n - j - 1));
+                r.n--;
+            }
+            continue;
+        }
+        if (c == 0)
+            continue;
+        if (r.n == WGC_SUM_TERMS)
+            return false;
+        memmove(&r.sym[j + 1], &r.sym[j], sizeof r.sym[0] * (size_t)(r.n - j));
+        memmove(&r.c[j + 1], &r.c[j], sizeof r.c[0] * (size_t)(r.n - j));
+        r.sym[j] = b->sym[i];
+        r.c[j] = c;
+        r.n++;
+    }
+    *out = r;
+    return true;
+}
+
+int wgc_sym_find_sum(const wgc_graph *g, const wgc_linear *l)
+{
+    for (int k = 0; k < g->n_syms; k++) {
+        const wgc_symbol *y = &g->syms[k];
+        if (y->n_terms != l->n || y->plus != l->plus)
+            continue;
+        bool same = true;
+        for (int i = 0; same && i < l->n; i++)
+            same = y->term[i] == l->sym[i] && y->term_c[i] == l->c[i];
+        if (same)
+            return k;
+    }
+    return -1;
+}
+
+const char *wgc_linear_str(const wgc_graph *g, const wgc_linear *l, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int i = 0; i < l->n && n < len; i++) {
+        const int64_t c = l->c[i];
+        const int64_t m = c < 0 ? -c : c;
+        const char *sign = i == 0 ? (c < 0 ? "-" : "") : (c < 0 ? " - " : " + ");
+        if (m == 1)
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", sign, g->syms[l->sym[i]].name);
+        else
+            n += (size_t)snprintf(buf + n, len - n, "%s%lld*%s", sign, (long long)m, g->syms[l->sym[i]].name);
+    }
+    if (n < len && (l->plus || !l->n))
+        snprintf(buf + n, len - n, "%s%lld", !l->n ? "" : l->plus < 0 ? " - " : " + ",
+                 (long long)(l->n && l->plus < 0 ? -l->plus : l->plus));
+    return buf;
+}
+
+/* The range of l over its symbols' ranges. */
+static void linear_range(const wgc_graph *g, const wgc_linear *l, int64_t *lo, int64_t *hi)
+{
+    *lo = *hi = l->plus;
+    for (int i = 0; i < l->n; i++) {
+        const wgc_symbol *y = &g->syms[l->sym[i]];
+        const int64_t a = mul_sat(l->c[i], y->min), b = mul_sat(l->c[i], y->max);
+        *lo += a < b ? a : b;
+        *hi += a < b ? b : a;
+    }
+}
+
+bool wgc_linear_dimx(wgc_graph *g, const wgc_node *n, const wgc_linear *l, wgc_dimx *out)
+{
+    if (l->n == 0) {
+        *out = wgc_dimx_const(l->plus);
+        return true;
+    }
+    if (l->n == 1 && l->plus == 0) {
+        *out = wgc_dimx_const(l->c[0]);
+        out->p[l->sym[0]] = 1;
+        return true;
+    }
+    int k = wgc_sym_find_sum(g, l);
+    if (k < 0) {
+        if (g->n_syms == WGC_MAX_SYMS) {
+            wgc_error(g, n, WG_ERR_LIMIT, "more than %d symbolic and data-dependent dimensions in one model",
+                      WGC_MAX_SYMS);
+            return false;
+        }
+        wgc_symbol *y = &g->syms[g->n_syms];
+        *y = (wgc_symbol){.runtime = true, .derived = true, .tensor = -1, .dim = -1, .unit = -1,
+                          .n_terms = l->n, .plus = l->plus};
+        memcpy(y->term, l->sym, sizeof y->term);
+        memcpy(y->term_c, l->c, sizeof y->term_c);
+        linear_range(g, l, &y->min, &y->max);
+        wgc_linear_str(g, l, y->name, sizeof y->name);
+        k = g->n_syms++;
+    }
+    *out = wgc_dimx_const(1);
+    out->p[k] = 1;
+    return true;
+}
+
+/* a + b as a linear form, when both are one. */
+static bool linear_sum(const wgc_graph *g, const wgc_dimx *a, const wgc_dimx *b, wgc_linear *l)
+{
+    wgc_linear la, lb;
+    return wgc_linear_of(g, a, &la) && wgc_linear_of(g, b, &lb) && wgc_linear_add(&la, &lb, 1, l);
+}
+
+bool wgc_dimx_add_sym(wgc_graph *g, const wgc_node *n, wgc_dimx a, wgc_dimx b, wgc_dimx *sum)
+{
+    if (wgc_dimx_add(a, b, sum))
+        return true;
+    wgc_linear l;
+    return linear_sum(g, &a, &b, &l) && wgc_linear_dimx(g, n, &l, sum);
+}
+
+bool wgc_dimx_add_ok(const wgc_graph *g, wgc_dimx a, wgc_dimx b)
+{
+    wgc_dimx s;
+    wgc_linear l;
+    return wgc_dimx_add(a, b, &s) || (linear_sum(g, &a, &b, &l) && (wgc_sym_find_sum(g, &l) >= 0 ||
+                                                                   g->n_syms < WGC_MAX_SYMS));
+}
+
+/* ---- dim_param expressions: sum := term (('+' | '-') term)*, term := factor ('*' factor)*,
+ * factor := integer | name | '(' sum ')' | '-' factor ---- */
+
+typedef struct parser {
+    const wgc_graph *g;
+    const char *s;
+    bool ok;
+    char *unknown;
+    size_t unknown_len;
+} parser;
+
+static void skip_ws(parser *p)
+{
+    while (*p->s == ' ' || *p->s == '\t')
+        p->s++;
+}
+
+static bool parse_sum(parser *p, wgc_linear *l);
+
+static bool parse_factor(parser *p, wgc_linear *l)
+{
+    skip_ws(p);
+    *l = (wgc_linear){0};
+    const char *s = p->s;
+    if (*s == '(') {
+        p->s++;
+        if (!parse_sum(p, l))
+            return false;
+        skip_ws(p);
+        if (*p->s != ')')
+            return false;
+        p->s++;
+        return true;
+    }
+    if (*s == '-') {
+        p->s++;
+        wgc_linear t, zero = {0};
+        return parse_factor(p, &t) && wgc_linear_add(&zero, &t, -1, l);
+    }
+    if (*s >= '0' && *s <= '9') {
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        p->s = end;
+        l->plus = v;
+        return true;
+    }
+    size_t len = 0;
+    while (s[len] && (s[len] == '_' || s[len] == '.' || (s[len] >= 'a' && s[len] <= 'z') ||
+                      (s[len] >= 'A' && s[len] <= 'Z') || (s[len] >= '0' && s[len] <= '9')))
+        len++;
+    if (!len || len >= WGC_SYM_NAME)
+        return false;
+    char name[WGC_SYM_NAME];
+    memcpy(name, s, len);
+    name[len] = 0;
+    p->s += len;
+    int k = wgc_sym_find(p->g, name);
+    if (k < 0 || p->g->syms[k].n_terms || p->g->syms[k].runtime) {
+        if (k < 0 && p->unknown && !*p->unknown)
+            snprintf(p->unknown, p->unknown_len, "%s", name);
+        return false;
+    }
+    l->n = 1;
+    l->sym[0] = k;
+    l->c[0] = 1;
+    return true;
+}
+
+static bool parse_term(parser *p, wgc_linear *l)
+{
+    if (!parse_factor(p, l))
+        return false;
+    for (;;) {
+        skip_ws(p);
+        if (*p->s != '*')
+            return true;
+        p->s++;
+        wgc_linear f, zero = {0};
+        if (!parse_factor(p, &f))
+            return false;
+        if (l->n && f.n)
+            return false; /* a product of symbols: not linear */
+        const wgc_linear *v = l->n ? l : &f;
+        const int64_t k = l->n ? f.plus : l->plus;
+        if (!wgc_linear_add(&zero, v, k, l))
+            return false;
+    }
+}
+
+static bool parse_sum(parser *p, wgc_linear *l)
+{
+    if (!parse_term(p, l))
+        return false;
+    for (;;) {
+        skip_ws(p);
+        if (*p->s != '+' && *p->s != '-')
+            return true;
+        const int64_t sign = *p->s == '+' ? 1 : -1;
+        p->s++;
+        wgc_linear t;
+        if (!parse_term(p, &t) || !wgc_linear_add(l, &t, sign, l))
+            return false;
+    }
+}
+
+bool wgc_linear_parse(const wgc_graph *g, const char *text, wgc_linear *l, char *unknown, size_t unknown_len)
+{
+    if (unknown && unknown_len)
+        unknown[0] = 0;
+    if (!strpbrk(text, "+-*()"))
+        return false; /* a plain name (a symbol, or one without a --dim) */
+    parser p = {.g = g, .s = text, .ok = true, .unknown = unknown, .unknown_len = unknown_len};
+    if (!parse_sum(&p, l))
+        return false;
+    skip_ws(&p);
+    return *p.s == 0;
+}
+
+int64_t wgc_dimx_sum_min(const wgc_graph *g, wgc_dimx a, wgc_dimx b)
+{
+    wgc_dimx s;
+    if (wgc_dimx_add(a, b, &s))
+        return wgc_dimx_min(g, &s) < wgc_dimx_max(g, &s) ? wgc_dimx_min(g, &s) : wgc_dimx_max(g, &s);
+    wgc_linear l;
+    if (!linear_sum(g, &a, &b, &l))
+        return INT64_MIN;
+    int64_t lo, hi;
+    linear_range(g, &l, &lo, &hi);
+    return lo;
+}
+
+/* "1x4x(seq)x(past + seq)": s with its symbolic dims named. */
+static const char *shape_sym_str(const wgc_graph *g, const wgc_shape *s, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    if (!s->rank)
+        snprintf(buf, len, "scalar");
+    for (int d = 0; d < s->rank && n < len; d++) {
+        char e[96];
+        wgc_dimx x = wgc_dimx_of(g, s, d);
+        if (wgc_dim_is_sym(s, d))
+            n += (size_t)snprintf(buf + n, len - n, "%s(%s)", d ? "x" : "", wgc_dimx_str(g, &x, e, sizeof e));
+        else
+            n += (size_t)snprintf(buf + n, len - n, "%s%lld", d ? "x" : "", (long long)s->dims[d]);
+    }
+    return buf;
+}
+
+wg_status wgc_broadcast_error(wgc_graph *g, const wgc_node *n, int i, const wgc_shape *a, const wgc_shape *b)
+{
+    char s1[256], s2[256];
+    if (wgc_broadcast_fixed_conflict(a, b))
+        return wgc_error(g, n, WG_ERR_INVALID, "input %d shape %s does not broadcast with %s", i,
+                         shape_sym_str(g, a, s1, sizeof s1), shape_sym_str(g, b, s2, sizeof s2));
+    return wgc_error(g, n, WG_ERR_UNSUPPORTED, "input %d shape %s may not broadcast with %s: the compiler cannot "
+                     "prove their symbolic dimensions equal (or 1) at every size", i,
+                     shape_sym_str(g, a, s1, sizeof s1), shape_sym_str(g, b, s2, sizeof s2));
+}

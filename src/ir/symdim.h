@@ -6,7 +6,8 @@
  * is planned for) and the powers (sym[d]); c is recovered by division. Tensors are laid
  * out densely at their actual sizes, so a [batch, seq, 128] tensor at batch 2, seq 9 uses
  * the first 2*9*128 elements of its buffer. Products and exact quotients of monomials are
- * monomials; a sum of two different ones (seq + 1) is not, and ops refuse it.
+ * monomials; a sum of two different ones (seq + 1, past + seq) is a sum symbol when it is
+ * linear in the symbols (wgc_linear_dimx), and refused by ops otherwise (batch * seq + 1).
  *
  * Generated code reads symbol s as wg_dims[s] (codegen/emitter.c writes the C).
  */
@@ -35,6 +36,43 @@ bool wgc_dimx_div(wgc_dimx a, wgc_dimx b, wgc_dimx *q);
 /* a + b when both have the same powers (or one is 0); false otherwise. */
 bool wgc_dimx_add(wgc_dimx a, wgc_dimx b, wgc_dimx *sum);
 bool wgc_dimx_eq(const wgc_dimx *a, const wgc_dimx *b);
+
+/* Sums of different symbols (past + seq, seq + 1): a linear form plus + sum c[i] * sym[i]
+ * over symbols the module knows before any step runs (the host's, the derived ones; no
+ * data-dependent size), no term a sum symbol itself (those are expanded into theirs). */
+typedef struct wgc_linear {
+    int n;
+    int sym[WGC_SUM_TERMS];
+    int64_t c[WGC_SUM_TERMS];
+    int64_t plus;
+} wgc_linear;
+/* x as a linear form; false when it is none (a product of symbols, a data-dependent size). */
+bool wgc_linear_of(const wgc_graph *g, const wgc_dimx *x, wgc_linear *l);
+/* a + k * b into *out; false when it overflows or has more than WGC_SUM_TERMS terms. */
+bool wgc_linear_add(const wgc_linear *a, const wgc_linear *b, int64_t k, wgc_linear *out);
+/* l as a dimension: a constant, c * one symbol, or else the sum symbol of l (a derived
+ * symbol the module computes before any step runs, min and max from its terms), made once
+ * per definition: every sum equal to l is that one symbol (a graph input's dim_param
+ * `past + seq` included, bind_symbols). False (with a message in g->err, naming n) when
+ * there is no room for another symbol. */
+bool wgc_linear_dimx(wgc_graph *g, const wgc_node *n, const wgc_linear *l, wgc_dimx *out);
+/* The index of the symbol whose definition is l (n >= 2 terms, or one term with a
+ * constant), or -1. */
+int wgc_sym_find_sum(const wgc_graph *g, const wgc_linear *l);
+/* a + b: a monomial when both have the same powers (wgc_dimx_add), else the sum symbol of
+ * the two linear forms; false when it is neither (naming n in g->err only at the limit). */
+bool wgc_dimx_add_sym(wgc_graph *g, const wgc_node *n, wgc_dimx a, wgc_dimx b, wgc_dimx *sum);
+/* Whether wgc_dimx_add_sym would succeed (for checks that may not change the graph). */
+bool wgc_dimx_add_ok(const wgc_graph *g, wgc_dimx a, wgc_dimx b);
+/* The least value of a + b over the symbols' ranges (INT64_MIN when it is no linear form). */
+int64_t wgc_dimx_sum_min(const wgc_graph *g, wgc_dimx a, wgc_dimx b);
+/* "past + seq - 1" of l into buf. */
+const char *wgc_linear_str(const wgc_graph *g, const wgc_linear *l, char *buf, size_t len);
+/* Parses a dim_param that is an expression of symbols and integers with + - * and
+ * parentheses (linear: a product has at most one non-constant factor) into *l. False when
+ * text is a plain name, names an unknown symbol (its name into *unknown, when one) or is
+ * not linear. */
+bool wgc_linear_parse(const wgc_graph *g, const char *text, wgc_linear *l, char *unknown, size_t unknown_len);
 /* "seq", "2*batch*seq", "12" into buf. */
 const char *wgc_dimx_str(const wgc_graph *g, const wgc_dimx *x, char *buf, size_t len);
 

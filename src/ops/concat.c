@@ -196,15 +196,17 @@ static wg_status concat_sym_infer(wgc_graph *g, wgc_node *n)
             if (d != axis && (p->shape.dims[d] != x->shape.dims[d] ||
                               memcmp(p->shape.sym[d], x->shape.sym[d], WGC_MAX_SYMS)))
                 return wgc_sym_refuse(g, n, "its inputs differ in a symbolic dimension");
-        summed = summed && wgc_dimx_add(sum, wgc_dimx_of(g, &p->shape, axis), &sum);
+        summed = summed && wgc_dimx_add_sym(g, n, sum, wgc_dimx_of(g, &p->shape, axis), &sum);
     }
+    if (!summed && g->n_syms == WGC_MAX_SYMS)
+        return WG_ERR_LIMIT; /* wgc_dimx_add_sym's message */
     for (int d = 0; d < y.rank; d++)
         memcpy(y.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
     if (summed) {
         wgc_shape_set_dim(g, &y, axis, sum);
     } else {
-        /* sizes that add up to no product of symbols (SSD's per-class detections, each
-         * its own TopK's count): the total is a run-time size of the Concat's own,
+        /* sizes that add up to no product or linear sum of the symbols (SSD's per-class
+         * detections, each its own TopK's count): the total is a run-time size of the Concat's own,
          * bounded by the sum of the bounds (concat_sym_emit writes it) */
         int sym = concat_total_sym(g, n, axis);
         if (sym < 0 && (st = wgc_sym_add_runtime(g, n, n->outputs[0], axis, y.dims[axis], &sym)))
@@ -258,7 +260,8 @@ static wg_status concat_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     bool summed = true;
     for (int k = 0; k < n->n_inputs; k++)
         if (n->inputs[k] >= 0)
-            summed = summed && wgc_dimx_add(sum, wgc_dimx_of(g, &wgc_in(g, n, k)->shape, axis), &sum);
+            summed = summed && wgc_dimx_add_ok(g, sum, wgc_dimx_of(g, &wgc_in(g, n, k)->shape, axis)) &&
+                     wgc_dimx_add_sym(g, n, sum, wgc_dimx_of(g, &wgc_in(g, n, k)->shape, axis), &sum);
     const int total = summed ? -1 : wgc_shape_first_sym(&y->shape, axis);
     if (total >= 0) {
         wgc_emit(e, "wg_dims[%d] = (int32_t)(0", total);

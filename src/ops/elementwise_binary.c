@@ -411,7 +411,8 @@ static bool equal_decided(const wgc_graph *g, const wgc_node *n)
 }
 
 /* Does every element of Add, Sub, Mul or Div over symbolic values come out a product of
- * the symbols? One that does not (seq + 1, seq / 2) makes the node run in the module
+ * the symbols, or a linear sum of them (seq + 1, past + seq: a sum symbol)? One that does
+ * not (seq / 2, batch * seq + 1) makes the node run in the module
  * instead, its values bounded by binary_sym_bounds: what the sizes it decides are planned
  * for. */
 static bool arithmetic_folds(const wgc_graph *g, const wgc_node *n)
@@ -435,7 +436,7 @@ static bool arithmetic_folds(const wgc_graph *g, const wgc_node *n)
         if (n->op == WGC_OP_SUB)
             q.c = -q.c;
         if ((n->op == WGC_OP_DIV && !wgc_dimx_div(p, q, &r)) ||
-            ((n->op == WGC_OP_ADD || n->op == WGC_OP_SUB) && !wgc_dimx_add(p, q, &r)))
+            ((n->op == WGC_OP_ADD || n->op == WGC_OP_SUB) && !wgc_dimx_add_ok(g, p, q)))
             return false;
     }
     return true;
@@ -480,10 +481,12 @@ static wg_status binary_sym_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64
             else {
                 if (n->op == WGC_OP_SUB)
                     q.c = -q.c;
-                ok = wgc_dimx_add(p, q, &v[i]);
+                ok = wgc_dimx_add_sym(g, n, p, q, &v[i]);
             }
+            if (!ok && g->n_syms == WGC_MAX_SYMS)
+                return WG_ERR_LIMIT; /* wgc_dimx_add_sym's message */
             if (!ok)
-                return wgc_sym_refuse(g, n, "the result is not a product of the symbols");
+                return wgc_sym_refuse(g, n, "the result is neither a product of the symbols nor a sum of them");
         }
         return WG_OK;
     }

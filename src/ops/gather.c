@@ -1,5 +1,6 @@
 /* gather.c: Gather along `axis`: data of any dtype, int32/int64 indices (negative ones count
  * from the end). Constant indices are range-checked at compile time. */
+#include <stdio.h>
 #include <string.h>
 
 #include "../ir/symdim.h"
@@ -140,9 +141,13 @@ static wg_status gather_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wg_status st = wgc_read_axis(g, n, 0, x->shape.rank, &axis);
     if (st)
         return st;
-    wgc_emit(e, "{\nint status = wgk_gather(%s, %s, %s, %zu, (size_t)%s, (size_t)%s, %s, (size_t)%s * %zu);\n"
+    /* symbolic indices (x[:, seq - 1]) are written at their actual values first */
+    wgc_emit(e, "{\n");
+    char pi[96];
+    snprintf(pi, sizeof pi, "%s", wgc_sym_operand(e, g, n, 1));
+    wgc_emit(e, "int status = wgk_gather(%s, %s, %s, %zu, (size_t)%s, (size_t)%s, %s, (size_t)%s * %zu);\n"
                 "if (status) return status;\n}\n",
-             wgc_ptr(e, g, n->outputs[0]), wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->inputs[1]),
+             wgc_ptr(e, g, n->outputs[0]), wgc_ptr(e, g, n->inputs[0]), pi,
              wg_dtype_size(ix->dtype), wgc_sym_numel(e, ix), wgc_dims_expr(e, &x->shape, 0, axis),
              wgc_dims_expr(e, &x->shape, axis, axis + 1), wgc_dims_expr(e, &x->shape, axis + 1, x->shape.rank),
              wg_dtype_size(x->dtype));

@@ -1,7 +1,8 @@
 /*
  * range.c: Range(start, limit, delta) (numpy arange semantics: element i is start + i *
- * delta, count max(ceil((limit - start) / delta), 0)). Constant inputs fold. A symbolic
- * limit from start 0 by 1 (arange(seq)) is a symbolic length (range_sym_infer). Integer
+ * delta, count max(ceil((limit - start) / delta), 0)). Constant inputs fold. Symbolic
+ * start and limit by 1 whose difference is a product or a sum of symbols, never negative
+ * (arange(seq), arange(past, past + seq)), give a symbolic length (range_sym_infer). Integer
  * inputs computed at run time otherwise (arange(past, past + seq)) give a run-time length
  * (module ABI 2 "Run-time output dims"), bounded through their values' bounds
  * (ir/valrange.h); the module computes it, checks it against the bound (WGK_ERR_SIZE_BOUND;
@@ -28,9 +29,16 @@ bool wgc_range_is_runtime(const wgc_graph *g, const wgc_node *n)
     const wgc_tensor *s = &g->tensors[n->inputs[0]], *l = &g->tensors[n->inputs[1]], *d = &g->tensors[n->inputs[2]];
     if (!s->data || !l->data || !d->data)
         return true;
-    /* symbolic values the symbolic rule does not take: anything but arange(seq) */
-    const bool plain = !s->symval && !d->symval && wgc_const_int(s, 0) == 0 && wgc_const_int(d, 0) == 1;
-    return (s->symval || l->symval || d->symval) && !plain;
+    /* symbolic values the symbolic rule does not take: anything but arange(start, limit)
+     * by 1 whose length limit - start is a product or a sum of symbols at least 0 at every
+     * size (arange(seq), arange(past, past + seq)) */
+    if (!(s->symval || l->symval || d->symval))
+        return false;
+    if (d->symval || wgc_const_int(d, 0) != 1 || wg_dtype_is_float(s->dtype))
+        return true;
+    wgc_dimx a = wgc_symval_at(l, 0), b = wgc_symval_at(s, 0);
+    b.c = -b.c;
+    return !wgc_dimx_add_ok(g, a, b) || wgc_dimx_sum_min(g, a, b) < 0;
 }
 
 /* The bound on the length: ceil((limit - start) / delta) at its largest over the values'
@@ -170,13 +178,15 @@ static wg_status range_sym_infer(wgc_graph *g, wgc_node *n)
     const wgc_tensor *lim = wgc_in(g, n, 1), *d = wgc_in(g, n, 2);
     if (wgc_range_is_runtime(g, n))
         return WG_OK; /* a length decided in the module (range_infer gave it) */
-    if (x->symval || d->symval || !x->data || !d->data || !lim->data)
-        return wgc_sym_refuse(g, n, "only a symbolic limit");
-    wgc_dimx l = wgc_symval_at(lim, 0);
-    int64_t s0 = wgc_const_int(x, 0), step = wgc_const_int(d, 0);
-    if (s0 != 0 || step != 1 || l.c < 1)
-        return wgc_sym_refuse(g, n, "a symbolic limit needs start 0 and delta 1");
-    wgc_shape_set_dim(g, &y, 0, l);
+    if (d->symval || !x->data || !d->data || !lim->data)
+        return wgc_sym_refuse(g, n, "only a symbolic start and limit");
+    wgc_dimx l = wgc_symval_at(lim, 0), s0 = wgc_symval_at(x, 0), len;
+    int64_t step = wgc_const_int(d, 0);
+    s0.c = -s0.c;
+    if (step != 1 || !wgc_dimx_add_sym(g, n, l, s0, &len) || wgc_dimx_min(g, &len) < 0)
+        return g->n_syms == WGC_MAX_SYMS ? WG_ERR_LIMIT
+                                         : wgc_sym_refuse(g, n, "a symbolic range needs delta 1 and limit >= start");
+    wgc_shape_set_dim(g, &y, 0, len);
     return wgc_sym_set_out(g, n, 0, &y);
 }
 
@@ -186,12 +196,12 @@ static wg_status range_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *y = wgc_out(g, n, 0), *s0 = wgc_in(g, n, 0), *d = wgc_in(g, n, 2);
     const char *ty = wgc_sym_c_type(y->dtype);
-    if (!ty || !s0->data || !d->data || s0->symval || d->symval ||
-        (y->dtype != WG_DT_INT64 && y->dtype != WG_DT_INT32))
+    if (!ty || !s0->data || !d->data || d->symval || (y->dtype != WG_DT_INT64 && y->dtype != WG_DT_INT32))
         return wgc_sym_refuse(g, n, "a start or delta computed at run time, or a float range");
-    wgc_emit(e, "{\n%s *py = (%s *)%s;\nfor (int32_t i = 0, n = %s; i < n; i++) py[i] = (%s)(%lld + (int64_t)i * %lld);\n}\n",
-             ty, ty, wgc_ptr(e, g, n->outputs[0]), wgc_sym_numel(e, y), ty, (long long)wgc_const_int(s0, 0),
-             (long long)wgc_const_int(d, 0));
+    char sb[160];
+    wgc_int_elem_expr(e, g, n->inputs[0], 0, sb, sizeof sb);
+    wgc_emit(e, "{\n%s *py = (%s *)%s;\nfor (int32_t i = 0, n = %s; i < n; i++) py[i] = (%s)(%s + (int64_t)i * %lld);\n}\n",
+             ty, ty, wgc_ptr(e, g, n->outputs[0]), wgc_sym_numel(e, y), ty, sb, (long long)wgc_const_int(d, 0));
     return WG_OK;
 }
 

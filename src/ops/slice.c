@@ -148,7 +148,8 @@ static wg_status slice_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 /* ---- symbolic dims (sym.h) ---- */
 
 /* Slice: each sliced axis keeps its symbolic size when taken whole, or becomes its end
- * when that is symbolic with start 0 and step 1 (positions[:, :seq]). */
+ * when that is symbolic with start 0 and step 1 and never past the axis (positions[:, :seq],
+ * mask[:, :seq] of a past + seq axis). */
 static wg_status slice_rule(wgc_graph *g, const wgc_node *n, wgc_shape *y)
 {
     const wgc_tensor *x = wgc_in(g, n, 0), *st = wgc_in(g, n, 1), *en = wgc_in(g, n, 2);
@@ -171,6 +172,15 @@ static wg_status slice_rule(wgc_graph *g, const wgc_node *n, wgc_shape *y)
                      ((wgc_dimx_is_const(&e) && e.c >= x->shape.dims[a]) || wgc_dimx_eq(&e, &xa));
         if (whole)
             continue; /* y's dim a keeps x's, symbolic or not */
+        wgc_dimx neg_e = e;
+        neg_e.c = -neg_e.c;
+        if (wgc_dim_is_sym(&x->shape, a) && en->symval && s0 == 0 && step == 1 && !wgc_dimx_is_const(&e) &&
+            wgc_dimx_min(g, &e) >= 0 && wgc_dimx_sum_min(g, xa, neg_e) >= 0) {
+            /* a symbolic end never past the axis (mask[:, :seq] of a past + seq axis): the end */
+            memset(y->sym[a], 0, WGC_MAX_SYMS);
+            wgc_shape_set_dim(g, y, (int)a, e);
+            continue;
+        }
         if (wgc_dim_is_sym(&x->shape, a) && (!en->symval || (s0 >= 0 && step > 0))) {
             /* constant bounds on a symbolic axis (detections[:300]), or a symbolic end
              * from a start of 0 or more: a run-time size of the Slice's own, which
@@ -322,7 +332,9 @@ static bool runtime_input(const wgc_graph *g, const wgc_node *n, int i)
     if (i >= n->n_inputs || n->inputs[i] < 0)
         return false;
     const wgc_tensor *t = &g->tensors[n->inputs[i]];
-    return !t->data && !t->symval;
+    /* symbolic starts or steps (x[:, seq - 1:], the symbolic rule takes only ends) are
+     * read at run time too, at their actual values */
+    return (!t->data && !t->symval) || (t->symval && (i == STARTS || i == STEPS));
 }
 
 static bool wgc_slice_is_runtime(const wgc_graph *g, const wgc_node *n)

@@ -43,6 +43,12 @@ wg_status wgc_sym_set_out(wgc_graph *g, const wgc_node *n, int i, const wgc_shap
                          "symbolic shape %s of output '%s' disagrees with %s at the maxima "
                          "(internal error)", wgc_shape_str(s, a, sizeof a), y->name,
                          wgc_shape_str(&y->shape, b, sizeof b));
+    for (int d = 0; d < s->rank; d++) { /* a sum symbol as a size must never be negative */
+        wgc_dimx x = wgc_dimx_of(g, s, d);
+        if (wgc_dim_is_sym(s, d) && wgc_dimx_min(g, &x) < 0 && x.c > 0)
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "dimension %d of output '%s' would be %s, below 0 at some "
+                             "sizes in range", d, y->name, wgc_dimx_str(g, &x, a, sizeof a));
+    }
     y->shape = *s;
     return WG_OK;
 }

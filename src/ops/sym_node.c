@@ -66,6 +66,10 @@ wg_status wgc_sym_refuse(wgc_graph *g, const wgc_node *n, const char *why)
     int s = x ? sym_index_of_input(g, n, k) : -1;
     if (s >= 0 && g->syms[s].derived && g->syms[g->syms[s].from].unit == s)
         s = g->syms[s].from; /* a multiple's unit: the host's symbol itself */
+    if (s >= 0 && g->syms[s].n_terms)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                         "input '%s' has a dimension or value that is the sum '%s' of symbols, which this op "
+                         "does not support%s%s", x->name, g->syms[s].name, why ? ": " : " yet", why ? why : "");
     if (s >= 0 && g->syms[s].derived)
         return wgc_error(g, n, WG_ERR_UNSUPPORTED,
                          "input '%s' has a dimension that a sliding window computes from symbolic dimension "

@@ -195,6 +195,57 @@ static wg_status bind_symbols(wgc_graph *g, const wgc_pass_options *opt)
         g->syms[g->n_syms].unit = -1;
         g->n_syms++;
     }
+    const int n_plain = g->n_syms;
+    /* A dim_param that is an expression of the --dim symbols (`past_sequence_length +
+     * sequence_length`, `seq + 1`) is derived, not given: a host symbol named by its text,
+     * which the host reads from the input's shape like any other, whose range comes from its
+     * terms' and whose value the module checks against them before any step runs
+     * (sym_exports.c; the hosts check it first, naming the input). It is the sum symbol of
+     * its definition (wgc_sym_find_sum): a Concat of the past and the new rows, or an Add
+     * of their Shape values, gives that same symbol. */
+    for (int i = 0; i < g->n_inputs; i++) {
+        const wgc_tensor *x = &g->tensors[g->inputs[i]];
+        for (int d = 0; x->kind == WGC_KIND_TENSOR && d < x->shape.rank; d++) {
+            const char *name = x->dim_param[d];
+            wgc_linear l;
+            char unknown[WGC_SYM_NAME];
+            if (x->shape.dims[d] >= 0 || !name || wgc_sym_find(g, name) >= 0)
+                continue;
+            if (!wgc_linear_parse(g, name, &l, unknown, sizeof unknown)) {
+                if (unknown[0] && strpbrk(name, "+-*()"))
+                    return wgc_error(g, NULL, WG_ERR_INVALID,
+                                     "graph input '%s' has a dynamic dimension %d ('%s'); give the range of "
+                                     "'%s' with --dim %s=MIN..MAX (the expression is derived from it)",
+                                     x->name, d, name, unknown, unknown);
+                continue;
+            }
+            for (int t = 0; t < l.n; t++)
+                used[l.sym[t]] = true;
+            if (l.n == 0 || (l.n == 1 && l.c[0] == 1 && l.plus == 0) || wgc_sym_find_sum(g, &l) >= 0)
+                continue;
+            if (g->n_syms == WGC_MAX_SYMS)
+                return wgc_error(g, NULL, WG_ERR_LIMIT, "more than %d symbolic dimensions in one model",
+                                 WGC_MAX_SYMS);
+            wgc_symbol *y = &g->syms[g->n_syms];
+            *y = (wgc_symbol){.tensor = -1, .dim = -1, .unit = -1, .n_terms = l.n, .plus = l.plus};
+            memcpy(y->term, l.sym, sizeof y->term);
+            memcpy(y->term_c, l.c, sizeof y->term_c);
+            y->min = y->max = l.plus;
+            for (int t = 0; t < l.n; t++) {
+                const int64_t a = l.c[t] * g->syms[l.sym[t]].min, b = l.c[t] * g->syms[l.sym[t]].max;
+                y->min += a < b ? a : b;
+                y->max += a < b ? b : a;
+            }
+            if (y->min < 0)
+                return wgc_error(g, NULL, WG_ERR_INVALID, "graph input '%s' dimension %d ('%s') would be %lld "
+                                 "at the ranges --dim gives", x->name, d, name, (long long)y->min);
+            snprintf(y->name, sizeof y->name, "%s", name);
+            if (strlen(name) >= sizeof y->name)
+                return wgc_error(g, NULL, WG_ERR_LIMIT, "graph input '%s' dimension %d: the expression '%s' is "
+                                 "longer than %d characters", x->name, d, name, WGC_SYM_NAME - 1);
+            g->n_syms++;
+        }
+    }
     /* A multiple's unit (h / step: a derived symbol the module computes from h, after the
      * host's symbols): the shapes say step * unit, so h / 2, h / 32 ... are monomials. */
     const int n_host = g->n_syms;
@@ -218,6 +269,14 @@ static wg_status bind_symbols(wgc_graph *g, const wgc_pass_options *opt)
                 continue;
             const char *name = x->dim_param[d];
             int k = name ? wgc_sym_find(g, name) : -1;
+            wgc_linear l;
+            if (k < 0 && name && wgc_linear_parse(g, name, &l, NULL, 0)) {
+                if (l.n == 0) { /* a constant after all */
+                    x->shape.dims[d] = l.plus;
+                    continue;
+                }
+                k = l.n == 1 && l.c[0] == 1 && l.plus == 0 ? l.sym[0] : wgc_sym_find_sum(g, &l);
+            }
             if (k < 0 && name)
                 return wgc_error(g, NULL, WG_ERR_INVALID,
                                  "graph input '%s' has a dynamic dimension %d ('%s'); give its "
@@ -236,7 +295,7 @@ static wg_status bind_symbols(wgc_graph *g, const wgc_pass_options *opt)
         if (wgc_shape_is_sym(&x->shape))
             x->has_shape = true;
     }
-    for (int j = 0; j < n_host; j++)
+    for (int j = 0; j < n_plain; j++)
         if (!used[j])
             return wgc_error(g, NULL, WG_ERR_INVALID,
                              "--dim %s names no dynamic dimension of a graph input (dim_param, "
@@ -370,6 +429,28 @@ static wg_status upgrade_slice(wgc_graph *g, int i)
     return st;
 }
 
+/* An elementwise node whose inputs do not broadcast at the maxima: invalid when two fixed
+ * sizes differ; when symbolic dims are involved (past + seq against a size the compiler
+ * derives otherwise), the compiler cannot prove them equal: unsupported, naming both. */
+static wg_status broadcast_unproven(wgc_graph *g, const wgc_node *n, wg_status st)
+{
+    bool sym = false;
+    for (int k = 0; k < n->n_inputs; k++)
+        sym |= n->inputs[k] >= 0 && wgc_shape_is_sym(&g->tensors[n->inputs[k]].shape);
+    if (!sym || n->inputs[0] < 0)
+        return st;
+    wgc_shape y = g->tensors[n->inputs[0]].shape, t;
+    for (int k = 1; k < n->n_inputs; k++) {
+        const wgc_tensor *x = n->inputs[k] >= 0 ? &g->tensors[n->inputs[k]] : NULL;
+        if (!x)
+            continue;
+        if (!wgc_broadcast(&y, &x->shape, &t))
+            return wgc_broadcast_fixed_conflict(&y, &x->shape) ? st : wgc_broadcast_error(g, n, k, &x->shape, &y);
+        y = t;
+    }
+    return st;
+}
+
 /* Runs node i's infer hook with its inputs' symbolic dims hidden (their sizes at the maxima). */
 static wg_status infer_at_maxima(wgc_graph *g, int i, const wgc_op_def *op)
 {
@@ -397,6 +478,8 @@ static wg_status infer_at_maxima(wgc_graph *g, int i, const wgc_op_def *op)
             memcpy(g->tensors[ins[k]].shape.sym, saved[k], sizeof saved[k]);
     free(saved);
     free(ins);
+    if (st == WG_ERR_INVALID && wgc_op_takes(g, n, WGC_BROADCASTS))
+        return broadcast_unproven(g, n, st);
     return st;
 }
 

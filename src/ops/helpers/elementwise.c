@@ -92,9 +92,7 @@ wg_status wgc_ew_infer(wgc_graph *g, wgc_node *n, const wgc_ew_row *table)
         if (i == 0) {
             y = x->shape;
         } else if (!wgc_broadcast(&y, &x->shape, &t)) {
-            char s1[96], s2[96];
-            return wgc_error(g, n, WG_ERR_INVALID, "input %d shape %s does not broadcast with %s", i,
-                             wgc_shape_str(&x->shape, s1, sizeof s1), wgc_shape_str(&y, s2, sizeof s2));
+            return wgc_broadcast_error(g, n, i, &x->shape, &y);
         } else {
             y = t;
         }
