@@ -2,7 +2,9 @@
 # seeds.sh OUTDIR: gathers seed corpora for the fuzz targets into OUTDIR/fuzz_onnx/ and
 # OUTDIR/fuzz_module/. Nothing here is committed; the corpora are build products.
 #   fuzz_onnx:   model.onnx of ONNX's node tests (the package libonnx-testdata), the small
-#                models in /work/shared, the malformed corpus when it has been generated
+#                models in /work/shared, the com.microsoft error models and quantized-weight
+#                cases (tests/errors/make_contrib_models.py, tests/models/qweight_ops.py), the
+#                malformed corpus when it has been generated
 #                (tests/malformed/run.sh puts it in $BUILD/malformed; its .wasm files
 #                seed fuzz_module too).
 #   fuzz_module: modules compiled by build/bin/wasmgraph from a few tiny node tests (when
@@ -31,6 +33,18 @@ done
 find "$SHARED/models" "$SHARED/data" -name '*.onnx' 2>/dev/null | while read -r f; do
     copy "$f" "$ONNX_OUT" "shared-$(basename "$f")"
 done
+# onnxruntime's operators: the refused models of the error tests (one per mistake:
+# tests/errors/make_contrib_models.py) and the quantized-weight cases that run
+# (tests/models/qweight_ops.py), so mutants reach the com.microsoft ops' checks
+PY=${WG_PYTHON:-$HOME/.cache/wasmgraph/venv/bin/python}
+MS=$(mktemp -d)
+if [ -x "$PY" ] && "$PY" "$ROOT/tests/errors/make_contrib_models.py" "$MS/errors" >/dev/null 2>&1; then
+    for f in "$MS"/errors/*.onnx; do copy "$f" "$ONNX_OUT" "contrib-error-$(basename "$f")"; done
+fi
+if [ -x "$PY" ] && "$PY" "$ROOT/tests/models/qweight_ops.py" "$MS/qweight" >/dev/null 2>&1; then
+    for d in "$MS"/qweight/*/; do copy "$d/model.onnx" "$ONNX_OUT" "qweight-$(basename "$d").onnx"; done
+fi
+rm -rf "$MS"
 case $BUILD in /*) MAL=$BUILD/malformed ;; *) MAL=$ROOT/$BUILD/malformed ;; esac
 if [ -d "$MAL" ]; then
     for f in "$MAL"/*.onnx; do

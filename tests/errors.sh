@@ -202,6 +202,51 @@ expect "MatMulIntegerToFloat with an a_scale of two values" 1 \
     "$W" compile "$T/mitf_a_scale_2.onnx" -o "$T/x.wasm"
 expect "FastGelu's bias of two dims" 1 "node 'fg' (FastGelu, domain com.microsoft): bias 'b' 2x4 must have one dim" \
     "$W" compile "$T/fast_gelu_bias_2d.onnx" -o "$T/x.wasm"
+# MatMulNBits, GatherBlockQuantized, MatMulBnb4 (tests/errors/make_contrib_models.py
+# nbits_models): tensors of the wrong size, attributes they disagree with, values outside the
+# schema's range or ours.
+MNB="node 'mnb' (MatMulNBits, domain com.microsoft)"
+expect "MatMulNBits' B of the wrong shape" 1 \
+    "$MNB: B 'B' is 3x1x9, not [N, k_blocks, blob] = [3, 1, 8] as N = 3, K = 4, bits = 4, block_size = 16 make it" \
+    "$W" compile "$T/nbits_b_missized.onnx" -o "$T/x.wasm"
+expect "MatMulNBits' B truncated" 1 "initializer 'B' (uint8): data size does not match the shape: expected 24 bytes, got 20" \
+    "$W" compile "$T/nbits_b_truncated.onnx" -o "$T/x.wasm"
+expect "MatMulNBits' scales of the wrong shape" 1 "$MNB: scales 's' is 3x2, not [3, 1] (or [3])" \
+    "$W" compile "$T/nbits_scales_missized.onnx" -o "$T/x.wasm"
+expect "MatMulNBits' zero points of the wrong shape" 1 "$MNB: packed zero_points 'zp' is 3x2, not [3, 1] (or [3])" \
+    "$W" compile "$T/nbits_zp_missized.onnx" -o "$T/x.wasm"
+expect "MatMulNBits' block_size not a power of two" 1 "$MNB: block_size = 24: must be a power of two, 16 or more" \
+    "$W" compile "$T/nbits_block_24.onnx" -o "$T/x.wasm"
+expect "MatMulNBits' block_size below 16" 1 "$MNB: block_size = 8: must be a power of two, 16 or more" \
+    "$W" compile "$T/nbits_block_8.onnx" -o "$T/x.wasm"
+expect "MatMulNBits' block_size above 256" 1 "$MNB: block_size = 512: wasmgraph (as onnxruntime's CPU kernels) takes 16 to 256" \
+    "$W" compile "$T/nbits_block_512.onnx" -o "$T/x.wasm"
+expect "MatMulNBits' K disagrees with A" 1 "$MNB: A 'x' is 2x4: its last dim must be K = 8" \
+    "$W" compile "$T/nbits_k_vs_a.onnx" -o "$T/x.wasm"
+expect "MatMulNBits' N disagrees with B" 1 "$MNB: B 'B' is 3x1x8, not [N, k_blocks, blob] = [5, 1, 8] as N = 5" \
+    "$W" compile "$T/nbits_n_vs_b.onnx" -o "$T/x.wasm"
+expect "MatMulNBits' bits 3" 1 "$MNB: bits = 3: wasmgraph takes 4 and 8" "$W" compile "$T/nbits_bits_3.onnx" -o "$T/x.wasm"
+expect "MatMulNBits' bits 9" 1 "$MNB: bits = 9: the schema takes 2 to 8" "$W" compile "$T/nbits_bits_9.onnx" -o "$T/x.wasm"
+expect "MatMulNBits' g_idx" 1 "$MNB: g_idx 'g' (input 4, deprecated: act-order groups) is not supported" \
+    "$W" compile "$T/nbits_gidx.onnx" -o "$T/x.wasm"
+GBQ="node 'gbq' (GatherBlockQuantized, domain com.microsoft)"
+expect "GatherBlockQuantized's scales of the wrong shape" 1 \
+    "$GBQ: scales 'gs' is 6x3: data 'table' 6x16 with block_size 16 takes its shape with the last dim 2" \
+    "$W" compile "$T/gbq_scales_missized.onnx" -o "$T/x.wasm"
+expect "GatherBlockQuantized along axis 1" 1 "$GBQ: gather_axis 1 and quantize_axis 1 of data 'table' 6x16: wasmgraph takes gather_axis 0" \
+    "$W" compile "$T/gbq_gather_axis_1.onnx" -o "$T/x.wasm"
+expect "GatherBlockQuantized's bits 2" 1 "$GBQ: bits = 2: wasmgraph takes 4 and 8 for uint8 data" \
+    "$W" compile "$T/gbq_bits_2.onnx" -o "$T/x.wasm"
+BNB="node 'bnb' (MatMulBnb4, domain com.microsoft)"
+expect "MatMulBnb4's B of the wrong size" 1 "$BNB: B 'bq' has shape [7], not [6] (N * K = 12 codes, two per byte)" \
+    "$W" compile "$T/bnb4_b_missized.onnx" -o "$T/x.wasm"
+expect "MatMulBnb4's absmax of the wrong size" 1 "$BNB: absmax 'am' has shape [2], not [1]" \
+    "$W" compile "$T/bnb4_absmax_missized.onnx" -o "$T/x.wasm"
+expect "MatMulBnb4's quant_type 2" 1 "$BNB: quant_type = 2: 0 (FP4) or 1 (NF4)" \
+    "$W" compile "$T/bnb4_quant_type_2.onnx" -o "$T/x.wasm"
+expect "MatMulBnb4's block_size 24" 1 "$BNB: block_size = 24: must be a power of two, 16 or more" \
+    "$W" compile "$T/bnb4_block_24.onnx" -o "$T/x.wasm"
+expect "MatMulBnb4's transB 0" 1 "$BNB: transB = 0: wasmgraph takes 1" "$W" compile "$T/bnb4_transb_0.onnx" -o "$T/x.wasm"
 shapes=(); for i in $(seq 17); do shapes+=(--shape "x$i=1"); done
 expect "more --shape options than the limit say how to fix a shared dim" 2 "at most 16 --shape options; to fix a dimension that many inputs share, give its symbol one value with --dim NAME=N..N" \
     "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" "${shapes[@]}"

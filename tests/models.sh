@@ -602,6 +602,38 @@ else
     bad "generate contrib-op models"
 fi
 
+# 17. Weights quantized block-wise (com.microsoft MatMulNBits, 4 and 8 bits; the module keeps
+#     them at their size, kernels/include/wgk_qweight.h): small graphs of
+#     tests/models/qweight_ops.py (the project venv's onnx: every accuracy level, zero points
+#     packed, float and absent, float16 files, symbolic batch and seq) and, with the models
+#     venv, models quantized by onnxruntime's MatMulNBitsQuantizer
+#     (tests/models/qweight_quantizer.py), against onnxruntime-node; and the size rule: a
+#     module is at most its model file's weights + 512 KiB (tests/models/weight_bytes.py).
+D=$OUT/qweight-ops
+rm -rf "$D"
+if "$PY" tests/models/qweight_ops.py "$D"; then
+    ort_cases qweight "$D"
+    # the module holds the 4-bit weights at their size: at most the file's weights + 512 KiB
+    if "$PY" tests/models/weight_bytes.py "$D/q4_size_1024/model.onnx" "$D/q4_size_1024/m.wasm" 524288; then
+        ok "qweight module size (q4_size_1024)"
+    else
+        bad "qweight module size (q4_size_1024)"
+    fi
+    threads_check qweight-mlp "$D/mlp_q4/model.onnx" "$D/mlp_q4/set_2x5" -q --dim batch=1..3 --dim seq=1..9
+    threads_check qweight-q4f16 "$D/q4f16_k256/model.onnx" "$D/q4f16_k256/set_2x5" -q --dim batch=1..3 --dim seq=1..9
+else
+    bad "generate quantized-weight models"
+fi
+D=$OUT/qweight-quantizer
+rm -rf "$D"
+if [ ! -x "$MODELS_PY" ]; then
+    echo "skip onnxruntime-quantized models: no models venv ($MODELS_PY)"
+elif "$MODELS_PY" tests/models/qweight_quantizer.py "$D" > "$OUT/qweight-quantizer.log" 2>&1; then
+    ort_cases qweight "$D"
+else
+    cat "$OUT/qweight-quantizer.log"; bad "quantize models with onnxruntime"
+fi
+
 # 18. Symbolic dims through ops decoder files use: the int8 ops of transformers.js' q8
 #     files (DequantizeLinear of a gathered int8 embedding, DynamicQuantizeLinear,
 #     MatMulInteger on a constant B, QuantizeLinear) and a causal mask's Trilu:

@@ -239,6 +239,9 @@ static const unsigned char newest[WGC_OP_COUNT] = {
     [WGC_OP_QUICK_GELU] = 1,
     [WGC_OP_MATMUL_INTEGER_TO_FLOAT] = 1,
     [WGC_OP_DYNAMIC_QUANTIZE_MATMUL] = 1,
+    [WGC_OP_MATMUL_NBITS] = 1,
+    [WGC_OP_GATHER_BLOCK_QUANTIZED] = 1,
+    [WGC_OP_MATMUL_BNB4] = 1,
 };
 
 /* The com.microsoft opset onnxruntime releases (every contrib schema is its version 1). */

@@ -1,0 +1,650 @@
+/*
+ * f32-qbw-gemm.c: the product of float32 rows with weights quantized block-wise to 4 or 8
+ * bits (contract, layout and paths in wgk_qweight.h): MatMulNBits. The weights are read as
+ * the model stores them and widened in registers, never stored wider; what is laid out in
+ * work is the rows of A (in the order the lanes hold the weights, or quantized).
+ */
+#include "wgk_qweight.h"
+
+typedef struct geom {
+    int nblk, blob, colbytes, zstride;
+    int Kp; /* nblk * blk */
+} geom;
+
+static geom geom_of(const wgk_qbw_args *g)
+{
+    geom q;
+    q.nblk = wgk_qbw_nblk(g->K, g->blk);
+    q.blob = wgk_qbw_blob(g->bits, g->blk);
+    q.colbytes = q.nblk * q.blob;
+    q.zstride = wgk_qbw_zstride(g->bits, q.nblk);
+    q.Kp = q.nblk * g->blk;
+    return q;
+}
+
+/* The integer zero point of block j of column n: the packed one, 0 beside float zero
+ * points (subtracted as floats), else the format's middle. */
+static inline int zp_int(const wgk_qbw_args *g, const geom *q, int n, int j)
+{
+    if (!g->zp)
+        return g->zpf ? 0 : 1 << (g->bits - 1);
+    const uint8_t *z = g->zp + (ptrdiff_t)n * q->zstride;
+    if (g->bits == 8)
+        return z[j];
+    return j & 1 ? z[j >> 1] >> 4 : z[j >> 1] & 15;
+}
+
+static inline float zp_float(const wgk_qbw_args *g, const geom *q, int n, int j)
+{
+    return g->zpf ? g->zpf[(ptrdiff_t)n * q->nblk + j] : 0.0f;
+}
+
+static inline float scale_of(const wgk_qbw_args *g, const geom *q, int n, int j)
+{
+    return g->scales[(ptrdiff_t)n * q->nblk + j];
+}
+
+/* Row a (K floats) quantized per block as MLAS's CompInt8 does (wgk_qweight.h): qa[Kp]
+ * (padding 0), sa[nblk]. Scalar and SIMD give the same bits: max by comparisons that
+ * skip NaN (pmax), a * (127 / amax) rounded half to even (f32.nearest), a saturating
+ * conversion (NaN to 0, as i32x4.trunc_sat does). */
+static void quant_row(const float *a, int K, int blk, const geom *q, int16_t *qa, float *sa)
+{
+    for (int j = 0; j < q->nblk; j++) {
+        const int k0 = j * blk, len = K - k0 < blk ? K - k0 : blk;
+        const float *x = a + k0;
+        float amax = 0.0f;
+        int i = 0;
+#ifdef __wasm_simd128__
+        if (len == blk) {
+            v128_t m = wasm_f32x4_splat(0.0f);
+            for (; i + 4 <= len; i += 4)
+                m = wasm_f32x4_pmax(m, wasm_f32x4_abs(wasm_v128_load(x + i)));
+            float t[4];
+            wasm_v128_store(t, m);
+            for (int l = 0; l < 4; l++)
+                amax = amax < t[l] ? t[l] : amax;
+        }
+#endif
+        for (; i < len; i++) {
+            const float v = __builtin_fabsf(x[i]);
+            amax = amax < v ? v : amax;
+        }
+        sa[j] = amax / 127.0f;
+        const float inv = amax != 0.0f ? 127.0f / amax : 0.0f;
+        int16_t *o = qa + k0;
+        i = 0;
+#ifdef __wasm_simd128__
+        if (len == blk) {
+            const v128_t vi = wasm_f32x4_splat(inv);
+            for (; i + 8 <= len; i += 8) {
+                const v128_t f0 = wasm_f32x4_mul(wasm_v128_load(x + i), vi);
+                const v128_t f1 = wasm_f32x4_mul(wasm_v128_load(x + i + 4), vi);
+                const v128_t r0 = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(f0));
+                const v128_t r1 = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(f1));
+                wasm_v128_store(o + i, wasm_i16x8_narrow_i32x4(r0, r1));
+            }
+        }
+#endif
+        for (; i < blk; i++) {
+            const float v = i < len ? __builtin_rintf(x[i] * inv) : 0.0f;
+            o[i] = (int16_t)(v >= -32768.0f && v <= 32767.0f ? (int)v : 0);
+        }
+    }
+}
+
+#ifdef __wasm_simd128__
+
+#define MADD WGK_MADD
+
+static float hsum(v128_t v)
+{
+    v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+    v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+    return wasm_f32x4_extract_lane(v, 0);
+}
+
+/* Columns n0 .. n0+3 (the last repeated past N) of the weights. */
+WGK_INLINE int column_group(const wgk_qbw_args *g, const geom *q, int n0, int cols[4], const uint8_t *b[4])
+{
+    const int nc = g->N - n0 < 4 ? g->N - n0 : 4;
+    #pragma clang loop unroll(full)
+    for (int j = 0; j < 4; j++) {
+        cols[j] = n0 + (j < nc ? j : nc - 1);
+        b[j] = g->b + (ptrdiff_t)cols[j] * q->colbytes;
+    }
+    return nc;
+}
+
+WGK_INLINE void store_cols(const wgk_qbw_args *g, int m, int n0, int nc, const float *v)
+{
+    float *c = g->c + (ptrdiff_t)m * g->ldc + n0;
+    for (int j = 0; j < nc; j++)
+        c[j] = v[j] + (g->bias ? g->bias[n0 + j] : 0.0f);
+}
+
+/* Row a of A as the float GEMV reads it, into dst (Kp floats rounded up to 32, zeros past
+ * K), with its block sums asum[nblk] (over k < K). The GEMV widens weights straight into
+ * i32 lanes by shifts and masks: an i32 lane of a 4-bit chunk (16 bytes, 32 k) holds k =
+ * 8i .. 8i+7 in its nibbles, of an 8-bit chunk (16 k) k = 4i .. 4i+3 in its bytes, so
+ * the j-th nibble (byte) of every lane is k = 8i + j (4i + j): dst[4j + i] within each chunk. */
+static void prep_row_lanes(const float *a, int K, int Kp, int bits, int blk, int nblk, float *dst, float *asum)
+{
+    const int c = bits == 4 ? 32 : 16, per = c / 4;
+    for (int k0 = 0; k0 < Kp; k0 += c)
+        for (int j = 0; j < per; j++)
+            #pragma clang loop unroll(full)
+            for (int i = 0; i < 4; i++) {
+                const int k = k0 + per * i + j;
+                dst[k0 + 4 * j + i] = k < K ? a[k] : 0.0f;
+            }
+    for (int b = 0; b < nblk; b++) {
+        float t = 0.0f;
+        for (int k = b * blk; k < (b + 1) * blk && k < K; k++)
+            t += a[k];
+        asum[b] = t;
+    }
+}
+
+/* The j-th weight of every i32 lane of chunk v (16 bytes of weights as stored, zero point
+ * not subtracted) as floats; j is a constant once inlined. */
+WGK_INLINE v128_t lane_w(v128_t v, int bits, int j)
+{
+    if (bits == 4)
+        return wasm_f32x4_convert_i32x4(wasm_v128_and(j ? wasm_u32x4_shr(v, 4 * j) : v, wasm_i32x4_splat(15)));
+    if (j == 3)
+        return wasm_f32x4_convert_i32x4(wasm_u32x4_shr(v, 24));
+    return wasm_f32x4_convert_i32x4(wasm_v128_and(j ? wasm_u32x4_shr(v, 8 * j) : v, wasm_i32x4_splat(255)));
+}
+
+/* x[r] + the products of chunk v with rows ap[r] + off (prep_row_lanes' order), r < R: each
+ * weight widened once for the R rows, and each row's sum taken in the same order whatever
+ * R (a row's result does not depend on how many rows share the call). */
+WGK_INLINE void lanes_dot(v128_t *x, int R, v128_t v, const float *const *ap, ptrdiff_t off, int bits)
+{
+    #pragma clang loop unroll(full)
+    for (int j = 0; j < (bits == 4 ? 8 : 4); j++) {
+        const v128_t w = lane_w(v, bits, j);
+        #pragma clang loop unroll(full)
+        for (int r = 0; r < R; r++)
+            x[r] = MADD(x[r], wasm_v128_load(ap[r] + off + 4 * j), w);
+    }
+}
+
+/* The float zero point of block j of column n, integer or not. */
+static inline float zp_any(const wgk_qbw_args *g, const geom *q, int n, int j)
+{
+    return g->zpf ? zp_float(g, q, n, j) : (float)zp_int(g, q, n, j);
+}
+
+/* The zero points' share of column n's sum for a row of block sums asum: sum_j s_j z_j
+ * asum_j, 8 blocks at a time (the packed 4-bit zero points of 8 blocks are 4 bytes). */
+static float zp_corr(const wgk_qbw_args *g, const geom *q, int n, const float *asum)
+{
+    const float *s = g->scales + (ptrdiff_t)n * q->nblk;
+    v128_t acc = wasm_f32x4_splat(0.0f);
+    int j = 0;
+    if (!g->zp && !g->zpf) {
+        for (; j + 4 <= q->nblk; j += 4)
+            acc = MADD(acc, wasm_v128_load(s + j), wasm_v128_load(asum + j));
+        float t = hsum(acc);
+        for (; j < q->nblk; j++)
+            t += s[j] * asum[j];
+        return t * (float)(1 << (g->bits - 1));
+    }
+    for (; j + 8 <= q->nblk; j += 8) {
+        v128_t z0, z1;
+        if (g->zpf) {
+            z0 = wasm_v128_load(g->zpf + (ptrdiff_t)n * q->nblk + j);
+            z1 = wasm_v128_load(g->zpf + (ptrdiff_t)n * q->nblk + j + 4);
+        } else if (g->bits == 8) {
+            const v128_t b = wasm_u16x8_extend_low_u8x16(wasm_v128_load64_zero(g->zp + (ptrdiff_t)n * q->zstride + j));
+            z0 = wasm_f32x4_convert_i32x4(wasm_u32x4_extend_low_u16x8(b));
+            z1 = wasm_f32x4_convert_i32x4(wasm_u32x4_extend_high_u16x8(b));
+        } else {
+            const v128_t b = wasm_u32x4_extend_low_u16x8(
+                wasm_u16x8_extend_low_u8x16(wasm_v128_load32_zero(g->zp + (ptrdiff_t)n * q->zstride + j / 2)));
+            const v128_t lo = wasm_v128_and(b, wasm_i32x4_splat(15)), hi = wasm_u32x4_shr(b, 4);
+            z0 = wasm_f32x4_convert_i32x4(wasm_i32x4_shuffle(lo, hi, 0, 4, 1, 5));
+            z1 = wasm_f32x4_convert_i32x4(wasm_i32x4_shuffle(lo, hi, 2, 6, 3, 7));
+        }
+        acc = MADD(acc, wasm_f32x4_mul(wasm_v128_load(s + j), z0), wasm_v128_load(asum + j));
+        acc = MADD(acc, wasm_f32x4_mul(wasm_v128_load(s + j + 4), z1), wasm_v128_load(asum + j + 4));
+    }
+    float t = hsum(acc);
+    for (; j < q->nblk; j++)
+        t += s[j] * zp_any(g, q, n, j) * asum[j];
+    return t;
+}
+
+/* The GEMV in float (accuracy levels 0-3): each row against 4 columns at a time. A block's
+ * products sum the weights as stored, sum_k a q, scaled once; the zero points' share,
+ * sum_j s_j z_j sum_k a over block j, comes from the row's block sums once per column
+ * (zp_corr), so the weights go from bytes to floats in three operations (shift, mask,
+ * convert). Blocks of 16 take a chunk of two blocks at a time, their scales in the lanes
+ * that hold each. */
+WGK_INLINE void gemv_f32(const wgk_qbw_args *g, const geom *q, int bits)
+{
+    const int blk = g->blk, c = bits == 4 ? 32 : 16, cb = c * bits / 8; /* k and bytes per chunk */
+    float *a = (float *)g->work, *asum = a + (q->Kp + 31) / 32 * 32;
+    const float *ap = a;
+    for (int m = 0; m < g->M; m++) {
+        prep_row_lanes(g->a + (ptrdiff_t)m * g->lda, g->K, q->Kp, bits, blk, q->nblk, a, asum);
+        for (int n0 = 0; n0 < g->N; n0 += 4) {
+            int cols[4];
+            const uint8_t *b[4];
+            const int nc = column_group(g, q, n0, cols, b);
+            v128_t t[4];
+            #pragma clang loop unroll(full)
+            for (int j = 0; j < 4; j++)
+                t[j] = wasm_f32x4_splat(0.0f);
+            if (blk >= c) {
+                for (int jb = 0; jb < q->nblk; jb++) {
+                    v128_t x[4];
+                    #pragma clang loop unroll(full)
+                    for (int j = 0; j < 4; j++)
+                        x[j] = wasm_f32x4_splat(0.0f);
+                    const int k0 = jb * blk, o = jb * q->blob;
+                    for (int k = 0; k < blk; k += c)
+                        #pragma clang loop unroll(full)
+                        for (int j = 0; j < 4; j++)
+                            lanes_dot(&x[j], 1, wasm_v128_load(b[j] + o + k / c * cb), &ap, k0 + k, bits);
+                    #pragma clang loop unroll(full)
+                    for (int j = 0; j < 4; j++) {
+                        const float s = scale_of(g, q, cols[j], jb);
+                        t[j] = MADD(t[j], x[j], wasm_f32x4_splat(s));
+                    }
+                }
+            } else { /* 4-bit blocks of 16: two per chunk (the last alone when nblk is odd) */
+                for (int jb = 0; jb < q->nblk; jb += 2) {
+                    const int two = jb + 1 < q->nblk;
+                    #pragma clang loop unroll(full)
+                    for (int j = 0; j < 4; j++) {
+                        const uint8_t *p = b[j] + jb * 8;
+                        const v128_t v = two ? wasm_v128_load(p) : wasm_v128_load64_zero(p);
+                        v128_t x = wasm_f32x4_splat(0.0f);
+                        lanes_dot(&x, 1, v, &ap, jb * 16, 4);
+                        const float s0 = scale_of(g, q, cols[j], jb), s1 = two ? scale_of(g, q, cols[j], jb + 1) : 0.0f;
+                        t[j] = MADD(t[j], x, wasm_f32x4_make(s0, s0, s1, s1));
+                    }
+                }
+            }
+            float v[4];
+            #pragma clang loop unroll(full)
+            for (int j = 0; j < 4; j++)
+                v[j] = hsum(t[j]) - zp_corr(g, q, cols[j], asum);
+            store_cols(g, m, n0, nc, v);
+        }
+    }
+}
+
+/* ---- accuracy level 4 (quant_a): int16 lanes ----
+ * A chunk of 16 bytes of weights (32 4-bit k, 16 8-bit) read as i16x8: lane i holds k =
+ * 4i .. 4i+3 in its nibbles (k = 2i, 2i+1 in its bytes), so (v >> bits * j) & mask is the
+ * i16x8 of the j-th of every lane, k = 4i + j (2i + j), dotted (i32x4.dot_i16x8_s) with
+ * qa[8j .. 8j+7] of the chunk of the quantized row in that order (quant_lanes). A block's
+ * sum of the weights as stored times the row is exact in int32, scaled by sa s; the zero
+ * points' share, sum_j s_j z_j (sa_j times the block's sum of the quantized row), is taken
+ * once per column (zp_corr over asb), as MLAS takes it. Blocks of 16 (4-bit) take a chunk
+ * of two blocks, lanes 0-1 of the dot products the first, 2-3 the second. */
+
+/* A quantized row in work: Kq = Kp rounded up to 32 int16 in lane order, then its block
+ * scales sa and sa times its block sums, asb (float), nblk each. */
+static inline int kq_of(const geom *q) { return (q->Kp + 31) / 32 * 32; }
+static inline size_t qrow_bytes(const geom *q)
+{
+    return ((size_t)2 * kq_of(q) + 15) / 16 * 16 + 2 * (((size_t)4 * q->nblk + 15) / 16 * 16);
+}
+
+/* Quantizes row a (natural order, K floats) into qr (qrow_bytes), through tmp (Kp floats)
+ * and tmpq (Kp int16). */
+static void quant_lanes(const float *a, int K, int bits, int blk, const geom *q, float *tmp, int16_t *tmpq,
+                        unsigned char *qr)
+{
+    const int Kq = kq_of(q), c = bits == 4 ? 32 : 16, per = bits == 4 ? 4 : 2;
+    int16_t *qa = (int16_t *)qr;
+    float *sa = (float *)(qr + ((size_t)2 * Kq + 15) / 16 * 16);
+    float *asb = (float *)((unsigned char *)sa + ((size_t)4 * q->nblk + 15) / 16 * 16);
+    for (int k = 0; k < q->Kp; k++)
+        tmp[k] = k < K ? a[k] : 0.0f;
+    quant_row(tmp, q->Kp, blk, q, tmpq, sa);
+    for (int k0 = 0; k0 < Kq; k0 += c)
+        for (int j = 0; j < per; j++)
+            for (int i = 0; i < 8; i++) {
+                const int k = k0 + per * i + j;
+                qa[k0 + 8 * j + i] = k < q->Kp ? tmpq[k] : 0;
+            }
+    for (int b = 0; b < q->nblk; b++) {
+        int32_t t = 0;
+        for (int k = b * blk; k < (b + 1) * blk; k++)
+            t += tmpq[k];
+        asb[b] = sa[b] * (float)t;
+    }
+}
+
+/* x + the dot products of weight chunk v with qa (lane order). */
+WGK_INLINE v128_t lanes_idot(v128_t x, v128_t v, const int16_t *qa, int bits)
+{
+    if (bits == 4) {
+        const v128_t m = wasm_i16x8_splat(15);
+        x = wasm_i32x4_add(x, wasm_i32x4_dot_i16x8(wasm_v128_load(qa), wasm_v128_and(v, m)));
+        x = wasm_i32x4_add(x, wasm_i32x4_dot_i16x8(wasm_v128_load(qa + 8), wasm_v128_and(wasm_u16x8_shr(v, 4), m)));
+        x = wasm_i32x4_add(x, wasm_i32x4_dot_i16x8(wasm_v128_load(qa + 16), wasm_v128_and(wasm_u16x8_shr(v, 8), m)));
+        return wasm_i32x4_add(x, wasm_i32x4_dot_i16x8(wasm_v128_load(qa + 24), wasm_u16x8_shr(v, 12)));
+    }
+    x = wasm_i32x4_add(x, wasm_i32x4_dot_i16x8(wasm_v128_load(qa), wasm_v128_and(v, wasm_i16x8_splat(255))));
+    return wasm_i32x4_add(x, wasm_i32x4_dot_i16x8(wasm_v128_load(qa + 8), wasm_u16x8_shr(v, 8)));
+}
+
+/* The sums over block jb (or blocks jb, jb+1 of 16) of quantized row qr against the column
+ * at b, zero points subtracted, scaled into t. */
+typedef struct qrow {
+    const int16_t *qa;
+    const float *sa, *asb;
+} qrow;
+
+static qrow qrow_at(const geom *q, const unsigned char *qr)
+{
+    const size_t o1 = ((size_t)2 * kq_of(q) + 15) / 16 * 16, o2 = o1 + ((size_t)4 * q->nblk + 15) / 16 * 16;
+    return (qrow){(const int16_t *)qr, (const float *)(qr + o1), (const float *)(qr + o2)};
+}
+
+/* t + x scaled: block jb alone (two: 0), or (lanes 0-1 and 2-3) blocks jb and jb+1, fa and
+ * fb their scale products. */
+WGK_INLINE v128_t iblock(v128_t t, v128_t x, float fa, int two, float fb)
+{
+    return MADD(t, wasm_f32x4_convert_i32x4(x), two ? wasm_f32x4_make(fa, fa, fb, fb) : wasm_f32x4_splat(fa));
+}
+
+/* The GEMV of a quantized row: r against 4 columns at a time. */
+WGK_INLINE void gemv_q8(const wgk_qbw_args *g, const geom *q, int bits, const qrow *r, int m)
+{
+    const int blk = g->blk, c = bits == 4 ? 32 : 16, cb = 16;
+    for (int n0 = 0; n0 < g->N; n0 += 4) {
+        int cols[4];
+        const uint8_t *b[4];
+        const int nc = column_group(g, q, n0, cols, b);
+        v128_t t[4];
+        #pragma clang loop unroll(full)
+        for (int j = 0; j < 4; j++)
+            t[j] = wasm_f32x4_splat(0.0f);
+        if (blk >= c) {
+            for (int jb = 0; jb < q->nblk; jb++) {
+                v128_t x[4];
+                #pragma clang loop unroll(full)
+                for (int j = 0; j < 4; j++)
+                    x[j] = wasm_i32x4_splat(0);
+                const int k0 = jb * blk, o = jb * q->blob;
+                for (int k = 0; k < blk; k += c)
+                    #pragma clang loop unroll(full)
+                    for (int j = 0; j < 4; j++)
+                        x[j] = lanes_idot(x[j], wasm_v128_load(b[j] + o + k / c * cb), r->qa + k0 + k, bits);
+                #pragma clang loop unroll(full)
+                for (int j = 0; j < 4; j++)
+                    t[j] = iblock(t[j], x[j], r->sa[jb] * scale_of(g, q, cols[j], jb), 0, 0.0f);
+            }
+        } else { /* 4-bit blocks of 16 */
+            for (int jb = 0; jb < q->nblk; jb += 2) {
+                const int two = jb + 1 < q->nblk;
+                #pragma clang loop unroll(full)
+                for (int j = 0; j < 4; j++) {
+                    const uint8_t *p = b[j] + jb * 8;
+                    const v128_t v = two ? wasm_v128_load(p) : wasm_v128_load64_zero(p);
+                    const v128_t x = lanes_idot(wasm_i32x4_splat(0), v, r->qa + jb * 16, 4);
+                    t[j] = iblock(t[j], x, r->sa[jb] * scale_of(g, q, cols[j], jb), two,
+                                  two ? r->sa[jb + 1] * scale_of(g, q, cols[j], jb + 1) : 0.0f);
+                }
+            }
+        }
+        float v[4];
+        #pragma clang loop unroll(full)
+        for (int j = 0; j < 4; j++)
+            v[j] = hsum(t[j]) - zp_corr(g, q, cols[j], r->asb);
+        store_cols(g, m, n0, nc, v);
+    }
+}
+
+/* Four quantized rows (rows past M repeat the last and are dropped) against column n: each
+ * weight chunk loaded once for the four. */
+WGK_INLINE void rows4_q8(const wgk_qbw_args *g, const geom *q, int bits, const qrow r[4], int n, float out[4])
+{
+    const int blk = g->blk, c = bits == 4 ? 32 : 16, cb = 16;
+    const uint8_t *b = g->b + (ptrdiff_t)n * q->colbytes;
+    v128_t t[4];
+    #pragma clang loop unroll(full)
+    for (int i = 0; i < 4; i++)
+        t[i] = wasm_f32x4_splat(0.0f);
+    if (blk >= c) {
+        for (int jb = 0; jb < q->nblk; jb++) {
+            v128_t x[4];
+            #pragma clang loop unroll(full)
+            for (int i = 0; i < 4; i++)
+                x[i] = wasm_i32x4_splat(0);
+            const int k0 = jb * blk, o = jb * q->blob;
+            for (int k = 0; k < blk; k += c) {
+                const v128_t v = wasm_v128_load(b + o + k / c * cb);
+                #pragma clang loop unroll(full)
+                for (int i = 0; i < 4; i++)
+                    x[i] = lanes_idot(x[i], v, r[i].qa + k0 + k, bits);
+            }
+            const float s = scale_of(g, q, n, jb);
+            #pragma clang loop unroll(full)
+            for (int i = 0; i < 4; i++)
+                t[i] = iblock(t[i], x[i], r[i].sa[jb] * s, 0, 0.0f);
+        }
+    } else {
+        for (int jb = 0; jb < q->nblk; jb += 2) {
+            const int two = jb + 1 < q->nblk;
+            const v128_t v = two ? wasm_v128_load(b + jb * 8) : wasm_v128_load64_zero(b + jb * 8);
+            const float s0 = scale_of(g, q, n, jb), s1 = two ? scale_of(g, q, n, jb + 1) : 0.0f;
+            #pragma clang loop unroll(full)
+            for (int i = 0; i < 4; i++) {
+                const v128_t x = lanes_idot(wasm_i32x4_splat(0), v, r[i].qa + jb * 16, 4);
+                t[i] = iblock(t[i], x, r[i].sa[jb] * s0, two, two ? r[i].sa[jb + 1] * s1 : 0.0f);
+            }
+        }
+    }
+    #pragma clang loop unroll(full)
+    for (int i = 0; i < 4; i++)
+        out[i] = hsum(t[i]) - zp_corr(g, q, n, r[i].asb);
+}
+
+/* accuracy level 4: rows quantized WGK_QBW_QROWS at a time into work, then one row at a
+ * time against 4 columns (fewer than WGK_QBW_ROWS_M rows) or 4 rows against a column. */
+WGK_INLINE void gemm_q8(const wgk_qbw_args *g, const geom *q, int bits)
+{
+    unsigned char *qbase = (unsigned char *)g->work;
+    const size_t rb = qrow_bytes(q);
+    for (int m0 = 0; m0 < g->M; m0 += WGK_QBW_QROWS) {
+        const int mr = g->M - m0 < WGK_QBW_QROWS ? g->M - m0 : WGK_QBW_QROWS;
+        float *tmp = (float *)(qbase + (size_t)((mr + 3) / 4 * 4) * rb);
+        int16_t *tmpq = (int16_t *)(tmp + (q->Kp + 3) / 4 * 4);
+        for (int r = 0; r < mr; r++)
+            quant_lanes(g->a + (ptrdiff_t)(m0 + r) * g->lda, g->K, bits, g->blk, q, tmp, tmpq, qbase + (size_t)r * rb);
+        if (g->M < WGK_QBW_ROWS_M) {
+            for (int r = 0; r < mr; r++) {
+                const qrow row = qrow_at(q, qbase + (size_t)r * rb);
+                gemv_q8(g, q, bits, &row, m0 + r);
+            }
+            continue;
+        }
+        for (int r0 = 0; r0 < mr; r0 += 4) {
+            qrow rows[4];
+            #pragma clang loop unroll(full)
+            for (int i = 0; i < 4; i++)
+                rows[i] = qrow_at(q, qbase + (size_t)(r0 + i < mr ? r0 + i : mr - 1) * rb);
+            const int nr = mr - r0 < 4 ? mr - r0 : 4;
+            for (int n = 0; n < g->N; n++) {
+                float out[4];
+                rows4_q8(g, q, bits, rows, n, out);
+                for (int i = 0; i < nr; i++)
+                    g->c[(ptrdiff_t)(m0 + r0 + i) * g->ldc + n] = out[i] + (g->bias ? g->bias[n] : 0.0f);
+            }
+        }
+    }
+}
+
+/* Four prepared rows (ap[r], their block sums as[r]) against column n, each weight chunk
+ * widened once for the four; every row's sums as gemv_f32 takes them. */
+WGK_INLINE void rows4_f32(const wgk_qbw_args *g, const geom *q, int bits, const float *const ap[4],
+                          const float *const as[4], int n, float out[4])
+{
+    const int blk = g->blk, c = bits == 4 ? 32 : 16, cb = 16;
+    const uint8_t *b = g->b + (ptrdiff_t)n * q->colbytes;
+    v128_t t[4];
+    #pragma clang loop unroll(full)
+    for (int r = 0; r < 4; r++)
+        t[r] = wasm_f32x4_splat(0.0f);
+    if (blk >= c) {
+        for (int jb = 0; jb < q->nblk; jb++) {
+            v128_t x[4];
+            #pragma clang loop unroll(full)
+            for (int r = 0; r < 4; r++)
+                x[r] = wasm_f32x4_splat(0.0f);
+            const int k0 = jb * blk, o = jb * q->blob;
+            for (int k = 0; k < blk; k += c)
+                lanes_dot(x, 4, wasm_v128_load(b + o + k / c * cb), ap, k0 + k, bits);
+            const float s = scale_of(g, q, n, jb);
+            #pragma clang loop unroll(full)
+            for (int r = 0; r < 4; r++) {
+                t[r] = MADD(t[r], x[r], wasm_f32x4_splat(s));
+            }
+        }
+    } else {
+        for (int jb = 0; jb < q->nblk; jb += 2) {
+            const int two = jb + 1 < q->nblk;
+            const v128_t v = two ? wasm_v128_load(b + jb * 8) : wasm_v128_load64_zero(b + jb * 8);
+            v128_t x[4];
+            #pragma clang loop unroll(full)
+            for (int r = 0; r < 4; r++)
+                x[r] = wasm_f32x4_splat(0.0f);
+            lanes_dot(x, 4, v, ap, jb * 16, 4);
+            const float s0 = scale_of(g, q, n, jb), s1 = two ? scale_of(g, q, n, jb + 1) : 0.0f;
+            #pragma clang loop unroll(full)
+            for (int r = 0; r < 4; r++) {
+                t[r] = MADD(t[r], x[r], wasm_f32x4_make(s0, s0, s1, s1));
+            }
+        }
+    }
+    #pragma clang loop unroll(full)
+    for (int r = 0; r < 4; r++)
+        out[r] = hsum(t[r]) - zp_corr(g, q, n, as[r]);
+}
+
+/* Columns per block of the row paths: their weights stay in L2 (256 KiB) while every row
+ * group of the row block passes. */
+static int col_block(const geom *q)
+{
+    const int nb = 262144 / (q->colbytes > 0 ? q->colbytes : 1);
+    return nb < 4 ? 4 : nb;
+}
+
+/* Float, WGK_QBW_ROWS_M rows or more: rows prepared WGK_QBW_QROWS at a time, then four rows
+ * against each column of a column block. */
+WGK_INLINE void rows_f32(const wgk_qbw_args *g, const geom *q, int bits)
+{
+    const size_t stride = (size_t)(q->Kp + 31) / 32 * 32 + (size_t)(q->nblk + 3) / 4 * 4;
+    float *work = (float *)g->work;
+    const int nb = col_block(q);
+    for (int m0 = 0; m0 < g->M; m0 += WGK_QBW_QROWS) {
+        const int mr = g->M - m0 < WGK_QBW_QROWS ? g->M - m0 : WGK_QBW_QROWS;
+        for (int r = 0; r < mr; r++) {
+            float *a = work + (size_t)r * stride;
+            prep_row_lanes(g->a + (ptrdiff_t)(m0 + r) * g->lda, g->K, q->Kp, bits, g->blk, q->nblk, a,
+                           a + (q->Kp + 31) / 32 * 32);
+        }
+        for (int n0 = 0; n0 < g->N; n0 += nb) {
+            const int n1 = g->N - n0 < nb ? g->N : n0 + nb;
+            for (int r0 = 0; r0 < mr; r0 += 4) {
+                const float *ap[4], *as[4];
+                #pragma clang loop unroll(full)
+                for (int r = 0; r < 4; r++) {
+                    ap[r] = work + (size_t)(r0 + r < mr ? r0 + r : mr - 1) * stride;
+                    as[r] = ap[r] + (q->Kp + 31) / 32 * 32;
+                }
+                const int nr = mr - r0 < 4 ? mr - r0 : 4;
+                for (int n = n0; n < n1; n++) {
+                    float out[4];
+                    rows4_f32(g, q, bits, ap, as, n, out);
+                    for (int r = 0; r < nr; r++)
+                        g->c[(ptrdiff_t)(m0 + r0 + r) * g->ldc + n] = out[r] + (g->bias ? g->bias[n] : 0.0f);
+                }
+            }
+        }
+    }
+}
+
+WGK_INLINE void gemm_f32(const wgk_qbw_args *g, const geom *q, int bits)
+{
+    if (g->M < WGK_QBW_ROWS_M)
+        gemv_f32(g, q, bits);
+    else
+        rows_f32(g, q, bits);
+}
+
+static void gemm(const wgk_qbw_args *g, const geom *q)
+{
+    if (g->quant_a) {
+        if (g->bits == 4)
+            gemm_q8(g, q, 4);
+        else
+            gemm_q8(g, q, 8);
+    } else if (g->bits == 4) {
+        gemm_f32(g, q, 4);
+    } else {
+        gemm_f32(g, q, 8);
+    }
+}
+
+#else
+
+/* Weight k of a column (its blocks from col). */
+static inline int qval(const uint8_t *col, int bits, int k)
+{
+    return bits == 8 ? col[k] : (col[k >> 1] >> ((k & 1) * 4)) & 15;
+}
+
+/* The scalar build: row by row, column by column, the same block sums. */
+static void gemm(const wgk_qbw_args *g, const geom *q)
+{
+    const int blk = g->blk;
+    int16_t *qa = (int16_t *)g->work;
+    float *sa = g->quant_a ? (float *)((char *)g->work + ((size_t)2 * q->Kp + 15) / 16 * 16) : 0;
+    for (int m = 0; m < g->M; m++) {
+        const float *a = g->a + (ptrdiff_t)m * g->lda;
+        if (g->quant_a)
+            quant_row(a, g->K, blk, q, qa, sa);
+        for (int n = 0; n < g->N; n++) {
+            const uint8_t *col = g->b + (ptrdiff_t)n * q->colbytes;
+            float acc = 0.0f;
+            for (int j = 0; j < q->nblk; j++) {
+                const int z = zp_int(g, q, n, j), k0 = j * blk;
+                const float s = scale_of(g, q, n, j);
+                if (g->quant_a) {
+                    int32_t isum = 0;
+                    for (int k = k0; k < k0 + blk; k++)
+                        isum += qa[k] * (qval(col, g->bits, k) - z);
+                    acc += (float)isum * (sa[j] * s);
+                    continue;
+                }
+                const float zf = zp_float(g, q, n, j);
+                const int k1 = k0 + blk < g->K ? k0 + blk : g->K;
+                float bs = 0.0f;
+                for (int k = k0; k < k1; k++)
+                    bs += a[k] * ((float)(qval(col, g->bits, k) - z) - zf);
+                acc += bs * s;
+            }
+            g->c[(ptrdiff_t)m * g->ldc + n] = acc + (g->bias ? g->bias[n] : 0.0f);
+        }
+    }
+}
+
+#endif
+
+void wgk_f32_qbw_gemm(const wgk_qbw_args *g)
+{
+    if (g->M <= 0 || g->N <= 0)
+        return;
+    const geom q = geom_of(g);
+    gemm(g, &q);
+}
