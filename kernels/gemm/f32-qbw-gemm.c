@@ -217,67 +217,6 @@ static float zp_corr(const wgk_qbw_args *g, const geom *q, int n, const float *a
     return t;
 }
 
-/* The GEMV in float (accuracy levels 0-3): each row against 4 columns at a time. A block's
- * products sum the weights as stored, sum_k a q, scaled once; the zero points' share,
- * sum_j s_j z_j sum_k a over block j, comes from the row's block sums once per column
- * (zp_corr), so the weights go from bytes to floats in three operations (shift, mask,
- * convert). Blocks of 16 take a chunk of two blocks at a time, their scales in the lanes
- * that hold each. */
-WGK_INLINE void gemv_f32(const wgk_qbw_args *g, const geom *q, int bits)
-{
-    const int blk = g->blk, c = bits == 4 ? 32 : 16, cb = c * bits / 8; /* k and bytes per chunk */
-    float *a = (float *)g->work, *asum = a + (q->Kp + 31) / 32 * 32;
-    const float *ap = a;
-    for (int m = 0; m < g->M; m++) {
-        prep_row_lanes(g->a + (ptrdiff_t)m * g->lda, g->K, q->Kp, bits, blk, q->nblk, a, asum);
-        for (int n0 = 0; n0 < g->N; n0 += 4) {
-            int cols[4];
-            const uint8_t *b[4];
-            const int nc = column_group(g, q, n0, cols, b);
-            v128_t t[4];
-            #pragma clang loop unroll(full)
-            for (int j = 0; j < 4; j++)
-                t[j] = wasm_f32x4_splat(0.0f);
-            if (blk >= c) {
-                for (int jb = 0; jb < q->nblk; jb++) {
-                    v128_t x[4];
-                    #pragma clang loop unroll(full)
-                    for (int j = 0; j < 4; j++)
-                        x[j] = wasm_f32x4_splat(0.0f);
-                    const int k0 = jb * blk, o = jb * q->blob;
-                    for (int k = 0; k < blk; k += c)
-                        #pragma clang loop unroll(full)
-                        for (int j = 0; j < 4; j++)
-                            lanes_dot(&x[j], 1, wasm_v128_load(b[j] + o + k / c * cb), &ap, k0 + k, bits);
-                    #pragma clang loop unroll(full)
-                    for (int j = 0; j < 4; j++) {
-                        const float s = scale_of(g, q, cols[j], jb);
-                        t[j] = MADD(t[j], x[j], wasm_f32x4_splat(s));
-                    }
-                }
-            } else { /* 4-bit blocks of 16: two per chunk (the last alone when nblk is odd) */
-                for (int jb = 0; jb < q->nblk; jb += 2) {
-                    const int two = jb + 1 < q->nblk;
-                    #pragma clang loop unroll(full)
-                    for (int j = 0; j < 4; j++) {
-                        const uint8_t *p = b[j] + jb * 8;
-                        const v128_t v = two ? wasm_v128_load(p) : wasm_v128_load64_zero(p);
-                        v128_t x = wasm_f32x4_splat(0.0f);
-                        lanes_dot(&x, 1, v, &ap, jb * 16, 4);
-                        const float s0 = scale_of(g, q, cols[j], jb), s1 = two ? scale_of(g, q, cols[j], jb + 1) : 0.0f;
-                        t[j] = MADD(t[j], x, wasm_f32x4_make(s0, s0, s1, s1));
-                    }
-                }
-            }
-            float v[4];
-            #pragma clang loop unroll(full)
-            for (int j = 0; j < 4; j++)
-                v[j] = hsum(t[j]) - zp_corr(g, q, cols[j], asum);
-            store_cols(g, m, n0, nc, v);
-        }
-    }
-}
-
 /* ---- accuracy level 4 (quant_a): int16 lanes ----
  * A chunk of 16 bytes of weights (32 4-bit k, 16 8-bit) read as i16x8: lane i holds k =
  * 4i .. 4i+3 in its nibbles (k = 2i, 2i+1 in its bytes), so (v >> bits * j) & mask is the
@@ -349,17 +288,43 @@ static qrow qrow_at(const geom *q, const unsigned char *qr)
     return (qrow){(const int16_t *)qr, (const float *)(qr + o1), (const float *)(qr + o2)};
 }
 
-/* t + x scaled: block jb alone (two: 0), or (lanes 0-1 and 2-3) blocks jb and jb+1, fa and
- * fb their scale products. */
-WGK_INLINE v128_t iblock(v128_t t, v128_t x, float fa, int two, float fb)
+/* ---- the dot products, float or quantized rows ----
+ * One loop serves both: quant 0 takes a prepared float row (ap, accuracy levels 0-3; the
+ * weights go from bytes to floats in three operations, shift, mask, convert), quant 1 a
+ * quantized row (r, level 4; i32 sums). quant is a constant once inlined. A block's products
+ * sum the weights as stored, scaled once; the zero points' share, sum_j s_j z_j sum_k a
+ * over block j, comes from the row's block sums once per column (zp_corr). */
+
+/* x[i] + the products of chunk v with row i at off, i < R: float rows ap (each weight
+ * widened once for the R rows) or quantized rows r. */
+WGK_INLINE void chunk_dot(v128_t *x, int R, v128_t v, int quant, const float *const *ap, const qrow *r, ptrdiff_t off,
+                          int bits)
 {
-    return MADD(t, wasm_f32x4_convert_i32x4(x), two ? wasm_f32x4_make(fa, fa, fb, fb) : wasm_f32x4_splat(fa));
+    if (!quant) {
+        lanes_dot(x, R, v, ap, off, bits);
+        return;
+    }
+    #pragma clang loop unroll(full)
+    for (int i = 0; i < R; i++)
+        x[i] = lanes_idot(x[i], v, r[i].qa + off, bits);
 }
 
-/* The GEMV of a quantized row: r against 4 columns at a time. */
-WGK_INLINE void gemv_q8(const wgk_qbw_args *g, const geom *q, int bits, const qrow *r, int m)
+/* t + block sums x scaled: block jb alone (two: 0), or (lanes 0-1 and 2-3) blocks jb and
+ * jb+1, fa and fb their scales (times the row's block scales when quantized). */
+WGK_INLINE v128_t block_add(v128_t t, v128_t x, int quant, float fa, int two, float fb)
 {
-    const int blk = g->blk, c = bits == 4 ? 32 : 16, cb = 16;
+    return MADD(t, quant ? wasm_f32x4_convert_i32x4(x) : x, two ? wasm_f32x4_make(fa, fa, fb, fb) : wasm_f32x4_splat(fa));
+}
+
+/* The row's block scale (1 for a float row). */
+WGK_INLINE float row_scale(int quant, const qrow *r, int jb) { return quant ? r->sa[jb] : 1.0f; }
+
+/* One row (ap or r, block sums sums) against 4 columns at a time, into row m of C. Blocks of
+ * 16 (4-bit) take a chunk of two blocks, their scales in the lanes that hold each. */
+WGK_INLINE void gemv_row(const wgk_qbw_args *g, const geom *q, int bits, int quant, const float *ap, const qrow *r,
+                         const float *sums, int m)
+{
+    const int blk = g->blk, c = bits == 4 ? 32 : 16, cb = 16; /* k and bytes per chunk */
     for (int n0 = 0; n0 < g->N; n0 += 4) {
         int cols[4];
         const uint8_t *b[4];
@@ -378,35 +343,37 @@ WGK_INLINE void gemv_q8(const wgk_qbw_args *g, const geom *q, int bits, const qr
                 for (int k = 0; k < blk; k += c)
                     #pragma clang loop unroll(full)
                     for (int j = 0; j < 4; j++)
-                        x[j] = lanes_idot(x[j], wasm_v128_load(b[j] + o + k / c * cb), r->qa + k0 + k, bits);
+                        chunk_dot(&x[j], 1, wasm_v128_load(b[j] + o + k / c * cb), quant, &ap, r, k0 + k, bits);
                 #pragma clang loop unroll(full)
                 for (int j = 0; j < 4; j++)
-                    t[j] = iblock(t[j], x[j], r->sa[jb] * scale_of(g, q, cols[j], jb), 0, 0.0f);
+                    t[j] = block_add(t[j], x[j], quant, row_scale(quant, r, jb) * scale_of(g, q, cols[j], jb), 0, 0.0f);
             }
-        } else { /* 4-bit blocks of 16 */
+        } else {
             for (int jb = 0; jb < q->nblk; jb += 2) {
                 const int two = jb + 1 < q->nblk;
                 #pragma clang loop unroll(full)
                 for (int j = 0; j < 4; j++) {
                     const uint8_t *p = b[j] + jb * 8;
                     const v128_t v = two ? wasm_v128_load(p) : wasm_v128_load64_zero(p);
-                    const v128_t x = lanes_idot(wasm_i32x4_splat(0), v, r->qa + jb * 16, 4);
-                    t[j] = iblock(t[j], x, r->sa[jb] * scale_of(g, q, cols[j], jb), two,
-                                  two ? r->sa[jb + 1] * scale_of(g, q, cols[j], jb + 1) : 0.0f);
+                    v128_t x = wasm_i32x4_splat(0);
+                    chunk_dot(&x, 1, v, quant, &ap, r, jb * 16, 4);
+                    t[j] = block_add(t[j], x, quant, row_scale(quant, r, jb) * scale_of(g, q, cols[j], jb), two,
+                                     two ? row_scale(quant, r, jb + 1) * scale_of(g, q, cols[j], jb + 1) : 0.0f);
                 }
             }
         }
         float v[4];
         #pragma clang loop unroll(full)
         for (int j = 0; j < 4; j++)
-            v[j] = hsum(t[j]) - zp_corr(g, q, cols[j], r->asb);
+            v[j] = hsum(t[j]) - zp_corr(g, q, cols[j], sums);
         store_cols(g, m, n0, nc, v);
     }
 }
 
-/* Four quantized rows (rows past M repeat the last and are dropped) against column n: each
- * weight chunk loaded once for the four. */
-WGK_INLINE void rows4_q8(const wgk_qbw_args *g, const geom *q, int bits, const qrow r[4], int n, float out[4])
+/* Four rows (ap[i] or r[i], block sums sums[i]; rows past M repeat the last and are dropped)
+ * against column n: each weight chunk loaded once for the four. */
+WGK_INLINE void rows4(const wgk_qbw_args *g, const geom *q, int bits, int quant, const float *const ap[4],
+                      const qrow r[4], const float *const sums[4], int n, float out[4])
 {
     const int blk = g->blk, c = bits == 4 ? 32 : 16, cb = 16;
     const uint8_t *b = g->b + (ptrdiff_t)n * q->colbytes;
@@ -421,36 +388,73 @@ WGK_INLINE void rows4_q8(const wgk_qbw_args *g, const geom *q, int bits, const q
             for (int i = 0; i < 4; i++)
                 x[i] = wasm_i32x4_splat(0);
             const int k0 = jb * blk, o = jb * q->blob;
-            for (int k = 0; k < blk; k += c) {
-                const v128_t v = wasm_v128_load(b + o + k / c * cb);
-                #pragma clang loop unroll(full)
-                for (int i = 0; i < 4; i++)
-                    x[i] = lanes_idot(x[i], v, r[i].qa + k0 + k, bits);
-            }
+            for (int k = 0; k < blk; k += c)
+                chunk_dot(x, 4, wasm_v128_load(b + o + k / c * cb), quant, ap, r, k0 + k, bits);
             const float s = scale_of(g, q, n, jb);
             #pragma clang loop unroll(full)
             for (int i = 0; i < 4; i++)
-                t[i] = iblock(t[i], x[i], r[i].sa[jb] * s, 0, 0.0f);
+                t[i] = block_add(t[i], x[i], quant, row_scale(quant, &r[i], jb) * s, 0, 0.0f);
         }
     } else {
         for (int jb = 0; jb < q->nblk; jb += 2) {
             const int two = jb + 1 < q->nblk;
             const v128_t v = two ? wasm_v128_load(b + jb * 8) : wasm_v128_load64_zero(b + jb * 8);
             const float s0 = scale_of(g, q, n, jb), s1 = two ? scale_of(g, q, n, jb + 1) : 0.0f;
+            v128_t x[4];
             #pragma clang loop unroll(full)
-            for (int i = 0; i < 4; i++) {
-                const v128_t x = lanes_idot(wasm_i32x4_splat(0), v, r[i].qa + jb * 16, 4);
-                t[i] = iblock(t[i], x, r[i].sa[jb] * s0, two, two ? r[i].sa[jb + 1] * s1 : 0.0f);
-            }
+            for (int i = 0; i < 4; i++)
+                x[i] = wasm_i32x4_splat(0);
+            chunk_dot(x, 4, v, quant, ap, r, jb * 16, 4);
+            #pragma clang loop unroll(full)
+            for (int i = 0; i < 4; i++)
+                t[i] = block_add(t[i], x[i], quant, row_scale(quant, &r[i], jb) * s0, two,
+                                 two ? row_scale(quant, &r[i], jb + 1) * s1 : 0.0f);
         }
     }
     #pragma clang loop unroll(full)
     for (int i = 0; i < 4; i++)
-        out[i] = hsum(t[i]) - zp_corr(g, q, n, r[i].asb);
+        out[i] = hsum(t[i]) - zp_corr(g, q, n, sums[i]);
+}
+
+/* Columns per block of the row path: their weights stay in L2 (256 KiB) while every row
+ * group of the row block passes. */
+static int col_block(const geom *q)
+{
+    const int nb = 262144 / (q->colbytes > 0 ? q->colbytes : 1);
+    return nb < 4 ? 4 : nb;
+}
+
+/* The row path: mr prepared rows (float rows, quant 0, or quantized rows, quant 1, at work,
+ * rb bytes apart) of C's rows m0 .., four rows against each column of a column block. */
+WGK_INLINE void rows_prepared(const wgk_qbw_args *g, const geom *q, int bits, int quant, const unsigned char *work,
+                              size_t rb, int m0, int mr)
+{
+    const int nb = col_block(q);
+    for (int n0 = 0; n0 < g->N; n0 += nb) {
+        const int n1 = g->N - n0 < nb ? g->N : n0 + nb;
+        for (int r0 = 0; r0 < mr; r0 += 4) {
+            const float *ap[4], *sums[4];
+            qrow rows[4];
+            #pragma clang loop unroll(full)
+            for (int i = 0; i < 4; i++) {
+                const unsigned char *p = work + (size_t)(r0 + i < mr ? r0 + i : mr - 1) * rb;
+                rows[i] = qrow_at(q, p);
+                ap[i] = (const float *)p;
+                sums[i] = quant ? rows[i].asb : ap[i] + kq_of(q);
+            }
+            const int nr = mr - r0 < 4 ? mr - r0 : 4;
+            for (int n = n0; n < n1; n++) {
+                float out[4];
+                rows4(g, q, bits, quant, ap, rows, sums, n, out);
+                for (int i = 0; i < nr; i++)
+                    g->c[(ptrdiff_t)(m0 + r0 + i) * g->ldc + n] = out[i] + (g->bias ? g->bias[n] : 0.0f);
+            }
+        }
+    }
 }
 
 /* accuracy level 4: rows quantized WGK_QBW_QROWS at a time into work, then one row at a
- * time against 4 columns (fewer than WGK_QBW_ROWS_M rows) or 4 rows against a column. */
+ * time against 4 columns (fewer than WGK_QBW_ROWS_M rows) or the row path. */
 WGK_INLINE void gemm_q8(const wgk_qbw_args *g, const geom *q, int bits)
 {
     unsigned char *qbase = (unsigned char *)g->work;
@@ -461,125 +465,40 @@ WGK_INLINE void gemm_q8(const wgk_qbw_args *g, const geom *q, int bits)
         int16_t *tmpq = (int16_t *)(tmp + (q->Kp + 3) / 4 * 4);
         for (int r = 0; r < mr; r++)
             quant_lanes(g->a + (ptrdiff_t)(m0 + r) * g->lda, g->K, bits, g->blk, q, tmp, tmpq, qbase + (size_t)r * rb);
+        if (g->M >= WGK_QBW_ROWS_M) {
+            rows_prepared(g, q, bits, 1, qbase, rb, m0, mr);
+            continue;
+        }
+        for (int r = 0; r < mr; r++) {
+            const qrow row = qrow_at(q, qbase + (size_t)r * rb);
+            gemv_row(g, q, bits, 1, NULL, &row, row.asb, m0 + r);
+        }
+    }
+}
+
+/* Float (accuracy levels 0-3): each row prepared (prep_row_lanes) into work, its block sums
+ * after it, then the GEMV (fewer than WGK_QBW_ROWS_M rows) or, WGK_QBW_QROWS rows at a
+ * time, the row path. */
+WGK_INLINE void gemm_f32(const wgk_qbw_args *g, const geom *q, int bits)
+{
+    const size_t stride = (size_t)kq_of(q) + (size_t)(q->nblk + 3) / 4 * 4;
+    float *work = (float *)g->work;
+    for (int m0 = 0; m0 < g->M; m0 += WGK_QBW_QROWS) {
+        const int mr = g->M - m0 < WGK_QBW_QROWS ? g->M - m0 : WGK_QBW_QROWS;
         if (g->M < WGK_QBW_ROWS_M) {
             for (int r = 0; r < mr; r++) {
-                const qrow row = qrow_at(q, qbase + (size_t)r * rb);
-                gemv_q8(g, q, bits, &row, m0 + r);
+                prep_row_lanes(g->a + (ptrdiff_t)(m0 + r) * g->lda, g->K, q->Kp, bits, g->blk, q->nblk, work,
+                               work + kq_of(q));
+                gemv_row(g, q, bits, 0, work, NULL, work + kq_of(q), m0 + r);
             }
             continue;
         }
-        for (int r0 = 0; r0 < mr; r0 += 4) {
-            qrow rows[4];
-            #pragma clang loop unroll(full)
-            for (int i = 0; i < 4; i++)
-                rows[i] = qrow_at(q, qbase + (size_t)(r0 + i < mr ? r0 + i : mr - 1) * rb);
-            const int nr = mr - r0 < 4 ? mr - r0 : 4;
-            for (int n = 0; n < g->N; n++) {
-                float out[4];
-                rows4_q8(g, q, bits, rows, n, out);
-                for (int i = 0; i < nr; i++)
-                    g->c[(ptrdiff_t)(m0 + r0 + i) * g->ldc + n] = out[i] + (g->bias ? g->bias[n] : 0.0f);
-            }
-        }
-    }
-}
-
-/* Four prepared rows (ap[r], their block sums as[r]) against column n, each weight chunk
- * widened once for the four; every row's sums as gemv_f32 takes them. */
-WGK_INLINE void rows4_f32(const wgk_qbw_args *g, const geom *q, int bits, const float *const ap[4],
-                          const float *const as[4], int n, float out[4])
-{
-    const int blk = g->blk, c = bits == 4 ? 32 : 16, cb = 16;
-    const uint8_t *b = g->b + (ptrdiff_t)n * q->colbytes;
-    v128_t t[4];
-    #pragma clang loop unroll(full)
-    for (int r = 0; r < 4; r++)
-        t[r] = wasm_f32x4_splat(0.0f);
-    if (blk >= c) {
-        for (int jb = 0; jb < q->nblk; jb++) {
-            v128_t x[4];
-            #pragma clang loop unroll(full)
-            for (int r = 0; r < 4; r++)
-                x[r] = wasm_f32x4_splat(0.0f);
-            const int k0 = jb * blk, o = jb * q->blob;
-            for (int k = 0; k < blk; k += c)
-                lanes_dot(x, 4, wasm_v128_load(b + o + k / c * cb), ap, k0 + k, bits);
-            const float s = scale_of(g, q, n, jb);
-            #pragma clang loop unroll(full)
-            for (int r = 0; r < 4; r++) {
-                t[r] = MADD(t[r], x[r], wasm_f32x4_splat(s));
-            }
-        }
-    } else {
-        for (int jb = 0; jb < q->nblk; jb += 2) {
-            const int two = jb + 1 < q->nblk;
-            const v128_t v = two ? wasm_v128_load(b + jb * 8) : wasm_v128_load64_zero(b + jb * 8);
-            v128_t x[4];
-            #pragma clang loop unroll(full)
-            for (int r = 0; r < 4; r++)
-                x[r] = wasm_f32x4_splat(0.0f);
-            lanes_dot(x, 4, v, ap, jb * 16, 4);
-            const float s0 = scale_of(g, q, n, jb), s1 = two ? scale_of(g, q, n, jb + 1) : 0.0f;
-            #pragma clang loop unroll(full)
-            for (int r = 0; r < 4; r++) {
-                t[r] = MADD(t[r], x[r], wasm_f32x4_make(s0, s0, s1, s1));
-            }
-        }
-    }
-    #pragma clang loop unroll(full)
-    for (int r = 0; r < 4; r++)
-        out[r] = hsum(t[r]) - zp_corr(g, q, n, as[r]);
-}
-
-/* Columns per block of the row paths: their weights stay in L2 (256 KiB) while every row
- * group of the row block passes. */
-static int col_block(const geom *q)
-{
-    const int nb = 262144 / (q->colbytes > 0 ? q->colbytes : 1);
-    return nb < 4 ? 4 : nb;
-}
-
-/* Float, WGK_QBW_ROWS_M rows or more: rows prepared WGK_QBW_QROWS at a time, then four rows
- * against each column of a column block. */
-WGK_INLINE void rows_f32(const wgk_qbw_args *g, const geom *q, int bits)
-{
-    const size_t stride = (size_t)(q->Kp + 31) / 32 * 32 + (size_t)(q->nblk + 3) / 4 * 4;
-    float *work = (float *)g->work;
-    const int nb = col_block(q);
-    for (int m0 = 0; m0 < g->M; m0 += WGK_QBW_QROWS) {
-        const int mr = g->M - m0 < WGK_QBW_QROWS ? g->M - m0 : WGK_QBW_QROWS;
         for (int r = 0; r < mr; r++) {
             float *a = work + (size_t)r * stride;
-            prep_row_lanes(g->a + (ptrdiff_t)(m0 + r) * g->lda, g->K, q->Kp, bits, g->blk, q->nblk, a,
-                           a + (q->Kp + 31) / 32 * 32);
+            prep_row_lanes(g->a + (ptrdiff_t)(m0 + r) * g->lda, g->K, q->Kp, bits, g->blk, q->nblk, a, a + kq_of(q));
         }
-        for (int n0 = 0; n0 < g->N; n0 += nb) {
-            const int n1 = g->N - n0 < nb ? g->N : n0 + nb;
-            for (int r0 = 0; r0 < mr; r0 += 4) {
-                const float *ap[4], *as[4];
-                #pragma clang loop unroll(full)
-                for (int r = 0; r < 4; r++) {
-                    ap[r] = work + (size_t)(r0 + r < mr ? r0 + r : mr - 1) * stride;
-                    as[r] = ap[r] + (q->Kp + 31) / 32 * 32;
-                }
-                const int nr = mr - r0 < 4 ? mr - r0 : 4;
-                for (int n = n0; n < n1; n++) {
-                    float out[4];
-                    rows4_f32(g, q, bits, ap, as, n, out);
-                    for (int r = 0; r < nr; r++)
-                        g->c[(ptrdiff_t)(m0 + r0 + r) * g->ldc + n] = out[r] + (g->bias ? g->bias[n] : 0.0f);
-                }
-            }
-        }
+        rows_prepared(g, q, bits, 0, (const unsigned char *)work, stride * sizeof(float), m0, mr);
     }
-}
-
-WGK_INLINE void gemm_f32(const wgk_qbw_args *g, const geom *q, int bits)
-{
-    if (g->M < WGK_QBW_ROWS_M)
-        gemv_f32(g, q, bits);
-    else
-        rows_f32(g, q, bits);
 }
 
 static void gemm(const wgk_qbw_args *g, const geom *q)

@@ -43,19 +43,24 @@ def float_mlp(rng):
     return m
 
 
+def quantized_graph(name, op, quantizer):
+    """The graph quantizer writes, named name, checked to hold the three MatMuls as op."""
+    quantizer.process()
+    graph = quantizer.model.model.graph
+    ops = [n.op_type for n in graph.node]
+    if ops.count(op) != 3:
+        raise SystemExit(f"{name}: the quantizer wrote {ops}")
+    graph.name = name
+    return graph
+
+
 def quantized_case(base, sets, sym, level):
     """A case maker: base's MatMuls quantized by MatMulNBitsQuantizer (4 bits, block 32)."""
     def make(rng):
         name = f"ort_q4_blk32_{'sym' if sym else 'asym'}_level{level or 0}"
         q = mnq.MatMulNBitsQuantizer(onnx.ModelProto.FromString(base.SerializeToString()), bits=4, block_size=32,
                                      is_symmetric=sym, accuracy_level=level)
-        q.process()
-        graph = q.model.model.graph
-        ops = [n.op_type for n in graph.node]
-        if ops.count("MatMulNBits") != 3:
-            raise SystemExit(f"{name}: the quantizer wrote {ops}")
-        graph.name = name
-        return graph, sets, DIMS, FP32
+        return quantized_graph(name, "MatMulNBits", q), sets, DIMS, FP32
     return make
 
 
@@ -64,13 +69,7 @@ def bnb4_case(base, sets, quant_type, blk):
     def make(rng):
         name = f"ort_bnb4_{'nf4' if quant_type else 'fp4'}_blk{blk}"
         q = mbq.MatMulBnb4Quantizer(onnx.ModelProto.FromString(base.SerializeToString()), quant_type, blk)
-        q.process()
-        graph = q.model.model.graph
-        ops = [n.op_type for n in graph.node]
-        if ops.count("MatMulBnb4") != 3:
-            raise SystemExit(f"{name}: the quantizer wrote {ops}")
-        graph.name = name
-        return graph, sets, DIMS, FP32
+        return quantized_graph(name, "MatMulBnb4", q), sets, DIMS, FP32
     return make
 
 

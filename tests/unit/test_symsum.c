@@ -123,6 +123,14 @@ static wgc_graph *decoder_graph(int *cat, int *total, int *mask)
     return g;
 }
 
+/* Checks that the module's symbol code (wgc_sym_exports_c) holds line want. */
+static void check_exports(wgc_graph *g, const char *want, const char *what)
+{
+    char *c = wgc_sym_exports_c(g);
+    CHECK(c && strstr(c, want), "%s:\n%s", what, c ? c : "");
+    free(c);
+}
+
 TEST(one_symbol_for_past_plus_seq)
 {
     int cat, total, mask;
@@ -138,10 +146,8 @@ TEST(one_symbol_for_past_plus_seq)
     CHECK(g->tensors[total].symval && only_sym(&g->tensors[total].symval[0]) == k,
           "Add of the Shape values is that symbol");
     CHECK(g->n_syms == 3, "no other symbol (%d)", g->n_syms);
-    char *c = wgc_sym_exports_c(g);
-    CHECK(c && strstr(c, "if (wg_dims[2] != 0LL + 1LL * wg_dims[0] + 1LL * wg_dims[1])"),
-          "the module checks the host's p + s against its terms:\n%s", c ? c : "");
-    free(c);
+    check_exports(g, "if (wg_dims[2] != 0LL + 1LL * wg_dims[0] + 1LL * wg_dims[1])",
+                  "the module checks the host's p + s against its terms");
     wgc_graph_free(g);
 }
 
@@ -155,10 +161,7 @@ TEST(a_derived_sum_is_computed)
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     const int k = wgc_sym_find(g, "p + s");
     CHECK(k >= 2 && g->syms[k].derived && g->tensors[cat].shape.sym[1][k] == 1, "a derived p + s (%d)", k);
-    char *c = wgc_sym_exports_c(g);
-    CHECK(c && strstr(c, "wg_dims[2] = (int32_t)(0LL + 1LL * wg_dims[0] + 1LL * wg_dims[1]);"),
-          "computed before any step:\n%s", c ? c : "");
-    free(c);
+    check_exports(g, "wg_dims[2] = (int32_t)(0LL + 1LL * wg_dims[0] + 1LL * wg_dims[1]);", "computed before any step");
     wgc_graph_free(g);
 }
 
