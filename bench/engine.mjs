@@ -38,14 +38,16 @@ function parseArgs(argv) {
 }
 
 // xorshift64* in BigInt would be slow for 10^6 values: a 32-bit xorshift is plenty here.
+// Integers are 1, as `wasmgraph bench` fills them (src/cli/cmd_bench.c, fill_input): an
+// index in range for any table of two or more rows, a mask that keeps every position.
 function fillRandom(arr, seed = 0x9e3779b9) {
   let s = seed >>> 0;
   for (let i = 0; i < arr.length; i++) {
     s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
     const u = s / 4294967296 * 2 - 1;
-    if (arr instanceof BigInt64Array || arr instanceof BigUint64Array) arr[i] = BigInt(s % 10);
+    if (arr instanceof BigInt64Array || arr instanceof BigUint64Array) arr[i] = 1n;
     else if (arr instanceof Float32Array || arr instanceof Float64Array) arr[i] = u;
-    else arr[i] = s % 10;
+    else arr[i] = 1;
   }
   return arr;
 }

@@ -273,6 +273,28 @@ head -n 5 "$SHARED/data/labels/synset.txt" > "$T/short-labels.txt"
 expect "labels file shorter than classes" 1 "5 labels" "$W" classify "$T/mnist.wasm" -i "$MN/digits/3_1020.png" -l "$T/short-labels.txt"
 expect "missing image" 1 "nope.png" "$W" classify "$T/mnist.wasm" -i "$T/nope.png" -l "$SHARED/data/labels/synset.txt"
 expect "memory cap refuses a module" 1 "more than the limit" "$W" bench "$T/mnist.wasm" --iters 1 --memory-limit-mb 1
+# wasmgraph bench: a token-type embedding (a Gather of a 2-row table, BERT's token_type_ids)
+# runs on bench's own filler and on the inputs given with --input, as run reads them.
+"$PY" - "$T" <<'PYEOF'
+import sys, numpy as np, onnx
+from onnx import helper, TensorProto, numpy_helper
+t = sys.argv[1]
+table = numpy_helper.from_array(np.arange(8, dtype=np.float32).reshape(2, 4), "table")
+g = helper.make_graph([helper.make_node("Gather", ["table", "ids"], ["y"])], "token_types",
+                      [helper.make_tensor_value_info("ids", TensorProto.INT64, [1, 8])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 4])], [table])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), f"{t}/token_types.onnx")
+np.save(f"{t}/ids_ok.npy", np.zeros((1, 8), np.int64))
+np.save(f"{t}/ids_bad.npy", np.full((1, 8), 2, np.int64))
+PYEOF
+compiles "a token-type Gather compiles" token_types.onnx token_types.wasm
+expect "bench's filler keeps index inputs in range" 0 "median" "$W" bench "$T/token_types.wasm" --iters 2
+expect "bench takes inputs as run does" 0 "median" "$W" bench "$T/token_types.wasm" --iters 2 --input "ids=$T/ids_ok.npy"
+expect "bench on an index input out of range is status 2" 1 "status 2 (WGK_ERR_INDEX" \
+    "$W" bench "$T/token_types.wasm" --iters 2 --input "$T/ids_bad.npy"
+expect "bench refuses more inputs than the model's" 1 "more inputs given than the model's 1" \
+    "$W" bench "$T/token_types.wasm" --input "$T/ids_ok.npy" --input "$T/ids_ok.npy"
+expect "bench names a missing input file" 1 "nope.npy" "$W" bench "$T/token_types.wasm" --input "ids=$T/nope.npy"
 "$W" compile "$SQ" -o "$T/squeezenet.wasm" -q
 expect "time limit stops a run" 1 "exceeded the time limit of 1 ms" "$W" classify "$T/squeezenet.wasm" -i "$SHARED/data/images/cat.png" -l "$SHARED/data/labels/synset.txt" --time-limit-ms 1
 # wasmgraph profile: modules built without --profile, bad options, and the time limit on one step.

@@ -60,4 +60,18 @@ const char *wg_cli_shape_str(const int64_t *dims, int rank, char *buf, size_t le
 /* Monotonic time in milliseconds. */
 double wg_cli_now_ms(void);
 
+/* input_files.c */
+/* Graph values: the model's inputs or outputs (get: wg_model_input or wg_model_output)
+ * grouped by the sequence or optional each is part of (docs/abi.md "Sequences and
+ * optionals"); a plain tensor is a value of one entry. Value k spans entries [first[k],
+ * first[k] + count[k]). Returns the number of values. */
+size_t wg_cli_group_values(const wg_tensor_info *(*get)(const wg_model *, size_t), const wg_model *m, size_t n,
+                           size_t *first, size_t *count);
+/* Reads the --input values specs[0..n_specs) into the session: NAME=FILE names an input (or
+ * a sequence or optional), a bare FILE is the next input not yet given. With given NULL
+ * every input must be given; otherwise given[j] (one per model input entry, false on
+ * entry) becomes true for each entry a file filled, and the rest are left alone. Returns
+ * 0, or 1 after a message naming the input and the file. */
+int wg_cli_load_inputs(const wg_model *m, wg_session *s, const char *const *specs, int n_specs, bool *given);
+
 #endif

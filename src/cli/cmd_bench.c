@@ -1,6 +1,7 @@
 /* cmd_bench.c: `wasmgraph bench`: load+compile time, instantiate time, first run, and
- * the latency of warm runs on deterministic pseudo-random inputs. With --serve it stays
- * up after the first run and times runs on request (bench/run's interleaved rounds). */
+ * the latency of warm runs on the inputs given with --input (as `run` reads them) and,
+ * for the rest, deterministic filler (fill_input). With --serve it stays up after the
+ * first run and times runs on request (bench/run's interleaved rounds). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +21,14 @@ static double thread_cpu_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static const char usage[] = "wasmgraph bench MODEL.wasm [--warmup 3] [--iters 20] [--json] [--serve]\n"
-                            "                       [--time-limit-ms N] [--memory-limit-mb N] [--threads N]\n"
-                            "                       [--dim SYM=N]...  (ABI 2: run at symbol SYM = N;\n"
-                            "                       symbols not given run at their maxima)";
+static const char usage[] =
+    "wasmgraph bench MODEL.wasm [--warmup 3] [--iters 20] [--json] [--serve]\n"
+    "                       [--time-limit-ms N] [--memory-limit-mb N] [--threads N]\n"
+    "                       [--dim SYM=N]...  (ABI 2: run at symbol SYM = N;\n"
+    "                       symbols not given run at their maxima)\n"
+    "                       [--input [NAME=]FILE]...  (as `run` takes them)\n"
+    "  inputs not given: floats uniform in [-1, 1), integers 1 (a valid index into any\n"
+    "  table of two or more rows, a mask that keeps every position), bools random";
 
 /* xorshift64*: the same inputs on every run and machine. */
 static uint64_t next_rand(uint64_t *s)
@@ -34,8 +39,11 @@ static uint64_t next_rand(uint64_t *s)
     return *s * UINT64_C(2685821657736338717);
 }
 
-/* Floats uniform in [-1, 1); integers in [0, 10); bools 0/1. */
-static void fill_random(const wg_tensor_info *t, void *dst, uint64_t *seed)
+/* The filler of an input no file gives: floats uniform in [-1, 1), bools 0/1, integers 1.
+ * Integers are nearly always indices (token ids, token types, positions) or masks: 1 is
+ * in range for any table of two or more rows and keeps every position of a mask, where
+ * random integers would index past a token-type table (status WGK_ERR_INDEX). */
+static void fill_input(const wg_tensor_info *t, void *dst, uint64_t *seed)
 {
     size_t n = t->bytes / wg_dtype_size(t->dtype);
     uint8_t *p = dst;
@@ -48,10 +56,10 @@ static void fill_random(const wg_tensor_info *t, void *dst, uint64_t *seed)
         case WG_DT_FLOAT16: { uint16_t v = wg_f32_to_f16((float)u); memcpy(p + i * 2, &v, 2); break; }
         case WG_DT_BOOL: p[i] = (uint8_t)(r >> 63); break;
         default: {
-            /* Small non-negative integers, little-endian, in the element's width. */
+            /* the integer 1, little-endian, in the element's width */
             size_t w = wg_dtype_size(t->dtype);
             memset(p + i * w, 0, w);
-            p[i * w] = (uint8_t)((r >> 32) % 10);
+            p[i * w] = 1;
         }
         }
     }
@@ -123,21 +131,29 @@ int wg_cmd_bench(int argc, char **argv)
     wg_cli_timing t = {.warmup = 3, .iters = 20};
     /* --dim SYM=N (ABI 2) is taken out here; the rest are the timing commands' options */
     char **rest = malloc(sizeof *rest * (size_t)(argc + 1));
+    const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
     const char *dims[16];
-    int n_rest = 0, n_dims = 0;
-    if (!rest)
+    int n_rest = 0, n_dims = 0, n_inputs = 0;
+    if (!rest || !inputs) {
+        free(rest);
+        free(inputs);
         return wg_cli_fail("out of memory");
+    }
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--dim") && i + 1 < argc && n_dims < 16)
             dims[n_dims++] = argv[++i];
+        else if ((!strcmp(argv[i], "--input") || !strcmp(argv[i], "-i")) && i + 1 < argc)
+            inputs[n_inputs++] = argv[++i];
         else
             rest[n_rest++] = argv[i];
     }
     rest[n_rest] = NULL;
     int bad = wg_cli_timing_args(usage, n_rest, rest, flags, set, &t);
     free(rest);
-    if (bad)
+    if (bad) {
+        free(inputs);
         return bad;
+    }
     const char *model = t.model;
     const uint64_t warmup = t.warmup, iters = t.iters;
     const bool json = set[0], serving = set[1];
@@ -146,6 +162,7 @@ int wg_cmd_bench(int argc, char **argv)
     wg_model *m = NULL;
     wg_session *s = NULL;
     double *lat = NULL;
+    bool *given = NULL;
     wg_status st = wg_runtime_new(&t.limits, &rt);
     if (st)
         return wg_cli_fail("cannot start the wasm engine: %s", wg_status_str(st));
@@ -180,9 +197,17 @@ int wg_cmd_bench(int argc, char **argv)
         rc = 1;
         goto done;
     }
+    given = calloc(wg_model_num_inputs(m) + 1, sizeof *given);
+    if (!given) {
+        rc = wg_cli_fail("out of memory");
+        goto done;
+    }
+    if (wg_cli_load_inputs(m, s, inputs, n_inputs, given))
+        goto done; /* rc is 1, message printed */
     uint64_t seed = UINT64_C(0x9e3779b97f4a7c15);
     for (size_t j = 0; j < wg_model_num_inputs(m); j++)
-        fill_random(wg_model_input(m, j), wg_session_input(s, j), &seed);
+        if (!given[j])
+            fill_input(wg_model_input(m, j), wg_session_input(s, j), &seed);
     if (wg_session_run(s)) {
         rc = wg_cli_fail("%s", wg_last_error(rt));
         goto done;
@@ -254,6 +279,8 @@ int wg_cmd_bench(int argc, char **argv)
     rc = 0;
 done:
     free(lat);
+    free(given);
+    free(inputs);
     wg_session_free(s);
     wg_model_free(m);
     wg_runtime_free(rt);
