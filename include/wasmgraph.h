@@ -297,6 +297,40 @@ const char *wg_model_step_label(const wg_model *m, size_t k);
  * range. */
 wg_status wg_session_run_step(wg_session *s, size_t k);
 
+/*
+ * Text generation with a KV cache (docs/generate.md). s is a session of a decoder module
+ * (an optimum-onnx or onnxruntime-genai decoder file compiled with --dim ranges): inputs
+ * input_ids [batch, seq] (int64 or int32), optionally attention_mask [batch, past + seq]
+ * and position_ids [batch, seq], and past_key_values.* [batch, heads, past, head_dim] with a
+ * symbolic past; outputs logits [batch, seq, vocab] (float32 or float16) and present.*
+ * for every past input. The first run takes the prompt with an empty past, each later run
+ * the token just chosen with the previous presents as its pasts; batch 1.
+ *
+ *     wg_generate_options o = {.max_new_tokens = 32};          // greedy
+ *     wg_session_generate(s, prompt, n, &o, print_token, NULL);
+ *
+ * on_token (may be NULL) gets each new token as it is chosen and returns false to stop.
+ * Generation also stops after max_new_tokens, or after a token of stop_ids (given to
+ * on_token first). Greedy (temperature 0) takes the first largest logit; otherwise a token
+ * is drawn from softmax(logits / temperature) cut to the top_k most likely (0: all) and to
+ * the fewest whose probabilities reach top_p (0 or 1: all), by a generator seeded with
+ * seed (0: a fixed default). A model the loop cannot feed (another input, no logits, a past
+ * of fixed length) is WG_ERR_INVALID naming it; a cache longer than the module's range is
+ * the session's WG_ERR_INVALID naming the symbol and its range, prefixed by the token.
+ */
+typedef struct wg_generate_options {
+    int max_new_tokens;
+    double temperature;
+    int top_k;
+    double top_p;
+    uint64_t seed;
+    const int64_t *stop_ids;
+    size_t n_stop_ids;
+} wg_generate_options;
+typedef bool (*wg_token_callback)(int64_t token, void *user);
+wg_status wg_session_generate(wg_session *s, const int64_t *prompt, size_t n_prompt, const wg_generate_options *o,
+                              wg_token_callback on_token, void *user);
+
 #ifdef __cplusplus
 }
 #endif

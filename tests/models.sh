@@ -700,5 +700,46 @@ else
     bad "generate the KV-cache decoder"
 fi
 
+# 19b. Generation with the KV cache (src/host/generate.c, docs/generate.md): a one-layer
+#      decoder with optimum-onnx's inputs and outputs (tests/models/tiny_lm.py); `wasmgraph
+#      generate` gives onnxruntime-node's greedy ids (tools/ort_generate.js, the same loop)
+#      over 24 tokens; sampling with a seed repeats itself; a cache past the compiled range,
+#      a model that is no decoder and contradictory options are refused, each by name.
+G=$OUT/generate
+rm -rf "$G"; mkdir -p "$G"
+PROMPT=3,14,15,9,26,5
+if "$PY" tests/models/tiny_lm.py "$G/lm.onnx" &&
+    compile "$G/lm.onnx" "$G/lm.wasm" -q --dim batch_size=1..1 --dim sequence_length=1..16 --dim past_sequence_length=0..32; then
+    ours=$("$W" generate "$G/lm.wasm" --prompt-ids $PROMPT --max-new-tokens 24 2> "$G/ours.log")
+    ref=$(node tools/ort_generate.js "$G/lm.onnx" --prompt-ids $PROMPT --max-new-tokens 24 2> "$G/ref.log")
+    if [ -n "$ours" ] && [ "$ours" = "$ref" ]; then ok "generate: greedy ids are onnxruntime's ($ours)"
+    else cat "$G/ours.log" "$G/ref.log"; bad "generate: greedy ids '$ours', onnxruntime's '$ref'"; fi
+    s1=$("$W" generate "$G/lm.wasm" --prompt-ids $PROMPT --max-new-tokens 24 --temperature 0.8 --top-k 10 --top-p 0.9 --seed 7 2>/dev/null)
+    s2=$("$W" generate "$G/lm.wasm" --prompt-ids $PROMPT --max-new-tokens 24 --temperature 0.8 --top-k 10 --top-p 0.9 --seed 7 2>/dev/null)
+    if [ "$(wc -w <<< "$s1")" = 24 ] && [ "$s1" = "$s2" ] && [ "$s1" != "$ours" ]; then ok "generate: sampling with a seed repeats itself"
+    else bad "generate: sampling gave '$s1' then '$s2'"; fi
+    stop=$(cut -d' ' -f3 <<< "$ours")
+    if [ "$("$W" generate "$G/lm.wasm" --prompt-ids $PROMPT --stop-ids "$stop" 2>/dev/null)" = "$(cut -d' ' -f1-3 <<< "$ours")" ]; then
+        ok "generate: stops after a stop id"
+    else bad "generate: --stop-ids $stop"; fi
+    gen_refused() { # gen_refused WHAT EXIT FRAGMENT ARGS...
+        local what=$1 code=$2 frag=$3 out rc; shift 3
+        out=$("$W" generate "$@" 2>&1); rc=$?
+        if [ "$rc" = "$code" ] && grep -qF -- "$frag" <<< "$out"; then ok "generate refuses $what"
+        else bad "generate refuses $what: exit $rc, '$out' (want $code, '$frag')"; fi
+    }
+    gen_refused "a cache past the compiled range" 1 \
+        "generate: token 29 (past 33): $G/lm.wasm: input 'past_key_values.0.key' dimension 2: symbol 'past_sequence_length' = 33 is outside its range 0..32" \
+        "$G/lm.wasm" --prompt-ids $PROMPT --max-new-tokens 40
+    gen_refused "a prompt longer than the sequence range" 1 "symbol 'sequence_length' = 17 is outside its range 1..16" \
+        "$G/lm.wasm" --prompt-ids 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17
+    gen_refused "a model without logits" 1 "generate: the model has no output 'logits'" "$OUT/mnist.wasm" --prompt-ids 1
+    gen_refused "--greedy with a temperature" 2 "--greedy takes no --temperature" "$G/lm.wasm" --prompt-ids 1 --greedy --temperature 1
+    gen_refused "sampling without a temperature" 2 "needs a --temperature above 0" "$G/lm.wasm" --prompt-ids 1 --top-k 5
+    gen_refused "bad prompt ids" 2 "--prompt-ids needs token ids" "$G/lm.wasm" --prompt-ids 1,,2
+else
+    bad "generate the tiny language model"
+fi
+
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

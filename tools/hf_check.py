@@ -5,9 +5,12 @@ manifest gives (a symbol that is an expression of others is derived by the compi
 gets none), runs every step of the case (a prefill with an empty past, then decode steps)
 and compares each output with onnxruntime's.
 
-    python tools/hf_check.py [--root DIR] [--only FAMILY,...] [--wasmgraph BIN] [--keep DIR]
+    python tools/hf_check.py [--root DIR] [--only FAMILY,...] [--wasmgraph BIN] [--generate N]
 
-Prints one line per file and a table of counts per family and variant. A file matches when
+Prints one line per file and a table of counts per family and variant. With --generate N,
+every decoder file that compiles also generates N tokens greedily from the case's prompt,
+compiled again with its past ranges widened to hold them, by `wasmgraph generate` and by
+onnxruntime-node (tools/ort_generate.js); the ids must be the same (column "greedy"). A file matches when
 every output of every step is within the tolerance of its kind: float32 files at
 rtol 1e-3 / atol 1e-4 (logits through a few layers of random weights: sums of hundreds of
 products, rounded in another order than onnxruntime's), float16 and quantized files at
@@ -64,7 +67,28 @@ def run_step(wg, wasm, case, run, outdir, rtol, atol):
     return worst, ok, ""
 
 
-def check_folder(wg, folder, work):
+def greedy_same(wg, path, dims, prompt, n, work):
+    """Whether `wasmgraph generate` gives onnxruntime's greedy ids, and a detail."""
+    grows = ("past", "total")  # the cache and the mask: prompt + n at most
+    wide = {k: ((lo, len(prompt) + n) if any(g in k for g in grows) else (lo, max(hi, len(prompt))))
+            for k, (lo, hi) in dims.items()}
+    wasm = os.path.join(work, "gen.wasm")
+    ok, err = compile_file(wg, path, wide, wasm)
+    if not ok:
+        return False, f"generate compile: {err}"
+    ids = ",".join(str(int(t)) for t in prompt)
+    ours = subprocess.run([wg, "generate", wasm, "--prompt-ids", ids, "--max-new-tokens", str(n)],
+                          capture_output=True, text=True)
+    fixed = [a for k, (lo, hi) in dims.items() if lo == hi and PLAIN.match(k) for a in ("--dim", f"{k}={lo}")]
+    ref = subprocess.run(["node", os.path.join(HERE, "ort_generate.js"), path, "--prompt-ids", ids,
+                          "--max-new-tokens", str(n)] + fixed, capture_output=True, text=True)
+    if ours.returncode or ref.returncode:
+        failed = ours if ours.returncode else ref
+        return False, (failed.stderr.strip().splitlines() or ["?"])[-1]
+    return ours.stdout.split() == ref.stdout.split(), f"ours {ours.stdout.strip()} / onnxruntime {ref.stdout.strip()}"
+
+
+def check_folder(wg, folder, work, generate=0):
     with open(os.path.join(folder, "case", "manifest.json")) as f:
         man = json.load(f)
     variant = os.path.basename(folder)
@@ -85,7 +109,14 @@ def check_folder(wg, folder, work):
                 match = False
                 break
             worst, match = max(worst, w), match and m
-        results.append((fname, "match" if match else "differs", why or f"max |diff| {worst:.3g}"))
+        verdict = "match" if match else "differs"
+        detail = why or f"max |diff| {worst:.3g}"
+        if generate and man["kind"] == "decoder" and match:
+            prompt = np.load(os.path.join(folder, "case", man["runs"][0]["inputs"]["input_ids"]))[0]
+            same, gdetail = greedy_same(wg, os.path.join(folder, fname), man["dims"][fname], prompt, generate, work)
+            verdict = "greedy" if same else "greedy differs"
+            detail += f"; {gdetail}"
+        results.append((fname, verdict, detail))
     return results
 
 
@@ -95,6 +126,7 @@ def main():
     ap.add_argument("--root", default=os.path.join(cache, "hf-models"))
     ap.add_argument("--only", default="")
     ap.add_argument("--wasmgraph", default=os.path.join(HERE, "..", "build", "bin", "wasmgraph"))
+    ap.add_argument("--generate", type=int, default=0, metavar="N")
     args = ap.parse_args()
     only = set(filter(None, args.only.split(",")))
     counts = {}
@@ -106,17 +138,18 @@ def main():
                 folder = os.path.join(args.root, fam, var)
                 if not os.path.exists(os.path.join(folder, "case", "manifest.json")):
                     continue
-                for fname, verdict, detail in check_folder(args.wasmgraph, folder, work):
+                for fname, verdict, detail in check_folder(args.wasmgraph, folder, work, args.generate):
                     print(f"{fam}/{var}/{fname}: {verdict}: {detail}", flush=True)
-                    c = counts.setdefault((fam, var), [0, 0, 0])
+                    c = counts.setdefault((fam, var), [0, 0, 0, 0])
                     c[0] += 1
                     c[1] += verdict != "compile"
-                    c[2] += verdict == "match"
-    print("\n| family | variant | files | compile | match |\n|---|---|---:|---:|---:|")
-    for (fam, var), (n, comp, match) in sorted(counts.items()):
-        print(f"| {fam} | {var} | {n} | {comp} | {match} |")
-    total = [sum(c[i] for c in counts.values()) for i in range(3)]
-    print(f"| all | | {total[0]} | {total[1]} | {total[2]} |")
+                    c[2] += verdict in ("match", "greedy", "greedy differs")
+                    c[3] += verdict == "greedy"
+    print("\n| family | variant | files | compile | match | greedy |\n|---|---|---:|---:|---:|---:|")
+    for (fam, var), (n, comp, match, greedy) in sorted(counts.items()):
+        print(f"| {fam} | {var} | {n} | {comp} | {match} | {greedy if args.generate else '-'} |")
+    total = [sum(c[i] for c in counts.values()) for i in range(4)]
+    print(f"| all | | {total[0]} | {total[1]} | {total[2]} | {total[3] if args.generate else '-'} |")
     return 0
 
 

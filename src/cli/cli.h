@@ -20,6 +20,7 @@ int wg_cmd_run(int argc, char **argv);
 int wg_cmd_bench(int argc, char **argv);
 int wg_cmd_classify(int argc, char **argv);
 int wg_cmd_profile(int argc, char **argv);
+int wg_cmd_generate(int argc, char **argv);
 
 /* cli_util.c */
 /* Prints `wasmgraph: error: <message>` and returns 1. */

@@ -16,6 +16,7 @@ static const struct {
     {"classify", wg_cmd_classify, "classify an image (PNG/JPEG) with a module"},
     {"bench", wg_cmd_bench, "measure load time and run latency"},
     {"profile", wg_cmd_profile, "time each node of a module compiled with --profile"},
+    {"generate", wg_cmd_generate, "generate token ids with a decoder module and its KV cache"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+// Greedy generation with onnxruntime-node (CPU), the reference for `wasmgraph generate`:
+// the same loop as src/host/generate.c over a decoder file (input_ids, optionally
+// attention_mask and position_ids, past_key_values.* -> logits, present.*): the prompt
+// with an empty past, then one token a run, each run's presents the next run's pasts,
+// batch 1, the first largest logit. Prints the new ids on one line, space-separated.
+//
+//   node tools/ort_generate.js MODEL.onnx --prompt-ids 1,2,3 [--max-new-tokens 20]
+//        [--stop-ids ID,...] [--dim NAME=N]...
+//
+// A past's symbolic dims: batch 1, one whose name has "past" 0, others from --dim (the
+// genai builder's kv_cache_dim, the head size).
+'use strict';
+const ort = require('onnxruntime-node');
+
+function usage(msg) {
+  console.error(`ort_generate: ${msg}`);
+  console.error('usage: node tools/ort_generate.js MODEL.onnx --prompt-ids ID,... [--max-new-tokens N] [--stop-ids ID,...]');
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const a = { model: null, prompt: null, max: 20, stops: [], dims: {} };
+  const ids = (s) => s.split(',').map((x) => { if (!/^\d+$/.test(x)) usage(`bad id '${x}'`); return Number(x); });
+  for (let i = 0; i < argv.length; i++) {
+    const s = argv[i];
+    const next = () => { if (i + 1 >= argv.length) usage(`${s} needs a value`); return argv[++i]; };
+    if (s === '--prompt-ids') a.prompt = ids(next());
+    else if (s === '--stop-ids') a.stops = ids(next());
+    else if (s === '--max-new-tokens') a.max = Number(next());
+    else if (s === '--dim') { const [n, v] = next().split('='); a.dims[n] = Number(v); }
+    else if (s.startsWith('-')) usage(`unknown option ${s}`);
+    else a.model = s;
+  }
+  if (!a.model || !a.prompt || !a.prompt.length) usage('a model and --prompt-ids are needed');
+  return a;
+}
+
+const INTS = { int64: (v) => BigInt64Array.from(v.map(BigInt)), int32: (v) => Int32Array.from(v) };
+const EMPTY = { float32: Float32Array, float16: Uint16Array };
+
+// An index input [1, n] of its own dtype.
+function row(meta, values) {
+  return new ort.Tensor(meta.type, INTS[meta.type](values), [1, values.length]);
+}
+
+// An empty past: the metadata's dims, batch 1, its symbolic length 0.
+function emptyPast(meta, given) {
+  const dim = (d, k) => {
+    if (k === 0) return 1;
+    if (typeof d === 'number' && d >= 0) return d;
+    if (String(d).includes('past')) return 0;
+    if (given[d] === undefined) usage(`'${meta.name}' has dim '${d}': give it with --dim ${d}=N`);
+    return given[d];
+  };
+  const dims = meta.shape.map(dim);
+  return new ort.Tensor(meta.type, new EMPTY[meta.type](0), dims);
+}
+
+function argmax(data, at, n) {
+  let best = 0;
+  for (let v = 1; v < n; v++) if (data[at + v] > data[at + best]) best = v;
+  return best;
+}
+
+function toFloat(h) { // IEEE half to number
+  const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 31, f = h & 1023;
+  if (e === 0) return s * f * 2 ** -24;
+  if (e === 31) return f ? NaN : s * Infinity;
+  return s * (1 + f / 1024) * 2 ** (e - 15);
+}
+
+async function main() {
+  const a = parseArgs(process.argv.slice(2));
+  const session = await ort.InferenceSession.create(a.model, { intraOpNumThreads: 1 });
+  const metas = Object.fromEntries(session.inputNames.map((n, k) => [n, session.inputMetadata[k]]));
+  const feeds = {};
+  let tokens = a.prompt, past = 0;
+  const out = [];
+  for (let k = 0; k < a.max; k++) {
+    for (const name of session.inputNames) {
+      const m = metas[name];
+      if (name === 'input_ids') feeds[name] = row(m, tokens);
+      else if (name === 'attention_mask') feeds[name] = row(m, new Array(past + tokens.length).fill(1));
+      else if (name === 'position_ids') feeds[name] = row(m, tokens.map((_, i) => past + i));
+      else if (name.startsWith('past_key_values')) { if (k === 0) feeds[name] = emptyPast(m, a.dims); }
+      else usage(`input '${name}' is none a decoder loop feeds`);
+    }
+    const res = await session.run(feeds);
+    const logits = res.logits;
+    const vocab = logits.dims[2], at = (logits.dims[1] - 1) * vocab;
+    const data = logits.type === 'float16' ? Array.from(logits.data, toFloat) : logits.data;
+    const token = argmax(data, at, vocab);
+    out.push(token);
+    for (const name of session.inputNames)
+      if (name.startsWith('past_key_values')) feeds[name] = res['present' + name.slice('past_key_values'.length)];
+    past += tokens.length;
+    tokens = [token];
+    if (a.stops.includes(token)) break;
+  }
+  console.log(out.join(' '));
+}
+
+main().catch((e) => { console.error(`ort_generate: ${e.message}`); process.exit(1); });
