@@ -6,7 +6,7 @@ export class WasmgraphError extends Error {
   constructor(code, message, options) {
     super(message, options);
     this.name = 'WasmgraphError';
-    // 'io' | 'format' | 'abi' | 'status' | 'trap' | 'arg' | 'state' | 'worker' | 'threads'
+    // 'io' | 'format' | 'abi' | 'status' | 'trap' | 'arg' | 'state' | 'worker' | 'threads' | 'aborted'
     this.code = code;
   }
 }

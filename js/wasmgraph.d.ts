@@ -7,7 +7,7 @@ export declare const ABI_VERSION: 2;
 export declare const ABI_VERSION_MIN: 1;
 export declare const SECTION_NAME: 'wasmgraph';
 
-export type ErrorCode = 'io' | 'format' | 'abi' | 'status' | 'trap' | 'arg' | 'state' | 'worker' | 'threads';
+export type ErrorCode = 'io' | 'format' | 'abi' | 'status' | 'trap' | 'arg' | 'state' | 'worker' | 'threads' | 'aborted';
 
 /** Every failure of this package; `code` tells the kind. */
 export declare class WasmgraphError extends Error {
@@ -231,3 +231,28 @@ export declare function imageToTensor(
 export declare function topClasses(scores: ArrayLike<number>, k?: number): { softmax: boolean; top: { index: number; prob: number }[] };
 /** float32 to float16 bits, round to nearest even. */
 export declare function f32ToF16(v: number): number;
+
+/** Options of generate() (docs/generate.md). */
+export interface GenerateOptions {
+  /** default 20 */
+  maxNewTokens?: number;
+  /** 0 (default): greedy, the first largest logit; above 0: sampling */
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  /** the sampler's seed (the C host's generator: the same ids for the same seed) */
+  seed?: number | bigint;
+  /** generation ends after one of these (it is returned) */
+  stopIds?: number[];
+  /** called with each id as it is chosen; return false to stop */
+  onToken?: (id: number) => boolean | void;
+  /** checked before each run: an abort rejects with code 'aborted' */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs a decoder session's KV-cache loop (input_ids, attention_mask, position_ids,
+ * past_key_values.* -> logits, present.*): the prompt from an empty past, then a token a
+ * run. Resolves to the new ids.
+ */
+export declare function generate(session: Session, promptIds: number[] | ArrayLike<number>, options?: GenerateOptions): Promise<number[]>;

@@ -1,0 +1,159 @@
+// generate.mjs: text generation with a KV cache on a decoder session, the loop of the C
+// host's wg_session_generate (src/host/generate.c, docs/generate.md) for the JS loader:
+// the prompt with an empty past, then one token a run with the previous run's present.*
+// as its past_key_values.*, batch 1, on the session's input and output views (no feeds
+// copied). Greedy, or a seeded draw cut to top-k and top-p.
+import { WasmgraphError } from './errors.mjs';
+
+const PAST = 'past_key_values';
+const PRESENT = 'present';
+
+function fail(code, message) {
+  return new WasmgraphError(code, message);
+}
+
+// The decoder's values by name, as the C host binds them; throws 'arg' for a model the
+// loop cannot feed.
+function bindDecoder(session) {
+  const name = session.model.name;
+  const ins = session.inputs, outs = session.outputs;
+  const d = { ids: -1, mask: -1, pos: -1, logits: outs.findIndex((t) => t.name === 'logits'), cache: [] };
+  if (d.logits < 0) throw fail('arg', `${name}: generate: the model has no output 'logits'`);
+  const lt = outs[d.logits];
+  if (lt.shape.length !== 3 || !['float32', 'float16'].includes(lt.dtype)) {
+    throw fail('arg', `${name}: generate: output 'logits' is not a float32 or float16 [batch, seq, vocab]`);
+  }
+  ins.forEach((t, i) => {
+    const index2 = (t.dtype === 'int64' || t.dtype === 'int32') && t.shape.length === 2;
+    if (t.name === 'input_ids' && index2) d.ids = i;
+    else if (t.name === 'attention_mask' && index2) d.mask = i;
+    else if (t.name === 'position_ids' && index2) d.pos = i;
+    else if (t.name.startsWith(PAST)) {
+      const out = PRESENT + t.name.slice(PAST.length);
+      const o = outs.findIndex((u) => u.name === out);
+      const axis = (t.dims || []).findIndex((x, k) => k > 0 && typeof x === 'string');
+      if (o < 0) throw fail('arg', `${name}: generate: input '${t.name}' has no output '${out}' to feed it`);
+      if (axis < 0) throw fail('arg', `${name}: generate: input '${t.name}' has no symbolic length (compile with --dim past_sequence_length=0..N)`);
+      d.cache.push({ past: i, present: o, axis });
+    } else {
+      throw fail('arg', `${name}: generate: input '${t.name}' is none a decoder loop feeds (input_ids, attention_mask, position_ids, ${PAST}.*)`);
+    }
+  });
+  if (d.ids < 0) throw fail('arg', `${name}: generate: the model has no input 'input_ids' of int64 or int32 [batch, seq]`);
+  return d;
+}
+
+function putRow(view, values) {
+  if (view instanceof BigInt64Array) values.forEach((v, k) => { view[k] = BigInt(v); });
+  else values.forEach((v, k) => { view[k] = v; });
+}
+
+// The symbols of one run: batch 1, the sequence n, each past's length past, the mask's
+// past + n (a sum the module checks, or the genai builder's total_sequence_length).
+function runDims(session, d, n, past) {
+  const dims = {};
+  const set = (t, k, v) => { if (t.dims && typeof t.dims[k] === 'string') dims[t.dims[k]] = v; };
+  const ids = session.inputs[d.ids];
+  set(ids, 0, 1);
+  set(ids, 1, n);
+  if (d.mask >= 0) set(session.inputs[d.mask], 1, past + n);
+  for (const c of d.cache) set(session.inputs[c.past], c.axis, past);
+  return dims;
+}
+
+// xorshift64*, as the C host draws: the same ids for the same seed in both hosts.
+function uniform(state) {
+  let s = state.s;
+  s ^= s >> 12n; s ^= (s << 25n) & 0xffffffffffffffffn; s ^= s >> 27n;
+  state.s = s;
+  const r = (s * 2685821657736338717n) & 0xffffffffffffffffn;
+  return Number(r >> 11n) / 9007199254740992;
+}
+
+function pick(row, o, state) {
+  let best = 0;
+  for (let v = 1; v < row.length; v++) if (row[v] > row[best]) best = v;
+  if (!(o.temperature > 0)) return best;
+  const scored = Array.from(row, (x, id) => ({ id, p: Math.exp((x - row[best]) / o.temperature) }));
+  const sum = scored.reduce((a, x) => a + x.p, 0);
+  scored.sort((a, b) => b.p - a.p || a.id - b.id);
+  let keep = o.topK > 0 && o.topK < row.length ? o.topK : row.length;
+  if (o.topP > 0 && o.topP < 1) {
+    let acc = 0;
+    for (let k = 0; k < keep; k++) {
+      acc += scored[k].p / sum;
+      if (acc >= o.topP) { keep = k + 1; break; }
+    }
+  }
+  let u = uniform(state) * scored.slice(0, keep).reduce((a, x) => a + x.p, 0);
+  for (let k = 0; k < keep; k++) {
+    u -= scored[k].p;
+    if (u < 0) return scored[k].id;
+  }
+  return scored[keep - 1].id;
+}
+
+function halfToFloat(h) {
+  const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 31, f = h & 1023;
+  if (e === 0) return s * f * 2 ** -24;
+  if (e === 31) return f ? NaN : s * Infinity;
+  return s * (1 + f / 1024) * 2 ** (e - 15);
+}
+
+function lastLogits(session, d) {
+  const [, seq, vocab] = session.outputShape(d.logits);
+  const all = session.output(d.logits);
+  const row = all.subarray((seq - 1) * vocab, seq * vocab);
+  return session.outputs[d.logits].dtype === 'float16' ? Float32Array.from(row, halfToFloat) : row;
+}
+
+const DEFAULTS = { maxNewTokens: 20, temperature: 0, topK: 0, topP: 0, seed: 0, stopIds: [], onToken: null, signal: null };
+
+/**
+ * generate(session, promptIds, options): runs the decoder loop and resolves to the new
+ * token ids (numbers). options: maxNewTokens (20), temperature (0: greedy, the first
+ * largest logit), topK, topP, seed (sampling), stopIds (generation ends after one of
+ * them), onToken(id) (called as each id is chosen; return false to stop), signal (an
+ * AbortSignal: checked before each run, an abort rejects with code 'aborted').
+ * A model the loop cannot feed is an 'arg' error; a cache past the compiled range the
+ * session's 'arg' error naming the symbol and its range.
+ */
+export async function generate(session, promptIds, options = {}) {
+  const o = { ...DEFAULTS, ...options };
+  const name = session.model.name;
+  if (!Array.isArray(promptIds) && !ArrayBuffer.isView(promptIds)) throw fail('arg', `${name}: generate: promptIds must be an array of token ids`);
+  const prompt = Array.from(promptIds, Number);
+  if (!prompt.length || prompt.some((x) => !Number.isInteger(x) || x < 0)) throw fail('arg', `${name}: generate: needs a prompt of at least one non-negative integer id`);
+  if (!Number.isInteger(o.maxNewTokens) || o.maxNewTokens < 0 || !(o.temperature >= 0) || !(o.topK >= 0) || !(o.topP >= 0 && o.topP <= 1)) {
+    throw fail('arg', `${name}: generate: needs maxNewTokens >= 0, temperature >= 0, topK >= 0 and topP in [0, 1]`);
+  }
+  const d = bindDecoder(session);
+  const state = { s: BigInt.asUintN(64, BigInt(o.seed || 0)) || 0x9e3779b97f4a7c15n };
+  const out = [];
+  let past = 0, tokens = prompt;
+  for (let k = 0; k < o.maxNewTokens; k++) {
+    if (o.signal && o.signal.aborted) throw fail('aborted', `${name}: generate: aborted after ${out.length} tokens`);
+    /* the previous run's presents at their sizes, before setDims moves them */
+    const presents = k === 0 ? [] : d.cache.map((c) => {
+      const shape = session.outputShape(c.present);
+      return session.output(c.present).subarray(0, shape.reduce((a, x) => a * x, 1));
+    });
+    try {
+      session.setDims(runDims(session, d, tokens.length, past));
+    } catch (e) {
+      throw fail(e.code || 'arg', `${name}: generate: token ${k + 1} (past ${past}): ${e.message}`);
+    }
+    putRow(session.input(d.ids), tokens);
+    if (d.mask >= 0) putRow(session.input(d.mask), new Array(past + tokens.length).fill(1));
+    if (d.pos >= 0) putRow(session.input(d.pos), tokens.map((_, i) => past + i));
+    d.cache.forEach((c, j) => { if (k > 0) session.input(c.past).set(presents[j]); });
+    session.run();
+    past += tokens.length;
+    const token = pick(lastLogits(session, d), o, state);
+    out.push(token);
+    tokens = [token];
+    if ((o.onToken && o.onToken(token) === false) || o.stopIds.includes(token)) break;
+    await null; /* let an abort, a stream reader or the page run between tokens */
+  }
+  return out;
+}
