@@ -11,7 +11,6 @@
 // A past's symbolic dims: batch 1, one whose name has "past" 0, others from --dim (the
 // genai builder's kv_cache_dim, the head size).
 'use strict';
-const ort = require('onnxruntime-node');
 
 function usage(msg) {
   console.error(`ort_generate: ${msg}`);
@@ -39,18 +38,13 @@ function parseArgs(argv) {
 const INTS = { int64: (v) => BigInt64Array.from(v.map(BigInt)), int32: (v) => Int32Array.from(v) };
 const EMPTY = { float32: Float32Array, float16: Uint16Array };
 
-// An index input [1, n] of its own dtype.
-function row(meta, values) {
-  return new ort.Tensor(meta.type, INTS[meta.type](values), [1, values.length]);
-}
-
 // An empty past: the metadata's dims, batch 1, its symbolic length 0.
-function emptyPast(meta, given) {
+function emptyPast(ort, meta, given) {
   const dim = (d, k) => {
     if (k === 0) return 1;
     if (typeof d === 'number' && d >= 0) return d;
     if (String(d).includes('past')) return 0;
-    if (given[d] === undefined) usage(`'${meta.name}' has dim '${d}': give it with --dim ${d}=N`);
+    if (given[d] === undefined) throw new Error(`'${meta.name}' has dim '${d}': give it with --dim ${d}=N`);
     return given[d];
   };
   const dims = meta.shape.map(dim);
@@ -70,35 +64,47 @@ function toFloat(h) { // IEEE half to number
   return s * (1 + f / 1024) * 2 ** (e - 15);
 }
 
-async function main() {
-  const a = parseArgs(process.argv.slice(2));
-  const session = await ort.InferenceSession.create(a.model, { intraOpNumThreads: 1 });
+// The greedy loop on an onnxruntime session (onnxruntime-node's or onnxruntime-web's
+// `ort`): resolves to { ids, ms } (each run's milliseconds, the prompt's first).
+async function ortGenerate(ort, session, { prompt, max, stops = [], dims = {} }) {
   const metas = Object.fromEntries(session.inputNames.map((n, k) => [n, session.inputMetadata[k]]));
+  const row = (meta, values) => new ort.Tensor(meta.type, INTS[meta.type](values), [1, values.length]);
   const feeds = {};
-  let tokens = a.prompt, past = 0;
-  const out = [];
-  for (let k = 0; k < a.max; k++) {
+  let tokens = prompt, past = 0;
+  const ids = [], ms = [];
+  for (let k = 0; k < max; k++) {
     for (const name of session.inputNames) {
       const m = metas[name];
       if (name === 'input_ids') feeds[name] = row(m, tokens);
       else if (name === 'attention_mask') feeds[name] = row(m, new Array(past + tokens.length).fill(1));
       else if (name === 'position_ids') feeds[name] = row(m, tokens.map((_, i) => past + i));
-      else if (name.startsWith('past_key_values')) { if (k === 0) feeds[name] = emptyPast(m, a.dims); }
-      else usage(`input '${name}' is none a decoder loop feeds`);
+      else if (name.startsWith('past_key_values')) { if (k === 0) feeds[name] = emptyPast(ort, m, dims); }
+      else throw new Error(`input '${name}' is none a decoder loop feeds`);
     }
+    const t0 = performance.now();
     const res = await session.run(feeds);
+    ms.push(performance.now() - t0);
     const logits = res.logits;
     const vocab = logits.dims[2], at = (logits.dims[1] - 1) * vocab;
-    const data = logits.type === 'float16' ? Array.from(logits.data, toFloat) : logits.data;
-    const token = argmax(data, at, vocab);
-    out.push(token);
+    const data = logits.type === 'float16' ? Array.from(logits.data.subarray(at, at + vocab), toFloat) : logits.data.subarray(at, at + vocab);
+    const token = argmax(data, 0, vocab);
+    ids.push(token);
     for (const name of session.inputNames)
       if (name.startsWith('past_key_values')) feeds[name] = res['present' + name.slice('past_key_values'.length)];
     past += tokens.length;
     tokens = [token];
-    if (a.stops.includes(token)) break;
+    if (stops.includes(token)) break;
   }
-  console.log(out.join(' '));
+  return { ids, ms };
 }
 
-main().catch((e) => { console.error(`ort_generate: ${e.message}`); process.exit(1); });
+async function main() {
+  const a = parseArgs(process.argv.slice(2));
+  const ort = require('onnxruntime-node');
+  const session = await ort.InferenceSession.create(a.model, { intraOpNumThreads: 1 });
+  const { ids } = await ortGenerate(ort, session, { prompt: a.prompt, max: a.max, stops: a.stops, dims: a.dims });
+  console.log(ids.join(' '));
+}
+
+module.exports = { ortGenerate };
+if (require.main === module) main().catch((e) => { console.error(`ort_generate: ${e.message}`); process.exit(1); });

@@ -44,16 +44,22 @@ int wg_cli_limit_option(const char *usage, const char *opt, const char *val, wg_
  * after a message saying why not (a module built without --threads, or for fewer). */
 int wg_cli_check_threads(const char *model, const wg_runtime_options *o, const wg_session *s);
 /* The arguments of the timing commands (bench, profile): one model path, --warmup N
- * (>= 0), --iters N (>= 1), the limit options, and the command's own boolean flags:
- * flags[i] (NULL-terminated) sets set[i]. warmup and iters hold the defaults on entry.
- * Returns 0, or the exit code (2) after printing the usage error. */
+ * (>= 0), --iters N (>= 1), --dim SYM=N (ABI 2: run at that size; kept as given, checked
+ * by wg_cli_set_dims), the limit options, and the command's own boolean flags: flags[i]
+ * (NULL-terminated) sets set[i]. warmup and iters hold the defaults on entry. Returns 0,
+ * or the exit code (2) after printing the usage error. */
+#define WG_CLI_MAX_DIMS 16
 typedef struct wg_cli_timing {
     const char *model;
     uint64_t warmup, iters;
     wg_runtime_options limits;
+    const char *dims[WG_CLI_MAX_DIMS];
+    int n_dims;
 } wg_cli_timing;
 int wg_cli_timing_args(const char *usage, int argc, char **argv, const char *const *flags, bool *set,
                        wg_cli_timing *out);
+/* Sets the session's symbols from t's --dim SYM=N; 0, or 1 after a message. */
+int wg_cli_set_dims(wg_session *s, const wg_cli_timing *t);
 /* Element i of data (dtype) as a double; NaN for dtypes it cannot read. */
 double wg_cli_elem(int dtype, const void *data, size_t i);
 /* "[1,3,224,224]" into buf. */

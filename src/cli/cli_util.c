@@ -157,6 +157,10 @@ int wg_cli_timing_args(const char *usage, int argc, char **argv, const char *con
             f++;
         if (flags[f]) {
             set[f] = true;
+        } else if (!strcmp(a, "--dim")) {
+            if (i + 1 >= argc || out->n_dims >= WG_CLI_MAX_DIMS)
+                return wg_cli_usage(usage, "--dim needs SYM=N (at most %d)", WG_CLI_MAX_DIMS);
+            out->dims[out->n_dims++] = argv[++i];
         } else if (!strcmp(a, "--warmup") || !strcmp(a, "--iters")) {
             bool w = !strcmp(a, "--warmup");
             if (i + 1 >= argc ||
@@ -173,6 +177,23 @@ int wg_cli_timing_args(const char *usage, int argc, char **argv, const char *con
     }
     if (!out->model)
         return wg_cli_usage(usage, "no model given");
+    return 0;
+}
+
+int wg_cli_set_dims(wg_session *s, const wg_cli_timing *t)
+{
+    for (int k = 0; k < t->n_dims; k++) {
+        char name[64];
+        const char *d = t->dims[k], *eq = strchr(d, '=');
+        char *end = NULL;
+        long long v = eq ? strtoll(eq + 1, &end, 10) : 0;
+        if (!eq || (size_t)(eq - d) >= sizeof name || end == eq + 1 || *end)
+            return wg_cli_fail("--dim wants SYM=N, got '%s'", d);
+        memcpy(name, d, (size_t)(eq - d));
+        name[eq - d] = 0;
+        if (wg_session_set_dim(s, name, v))
+            return wg_cli_fail("%s", wg_last_error(wg_session_runtime(s)));
+    }
     return 0;
 }
 

@@ -129,20 +129,17 @@ int wg_cmd_bench(int argc, char **argv)
     static const char *const flags[] = {"--json", "--serve", NULL};
     bool set[2] = {false, false};
     wg_cli_timing t = {.warmup = 3, .iters = 20};
-    /* --dim SYM=N (ABI 2) is taken out here; the rest are the timing commands' options */
+    /* --input [NAME=]FILE is taken out here; the rest are the timing commands' options */
     char **rest = malloc(sizeof *rest * (size_t)(argc + 1));
     const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
-    const char *dims[16];
-    int n_rest = 0, n_dims = 0, n_inputs = 0;
+    int n_rest = 0, n_inputs = 0;
     if (!rest || !inputs) {
         free(rest);
         free(inputs);
         return wg_cli_fail("out of memory");
     }
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--dim") && i + 1 < argc && n_dims < 16)
-            dims[n_dims++] = argv[++i];
-        else if ((!strcmp(argv[i], "--input") || !strcmp(argv[i], "-i")) && i + 1 < argc)
+        if ((!strcmp(argv[i], "--input") || !strcmp(argv[i], "-i")) && i + 1 < argc)
             inputs[n_inputs++] = argv[++i];
         else
             rest[n_rest++] = argv[i];
@@ -176,22 +173,8 @@ int wg_cmd_bench(int argc, char **argv)
         rc = wg_cli_fail("%s", wg_last_error(rt));
         goto done;
     }
-    for (int k = 0; k < n_dims; k++) {
-        char name[64];
-        const char *eq = strchr(dims[k], '=');
-        char *end = NULL;
-        long long v = eq ? strtoll(eq + 1, &end, 10) : 0;
-        if (!eq || (size_t)(eq - dims[k]) >= sizeof name || end == eq + 1 || *end) {
-            rc = wg_cli_fail("--dim wants SYM=N, got '%s'", dims[k]);
-            goto done;
-        }
-        memcpy(name, dims[k], (size_t)(eq - dims[k]));
-        name[eq - dims[k]] = 0;
-        if (wg_session_set_dim(s, name, v)) {
-            rc = wg_cli_fail("%s", wg_last_error(rt));
-            goto done;
-        }
-    }
+    if (wg_cli_set_dims(s, &t))
+        goto done; /* rc is 1, message printed */
     double t2 = wg_cli_now_ms();
     if (wg_cli_check_threads(t.model, &t.limits, s)) {
         rc = 1;

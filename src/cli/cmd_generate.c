@@ -11,11 +11,12 @@
 static const char usage[] =
     "wasmgraph generate MODEL.wasm --prompt-ids ID,ID,... [--max-new-tokens 20]\n"
     "                       [--greedy | --temperature T [--top-k K] [--top-p P] [--seed S]]\n"
-    "                       [--stop-ids ID,...] [--time-limit-ms N] [--memory-limit-mb N] [--threads N]\n"
+    "                       [--stop-ids ID,...] [--warmup] [--time-limit-ms N] [--memory-limit-mb N] [--threads N]\n"
     "  MODEL.wasm: a decoder compiled with --dim ranges for its sequence and past lengths\n"
     "  (input_ids, attention_mask, position_ids, past_key_values.* -> logits, present.*).\n"
     "  Prints the new ids as they come, one line; the prompt's run and the per-token time\n"
-    "  of the decode steps go to stderr.";
+    "  of the decode steps go to stderr. --warmup first generates 2 tokens from the same prompt,\n"
+    "  untimed, so that the timing leaves out a session's first-run costs (bench/generate).";
 
 /* A comma-separated list of non-negative integers into a new array. */
 static int64_t *parse_ids(const char *s, size_t *n)
@@ -91,7 +92,7 @@ int wg_cmd_generate(int argc, char **argv)
     wg_generate_options g = {.max_new_tokens = 20};
     int64_t *prompt = NULL, *stops = NULL;
     size_t n_prompt = 0;
-    bool greedy = false, sampling = false;
+    bool greedy = false, sampling = false, warmup = false;
     int rc = 1;
     wg_runtime *rt = NULL;
     wg_model *m = NULL;
@@ -145,6 +146,8 @@ int wg_cmd_generate(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--greedy")) {
             greedy = true;
+        } else if (!strcmp(a, "--warmup")) {
+            warmup = true;
         } else if ((lim = wg_cli_limit_option(usage, a, val, &opts)) != 0) {
             if (lim < 0) {
                 rc = 2;
@@ -188,6 +191,14 @@ int wg_cmd_generate(int argc, char **argv)
     if (!st.lat) {
         rc = wg_cli_fail("out of memory");
         goto done;
+    }
+    if (warmup) {
+        wg_generate_options w = g;
+        w.max_new_tokens = g.max_new_tokens < 2 ? g.max_new_tokens : 2;
+        if (wg_session_generate(s, prompt, n_prompt, &w, NULL, NULL)) {
+            rc = wg_cli_fail("%s", wg_last_error(rt));
+            goto done;
+        }
     }
     st.t_last = wg_cli_now_ms();
     status = wg_session_generate(s, prompt, n_prompt, &g, print_token, &st);

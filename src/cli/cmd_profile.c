@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "wasmgraph.h"
 
-static const char usage[] = "wasmgraph profile MODEL.wasm [--warmup 3] [--iters 20] [--by-op]\n"
+static const char usage[] = "wasmgraph profile MODEL.wasm [--warmup 3] [--iters 20] [--by-op] [--dim SYM=N]...\n"
                             "                         [--time-limit-ms N] [--memory-limit-mb N] [--threads N]";
 
 /* One line of the table: a step, or with --by-op every step of one op type. */
@@ -143,7 +143,7 @@ int wg_cmd_profile(int argc, char **argv)
         rc = wg_cli_fail("%s", wg_last_error(rt));
         goto done;
     }
-    if (wg_cli_check_threads(t.model, &t.limits, s)) {
+    if (wg_cli_check_threads(t.model, &t.limits, s) || wg_cli_set_dims(s, &t)) {
         rc = 1;
         goto done;
     }
