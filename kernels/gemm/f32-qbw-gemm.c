@@ -146,15 +146,26 @@ static void prep_row_lanes(const float *a, int K, int Kp, int bits, int blk, int
     }
 }
 
-/* The j-th weight of every i32 lane of chunk v (16 bytes of weights as stored, zero point
- * not subtracted) as floats; j is a constant once inlined. */
+/* The float path reads each chunk with the top bit of every weight flipped (flip_signs),
+ * so that a weight q is the signed integer q - 2^(bits-1) there: shifts give it with its
+ * sign (arithmetic shift), and f32x4.convert_i32x4_s makes it a float in one instruction.
+ * Weights masked to unsigned values would let clang prove them non-negative and emit
+ * convert_i32x4_u instead, which V8 expands into a long sequence on x86 (the float GEMV
+ * ran at half its speed there). The offset goes to the zero points (zp_corr's off). */
+static inline float sign_offset(int bits) { return (float)(1 << (bits - 1)); }
+
+WGK_INLINE v128_t flip_signs(v128_t v, int bits)
+{
+    return wasm_v128_xor(v, wasm_i8x16_splat(bits == 4 ? (int8_t)0x88 : (int8_t)0x80));
+}
+
+/* The j-th weight of every i32 lane of chunk v (read through flip_signs, so q -
+ * 2^(bits-1)) as floats; j is a constant once inlined. */
 WGK_INLINE v128_t lane_w(v128_t v, int bits, int j)
 {
-    if (bits == 4)
-        return wasm_f32x4_convert_i32x4(wasm_v128_and(j ? wasm_u32x4_shr(v, 4 * j) : v, wasm_i32x4_splat(15)));
-    if (j == 3)
-        return wasm_f32x4_convert_i32x4(wasm_u32x4_shr(v, 24));
-    return wasm_f32x4_convert_i32x4(wasm_v128_and(j ? wasm_u32x4_shr(v, 8 * j) : v, wasm_i32x4_splat(255)));
+    const int top = bits == 4 ? 7 : 3, w = bits == 4 ? 4 : 8;
+    const v128_t at_top = j == top ? v : wasm_i32x4_shl(v, 32 - w * (j + 1));
+    return wasm_f32x4_convert_i32x4(wasm_i32x4_shr(at_top, 32 - w));
 }
 
 /* x[r] + the products of chunk v with rows ap[r] + off (prep_row_lanes' order), r < R: each
@@ -162,6 +173,7 @@ WGK_INLINE v128_t lane_w(v128_t v, int bits, int j)
  * R (a row's result does not depend on how many rows share the call). */
 WGK_INLINE void lanes_dot(v128_t *x, int R, v128_t v, const float *const *ap, ptrdiff_t off, int bits)
 {
+    v = flip_signs(v, bits);
     #pragma clang loop unroll(full)
     for (int j = 0; j < (bits == 4 ? 8 : 4); j++) {
         const v128_t w = lane_w(v, bits, j);
@@ -177,9 +189,10 @@ static inline float zp_any(const wgk_qbw_args *g, const geom *q, int n, int j)
     return g->zpf ? zp_float(g, q, n, j) : (float)zp_int(g, q, n, j);
 }
 
-/* The zero points' share of column n's sum for a row of block sums asum: sum_j s_j z_j
- * asum_j, 8 blocks at a time (the packed 4-bit zero points of 8 blocks are 4 bytes). */
-static float zp_corr(const wgk_qbw_args *g, const geom *q, int n, const float *asum)
+/* The zero points' share of column n's sum for a row of block sums asum: sum_j s_j (z_j -
+ * off) asum_j, 8 blocks at a time (the packed 4-bit zero points of 8 blocks are 4 bytes);
+ * off is what the weights were read as less (the float path's sign_offset, else 0). */
+static float zp_corr(const wgk_qbw_args *g, const geom *q, int n, const float *asum, float off)
 {
     const float *s = g->scales + (ptrdiff_t)n * q->nblk;
     v128_t acc = wasm_f32x4_splat(0.0f);
@@ -187,11 +200,15 @@ static float zp_corr(const wgk_qbw_args *g, const geom *q, int n, const float *a
     if (!g->zp && !g->zpf) {
         for (; j + 4 <= q->nblk; j += 4)
             acc = MADD(acc, wasm_v128_load(s + j), wasm_v128_load(asum + j));
+        const float z = (float)(1 << (g->bits - 1)) - off; /* the default zero point */
+        if (z == 0.0f)
+            return 0.0f;
         float t = hsum(acc);
         for (; j < q->nblk; j++)
             t += s[j] * asum[j];
-        return t * (float)(1 << (g->bits - 1));
+        return t * z;
     }
+    const v128_t offs = wasm_f32x4_splat(off);
     for (; j + 8 <= q->nblk; j += 8) {
         v128_t z0, z1;
         if (g->zpf) {
@@ -208,12 +225,14 @@ static float zp_corr(const wgk_qbw_args *g, const geom *q, int n, const float *a
             z0 = wasm_f32x4_convert_i32x4(wasm_i32x4_shuffle(lo, hi, 0, 4, 1, 5));
             z1 = wasm_f32x4_convert_i32x4(wasm_i32x4_shuffle(lo, hi, 2, 6, 3, 7));
         }
+        z0 = wasm_f32x4_sub(z0, offs);
+        z1 = wasm_f32x4_sub(z1, offs);
         acc = MADD(acc, wasm_f32x4_mul(wasm_v128_load(s + j), z0), wasm_v128_load(asum + j));
         acc = MADD(acc, wasm_f32x4_mul(wasm_v128_load(s + j + 4), z1), wasm_v128_load(asum + j + 4));
     }
     float t = hsum(acc);
     for (; j < q->nblk; j++)
-        t += s[j] * zp_any(g, q, n, j) * asum[j];
+        t += s[j] * (zp_any(g, q, n, j) - off) * asum[j];
     return t;
 }
 
@@ -309,6 +328,32 @@ WGK_INLINE void chunk_dot(v128_t *x, int R, v128_t v, int quant, const float *co
         x[i] = lanes_idot(x[i], v, r[i].qa + off, bits);
 }
 
+/* x[j] + the products of chunks v[j] of four columns with one row at off (ap, or r when
+ * quantized). A float row's activation vectors are loaded once for the four columns (11
+ * vectors live: V8's register allocator spills the column-by-column order, which reloads
+ * them); each column sums its lanes in the same order either way. */
+WGK_INLINE void chunk_dot_cols(v128_t x[4], const v128_t v[4], int quant, const float *ap, const qrow *r, ptrdiff_t off,
+                               int bits)
+{
+    if (quant) {
+        #pragma clang loop unroll(full)
+        for (int j = 0; j < 4; j++)
+            x[j] = lanes_idot(x[j], v[j], r->qa + off, bits);
+        return;
+    }
+    v128_t f[4];
+    #pragma clang loop unroll(full)
+    for (int j = 0; j < 4; j++)
+        f[j] = flip_signs(v[j], bits);
+    #pragma clang loop unroll(full)
+    for (int l = 0; l < (bits == 4 ? 8 : 4); l++) {
+        const v128_t a = wasm_v128_load(ap + off + 4 * l);
+        #pragma clang loop unroll(full)
+        for (int j = 0; j < 4; j++)
+            x[j] = MADD(x[j], a, lane_w(f[j], bits, l));
+    }
+}
+
 /* t + block sums x scaled: block jb alone (two: 0), or (lanes 0-1 and 2-3) blocks jb and
  * jb+1, fa and fb their scales (times the row's block scales when quantized). */
 WGK_INLINE v128_t block_add(v128_t t, v128_t x, int quant, float fa, int two, float fb)
@@ -340,10 +385,13 @@ WGK_INLINE void gemv_row(const wgk_qbw_args *g, const geom *q, int bits, int qua
                 for (int j = 0; j < 4; j++)
                     x[j] = wasm_i32x4_splat(0);
                 const int k0 = jb * blk, o = jb * q->blob;
-                for (int k = 0; k < blk; k += c)
+                for (int k = 0; k < blk; k += c) {
+                    v128_t v[4];
                     #pragma clang loop unroll(full)
                     for (int j = 0; j < 4; j++)
-                        chunk_dot(&x[j], 1, wasm_v128_load(b[j] + o + k / c * cb), quant, &ap, r, k0 + k, bits);
+                        v[j] = wasm_v128_load(b[j] + o + k / c * cb);
+                    chunk_dot_cols(x, v, quant, ap, r, k0 + k, bits);
+                }
                 #pragma clang loop unroll(full)
                 for (int j = 0; j < 4; j++)
                     t[j] = block_add(t[j], x[j], quant, row_scale(quant, r, jb) * scale_of(g, q, cols[j], jb), 0, 0.0f);
@@ -351,21 +399,24 @@ WGK_INLINE void gemv_row(const wgk_qbw_args *g, const geom *q, int bits, int qua
         } else {
             for (int jb = 0; jb < q->nblk; jb += 2) {
                 const int two = jb + 1 < q->nblk;
+                v128_t v[4], x[4];
                 #pragma clang loop unroll(full)
                 for (int j = 0; j < 4; j++) {
                     const uint8_t *p = b[j] + jb * 8;
-                    const v128_t v = two ? wasm_v128_load(p) : wasm_v128_load64_zero(p);
-                    v128_t x = wasm_i32x4_splat(0);
-                    chunk_dot(&x, 1, v, quant, &ap, r, jb * 16, 4);
-                    t[j] = block_add(t[j], x, quant, row_scale(quant, r, jb) * scale_of(g, q, cols[j], jb), two,
-                                     two ? row_scale(quant, r, jb + 1) * scale_of(g, q, cols[j], jb + 1) : 0.0f);
+                    v[j] = two ? wasm_v128_load(p) : wasm_v128_load64_zero(p);
+                    x[j] = wasm_i32x4_splat(0);
                 }
+                chunk_dot_cols(x, v, quant, ap, r, jb * 16, 4);
+                #pragma clang loop unroll(full)
+                for (int j = 0; j < 4; j++)
+                    t[j] = block_add(t[j], x[j], quant, row_scale(quant, r, jb) * scale_of(g, q, cols[j], jb), two,
+                                     two ? row_scale(quant, r, jb + 1) * scale_of(g, q, cols[j], jb + 1) : 0.0f);
             }
         }
         float v[4];
         #pragma clang loop unroll(full)
         for (int j = 0; j < 4; j++)
-            v[j] = hsum(t[j]) - zp_corr(g, q, cols[j], sums);
+            v[j] = hsum(t[j]) - zp_corr(g, q, cols[j], sums, quant ? 0.0f : sign_offset(bits));
         store_cols(g, m, n0, nc, v);
     }
 }
@@ -413,7 +464,7 @@ WGK_INLINE void rows4(const wgk_qbw_args *g, const geom *q, int bits, int quant,
     }
     #pragma clang loop unroll(full)
     for (int i = 0; i < 4; i++)
-        out[i] = hsum(t[i]) - zp_corr(g, q, n, sums[i]);
+        out[i] = hsum(t[i]) - zp_corr(g, q, n, sums[i], quant ? 0.0f : sign_offset(bits));
 }
 
 /* Columns per block of the row path: their weights stay in L2 (256 KiB) while every row
