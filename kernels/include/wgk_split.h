@@ -27,6 +27,7 @@
 #include "wgk_conv_strassen.h"
 #include "wgk_convnd.h"
 #include "wgk_gemm.h"
+#include "wgk_qweight.h"
 #include "wgk_winograd.h"
 
 /* Thread t of n (n <= 1: the one thread of a call that is not split). */
@@ -126,6 +127,28 @@ static inline int wgk_split_gemm_packed_b(wgk_gemm_args *g, wgk_part p)
 static inline int wgk_split_gemm(wgk_gemm_args *g, wgk_part p)
 {
     return wgk_split_gemm_share(g, p, 0);
+}
+
+/* wgk_f32_qbw_gemm (MatMulNBits): runs of 4-column groups (the GEMV's unit), every row;
+ * a share is the product with the columns' weights, scales, zero points and bias. Each
+ * column is summed as in the whole call. */
+static inline int wgk_split_qbw(wgk_qbw_args *g, wgk_part p)
+{
+    if (p.n <= 1)
+        return 1;
+    int lo, hi;
+    wgk_part_range(p, g->N, 4, &lo, &hi);
+    if (lo >= hi)
+        return 0;
+    const int nblk = wgk_qbw_nblk(g->K, g->blk);
+    g->N = hi - lo;
+    g->b += (ptrdiff_t)lo * nblk * wgk_qbw_blob(g->bits, g->blk);
+    g->scales += (ptrdiff_t)lo * nblk;
+    g->zp = g->zp ? g->zp + (ptrdiff_t)lo * wgk_qbw_zstride(g->bits, nblk) : 0;
+    g->zpf = g->zpf ? g->zpf + (ptrdiff_t)lo * nblk : 0;
+    g->bias = g->bias ? g->bias + lo : 0;
+    g->c += lo;
+    return 1;
 }
 
 /* ---- Convolutions (a->share: wgk_conv.h) */

@@ -7,10 +7,12 @@
  * more rows than one row block of each; the extremes (every weight 0 or 2^bits - 1, zero
  * points at both ends). Accuracy level 4 (quant_a) against the same loop over A quantized
  * as MLAS does it, written out here; its block sums are integers, so they are exact.
- * And wgk_f32_qbw_gather (GatherBlockQuantized's rows) against its formula, exactly, and
- * wgk_f32_bnb4_gemm (MatMulBnb4) against its dequantized loop.
+ * Threads: the shares of 2 and 3 threads (wgk_split_qbw), run one after the other, give
+ * the whole call's bits. And wgk_f32_qbw_gather (GatherBlockQuantized's rows) against its
+ * formula, exactly, and wgk_f32_bnb4_gemm (MatMulBnb4) against its dequantized loop.
  */
 #include "wgk_qweight.h"
+#include "wgk_split.h"
 #include "wgkt.h"
 
 #define MAXM 70
@@ -52,6 +54,25 @@ static void ref_quant(const float *a, int K, int blk, int nblk, float *qa, float
 
 /* zmode 0: none, 1: packed, 2: float; extreme 0: random, 1: weights 0 and zero points at the
  * top, 2: weights at the top and zero points 0. */
+/* The shares of 2 and 3 threads (wgk_split_qbw), one after the other, into a copy of C:
+ * the same bits as the whole call's C (ysize floats at a->c). */
+static void shares_match(const wgk_qbw_args *a, int ysize)
+{
+    static float whole[MAXM * (MAXN + 2) + 8 * (WIDEN + 2)];
+    for (int i = 0; i < ysize; i++)
+        whole[i] = a->c[i];
+    for (int n = 2; n <= 3; n++) {
+        for (int i = 0; i < ysize; i++)
+            a->c[i] = 12345.0f;
+        for (int t = 0; t < n; t++) {
+            wgk_qbw_args share = *a;
+            if (wgk_split_qbw(&share, (wgk_part){t, n}))
+                wgk_f32_qbw_gemm(&share);
+        }
+        WGKT_CHECK(wgkt_same_bits(a->c, whole, ysize), "2 and 3 threads' shares give the whole call's bits");
+    }
+}
+
 static void one(int M, int N, int K, int bits, int blk, int zmode, int quant_a, int bias, int extreme)
 {
     const int nblk = wgk_qbw_nblk(K, blk), Kp = nblk * blk, top = (1 << bits) - 1;
@@ -101,9 +122,11 @@ static void one(int M, int N, int K, int bits, int blk, int zmode, int quant_a, 
     WGKT_CHECK(need <= sizeof WORK, "work fits the test's buffer");
     if (need > sizeof WORK)
         return;
-    wgk_f32_qbw_gemm(&(wgk_qbw_args){.M = M, .N = N, .K = K, .bits = bits, .blk = blk, .a = A, .lda = lda,
-                                      .b = B, .scales = S, .zp = zmode == 1 ? ZP : 0, .zpf = zmode == 2 ? ZF : 0,
-                                      .bias = bias ? BIAS : 0, .c = Y, .ldc = ldc, .quant_a = quant_a, .work = WORK});
+    const wgk_qbw_args args = {.M = M, .N = N, .K = K, .bits = bits, .blk = blk, .a = A, .lda = lda, .b = B,
+                               .scales = S, .zp = zmode == 1 ? ZP : 0, .zpf = zmode == 2 ? ZF : 0,
+                               .bias = bias ? BIAS : 0, .c = Y, .ldc = ldc, .quant_a = quant_a, .work = WORK};
+    wgk_f32_qbw_gemm(&args);
+    shares_match(&args, M * ldc);
     static float qa[BIGK], sa[BIGK / 16];
     int ok = 1;
     for (int m = 0; m < M; m++) {

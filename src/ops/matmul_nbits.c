@@ -203,13 +203,19 @@ static wg_status nbits_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return st;
     const bool zp = wgc_in(g, n, IN_ZP) != NULL;
     const size_t work = nbits_scratch(g, n);
-    wgc_emit(e, "wgk_f32_qbw_gemm(&(const wgk_qbw_args){.M = %s, .N = %lld, .K = %lld, .bits = %lld, .blk = %lld,\n",
-             m, (long long)p.N, (long long)p.K, (long long)p.bits, (long long)p.blk);
-    wgc_emit(e, "    .a = %s, .lda = %lld, .b = %s, .scales = %s, .zp = %s, .zpf = %s, .bias = %s,\n", ptr[IN_A],
-             (long long)p.K, ptr[IN_B], ptr[IN_SCALES], zp && !p.zp_float ? ptr[IN_ZP] : "0",
-             zp && p.zp_float ? ptr[IN_ZP] : "0", ptr[IN_BIAS]);
-    wgc_emit(e, "    .c = %s, .ldc = %lld, .quant_a = %d, .work = %s});\n", wgc_ptr(e, g, n->outputs[0]),
-             (long long)p.N, p.quant_a ? 1 : 0, work ? wgc_scratch(e) : "0");
+    /* a threaded build divides the columns (wgk_split_qbw), each thread with its own work;
+     * a GEMV's few outputs cost K multiply-adds each, so the work is what pays */
+    const bool split = wgc_threaded(e) && wgc_split_pays(e, (p.N + 3) / 4, p.M * p.N * p.K);
+    char fields[2048];
+    snprintf(fields, sizeof fields,
+             ".M = %s, .N = %lld, .K = %lld, .bits = %lld, .blk = %lld,\n"
+             "    .a = %s, .lda = %lld, .b = %s, .scales = %s, .zp = %s, .zpf = %s, .bias = %s,\n"
+             "    .c = %s, .ldc = %lld, .quant_a = %d, .work = %s",
+             m, (long long)p.N, (long long)p.K, (long long)p.bits, (long long)p.blk, ptr[IN_A], (long long)p.K,
+             ptr[IN_B], ptr[IN_SCALES], zp && !p.zp_float ? ptr[IN_ZP] : "0", zp && p.zp_float ? ptr[IN_ZP] : "0",
+             ptr[IN_BIAS], wgc_ptr(e, g, n->outputs[0]), (long long)p.N, p.quant_a ? 1 : 0,
+             work ? wgc_scratch(e) : "0");
+    wgc_emit_args_call(e, WGC_KERNEL_QBW_GEMM, split, "wgk_f32_qbw_gemm", "wgk_qbw_args", fields, "");
     return WG_OK;
 }
 

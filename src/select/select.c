@@ -26,6 +26,9 @@ wg_status wgc_select_kernels(wgc_graph *g, const wgc_select_target *t)
         case WGC_OP_CONV_TRANSPOSE:
             st = wgc_select_conv_transpose(g, n);
             break;
+        case WGC_OP_MATMUL_NBITS: /* one kernel, named for the profile */
+            n->impl.kernel = WGC_KERNEL_QBW_GEMM;
+            break;
         default: /* one implementation: nothing to choose */
             break;
         }
