@@ -59,6 +59,7 @@ export const STATUSES = Object.freeze({
   13: ['WGK_ERR_SIZE_BOUND', 'a size computed at run time (Pad, Expand, Tile, Range, Resize, ConstantOfShape) is past the bound the module was compiled for: an integer input outside its --dim range'],
   15: ['WGK_ERR_SEQ_INDEX', 'a sequence position is out of range (SequenceAt)'],
   16: ['WGK_ERR_OPTIONAL_EMPTY', 'an optional value is empty (OptionalGetElement)'],
+  17: ['WGK_ERR_ATTN_LENGTHS', "an attention's sequence lengths (seqlens_k, total_sequence_length, position ids) do not fit its KV cache or rotary tables (GroupQueryAttention)"],
   20: ['WGK_ERR_THREAD_ABORT', 'another thread of the run trapped or was stopped (wg_threads_abort)'],
   21: ['WGK_ERR_THREADS', 'a thread number or thread count out of range for the module (wg_thread_init, wg_run_begin, wg_run_thread)'],
 });

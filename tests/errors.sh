@@ -247,6 +247,75 @@ expect "MatMulBnb4's quant_type 2" 1 "$BNB: quant_type = 2: 0 (FP4) or 1 (NF4)" 
 expect "MatMulBnb4's block_size 24" 1 "$BNB: block_size = 24: must be a power of two, 16 or more" \
     "$W" compile "$T/bnb4_block_24.onnx" -o "$T/x.wasm"
 expect "MatMulBnb4's transB 0" 1 "$BNB: transB = 0: wasmgraph takes 1" "$W" compile "$T/bnb4_transb_0.onnx" -o "$T/x.wasm"
+# GroupQueryAttention (tests/errors/make_contrib_models.py gqa_models): head counts, shapes and
+# types onnxruntime refuses, what wasmgraph does not implement, and lengths checked at run time.
+GQA="node 'gqa' (GroupQueryAttention, domain com.microsoft)"
+expect "GroupQueryAttention's num_heads not a multiple of kv_num_heads" 1 \
+    "$GQA: num_heads 6 must be a positive multiple of kv_num_heads 4" "$W" compile "$T/gqa_heads_6_4.onnx" -o "$T/x.wasm"
+expect "GroupQueryAttention's hidden size not a multiple of num_heads" 1 \
+    "$GQA: query's hidden size 30 is not a multiple of num_heads 4" "$W" compile "$T/gqa_hidden_30.onnx" -o "$T/x.wasm"
+expect "GroupQueryAttention's packed hidden size not a multiple of the heads" 1 \
+    "$GQA: query's hidden size 50 is not a multiple of num_heads + 2 * kv_num_heads (packed QKV) 8" \
+    "$W" compile "$T/gqa_packed_hidden_50.onnx" -o "$T/x.wasm"
+expect "GroupQueryAttention without seqlens_k" 1 "$GQA: input 5 (seqlens_k) is required" \
+    "$W" compile "$T/gqa_five_inputs.onnx" -o "$T/x.wasm"
+expect "GroupQueryAttention's unknown attribute" 1 "$GQA: unknown attribute 'foo'" \
+    "$W" compile "$T/gqa_unknown_attr.onnx" -o "$T/x.wasm"
+expect "GroupQueryAttention's causal 0 is unsupported" 1 "$GQA: attribute causal = 0 is not supported (only 1)" \
+    "$W" compile "$T/gqa_causal_0.onnx" -o "$T/x.wasm"
+expect "GroupQueryAttention's qk_output is unsupported" 1 "$GQA: attribute qk_output = 1 is not supported (only 0)" \
+    "$W" compile "$T/gqa_qk_output.onnx" -o "$T/x.wasm"
+expect "GroupQueryAttention's quantized cache is unsupported" 1 \
+    "$GQA: attribute k_quant_type = 'PER_TENSOR': quantized KV caches are not supported" \
+    "$W" compile "$T/gqa_quantized_cache.onnx" -o "$T/x.wasm"
+expect "GroupQueryAttention's seqlens_k of int64" 1 "$GQA: input 5 'seqlens' has dtype int64; supported: int32" \
+    "$W" compile "$T/gqa_seqlens_int64.onnx" -o "$T/x.wasm"
+expect "GroupQueryAttention's seqlens_k of the wrong shape" 1 \
+    "$GQA: seqlens_k 'seqlens' is 2x1: it must be [1] (one length per batch)" \
+    "$W" compile "$T/gqa_seqlens_2x1.onnx" -o "$T/x.wasm"
+expect "GroupQueryAttention's total_sequence_length computed at run time" 1 \
+    "$GQA: total_sequence_length 'total' is computed at run time" "$W" compile "$T/gqa_total_input.onnx" -o "$T/x.wasm"
+expect "GroupQueryAttention without present outputs" 1 "$GQA: outputs present_key and present_value are required" \
+    "$W" compile "$T/gqa_no_present.onnx" -o "$T/x.wasm"
+expect "GroupQueryAttention of an int32 query" 1 "$GQA: input 0 'query' has dtype int32; supported: float32" \
+    "$W" compile "$T/gqa_query_int32.onnx" -o "$T/x.wasm"
+compiles "GroupQueryAttention of a 2-row past compiles" gqa_ok.onnx gqa_ok.wasm
+gqa_in=(--input "query=$T/gqa_q.npy" --input "key=$T/gqa_kv.npy" --input "value=$T/gqa_kv.npy"
+        --input "past_key=$T/gqa_past.npy" --input "past_value=$T/gqa_past.npy")
+expect "GroupQueryAttention with lengths that fit its past runs" 0 "output 1 'present_key' float32 [1,2,6,8]" \
+    "$W" run "$T/gqa_ok.wasm" "${gqa_in[@]}" --input "attention_mask=$T/gqa_mask_ok.npy"
+expect "GroupQueryAttention whose seqlens_k reaches past its past is status 17" 1 "status 17 (WGK_ERR_ATTN_LENGTHS" \
+    "$W" run "$T/gqa_ok.wasm" "${gqa_in[@]}" --input "attention_mask=$T/gqa_mask_long.npy"
+# MultiHeadAttention, RotaryEmbedding and Attention of com.microsoft (make_contrib_models.py
+# mha_models): the forms wasmgraph does not take, and a key padding length checked at run time.
+MHA="node 'mha' (MultiHeadAttention, domain com.microsoft)"
+expect "MultiHeadAttention's packed QKV is unsupported" 1 "$MHA: key and value are required (the packed QKV form" \
+    "$W" compile "$T/mha_packed.onnx" -o "$T/x.wasm"
+expect "MultiHeadAttention's 4-D key is unsupported" 1 "$MHA: key and value of ranks 4 and 4: wasmgraph takes 3-D ones" \
+    "$W" compile "$T/mha_key_4d.onnx" -o "$T/x.wasm"
+expect "MultiHeadAttention's hidden size not a multiple of num_heads" 1 \
+    "$MHA: hidden sizes 16 and 16 are not multiples of num_heads 3" "$W" compile "$T/mha_heads_3.onnx" -o "$T/x.wasm"
+expect "MultiHeadAttention's cache_indirection is unsupported" 1 "$MHA: input 9 (cache_indirection" \
+    "$W" compile "$T/mha_cache_indirection.onnx" -o "$T/x.wasm"
+expect "MultiHeadAttention's qk output is unsupported" 1 "$MHA: output 3 (qk) is not supported" \
+    "$W" compile "$T/mha_qk_output.onnx" -o "$T/x.wasm"
+ROPE="node 'rope' (RotaryEmbedding, domain com.microsoft)"
+expect "RotaryEmbedding's packed batching is unsupported" 1 "$ROPE: is_packed_batching = 1 (ragged batches) is not supported" \
+    "$W" compile "$T/ms_rope_packed_batching.onnx" -o "$T/x.wasm"
+expect "RotaryEmbedding's rotary_embedding_dim without num_heads" 1 \
+    "$ROPE: num_heads 0 and rotary_embedding_dim 8: rotary_embedding_dim needs num_heads" \
+    "$W" compile "$T/ms_rope_dim_without_heads.onnx" -o "$T/x.wasm"
+ATT="node 'att' (Attention, domain com.microsoft)"
+expect "Attention's do_rotary is unsupported" 1 "$ATT: attribute do_rotary = 1 is not supported (only 0)" \
+    "$W" compile "$T/ms_attention_do_rotary.onnx" -o "$T/x.wasm"
+expect "Attention's 4-D mask_index is unsupported" 1 "$ATT: mask_index of rank 4: wasmgraph takes [batch] (lengths)" \
+    "$W" compile "$T/ms_attention_mask_4d.onnx" -o "$T/x.wasm"
+compiles "MultiHeadAttention with key padding lengths compiles" mha_lengths.onnx mha_lengths.wasm
+mha_in=(--input "q=$T/mha_q.npy" --input "k=$T/mha_q.npy" --input "v=$T/mha_q.npy")
+expect "MultiHeadAttention's key padding length within the keys runs" 0 "output 0 'y' float32 [1,3,16]" \
+    "$W" run "$T/mha_lengths.wasm" "${mha_in[@]}" --input "lens=$T/mha_lens_ok.npy"
+expect "MultiHeadAttention's key padding length past the keys is status 2" 1 "status 2 (WGK_ERR_INDEX" \
+    "$W" run "$T/mha_lengths.wasm" "${mha_in[@]}" --input "lens=$T/mha_lens_over.npy"
 shapes=(); for i in $(seq 17); do shapes+=(--shape "x$i=1"); done
 expect "more --shape options than the limit say how to fix a shared dim" 2 "at most 16 --shape options; to fix a dimension that many inputs share, give its symbol one value with --dim NAME=N..N" \
     "$W" compile "$T/dynamic.onnx" -o "$T/x.wasm" "${shapes[@]}"

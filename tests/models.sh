@@ -741,5 +741,58 @@ else
     bad "generate the tiny language model"
 fi
 
+# 20. onnxruntime's attention operators (com.microsoft GroupQueryAttention, MultiHeadAttention,
+#     RotaryEmbedding) in small graphs of the forms onnxruntime-genai's builder writes
+#     (tests/models/attention_ops.py), against onnxruntime-node: with a KV cache (steps/),
+#     symbolic batch, sequence, past and total lengths, a prompt from an empty past then
+#     decode steps, each step's presents fed back as the next one's past (grouped heads,
+#     packed and separate QKV, rotary half-split, interleaved and partial, a local window,
+#     softcap, smooth softmax, head sinks, position ids, an attention bias; MultiHeadAttention
+#     with a past, causal, a padding mask and a QKV bias), and without one (sets/: the builder's
+#     float16 MultiHeadAttention on an additive mask, both key padding mask forms,
+#     RotaryEmbedding's three forms), float32 and float16 files.
+# ort_steps PREFIX DIR: each case of DIR (model.onnx, compile.args, tolerance, feedback:
+# lines "INPUT OUTPUT_INDEX", past/INPUT.pb the first step's, step_<k>/NAME.pb the other
+# inputs of step k) compiled once and run step by step against onnxruntime-node.
+ort_steps() {
+    local prefix=$1 c s k name rtol atol cargs ins got want f n idx ok_step
+    for c in "$2"/*/; do
+        c=${c%/} name=$prefix-$(basename "$c")
+        read -r -a cargs < "$c/compile.args"
+        read -r rtol atol < "$c/tolerance"
+        compile "$c/model.onnx" "$c/m.wasm" -q "${cargs[@]}" || continue
+        declare -A past=()
+        while read -r n idx; do past[$n]=$c/past/$n.pb; done < "$c/feedback"
+        for s in "$c"/step_*/; do
+            s=${s%/} k=${s##*/step_} ins=() ok_step=1
+            for f in "$s"/*.pb; do ins+=(--input "$(basename "$f" .pb)=$f"); done
+            for n in "${!past[@]}"; do ins+=(--input "$n=${past[$n]}"); done
+            got=$OUT/$name-step$k.out want=$OUT/$name-step$k.want
+            rm -rf "$got" "$want"
+            if ! "$W" run "$c/m.wasm" "${ins[@]}" --output-dir "$got" > "$OUT/$name-step$k.log" 2>&1; then
+                cat "$OUT/$name-step$k.log"; bad "$name step $k (run failed)"; break
+            fi
+            node tools/ort_run.js "$c/model.onnx" "$want" "${ins[@]}" --quiet ||
+                { bad "$name step $k onnxruntime reference"; break; }
+            for f in "$want"/output_*.pb; do
+                "$CMP" "$got/$(basename "$f")" "$f" --rtol "$rtol" --atol "$atol" > "$OUT/$name-step$k.cmp" ||
+                    { cat "$OUT/$name-step$k.cmp"; bad "$name step $k ($(basename "$f"))"; ok_step=0; break; }
+            done
+            [ "$ok_step" = 1 ] || break
+            ok "$name step $k"
+            while read -r n idx; do past[$n]=$got/output_$idx.pb; done < "$c/feedback"
+        done
+        unset past
+    done
+}
+D=$OUT/attention-ops
+rm -rf "$D"
+if "$PY" tests/models/attention_ops.py "$D"; then
+    ort_steps attention "$D/steps"
+    ort_cases attention "$D/sets"
+else
+    bad "generate attention-op models"
+fi
+
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -54,6 +54,9 @@ MODELS = [
     ("Silero VAD legacy", "npm @ricky0123/vad-web, vs onnxruntime", "models.log", r"silero legacy .*"),
     ("onnxruntime's contrib operators: small graphs and a genai-builder decoder layer (fp32 symbolic, fp16)",
      "tests/models/contrib_ops.py, seeded weights, vs onnxruntime", "models.log", r"contrib-.*"),
+    ("onnxruntime's attention operators (GroupQueryAttention, MultiHeadAttention, Attention, RotaryEmbedding): "
+     "KV-cache steps from an empty past and small graphs (fp32 symbolic, fp16)",
+     "tests/models/attention_ops.py, seeded weights, vs onnxruntime", "models.log", r"attention-.*"),
     ("onnxruntime's quantized-weight operators (MatMulNBits, GatherBlockQuantized, MatMulBnb4): small graphs "
      "and onnxruntime-quantized MLPs (fp32 symbolic, fp16)",
      "tests/models/qweight_ops.py, qweight_quantizer.py, seeded weights, vs onnxruntime", "models.log",

@@ -33,6 +33,7 @@
 #include "wgk_vmath.h"
 #include "wgk_qgemm.h"
 #include "wgk_qweight.h"
+#include "wgk_attention.h"
 #include "wgk_storage.h"
 #include "wgk_f16.h"
 /* Not for kernels: the generated code's thread plan (threaded modules) */

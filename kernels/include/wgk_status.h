@@ -32,6 +32,9 @@
                               "integer input outside its --dim range")                            \
     X(WGK_ERR_SEQ_INDEX, 15, "a sequence position is out of range (SequenceAt)")              \
     X(WGK_ERR_OPTIONAL_EMPTY, 16, "an optional value is empty (OptionalGetElement)")                  \
+    X(WGK_ERR_ATTN_LENGTHS, 17, "an attention's sequence lengths (seqlens_k, total_sequence_length, "   \
+                                "position ids) do not fit its KV cache or rotary tables "            \
+                                "(GroupQueryAttention)")                                              \
     X(WGK_ERR_THREAD_ABORT, 20, "another thread of the run trapped or was stopped "            \
                                 "(wg_threads_abort)")                                          \
     X(WGK_ERR_THREADS, 21, "a thread number or thread count out of range for the module "     \

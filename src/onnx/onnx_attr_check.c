@@ -39,6 +39,13 @@ static const struct {
     {"value_int", WGC_ATTR_INT},       {"value_ints", WGC_ATTR_INTS},
     {"value_floats", WGC_ATTR_FLOATS}, {"auto_pad", WGC_ATTR_STRING},
     {"mode", WGC_ATTR_STRING},
+    /* attention (ONNX's Attention and RotaryEmbedding, onnxruntime's attention ops) */
+    {"num_heads", WGC_ATTR_INT},       {"kv_num_heads", WGC_ATTR_INT},
+    {"softcap", WGC_ATTR_FLOAT},       {"interleaved", WGC_ATTR_INT},
+    {"rotary_embedding_dim", WGC_ATTR_INT}, {"do_rotary", WGC_ATTR_INT},
+    {"rotary_interleaved", WGC_ATTR_INT}, {"local_window_size", WGC_ATTR_INT},
+    {"smooth_softmax", WGC_ATTR_INT},  {"unidirectional", WGC_ATTR_INT},
+    {"mask_filter_value", WGC_ATTR_FLOAT},
 };
 
 const char *wgc_onnx_attr_type_name(int type)

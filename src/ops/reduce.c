@@ -523,7 +523,9 @@ static wg_status reduce_sym_infer(wgc_graph *g, wgc_node *n)
 }
 
 /* ReduceMean / ReduceSum over one axis, every length read at run time: y[o][i] = sum over
- * k of x[o][k][i] (divided by the axis length for the mean), in double. */
+ * k of x[o][k][i] (divided by the axis length for the mean), in double; ReduceSum of int32
+ * or int64 (an attention mask's valid lengths, as onnxruntime-genai's graphs count them)
+ * in int64, wrapping as onnxruntime's does. */
 static wg_status emit_reduce(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
@@ -531,17 +533,19 @@ static wg_status emit_reduce(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
     wg_status st = sym_reduce_axes(g, n, &a, &a1);
     if (st)
         return st;
-    if (x->dtype != WG_DT_FLOAT)
-        return wgc_sym_refuse(g, n, "a dtype other than float32");
-    wgc_emit(e, "{\nconst float *px = (const float *)%s;\nfloat *py = (float *)%s;\n"
+    const bool ints = n->op == WGC_OP_REDUCE_SUM && (x->dtype == WG_DT_INT64 || x->dtype == WG_DT_INT32);
+    if (x->dtype != WG_DT_FLOAT && !ints)
+        return wgc_sym_refuse(g, n, "a dtype other than float32 (or ReduceSum of int32 and int64)");
+    const char *ct = wgc_sym_c_type(x->dtype);
+    wgc_emit(e, "{\nconst %s *px = (const %s *)%s;\n%s *py = (%s *)%s;\n"
                 "const int32_t outer = %s, len = %s, inner = %s;\n",
-             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]), wgc_dims_expr(e, &x->shape, 0, a),
-             wgc_dims_expr(e, &x->shape, a, a1), wgc_dims_expr(e, &x->shape, a1, r));
+             ct, ct, wgc_ptr(e, g, n->inputs[0]), ct, ct, wgc_ptr(e, g, n->outputs[0]),
+             wgc_dims_expr(e, &x->shape, 0, a), wgc_dims_expr(e, &x->shape, a, a1), wgc_dims_expr(e, &x->shape, a1, r));
     wgc_emit(e, "for (int32_t o = 0; o < outer; o++)\n    for (int32_t i = 0; i < inner; i++) {\n"
-                "        double s = 0;\n        for (int32_t k = 0; k < len; k++)\n"
-                "            s += px[((size_t)o * len + k) * inner + i];\n"
-                "        py[(size_t)o * inner + i] = (float)(%s);\n    }\n}\n",
-             row_of(n)->sym_fin);
+                "        %s s = 0;\n        for (int32_t k = 0; k < len; k++)\n"
+                "            s %s px[((size_t)o * len + k) * inner + i];\n"
+                "        py[(size_t)o * inner + i] = (%s)(%s);\n    }\n}\n",
+             ints ? "uint64_t" : "double", ints ? "+= (uint64_t)" : "+=", ct, row_of(n)->sym_fin);
     return WG_OK;
 }
 

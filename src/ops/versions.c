@@ -242,6 +242,10 @@ static const unsigned char newest[WGC_OP_COUNT] = {
     [WGC_OP_MATMUL_NBITS] = 1,
     [WGC_OP_GATHER_BLOCK_QUANTIZED] = 1,
     [WGC_OP_MATMUL_BNB4] = 1,
+    [WGC_OP_GROUP_QUERY_ATTENTION] = 1,
+    [WGC_OP_MS_ROTARY_EMBEDDING] = 1,
+    [WGC_OP_MULTI_HEAD_ATTENTION] = 1,
+    [WGC_OP_MS_ATTENTION] = 1,
 };
 
 /* The com.microsoft opset onnxruntime releases (every contrib schema is its version 1). */

@@ -4,6 +4,7 @@ import os
 import sys
 
 import numpy as np
+import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 MS = "com.microsoft"
@@ -61,6 +62,8 @@ def main():
          inits=[b2])
 
     nbits_models(out)
+    gqa_models(out)
+    mha_models(out)
 
 
 def nbits(out, name, attrs=None, b=(3, 1, 8), s=(3, 1), zp=None, gidx=None, raw_b=None):
@@ -132,6 +135,127 @@ def save_ids(out, name, node, inits):
     model.ir_version = 10
     with open(os.path.join(out, name + ".onnx"), "wb") as f:
         f.write(model.SerializeToString())
+
+
+def gqa(out, name, hq=4, hk=2, d=8, hidden=None, attrs=None, seqlens=None, total=None, outputs=3, mask=(1, 6),
+        past=2, seq=1, query_elem=TensorProto.FLOAT):
+    """A GroupQueryAttention node 'gqa' of the form the genai builder writes: seqlens_k and
+    total_sequence_length from attention_mask [mask] (static shapes), query [1, seq, hidden],
+    key and value [1, seq, hk * d], past [1, hk, past, d]. seqlens: a graph input 'seqlens'
+    of that (elem type, shape) instead; total: the same for total_sequence_length."""
+    f = TensorProto.FLOAT
+    hidden = hidden or hq * d
+    ins = [helper.make_tensor_value_info("query", query_elem, [1, seq, hidden]),
+           helper.make_tensor_value_info("key", f, [1, seq, hk * d]),
+           helper.make_tensor_value_info("value", f, [1, seq, hk * d]),
+           helper.make_tensor_value_info("attention_mask", TensorProto.INT64, list(mask)),
+           helper.make_tensor_value_info("past_key", f, [1, hk, past, d]),
+           helper.make_tensor_value_info("past_value", f, [1, hk, past, d])]
+    N = helper.make_node
+    nodes = [N("ReduceSum", ["attention_mask", "axis1"], ["mask_sum"], keepdims=0),
+             N("Sub", ["mask_sum", "one"], ["sl64"]),
+             N("Cast", ["sl64"], ["seqlens_k"], to=TensorProto.INT32),
+             N("Shape", ["attention_mask"], ["shape"]),
+             N("Gather", ["shape", "one"], ["total64"], axis=0),
+             N("Cast", ["total64"], ["total_seq_len"], to=TensorProto.INT32)]
+    sl, tot = "seqlens_k", "total_seq_len"
+    if seqlens is not None:
+        ins.append(helper.make_tensor_value_info("seqlens", *seqlens))
+        sl = "seqlens"
+    if total is not None:
+        ins.append(helper.make_tensor_value_info("total", *total))
+        tot = "total"
+    gqa_ins = ["query", "key", "value", "past_key", "past_value", sl, tot]
+    if sl is None:
+        gqa_ins = gqa_ins[:5]
+    outs = ["y", "present_key", "present_value"][:outputs]
+    nodes.append(N("GroupQueryAttention", gqa_ins, outs, name="gqa", domain=MS,
+                   **dict(dict(num_heads=hq, kv_num_heads=hk), **(attrs or {}))))
+    inits = [numpy_helper.from_array(np.array([1], np.int64), "axis1"),
+             numpy_helper.from_array(np.array(1, np.int64), "one")]
+    g = helper.make_graph(nodes, "g", ins, [helper.make_tensor_value_info(o, f, None) for o in outs], inits)
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid(MS, 1)])
+    model.ir_version = 10
+    with open(os.path.join(out, name + ".onnx"), "wb") as fh:
+        fh.write(model.SerializeToString())
+
+
+def gqa_models(out):
+    """GroupQueryAttention's refusals (head counts, shapes, types, missing inputs, attributes
+    wasmgraph does not implement) and a model whose lengths are checked at run time."""
+    gqa(out, "gqa_ok")  # the run-time checks: status 17 on a mask longer than past + 1
+    gqa(out, "gqa_heads_6_4", hq=6, hk=4)
+    gqa(out, "gqa_hidden_30", hidden=30)
+    gqa(out, "gqa_packed_hidden_50", hidden=50)
+    gqa(out, "gqa_unknown_attr", attrs={"foo": 1})
+    gqa(out, "gqa_causal_0", attrs={"causal": 0})
+    gqa(out, "gqa_qk_output", attrs={"qk_output": 1})
+    gqa(out, "gqa_quantized_cache", attrs={"k_quant_type": "PER_TENSOR"})
+    gqa(out, "gqa_seqlens_int64", seqlens=(TensorProto.INT64, [1]))
+    gqa(out, "gqa_seqlens_2x1", seqlens=(TensorProto.INT32, [2, 1]))
+    gqa(out, "gqa_total_input", total=(TensorProto.INT32, [1]))
+    gqa(out, "gqa_no_present", outputs=1)
+    gqa(out, "gqa_query_int32", query_elem=TensorProto.INT32)
+    # the packed form: key and value empty
+    model = onnx.load(os.path.join(out, "gqa_packed_hidden_50.onnx"))
+    node = model.graph.node[-1]
+    node.input[1] = node.input[2] = ""
+    onnx.save(model, os.path.join(out, "gqa_packed_hidden_50.onnx"))
+    # five inputs: no seqlens_k, no total_sequence_length
+    model = onnx.load(os.path.join(out, "gqa_ok.onnx"))
+    node = model.graph.node[-1]
+    del node.input[5:]
+    onnx.save(model, os.path.join(out, "gqa_five_inputs.onnx"))
+    np.save(os.path.join(out, "gqa_q.npy"), np.ones((1, 1, 32), np.float32))
+    np.save(os.path.join(out, "gqa_kv.npy"), np.ones((1, 1, 16), np.float32))
+    np.save(os.path.join(out, "gqa_past.npy"), np.ones((1, 2, 2, 8), np.float32))
+    np.save(os.path.join(out, "gqa_mask_ok.npy"), np.array([[1, 1, 1, 0, 0, 0]], np.int64))
+    np.save(os.path.join(out, "gqa_mask_long.npy"), np.ones((1, 6), np.int64))
+
+
+
+def attention_model(out, name, node, ins, outs, inits=()):
+    """A model of one attention node over graph inputs ins [(name, elem, shape)]."""
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info(*i) for i in ins],
+                          [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outs], list(inits))
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid(MS, 1)])
+    model.ir_version = 10
+    with open(os.path.join(out, name + ".onnx"), "wb") as fh:
+        fh.write(model.SerializeToString())
+
+
+def mha_models(out):
+    """MultiHeadAttention's, RotaryEmbedding's and Attention's refusals, and a key padding
+    length checked at run time."""
+    f, i32 = TensorProto.FLOAT, TensorProto.INT32
+    q = ("q", f, [1, 3, 16])
+    kv = [("k", f, [1, 3, 16]), ("v", f, [1, 3, 16])]
+    mha = lambda ins, outs=("y",), **a: helper.make_node("MultiHeadAttention", list(ins), list(outs), name="mha",
+                                                         domain=MS, **dict(dict(num_heads=2), **a))
+    attention_model(out, "mha_lengths", mha(["q", "k", "v", "", "lens"]), [q] + kv + [("lens", i32, [1])], ["y"])
+    attention_model(out, "mha_packed", mha(["q"]), [("q", f, [1, 3, 2, 3, 8])], ["y"])
+    attention_model(out, "mha_key_4d", mha(["q", "k", "v"]), [q, ("k", f, [1, 2, 3, 8]), ("v", f, [1, 2, 3, 8])],
+                    ["y"])
+    attention_model(out, "mha_heads_3", mha(["q", "k", "v"], num_heads=3), [q] + kv, ["y"])
+    attention_model(out, "mha_cache_indirection", mha(["q", "k", "v", "", "", "", "", "", "", "ci"]),
+                    [q] + kv + [("ci", i32, [1, 1, 3])], ["y"])
+    attention_model(out, "mha_qk_output", mha(["q", "k", "v"], ["y", "", "", "qk"]), [q] + kv, ["y", "qk"])
+    pos = ("pos", TensorProto.INT64, [1, 3])
+    caches = [numpy_helper.from_array(np.ones((8, 4), np.float32), n) for n in ("cos", "sin")]
+    rope = lambda **a: helper.make_node("RotaryEmbedding", ["q", "pos", "cos", "sin"], ["y"], name="rope", domain=MS,
+                                        **a)
+    attention_model(out, "ms_rope_packed_batching", rope(is_packed_batching=1), [q, pos], ["y"], caches)
+    attention_model(out, "ms_rope_dim_without_heads", rope(rotary_embedding_dim=8), [q, pos], ["y"], caches)
+    w = numpy_helper.from_array(np.ones((16, 48), np.float32), "w")
+    b = numpy_helper.from_array(np.ones(48, np.float32), "b")
+    att = lambda ins, **a: helper.make_node("Attention", list(ins), ["y"], name="att", domain=MS,
+                                            **dict(dict(num_heads=2), **a))
+    attention_model(out, "ms_attention_do_rotary", att(["q", "w", "b"], do_rotary=1), [q], ["y"], [w, b])
+    attention_model(out, "ms_attention_mask_4d", att(["q", "w", "b", "m"]), [q, ("m", i32, [1, 1, 3, 3])], ["y"],
+                    [w, b])
+    np.save(os.path.join(out, "mha_q.npy"), np.ones((1, 3, 16), np.float32))
+    np.save(os.path.join(out, "mha_lens_ok.npy"), np.array([2], np.int32))
+    np.save(os.path.join(out, "mha_lens_over.npy"), np.array([4], np.int32))
 
 
 if __name__ == "__main__":

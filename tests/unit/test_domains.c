@@ -12,7 +12,8 @@
  * becomes Add then Gelu (the Gelu named as the node, writing its output), FastGelu a tanh Gelu,
  * QuickGelu a Swish with alpha 1.702 by default, SkipLayerNormalization with a bias Add, Add and
  * LayerNormalization (epsilon 1e-12 by default) whose sum is output 3; the contrib node is dead
- * and every output has the input's shape.
+ * and every output has the input's shape. Attention becomes MatMul, Add, Split and a com.microsoft
+ * MultiHeadAttention named as the node, its present a Concat of the key's and value's.
  */
 #include <string.h>
 
@@ -163,11 +164,49 @@ TEST(skip_layer_norm_expands)
     wgc_graph_free(g);
 }
 
+TEST(attention_expands)
+{
+    /* Attention of x [2, 3, 8], weights [8, 24], bias [24], 2 heads of 4, past [2, 2, 2, 1, 4] */
+    wgc_graph *g = wgc_graph_new();
+    g->opset = 21;
+    static float w[8 * 24], b[24];
+    const int64_t xd[3] = {2, 3, 8}, wd[2] = {8, 24}, bd[1] = {24}, pd[5] = {2, 2, 2, 1, 4};
+    const int in[5] = {tg_input(g, "x", WG_DT_FLOAT, 3, xd), tg_const(g, "w", WG_DT_FLOAT, wd, 2, w),
+                       tg_const(g, "b", WG_DT_FLOAT, bd, 1, b), -1, tg_input(g, "past", WG_DT_FLOAT, 5, pd)};
+    const int out[2] = {wgc_tensor_add(g, "y"), wgc_tensor_add(g, "present")};
+    for (int i = 0; i < 2; i++)
+        tg_output(g, out[i]);
+    const int k = wgc_node_add(g, "node", "Attention", "com.microsoft", in, 5, out, 2);
+    g->nodes[k].opset = 1;
+    wgc_attr_add(g, k, "num_heads", WGC_ATTR_INT)->i = 2;
+    wgc_attr_add(g, k, "unidirectional", WGC_ATTR_INT)->i = 1;
+    for (int i = 0; i < 2; i++)
+        g->tensors[out[i]].producer = k;
+    wgc_pass_options o = {.n_shapes = 0};
+    wg_status st = wgc_pass_infer(g, &o);
+    CHECK(st == WG_OK, "Attention: %s", g->err);
+    const wgc_node *mha = producer(g, "y"), *cat = producer(g, "present");
+    CHECK(g->nodes[k].dead && mha && mha->op == WGC_OP_MULTI_HEAD_ATTENTION && !strcmp(mha->name, "node") &&
+              !strcmp(mha->domain, "com.microsoft") && wgc_attr_int(mha, "unidirectional", 0) == 1,
+          "output 0 from a com.microsoft MultiHeadAttention 'node', unidirectional");
+    const wgc_node *split = mha ? producer(g, g->tensors[mha->inputs[0]].name) : NULL;
+    const wgc_node *mm = split ? producer(g, g->tensors[split->inputs[0]].name) : NULL;
+    CHECK(split && split->op == WGC_OP_SPLIT && mm && mm->op == WGC_OP_ADD,
+          "its Q from a Split of the biased projection");
+    CHECK(cat && cat->op == WGC_OP_CONCAT && !strcmp(cat->name, "node/present"), "present from a Concat");
+    const wgc_tensor *y = &g->tensors[out[0]], *p = &g->tensors[out[1]];
+    CHECK(y->shape.rank == 3 && y->shape.dims[2] == 8, "y [2, 3, 8]");
+    CHECK(p->shape.rank == 5 && p->shape.dims[0] == 2 && p->shape.dims[3] == 4 && p->shape.dims[4] == 4,
+          "present [2, 2, 2, 1 + 3, 4]");
+    wgc_graph_free(g);
+}
+
 int main(void)
 {
     RUN(lookup_by_domain);
     RUN(messages_name_the_domain);
     RUN(gelus_expand);
     RUN(skip_layer_norm_expands);
+    RUN(attention_expands);
     return test_summary("domains");
 }

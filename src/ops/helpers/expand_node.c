@@ -40,11 +40,17 @@ int wgc_expand_tensor(wgc_expansion *x, const char *suffix)
 int wgc_expand_add(wgc_expansion *x, const char *suffix, const char *op_type, const int *ins,
                    int n_in, const int *outs, int n_out)
 {
+    return wgc_expand_add_in(x, "", suffix, op_type, ins, n_in, outs, n_out);
+}
+
+int wgc_expand_add_in(wgc_expansion *x, const char *domain, const char *suffix, const char *op_type,
+                      const int *ins, int n_in, const int *outs, int n_out)
+{
     if (x->st)
         return -1;
     char name[512];
     snprintf(name, sizeof name, "%s%s", x->g->nodes[x->node].name, suffix);
-    int k = wgc_node_add(x->g, name, op_type, "", ins, n_in, outs, n_out);
+    int k = wgc_node_add(x->g, name, op_type, domain, ins, n_in, outs, n_out);
     if (k < 0) {
         nomem(x);
         return -1;
@@ -61,6 +67,21 @@ int wgc_expand_add(wgc_expansion *x, const char *suffix, const char *op_type, co
         if (outs[i] >= 0)
             x->g->tensors[outs[i]].producer = k;
     return k;
+}
+
+int wgc_expand_const_i64(wgc_expansion *x, const char *suffix, const int64_t *v, int n)
+{
+    const int t = wgc_expand_tensor(x, suffix);
+    int64_t *data = t < 0 ? NULL : malloc(sizeof *data * (size_t)(n > 0 ? n : 1));
+    if (t < 0 || !data) {
+        free(data);
+        nomem(x);
+        return -1;
+    }
+    memcpy(data, v, sizeof *data * (size_t)n);
+    const wgc_shape s = {.rank = 1, .dims = {n}};
+    wgc_tensor_set_const(x->g, t, WG_DT_INT64, &s, data);
+    return t;
 }
 
 static wgc_attr *attr(wgc_expansion *x, int k, const char *name, int type)

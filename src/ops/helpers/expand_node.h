@@ -43,6 +43,12 @@ int wgc_expand_tensor(wgc_expansion *x, const char *suffix);
  * "<node name><suffix>"; returns its index, or -1 after a failure. */
 int wgc_expand_add(wgc_expansion *x, const char *suffix, const char *op_type, const int *ins,
                    int n_in, const int *outs, int n_out);
+/* The same, of domain `domain` (a com.microsoft op that another one expands into). */
+int wgc_expand_add_in(wgc_expansion *x, const char *domain, const char *suffix, const char *op_type,
+                      const int *ins, int n_in, const int *outs, int n_out);
+/* A new constant int64 vector of the n values v (a Split's sizes, a Squeeze's axes); -1 after
+ * a failure. */
+int wgc_expand_const_i64(wgc_expansion *x, const char *suffix, const int64_t *v, int n);
 /* An attribute of new node k. */
 void wgc_expand_attr_float(wgc_expansion *x, int k, const char *name, float v);
 void wgc_expand_attr_int(wgc_expansion *x, int k, const char *name, int64_t v);
