@@ -141,7 +141,7 @@ export async function generate(session, promptIds, options = {}) {
     try {
       session.setDims(runDims(session, d, tokens.length, past));
     } catch (e) {
-      throw fail(e.code || 'arg', `${name}: generate: token ${k + 1} (past ${past}): ${e.message}`);
+      throw fail(e.code || 'arg', `generate: token ${k + 1} (past ${past}): ${e.message}`);
     }
     putRow(session.input(d.ids), tokens);
     if (d.mask >= 0) putRow(session.input(d.mask), new Array(past + tokens.length).fill(1));

@@ -733,7 +733,9 @@ if "$PY" tests/models/tiny_lm.py "$G/lm.onnx" &&
         "$G/lm.wasm" --prompt-ids $PROMPT --max-new-tokens 40
     gen_refused "a prompt longer than the sequence range" 1 "symbol 'sequence_length' = 17 is outside its range 1..16" \
         "$G/lm.wasm" --prompt-ids 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17
-    gen_refused "a model without logits" 1 "generate: the model has no output 'logits'" "$OUT/mnist.wasm" --prompt-ids 1
+    "$W" compile models/lenet5-fashion.onnx -o "$G/lenet.wasm" -q &&
+        gen_refused "a model that is no decoder" 1 "generate: output 'logits' is not a float32 or float16 [batch, seq, vocab]" \
+            "$G/lenet.wasm" --prompt-ids 1
     gen_refused "--greedy with a temperature" 2 "--greedy takes no --temperature" "$G/lm.wasm" --prompt-ids 1 --greedy --temperature 1
     gen_refused "sampling without a temperature" 2 "needs a --temperature above 0" "$G/lm.wasm" --prompt-ids 1 --top-k 5
     gen_refused "bad prompt ids" 2 "--prompt-ids needs token ids" "$G/lm.wasm" --prompt-ids 1,,2
