@@ -39,6 +39,11 @@ bool wg_cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
  * Returns 1 when opt is one of them and val is valid (caller skips val), 0 when opt is not
  * a limit option, -1 (after printing the usage error) when val is missing or bad. */
 int wg_cli_limit_option(const char *usage, const char *opt, const char *val, wg_runtime_options *o);
+/* The last branch of a command's argument loop: a limit option (*i moves past its value),
+ * an unknown option, or the model path (a second one is an error, hint appended to its
+ * message when not NULL). Returns 0, or the exit code (2) after printing the usage error. */
+int wg_cli_other_arg(const char *usage, int argc, char **argv, int *i, const char **model, wg_runtime_options *o,
+                     const char *hint);
 /* (--threads N is parsed there too: a threaded module's session runs on N threads.) After
  * the session is made: 0 when it runs on the threads asked for, else the exit code (1)
  * after a message saying why not (a module built without --threads, or for fewer). */

@@ -140,18 +140,30 @@ int wg_cli_limit_option(const char *usage, const char *opt, const char *val, wg_
     return 0;
 }
 
+int wg_cli_other_arg(const char *usage, int argc, char **argv, int *i, const char **model, wg_runtime_options *o,
+                     const char *hint)
+{
+    const char *a = argv[*i];
+    const int lim = wg_cli_limit_option(usage, a, *i + 1 < argc ? argv[*i + 1] : NULL, o);
+    if (lim < 0)
+        return 2;
+    if (lim > 0) {
+        (*i)++;
+        return 0;
+    }
+    if (a[0] == '-' && a[1])
+        return wg_cli_usage(usage, "unknown option '%s'", a);
+    if (*model)
+        return wg_cli_usage(usage, "unexpected argument '%s'%s", a, hint ? hint : "");
+    *model = a;
+    return 0;
+}
+
 int wg_cli_timing_args(const char *usage, int argc, char **argv, const char *const *flags, bool *set,
                        wg_cli_timing *out)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int lim = wg_cli_limit_option(usage, a, i + 1 < argc ? argv[i + 1] : NULL, &out->limits);
-        if (lim < 0)
-            return 2;
-        if (lim > 0) {
-            i++;
-            continue;
-        }
         int f = 0;
         while (flags[f] && strcmp(a, flags[f]))
             f++;
@@ -167,12 +179,8 @@ int wg_cli_timing_args(const char *usage, int argc, char **argv, const char *con
                 !wg_cli_parse_u64(argv[i + 1], w ? 0 : 1, 1000000, w ? &out->warmup : &out->iters))
                 return wg_cli_usage(usage, "%s needs an integer (%s)", a, w ? ">= 0" : ">= 1");
             i++;
-        } else if (a[0] == '-' && a[1]) {
-            return wg_cli_usage(usage, "unknown option '%s'", a);
-        } else if (out->model) {
-            return wg_cli_usage(usage, "unexpected argument '%s'", a);
-        } else {
-            out->model = a;
+        } else if (wg_cli_other_arg(usage, argc, argv, &i, &out->model, &out->limits, NULL)) {
+            return 2;
         }
     }
     if (!out->model)

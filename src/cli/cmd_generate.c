@@ -102,7 +102,6 @@ int wg_cmd_generate(int argc, char **argv)
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         uint64_t u;
         double r;
-        int lim;
         if (!strcmp(a, "--prompt-ids")) {
             free(prompt);
             if (!val || !(prompt = parse_ids(val, &n_prompt))) {
@@ -148,20 +147,9 @@ int wg_cmd_generate(int argc, char **argv)
             greedy = true;
         } else if (!strcmp(a, "--warmup")) {
             warmup = true;
-        } else if ((lim = wg_cli_limit_option(usage, a, val, &opts)) != 0) {
-            if (lim < 0) {
-                rc = 2;
-                goto done;
-            }
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            rc = wg_cli_usage(usage, "unknown option '%s'", a);
+        } else if (wg_cli_other_arg(usage, argc, argv, &i, &model, &opts, NULL)) {
+            rc = 2;
             goto done;
-        } else if (model) {
-            rc = wg_cli_usage(usage, "unexpected argument '%s'", a);
-            goto done;
-        } else {
-            model = a;
         }
     }
     if (!model || !prompt) {

@@ -104,7 +104,6 @@ int wg_cmd_run(int argc, char **argv)
         return wg_cli_fail("out of memory");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int lim;
         bool has_val = i + 1 < argc;
         if (!strcmp(a, "--input") || !strcmp(a, "-i")) {
             if (!has_val) {
@@ -126,20 +125,9 @@ int wg_cmd_run(int argc, char **argv)
             }
             runs = (int)v;
             i++;
-        } else if ((lim = wg_cli_limit_option(usage, a, has_val ? argv[i + 1] : NULL, &opts)) != 0) {
-            if (lim < 0) {
-                rc = 2;
-                goto done;
-            }
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            rc = wg_cli_usage(usage, "unknown option '%s'", a);
+        } else if (wg_cli_other_arg(usage, argc, argv, &i, &model, &opts, " (inputs take --input)")) {
+            rc = 2;
             goto done;
-        } else if (model) {
-            rc = wg_cli_usage(usage, "unexpected argument '%s' (inputs take --input)", a);
-            goto done;
-        } else {
-            model = a;
         }
     }
     if (!model) {

@@ -59,10 +59,7 @@ static const char *const input_names[] = {
 
 static wg_status bad_shape(wgc_graph *g, const wgc_node *n, int i, const char *want)
 {
-    char s[128];
-    const wgc_tensor *t = wgc_in(g, n, i);
-    return wgc_error(g, n, WG_ERR_INVALID, "%s '%s' is %s: it must be %s", input_names[i], t->name,
-                     wgc_shape_str(&t->shape, s, sizeof s), want);
+    return wgc_bad_input_shape(g, n, i, input_names[i], want);
 }
 
 /* The attributes: the one place they are read and checked. */

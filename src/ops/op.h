@@ -98,6 +98,9 @@ wg_status wgc_check_arity(wgc_graph *g, const wgc_node *n, int min_in, int max_i
  * operator whose schema onnxruntime enforces (its own, outside ONNX's), where an attribute
  * the op does not read is a model onnxruntime refuses too. */
 wg_status wgc_check_attr_names(wgc_graph *g, const wgc_node *n, const char *const *names);
+/* "ROLE 'name' is [dims]: it must be WANT" for input i (ROLE its name in the op's
+ * specification), WG_ERR_INVALID. */
+wg_status wgc_bad_input_shape(wgc_graph *g, const wgc_node *n, int i, const char *role, const char *want);
 /* Input i must be present, have a known shape, and have one of the listed dtypes
  * (terminated by 0). */
 wg_status wgc_check_input(wgc_graph *g, const wgc_node *n, int i, const int *dtypes);

@@ -40,6 +40,14 @@ wg_status wgc_check_attr_names(wgc_graph *g, const wgc_node *n, const char *cons
     return WG_OK;
 }
 
+wg_status wgc_bad_input_shape(wgc_graph *g, const wgc_node *n, int i, const char *role, const char *want)
+{
+    char s[128];
+    const wgc_tensor *t = wgc_in(g, n, i);
+    return wgc_error(g, n, WG_ERR_INVALID, "%s '%s' is %s: it must be %s", role, t->name,
+                     wgc_shape_str(&t->shape, s, sizeof s), want);
+}
+
 wg_status wgc_check_input(wgc_graph *g, const wgc_node *n, int i, const int *dtypes)
 {
     if (i >= n->n_inputs || n->inputs[i] < 0)
