@@ -113,19 +113,26 @@ const DEFAULTS = { maxNewTokens: 20, temperature: 0, topK: 0, topP: 0, seed: 0, 
  * generate(session, promptIds, options): runs the decoder loop and resolves to the new
  * token ids (numbers). options: maxNewTokens (20), temperature (0: greedy, the first
  * largest logit), topK, topP, seed (sampling), stopIds (generation ends after one of
- * them), onToken(id) (called as each id is chosen; return false to stop), signal (an
+ * them; default: the eos ids of a module compiled from a model folder), onToken(id)
+ * (called as each id is chosen; return false to stop), signal (an
  * AbortSignal: checked before each run, an abort rejects with code 'aborted').
  * A model the loop cannot feed is an 'arg' error; a cache past the compiled range the
  * session's 'arg' error naming the symbol and its range.
  */
 export async function generate(session, promptIds, options = {}) {
-  const o = { ...DEFAULTS, ...options };
+  /* a module compiled from a model folder keeps its eos ids and max_length (metadata "generation") */
+  const gen = session.metadata.generation || {};
+  const o = { ...DEFAULTS, stopIds: Array.isArray(gen.eos_token_id) ? gen.eos_token_id : [], ...options };
   const name = session.model.name;
   if (!Array.isArray(promptIds) && !ArrayBuffer.isView(promptIds)) throw fail('arg', `${name}: generate: promptIds must be an array of token ids`);
   const prompt = Array.from(promptIds, Number);
   if (!prompt.length || prompt.some((x) => !Number.isInteger(x) || x < 0)) throw fail('arg', `${name}: generate: needs a prompt of at least one non-negative integer id`);
   if (!Number.isInteger(o.maxNewTokens) || o.maxNewTokens < 0 || !(o.temperature >= 0) || !(o.topK >= 0) || !(o.topP >= 0 && o.topP <= 1)) {
     throw fail('arg', `${name}: generate: needs maxNewTokens >= 0, temperature >= 0, topK >= 0 and topP in [0, 1]`);
+  }
+  if (Number.isInteger(gen.max_length)) {
+    if (prompt.length >= gen.max_length) throw fail('arg', `${name}: generate: the prompt's ${prompt.length} tokens leave no room in the model's max_length ${gen.max_length}`);
+    o.maxNewTokens = Math.min(o.maxNewTokens, gen.max_length - prompt.length);
   }
   const d = bindDecoder(session);
   const state = { s: BigInt.asUintN(64, BigInt(o.seed || 0)) || 0x9e3779b97f4a7c15n };

@@ -739,6 +739,25 @@ if "$PY" tests/models/tiny_lm.py "$G/lm.onnx" &&
     gen_refused "--greedy with a temperature" 2 "--greedy takes no --temperature" "$G/lm.wasm" --prompt-ids 1 --greedy --temperature 1
     gen_refused "sampling without a temperature" 2 "needs a --temperature above 0" "$G/lm.wasm" --prompt-ids 1 --top-k 5
     gen_refused "bad prompt ids" 2 "--prompt-ids needs token ids" "$G/lm.wasm" --prompt-ids 1,,2
+    # a model folder (config.json, onnx/model.onnx): its ranges and eos from the config
+    mkdir -p "$G/hub/onnx" "$G/empty"
+    cp "$G/lm.onnx" "$G/hub/onnx/model.onnx"
+    echo '{"max_position_embeddings": 64, "bos_token_id": 1, "eos_token_id": '"$stop"'}' > "$G/hub/config.json"
+    if "$W" compile "$G/hub" -o "$G/hub.wasm" -q &&
+        "$W" info "$G/hub.wasm" --json | grep -qF '"generation":{"eos_token_id":['"$stop"'],"bos_token_id":1,"max_length":64}' &&
+        [ "$("$W" generate "$G/hub.wasm" --prompt-ids $PROMPT 2>/dev/null)" = "$(cut -d' ' -f1-3 <<< "$ours")" ]; then
+        ok "generate: a model folder compiles with its config's ranges and stops at its eos"
+    else bad "generate: the model folder"; fi
+    folder_refused() { # folder_refused WHAT FRAGMENT ARGS...
+        local what=$1 frag=$2 out rc; shift 2
+        out=$("$W" compile "$@" -o "$G/x.wasm" 2>&1); rc=$?
+        if [ "$rc" = 1 ] && grep -qF -- "$frag" <<< "$out"; then ok "compile refuses $what"
+        else bad "compile refuses $what: exit $rc, '$out'"; fi
+    }
+    folder_refused "a folder without config.json" "$G/empty: cannot read config.json" "$G/empty"
+    folder_refused "a variant the folder lacks" "no model_q4.onnx in onnx/ (variant q4" "$G/hub" --variant q4
+    folder_refused "a length past the model's positions" "--max-length 65 is past the model's 64 positions" \
+        "$G/hub" --max-length 65
 else
     bad "generate the tiny language model"
 fi

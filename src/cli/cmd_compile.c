@@ -6,6 +6,7 @@
 
 #include "../compile/compile.h"
 #include "cli.h"
+#include "hub_folder.h"
 #include "preprocess.h"
 
 static const char usage[] =
@@ -20,6 +21,10 @@ static const char usage[] =
     "                         they decide a size: Pad's pads, Expand's shape, Tile's repeats,\n"
     "                         Range's bounds, ConstantOfShape's shape)\n"
     "                         [--const NAME=FILE.pb]...  (graph input NAME becomes that constant)\n"
+    "       wasmgraph compile DIR -o MODEL.wasm [--variant fp32|fp16|q8|q4|q4f16|...] [--max-length N]\n"
+    "                         (a model folder: config.json, onnx/model*.onnx; its decoder with\n"
+    "                         batch 1 and sequence and cache ranges from the config, up to\n"
+    "                         N tokens, default min(max_position_embeddings, 1024); options above)\n"
     "                         [--profile]  (one exported step per node, for `wasmgraph profile`)\n"
     "                         [--threads [--max-threads N]]  (a module that splits its work among\n"
     "                         up to N threads, default " WGC_THREADS_DEFAULT_STR ", on a shared memory; docs/abi.md \"Threads\")\n"
@@ -141,12 +146,39 @@ static bool parse_dim_range(const char *text, wgc_symbol *d)
     return true;
 }
 
+/* compile DIR (a model folder, hub_folder.h): the decoder file of the variant, its
+ * sequence and cache ranges from the config (each unless a --dim gives it: batch 1, a
+ * prompt of up to L tokens, a cache of up to L - 1) and the generation defaults. */
+static int hub_options(wgc_options *opt, const char *variant, int64_t max_length, wg_hub *h)
+{
+    if (wg_hub_read(opt->model_path, variant, max_length, h))
+        return 1;
+    opt->model_path = h->onnx;
+    opt->generation_json = h->generation_json;
+    const struct { const char *name; int64_t min, max; } dflt[] = {
+        {"batch_size", 1, 1}, {"sequence_length", 1, h->max_length}, {"past_sequence_length", 0, h->max_length - 1}};
+    for (size_t d = 0; d < sizeof dflt / sizeof dflt[0]; d++) {
+        bool given = false;
+        for (int k = 0; k < opt->n_dims; k++)
+            given |= !strcmp(opt->dims[k].name, dflt[d].name);
+        char spec[96];
+        snprintf(spec, sizeof spec, "%s=%lld..%lld", dflt[d].name, (long long)dflt[d].min, (long long)dflt[d].max);
+        if (!given && opt->n_dims < WG_ABI_MAX_SYMBOLS && parse_dim_range(spec, &opt->dims[opt->n_dims]))
+            opt->n_dims++;
+    }
+    return 0;
+}
+
 /* The command; *prep_json: the --preprocess metadata text it allocated (caller frees). */
 static int compile_cmd(int argc, char **argv, char **prep_json)
 {
+    static wg_hub hub; /* its strings outlive the options that point into them */
+    int rc_hub;
     wgc_options opt = {.opt_level = 2, .simd = true};
     bool threads = false;
     int max_threads = 0;
+    const char *variant = NULL; /* compile DIR: which file of the folder */
+    int64_t max_length = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-o") && i + 1 < argc) {
@@ -168,6 +200,15 @@ static int compile_cmd(int argc, char **argv, char **prep_json)
                 fprintf(stderr, "wasmgraph: error: out of memory\n");
                 return 1;
             }
+        } else if (!strcmp(a, "--variant") && i + 1 < argc) {
+            variant = argv[++i];
+        } else if (!strcmp(a, "--max-length") && i + 1 < argc) {
+            uint64_t v;
+            if (!wg_cli_parse_u64(argv[++i], 1, WG_ABI_MAX_DIM / 2, &v)) {
+                fprintf(stderr, "wasmgraph: error: --max-length wants 1..%d, got '%s'\n", WG_ABI_MAX_DIM / 2, argv[i]);
+                return 2;
+            }
+            max_length = (int64_t)v;
         } else if (!strcmp(a, "--profile")) {
             opt.profile = true;
         } else if (!strcmp(a, "--threads")) {
@@ -245,6 +286,12 @@ static int compile_cmd(int argc, char **argv, char **prep_json)
         fputs(usage, stderr);
         return 2;
     }
+    if ((variant || max_length) && !wg_hub_is_folder(opt.model_path)) {
+        fprintf(stderr, "wasmgraph: error: --variant and --max-length are for a model folder (compile DIR)\n");
+        return 2;
+    }
+    if (wg_hub_is_folder(opt.model_path) && (rc_hub = hub_options(&opt, variant, max_length, &hub)))
+        return rc_hub;
     if (max_threads && !threads) {
         fprintf(stderr, "wasmgraph: error: --max-threads needs --threads\n");
         return 2;

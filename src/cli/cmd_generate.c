@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "common/json.h"
 #include "wasmgraph.h"
 
 static const char usage[] =
@@ -81,6 +82,35 @@ static int cmp_double(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* A module compiled from a model folder keeps its generation defaults (metadata
+ * "generation"): its eos ids stop generation unless --stop-ids says otherwise, and the
+ * prompt and new tokens must fit its max_length (fewer new tokens are made). 0, or 1
+ * after a message. */
+static int generation_defaults(const wg_model *m, wg_generate_options *g, int64_t **stops, size_t n_prompt)
+{
+    const char *text = wg_model_metadata_json(m);
+    char err[128];
+    wg_json *meta = text ? wg_json_parse(text, strlen(text), err, sizeof err) : NULL;
+    const wg_json *gen = wg_json_get(meta, "generation"), *eos = wg_json_get(gen, "eos_token_id");
+    int64_t max_length, v;
+    int rc = 0;
+    if (eos && eos->type == WG_JSON_ARRAY && !*stops && eos->n && (*stops = calloc(eos->n, sizeof **stops))) {
+        for (size_t k = 0; k < eos->n; k++)
+            if (wg_json_int(wg_json_at(eos, k), &v))
+                (*stops)[g->n_stop_ids++] = v;
+        g->stop_ids = *stops;
+    }
+    if (wg_json_int(wg_json_get(gen, "max_length"), &max_length)) {
+        if ((int64_t)n_prompt >= max_length)
+            rc = wg_cli_fail("the prompt's %zu tokens leave no room in the model's max_length %lld", n_prompt,
+                             (long long)max_length);
+        else if ((int64_t)n_prompt + g->max_new_tokens > max_length)
+            g->max_new_tokens = (int)(max_length - (int64_t)n_prompt);
+    }
+    wg_json_free(meta);
+    return rc;
 }
 
 int wg_cmd_generate(int argc, char **argv)
@@ -174,6 +204,8 @@ int wg_cmd_generate(int argc, char **argv)
         goto done;
     }
     if (wg_cli_check_threads(model, &opts, s))
+        goto done;
+    if (generation_defaults(m, &g, &stops, n_prompt))
         goto done;
     st.lat = malloc(((size_t)g.max_new_tokens + 1) * sizeof *st.lat);
     if (!st.lat) {

@@ -22,6 +22,7 @@ typedef struct wgc_codegen_options {
     bool profile;            /* export wg_profile_steps/wg_profile_step (generate.c) */
     int threads;             /* a threaded module for up to this many threads (threads.c); 0: not */
     const char *preprocess_json; /* NULL, or a JSON object stored as the metadata's "preprocess" */
+    const char *generation_json; /* NULL, or a JSON object stored as the metadata's "generation" */
 } wgc_codegen_options;
 
 /* Memory layout of a module (byte addresses). */

@@ -212,6 +212,10 @@ char *wgc_metadata_json(const wgc_graph *g, const wgc_codegen_options *opt, cons
         add(&b, ",\"preprocess\":", strlen(",\"preprocess\":"));
         add(&b, opt->preprocess_json, strlen(opt->preprocess_json));
     }
+    if (opt->generation_json) { /* compile DIR: the model folder's generation defaults */
+        add(&b, ",\"generation\":", strlen(",\"generation\":"));
+        add(&b, opt->generation_json, strlen(opt->generation_json));
+    }
     add(&b, ",\"compiler\":\"wasmgraph " WG_VERSION "\"}", strlen(",\"compiler\":\"wasmgraph " WG_VERSION "\"}"));
     if (b.failed) {
         free(b.s);

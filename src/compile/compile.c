@@ -85,6 +85,7 @@ wgc_codegen_options wgc_codegen_options_of(const wgc_options *opt)
         .profile = opt->profile,
         .threads = opt->threads,
         .preprocess_json = opt->preprocess_json,
+        .generation_json = opt->generation_json,
     };
 }
 

@@ -35,6 +35,7 @@ typedef struct wgc_options {
     int threads;             /* --threads [--max-threads N]: the most threads a threaded module
                               * runs on (codegen/threads.c); 0: single-threaded */
     const char *preprocess_json; /* NULL, or a JSON object stored as the metadata's "preprocess" */
+    const char *generation_json; /* NULL, or a JSON object stored as the metadata's "generation" */
     wgc_shape_override shapes[WGC_MAX_SHAPE_OVERRIDES];
     int n_shapes;
     wgc_const_binding consts[WGC_MAX_SHAPE_OVERRIDES];
