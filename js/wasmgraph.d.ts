@@ -256,3 +256,26 @@ export interface GenerateOptions {
  * run. Resolves to the new ids.
  */
 export declare function generate(session: Session, promptIds: number[] | ArrayLike<number>, options?: GenerateOptions): Promise<number[]>;
+
+/** A decoder session and its tokenizer (fromPretrained): text in, text out. */
+export declare class TextGenerator {
+  readonly session: Session;
+  /** the @huggingface/tokenizers Tokenizer */
+  readonly tokenizer: unknown;
+  /** The token ids of text (with the tokenizer's special tokens). */
+  encode(text: string): number[];
+  /** The text of ids, special tokens left out. */
+  decode(ids: ArrayLike<number>): string;
+  /** generate() from text or ids; onText gets each new piece of text as it comes. */
+  generate(prompt: string | ArrayLike<number>, options?: GenerateOptions & {
+    onText?: (piece: string, ids: number[]) => boolean | void;
+  }): Promise<{ ids: number[]; text: string }>;
+  dispose(): void;
+}
+
+/**
+ * A TextGenerator for a model folder (a path in Node, a URL in browsers) holding
+ * tokenizer.json (tokenizer_config.json optional) and the module compiled from it
+ * (`wasmgraph compile DIR -o DIR/model.wasm`).
+ */
+export declare function fromPretrained(folder: string, options?: { model?: string; loadOptions?: object }): Promise<TextGenerator>;

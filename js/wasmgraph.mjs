@@ -25,6 +25,7 @@ import { DTYPES, symbolTakes, rangeText, checkFeeds, symbolicFeeds } from './fee
 export { WasmgraphError };
 export { checkFeeds, symbolicFeeds };
 export { generate } from './generate.mjs';
+export { fromPretrained, TextGenerator } from './pretrained.mjs';
 export { decodePNG, decodeImage, imageToTensor, preprocessOptions, topClasses, f32ToF16 } from './image.mjs';
 
 /** The newest module ABI this loader runs; it runs every version from ABI_VERSION_MIN. */

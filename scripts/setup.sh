@@ -6,7 +6,8 @@
 #   scripts/setup.sh [--no-apt] [--no-wasmtime] [--no-node] [--no-python] [--models] [--hf]
 #
 # Steps: Debian packages -> wasmtime C API (cargo, into $WASMGRAPH_CACHE)
-#        -> npm packages (tools/node_modules) -> Python venv ($WASMGRAPH_CACHE/venv)
+#        -> npm packages (tools/node_modules; the JS package's dependency, js/node_modules)
+#        -> Python venv ($WASMGRAPH_CACHE/venv)
 #        -> with --models only: the models venv ($WASMGRAPH_CACHE/venv-models: torch,
 #           torchvision, transformers, onnxruntime; about 6 GB) that builds the
 #           benchmark's transformer/int8/fp16 models. `make bench` asks for it; `make
@@ -118,6 +119,20 @@ step_node() {
     echo "$key" > "$stamp"
 }
 
+# The JS package's own dependency (@huggingface/tokenizers, for fromPretrained), into
+# js/node_modules, so that the package runs in place as it does once installed.
+step_js_deps() {
+    local js=$ROOT/js stamp=$ROOT/js/node_modules/.wg-stamp key
+    key=$(stamp_key "node $(node --version)" "$js/package.json" "$js/package-lock.json")
+    if stamp_ok "$stamp" "$key"; then
+        say "npm: present (js/node_modules)"
+        return
+    fi
+    say "npm: installing js/package.json's dependencies"
+    (cd "$js" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    echo "$key" > "$stamp"
+}
+
 # A venv made with $WG_BASE_PYTHON (default python3) from a requirements file, refreshed
 # when the file or the python changes (stamp_key), then checked by importing its modules.
 # install_venv LABEL VENV PYBIN REQ IMPORTS WHAT [NOTE]: LABEL and NOTE for the progress
@@ -187,7 +202,7 @@ step_hf() {
 start=$(date +%s)
 [ "$do_apt" = 1 ] && step_apt
 [ "$do_wasmtime" = 1 ] && step_wasmtime
-[ "$do_node" = 1 ] && step_node
+[ "$do_node" = 1 ] && step_node && step_js_deps
 [ "$do_python" = 1 ] && step_python
 [ "$do_models" = 1 ] && step_models
 [ "$do_hf" = 1 ] && step_hf

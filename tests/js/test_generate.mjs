@@ -3,15 +3,17 @@
 // build/bin/wasmgraph. Greedy ids equal the C host's (`wasmgraph generate`) and
 // onnxruntime-node's (tools/ort_generate.js); a seeded draw equals the C host's; onToken,
 // stopIds and an AbortSignal stop it; a cache past the compiled range and a model that is
-// no decoder are 'arg' errors naming what is wrong.
+// no decoder are 'arg' errors naming what is wrong. fromPretrained on a model folder (the
+// decoder, its config and a word-level tokenizer of its 64 tokens, compiled with
+// `wasmgraph compile DIR`): text in, the same ids, the text streamed in pieces that add up.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, copyFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { load, generate, WasmgraphError } from '../../js/wasmgraph.mjs';
+import { load, generate, fromPretrained, WasmgraphError } from '../../js/wasmgraph.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BUILD = process.env.BUILD || 'build';
@@ -76,4 +78,36 @@ test('an abort, a cache past the compiled range and a model that is no decoder a
   const l = await load(lenet);
   await assert.rejects(generate(l, [1]), (e) => e.code === 'arg' && /generate: output 'logits' is not a float32 or float16 \[batch, seq, vocab\]/.test(e.message));
   l.dispose();
+});
+
+// A word-level tokenizer of the decoder's 64 tokens: <unk>, <s>, </s>, then w0 .. w60.
+function writeTokenizer(dir) {
+  const words = ['<unk>', '<s>', '</s>', ...Array.from({ length: 61 }, (_, i) => `w${i}`)];
+  const special = (id, content) => ({ id, content, special: true, single_word: false, lstrip: false, rstrip: false, normalized: false });
+  writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify({
+    version: '1.0', added_tokens: [special(0, '<unk>'), special(1, '<s>'), special(2, '</s>')], normalizer: null,
+    pre_tokenizer: { type: 'Whitespace' }, post_processor: null, decoder: { type: 'WordPiece', prefix: '##', cleanup: false },
+    model: { type: 'WordLevel', vocab: Object.fromEntries(words.map((w, i) => [w, i])), unk_token: '<unk>' },
+  }));
+  writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ bos_token: '<s>', eos_token: '</s>' }));
+}
+
+test('fromPretrained: a model folder from text to text, streamed', async (t) => {
+  const m = tinyLM(t);
+  const dir = join(m.dir, 'folder');
+  mkdirSync(join(dir, 'onnx'), { recursive: true });
+  copyFileSync(m.onnx, join(dir, 'onnx', 'model.onnx'));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ max_position_embeddings: 64, bos_token_id: 1, eos_token_id: 2 }));
+  writeTokenizer(dir);
+  execFileSync(WG, ['compile', dir, '-o', join(dir, 'model.wasm'), '--quiet']);
+  const g = await fromPretrained(dir);
+  const prompt = PROMPT.map((id) => `w${id - 3}`).join(' ');
+  assert.deepEqual(g.encode(prompt), PROMPT);
+  const pieces = [];
+  const out = await g.generate(prompt, { maxNewTokens: 12, onText: (piece) => { pieces.push(piece); } });
+  assert.deepEqual(out.ids, await generate(g.session, PROMPT, { maxNewTokens: 12 }));
+  assert.equal(out.text, out.ids.filter((id) => id > 2).map((id) => `w${id - 3}`).join(' '));
+  assert.equal(pieces.join(''), out.text);
+  g.dispose();
+  await assert.rejects(fromPretrained(m.dir), (e) => e instanceof WasmgraphError && e.code === 'io' && /cannot read tokenizer\.json/.test(e.message));
 });

@@ -27,9 +27,11 @@ test('package.json: name, the compiler\'s version, ES module, exports, types, fi
   assert.equal(pkg.exports['.'].node, './wasmgraph.mjs');
   assert.equal(pkg.exports['.'].browser, './wasmgraph.mjs');
   assert.equal(pkg.dependencies, undefined, 'no runtime dependencies');
+  // fromPretrained's tokenizer: an optional peer, so that installing the loader fetches nothing
+  assert.deepEqual(pkg.peerDependenciesMeta, { '@huggingface/tokenizers': { optional: true } });
   for (const f of pkg.files) assert.ok(existsSync(join(ROOT, 'js', f)), `${f} listed and present`);
   // every module the entry point loads is shipped
-  for (const f of ['wasmgraph.mjs', 'errors.mjs', 'image.mjs', 'png.mjs', 'remote.mjs', 'worker.mjs']) {
+  for (const f of ['wasmgraph.mjs', 'errors.mjs', 'image.mjs', 'png.mjs', 'remote.mjs', 'worker.mjs', 'generate.mjs', 'pretrained.mjs']) {
     for (const m of readFileSync(join(ROOT, 'js', f), 'utf8').matchAll(/(?:from|import\()\s*'\.\/([\w.-]+)'/g)) {
       assert.ok(pkg.files.includes(m[1]), `${f} imports ${m[1]}, which package.json's files must list`);
     }

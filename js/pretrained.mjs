@@ -1,0 +1,115 @@
+// pretrained.mjs: text in, text out. fromPretrained(folder) loads a decoder module compiled
+// from a Hugging Face-style model folder (`wasmgraph compile DIR -o DIR/model.wasm`,
+// docs/generate.md) with the folder's tokenizer (tokenizer.json and tokenizer_config.json,
+// read by @huggingface/tokenizers); its generate() takes and gives text, streaming it.
+import { WasmgraphError, checkOptions, isString } from './errors.mjs';
+import { load } from './wasmgraph.mjs';
+import { generate } from './generate.mjs';
+
+const isObject = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? '' : 'must be an object');
+const OPTIONS = { model: isString, loadOptions: isObject };
+
+// A file of the folder: a path in Node, else (a URL, or in browsers) fetched.
+async function readText(folder, name, required) {
+  const remote = typeof process === 'undefined' || /^[a-z][a-z0-9+.-]*:\/\//i.test(String(folder));
+  try {
+    if (remote) {
+      const res = await fetch(new URL(name, String(folder).replace(/\/?$/, '/')));
+      if (res.status === 404 && !required) return null;
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      return await res.text();
+    }
+    const { readFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    return await readFile(join(folder, name), 'utf8');
+  } catch (e) {
+    if (!required && e.code === 'ENOENT') return null;
+    throw new WasmgraphError('io', `${folder}: cannot read ${name}: ${e.message}`, { cause: e });
+  }
+}
+
+function parseJSON(folder, name, text) {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new WasmgraphError('format', `${folder}: ${name} is not JSON: ${e.message}`, { cause: e });
+  }
+}
+
+/** A decoder session and its tokenizer: generate() from text to text (fromPretrained). */
+export class TextGenerator {
+  constructor(session, tokenizer) {
+    this.session = session;
+    this.tokenizer = tokenizer;
+  }
+
+  /** The token ids of text (with the tokenizer's special tokens, e.g. a BOS). */
+  encode(text) { return this.tokenizer.encode(text).ids; }
+
+  /** The text of ids, special tokens left out. */
+  decode(ids) { return this.tokenizer.decode(Array.from(ids), { skip_special_tokens: true }); }
+
+  /**
+   * generate(prompt, options): prompt is text (encoded) or token ids; options are
+   * generate()'s, and onText(piece, ids): called with each new piece of decoded text as the
+   * ids come (return false to stop). Resolves to { ids, text } of the new tokens.
+   */
+  async generate(prompt, options = {}) {
+    const { onText, ...rest } = options;
+    const ids = typeof prompt === 'string' ? this.encode(prompt) : Array.from(prompt);
+    const got = [];
+    let shown = '';
+    const user = rest.onToken;
+    const out = await generate(this.session, ids, {
+      ...rest,
+      onToken: (id) => {
+        got.push(id);
+        let keep = user ? user(id) : true;
+        if (onText) {
+          const text = this.decode(got);
+          /* a piece only once it is whole: a token may end inside a character */
+          if (!text.endsWith('\ufffd') && text.length > shown.length) {
+            keep = onText(text.slice(shown.length), got.slice()) !== false && keep !== false;
+            shown = text;
+          }
+        }
+        return keep;
+      },
+    });
+    return { ids: out, text: this.decode(out) };
+  }
+
+  dispose() { this.session.dispose(); }
+}
+
+/**
+ * fromPretrained(folder, options): a TextGenerator for a model folder (a path in Node, a
+ * URL in browsers) holding tokenizer.json (tokenizer_config.json optional) and the module
+ * compiled from it: options.model, the module's file in the folder (default 'model.wasm');
+ * options.loadOptions go to load(). The tokenizer comes from @huggingface/tokenizers, an
+ * optional peer dependency (the loader itself needs nothing), imported only here.
+ */
+export async function fromPretrained(folder, options = {}) {
+  const o = checkOptions(options, OPTIONS, `fromPretrained(${folder})`);
+  const tokenizerJson = parseJSON(folder, 'tokenizer.json', await readText(folder, 'tokenizer.json', true));
+  const configText = await readText(folder, 'tokenizer_config.json', false);
+  const tokenizerConfig = configText ? parseJSON(folder, 'tokenizer_config.json', configText) : {};
+  let Tokenizer;
+  try {
+    ({ Tokenizer } = await import('@huggingface/tokenizers'));
+  } catch (e) {
+    throw new WasmgraphError('state', 'fromPretrained needs @huggingface/tokenizers (an optional peer dependency: '
+      + `npm install @huggingface/tokenizers@0.2.0): ${e.message}`, { cause: e });
+  }
+  let tokenizer;
+  try {
+    tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
+  } catch (e) {
+    throw new WasmgraphError('format', `${folder}: tokenizer.json: ${e.message}`, { cause: e });
+  }
+  const model = o.model || 'model.wasm';
+  const remote = typeof process === 'undefined' || /^[a-z][a-z0-9+.-]*:\/\//i.test(String(folder));
+  const source = remote ? new URL(model, String(folder).replace(/\/?$/, '/')).href
+    : (await import('node:path')).join(folder, model);
+  return new TextGenerator(await load(source, o.loadOptions || {}), tokenizer);
+}
