@@ -13,6 +13,9 @@
 // 4. Worker mode: same outputs as a page session, errors arrive as WasmgraphError.
 // 5. 100 sessions created, run and disposed leave the renderer's resident memory within
 //    10% of where it started (after collections through the DevTools protocol).
+// 6. A decoder (tests/models/tiny_lm.py) gets the demo's text view: the streamed ids equal
+//    `wasmgraph generate`'s, with the prompt's time and tokens/s shown; in a worker the
+//    view says to use a page session.
 // Screenshots of the demo go to build/browser/ for a person to look at.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -51,6 +54,10 @@ before(async () => {
   c([SQUEEZE, '-o', join(tmp, 'sq-threads.wasm'), '--preprocess', '--bgr --crop --size 256', '--threads', '--max-threads', '2']);
   c([join(ROOT, 'models', 'lenet5-fashion.onnx'), '-o', join(tmp, 'lenet.wasm'), '--preprocess', '--scale 255']);
   c([join(ROOT, 'models', 'lenet5-fashion.onnx'), '-o', join(tmp, 'lenet-plain.wasm')]);
+  const py = process.env.WG_PYTHON || join(process.env.HOME || '', '.cache', 'wasmgraph', 'venv', 'bin', 'python');
+  execFileSync(py, [join(ROOT, 'tests', 'models', 'tiny_lm.py'), join(tmp, 'lm.onnx')]);
+  c([join(tmp, 'lm.onnx'), '-o', join(tmp, 'lm.wasm'), '--dim', 'batch_size=1..1', '--dim', 'sequence_length=1..16',
+    '--dim', 'past_sequence_length=0..32']);
   const sq = readFileSync(join(tmp, 'sq.wasm'));
   writeFileSync(join(tmp, 'cut.wasm'), sq.subarray(0, sq.length - 5000));
   writeFileSync(join(tmp, 'fashion.txt'), FASHION.join('\n') + '\n');
@@ -288,4 +295,27 @@ test('threads: a --threads SqueezeNet on 2 threads in a cross-origin-isolated pa
   assert.deepEqual(two.rows.map((r) => [r.index, r.prob]), one.rows.map((r) => [r.index, r.prob]));
   const plain = await openDemo({ model: '/t/sq-threads.wasm', threads: '2' });
   assert.ok(plain.status.includes('SharedArrayBuffer') && plain.status.includes('Cross-Origin-Embedder-Policy'), plain.status);
+});
+
+test('the demo streams a decoder\'s ids as wasmgraph generate gives them, with tokens/s', async () => {
+  const prompt = '3,14,15,9,26,5';
+  const want = execFileSync(WG, ['generate', join(tmp, 'lm.wasm'), '--prompt-ids', prompt, '--max-new-tokens', '20'],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  const r = await openDemo({ model: '/t/lm.wasm', prompt, tokens: '20' });
+  assert.equal(r.status, '');
+  const shown = await page.evaluate(() => ({
+    hidden: document.getElementById('textview').hidden,
+    ids: document.getElementById('genout').textContent,
+    stats: document.getElementById('genstats').textContent,
+    generated: window.demoState.generated,
+  }));
+  assert.equal(shown.hidden, false, 'a decoder shows the text view');
+  assert.equal(shown.ids, want);
+  assert.equal(shown.generated.join(' '), want);
+  assert.match(shown.stats, /^prompt 6 tokens in [\d.]+ ms; 20 tokens, [\d.]+ tokens\/s decoding$/);
+  await page.screenshot({ path: join(SHOTS, 'demo-generate.png'), fullPage: true });
+  const worker = await openDemo({ model: '/t/lm.wasm', prompt, tokens: '4', worker: '1' });
+  assert.match(worker.status, /runs on a page session/);
+  assert.equal((await openDemo({ model: '/t/lenet.wasm' })).status, '');
+  assert.equal(await page.evaluate(() => document.getElementById('textview').hidden), true, 'a classifier does not');
 });
