@@ -312,7 +312,7 @@ fi
 
 # 8. int8 and transformer building blocks (tests/models/int8_blocks.py):
 #    DynamicQuantizeLinear + MatMulInteger and + ConvInteger on the int8 GEMM, and a QDQ
-#    1x1 + 3x3 pair, exact (rtol 0, atol 0) against the ONNX specification's reference
+#    1x1 + 3x3 pair (both QLinearConvs), exact (rtol 0, atol 0) against the ONNX specification's reference
 #    evaluator (tools/onnx_ref_run.py says why not onnxruntime: its AVX2 uint8 x int8
 #    kernels saturate); a QDQ bias DequantizeLinear with scale [1] / zero point [], and
 #    LayerNormalization on the one-read kernel (with mean / inverse-std outputs), against
@@ -332,12 +332,12 @@ if "$PY" tests/models/int8_blocks.py "$I8" > /dev/null; then
         case $b in
             dq_* | qdq_conv)
                 # integer sums exact, dq_matmul's Mul one float op, qdq_conv's requantization
-                # in double on both sides (the reference's way): the same bits. But
-                # qdq_conv's 3x3 runs in float32 on both sides (ours Winograd, the
-                # reference numpy's), and its exact sums are multiples of 0.03 x 0.004 that
-                # can fall on a rounding midpoint of the 0.04 output scale (0.06 = 500 x
-                # 1.2e-4): there the summation order decides, and numpy's differs between
-                # machines (one element of 1170 here). So: within one output step.
+                # in double on both sides (the reference's way): the same bits. But the
+                # reference runs qdq_conv's 3x3 in float32 (numpy's sums; ours are exact
+                # integers, as onnxruntime's QLinearConv), and its sums are multiples of
+                # 0.03 x 0.004 that can fall on a rounding midpoint of the 0.04 output scale
+                # (0.06 = 500 x 1.2e-4): there the float summation order decides, and
+                # numpy's differs between machines. So: within one output step.
                 rtol=0 atol=0
                 [ "$b" = qdq_conv ] && atol=0.0401
                 "$PY" tools/onnx_ref_run.py "$I8/$b.onnx" "$I8/want-$b" --input "x=$I8/in/$b/input_0.pb" ||
@@ -353,6 +353,33 @@ if "$PY" tests/models/int8_blocks.py "$I8" > /dev/null; then
     done
 else
     bad "int8_blocks.py"
+fi
+
+# 8b. A small int8 CNN of the convolutions U^2-Net / ISNet and quantized ResNets are made of
+#     (tests/models/int8_cnn.py): QLinearConv and ConvInteger 3x3 stride 1, dilated 2, 4, 8,
+#     stride 2, and a ConvInteger of 1000 input channels, on the exact int8 Winograd (stride
+#     1 and 2), against onnxruntime-node exactly (rtol 0, atol 0: integer sums,
+#     requantized with power-of-two multipliers; the script says why that is exact on
+#     both sides), SIMD and scalar builds, two runs in one session (the first transforms
+#     the Winograd filters); and the --threads build on 1, 2 and 3 threads, bit for bit.
+D=$OUT/int8-cnn
+rm -rf "$D"
+if "$PY" tests/models/int8_cnn.py "$D" > /dev/null; then
+    mkdir -p "$D/in"
+    "$PY" tools/make_input.py x 1x8x24x28 uint8 11 "$D/in/input_0.pb" --low 0 --high 256 > /dev/null
+    "$PY" tools/make_input.py x2 1x1000x6x7 uint8 12 "$D/in/input_1.pb" --low 0 --high 256 > /dev/null
+    if node tools/ort_run.js "$D/int8_cnn.onnx" "$D/want" --input "x=$D/in/input_0.pb" \
+        --input "x2=$D/in/input_1.pb" --quiet; then
+        for v in "" --no-simd; do
+            compile "$D/int8_cnn.onnx" "$D/m$v.wasm" -q $v &&
+                run_and_compare "int8-cnn${v:+ $v}" "$D/m$v.wasm" "$D/in" "$D/want" 0 0 2
+        done
+        threads_check int8-cnn "$D/int8_cnn.onnx" "$D/in"
+    else
+        bad "int8_cnn onnxruntime reference"
+    fi
+else
+    bad "int8_cnn.py"
 fi
 
 # 9. A two-layer transformer decoder made of ONNX's opset-23 operators (RMSNormalization,

@@ -115,6 +115,101 @@ def _tv(name):
     return make
 
 
+def _isnet():
+    """An ISNet (DIS, isnet-general-use as rembg ships it) of seeded random weights:
+    conv_in (3x3 stride 2) and a max pool, six stages of residual U-blocks (RSU7 .. RSU4
+    with max pools and bilinear upsampling inside, RSU4F with 3x3 convs dilated 1, 2, 4, 8)
+    at 256x256 .. 8x8 with 64 .. 512 channels, five decoder stages on the concatenations
+    (up to 1024 input channels), six 3x3 side outputs upsampled to the input: 119 3x3
+    convs (95 undilated stride 1, 23 dilated, 1 stride 2), about 44 M parameters. Its six
+    side maps are returned as one 6-channel sigmoid, so that the export keeps them all."""
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    def up(x, like):
+        return F.interpolate(x, size=like.shape[2:], mode="bilinear", align_corners=False)
+
+    class ConvBnRelu(nn.Sequential):
+        def __init__(self, cin, cout, d=1):
+            super().__init__(nn.Conv2d(cin, cout, 3, padding=d, dilation=d), nn.BatchNorm2d(cout), nn.ReLU(True))
+
+    class RSU(nn.Module):
+        """levels: encoder convs below the input conv (pooled between them), the last dilated 2."""
+        def __init__(self, levels, cin, mid, cout):
+            super().__init__()
+            self.conv_in = ConvBnRelu(cin, cout)
+            self.enc = nn.ModuleList([ConvBnRelu(cout if i == 0 else mid, mid, 2 if i == levels - 1 else 1)
+                                      for i in range(levels)])
+            self.dec = nn.ModuleList([ConvBnRelu(2 * mid, cout if i == 0 else mid) for i in range(levels - 1)])
+
+        def forward(self, x):
+            hin = self.conv_in(x)
+            hs, h = [], hin
+            for i, conv in enumerate(self.enc):
+                if 0 < i < len(self.enc) - 1:
+                    h = F.max_pool2d(h, 2, 2, ceil_mode=True)
+                h = conv(h)
+                hs.append(h)
+            h = hs[-1]
+            for i in range(len(self.dec) - 1, -1, -1):
+                h = self.dec[i](torch.cat([h, hs[i]], 1))
+                if i > 0:
+                    h = up(h, hs[i - 1])
+            return h + hin
+
+    class RSU4F(nn.Module):
+        def __init__(self, cin, mid, cout):
+            super().__init__()
+            self.conv_in = ConvBnRelu(cin, cout)
+            self.enc = nn.ModuleList([ConvBnRelu(cout, mid, 1), ConvBnRelu(mid, mid, 2), ConvBnRelu(mid, mid, 4),
+                                      ConvBnRelu(mid, mid, 8)])
+            self.dec = nn.ModuleList([ConvBnRelu(2 * mid, cout, 1), ConvBnRelu(2 * mid, mid, 2),
+                                      ConvBnRelu(2 * mid, mid, 4)])
+
+        def forward(self, x):
+            hin = self.conv_in(x)
+            hs, h = [], hin
+            for conv in self.enc:
+                h = conv(h)
+                hs.append(h)
+            h = hs[-1]
+            for i in range(2, -1, -1):
+                h = self.dec[i](torch.cat([h, hs[i]], 1))
+            return h + hin
+
+    class ISNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv_in = nn.Conv2d(3, 64, 3, stride=2, padding=1)
+            self.enc = nn.ModuleList([RSU(7, 64, 32, 64), RSU(6, 64, 32, 128), RSU(5, 128, 64, 256),
+                                      RSU(4, 256, 128, 512), RSU4F(512, 256, 512), RSU4F(512, 256, 512)])
+            self.dec = nn.ModuleList([RSU(7, 128, 16, 64), RSU(6, 256, 32, 64), RSU(5, 512, 64, 128),
+                                      RSU(4, 1024, 128, 256), RSU4F(1024, 256, 512)])
+            self.side = nn.ModuleList([nn.Conv2d(c, 1, 3, padding=1) for c in (64, 64, 128, 256, 512, 512)])
+
+        def forward(self, x):
+            h = F.max_pool2d(self.conv_in(x), 2, 2, ceil_mode=True)
+            hs = []
+            for i, stage in enumerate(self.enc):
+                if i > 0:
+                    h = F.max_pool2d(h, 2, 2, ceil_mode=True)
+                h = stage(h)
+                hs.append(h)
+            ds = [hs[5]]
+            for i in range(4, -1, -1):
+                h = self.dec[i](torch.cat([up(h, hs[i]), hs[i]], 1))
+                ds.insert(0, h)
+            sides = [up(conv(d), x) for conv, d in zip(self.side, ds)]
+            return torch.sigmoid(torch.cat(sides, 1))
+
+    return _trained_like_batchnorm(ISNet()), _image(1024), ["input"], ["output"]
+
+
+_isnet.__doc__ = ("ISNet (DIS; the architecture of isnet-general-use), random weights (BatchNorms with "
+                  "trained-like statistics), 1x3x1024x1024.\n\n" + _isnet.__doc__)
+
+
 def _ids(seq):
     import torch
     g = torch.Generator().manual_seed(SEED)
@@ -213,11 +308,15 @@ TORCH = {
     "swin-t": _tv("swin_t"),
     "resnet18": _tv("resnet18"),
     "mobilenetv2": _tv("mobilenet_v2"),
+    "isnet": _isnet,
 }
 DERIVED = {
     "minilm-l6-int8": ("minilm-l6", dynamic_int8("minilm-l6", conv=False)),
     "bert-base-int8": ("bert-base", dynamic_int8("bert-base", conv=False)),
     "resnet18-int8": ("resnet18", dynamic_int8("resnet18", conv=True)),
+    "resnet18-qdq": ("resnet18", static_qdq("resnet18", per_channel=False)),
+    "mobilenetv2-int8": ("mobilenetv2", dynamic_int8("mobilenetv2", conv=True)),
+    "isnet-int8": ("isnet", dynamic_int8("isnet", conv=True)),
     "mobilenetv2-qdq": ("mobilenetv2", static_qdq("mobilenetv2", per_channel=False)),
     "mobilenetv2-qdq-pc": ("mobilenetv2", static_qdq("mobilenetv2", per_channel=True)),
     "minilm-l6-fp16": ("minilm-l6", fp16("minilm-l6")),

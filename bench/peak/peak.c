@@ -4,6 +4,9 @@
  * a multiply then an add, or one f32x4.relaxed_madd when built with -mrelaxed-simd),
  * enough chains to hide the latency without spilling (12 of the 16 x86 vector
  * registers), no memory traffic. Run by bench/peak/run.
+ *
+ * peak_dot: the same for the int8 kernels' instruction pair, acc = acc + dot(a, x) with
+ * i32x4.dot_i16x8_s (8 multiply-adds of int16 pairs into 4 int32 lanes), 12 chains.
  */
 #include <wasm_simd128.h>
 
@@ -30,4 +33,23 @@ __attribute__((export_name("peak"))) float peak(int iters, float a0, float b0)
     s = wasm_f32x4_add(s, wasm_f32x4_add(wasm_f32x4_add(x4, x5), wasm_f32x4_add(x6, x7)));
     s = wasm_f32x4_add(s, wasm_f32x4_add(wasm_f32x4_add(x8, x9), wasm_f32x4_add(x10, x11)));
     return wasm_f32x4_extract_lane(s, 0);
+}
+
+/* The integer chains: x = x + dot(x, b), as the int8 GEMM and Winograd kernels add each
+ * i32x4.dot_i16x8_s into an accumulator. 8 multiply-adds per step and chain. */
+#define DOT(x, b) x = wasm_i32x4_add(x, wasm_i32x4_dot_i16x8(x, b))
+
+__attribute__((export_name("peak_dot"))) int peak_dot(int iters, int a0, int b0)
+{
+    const v128_t a = wasm_i32x4_splat(a0), b = wasm_i32x4_splat(b0);
+    v128_t x0 = a, x1 = a, x2 = a, x3 = a, x4 = a, x5 = a, x6 = a, x7 = a, x8 = a, x9 = a,
+           x10 = a, x11 = a;
+    for (int i = 0; i < iters; i++) {
+        DOT(x0, b); DOT(x1, b); DOT(x2, b); DOT(x3, b); DOT(x4, b); DOT(x5, b);
+        DOT(x6, b); DOT(x7, b); DOT(x8, b); DOT(x9, b); DOT(x10, b); DOT(x11, b);
+    }
+    v128_t s = wasm_i32x4_add(wasm_i32x4_add(x0, x1), wasm_i32x4_add(x2, x3));
+    s = wasm_i32x4_add(s, wasm_i32x4_add(wasm_i32x4_add(x4, x5), wasm_i32x4_add(x6, x7)));
+    s = wasm_i32x4_add(s, wasm_i32x4_add(wasm_i32x4_add(x8, x9), wasm_i32x4_add(x10, x11)));
+    return wasm_i32x4_extract_lane(s, 0);
 }

@@ -16,6 +16,7 @@
  */
 #include <stdbool.h>
 
+#include "q8-requant.h"
 #include "wgk_base.h"
 #include "wgk_qgemm.h"
 
@@ -49,38 +50,6 @@ static void interleave(const wgk_q8_conv1x1_args *a, const uint8_t *x, int32_t z
     }
 }
 
-/* The requantization of QLinearConv, fused: sat(rint((double)acc * mult) + zy), the
- * double arithmetic of wgk_requantize (quant.c), so the bytes are the same. */
-#ifndef __wasm_simd128__
-static double requant1(int32_t acc, double mult, double zy, double lo, double hi)
-{
-    double v = __builtin_rint((double)acc * mult) + zy;
-    return v < lo ? lo : v > hi ? hi : v;
-}
-#else
-/* 8 sums (acc0: pixels 0-3, acc1: 4-7) requantized, in the low 8 bytes. */
-static v128_t requant8(v128_t acc0, v128_t acc1, v128_t vm, v128_t vz, v128_t vlo, v128_t vhi, bool u8)
-{
-    v128_t t[4];
-    const v128_t d[4] = {wasm_f64x2_convert_low_i32x4(acc0),
-                         wasm_f64x2_convert_low_i32x4(wasm_i32x4_shuffle(acc0, acc0, 2, 3, 0, 1)),
-                         wasm_f64x2_convert_low_i32x4(acc1),
-                         wasm_f64x2_convert_low_i32x4(wasm_i32x4_shuffle(acc1, acc1, 2, 3, 0, 1))};
-    for (int j = 0; j < 4; j++)
-        t[j] = wasm_i32x4_trunc_sat_f64x2_zero(
-            wasm_f64x2_pmin(wasm_f64x2_pmax(wasm_f64x2_add(wasm_f64x2_nearest(wasm_f64x2_mul(d[j], vm)), vz), vlo), vhi));
-    const v128_t h = wasm_i16x8_narrow_i32x4(wasm_i32x4_shuffle(t[0], t[1], 0, 1, 4, 5),
-                                             wasm_i32x4_shuffle(t[2], t[3], 0, 1, 4, 5));
-    return u8 ? wasm_u8x16_narrow_i16x8(h, h) : wasm_i8x16_narrow_i16x8(h, h);
-}
-#endif
-
-/* Row m's multiplier, as wgk_requantize computes it (float32, in that order). */
-static double row_mult(const wgk_q8_conv1x1_args *a, int m)
-{
-    return (double)(a->sx[0] * a->sw[a->sw_per_m ? m : 0] / a->sy[0]);
-}
-
 /* Rows m0 .. m0 + rows - 1 of one image: sums over the channel pairs plus bias, stored
  * as int32 in y, or requantized into yq when the args ask for it. */
 static void rows4(const wgk_q8_conv1x1_args *a, const int16_t *xi, size_t hwp, int m0, int rows, int32_t *y,
@@ -92,7 +61,7 @@ static void rows4(const wgk_q8_conv1x1_args *a, const int16_t *xi, size_t hwp, i
     const double lo = u8 ? 0.0 : -128.0, hi = u8 ? 255.0 : 127.0;
     double mult[4] = {0, 0, 0, 0};
     for (int r = 0; yq && r < rows; r++)
-        mult[r] = row_mult(a, m0 + r);
+        mult[r] = wgk_q8_requant_mult(a->sx, a->sw, a->sw_per_m, m0 + r, a->sy);
     const int32_t *w = a->w + (size_t)m0 * cp;
     int32_t bias[4] = {0, 0, 0, 0};
     for (int r = 0; r < rows; r++)
@@ -120,7 +89,7 @@ static void rows4(const wgk_q8_conv1x1_args *a, const int16_t *xi, size_t hwp, i
         }
         for (int r = 0; yq && r < rows; r++) {
             uint8_t *yr = yq + (size_t)(m0 + r) * hw + p;
-            const v128_t b = requant8(acc[r][0], acc[r][1], vm[r], vz, vlo, vhi, u8);
+            const v128_t b = wgk_q8_requant8(acc[r][0], acc[r][1], vm[r], vz, vlo, vhi, u8);
             if (p + 8 <= hw) {
                 wasm_v128_store64_lane(yr, b, 0);
             } else {
@@ -158,7 +127,7 @@ static void rows4(const wgk_q8_conv1x1_args *a, const int16_t *xi, size_t hwp, i
                 s += (uint32_t)(xv[0] * w0 + xv[1] * w1);
             }
             if (yq) {
-                const int32_t v = (int32_t)requant1((int32_t)s, mult[r], zy, lo, hi);
+                const int32_t v = (int32_t)wgk_q8_requant1((int32_t)s, mult[r], zy, lo, hi);
                 yq[(size_t)(m0 + r) * hw + p] = u8 ? (uint8_t)v : (uint8_t)(int8_t)v;
             } else {
                 yr[p] = (int32_t)s;

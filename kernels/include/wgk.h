@@ -32,6 +32,8 @@
 #include "wgk_rnn.h"
 #include "wgk_vmath.h"
 #include "wgk_qgemm.h"
+#include "wgk_qdwconv.h"
+#include "wgk_qwinograd.h"
 #include "wgk_qweight.h"
 #include "wgk_attention.h"
 #include "wgk_storage.h"

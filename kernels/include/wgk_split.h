@@ -28,6 +28,8 @@
 #include "wgk_convnd.h"
 #include "wgk_gemm.h"
 #include "wgk_qweight.h"
+#include "wgk_qdwconv.h"
+#include "wgk_qwinograd.h"
 #include "wgk_winograd.h"
 
 /* Thread t of n (n <= 1: the one thread of a call that is not split). */
@@ -285,6 +287,39 @@ static inline int wgk_split_conv2d_phases(wgk_conv2d_args *a, wgk_part p)
         return 0;
     a->share = geom.share;
     return 1;
+}
+
+/* The int8 Winograd kernels (a->share: output channels, and tiles of every image): runs
+ * of 8-tile groups when every thread gets 4 of them or more (each thread cuts its run
+ * into blocks of its own; a tile's integer sums do not depend on its block), else output
+ * channels in 4s (each thread then transforms every block's input itself). */
+static inline int wgk_split_q8_winograd_tiles(wgk_q8_winograd_args *a, wgk_part p, int T)
+{
+    int t_lo = 0, t_hi = T, m_lo = 0, m_hi = a->M;
+    if (p.n > 1 && T >= 4 * 8 * p.n)
+        wgk_part_range(p, T, 8, &t_lo, &t_hi);
+    else if (p.n > 1)
+        wgk_part_range(p, a->M, 4, &m_lo, &m_hi);
+    return wgk_share_set(&a->share, m_lo, m_hi, t_lo, t_hi);
+}
+
+static inline int wgk_split_q8_winograd_f2x3(wgk_q8_winograd_args *a, wgk_part p)
+{
+    return wgk_split_q8_winograd_tiles(a, p, wgk_q8_winograd_tiles(a->OH, a->OW, a->DH, a->DW));
+}
+
+/* wgk_q8_conv2d_winograd_f2x3s2: the same over its tiles (those of dilation 1). */
+static inline int wgk_split_q8_winograd_f2x3s2(wgk_q8_winograd_args *a, wgk_part p)
+{
+    return wgk_split_q8_winograd_tiles(a, p, wgk_q8_winograd_tiles(a->OH, a->OW, 1, 1));
+}
+
+/* wgk_q8_dwconv2d: runs of whole groups (each pads its input plane once). */
+static inline int wgk_split_q8_dwconv2d(wgk_q8_dwconv_args *a, wgk_part p)
+{
+    int lo, hi;
+    wgk_part_range(p, a->M, a->M / a->C, &lo, &hi);
+    return wgk_share_set(&a->share, lo, hi, 0, 1);
 }
 
 /* ---- ConvTranspose (a->share: wgk_convnd.h) */

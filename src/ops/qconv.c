@@ -1,84 +1,42 @@
 /*
  * qconv.c: ConvInteger and QLinearConv, 1-D / 2-D / 3-D, uint8 / int8, integer-exact.
- * x is widened to int32 minus its (scalar) zero point, w minus its zero point (scalar
- * or per output channel); padding therefore contributes 0, as the zero point would.
- * An int32 direct convolution (with QLinearConv's int32 bias) follows, and QLinearConv
- * requantizes with the w scale scalar or per output channel.
- * Scratch: widened x, widened w, and the int32 result (QLinearConv).
+ * Which kernel runs a node is the selection step's choice (src/select/select_qconv.c,
+ * kernels.def), recorded in node->impl; this file reads that record:
  *
- * With groups = 1 and constant weights (and weight zero points), the case of dynamically
- * quantized CNNs, the convolution runs instead as im2col blocks on the int8 GEMM
- * (kernels/gemm/q8-conv-im2col.c): w minus its zero point packed at compile time as
- * int16, x's patches widened at run time; scratch: the kernel's blocks (and QLinearConv's
- * int32 result). A pointwise one (kernel 1, stride 1, no padding) skips im2col: the pointwise
- * kernel (kernels/conv/q8-conv1x1-pixlanes.c) multiplies x in place, pixels in the lanes,
- * and requantizes QLinearConv's sums as they leave its registers.
+ * - int8 winograd F(2x2,3x3) (3x3 stride 1, any dilation) and its stride-2 form
+ *   (constant weights, one group): the exact integer Winograd of
+ *   kernels/include/wgk_qwinograd.h on the int8 weights as the model stores them,
+ *   transformed once into the prepared-weights region (or every run into the scratch);
+ *   QLinearConv requantized in the kernel. Split among threads.
+ * - int8 depthwise (one input channel per group, constant weights): each input plane
+ *   widened and padded, two taps per dot product (kernels/include/wgk_qdwconv.h), on w
+ *   as int16 pairs packed at compile time; QLinearConv requantized in the kernel. Split
+ *   among threads by groups.
+ * - int8 pointwise (1x1, stride 1, no padding): kernels/conv/q8-conv1x1-pixlanes.c on w
+ *   as int32 channel pairs packed at compile time; QLinearConv requantized in the kernel.
+ * - int8 im2col gemm (other convs with constant weights and one group): im2col blocks on
+ *   the int8 GEMM (kernels/gemm/q8-conv-im2col.c), w minus its zero points packed at
+ *   compile time as int16; QLinearConv's int32 sums in the scratch, then requantized.
+ * - int32 direct (the rest): x widened to int32 minus its (scalar) zero point, w minus
+ *   its zero point (scalar or per output channel), so padding contributes 0 as the zero
+ *   point would; the int32 direct convolution (with QLinearConv's int32 bias), then the
+ *   requantization with the w scale scalar or per output channel.
  */
+#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "../../kernels/include/wgk_qdwconv.h"
 #include "../../kernels/include/wgk_qgemm.h"
 #include "../../kernels/include/wgk_quant.h"
-#include "conv_geom.h"
+#include "../../kernels/include/wgk_qwinograd.h"
 #include "helpers/fused_epilogue.h"
-#include "helpers/qlinear.h"
-#include "helpers/sliding_window.h"
+#include "qconv_geom.h"
 
-typedef struct qc_geom {
-    wgc_q_inputs in; /* a: x, b: w */
-    int rank;
-    int64_t N, C, M, groups, nx, nw, ny, osz;
-    wgc_conv_view3 v;
-    wgc_q_vec vec; /* b_zp, b_scale: w's per output channel */
-    int ydt;
-    wgc_shape y;
-} qc_geom;
+typedef wgc_qconv_geom qc_geom;
 
 static wg_status resolve(wgc_graph *g, const wgc_node *n, qc_geom *q)
 {
-    memset(q, 0, sizeof *q);
-    wg_status st = wgc_q_inputs_check(g, n, n->op == WGC_OP_QLINEAR_CONV, 9, &q->in);
-    if (st)
-        return st;
-    const wgc_tensor *x = wgc_in(g, n, q->in.a), *w = wgc_in(g, n, q->in.b);
-    const int r = q->rank = x->shape.rank - 2;
-    if (r < 1 || r > 3)
-        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "%s with a rank-%d input is not supported",
-                         n->op_type, x->shape.rank);
-    if (w->shape.rank != x->shape.rank)
-        return wgc_error(g, n, WG_ERR_INVALID, "weight '%s' has rank %d, expected %d", w->name,
-                         w->shape.rank, x->shape.rank);
-    q->N = x->shape.dims[0];
-    q->C = x->shape.dims[1];
-    q->M = w->shape.dims[0];
-    q->groups = wgc_attr_int(n, "group", 1);
-    if (q->groups < 1 || q->C % q->groups || q->M % q->groups || q->M < 1 ||
-        w->shape.dims[1] * q->groups != q->C)
-        return wgc_error(g, n, WG_ERR_INVALID, "group = %lld does not fit input channels %lld and "
-                         "weight '%s'", (long long)q->groups, (long long)q->C, w->name);
-    wgc_window win;
-    if ((st = wgc_window_resolve(g, n, &x->shape.dims[2], r, &w->shape.dims[2], false, &win)))
-        return st;
-    q->y = wgc_conv_output_shape(q->N, q->M, r, win.out);
-    q->v = wgc_conv_view3_of(r, &x->shape.dims[2], win.out, win.k, win.s, win.d, win.pb);
-    q->osz = q->v.out[0] * q->v.out[1] * q->v.out[2];
-    q->nx = wgc_numel(&x->shape);
-    q->nw = wgc_numel(&w->shape);
-    q->ny = q->N * q->M * q->osz;
-    static const char *const names[2] = {"x", "w"};
-    const wgc_q_per per[2] = {{0, NULL}, {q->M, "output channel"}};
-    if ((st = wgc_q_params_check(g, n, &q->in, names, per, &q->vec, &q->ydt)))
-        return st;
-    if (q->in.qlinear) {
-        static const int i32[] = {WG_DT_INT32, 0};
-        const wgc_tensor *b = wgc_in(g, n, 8);
-        if (b && ((st = wgc_check_input(g, n, 8, i32)) || b->shape.rank != 1 || b->shape.dims[0] != q->M))
-            return st ? st : wgc_error(g, n, WG_ERR_INVALID, "bias '%s' must be int32 [%lld]", b->name,
-                                       (long long)q->M);
-    }
-    if (q->nx >= ((int64_t)1 << 29) || q->nw >= ((int64_t)1 << 29) || q->ny >= ((int64_t)1 << 29))
-        return wgc_error(g, n, WG_ERR_LIMIT, "%s is too large for the 32-bit kernels", n->op_type);
-    return WG_OK;
+    return wgc_qconv_resolve(g, n, q);
 }
 
 static wg_status qc_infer(wgc_graph *g, wgc_node *n)
@@ -90,40 +48,11 @@ static wg_status qc_infer(wgc_graph *g, wgc_node *n)
     return st;
 }
 
-/* groups = 1 and constant weights and weight zero points: the im2col int8 GEMM. */
-static bool gemm_path(wgc_graph *g, const wgc_node *n, const qc_geom *q)
-{
-    const wgc_tensor *w = wgc_in(g, n, q->in.b), *wz = wgc_in(g, n, q->in.bz);
-    return q->groups == 1 && w->data && (!wz || wz->data);
-}
-
-/* On the GEMM path, a pointwise convolution (kernel 1, stride 1, no padding) needs no
- * im2col: wgk_q8_conv1x1 multiplies x in place, pixels in the lanes. */
-static bool pointwise(const qc_geom *q)
-{
-    for (int i = 0; i < 3; i++)
-        if (q->v.k[i] != 1 || q->v.s[i] != 1 || q->v.p[i] != 0)
-            return false;
-    return true;
-}
-
-/* Bytes before the int32 sums in the scratch of the GEMM path (16-byte aligned). */
-static size_t gemm_path_work(const qc_geom *q)
-{
-    const size_t hw = (size_t)q->osz, K = (size_t)(q->nw / q->M);
-    const size_t b = pointwise(q) ? wgk_q8_conv1x1_scratch_size((size_t)q->C, hw)
-                                  : wgk_qconv_scratch_size(K, (size_t)q->M);
-    return (b + 15) / 16 * 16;
-}
-
+/* The bytes the selection step gave the node (wgc_impl.scratch). */
 static size_t qc_scratch(const wgc_graph *g, const wgc_node *n)
 {
-    qc_geom q;
-    if (resolve((wgc_graph *)g, n, &q))
-        return 0;
-    if (gemm_path((wgc_graph *)g, n, &q))
-        return gemm_path_work(&q) + (q.in.qlinear && !pointwise(&q) ? 4 * (size_t)q.ny : 0) + 16;
-    return 4 * (size_t)(q.nx + q.nw + (q.in.qlinear ? q.ny : 0));
+    (void)g;
+    return n->impl.scratch;
 }
 
 /* The pointwise kernel: w as int32 channel pairs (wgk_q8_conv1x1_pack_w); QLinearConv
@@ -155,10 +84,10 @@ static wg_status emit_pointwise(wgc_emitter *e, wgc_graph *g, wgc_node *n, const
     return WG_OK;
 }
 
-static wg_status emit_gemm_path(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q)
+/* im2col blocks on the int8 GEMM: w minus its zero points packed as int16 (the GEMM's B);
+ * QLinearConv's int32 sums after the kernel's blocks in the scratch, then requantized. */
+static wg_status emit_im2col(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q)
 {
-    if (pointwise(q))
-        return emit_pointwise(e, g, n, q);
     const wgc_tensor *x = wgc_in(g, n, q->in.a), *w = wgc_in(g, n, q->in.b), *wz = wgc_in(g, n, q->in.bz);
     const size_t K = (size_t)(q->nw / q->M), np = wgk_qgemm_pack_b_size(K, (size_t)q->M);
     const char *pw;
@@ -185,6 +114,146 @@ static wg_status emit_gemm_path(wgc_emitter *e, wgc_graph *g, wgc_node *n, const
     return WG_OK;
 }
 
+/* The int8 Winograd on the int8 weights as the model stores them (9 bytes per channel pair
+ * in the file instead of 32 transformed): transformed once into the prepared-weights
+ * region behind a static flag (in a threaded module by thread 0, the others waiting at a
+ * barrier on that run only, as conv.c's Winograd filters), or on every run into the start
+ * of the scratch (WGC_PREP_PER_RUN: each thread into its own); then the kernel, each
+ * thread on its share. */
+static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q)
+{
+    const wgc_tensor *x = wgc_in(g, n, q->in.a), *w = wgc_in(g, n, q->in.b);
+    const wgc_kernel_info *k = wgc_kernel_get(n->impl.kernel);
+    const size_t ubytes = 4 * wgk_q8_winograd_weights_n((size_t)q->M, (size_t)q->C, k->matrices);
+    const bool per_run = n->impl.prep == WGC_PREP_PER_RUN, split = wgc_threaded(e) && wgc_node_splits(n);
+    const bool shared = split && !per_run;
+    char u[128], scratch[160];
+    snprintf(scratch, sizeof scratch, "%s", wgc_scratch(e));
+    if (per_run) {
+        snprintf(u, sizeof u, "%s", scratch);
+        snprintf(scratch, sizeof scratch, "(uint8_t *)%s + %zu", u, ubytes);
+    } else {
+        const char *p;
+        wg_status st = wgc_prepared(e, ubytes, &p);
+        if (st)
+            return wgc_error(g, n, st, "the transformed weight of '%s' does not fit in memory", w->name);
+        snprintf(u, sizeof u, "%s", p);
+    }
+    wgc_emit(e, "{\n");
+    wgc_emit(e, per_run ? "    { /* filters transformed on every run, into the scratch */\n"
+                        : "    static int prepared; /* filters transformed (once) */\n    if (!prepared) {\n");
+    if (shared)
+        wgc_emit(e, "    if (wg_t == 0)\n");
+    wgc_emit(e, "        %s(%s, %d, %s, %d, %lld, %lld, (int32_t *)%s);\n", k->prepare,
+             wgc_ptr(e, g, n->inputs[q->in.b]), w->dtype, wgc_q_ptr_or_0(e, g, n, q->in.bz), q->vec.b_zp,
+             (long long)q->M, (long long)q->C, u);
+    if (shared)
+        wgc_sync(e);
+    if (!per_run)
+        wgc_emit(e, shared ? "        if (wg_t == 0) prepared = 1;\n" : "        prepared = 1;\n");
+    wgc_emit(e, "    }\n");
+    const wgc_conv_view3 *v = &q->v;
+    if (split)
+        wgc_emit(e, "    wgk_q8_winograd_args args = {");
+    else
+        wgc_emit(e, "    %s(&(const wgk_q8_winograd_args){", k->symbol);
+    wgc_emit(e,
+             ".N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, .OH = %lld, .OW = %lld, .DH = %lld, "
+             ".DW = %lld, .PT = %lld, .PL = %lld, .x = %s, .xdt = %d, .xz = %s, .u = (const int32_t *)%s, "
+             ".bias = %s, .scratch = %s, ",
+             (long long)q->N, (long long)q->C, (long long)v->in[1], (long long)v->in[2], (long long)q->M,
+             (long long)v->out[1], (long long)v->out[2], (long long)v->d[1], (long long)v->d[2],
+             (long long)v->p[1], (long long)v->p[2], wgc_ptr(e, g, n->inputs[q->in.a]), x->dtype,
+             wgc_q_ptr_or_0(e, g, n, q->in.az), u, wgc_q_ptr_or_0(e, g, n, 8), scratch);
+    if (q->in.qlinear)
+        wgc_emit(e, ".yq = %s, .ydt = %d, .zy = %s, .sx = %s, .sw = %s, .sy = %s, .sw_per_m = %d",
+                 wgc_ptr(e, g, n->outputs[0]), q->ydt, wgc_ptr(e, g, n->inputs[7]), wgc_ptr(e, g, n->inputs[1]),
+                 wgc_ptr(e, g, n->inputs[4]), wgc_ptr(e, g, n->inputs[6]), q->vec.b_scale);
+    else
+        wgc_emit(e, ".y = %s", wgc_ptr(e, g, n->outputs[0]));
+    if (split) {
+        wgc_emit(e, "};\n");
+        wgc_emit_split_guard(e, n->impl.kernel, "args");
+        wgc_emit(e, "    %s(&args);\n", k->symbol);
+    } else {
+        wgc_emit(e, "});\n");
+    }
+    wgc_emit(e, "}\n");
+    return WG_OK;
+}
+
+/* The depthwise kernel: w minus its zero points as int16 pairs per filter row
+ * (wgk_q8_dwconv_pack_w); QLinearConv requantized in the kernel. Split among threads by
+ * whole groups. */
+static wg_status emit_depthwise(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q)
+{
+    const wgc_tensor *x = wgc_in(g, n, q->in.a), *w = wgc_in(g, n, q->in.b), *wz = wgc_in(g, n, q->in.bz);
+    const wgc_conv_view3 *v = &q->v;
+    const size_t bytes = 4 * wgk_q8_dwconv_pack_w_size((size_t)q->M, (int)v->k[1], (int)v->k[2]);
+    int32_t *packed = malloc(bytes ? bytes : 1);
+    const char *pw;
+    if (!packed)
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", w->name);
+    wgk_q8_dwconv_pack_w(w->data, w->dtype, wz ? wz->data : NULL, q->vec.b_zp, (size_t)q->M, (int)v->k[1],
+                         (int)v->k[2], packed);
+    wg_status st = wgc_weight(e, packed, bytes, &pw);
+    free(packed);
+    if (st)
+        return wgc_error(g, n, st, "out of memory");
+    const bool split = wgc_threaded(e) && wgc_node_splits(n);
+    wgc_emit(e, split ? "{ wgk_q8_dwconv_args args = {" : "wgk_q8_dwconv2d(&(const wgk_q8_dwconv_args){");
+    wgc_emit(e,
+             ".N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, .OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, "
+             ".SH = %lld, .SW = %lld, .DH = %lld, .PT = %lld, .PL = %lld, .x = %s, .xdt = %d, .xz = %s, "
+             ".w = (const int32_t *)%s, .bias = %s, .scratch = %s, ",
+             (long long)q->N, (long long)q->C, (long long)v->in[1], (long long)v->in[2], (long long)q->M,
+             (long long)v->out[1], (long long)v->out[2], (long long)v->k[1], (long long)v->k[2], (long long)v->s[1],
+             (long long)v->s[2], (long long)v->d[1], (long long)v->p[1], (long long)v->p[2],
+             wgc_ptr(e, g, n->inputs[q->in.a]), x->dtype, wgc_q_ptr_or_0(e, g, n, q->in.az), pw,
+             wgc_q_ptr_or_0(e, g, n, 8), wgc_scratch(e));
+    if (q->in.qlinear)
+        wgc_emit(e, ".yq = %s, .ydt = %d, .zy = %s, .sx = %s, .sw = %s, .sy = %s, .sw_per_m = %d",
+                 wgc_ptr(e, g, n->outputs[0]), q->ydt, wgc_ptr(e, g, n->inputs[7]), wgc_ptr(e, g, n->inputs[1]),
+                 wgc_ptr(e, g, n->inputs[4]), wgc_ptr(e, g, n->inputs[6]), q->vec.b_scale);
+    else
+        wgc_emit(e, ".y = %s", wgc_ptr(e, g, n->outputs[0]));
+    if (split) {
+        wgc_emit(e, "};\n");
+        wgc_emit_split_guard(e, n->impl.kernel, "args");
+        wgc_emit(e, "    wgk_q8_dwconv2d(&args); }\n");
+    } else {
+        wgc_emit(e, "});\n");
+    }
+    return WG_OK;
+}
+
+/* x and w widened to int32, the int32 direct convolution, QLinearConv's requantization. */
+static wg_status emit_direct(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q)
+{
+    const wgc_tensor *x = wgc_in(g, n, q->in.a), *w = wgc_in(g, n, q->in.b);
+    wgc_emit(e, "{\n");
+    wgc_emit(e, "    int32_t *wx = (int32_t *)%s, *ww = wx + %lld, *acc = ww + %lld;\n", wgc_scratch(e),
+             (long long)q->nx, (long long)q->nw);
+    wgc_emit(e, "    wgk_q_widen(%s, %d, wx, %lld, %s, (wgk_qaxis){0, 1, 1});\n",
+             wgc_ptr(e, g, n->inputs[q->in.a]), x->dtype, (long long)q->nx, wgc_q_ptr_or_0(e, g, n, q->in.az));
+    wgc_emit(e, "    wgk_q_widen(%s, %d, ww, %lld, %s, (wgk_qaxis){%d, %lld, %lld});\n",
+             wgc_ptr(e, g, n->inputs[q->in.b]), w->dtype, (long long)q->nw, wgc_q_ptr_or_0(e, g, n, q->in.bz),
+             q->vec.b_zp, (long long)q->M, (long long)(q->nw / q->M));
+    char view[WGC_CONV_VIEW3_TEXT];
+    wgc_emit(e,
+             "    wgk_s32_conv3d_direct(&(const wgk_s32_conv_args){.N = %lld, .C = %lld, .M = %lld, "
+             ".groups = %lld, %s, .x = wx, .w = ww, .bias = %s, .y = %s});\n",
+             (long long)q->N, (long long)q->C, (long long)q->M, (long long)q->groups,
+             wgc_conv_view3_text(&q->v, view, sizeof view), wgc_q_ptr_or_0(e, g, n, 8),
+             q->in.qlinear ? "acc" : wgc_ptr(e, g, n->outputs[0]));
+    if (q->in.qlinear)
+        wgc_q_emit_requantize(e, g, n, q->ydt, q->ny, q->vec.b_scale, q->M, q->osz);
+    else
+        wgc_emit(e, "    (void)acc;\n");
+    wgc_emit(e, "}\n");
+    return WG_OK;
+}
+
 static wg_status qc_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     qc_geom q;
@@ -193,31 +262,22 @@ static wg_status qc_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         st = wgc_no_residual(g, n);
     if (st)
         return st;
-    if (gemm_path(g, n, &q))
-        return emit_gemm_path(e, g, n, &q);
-    const wgc_tensor *x = wgc_in(g, n, q.in.a), *w = wgc_in(g, n, q.in.b);
-    wgc_emit(e, "{\n");
-    wgc_emit(e, "    int32_t *wx = (int32_t *)%s, *ww = wx + %lld, *acc = ww + %lld;\n", wgc_scratch(e),
-             (long long)q.nx, (long long)q.nw);
-    wgc_emit(e, "    wgk_q_widen(%s, %d, wx, %lld, %s, (wgk_qaxis){0, 1, 1});\n",
-             wgc_ptr(e, g, n->inputs[q.in.a]), x->dtype, (long long)q.nx, wgc_q_ptr_or_0(e, g, n, q.in.az));
-    wgc_emit(e, "    wgk_q_widen(%s, %d, ww, %lld, %s, (wgk_qaxis){%d, %lld, %lld});\n",
-             wgc_ptr(e, g, n->inputs[q.in.b]), w->dtype, (long long)q.nw,
-             wgc_q_ptr_or_0(e, g, n, q.in.bz), q.vec.b_zp, (long long)q.M,
-             (long long)(q.nw / q.M));
-    char view[WGC_CONV_VIEW3_TEXT];
-    wgc_emit(e,
-             "    wgk_s32_conv3d_direct(&(const wgk_s32_conv_args){.N = %lld, .C = %lld, .M = %lld, "
-             ".groups = %lld, %s, .x = wx, .w = ww, .bias = %s, .y = %s});\n",
-             (long long)q.N, (long long)q.C, (long long)q.M, (long long)q.groups,
-             wgc_conv_view3_text(&q.v, view, sizeof view), wgc_q_ptr_or_0(e, g, n, 8),
-             q.in.qlinear ? "acc" : wgc_ptr(e, g, n->outputs[0]));
-    if (q.in.qlinear)
-        wgc_q_emit_requantize(e, g, n, q.ydt, q.ny, q.vec.b_scale, q.M, q.osz);
-    else
-        wgc_emit(e, "    (void)acc;\n");
-    wgc_emit(e, "}\n");
-    return WG_OK;
+    switch (n->impl.kernel) {
+    case WGC_KERNEL_Q8_CONV_WINOGRAD_F2X3:
+    case WGC_KERNEL_Q8_CONV_WINOGRAD_F2X3S2:
+        return emit_winograd(e, g, n, &q);
+    case WGC_KERNEL_Q8_DWCONV:
+        return emit_depthwise(e, g, n, &q);
+    case WGC_KERNEL_Q8_CONV_1X1:
+        return emit_pointwise(e, g, n, &q);
+    case WGC_KERNEL_Q8_CONV_IM2COL:
+        return emit_im2col(e, g, n, &q);
+    case WGC_KERNEL_S32_CONV_DIRECT:
+        return emit_direct(e, g, n, &q);
+    default: /* a compiler bug, not a model problem */
+        return wgc_error(g, n, WG_ERR_INVALID, "no kernel was selected for this %s (src/select/ did not run)",
+                         n->op_type);
+    }
 }
 
 const wgc_op_def wgc_op_qconv = {.infer = qc_infer, .emit = qc_emit, .scratch = qc_scratch};

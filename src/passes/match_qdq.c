@@ -10,11 +10,15 @@
  * an integer: an output may move by one quantization step, as between onnxruntime and
  * the float reference.
  *
- * Applies when: the Conv is pointwise (2-D, 1x1, stride 1, no padding, groups = 1), the
- * layers the int8 pointwise kernel serves at about twice the float32 GEMM's rate
- * (kernels/conv/q8-conv1x1-pixlanes.c). Other convolutions stay float32: a 3x3 on
- * Winograd does a quarter of the multiplies that any int8 3x3 here would, and a depthwise
- * one is faster on the float32 depthwise kernel than on the integer direct loop (the
+ * Applies when: the Conv is 2-D with one group and either pointwise (1x1, stride 1, no
+ * padding), the layers the int8 pointwise kernel serves at about twice the float32
+ * GEMM's rate (kernels/conv/q8-conv1x1-pixlanes.c), or 3x3 with stride 1 (any dilation
+ * and padding) and at least 4 input channels, which the exact int8 Winograd
+ * serves (kernels/include/wgk_qwinograd.h: 16 multiplies per 2x2 tile on the int8
+ * instruction rate, against float32 F(4x4)'s 36 per 4x4 tile at half that rate, and no
+ * float tensor between the DQ and the Q). Other convolutions stay float32: a strided 3x3
+ * on the float32 stride-2 Winograd (not yet measured against the int8 one inside QDQ
+ * models), a depthwise one on the float32 depthwise kernel, as fast as the int8 one (the
  * measurements: docs/performance.md "Quantized models"). And x comes from a live DequantizeLinear of a uint8/int8 tensor with
  * a scalar scale and zero point; the weight was a DequantizeLinear of a constant int8/
  * uint8 tensor with a scalar or per-output-channel (axis 0) scale and zero point (folded
@@ -117,27 +121,33 @@ static bool zero_bias(const wgc_tensor *b)
     return true;
 }
 
-/* A 1x1 kernel, unit strides, no padding, one group (dilations do not matter for 1x1). */
-static bool pointwise(const wgc_node *n, const wgc_tensor *w)
+/* One group, unit strides, and either a 1x1 kernel without padding (dilations do not
+ * matter for 1x1) or a 3x3 one (any dilation and padding) with at least 4 input channels
+ * (src/select/tunables.h WGC_Q8_WINOGRAD_MIN_C: below, the int8 Winograd does not run
+ * the layer). */
+static bool int8_pays(const wgc_node *n, const wgc_tensor *w)
 {
     size_t np = 0, ns = 0;
     const int64_t *pads = wgc_attr_ints(n, "pads", &np), *strides = wgc_attr_ints(n, "strides", &ns);
-    for (size_t i = 0; pads && i < np; i++)
-        if (pads[i])
-            return false;
     for (size_t i = 0; strides && i < ns; i++)
         if (strides[i] != 1)
             return false;
+    if (wgc_attr_int(n, "group", 1) != 1)
+        return false;
+    if (w->shape.dims[2] == 3 && w->shape.dims[3] == 3)
+        return w->shape.dims[1] >= 4;
+    for (size_t i = 0; pads && i < np; i++)
+        if (pads[i])
+            return false;
     const char *ap = wgc_attr_str(n, "auto_pad", "NOTSET");
-    return w->shape.dims[2] == 1 && w->shape.dims[3] == 1 && wgc_attr_int(n, "group", 1) == 1 &&
-           (!strcmp(ap, "NOTSET") || !strcmp(ap, "VALID"));
+    return w->shape.dims[2] == 1 && w->shape.dims[3] == 1 && (!strcmp(ap, "NOTSET") || !strcmp(ap, "VALID"));
 }
 
 /* Conv node n as QLinearConv when the pattern holds (see the top); false leaves it. */
 static bool match_conv(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *w = wgc_in(g, n, 1);
-    if (n->n_inputs < 2 || n->n_outputs != 1 || !w || w->shape.rank != 4 || !pointwise(n, w) ||
+    if (n->n_inputs < 2 || n->n_outputs != 1 || !w || w->shape.rank != 4 || !int8_pays(n, w) ||
         n->act != WGC_ACT_NONE || n->residual >= 0 || n->post_affine || n->aux_affine >= 0 || n->bias >= 0)
         return false;
     const int64_t m = w->shape.dims[0];

@@ -1,5 +1,6 @@
 /* select.c: the kernel-selection step (select.h): every node's choice, then the model's
- * Winograd budget, computed once, and the Winograd convs' preparation that depends on it. */
+ * Winograd budget, computed once, and the Winograd convs' preparation that depends on it
+ * (the float ones all or none, then the int8 ones in what is left). */
 #include "select.h"
 
 #include "tunables.h"
@@ -29,6 +30,10 @@ wg_status wgc_select_kernels(wgc_graph *g, const wgc_select_target *t)
         case WGC_OP_MATMUL_NBITS: /* one kernel, named for the profile */
             n->impl.kernel = WGC_KERNEL_QBW_GEMM;
             break;
+        case WGC_OP_CONV_INTEGER:
+        case WGC_OP_QLINEAR_CONV:
+            st = wgc_select_qconv(g, n, t);
+            break;
         default: /* one implementation: nothing to choose */
             break;
         }
@@ -37,7 +42,8 @@ wg_status wgc_select_kernels(wgc_graph *g, const wgc_select_target *t)
     for (int i = 0; i < g->n_nodes && !st; i++)
         if (!g->nodes[i].dead && g->nodes[i].op == WGC_OP_CONV)
             st = wgc_select_conv_prep(g, &g->nodes[i], per_run);
-    return st;
+    /* The int8 Winograd convs: in what the float ones leave of the budget. */
+    return st ? st : wgc_select_qconv_preps(g, per_run ? 0 : transformed);
 }
 
 wg_status wgc_pass_select_kernels(wgc_graph *g, const wgc_pass_options *opt)

@@ -66,6 +66,22 @@
 #define WGC_FIRST_RUN_FRESH_NS_PER_BYTE 0.45 /* transform + first touch of fresh memory, per byte */
 #define WGC_FIRST_RUN_DIRECT_NS_PER_MAC 0.08 /* the direct conv, per multiply-add */
 
+/* ---- int8 Winograd (ConvInteger / QLinearConv, 3x3 stride 1, any dilation)
+ * Input channels below which the transforms do not pay (3 -> 64 on 256x256, alone on
+ * wasmtime: 10.5 ms against the im2col GEMM's 12.2, about even; a 64 -> 1 side output of
+ * ISNet on 256x256: 6.4 against 94.6 ms, so any number of output channels); and the work
+ * rule: 16 products per 2x2 tile of a residue class against the direct conv's 9 per
+ * output, under NUM/DEN (a dilation-8 conv on 8x8 outputs has a tile per output: 1.8x
+ * the direct work; on 16x16 outputs 0.44x). */
+#define WGC_Q8_WINOGRAD_MIN_C 4
+#define WGC_Q8_WINOGRAD_WORK_NUM 8
+#define WGC_Q8_WINOGRAD_WORK_DEN 10
+/* 3x3 stride 2 on the int8 Winograd of 25 products per 2x2 tile: from this many input
+ * channels (its GEMM is too shallow below: 3 -> 64 on 256x256 outputs about even with
+ * im2col), under the same work rule (25 per tile against 9 per output: 28x28 and 14x14
+ * outputs yes, 7x7 no). */
+#define WGC_Q8_WINOGRAD_S2_MIN_C 16
+
 /* ---- Strassen (1x1, one level: 7 half-size products instead of 8)
  * Measured against the packed kernel (paired wasmtime runs of the kernels on ResNet-50's
  * and PP-OCRv4 rec's 1x1 shapes, and per layer in ResNet-50 v2's profile): 0.92-0.98x the

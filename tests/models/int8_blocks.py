@@ -23,9 +23,9 @@ onnxruntime-node (the others; tests/models.sh section 8):
                    output (exact)
   qdq_conv.onnx    x [2, 6, 9, 13] -> QuantizeLinear -> DequantizeLinear -> Conv 1x1 (int8
                    weights per output channel, int32 bias) -> Q -> DQ -> Conv 3x3 pad 1 (per
-                   tensor, no bias) -> Q -> DQ, as quantize_static writes a QDQ model: the
-                   1x1 becomes a QLinearConv on the int8 pointwise kernel (match_qdq.c), the
-                   3x3 stays float32 between its Q and DQ
+                   tensor, no bias) -> Q -> DQ, as quantize_static writes a QDQ model: both
+                   become QLinearConvs (match_qdq.c), the 1x1 on the int8 pointwise kernel,
+                   the 3x3 on the exact int8 Winograd
 Inputs are graph inputs x; same output for the same script (numpy PCG64, seed 0).
 """
 import os

@@ -3,11 +3,12 @@
  *
  * The graph is what onnxruntime's quantize_static writes for one pointwise layer:
  *     y = Q(Conv(DQ(Q(x)), DQ(wq)[, DQ(bq)]))
- * Checks: per-tensor and per-channel weights, with and without a bias, become one
- * QLinearConv reading the quantized x, wq and bq (a float32 bias of zeros dropped), writing y, with the scales and zero points
+ * Checks: per-tensor and per-channel weights, with and without a bias, pointwise and 3x3
+ * stride 1 (the exact int8 Winograd's), become one QLinearConv reading the quantized x,
+ * wq and bq (a float32 bias of zeros dropped), writing y, with the scales and zero points
  * in QLinearConv's order; and the Conv stays float when the pattern does not hold: a bias
- * whose scale is not xs * ws, a grouped Conv, a 3x3 Conv (float32 Winograd beats the int8
- * im2col path), a Conv output that is also a graph output, a
+ * whose scale is not xs * ws, a grouped Conv, a 3x3 Conv of stride 2 (float32 Winograd
+ * beats the int8 im2col path), a Conv output that is also a graph output, a
  * Relu between the Conv and the QuantizeLinear, a float32 bias that is not all zeros.
  */
 #include <string.h>
@@ -19,7 +20,8 @@
 enum { C = 4, M = 4 };
 
 typedef struct layer {
-    bool per_channel, bias, zero_float_bias, float_bias, bad_bias_scale, grouped, three_by_three, conv_is_output, relu_between;
+    bool per_channel, bias, zero_float_bias, float_bias, bad_bias_scale, grouped, three_by_three, strided, conv_is_output,
+        relu_between;
 } layer;
 
 typedef struct built {
@@ -90,6 +92,12 @@ static built build(wgc_graph *g, layer l)
         pads->ints[i] = k / 2;
     if (l.grouped)
         wgc_attr_add(g, conv, "group", WGC_ATTR_INT)->i = 2;
+    if (l.strided) {
+        wgc_attr *st = wgc_attr_add(g, conv, "strides", WGC_ATTR_INTS);
+        st->ints = calloc(2, sizeof(int64_t));
+        st->n = 2;
+        st->ints[0] = st->ints[1] = 2;
+    }
     int in_y[3] = {l.relu_between ? tg_node(g, "Relu", &b.conv_out, 1, "r") : b.conv_out, f32(g, "ys", ys),
                    u8(g, "yz", 120)};
     b.y = tg_node(g, "QuantizeLinear", in_y, 3, "y");
@@ -112,8 +120,9 @@ static const wgc_node *rewritten(wgc_graph *g, layer l, built *b)
 
 TEST(qdq_conv_becomes_qlinearconv)
 {
-    for (int k = 0; k < 6; k++) { /* 4, 5: a float bias of zeros, dropped */
-        layer l = {.per_channel = k & 1, .bias = k == 2 || k == 3, .zero_float_bias = k >= 4};
+    for (int k = 0; k < 8; k++) { /* 4, 5: a float bias of zeros, dropped; 6, 7: 3x3 */
+        layer l = {.per_channel = k & 1, .bias = k == 2 || k == 3 || k == 7, .zero_float_bias = k == 4 || k == 5,
+                   .three_by_three = k >= 6};
         wgc_graph *g = wgc_graph_new();
         built b;
         const wgc_node *n = rewritten(g, l, &b);
@@ -137,7 +146,7 @@ TEST(qdq_conv_outside_the_pattern_stays_float)
     const layer cases[] = {
         {.bias = true, .bad_bias_scale = true},
         {.grouped = true},
-        {.three_by_three = true},
+        {.three_by_three = true, .strided = true},
         {.conv_is_output = true},
         {.relu_between = true},
         {.float_bias = true}, /* QLinearConv's bias is int32: a float one would be rounded */

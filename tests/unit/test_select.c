@@ -9,7 +9,10 @@
  * get a direct first-run kernel; a model whose transformed Winograd filters exceed
  * WGC_WINOGRAD_KEEP_LIMIT transforms them on every run into its scratch (and one just
  * under it keeps them); ConvTranspose gets its store form (split among threads) exactly
- * when every output pixel gets one tap; every kernel of src/ir/kernels.def appears in
+ * when every output pixel gets one tap; ConvInteger and QLinearConv layers get the int8
+ * kernel of their shape, and int8 Winograd filters beyond the budget left by the float
+ * ones are transformed on every run, the layers with the most tiles first; every kernel
+ * of src/ir/kernels.def appears in
  * the table of docs/performance.md with its C symbol, and every row of that table names
  * a kernel of the list.
  */
@@ -273,6 +276,148 @@ TEST(conv_transpose_kernels)
     }
 }
 
+/* One ConvInteger (or QLinearConv) layer: x uint8 [1, C, in, in], constant int8 weights
+ * (or run-time ones) of k x k (k^1 for rank 1), scalar zero points (and scales). */
+typedef struct qlayer {
+    const char *what;
+    bool qlinear;
+    int rank;
+    int64_t C, M, in, k, stride, pad, dilation, groups;
+    bool wconst;
+    wgc_kernel want;
+} qlayer;
+
+static int add_qconv(wgc_graph *g, const qlayer *l, int idx)
+{
+    char xn[32], wn[32], yn[32], xzn[32], wzn[32], sn[32];
+    snprintf(xn, sizeof xn, "x%d", idx);
+    snprintf(wn, sizeof wn, "w%d", idx);
+    snprintf(yn, sizeof yn, "y%d", idx);
+    snprintf(xzn, sizeof xzn, "xz%d", idx);
+    snprintf(wzn, sizeof wzn, "wz%d", idx);
+    snprintf(sn, sizeof sn, "s%d", idx);
+    int64_t xd[4] = {1, l->C}, wd[4] = {l->M, l->C / l->groups};
+    for (int i = 0; i < l->rank; i++) {
+        xd[2 + i] = l->in;
+        wd[2 + i] = l->k;
+    }
+    int64_t nw = 1;
+    for (int i = 0; i < l->rank + 2; i++)
+        nw *= wd[i];
+    int8_t *wv = calloc((size_t)nw, 1);
+    const uint8_t xz = 128;
+    const int8_t wz = 0;
+    const float sc = 0.5f;
+    const int x = tg_input(g, xn, WG_DT_UINT8, l->rank + 2, xd);
+    const int w = l->wconst ? tg_const(g, wn, WG_DT_INT8, wd, l->rank + 2, wv) : tg_input(g, wn, WG_DT_INT8, l->rank + 2, wd);
+    free(wv);
+    const int xzt = tg_const(g, xzn, WG_DT_UINT8, NULL, 0, &xz), wzt = tg_const(g, wzn, WG_DT_INT8, NULL, 0, &wz);
+    if (l->qlinear) {
+        const int s = tg_const(g, sn, WG_DT_FLOAT, NULL, 0, &sc);
+        const int in[8] = {x, s, xzt, w, s, wzt, s, xzt};
+        tg_output(g, tg_node(g, "QLinearConv", in, 8, yn));
+    } else {
+        const int in[4] = {x, w, xzt, wzt};
+        tg_output(g, tg_node(g, "ConvInteger", in, 4, yn));
+    }
+    const int n = g->n_nodes - 1;
+    ints_attr(g, n, "strides", l->rank, l->stride);
+    ints_attr(g, n, "pads", 2 * l->rank, l->pad);
+    ints_attr(g, n, "dilations", l->rank, l->dilation);
+    wgc_attr_add(g, n, "group", WGC_ATTR_INT)->i = l->groups;
+    return n;
+}
+
+/* ConvInteger and QLinearConv: the exact int8 Winograd for 3x3 stride 1 (dilated too)
+ * and stride 2 (undilated, 16 or more input channels) where its tiles pay, the depthwise kernel for depthwise ones, the pointwise kernel for
+ * 1x1, im2col on the int8 GEMM for the other constant-weight one-group convs, the int32
+ * direct loops for the rest; the Winograd and depthwise ones split among threads. */
+TEST(qconv_layers_get_their_kernels)
+{
+    static const qlayer rows[] = {
+        {"ConvInteger 3x3 64->64 on 56x56", false, 2, 64, 64, 56, 3, 1, 1, 1, 1, true,
+         WGC_KERNEL_Q8_CONV_WINOGRAD_F2X3},
+        {"QLinearConv 3x3 64->64 on 56x56", true, 2, 64, 64, 56, 3, 1, 1, 1, 1, true,
+         WGC_KERNEL_Q8_CONV_WINOGRAD_F2X3},
+        {"ConvInteger 3x3 dilation 2 on 16x16", false, 2, 256, 256, 16, 3, 1, 2, 2, 1, true,
+         WGC_KERNEL_Q8_CONV_WINOGRAD_F2X3},
+        {"ConvInteger 3x3 dilation 8 on 16x16 (a tile per 4 outputs)", false, 2, 256, 256, 16, 3, 1, 8, 8, 1, true,
+         WGC_KERNEL_Q8_CONV_WINOGRAD_F2X3},
+        {"ConvInteger 3x3 dilation 8 on 8x8 (a tile per output)", false, 2, 256, 256, 8, 3, 1, 8, 8, 1, true,
+         WGC_KERNEL_Q8_CONV_IM2COL},
+        {"ConvInteger 3x3 on 1x1", false, 2, 64, 64, 1, 3, 1, 1, 1, 1, true, WGC_KERNEL_Q8_CONV_IM2COL},
+        {"ConvInteger 3x3 with 3 input channels", false, 2, 3, 64, 56, 3, 1, 1, 1, 1, true, WGC_KERNEL_Q8_CONV_IM2COL},
+        {"ConvInteger 3x3 64->1 on 256x256 (a side output)", false, 2, 64, 1, 256, 3, 1, 1, 1, 1, true,
+         WGC_KERNEL_Q8_CONV_WINOGRAD_F2X3},
+        {"ConvInteger 3x3 stride 2 to 28x28", false, 2, 64, 64, 56, 3, 2, 1, 1, 1, true,
+         WGC_KERNEL_Q8_CONV_WINOGRAD_F2X3S2},
+        {"QLinearConv 3x3 stride 2 to 14x14", true, 2, 128, 256, 28, 3, 2, 1, 1, 1, true,
+         WGC_KERNEL_Q8_CONV_WINOGRAD_F2X3S2},
+        {"ConvInteger 3x3 stride 2 to 7x7 (16 tiles for 49 outputs)", false, 2, 256, 512, 14, 3, 2, 1, 1, 1, true,
+         WGC_KERNEL_Q8_CONV_IM2COL},
+        {"ConvInteger 3x3 stride 2, 3 input channels", false, 2, 3, 64, 224, 3, 2, 1, 1, 1, true,
+         WGC_KERNEL_Q8_CONV_IM2COL},
+        {"ConvInteger 3x3 stride 2 dilated", false, 2, 64, 64, 56, 3, 2, 2, 2, 1, true, WGC_KERNEL_Q8_CONV_IM2COL},
+        {"ConvInteger 5x5", false, 2, 32, 32, 28, 5, 1, 2, 1, 1, true, WGC_KERNEL_Q8_CONV_IM2COL},
+        {"ConvInteger 1-D k3", false, 1, 64, 64, 100, 3, 1, 1, 1, 1, true, WGC_KERNEL_Q8_CONV_IM2COL},
+        {"ConvInteger 1x1", false, 2, 64, 64, 28, 1, 1, 0, 1, 1, true, WGC_KERNEL_Q8_CONV_1X1},
+        {"QLinearConv 1x1", true, 2, 64, 64, 28, 1, 1, 0, 1, 1, true, WGC_KERNEL_Q8_CONV_1X1},
+        {"ConvInteger depthwise 3x3", false, 2, 32, 32, 28, 3, 1, 1, 1, 32, true, WGC_KERNEL_Q8_DWCONV},
+        {"QLinearConv depthwise 5x5 stride 2", true, 2, 32, 32, 28, 5, 2, 2, 1, 32, true, WGC_KERNEL_Q8_DWCONV},
+        {"ConvInteger depthwise 3x3 dilated", false, 2, 32, 32, 28, 3, 1, 2, 2, 32, true, WGC_KERNEL_S32_CONV_DIRECT},
+        {"ConvInteger depthwise 3x3 stride 3", false, 2, 32, 32, 28, 3, 3, 1, 1, 32, true, WGC_KERNEL_S32_CONV_DIRECT},
+        {"ConvInteger two groups of 16", false, 2, 32, 32, 28, 3, 1, 1, 1, 2, true, WGC_KERNEL_S32_CONV_DIRECT},
+        {"ConvInteger 3x3, run-time weight", false, 2, 64, 64, 28, 3, 1, 1, 1, 1, false, WGC_KERNEL_S32_CONV_DIRECT},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        wgc_graph *g = wgc_graph_new();
+        const int n = add_qconv(g, &rows[i], 0);
+        wgc_pass_options o = {.simd = true};
+        CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
+        CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
+        const wgc_impl *im = &g->nodes[n].impl;
+        CHECK(im->kernel == rows[i].want, "%s: got %s, want %s", rows[i].what, label(im->kernel),
+              label(rows[i].want));
+        CHECK(im->scratch > 0, "%s: no scratch", rows[i].what);
+        const bool wino = rows[i].want == WGC_KERNEL_Q8_CONV_WINOGRAD_F2X3 ||
+                          rows[i].want == WGC_KERNEL_Q8_CONV_WINOGRAD_F2X3S2;
+        const wgc_prep want = wino                                         ? WGC_PREP_ONCE
+                              : rows[i].want == WGC_KERNEL_S32_CONV_DIRECT ? WGC_PREP_NONE
+                                                                           : WGC_PREP_COMPILE;
+        CHECK(im->prep == want, "%s: weights prepared %d, want %d", rows[i].what, im->prep, want);
+        CHECK(wgc_node_splits(&g->nodes[n]) == (wino || rows[i].want == WGC_KERNEL_Q8_DWCONV),
+              "%s: splits among threads", rows[i].what);
+        wgc_graph_free(g);
+    }
+}
+
+/* int8 Winograd filters (32 bytes per channel pair) in the budget of the float ones:
+ * 16 512->512 layers on 14x14 (8 MiB each) fill WGC_WINOGRAD_KEEP_LIMIT; a 17th, on 28x28
+ * (4x the tiles: its transform per run is the cheapest against its multiplies),
+ * transforms its filters on every run, into its scratch. */
+TEST(qconv_winograd_budget_keeps_the_fewest_tiles)
+{
+    wgc_graph *g = wgc_graph_new();
+    const qlayer big = {"28x28", false, 2, 512, 512, 28, 3, 1, 1, 1, 1, true, WGC_KERNEL_Q8_CONV_WINOGRAD_F2X3};
+    const qlayer small = {"14x14", false, 2, 512, 512, 14, 3, 1, 1, 1, 1, true, WGC_KERNEL_Q8_CONV_WINOGRAD_F2X3};
+    int nodes[17];
+    nodes[0] = add_qconv(g, &big, 0);
+    for (int i = 1; i < 17; i++)
+        nodes[i] = add_qconv(g, &small, i);
+    wgc_pass_options o = {.simd = true};
+    CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
+    CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s", g->err);
+    const size_t bytes = wgc_select_qconv_transformed_bytes(g, &g->nodes[nodes[1]]);
+    CHECK(bytes == (size_t)8 << 20 && 16 * bytes <= WGC_WINOGRAD_KEEP_LIMIT, "%zu bytes per layer", bytes);
+    for (int i = 0; i < 17; i++) {
+        const wgc_impl *im = &g->nodes[nodes[i]].impl;
+        CHECK(im->kernel == WGC_KERNEL_Q8_CONV_WINOGRAD_F2X3, "layer %d: %s", i, label(im->kernel));
+        CHECK(im->prep == (i == 0 ? WGC_PREP_PER_RUN : WGC_PREP_ONCE), "layer %d: prepared %d", i, im->prep);
+        CHECK((im->scratch > bytes) == (i == 0), "layer %d: scratch %zu", i, im->scratch);
+    }
+    wgc_graph_free(g);
+}
+
 /* Gemm and MatMul: packed B when B is a constant read in column panels. */
 TEST(gemm_and_matmul_kernels)
 {
@@ -379,6 +524,8 @@ int main(void)
     RUN(first_run_direct_where_the_transform_costs_more);
     RUN(winograd_budget_is_for_the_whole_model);
     RUN(conv_transpose_kernels);
+    RUN(qconv_layers_get_their_kernels);
+    RUN(qconv_winograd_budget_keeps_the_fewest_tiles);
     RUN(gemm_and_matmul_kernels);
     RUN(performance_doc_lists_every_kernel);
     RUN(kernel_labels_are_unique);

@@ -1,0 +1,47 @@
+/*
+ * q8-requant.h: QLinearConv's requantization as the int32 sums leave an int8 kernel's
+ * registers (q8-conv1x1-pixlanes.c, q8-conv2d-winograd-f2x3.c), so no int32 tensor is
+ * written: sat(rint((double)acc * mult) + zy), the double arithmetic of wgk_requantize
+ * (kernels/quant/quant.c), so the bytes are the same as its.
+ */
+#ifndef WGK_Q8_REQUANT_H
+#define WGK_Q8_REQUANT_H
+
+#include <stdbool.h>
+
+#include "wgk_base.h"
+
+/* One sum, saturated to [lo, hi] (the output dtype's range). */
+static inline double wgk_q8_requant1(int32_t acc, double mult, double zy, double lo, double hi)
+{
+    double v = __builtin_rint((double)acc * mult) + zy;
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* The multiplier of output channel m, as wgk_requantize computes it (float32, in that
+ * order). */
+static inline double wgk_q8_requant_mult(const float *sx, const float *sw, int sw_per_m, int m, const float *sy)
+{
+    return (double)(sx[0] * sw[sw_per_m ? m : 0] / sy[0]);
+}
+
+#ifdef __wasm_simd128__
+/* 8 sums (acc0: the first 4, acc1: the next 4) requantized, in the low 8 bytes. */
+static inline v128_t wgk_q8_requant8(v128_t acc0, v128_t acc1, v128_t vm, v128_t vz, v128_t vlo, v128_t vhi, bool u8)
+{
+    v128_t t[4];
+    const v128_t d[4] = {wasm_f64x2_convert_low_i32x4(acc0),
+                         wasm_f64x2_convert_low_i32x4(wasm_i32x4_shuffle(acc0, acc0, 2, 3, 0, 1)),
+                         wasm_f64x2_convert_low_i32x4(acc1),
+                         wasm_f64x2_convert_low_i32x4(wasm_i32x4_shuffle(acc1, acc1, 2, 3, 0, 1))};
+    for (int j = 0; j < 4; j++) {
+        const v128_t r = wasm_f64x2_add(wasm_f64x2_nearest(wasm_f64x2_mul(d[j], vm)), vz);
+        t[j] = wasm_i32x4_trunc_sat_f64x2_zero(wasm_f64x2_pmin(wasm_f64x2_pmax(r, vlo), vhi));
+    }
+    const v128_t h = wasm_i16x8_narrow_i32x4(wasm_i32x4_shuffle(t[0], t[1], 0, 1, 4, 5),
+                                             wasm_i32x4_shuffle(t[2], t[3], 0, 1, 4, 5));
+    return u8 ? wasm_u8x16_narrow_i16x8(h, h) : wasm_i8x16_narrow_i16x8(h, h);
+}
+#endif
+
+#endif
