@@ -114,6 +114,19 @@ static wg_status emit_im2col(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc
     return WG_OK;
 }
 
+/* The output fields of an int8 kernel's args into buf: QLinearConv's quantized output with
+ * its scales and zero points (requantized in the kernel), or ConvInteger's int32 y. */
+static const char *out_fields(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q, char *buf, size_t cap)
+{
+    if (q->in.qlinear)
+        snprintf(buf, cap, ".yq = %s, .ydt = %d, .zy = %s, .sx = %s, .sw = %s, .sy = %s, .sw_per_m = %d",
+                 wgc_ptr(e, g, n->outputs[0]), q->ydt, wgc_ptr(e, g, n->inputs[7]), wgc_ptr(e, g, n->inputs[1]),
+                 wgc_ptr(e, g, n->inputs[4]), wgc_ptr(e, g, n->inputs[6]), q->vec.b_scale);
+    else
+        snprintf(buf, cap, ".y = %s", wgc_ptr(e, g, n->outputs[0]));
+    return buf;
+}
+
 /* The int8 Winograd on the int8 weights as the model stores them (9 bytes per channel pair
  * in the file instead of 32 transformed): transformed once into the prepared-weights
  * region behind a static flag (in a threaded module by thread 0, the others waiting at a
@@ -153,31 +166,16 @@ static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
         wgc_emit(e, shared ? "        if (wg_t == 0) prepared = 1;\n" : "        prepared = 1;\n");
     wgc_emit(e, "    }\n");
     const wgc_conv_view3 *v = &q->v;
-    if (split)
-        wgc_emit(e, "    wgk_q8_winograd_args args = {");
-    else
-        wgc_emit(e, "    %s(&(const wgk_q8_winograd_args){", k->symbol);
-    wgc_emit(e,
+    char f[2048], out[1024];
+    snprintf(f, sizeof f,
              ".N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, .OH = %lld, .OW = %lld, .DH = %lld, "
              ".DW = %lld, .PT = %lld, .PL = %lld, .x = %s, .xdt = %d, .xz = %s, .u = (const int32_t *)%s, "
-             ".bias = %s, .scratch = %s, ",
+             ".bias = %s, .scratch = %s, %s",
              (long long)q->N, (long long)q->C, (long long)v->in[1], (long long)v->in[2], (long long)q->M,
              (long long)v->out[1], (long long)v->out[2], (long long)v->d[1], (long long)v->d[2],
              (long long)v->p[1], (long long)v->p[2], wgc_ptr(e, g, n->inputs[q->in.a]), x->dtype,
-             wgc_q_ptr_or_0(e, g, n, q->in.az), u, wgc_q_ptr_or_0(e, g, n, 8), scratch);
-    if (q->in.qlinear)
-        wgc_emit(e, ".yq = %s, .ydt = %d, .zy = %s, .sx = %s, .sw = %s, .sy = %s, .sw_per_m = %d",
-                 wgc_ptr(e, g, n->outputs[0]), q->ydt, wgc_ptr(e, g, n->inputs[7]), wgc_ptr(e, g, n->inputs[1]),
-                 wgc_ptr(e, g, n->inputs[4]), wgc_ptr(e, g, n->inputs[6]), q->vec.b_scale);
-    else
-        wgc_emit(e, ".y = %s", wgc_ptr(e, g, n->outputs[0]));
-    if (split) {
-        wgc_emit(e, "};\n");
-        wgc_emit_split_guard(e, n->impl.kernel, "args");
-        wgc_emit(e, "    %s(&args);\n", k->symbol);
-    } else {
-        wgc_emit(e, "});\n");
-    }
+             wgc_q_ptr_or_0(e, g, n, q->in.az), u, wgc_q_ptr_or_0(e, g, n, 8), scratch, out_fields(e, g, n, q, out, sizeof out));
+    wgc_emit_args_call(e, n->impl.kernel, split, k->symbol, "wgk_q8_winograd_args", f, "");
     wgc_emit(e, "}\n");
     return WG_OK;
 }
@@ -201,29 +199,17 @@ static wg_status emit_depthwise(wgc_emitter *e, wgc_graph *g, wgc_node *n, const
     if (st)
         return wgc_error(g, n, st, "out of memory");
     const bool split = wgc_threaded(e) && wgc_node_splits(n);
-    wgc_emit(e, split ? "{ wgk_q8_dwconv_args args = {" : "wgk_q8_dwconv2d(&(const wgk_q8_dwconv_args){");
-    wgc_emit(e,
+    char f[2048], out[1024];
+    snprintf(f, sizeof f,
              ".N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, .OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, "
              ".SH = %lld, .SW = %lld, .DH = %lld, .PT = %lld, .PL = %lld, .x = %s, .xdt = %d, .xz = %s, "
-             ".w = (const int32_t *)%s, .bias = %s, .scratch = %s, ",
+             ".w = (const int32_t *)%s, .bias = %s, .scratch = %s, %s",
              (long long)q->N, (long long)q->C, (long long)v->in[1], (long long)v->in[2], (long long)q->M,
              (long long)v->out[1], (long long)v->out[2], (long long)v->k[1], (long long)v->k[2], (long long)v->s[1],
              (long long)v->s[2], (long long)v->d[1], (long long)v->p[1], (long long)v->p[2],
              wgc_ptr(e, g, n->inputs[q->in.a]), x->dtype, wgc_q_ptr_or_0(e, g, n, q->in.az), pw,
-             wgc_q_ptr_or_0(e, g, n, 8), wgc_scratch(e));
-    if (q->in.qlinear)
-        wgc_emit(e, ".yq = %s, .ydt = %d, .zy = %s, .sx = %s, .sw = %s, .sy = %s, .sw_per_m = %d",
-                 wgc_ptr(e, g, n->outputs[0]), q->ydt, wgc_ptr(e, g, n->inputs[7]), wgc_ptr(e, g, n->inputs[1]),
-                 wgc_ptr(e, g, n->inputs[4]), wgc_ptr(e, g, n->inputs[6]), q->vec.b_scale);
-    else
-        wgc_emit(e, ".y = %s", wgc_ptr(e, g, n->outputs[0]));
-    if (split) {
-        wgc_emit(e, "};\n");
-        wgc_emit_split_guard(e, n->impl.kernel, "args");
-        wgc_emit(e, "    wgk_q8_dwconv2d(&args); }\n");
-    } else {
-        wgc_emit(e, "});\n");
-    }
+             wgc_q_ptr_or_0(e, g, n, 8), wgc_scratch(e), out_fields(e, g, n, q, out, sizeof out));
+    wgc_emit_args_call(e, n->impl.kernel, split, "wgk_q8_dwconv2d", "wgk_q8_dwconv_args", f, "");
     return WG_OK;
 }
 
