@@ -159,28 +159,13 @@ static void tile_origins(const wgk_q8_winograd_args *a, int t0, int nt, int32_t 
         }
 }
 
-/* The sink of one output channel's finished sums: int32 y, or requantized bytes. */
-typedef struct sink {
-    int32_t *y;  /* channel m's plane of y, or NULL */
-    uint8_t *yq; /* channel m's plane of yq, or NULL */
-    double mult, zy, lo, hi;
-    bool u8;
-} sink;
+/* The sink of one output channel's finished sums (q8-requant.h). */
+typedef wgk_q8_sink sink;
 
 static void sink_of(const wgk_q8_winograd_args *a, int n, int m, sink *k)
 {
     const size_t plane = (size_t)a->OH * a->OW, at = ((size_t)n * a->M + (size_t)m) * plane;
-    *k = (sink){0};
-    if (a->yq) {
-        k->yq = (uint8_t *)a->yq + at;
-        k->u8 = a->ydt == 2;
-        k->mult = wgk_q8_requant_mult(a->sx, a->sw, a->sw_per_m, m, a->sy);
-        k->zy = (double)wgk_qgemm_load8(a->zy, a->ydt, 0);
-        k->lo = k->u8 ? 0.0 : -128.0;
-        k->hi = k->u8 ? 255.0 : 127.0;
-    } else {
-        k->y = a->y + at;
-    }
+    *k = wgk_q8_sink_of(a->y, a->yq, a->ydt, a->zy, a->sx, a->sw, a->sw_per_m, a->sy, m, at);
 }
 
 /* Output (oh, ow) of a channel: v stored, or requantized; nothing outside the output. */
@@ -188,13 +173,7 @@ static void put(const wgk_q8_winograd_args *a, const sink *k, int oh, int ow, in
 {
     if (oh >= a->OH || ow >= a->OW)
         return;
-    const size_t i = (size_t)oh * a->OW + (size_t)ow;
-    if (k->yq) {
-        const int32_t q = (int32_t)wgk_q8_requant1(v, k->mult, k->zy, k->lo, k->hi);
-        k->yq[i] = k->u8 ? (uint8_t)q : (uint8_t)(int8_t)q;
-    } else {
-        k->y[i] = v;
-    }
+    wgk_q8_sink_put(k, (size_t)oh * a->OW + (size_t)ow, v);
 }
 
 #ifdef __wasm_simd128__

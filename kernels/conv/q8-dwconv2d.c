@@ -41,40 +41,16 @@ static void pad_channel(const wgk_q8_dwconv_args *a, const uint8_t *x, int32_t z
     }
 }
 
-/* Where output channel m's sums go (wgk_q8_winograd's sink: int32, or requantized). */
-typedef struct dw_sink {
-    int32_t *y;
-    uint8_t *yq;
-    double mult, zy, lo, hi;
-    bool u8;
-} dw_sink;
+/* Where output channel m's sums go (q8-requant.h: int32, or requantized). */
+typedef wgk_q8_sink dw_sink;
 
 static dw_sink sink_of(const wgk_q8_dwconv_args *a, int n, int m)
 {
     const size_t at = ((size_t)n * a->M + (size_t)m) * (size_t)a->OH * a->OW;
-    dw_sink k = {0};
-    if (a->yq) {
-        k.yq = (uint8_t *)a->yq + at;
-        k.u8 = a->ydt == 2;
-        k.mult = wgk_q8_requant_mult(a->sx, a->sw, a->sw_per_m, m, a->sy);
-        k.zy = (double)wgk_qgemm_load8(a->zy, a->ydt, 0);
-        k.lo = k.u8 ? 0.0 : -128.0;
-        k.hi = k.u8 ? 255.0 : 127.0;
-    } else {
-        k.y = a->y + at;
-    }
-    return k;
+    return wgk_q8_sink_of(a->y, a->yq, a->ydt, a->zy, a->sx, a->sw, a->sw_per_m, a->sy, m, at);
 }
 
-static void put(const dw_sink *k, size_t i, int32_t v)
-{
-    if (k->yq) {
-        const int32_t q = (int32_t)wgk_q8_requant1(v, k->mult, k->zy, k->lo, k->hi);
-        k->yq[i] = k->u8 ? (uint8_t)q : (uint8_t)(int8_t)q;
-    } else {
-        k->y[i] = v;
-    }
-}
+static void put(const dw_sink *k, size_t i, int32_t v) { wgk_q8_sink_put(k, i, v); }
 
 #ifdef __wasm_simd128__
 /* 8 outputs of a row from (o0: the first 4, o1: the next 4), n of them in the output. */

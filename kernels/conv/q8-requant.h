@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "wgk_base.h"
+#include "wgk_qgemm.h"
 
 /* One sum, saturated to [lo, hi] (the output dtype's range). */
 static inline double wgk_q8_requant1(int32_t acc, double mult, double zy, double lo, double hi)
@@ -23,6 +24,45 @@ static inline double wgk_q8_requant1(int32_t acc, double mult, double zy, double
 static inline double wgk_q8_requant_mult(const float *sx, const float *sw, int sw_per_m, int m, const float *sy)
 {
     return (double)(sx[0] * sw[sw_per_m ? m : 0] / sy[0]);
+}
+
+/* Where one output channel's finished int32 sums go: y (ConvInteger), or QLinearConv's
+ * bytes yq, requantized with the channel's multiplier, zero point and range. */
+typedef struct wgk_q8_sink {
+    int32_t *y;  /* the channel's plane of y, or NULL */
+    uint8_t *yq; /* the channel's plane of yq, or NULL */
+    double mult, zy, lo, hi;
+    bool u8;
+} wgk_q8_sink;
+
+/* Channel m's sink at element `at` of the output: y's, or yq's (dtype ydt, zero point zy,
+ * multiplier sx * sw[m or 0] / sy) when yq is given. */
+static inline wgk_q8_sink wgk_q8_sink_of(int32_t *y, void *yq, int ydt, const void *zy, const float *sx,
+                                         const float *sw, int sw_per_m, const float *sy, int m, size_t at)
+{
+    wgk_q8_sink k = {0};
+    if (!yq) {
+        k.y = y + at;
+        return k;
+    }
+    k.yq = (uint8_t *)yq + at;
+    k.u8 = ydt == 2;
+    k.mult = wgk_q8_requant_mult(sx, sw, sw_per_m, m, sy);
+    k.zy = (double)wgk_qgemm_load8(zy, ydt, 0);
+    k.lo = k.u8 ? 0.0 : -128.0;
+    k.hi = k.u8 ? 255.0 : 127.0;
+    return k;
+}
+
+/* Element i of the sink's plane: v, or v requantized. */
+static inline void wgk_q8_sink_put(const wgk_q8_sink *k, size_t i, int32_t v)
+{
+    if (k->yq) {
+        const int32_t q = (int32_t)wgk_q8_requant1(v, k->mult, k->zy, k->lo, k->hi);
+        k->yq[i] = k->u8 ? (uint8_t)q : (uint8_t)(int8_t)q;
+    } else {
+        k->y[i] = v;
+    }
 }
 
 #ifdef __wasm_simd128__
