@@ -55,6 +55,18 @@ typedef struct layer {
     wgc_kernel want, want_gemm;
 } layer;
 
+/* The last node added (a convolution): every spatial dim's stride, pads and dilation, and
+ * its group count; returns its index. */
+static int conv_attrs(wgc_graph *g, int rank, int64_t stride, int64_t pad, int64_t dilation, int64_t groups)
+{
+    const int n = g->n_nodes - 1;
+    ints_attr(g, n, "strides", rank, stride);
+    ints_attr(g, n, "pads", 2 * rank, pad);
+    ints_attr(g, n, "dilations", rank, dilation);
+    wgc_attr_add(g, n, "group", WGC_ATTR_INT)->i = groups;
+    return n;
+}
+
 /* Adds x -> Conv to g (several layers may share one graph); returns the Conv's index. */
 static int add_conv(wgc_graph *g, const layer *l, int idx)
 {
@@ -71,12 +83,7 @@ static int add_conv(wgc_graph *g, const layer *l, int idx)
     in[1] = l->wconst ? constant(g, wn, l->rank + 2, wd)
                       : tg_input(g, wn, WG_DT_FLOAT, l->rank + 2, wd);
     tg_output(g, tg_node(g, "Conv", in, 2, yn));
-    const int n = g->n_nodes - 1;
-    ints_attr(g, n, "strides", l->rank, l->stride);
-    ints_attr(g, n, "pads", 2 * l->rank, l->pad);
-    ints_attr(g, n, "dilations", l->rank, l->dilation);
-    wgc_attr_add(g, n, "group", WGC_ATTR_INT)->i = l->groups;
-    return n;
+    return conv_attrs(g, l->rank, l->stride, l->pad, l->dilation, l->groups);
 }
 
 static const char *label(wgc_kernel k)
@@ -320,12 +327,7 @@ static int add_qconv(wgc_graph *g, const qlayer *l, int idx)
         const int in[4] = {x, w, xzt, wzt};
         tg_output(g, tg_node(g, "ConvInteger", in, 4, yn));
     }
-    const int n = g->n_nodes - 1;
-    ints_attr(g, n, "strides", l->rank, l->stride);
-    ints_attr(g, n, "pads", 2 * l->rank, l->pad);
-    ints_attr(g, n, "dilations", l->rank, l->dilation);
-    wgc_attr_add(g, n, "group", WGC_ATTR_INT)->i = l->groups;
-    return n;
+    return conv_attrs(g, l->rank, l->stride, l->pad, l->dilation, l->groups);
 }
 
 /* ConvInteger and QLinearConv: the exact int8 Winograd for 3x3 stride 1 (dilated too)
