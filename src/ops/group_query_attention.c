@@ -207,10 +207,9 @@ static wg_status check_cache(wgc_graph *g, const wgc_node *n, gqa_plan *p)
 static wg_status check_extras(wgc_graph *g, const wgc_node *n, gqa_plan *p)
 {
     wg_status st;
-    for (int i = IN_COUNT; i < n->n_inputs; i++)
-        if (wgc_in(g, n, i))
-            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "input %d (%s) is not supported", i,
-                             i < (int)(sizeof input_names / sizeof input_names[0]) ? input_names[i] : "unknown");
+    if ((st = wgc_refuse_inputs_from(g, n, IN_COUNT, input_names, (int)(sizeof input_names / sizeof input_names[0]),
+                                     "")))
+        return st;
     const wgc_tensor *c = wgc_in(g, n, IN_COS), *s = wgc_in(g, n, IN_SIN);
     if (!c != !s)
         return wgc_error(g, n, WG_ERR_INVALID, "cos_cache and sin_cache must be given together");

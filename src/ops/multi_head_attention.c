@@ -114,10 +114,9 @@ static wg_status check_qkv(wgc_graph *g, const wgc_node *n, mha_plan *p)
 static wg_status check_rest(wgc_graph *g, const wgc_node *n, mha_plan *p)
 {
     wg_status st;
-    for (int i = IN_PAST_LEN; i < n->n_inputs; i++)
-        if (wgc_in(g, n, i))
-            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "input %d (%s: buffer sharing, beam search) is not supported", i,
-                             input_names[i]);
+    if ((st = wgc_refuse_inputs_from(g, n, IN_PAST_LEN, input_names, (int)(sizeof input_names / sizeof input_names[0]),
+                                     ": buffer sharing, beam search")))
+        return st;
     const wgc_tensor *pk = wgc_in(g, n, IN_PAST_K), *pv = wgc_in(g, n, IN_PAST_V);
     if (!pk != !pv)
         return wgc_error(g, n, WG_ERR_INVALID, "past_key and past_value must be given together");

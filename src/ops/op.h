@@ -98,6 +98,10 @@ wg_status wgc_check_arity(wgc_graph *g, const wgc_node *n, int min_in, int max_i
  * operator whose schema onnxruntime enforces (its own, outside ONNX's), where an attribute
  * the op does not read is a model onnxruntime refuses too. */
 wg_status wgc_check_attr_names(wgc_graph *g, const wgc_node *n, const char *const *names);
+/* Inputs first.. that wasmgraph does not take: the first one present is WG_ERR_UNSUPPORTED,
+ * "input I (NAME WHY) is not supported" (names[i] its name, n_names of them). */
+wg_status wgc_refuse_inputs_from(wgc_graph *g, const wgc_node *n, int first, const char *const *names, int n_names,
+                                 const char *why);
 /* "ROLE 'name' is [dims]: it must be WANT" for input i (ROLE its name in the op's
  * specification), WG_ERR_INVALID. */
 wg_status wgc_bad_input_shape(wgc_graph *g, const wgc_node *n, int i, const char *role, const char *want);

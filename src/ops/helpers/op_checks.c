@@ -40,6 +40,16 @@ wg_status wgc_check_attr_names(wgc_graph *g, const wgc_node *n, const char *cons
     return WG_OK;
 }
 
+wg_status wgc_refuse_inputs_from(wgc_graph *g, const wgc_node *n, int first, const char *const *names, int n_names,
+                                 const char *why)
+{
+    for (int i = first; i < n->n_inputs; i++)
+        if (wgc_in(g, n, i))
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED, "input %d (%s%s) is not supported", i,
+                             i < n_names ? names[i] : "unknown", why);
+    return WG_OK;
+}
+
 wg_status wgc_bad_input_shape(wgc_graph *g, const wgc_node *n, int i, const char *role, const char *want)
 {
     char s[128];
