@@ -9,12 +9,15 @@ import { generate } from './generate.mjs';
 const isObject = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? '' : 'must be an object');
 const OPTIONS = { model: isString, loadOptions: isObject };
 
-// A file of the folder: a path in Node, else (a URL, or in browsers) fetched.
+// The folder is fetched from (a URL, or anything in a browser), or read as a path (Node).
+const isRemote = (folder) => typeof process === 'undefined' || /^[a-z][a-z0-9+.-]*:\/\//i.test(String(folder));
+const urlIn = (folder, name) => new URL(name, String(folder).replace(/\/?$/, '/')).href;
+
+// A file of the folder.
 async function readText(folder, name, required) {
-  const remote = typeof process === 'undefined' || /^[a-z][a-z0-9+.-]*:\/\//i.test(String(folder));
   try {
-    if (remote) {
-      const res = await fetch(new URL(name, String(folder).replace(/\/?$/, '/')));
+    if (isRemote(folder)) {
+      const res = await fetch(urlIn(folder, name));
       if (res.status === 404 && !required) return null;
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       return await res.text();
@@ -108,8 +111,6 @@ export async function fromPretrained(folder, options = {}) {
     throw new WasmgraphError('format', `${folder}: tokenizer.json: ${e.message}`, { cause: e });
   }
   const model = o.model || 'model.wasm';
-  const remote = typeof process === 'undefined' || /^[a-z][a-z0-9+.-]*:\/\//i.test(String(folder));
-  const source = remote ? new URL(model, String(folder).replace(/\/?$/, '/')).href
-    : (await import('node:path')).join(folder, model);
+  const source = isRemote(folder) ? urlIn(folder, model) : (await import('node:path')).join(folder, model);
   return new TextGenerator(await load(source, o.loadOptions || {}), tokenizer);
 }
