@@ -104,34 +104,30 @@ step_wasmtime() {
     say "wasmtime: built $WASMTIME_LIB"
 }
 
-step_node() {
-    local tools=$ROOT/tools stamp=$ROOT/tools/node_modules/.wg-stamp key
+# npm_ci_dir LABEL DIR [CHECK]: `npm ci` of DIR's package-lock.json into DIR/node_modules,
+# again when node, package.json or the lock change (stamp_key); CHECK, a path inside
+# node_modules that must exist for the install to count as present.
+# --ignore-scripts: onnxruntime-node's install script fetches GPU libraries from a host
+# outside the package registry; the CPU binary it needs is in the package.
+npm_ci_dir() {
+    local label=$1 dir=$2 check=${3:-} stamp=$2/node_modules/.wg-stamp key
     command -v npm >/dev/null 2>&1 || die "npm not found"
-    key=$(stamp_key "node $(node --version)" "$tools/package.json" "$tools/package-lock.json")
-    if stamp_ok "$stamp" "$key" && [ -d "$tools/node_modules/onnxruntime-node" ]; then
-        say "npm: present (tools/node_modules)"
+    key=$(stamp_key "node $(node --version)" "$dir/package.json" "$dir/package-lock.json")
+    if stamp_ok "$stamp" "$key" && { [ -z "$check" ] || [ -e "$dir/node_modules/$check" ]; }; then
+        say "npm: present ($label/node_modules)"
         return
     fi
-    say "npm: installing tools/package.json"
-    # --ignore-scripts: onnxruntime-node's install script fetches GPU libraries from a
-    # host outside the package registry; the CPU binary it needs is in the package.
-    (cd "$tools" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    say "npm: installing $label/package.json's dependencies"
+    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
     echo "$key" > "$stamp"
 }
 
+# The reference and peer engines (onnxruntime-node, onnxruntime-web) for tests and benches.
+step_node() { npm_ci_dir tools "$ROOT/tools" onnxruntime-node; }
+
 # The JS package's own dependency (@huggingface/tokenizers, for fromPretrained), into
 # js/node_modules, so that the package runs in place as it does once installed.
-step_js_deps() {
-    local js=$ROOT/js stamp=$ROOT/js/node_modules/.wg-stamp key
-    key=$(stamp_key "node $(node --version)" "$js/package.json" "$js/package-lock.json")
-    if stamp_ok "$stamp" "$key"; then
-        say "npm: present (js/node_modules)"
-        return
-    fi
-    say "npm: installing js/package.json's dependencies"
-    (cd "$js" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-    echo "$key" > "$stamp"
-}
+step_js_deps() { npm_ci_dir js "$ROOT/js"; }
 
 # A venv made with $WG_BASE_PYTHON (default python3) from a requirements file, refreshed
 # when the file or the python changes (stamp_key), then checked by importing its modules.

@@ -25,6 +25,7 @@
 
 #include "helpers/host_elements.h"
 #include "helpers/inline_loops.h"
+#include "helpers/kv_cache.h"
 #include "versions.h"
 
 static const int floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, 0};
@@ -53,7 +54,7 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, att_geom *a)
 {
     memset(a, 0, sizeof *a);
     const wgc_tensor *q = wgc_in(g, n, 0), *k = wgc_in(g, n, 1), *v = wgc_in(g, n, 2);
-    const wgc_tensor *m = wgc_in(g, n, 3), *pk = wgc_in(g, n, 4), *pv = wgc_in(g, n, 5);
+    const wgc_tensor *m = wgc_in(g, n, 3), *pk = wgc_in(g, n, 4);
     const wgc_tensor *np_ = wgc_in(g, n, 6);
     wg_status st;
     for (int i = 0; i < 3; i++)
@@ -91,23 +92,11 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, att_geom *a)
     if (a->Hk <= 0 || a->Hq % a->Hk)
         return wgc_error(g, n, WG_ERR_INVALID, "%lld query heads are not a multiple of %lld key/value heads",
                          (long long)a->Hq, (long long)a->Hk);
-    if (!pk != !pv)
-        return wgc_error(g, n, WG_ERR_INVALID, "past_key and past_value must be given together");
-    if (pk) {
-        if ((st = wgc_check_input(g, n, 4, floats)) || (st = wgc_check_input(g, n, 5, floats)))
-            return st;
-        if (np_)
-            return wgc_error(g, n, WG_ERR_INVALID, "nonpad_kv_seqlen cannot be combined with past_key");
-        const int64_t want_k[4] = {a->B, a->Hk, pk->shape.dims[2], a->D};
-        const int64_t want_v[4] = {a->B, a->Hk, pk->shape.dims[2], a->Dv};
-        bool ok = pk->shape.rank == 4 && pv->shape.rank == 4 && pk->dtype == q->dtype && pv->dtype == q->dtype;
-        for (int d = 0; ok && d < 4; d++)
-            ok = pk->shape.dims[d] == want_k[d] && pv->shape.dims[d] == want_v[d];
-        if (!ok)
-            return wgc_error(g, n, WG_ERR_INVALID, "past_key / past_value must be [%lld, %lld, P, %lld / %lld] of Q's dtype",
-                             (long long)a->B, (long long)a->Hk, (long long)a->D, (long long)a->Dv);
-        a->P = pk->shape.dims[2];
-    }
+    const int q_dtype[] = {q->dtype, 0};
+    if ((st = wgc_check_past_kv(g, n, 4, q_dtype, &(wgc_kv_dims){a->B, a->Hk, a->D, a->Dv}, &a->P)))
+        return st;
+    if (pk && np_)
+        return wgc_error(g, n, WG_ERR_INVALID, "nonpad_kv_seqlen cannot be combined with past_key");
     a->T = a->P + a->Skv;
     if (np_) {
         static const int i64[] = {WG_DT_INT64, 0};
@@ -166,13 +155,9 @@ static wg_status attention_infer(wgc_graph *g, wgc_node *n)
         return st;
     const int dt = wgc_in(g, n, 0)->dtype;
     wgc_shape y = a.rank == 4 ? (wgc_shape){.rank = 4, .dims = {a.B, a.Hq, a.Sq, a.Dv}} : (wgc_shape){.rank = 3, .dims = {a.B, a.Sq, a.Hq * a.Dv}};
-    wgc_shape pk = {.rank = 4, .dims = {a.B, a.Hk, a.T, a.D}}, pv = {.rank = 4, .dims = {a.B, a.Hk, a.T, a.Dv}};
     wgc_shape qk = {.rank = 4, .dims = {a.B, a.Hq, a.Sq, a.T}};
     wgc_set_output(g, n, 0, dt, &y);
-    if (wgc_out(g, n, 1))
-        wgc_set_output(g, n, 1, dt, &pk);
-    if (wgc_out(g, n, 2))
-        wgc_set_output(g, n, 2, dt, &pv);
+    wgc_set_present_kv(g, n, 1, dt, &(wgc_kv_dims){a.B, a.Hk, a.D, a.Dv}, a.T);
     if (wgc_out(g, n, 3))
         wgc_set_output(g, n, 3, dt, &qk);
     return WG_OK;

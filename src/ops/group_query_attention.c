@@ -31,6 +31,7 @@
 
 #include "../../kernels/include/wgk_attention.h"
 #include "../ir/symdim.h"
+#include "helpers/kv_cache.h"
 #include "sym.h"
 
 enum {
@@ -161,25 +162,9 @@ static wg_status check_qkv(wgc_graph *g, const wgc_node *n, gqa_plan *p)
 /* The past, seqlens_k, total_sequence_length and the present's length. */
 static wg_status check_cache(wgc_graph *g, const wgc_node *n, gqa_plan *p)
 {
-    const wgc_tensor *pk = wgc_in(g, n, IN_PAST_K), *pv = wgc_in(g, n, IN_PAST_V);
     wg_status st;
-    if (!pk != !pv)
-        return wgc_error(g, n, WG_ERR_INVALID, "past_key and past_value must be given together");
-    p->P = 0;
-    if (pk) {
-        char want[96];
-        snprintf(want, sizeof want, "[%lld, %lld, past, %lld] (batch, kv_num_heads, length, head size)",
-                 (long long)p->B, (long long)p->Hk, (long long)p->D);
-        for (int i = IN_PAST_K; i <= IN_PAST_V; i++) {
-            const wgc_tensor *t = wgc_in(g, n, i);
-            if ((st = wgc_check_input(g, n, i, f32)))
-                return st;
-            if (t->shape.rank != 4 || t->shape.dims[0] != p->B || t->shape.dims[1] != p->Hk ||
-                t->shape.dims[2] != pk->shape.dims[2] || t->shape.dims[3] != p->D)
-                return bad_shape(g, n, i, want);
-        }
-        p->P = pk->shape.dims[2];
-    }
+    if ((st = wgc_check_past_kv(g, n, IN_PAST_K, f32, &(wgc_kv_dims){p->B, p->Hk, p->D, p->D}, &p->P)))
+        return st;
     for (int i = IN_SEQLENS; i <= IN_TOTAL; i++)
         if (!wgc_in(g, n, i))
             return wgc_error(g, n, WG_ERR_INVALID, "input %d (%s) is required", i, input_names[i]);
@@ -289,10 +274,8 @@ static wg_status gqa_infer(wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     const wgc_shape y = {.rank = 3, .dims = {p.B, p.S, p.Hq * p.D}};
-    const wgc_shape kv = {.rank = 4, .dims = {p.B, p.Hk, p.T, p.D}};
     wgc_set_output(g, n, 0, WG_DT_FLOAT, &y);
-    wgc_set_output(g, n, 1, WG_DT_FLOAT, &kv);
-    wgc_set_output(g, n, 2, WG_DT_FLOAT, &kv);
+    wgc_set_present_kv(g, n, 1, WG_DT_FLOAT, &(wgc_kv_dims){p.B, p.Hk, p.D, p.D}, p.T);
     return WG_OK;
 }
 

@@ -26,6 +26,7 @@
 
 #include "../../kernels/include/wgk_attention.h"
 #include "../ir/symdim.h"
+#include "helpers/kv_cache.h"
 #include "sym.h"
 
 enum { IN_Q, IN_K, IN_V, IN_QKV_BIAS, IN_MASK, IN_BIAS, IN_PAST_K, IN_PAST_V, IN_PAST_LEN, IN_CACHE_IND };
@@ -117,21 +118,8 @@ static wg_status check_rest(wgc_graph *g, const wgc_node *n, mha_plan *p)
     if ((st = wgc_refuse_inputs_from(g, n, IN_PAST_LEN, input_names, (int)(sizeof input_names / sizeof input_names[0]),
                                      ": buffer sharing, beam search")))
         return st;
-    const wgc_tensor *pk = wgc_in(g, n, IN_PAST_K), *pv = wgc_in(g, n, IN_PAST_V);
-    if (!pk != !pv)
-        return wgc_error(g, n, WG_ERR_INVALID, "past_key and past_value must be given together");
-    p->P = 0;
-    if (pk) {
-        if ((st = wgc_check_input(g, n, IN_PAST_K, f32)) || (st = wgc_check_input(g, n, IN_PAST_V, f32)))
-            return st;
-        const int64_t *a = pk->shape.dims, *b = pv->shape.dims;
-        if (pk->shape.rank != 4 || pv->shape.rank != 4 || a[0] != p->B || a[1] != p->H || a[3] != p->D ||
-            b[0] != p->B || b[1] != p->H || b[2] != a[2] || b[3] != p->Dv)
-            return wgc_error(g, n, WG_ERR_INVALID, "past_key and past_value must be [%lld, %lld, past, %lld] and "
-                             "[%lld, %lld, past, %lld]", (long long)p->B, (long long)p->H, (long long)p->D,
-                             (long long)p->B, (long long)p->H, (long long)p->Dv);
-        p->P = a[2];
-    }
+    if ((st = wgc_check_past_kv(g, n, IN_PAST_K, f32, &(wgc_kv_dims){p->B, p->H, p->D, p->Dv}, &p->P)))
+        return st;
     const int64_t T = p->P + p->L;
     const wgc_tensor *m = wgc_in(g, n, IN_MASK);
     p->mask_kind = WGK_MHA_NO_MASK;
@@ -192,12 +180,8 @@ static wg_status mha_infer(wgc_graph *g, wgc_node *n)
         return st;
     const int64_t T = p.P + p.L;
     const wgc_shape y = {.rank = 3, .dims = {p.B, p.S, p.H * p.Dv}};
-    const wgc_shape pk = {.rank = 4, .dims = {p.B, p.H, T, p.D}}, pv = {.rank = 4, .dims = {p.B, p.H, T, p.Dv}};
     wgc_set_output(g, n, 0, WG_DT_FLOAT, &y);
-    if (wgc_out(g, n, 1))
-        wgc_set_output(g, n, 1, WG_DT_FLOAT, &pk);
-    if (wgc_out(g, n, 2))
-        wgc_set_output(g, n, 2, WG_DT_FLOAT, &pv);
+    wgc_set_present_kv(g, n, 1, WG_DT_FLOAT, &(wgc_kv_dims){p.B, p.H, p.D, p.Dv}, T);
     return WG_OK;
 }
 

@@ -1,0 +1,37 @@
+/* kv_cache.c: the past and present key/value of the attention operators (kv_cache.h). */
+#include "kv_cache.h"
+
+wg_status wgc_check_past_kv(wgc_graph *g, const wgc_node *n, int ik, const int *dtypes, const wgc_kv_dims *kv,
+                            int64_t *past)
+{
+    const wgc_tensor *pk = wgc_in(g, n, ik), *pv = wgc_in(g, n, ik + 1);
+    *past = 0;
+    if (!pk != !pv)
+        return wgc_error(g, n, WG_ERR_INVALID, "past_key and past_value must be given together");
+    if (!pk)
+        return WG_OK;
+    wg_status st;
+    if ((st = wgc_check_input(g, n, ik, dtypes)) || (st = wgc_check_input(g, n, ik + 1, dtypes)))
+        return st;
+    const int64_t *a = pk->shape.dims, *b = pv->shape.dims;
+    if (pk->shape.rank != 4 || pv->shape.rank != 4 || pk->dtype != pv->dtype || a[0] != kv->B || a[1] != kv->H ||
+        a[3] != kv->D || b[0] != kv->B || b[1] != kv->H || b[2] != a[2] || b[3] != kv->Dv)
+        return wgc_error(g, n, WG_ERR_INVALID,
+                         "past_key and past_value must be [%lld, %lld, past, %lld] and [%lld, %lld, past, %lld] "
+                         "(batch, key/value heads, length, head size) of one dtype",
+                         (long long)kv->B, (long long)kv->H, (long long)kv->D, (long long)kv->B, (long long)kv->H,
+                         (long long)kv->Dv);
+    *past = a[2];
+    return WG_OK;
+}
+
+void wgc_set_present_kv(wgc_graph *g, const wgc_node *n, int first, int dtype, const wgc_kv_dims *kv,
+                        int64_t total)
+{
+    const wgc_shape k = {.rank = 4, .dims = {kv->B, kv->H, total, kv->D}};
+    const wgc_shape v = {.rank = 4, .dims = {kv->B, kv->H, total, kv->Dv}};
+    if (wgc_out(g, n, first))
+        wgc_set_output(g, n, first, dtype, &k);
+    if (wgc_out(g, n, first + 1))
+        wgc_set_output(g, n, first + 1, dtype, &v);
+}
