@@ -21,6 +21,11 @@ static v128_t widen4(v128_t h)
 }
 #endif
 
+float wgk_f16_weight(uint16_t h)
+{
+    return wgk_cvt_f16_to_f32(h) / WGK_F16_WEIGHT_SCALE;
+}
+
 void wgk_f16_widen(const uint16_t *src, float *dst, size_t n)
 {
     size_t i = 0;

@@ -8,10 +8,45 @@
  * SIMD128: A is read 4 k at a time with one vector load per row and lane broadcasts
  * (no load-splats, which are slow in Cranelift); B with two loads per k. A GEMV reads
  * four panels at once (row1_x4): more memory streams, and independent accumulators.
+ *
+ * float16 panels (bh): a GEMV widens them in registers (row1_h, row1_x4_h: the same sums
+ * in the same order as on float32 panels); four rows or more widen each panel once per
+ * row block (panel_f32) and run the float32 paths on it.
  */
 #include "gemm_epilogue.h"
 #include "wgk_conv_packed.h"
+#include "wgk_f16.h"
 #include "wgk_vmath.h"
+
+/* Where panel_f32 widens a float16 panel: the end of the broadcast buffer (the broadcast
+ * rows take the rest, splat_groups). */
+static float *panel_buffer(const wgk_gemm_args *g)
+{
+    float *const splat = g->splat ? g->splat : wgk_gemm_splat_buffer();
+    return splat + WGK_GEMM_SPLAT_FLOATS - (size_t)g->K * WGK_GEMM_NR;
+}
+
+/* Panel p of B as float32: in place, or (float16 panels) widened into panel_buffer. */
+static const float *panel_f32(const wgk_gemm_args *g, int p)
+{
+    const ptrdiff_t at = (ptrdiff_t)p * g->K * WGK_GEMM_NR;
+    if (!g->bh)
+        return g->b + at;
+    float *buf = panel_buffer(g);
+    const uint16_t *h = g->bh + at;
+#ifdef __wasm_simd128__
+    for (int k = 0; k < g->K; k++) {
+        v128_t lo, hi;
+        wgk_f16x8_widen_weights(wasm_v128_load(h + 8 * k), &lo, &hi);
+        wasm_v128_store(buf + 8 * k, lo);
+        wasm_v128_store(buf + 8 * k + 4, hi);
+    }
+#else
+    for (int i = 0; i < g->K * WGK_GEMM_NR; i++)
+        buf[i] = wgk_f16_weight(h[i]);
+#endif
+    return buf;
+}
 
 /* The fused activation (g->act) on rows m0..m1-1 of C, just computed (in L1 or L2). */
 static void act_rows(const wgk_gemm_args *g, int m0, int m1)
@@ -131,24 +166,92 @@ static void row1_x4(const wgk_gemm_args *g, int m, const int *n, const float *co
     store_row(g, m, n[3], x3, y3, alpha, lo, hi);
 }
 
+/* row1 on a float16 panel: each k's 8 weights widened in registers (the same products
+ * and sums as row1 on the widened panel). */
+static void row1_h(const wgk_gemm_args *g, int m, int n, const uint16_t *b, v128_t alpha, v128_t lo, v128_t hi)
+{
+    const float *a = g->a + (ptrdiff_t)m * g->a_m;
+    v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, w0, w1;
+    for (int k = 0; k < g->K; k++, b += 8) {
+        const v128_t s = wasm_v128_load32_splat(a + k);
+        wgk_f16x8_widen_weights(wasm_v128_load(b), &w0, &w1);
+        x0 = MADD(x0, s, w0);
+        y0 = MADD(y0, s, w1);
+    }
+    store_row(g, m, n, x0, y0, alpha, lo, hi);
+}
+
+/* row1_x4 on float16 panels: four streams of half the bytes, widened in registers. */
+static void row1_x4_h(const wgk_gemm_args *g, int m, const int *n, const uint16_t *const *bp, v128_t alpha,
+                      v128_t lo, v128_t hi)
+{
+    const int K = g->K;
+    const float *a = g->a + (ptrdiff_t)m * g->a_m;
+    const uint16_t *b0 = bp[0], *b1 = bp[1], *b2 = bp[2], *b3 = bp[3];
+    v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, x1 = x0, y1 = x0, x2 = x0, y2 = x0, x3 = x0,
+           y3 = x0, w0, w1;
+#define STEP(s, o)                                                                         \
+    do {                                                                                   \
+        wgk_f16x8_widen_weights(wasm_v128_load(b0 + (o)), &w0, &w1);                        \
+        x0 = MADD(x0, s, w0);                                                              \
+        y0 = MADD(y0, s, w1);                                                              \
+        wgk_f16x8_widen_weights(wasm_v128_load(b1 + (o)), &w0, &w1);                        \
+        x1 = MADD(x1, s, w0);                                                              \
+        y1 = MADD(y1, s, w1);                                                              \
+        wgk_f16x8_widen_weights(wasm_v128_load(b2 + (o)), &w0, &w1);                        \
+        x2 = MADD(x2, s, w0);                                                              \
+        y2 = MADD(y2, s, w1);                                                              \
+        wgk_f16x8_widen_weights(wasm_v128_load(b3 + (o)), &w0, &w1);                        \
+        x3 = MADD(x3, s, w0);                                                              \
+        y3 = MADD(y3, s, w1);                                                              \
+    } while (0)
+    int k = 0;
+    for (; k + 4 <= K; k += 4, b0 += 32, b1 += 32, b2 += 32, b3 += 32) {
+        const v128_t av = wasm_v128_load(a + k);
+        STEP(LANE(av, 0), 0);
+        STEP(LANE(av, 1), 8);
+        STEP(LANE(av, 2), 16);
+        STEP(LANE(av, 3), 24);
+    }
+    for (; k < K; k++, b0 += 8, b1 += 8, b2 += 8, b3 += 8)
+        STEP(wasm_v128_load32_splat(a + k), 0);
+#undef STEP
+    store_row(g, m, n[0], x0, y0, alpha, lo, hi);
+    store_row(g, m, n[1], x1, y1, alpha, lo, hi);
+    store_row(g, m, n[2], x2, y2, alpha, lo, hi);
+    store_row(g, m, n[3], x3, y3, alpha, lo, hi);
+}
+
 /* Rows of A fewer than 4 (a GEMV, or two or three): the panels in four interleaved
  * streams (row1_x4: quarter q of the panels is read alongside the others), the last
- * few alone. */
+ * few alone; float16 panels likewise (row1_x4_h, row1_h). */
 static void few_rows(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t hi)
 {
     const int K = g->K, panels = (g->N + WGK_GEMM_NR - 1) / WGK_GEMM_NR, q = panels / 4;
+    const ptrdiff_t size = (ptrdiff_t)K * WGK_GEMM_NR;
     for (int m = 0; m < g->M; m++) {
         for (int i = 0; i < q; i++) {
             int n[4];
             const float *bp[4];
+            const uint16_t *hp[4];
             for (int s = 0; s < 4; s++) {
                 n[s] = (s * q + i) * WGK_GEMM_NR;
-                bp[s] = g->b + (ptrdiff_t)(s * q + i) * K * WGK_GEMM_NR;
+                if (g->bh)
+                    hp[s] = g->bh + (s * q + i) * size;
+                else
+                    bp[s] = g->b + (s * q + i) * size;
             }
-            row1_x4(g, m, n, bp, alpha, lo, hi);
+            if (g->bh)
+                row1_x4_h(g, m, n, hp, alpha, lo, hi);
+            else
+                row1_x4(g, m, n, bp, alpha, lo, hi);
         }
-        for (int p = 4 * q; p < panels; p++)
-            row1(g, m, p * WGK_GEMM_NR, g->b + (ptrdiff_t)p * K * WGK_GEMM_NR, alpha, lo, hi);
+        for (int p = 4 * q; p < panels; p++) {
+            if (g->bh)
+                row1_h(g, m, p * WGK_GEMM_NR, g->bh + p * size, alpha, lo, hi);
+            else
+                row1(g, m, p * WGK_GEMM_NR, g->b + p * size, alpha, lo, hi);
+        }
         act_rows(g, m, m + 1);
     }
 }
@@ -237,7 +340,9 @@ static void epilogue_tile(const wgk_gemm_args *g, int m, int mr, int n, int nc, 
 static int splat_groups(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t hi)
 {
     const int M = g->M, N = g->N, K = g->K, kk = K > 0 ? K : 1;
-    const int fit = SPLAT_FLOATS / (16 * kk), block = WGK_GEMM_SPLAT_BLOCK_FLOATS / (16 * kk);
+    /* float16 panels are widened into the buffer's end (panel_buffer) */
+    const int room = SPLAT_FLOATS - (g->bh ? WGK_GEMM_NR * K : 0);
+    const int fit = room / (16 * kk), block = WGK_GEMM_SPLAT_BLOCK_FLOATS / (16 * kk);
     if (fit < 2)
         return 0;
     const int per = block >= 2 ? block : 2; /* 4-row groups per row block */
@@ -249,7 +354,7 @@ static int splat_groups(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t 
         for (int i = 0; i < groups; i++)
             splat_rows(g, m0 + 4 * i, a_splat + (size_t)i * 16 * K);
         for (int n = 0; n < N; n += WGK_GEMM_NR) {
-            const float *b = g->b + (ptrdiff_t)(n / WGK_GEMM_NR) * K * WGK_GEMM_NR;
+            const float *b = panel_f32(g, n / WGK_GEMM_NR);
             const int nc = N - n < WGK_GEMM_NR ? N - n : WGK_GEMM_NR;
             for (int i = 0; i < groups; i++) {
                 const int m = m0 + 4 * i, mr = M - m < 4 ? M - m : 4;
@@ -280,7 +385,7 @@ void wgk_f32_gemm_pb(const wgk_gemm_args *g)
     for (int m0 = 0; m0 < M; m0 += mb) {
         const int me = M - m0 < mb ? M : m0 + mb;
         for (int n = 0; n < N; n += WGK_GEMM_NR) {
-            const float *b = g->b + (ptrdiff_t)(n / WGK_GEMM_NR) * K * WGK_GEMM_NR;
+            const float *b = panel_f32(g, n / WGK_GEMM_NR);
             int m = m0;
             for (; m + 4 <= me; m += 4)
                 rows4(g, m, n, b, alpha, lo, hi);
@@ -300,7 +405,7 @@ void wgk_f32_gemm_pb(const wgk_gemm_args *g)
     for (int m0 = 0; m0 < M; m0 += mb) {
         const int me = M - m0 < mb ? M : m0 + mb;
         for (int n = 0; n < N; n += WGK_GEMM_NR) {
-            const float *bp = g->b + (ptrdiff_t)(n / WGK_GEMM_NR) * K * WGK_GEMM_NR;
+            const float *bp = panel_f32(g, n / WGK_GEMM_NR);
             for (int m = m0; m < me; m++) {
                 const float *a = g->a + (ptrdiff_t)m * g->a_m;
                 float acc[WGK_GEMM_NR] = {0};

@@ -110,7 +110,10 @@ static inline int wgk_split_gemm_share(wgk_gemm_args *g, wgk_part p, int packed_
         if (lo >= hi)
             return 0;
         g->N = hi - lo;
-        g->b += packed_b ? (ptrdiff_t)(lo / WGK_GEMM_NR) * g->K * WGK_GEMM_NR : (ptrdiff_t)lo;
+        if (g->bh) /* float16 panels (wgk_f32_gemm_pb) */
+            g->bh += (ptrdiff_t)(lo / WGK_GEMM_NR) * g->K * WGK_GEMM_NR;
+        else
+            g->b += packed_b ? (ptrdiff_t)(lo / WGK_GEMM_NR) * g->K * WGK_GEMM_NR : (ptrdiff_t)lo;
         g->c += lo;
         g->res = g->res ? g->res + lo : 0;
         g->bias = g->bias ? g->bias + (ptrdiff_t)lo * g->bias_n : 0;
@@ -118,7 +121,7 @@ static inline int wgk_split_gemm_share(wgk_gemm_args *g, wgk_part p, int packed_
     return 1;
 }
 
-/* wgk_f32_gemm_pb: B in wgk_pack_b panels. */
+/* wgk_f32_gemm_pb: B in wgk_pack_b panels (float32, or float16 in bh). */
 static inline int wgk_split_gemm_packed_b(wgk_gemm_args *g, wgk_part p)
 {
     return wgk_split_gemm_share(g, p, 1);

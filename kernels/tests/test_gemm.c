@@ -5,8 +5,10 @@
  * alpha/beta and clamping; the packed-B kernel with a run-time B (packed by the kernel) and
  * with a fused GELU; that 2 and 3 threads' shares (wgk_split.h), run one after another,
  * give the whole call's bits. Also the 2-D transpose. rtol 1e-4, atol 1e-5 (atol scaled by
- * sqrt(K) for long sums of [-1,1) products).
+ * sqrt(K) for long sums of [-1,1) products). The packed-B kernel on float16 panels: the
+ * bits of the same call on the panels widened beforehand.
  */
+#include "wgk_f16.h"
 #include "wgk_gemm.h"
 #include "wgk_split.h"
 #include "wgk_vmath.h"
@@ -245,6 +247,56 @@ static void check_packed_b_gelu(void)
     act = WGK_GEMM_ACT_NONE;
 }
 
+/* float16 panels (bh) against the same call on those panels widened to float32 (b): the
+ * same bits on every path (GEMV rows over four panels at once and the panels left over,
+ * broadcast groups, row blocks at K = 7000, the longest K), with bias, residual, GELU
+ * and the threads' shares. The stored halves (weights times 2^10, wgk_f16.h) are random
+ * normal ones and signed zeros, 65504 among them: the weights from 2^-24 to 63.97. */
+static uint16_t BH[CAP];
+
+static void check_one_f16(int M, int N, int K, int with_bias, int gelu)
+{
+    const int lda = K + 3, ldc = N + 1, panels = (N + WGK_GEMM_NR - 1) / WGK_GEMM_NR;
+    fill(A, M * lda);
+    fill(BIAS, N);
+    fill(R, M * ldc);
+    for (int p = 0; p < panels; p++)
+        for (int k = 0; k < K; k++)
+            for (int j = 0; j < WGK_GEMM_NR; j++) {
+                seed = seed * 1664525u + 1013904223u;
+                uint16_t h = (uint16_t)(seed >> 16);
+                if ((h & 0x7c00) == 0x7c00) /* no infinity or NaN */
+                    h ^= 0x4000;
+                if (!(h & 0x7c00)) /* no subnormal: zero or the smallest normals */
+                    h &= (seed & 1) ? 0x8000 : 0x83ff, h |= (seed & 1) ? 0 : 0x0400;
+                BH[((size_t)p * K + k) * WGK_GEMM_NR + j] = p * WGK_GEMM_NR + j < N ? h : 0;
+            }
+    for (int i = 0; i < panels * K * WGK_GEMM_NR; i++)
+        BP[i] = wgk_f16_weight(BH[i]);
+    wgk_gemm_args g = {.M = M, .N = N, .K = K, .a = A, .a_panel = WGK_GEMM_MR * lda, .a_k = 1, .a_m = lda,
+                       .b = BP, .c = C, .ldc = ldc, .bias = with_bias ? BIAS : 0, .bias_n = 1,
+                       .res = with_bias ? R : 0, .ldr = ldc, .alpha = 1.0f, .beta = 1.0f,
+                       .min = -INFINITY, .max = INFINITY, .act = gelu ? WGK_GEMM_ACT_GELU : 0};
+    for (int i = 0; i < M * ldc; i++)
+        C[i] = 1000.0f;
+    wgk_f32_gemm_pb(&g);
+    for (int i = 0; i < M * ldc; i++)
+        WANT[i] = C[i], C[i] = 1000.0f;
+    g.b = 0;
+    g.bh = BH;
+    wgk_f32_gemm_pb(&g);
+    WGKT_CHECK(wgkt_same_bits(C, WANT, M * ldc), "gemm packed B float16: the bits of the widened panels");
+    check_shares(wgk_f32_gemm_pb, &g, 1, M * ldc);
+}
+
+static void check_packed_b_f16(void)
+{
+    static const int shapes[][3] = {{1, 1, 1}, {1, 40, 33}, {1, 100, 257}, {2, 17, 7}, {3, 72, 64}, {4, 9, 5},
+                                    {37, 20, 700}, {9, 9, 3072}, {5, 17, 7000}, {5, 17, WGK_GEMM_F16_MAX_K}};
+    for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
+        check_one_f16(shapes[i][0], shapes[i][1], shapes[i][2], (int)i % 2, i % 3 == 2);
+}
+
 static void check_transpose(void)
 {
     static const int rs[] = {1, 3, 8, 9, 17};
@@ -271,6 +323,7 @@ static void run(void)
     check_packed_b();
     check_pack_run();
     check_packed_b_gelu();
+    check_packed_b_f16();
     check_transpose();
 }
 

@@ -8,7 +8,9 @@
  * weights segment as float16 and widened by the module into the prepared-weights region
  * on the first run of the step that placed it (generate.c, wgk_f16_widen); the expression
  * the op gets points there. The module file then holds the float16 bytes, and the
- * kernels read float32 as in any model. */
+ * kernels read float32 as in any model. (A kernel that reads float16 itself gets its
+ * halves through wgc_weight_bytes, which places bytes as they are: the packed-B GEMM's
+ * float16 panels.) */
 #include "emitter.h"
 #include "../ir/symdim.h"
 #include "../ir/kernels.h"
@@ -346,6 +348,17 @@ wg_status wgc_weight(wgc_emitter *e, const void *data, size_t bytes, const char 
         return WG_ERR_NOMEM;
     char *s = ring_next(e);
     snprintf(s, 96, "%s(%lld)", half ? "P" : "W", (long long)off);
+    *expr = s;
+    return WG_OK;
+}
+
+wg_status wgc_weight_bytes(wgc_emitter *e, const void *data, size_t bytes, const char **expr)
+{
+    const int64_t off = weight_add(e, data, bytes);
+    if (off < 0)
+        return WG_ERR_NOMEM;
+    char *s = ring_next(e);
+    snprintf(s, 96, "W(%lld)", (long long)off);
     *expr = s;
     return WG_OK;
 }

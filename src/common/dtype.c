@@ -2,6 +2,7 @@
 #include "dtype.h"
 #include "../../kernels/include/wgk_convert.h"
 
+#include <math.h>
 #include <string.h>
 
 static const struct {
@@ -77,4 +78,14 @@ float wg_f16_to_f32(uint16_t h)
 uint16_t wg_f32_to_f16(float f)
 {
     return wgk_cvt_f32_to_f16(f);
+}
+
+bool wg_f32_all_f16_within(const float *f, size_t n, float max_abs)
+{
+    for (size_t i = 0; i < n; i++) {
+        const float r = wg_f16_to_f32(wg_f32_to_f16(f[i]));
+        if (!(fabsf(f[i]) <= max_abs) || memcmp(&r, &f[i], sizeof r))
+            return false;
+    }
+    return true;
 }

@@ -23,5 +23,8 @@ int wg_dtype_packed_bits(int dt);
 
 float wg_f16_to_f32(uint16_t h);
 uint16_t wg_f32_to_f16(float f); /* round to nearest even */
+/* Whether every f[i], i < n, is a float16 value (stored as float16, it widens back to the
+ * same bits) within +-max_abs. */
+bool wg_f32_all_f16_within(const float *f, size_t n, float max_abs);
 
 #endif

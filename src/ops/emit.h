@@ -45,6 +45,9 @@ const char *wgc_scratch(wgc_emitter *e);
 /* Copies bytes into the weights segment (64-byte aligned) and sets *expr to its address
  * expression. Returns WG_ERR_NOMEM on allocation failure. */
 wg_status wgc_weight(wgc_emitter *e, const void *data, size_t bytes, const char **expr);
+/* wgc_weight for bytes that are not float32 values (float16 panels a kernel reads as
+ * they are): placed as given, never stored as float16 for widening (emitter.c). */
+wg_status wgc_weight_bytes(wgc_emitter *e, const void *data, size_t bytes, const char **expr);
 /* Reserves bytes (64-byte aligned) in the prepared-weights region and sets *expr to its
  * address expression ("P(offset)"). The region is zero when the module is instantiated
  * and costs no bytes in the file; the op's code fills it, typically behind a

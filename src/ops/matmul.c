@@ -124,7 +124,7 @@ static wg_status mm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     /* A fused bias and GELU (fuse_matmul_epilogue.c) come with a constant 2-D B only,
      * which the packed-B kernel runs: anything else is a pass bug. */
     const bool gelu = n->act == WGC_ACT_GELU || n->act == WGC_ACT_GELU_TANH;
-    if ((n->bias >= 0 || gelu) && n->impl.kernel != WGC_KERNEL_GEMM_PACKED_B)
+    if ((n->bias >= 0 || gelu) && !wgc_kernel_is_packed_b(n->impl.kernel))
         return wgc_error(g, n, WG_ERR_INVALID, "a fused bias or GELU needs the packed-B kernel (compiler bug)");
     call.act = n->act == WGC_ACT_GELU ? WGK_GEMM_ACT_GELU : n->act == WGC_ACT_GELU_TANH ? WGK_GEMM_ACT_GELU_TANH : 0;
     char biasexpr[160];
@@ -248,7 +248,7 @@ static wg_status mm_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     snprintf(K, sizeof K, "%s", wgc_dims_expr(e, &a->shape, ra - 1, ra));
     snprintf(N, sizeof N, "%s", wgc_dims_expr(e, &b->shape, rb - 1, rb));
     const char *pa = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
-    char bexpr[96];
+    char bexpr[96], bfield[192];
     if (k->pack != WGC_PACK_ONNX) {
         if (rb != 2 || !b->data || wgc_shape_is_sym(&b->shape))
             return wgc_sym_refuse(g, n, "packed B needs a constant matrix");
@@ -269,10 +269,11 @@ static wg_status mm_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         char fields[2048];
         snprintf(fields, sizeof fields,
                  ".M = %s, .N = %s, .K = %s, .a = %s, .a_panel = %s, "
-                 ".a_k = 1, .a_m = %s,\n    .b = %s, .ldb = %s, .c = %s, .ldc = %s, .bias = 0, "
+                 ".a_k = 1, .a_m = %s,\n    %s, .ldb = %s, .c = %s, .ldc = %s, .bias = 0, "
                  ".bias_m = 0, .bias_n = 0, .res = 0, .ldr = %s,\n    .alpha = 1.0f, .beta = 1.0f, "
                  ".min = -__builtin_inff(), .max = __builtin_inff()",
-                 rows, N, K, pa, panel, K, bexpr, N, py, N, N);
+                 rows, N, K, pa, panel, K, wgc_gemm_b_field(n->impl.kernel, bexpr, bfield, sizeof bfield), N, py, N,
+                 N);
         wgc_emit_gemm_fields(e, n->impl.kernel, fields, "");
         return WG_OK;
     }

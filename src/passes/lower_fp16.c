@@ -7,7 +7,9 @@
  * float16 produce float32 instead. Results are then at least as accurate as a float16
  * runtime's; tests compare them with float16 tolerances. The module still stores the
  * weights as float16 (g->fp16_weights: src/codegen/emitter.c) and widens them when it
- * first runs.
+ * first runs, except a MatMul's packed B, which its kernel reads as float16 and widens in
+ * registers (GEMM_PACKED_B_F16, src/select/select_gemm.c): half the bytes per decode step,
+ * and no float32 copy in memory.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,13 +5,19 @@
  * is not (computed at run time, as attention's, or batched) packs it at run time into its
  * scratch, one product at a time, when A has
  * enough rows per product (SIMD builds); every other product runs on the target's GEMM
- * (4x8 SIMD128 or 4x4 scalar).
+ * (4x8 SIMD128 or 4x4 scalar). In a float16 model (lower_fp16 widened its weights), a
+ * MatMul's packed B whose values are all float16 ones (within wgk_f16.h's range) stays float16 in the module
+ * and in memory, and the kernel widens it as it reads it (GEMM_PACKED_B_F16): a decode
+ * step's GEMVs read half the bytes.
  */
 #include "select_ops.h"
 
 #include "../ir/symdim.h"
 
+#include "../../kernels/include/wgk_f16.h"
+#include "../../kernels/include/wgk_gemm.h"
 #include "../../kernels/include/wgk_pack.h"
+#include "../common/dtype.h"
 #include "tunables.h"
 
 static wgc_kernel plain_gemm(const wgc_select_target *t)
@@ -28,11 +34,21 @@ void wgc_select_gemm(wgc_graph *g, wgc_node *n, const wgc_select_target *t)
                          .prep = b && b->data ? WGC_PREP_COMPILE : WGC_PREP_NONE};
 }
 
+/* A packed B that may stay float16 (wgk_gemm_args.bh): a float16 model's, every value a
+ * float16 one within the stored halves' range (wgk_f16.h), K within the kernel's bound. */
+static bool b_stays_half(const wgc_graph *g, const wgc_tensor *b)
+{
+    return g->fp16_weights && b->dtype == WG_DT_FLOAT && b->shape.dims[0] <= WGK_GEMM_F16_MAX_K &&
+           wg_f32_all_f16_within(b->data, (size_t)wgc_numel(&b->shape), WGK_F16_WEIGHT_MAX);
+}
+
 void wgc_select_matmul(wgc_graph *g, wgc_node *n, const wgc_select_target *t)
 {
     const wgc_tensor *b = wgc_in(g, n, 1);
     const bool packed = b && b->data && b->shape.rank <= 2;
-    n->impl = (wgc_impl){.kernel = packed ? WGC_KERNEL_GEMM_PACKED_B : plain_gemm(t),
+    n->impl = (wgc_impl){.kernel = !packed ? plain_gemm(t)
+                                   : b_stays_half(g, b) ? WGC_KERNEL_GEMM_PACKED_B_F16
+                                                        : WGC_KERNEL_GEMM_PACKED_B,
                          .prep = packed ? WGC_PREP_COMPILE : WGC_PREP_NONE};
     const wgc_tensor *a = wgc_in(g, n, 0);
     /* symbolic shapes run on ops/sym_emit.c's GEMM calls, which take the plain kernels */

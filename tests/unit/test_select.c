@@ -16,9 +16,11 @@
  * the table of docs/performance.md with its C symbol, and every row of that table names
  * a kernel of the list.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../kernels/include/wgk_gemm.h"
 #include "../../src/ir/kernels.h"
 #include "../../src/passes/passes.h"
 #include "../../src/select/select.h"
@@ -462,6 +464,45 @@ TEST(gemm_and_matmul_kernels)
     }
 }
 
+/* A float16 model's MatMul keeps its packed B as float16 when every value is a finite
+ * float16 one and K is within the kernel's bound; otherwise, and in a float32 model, the
+ * float32 panels. */
+TEST(matmul_keeps_float16_weights)
+{
+    static const struct {
+        const char *what;
+        bool fp16_model;
+        float value; /* every element of B */
+        int64_t K;
+        wgc_kernel want;
+    } rows[] = {
+        {"float16 model, float16 values", true, 0.5f, 8, WGC_KERNEL_GEMM_PACKED_B_F16},
+        {"float16 model, K at the bound", true, -3.0f, WGK_GEMM_F16_MAX_K, WGC_KERNEL_GEMM_PACKED_B_F16},
+        {"float16 model, K past the bound", true, 0.5f, WGK_GEMM_F16_MAX_K + 1, WGC_KERNEL_GEMM_PACKED_B},
+        {"float16 model, a value float16 cannot hold", true, 0.1f, 8, WGC_KERNEL_GEMM_PACKED_B},
+        {"float16 model, an infinity", true, INFINITY, 8, WGC_KERNEL_GEMM_PACKED_B},
+        {"float16 model, the largest value the stored halves hold", true, 63.96875f, 8, WGC_KERNEL_GEMM_PACKED_B_F16},
+        {"float16 model, a value past it", true, 64.0f, 8, WGC_KERNEL_GEMM_PACKED_B},
+        {"float32 model", false, 0.5f, 8, WGC_KERNEL_GEMM_PACKED_B},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        wgc_graph *g = wgc_graph_new();
+        g->fp16_weights = rows[i].fp16_model;
+        const int64_t ad[2] = {2, rows[i].K}, bd[2] = {rows[i].K, 16};
+        int in[2] = {tg_input(g, "a", WG_DT_FLOAT, 2, ad), constant(g, "b", 2, bd)};
+        float *b = g->tensors[in[1]].data;
+        for (int64_t k = 0; k < rows[i].K * 16; k++)
+            b[k] = rows[i].value;
+        tg_output(g, tg_node(g, "MatMul", in, 2, "y"));
+        wgc_pass_options o = {.simd = true};
+        CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
+        CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
+        CHECK(g->nodes[0].impl.kernel == rows[i].want, "%s: got %s, want %s", rows[i].what,
+              label(g->nodes[0].impl.kernel), label(rows[i].want));
+        wgc_graph_free(g);
+    }
+}
+
 /* Every kernel of the list has its row in docs/performance.md's kernel table (between
  * the kernel-table markers, the label in backquotes in the first cell) and every row
  * names a kernel of the list. */
@@ -529,6 +570,7 @@ int main(void)
     RUN(qconv_layers_get_their_kernels);
     RUN(qconv_winograd_budget_keeps_the_fewest_tiles);
     RUN(gemm_and_matmul_kernels);
+    RUN(matmul_keeps_float16_weights);
     RUN(performance_doc_lists_every_kernel);
     RUN(kernel_labels_are_unique);
     return test_summary("select");

@@ -30,6 +30,7 @@ typedef struct wgc_gemm_call {
     float alpha, beta, min, max;
     wgc_kernel kernel; /* the node's impl.kernel (src/select/select_gemm.c): GEMM_PACKED_B
                         * (b is wgk_pack_b panels of a constant B, A row-major),
+                        * GEMM_PACKED_B_F16 (those panels as float16),
                         * GEMM_PACK_RUN (b row-major, packed by the kernel into scratch),
                         * GEMM_4X8 or GEMM_4X4 */
     const char *scratch; /* GEMM_PACK_RUN: the packed B's floats (the node's scratch) */
@@ -54,19 +55,28 @@ static inline void wgc_emit_gemm_fields(wgc_emitter *e, wgc_kernel k, const char
     wgc_emit_args_call(e, k, split, wgc_kernel_get(k)->symbol, "wgk_gemm_args", f, extra);
 }
 
+/* The wgk_gemm_args field of B's address expression b for kernel k into buf: ".b = b", or
+ * for float16 panels (GEMM_PACKED_B_F16) ".b = 0, .bh = b", read as they are. */
+static inline const char *wgc_gemm_b_field(wgc_kernel k, const char *b, char *buf, size_t len)
+{
+    snprintf(buf, len, k == WGC_KERNEL_GEMM_PACKED_B_F16 ? ".b = 0, .bh = (const uint16_t *)%s" : ".b = %s", b);
+    return buf;
+}
+
 static inline void wgc_emit_gemm(wgc_emitter *e, const wgc_gemm_call *c)
 {
-    char fields[3072], act[32] = "", extra[160] = "";
+    char fields[3072], act[32] = "", extra[160] = "", b[192];
     if (c->act)
         snprintf(act, sizeof act, ", .act = %d", c->act);
     if (c->scratch)
         snprintf(extra, sizeof extra, ", (float *)%s", c->scratch);
+    wgc_gemm_b_field(c->kernel, c->b, b, sizeof b);
     snprintf(fields, sizeof fields,
              ".M = %lld, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, .a_k = %lld, .a_m = %lld,\n"
-             "        .b = %s, .ldb = %lld, .c = %s, .ldc = %lld, .bias = %s, .bias_m = %lld, .bias_n = %lld,\n"
+             "        %s, .ldb = %lld, .c = %s, .ldc = %lld, .bias = %s, .bias_m = %lld, .bias_n = %lld,\n"
              "        .res = %s, .ldr = %lld, .alpha = %s, .beta = %s, .min = %s, .max = %s%s",
              (long long)c->M, (long long)c->N, (long long)c->K, c->a, (long long)c->a_panel, (long long)c->a_k,
-             (long long)c->a_m, c->b, (long long)c->ldb, c->c, (long long)c->ldc, c->bias ? c->bias : "0",
+             (long long)c->a_m, b, (long long)c->ldb, c->c, (long long)c->ldc, c->bias ? c->bias : "0",
              (long long)c->bias_m, (long long)c->bias_n, c->res ? c->res : "0", (long long)c->ldr,
              wgc_float(e, c->alpha), wgc_float(e, c->beta), wgc_float(e, c->min), wgc_float(e, c->max), act);
     wgc_emit_gemm_fields(e, c->kernel, fields, extra);

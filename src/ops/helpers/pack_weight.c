@@ -6,8 +6,10 @@
 
 #include "../../../kernels/include/wgk_conv_packed.h"
 #include "../../../kernels/include/wgk_convnd.h"
+#include "../../../kernels/include/wgk_f16.h"
 #include "../../../kernels/include/wgk_pack.h"
 #include "../../../kernels/include/wgk_winograd.h"
+#include "../../common/dtype.h"
 #include "pack_weight.h"
 
 /* The floats layout takes for geo (0 for a layout not packed at compile time). */
@@ -15,6 +17,7 @@ static size_t packed_floats(wgc_pack layout, const wgc_pack_geom *geo)
 {
     switch (layout) {
     case WGC_PACK_GEMM_B:
+    case WGC_PACK_GEMM_B_F16:
         return wgk_pack_b_size(geo->K, geo->N);
     case WGC_PACK_ONNX:
         return geo->K * geo->N;
@@ -33,6 +36,7 @@ static bool pack(wgc_pack layout, const wgc_pack_geom *geo, const float *w, floa
 {
     switch (layout) {
     case WGC_PACK_GEMM_B:
+    case WGC_PACK_GEMM_B_F16:
         wgk_pack_b(w, geo->sk, geo->sn, geo->K, geo->N, dst);
         return true;
     case WGC_PACK_ONNX:
@@ -60,18 +64,33 @@ static bool pack(wgc_pack layout, const wgc_pack_geom *geo, const float *w, floa
     return false;
 }
 
+/* GEMM_B_F16: the packed floats (every one a float16 value within WGK_F16_WEIGHT_MAX: the
+ * selection checked) placed as the halves of their values times WGK_F16_WEIGHT_SCALE. */
+static wg_status place_halves(wgc_emitter *e, const float *packed, size_t count, const char **expr)
+{
+    uint16_t *h = malloc(sizeof(uint16_t) * (count ? count : 1));
+    if (!h)
+        return WG_ERR_NOMEM;
+    for (size_t i = 0; i < count; i++)
+        h[i] = wg_f32_to_f16(packed[i] * WGK_F16_WEIGHT_SCALE);
+    const wg_status st = wgc_weight_bytes(e, h, sizeof(uint16_t) * count, expr);
+    free(h);
+    return st;
+}
+
 wg_status wgc_pack_weight(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_tensor *w,
                           wgc_pack layout, const wgc_pack_geom *geo, const char **expr)
 {
-    if (!w->data || (layout != WGC_PACK_GEMM_B && layout != WGC_PACK_ONNX && layout != WGC_PACK_CONV &&
-                     layout != WGC_PACK_PHASES && layout != WGC_PACK_DECONV))
+    if (!w->data || (layout != WGC_PACK_GEMM_B && layout != WGC_PACK_GEMM_B_F16 && layout != WGC_PACK_ONNX &&
+                     layout != WGC_PACK_CONV && layout != WGC_PACK_PHASES && layout != WGC_PACK_DECONV))
         return wgc_error(g, n, WG_ERR_INVALID, "packing '%s': a weight computed at run time or an unknown layout "
                          "(compiler bug)", w->name);
     const size_t count = packed_floats(layout, geo);
     float *buf = malloc(sizeof(float) * (count ? count : 1));
     wg_status st = WG_ERR_NOMEM;
     if (buf && pack(layout, geo, (const float *)w->data, buf))
-        st = wgc_weight(e, buf, sizeof(float) * count, expr);
+        st = layout == WGC_PACK_GEMM_B_F16 ? place_halves(e, buf, count, expr)
+                                           : wgc_weight(e, buf, sizeof(float) * count, expr);
     free(buf);
     if (st)
         return wgc_error(g, n, st, "out of memory packing weight '%s'", w->name);
