@@ -52,6 +52,7 @@ void wgc_graph_free(wgc_graph *g)
         free(g->tensors[i].symval);
         free(g->tensors[i].vrange);
     }
+    free(g->name_index);
     for (int i = 0; i < g->n_nodes; i++) {
         wgc_node *n = &g->nodes[i];
         free(n->name);
@@ -83,13 +84,66 @@ static char *dup_str(const char *s)
     return d;
 }
 
+/* FNV-1a of a tensor name. */
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+/* Records tensor t in the name index unless an earlier tensor has its name (find returns
+ * the first). The index has room: at most half of its slots are taken. */
+static void index_name(wgc_graph *g, int t)
+{
+    const uint32_t mask = (uint32_t)g->name_slots - 1;
+    for (uint32_t i = name_hash(g->tensors[t].name) & mask;; i = (i + 1) & mask) {
+        const int at = g->name_index[i];
+        if (at < 0) {
+            g->name_index[i] = t;
+            return;
+        }
+        if (!strcmp(g->tensors[at].name, g->tensors[t].name))
+            return;
+    }
+}
+
+/* Makes the name index hold `need` tensors at half load: rebuilt, in index order, when it
+ * grows. Unrolled loops add hundreds of thousands of tensors, each name looked up first
+ * (wgc_tensor_add_derived): a linear search made that quadratic. */
+static bool reserve_names(wgc_graph *g, int need)
+{
+    if ((int64_t)need * 2 <= g->name_slots)
+        return true;
+    int slots = g->name_slots ? g->name_slots : 256;
+    while ((int64_t)need * 2 > slots)
+        slots *= 2;
+    int *index = malloc(sizeof(int) * (size_t)slots);
+    if (!index)
+        return false;
+    free(g->name_index);
+    g->name_index = index;
+    g->name_slots = slots;
+    for (int i = 0; i < slots; i++)
+        index[i] = -1;
+    for (int t = 0; t < g->n_tensors; t++)
+        index_name(g, t);
+    return true;
+}
+
 int wgc_tensor_find(const wgc_graph *g, const char *name)
 {
-    /* Linear search is fine for a few thousand tensors; the reader keeps its own hash. */
-    for (int i = 0; i < g->n_tensors; i++)
-        if (!strcmp(g->tensors[i].name, name))
-            return i;
-    return -1;
+    if (!g->name_slots)
+        return -1; /* no tensor yet */
+    const uint32_t mask = (uint32_t)g->name_slots - 1;
+    for (uint32_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
+        const int at = g->name_index[i];
+        if (at < 0)
+            return -1;
+        if (!strcmp(g->tensors[at].name, name))
+            return at;
+    }
 }
 
 int wgc_tensor_add(wgc_graph *g, const char *name)
@@ -102,6 +156,8 @@ int wgc_tensor_add(wgc_graph *g, const char *name)
         g->tensors = nt;
         g->cap_tensors = nc;
     }
+    if (!reserve_names(g, g->n_tensors + 1))
+        return -1;
     wgc_tensor *t = &g->tensors[g->n_tensors];
     memset(t, 0, sizeof *t);
     t->name = dup_str(name);
@@ -111,6 +167,7 @@ int wgc_tensor_add(wgc_graph *g, const char *name)
     t->addr = -1;
     t->present = -1;
     t->value_of = -1;
+    index_name(g, g->n_tensors);
     return g->n_tensors++;
 }
 

@@ -281,6 +281,8 @@ typedef struct wgc_node {
 typedef struct wgc_graph {
     wgc_tensor *tensors;
     int n_tensors, cap_tensors;
+    int *name_index;   /* open-addressing table of tensor indices by name (graph.c), -1 free */
+    int name_slots;    /* its size: a power of two, at least twice n_tensors; 0: none yet */
     wgc_node *nodes;   /* in topological order once the reader returns */
     int n_nodes, cap_nodes;
     int *inputs;       /* graph inputs (tensor indices), initializers excluded */
