@@ -93,134 +93,91 @@ static void store_row(const wgk_gemm_args *g, int m, int n, v128_t x, v128_t y, 
         c[j] = wgk_gemm_epilogue1(g, m, n + j, t[j]);
 }
 
-/* One row against one panel: one accumulator pair, k in order, so that every column
- * sums in the same order as in row1_x4 and rows4 (equal columns stay bit-equal, which
- * a softmax over huge equal logits would otherwise amplify). */
-static void row1(const wgk_gemm_args *g, int m, int n, const float *b, v128_t alpha, v128_t lo,
-                 v128_t hi)
-{
-    const int K = g->K;
-    const float *a = g->a + (ptrdiff_t)m * g->a_m;
-    v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0;
-    int k = 0;
-    for (; k + 4 <= K; k += 4, b += 32) {
-        const v128_t av = wasm_v128_load(a + k);
-        v128_t s = LANE(av, 0);
-        x0 = MADD(x0, s, wasm_v128_load(b));
-        y0 = MADD(y0, s, wasm_v128_load(b + 4));
-        s = LANE(av, 1);
-        x0 = MADD(x0, s, wasm_v128_load(b + 8));
-        y0 = MADD(y0, s, wasm_v128_load(b + 12));
-        s = LANE(av, 2);
-        x0 = MADD(x0, s, wasm_v128_load(b + 16));
-        y0 = MADD(y0, s, wasm_v128_load(b + 20));
-        s = LANE(av, 3);
-        x0 = MADD(x0, s, wasm_v128_load(b + 24));
-        y0 = MADD(y0, s, wasm_v128_load(b + 28));
-    }
-    for (; k < K; k++, b += 8) {
-        const v128_t s = wasm_v128_load32_splat(a + k);
-        x0 = MADD(x0, s, wasm_v128_load(b));
-        y0 = MADD(y0, s, wasm_v128_load(b + 4));
-    }
-    store_row(g, m, n, x0, y0, alpha, lo, hi);
-}
+/* The 8 weights of one k of a panel at p as two f32x4: float32 panels (loaded), float16
+ * ones (widened in registers, wgk_f16.h). */
+#define WEIGHTS_F32(p, w0, w1) ((w0) = wasm_v128_load(p), (w1) = wasm_v128_load((p) + 4))
+#define WEIGHTS_F16(p, w0, w1) wgk_f16x8_widen_weights(wasm_v128_load(p), &(w0), &(w1))
 
-/* One row against four panels n[0..3] at once (a GEMV: each panel is read once and the
- * row's few floats stay in L1). Four panels far apart in memory are four sequential
+/* One k of the GEMV (s: A's value broadcast, o: the k's offset in the panels) for one panel
+ * at b or four at b0..b3, accumulating into x0, y0 (.. x3, y3). */
+#define GEMV_STEP1(WEIGHTS, s, o)                                                               \
+    do {                                                                                        \
+        WEIGHTS(b + (o), w0, w1);                                                               \
+        x0 = MADD(x0, s, w0);                                                                   \
+        y0 = MADD(y0, s, w1);                                                                   \
+    } while (0)
+#define GEMV_STEP4(WEIGHTS, s, o)                                                               \
+    do {                                                                                        \
+        WEIGHTS(b0 + (o), w0, w1);                                                              \
+        x0 = MADD(x0, s, w0);                                                                   \
+        y0 = MADD(y0, s, w1);                                                                   \
+        WEIGHTS(b1 + (o), w0, w1);                                                              \
+        x1 = MADD(x1, s, w0);                                                                   \
+        y1 = MADD(y1, s, w1);                                                                   \
+        WEIGHTS(b2 + (o), w0, w1);                                                              \
+        x2 = MADD(x2, s, w0);                                                                   \
+        y2 = MADD(y2, s, w1);                                                                   \
+        WEIGHTS(b3 + (o), w0, w1);                                                              \
+        x3 = MADD(x3, s, w0);                                                                   \
+        y3 = MADD(y3, s, w1);                                                                   \
+    } while (0)
+
+/* The GEMV's two functions for panels of element type T read through WEIGHTS:
+ *
+ * NAME1, one row against one panel: one accumulator pair, k in order, so that every column
+ * sums in the same order as in NAME4 and rows4 (equal columns stay bit-equal, which a
+ * softmax over huge equal logits would otherwise amplify).
+ *
+ * NAME4, one row against four panels n[0..3] at once (a GEMV: each panel is read once and
+ * the row's few floats stay in L1). Four panels far apart in memory are four sequential
  * streams: the hardware prefetchers keep more lines in flight for four than for one, so
  * four streams read faster (docs/performance.md). */
-static void row1_x4(const wgk_gemm_args *g, int m, const int *n, const float *const *bp, v128_t alpha,
-                    v128_t lo, v128_t hi)
-{
-    const int K = g->K;
-    const float *a = g->a + (ptrdiff_t)m * g->a_m;
-    const float *b0 = bp[0], *b1 = bp[1], *b2 = bp[2], *b3 = bp[3];
-    v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, x1 = x0, y1 = x0, x2 = x0, y2 = x0, x3 = x0,
-           y3 = x0;
-#define STEP(s, o)                                                                         \
-    do {                                                                                   \
-        x0 = MADD(x0, s, wasm_v128_load(b0 + (o)));                                        \
-        y0 = MADD(y0, s, wasm_v128_load(b0 + (o) + 4));                                    \
-        x1 = MADD(x1, s, wasm_v128_load(b1 + (o)));                                        \
-        y1 = MADD(y1, s, wasm_v128_load(b1 + (o) + 4));                                    \
-        x2 = MADD(x2, s, wasm_v128_load(b2 + (o)));                                        \
-        y2 = MADD(y2, s, wasm_v128_load(b2 + (o) + 4));                                    \
-        x3 = MADD(x3, s, wasm_v128_load(b3 + (o)));                                        \
-        y3 = MADD(y3, s, wasm_v128_load(b3 + (o) + 4));                                    \
-    } while (0)
-    int k = 0;
-    for (; k + 4 <= K; k += 4, b0 += 32, b1 += 32, b2 += 32, b3 += 32) {
-        const v128_t av = wasm_v128_load(a + k);
-        STEP(LANE(av, 0), 0);
-        STEP(LANE(av, 1), 8);
-        STEP(LANE(av, 2), 16);
-        STEP(LANE(av, 3), 24);
+#define GEMV_ROWS(NAME1, NAME4, T, WEIGHTS)                                                       \
+    static void NAME1(const wgk_gemm_args *g, int m, int n, const T *b, v128_t alpha, v128_t lo,  \
+                      v128_t hi)                                                                  \
+    {                                                                                             \
+        const int K = g->K;                                                                       \
+        const float *a = g->a + (ptrdiff_t)m * g->a_m;                                            \
+        v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, w0, w1;                                      \
+        int k = 0;                                                                                \
+        for (; k + 4 <= K; k += 4, b += 32) {                                                     \
+            const v128_t av = wasm_v128_load(a + k);                                              \
+            GEMV_STEP1(WEIGHTS, LANE(av, 0), 0);                                                  \
+            GEMV_STEP1(WEIGHTS, LANE(av, 1), 8);                                                  \
+            GEMV_STEP1(WEIGHTS, LANE(av, 2), 16);                                                 \
+            GEMV_STEP1(WEIGHTS, LANE(av, 3), 24);                                                 \
+        }                                                                                         \
+        for (; k < K; k++, b += 8)                                                                \
+            GEMV_STEP1(WEIGHTS, wasm_v128_load32_splat(a + k), 0);                                \
+        store_row(g, m, n, x0, y0, alpha, lo, hi);                                                \
+    }                                                                                             \
+                                                                                                  \
+    static void NAME4(const wgk_gemm_args *g, int m, const int *n, const T *const *bp,            \
+                      v128_t alpha, v128_t lo, v128_t hi)                                         \
+    {                                                                                             \
+        const int K = g->K;                                                                       \
+        const float *a = g->a + (ptrdiff_t)m * g->a_m;                                            \
+        const T *b0 = bp[0], *b1 = bp[1], *b2 = bp[2], *b3 = bp[3];                               \
+        v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, x1 = x0, y1 = x0, x2 = x0, y2 = x0, x3 = x0, \
+               y3 = x0, w0, w1;                                                                   \
+        int k = 0;                                                                                \
+        for (; k + 4 <= K; k += 4, b0 += 32, b1 += 32, b2 += 32, b3 += 32) {                      \
+            const v128_t av = wasm_v128_load(a + k);                                              \
+            GEMV_STEP4(WEIGHTS, LANE(av, 0), 0);                                                  \
+            GEMV_STEP4(WEIGHTS, LANE(av, 1), 8);                                                  \
+            GEMV_STEP4(WEIGHTS, LANE(av, 2), 16);                                                 \
+            GEMV_STEP4(WEIGHTS, LANE(av, 3), 24);                                                 \
+        }                                                                                         \
+        for (; k < K; k++, b0 += 8, b1 += 8, b2 += 8, b3 += 8)                                    \
+            GEMV_STEP4(WEIGHTS, wasm_v128_load32_splat(a + k), 0);                                \
+        store_row(g, m, n[0], x0, y0, alpha, lo, hi);                                             \
+        store_row(g, m, n[1], x1, y1, alpha, lo, hi);                                             \
+        store_row(g, m, n[2], x2, y2, alpha, lo, hi);                                             \
+        store_row(g, m, n[3], x3, y3, alpha, lo, hi);                                             \
     }
-    for (; k < K; k++, b0 += 8, b1 += 8, b2 += 8, b3 += 8)
-        STEP(wasm_v128_load32_splat(a + k), 0);
-#undef STEP
-    store_row(g, m, n[0], x0, y0, alpha, lo, hi);
-    store_row(g, m, n[1], x1, y1, alpha, lo, hi);
-    store_row(g, m, n[2], x2, y2, alpha, lo, hi);
-    store_row(g, m, n[3], x3, y3, alpha, lo, hi);
-}
 
-/* row1 on a float16 panel: each k's 8 weights widened in registers (the same products
- * and sums as row1 on the widened panel). */
-static void row1_h(const wgk_gemm_args *g, int m, int n, const uint16_t *b, v128_t alpha, v128_t lo, v128_t hi)
-{
-    const float *a = g->a + (ptrdiff_t)m * g->a_m;
-    v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, w0, w1;
-    for (int k = 0; k < g->K; k++, b += 8) {
-        const v128_t s = wasm_v128_load32_splat(a + k);
-        wgk_f16x8_widen_weights(wasm_v128_load(b), &w0, &w1);
-        x0 = MADD(x0, s, w0);
-        y0 = MADD(y0, s, w1);
-    }
-    store_row(g, m, n, x0, y0, alpha, lo, hi);
-}
-
-/* row1_x4 on float16 panels: four streams of half the bytes, widened in registers. */
-static void row1_x4_h(const wgk_gemm_args *g, int m, const int *n, const uint16_t *const *bp, v128_t alpha,
-                      v128_t lo, v128_t hi)
-{
-    const int K = g->K;
-    const float *a = g->a + (ptrdiff_t)m * g->a_m;
-    const uint16_t *b0 = bp[0], *b1 = bp[1], *b2 = bp[2], *b3 = bp[3];
-    v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, x1 = x0, y1 = x0, x2 = x0, y2 = x0, x3 = x0,
-           y3 = x0, w0, w1;
-#define STEP(s, o)                                                                         \
-    do {                                                                                   \
-        wgk_f16x8_widen_weights(wasm_v128_load(b0 + (o)), &w0, &w1);                        \
-        x0 = MADD(x0, s, w0);                                                              \
-        y0 = MADD(y0, s, w1);                                                              \
-        wgk_f16x8_widen_weights(wasm_v128_load(b1 + (o)), &w0, &w1);                        \
-        x1 = MADD(x1, s, w0);                                                              \
-        y1 = MADD(y1, s, w1);                                                              \
-        wgk_f16x8_widen_weights(wasm_v128_load(b2 + (o)), &w0, &w1);                        \
-        x2 = MADD(x2, s, w0);                                                              \
-        y2 = MADD(y2, s, w1);                                                              \
-        wgk_f16x8_widen_weights(wasm_v128_load(b3 + (o)), &w0, &w1);                        \
-        x3 = MADD(x3, s, w0);                                                              \
-        y3 = MADD(y3, s, w1);                                                              \
-    } while (0)
-    int k = 0;
-    for (; k + 4 <= K; k += 4, b0 += 32, b1 += 32, b2 += 32, b3 += 32) {
-        const v128_t av = wasm_v128_load(a + k);
-        STEP(LANE(av, 0), 0);
-        STEP(LANE(av, 1), 8);
-        STEP(LANE(av, 2), 16);
-        STEP(LANE(av, 3), 24);
-    }
-    for (; k < K; k++, b0 += 8, b1 += 8, b2 += 8, b3 += 8)
-        STEP(wasm_v128_load32_splat(a + k), 0);
-#undef STEP
-    store_row(g, m, n[0], x0, y0, alpha, lo, hi);
-    store_row(g, m, n[1], x1, y1, alpha, lo, hi);
-    store_row(g, m, n[2], x2, y2, alpha, lo, hi);
-    store_row(g, m, n[3], x3, y3, alpha, lo, hi);
-}
+GEMV_ROWS(row1, row1_x4, float, WEIGHTS_F32)
+GEMV_ROWS(row1_h, row1_x4_h, uint16_t, WEIGHTS_F16)
 
 /* Rows of A fewer than 4 (a GEMV, or two or three): the panels in four interleaved
  * streams (row1_x4: quarter q of the panels is read alongside the others), the last
