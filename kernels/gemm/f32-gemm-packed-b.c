@@ -97,6 +97,9 @@ static void store_row(const wgk_gemm_args *g, int m, int n, v128_t x, v128_t y, 
  * ones (widened in registers, wgk_f16.h). */
 #define WEIGHTS_F32(p, w0, w1) ((w0) = wasm_v128_load(p), (w1) = wasm_v128_load((p) + 4))
 #define WEIGHTS_F16(p, w0, w1) wgk_f16x8_widen_weights(wasm_v128_load(p), &(w0), &(w1))
+/* float16 ones without the widening's multiply by 2^102 (wgk_f16.h): the weights times
+ * 2^-102, normal floats or zeros, for a row of A scaled by 2^102 (few_rows). */
+#define WEIGHTS_F16_SCALED(p, w0, w1) wgk_f16x8_widen_weights_scaled(wasm_v128_load(p), &(w0), &(w1))
 
 /* One k of the GEMV (s: A's value broadcast, o: the k's offset in the panels) for one panel
  * at b or four at b0..b3, accumulating into x0, y0 (.. x3, y3). */
@@ -132,52 +135,65 @@ static void store_row(const wgk_gemm_args *g, int m, int n, v128_t x, v128_t y, 
  * the row's few floats stay in L1). Four panels far apart in memory are four sequential
  * streams: the hardware prefetchers keep more lines in flight for four than for one, so
  * four streams read faster (docs/performance.md). */
-#define GEMV_ROWS(NAME1, NAME4, T, WEIGHTS)                                                       \
-    static void NAME1(const wgk_gemm_args *g, int m, int n, const T *b, v128_t alpha, v128_t lo,  \
-                      v128_t hi)                                                                  \
-    {                                                                                             \
-        const int K = g->K;                                                                       \
-        const float *a = g->a + (ptrdiff_t)m * g->a_m;                                            \
-        v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, w0, w1;                                      \
-        int k = 0;                                                                                \
-        for (; k + 4 <= K; k += 4, b += 32) {                                                     \
-            const v128_t av = wasm_v128_load(a + k);                                              \
-            GEMV_STEP1(WEIGHTS, LANE(av, 0), 0);                                                  \
-            GEMV_STEP1(WEIGHTS, LANE(av, 1), 8);                                                  \
-            GEMV_STEP1(WEIGHTS, LANE(av, 2), 16);                                                 \
-            GEMV_STEP1(WEIGHTS, LANE(av, 3), 24);                                                 \
-        }                                                                                         \
-        for (; k < K; k++, b += 8)                                                                \
-            GEMV_STEP1(WEIGHTS, wasm_v128_load32_splat(a + k), 0);                                \
-        store_row(g, m, n, x0, y0, alpha, lo, hi);                                                \
-    }                                                                                             \
-                                                                                                  \
-    static void NAME4(const wgk_gemm_args *g, int m, const int *n, const T *const *bp,            \
-                      v128_t alpha, v128_t lo, v128_t hi)                                         \
-    {                                                                                             \
-        const int K = g->K;                                                                       \
-        const float *a = g->a + (ptrdiff_t)m * g->a_m;                                            \
-        const T *b0 = bp[0], *b1 = bp[1], *b2 = bp[2], *b3 = bp[3];                               \
-        v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, x1 = x0, y1 = x0, x2 = x0, y2 = x0, x3 = x0, \
-               y3 = x0, w0, w1;                                                                   \
-        int k = 0;                                                                                \
-        for (; k + 4 <= K; k += 4, b0 += 32, b1 += 32, b2 += 32, b3 += 32) {                      \
-            const v128_t av = wasm_v128_load(a + k);                                              \
-            GEMV_STEP4(WEIGHTS, LANE(av, 0), 0);                                                  \
-            GEMV_STEP4(WEIGHTS, LANE(av, 1), 8);                                                  \
-            GEMV_STEP4(WEIGHTS, LANE(av, 2), 16);                                                 \
-            GEMV_STEP4(WEIGHTS, LANE(av, 3), 24);                                                 \
-        }                                                                                         \
-        for (; k < K; k++, b0 += 8, b1 += 8, b2 += 8, b3 += 8)                                    \
-            GEMV_STEP4(WEIGHTS, wasm_v128_load32_splat(a + k), 0);                                \
-        store_row(g, m, n[0], x0, y0, alpha, lo, hi);                                             \
-        store_row(g, m, n[1], x1, y1, alpha, lo, hi);                                             \
-        store_row(g, m, n[2], x2, y2, alpha, lo, hi);                                             \
-        store_row(g, m, n[3], x3, y3, alpha, lo, hi);                                             \
+#define GEMV_ROWS(NAME1, NAME4, T, WEIGHTS)                                                                      \
+    static void NAME1(const wgk_gemm_args *g, const float *a, int m, int n, const T *b, v128_t alpha, v128_t lo, \
+                      v128_t hi)                                                                                 \
+    {                                                                                                            \
+        const int K = g->K;                                                                                      \
+        v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, w0, w1;                                                     \
+        int k = 0;                                                                                               \
+        for (; k + 4 <= K; k += 4, b += 32) {                                                                    \
+            const v128_t av = wasm_v128_load(a + k);                                                             \
+            GEMV_STEP1(WEIGHTS, LANE(av, 0), 0);                                                                 \
+            GEMV_STEP1(WEIGHTS, LANE(av, 1), 8);                                                                 \
+            GEMV_STEP1(WEIGHTS, LANE(av, 2), 16);                                                                \
+            GEMV_STEP1(WEIGHTS, LANE(av, 3), 24);                                                                \
+        }                                                                                                        \
+        for (; k < K; k++, b += 8)                                                                               \
+            GEMV_STEP1(WEIGHTS, wasm_v128_load32_splat(a + k), 0);                                               \
+        store_row(g, m, n, x0, y0, alpha, lo, hi);                                                               \
+    }                                                                                                            \
+                                                                                                                 \
+    static void NAME4(const wgk_gemm_args *g, const float *a, int m, const int *n, const T *const *bp,           \
+                      v128_t alpha, v128_t lo, v128_t hi)                                                        \
+    {                                                                                                            \
+        const int K = g->K;                                                                                      \
+        const T *b0 = bp[0], *b1 = bp[1], *b2 = bp[2], *b3 = bp[3];                                              \
+        v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, x1 = x0, y1 = x0, x2 = x0, y2 = x0, x3 = x0,                \
+               y3 = x0, w0, w1;                                                                                  \
+        int k = 0;                                                                                               \
+        for (; k + 4 <= K; k += 4, b0 += 32, b1 += 32, b2 += 32, b3 += 32) {                                     \
+            const v128_t av = wasm_v128_load(a + k);                                                             \
+            GEMV_STEP4(WEIGHTS, LANE(av, 0), 0);                                                                 \
+            GEMV_STEP4(WEIGHTS, LANE(av, 1), 8);                                                                 \
+            GEMV_STEP4(WEIGHTS, LANE(av, 2), 16);                                                                \
+            GEMV_STEP4(WEIGHTS, LANE(av, 3), 24);                                                                \
+        }                                                                                                        \
+        for (; k < K; k++, b0 += 8, b1 += 8, b2 += 8, b3 += 8)                                                   \
+            GEMV_STEP4(WEIGHTS, wasm_v128_load32_splat(a + k), 0);                                               \
+        store_row(g, m, n[0], x0, y0, alpha, lo, hi);                                                            \
+        store_row(g, m, n[1], x1, y1, alpha, lo, hi);                                                            \
+        store_row(g, m, n[2], x2, y2, alpha, lo, hi);                                                            \
+        store_row(g, m, n[3], x3, y3, alpha, lo, hi);                                                            \
     }
 
 GEMV_ROWS(row1, row1_x4, float, WEIGHTS_F32)
 GEMV_ROWS(row1_h, row1_x4_h, uint16_t, WEIGHTS_F16)
+GEMV_ROWS(row1_hs, row1_x4_hs, uint16_t, WEIGHTS_F16_SCALED)
+
+/* Row m of A times 2^102 into dst, when that stays finite and exact (every finite |a| below
+ * 2^24): then each product with a weight times 2^-102 (WEIGHTS_F16_SCALED) is the product
+ * with the weight, bit for bit, one multiply per weight fewer. 0 when it does not. */
+static int scale_row(const wgk_gemm_args *g, int m, float *dst)
+{
+    const float *a = g->a + (ptrdiff_t)m * g->a_m;
+    for (int k = 0; k < g->K; k++) {
+        if (__builtin_fabsf(a[k]) >= 0x1p24f && __builtin_fabsf(a[k]) != __builtin_inff())
+            return 0;
+        dst[k] = a[k] * 0x1p102f;
+    }
+    return 1;
+}
 
 /* Rows of A fewer than 4 (a GEMV, or two or three): the panels in four interleaved
  * streams (row1_x4: quarter q of the panels is read alongside the others), the last
@@ -186,7 +202,10 @@ static void few_rows(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t hi)
 {
     const int K = g->K, panels = (g->N + WGK_GEMM_NR - 1) / WGK_GEMM_NR, q = panels / 4;
     const ptrdiff_t size = (ptrdiff_t)K * WGK_GEMM_NR;
+    float *const scaled = g->bh ? (g->splat ? g->splat : wgk_gemm_splat_buffer()) : NULL;
     for (int m = 0; m < g->M; m++) {
+        const float *a = g->a + (ptrdiff_t)m * g->a_m;
+        const int pre = scaled && scale_row(g, m, scaled);
         for (int i = 0; i < q; i++) {
             int n[4];
             const float *bp[4];
@@ -198,16 +217,20 @@ static void few_rows(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t hi)
                 else
                     bp[s] = g->b + (s * q + i) * size;
             }
-            if (g->bh)
-                row1_x4_h(g, m, n, hp, alpha, lo, hi);
+            if (pre)
+                row1_x4_hs(g, scaled, m, n, hp, alpha, lo, hi);
+            else if (g->bh)
+                row1_x4_h(g, a, m, n, hp, alpha, lo, hi);
             else
-                row1_x4(g, m, n, bp, alpha, lo, hi);
+                row1_x4(g, a, m, n, bp, alpha, lo, hi);
         }
         for (int p = 4 * q; p < panels; p++) {
-            if (g->bh)
-                row1_h(g, m, p * WGK_GEMM_NR, g->bh + p * size, alpha, lo, hi);
+            if (pre)
+                row1_hs(g, scaled, m, p * WGK_GEMM_NR, g->bh + p * size, alpha, lo, hi);
+            else if (g->bh)
+                row1_h(g, a, m, p * WGK_GEMM_NR, g->bh + p * size, alpha, lo, hi);
             else
-                row1(g, m, p * WGK_GEMM_NR, g->b + p * size, alpha, lo, hi);
+                row1(g, a, m, p * WGK_GEMM_NR, g->b + p * size, alpha, lo, hi);
         }
         act_rows(g, m, m + 1);
     }
@@ -347,7 +370,7 @@ void wgk_f32_gemm_pb(const wgk_gemm_args *g)
             for (; m + 4 <= me; m += 4)
                 rows4(g, m, n, b, alpha, lo, hi);
             for (; m < me; m++)
-                row1(g, m, n, b, alpha, lo, hi);
+                row1(g, g->a + (ptrdiff_t)m * g->a_m, m, n, b, alpha, lo, hi);
         }
         act_rows(g, m0, me);
     }

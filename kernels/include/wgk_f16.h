@@ -42,6 +42,15 @@ static inline void wgk_f16x8_widen_weights(v128_t h, v128_t *lo, v128_t *hi)
     *lo = wasm_f32x4_mul(wasm_v128_and(wasm_i32x4_shl(wasm_i32x4_extend_low_i16x8(h), 13), keep), scale);
     *hi = wasm_f32x4_mul(wasm_v128_and(wasm_i32x4_shl(wasm_i32x4_extend_high_i16x8(h), 13), keep), scale);
 }
+
+/* wgk_f16x8_widen_weights without the multiply: the weights times 2^-102, every one a normal
+ * float or zero (a stored half is zero or normal), for a product with a value times 2^102. */
+static inline void wgk_f16x8_widen_weights_scaled(v128_t h, v128_t *lo, v128_t *hi)
+{
+    const v128_t keep = wasm_i32x4_splat((int32_t)0x8FFFE000);
+    *lo = wasm_v128_and(wasm_i32x4_shl(wasm_i32x4_extend_low_i16x8(h), 13), keep);
+    *hi = wasm_v128_and(wasm_i32x4_shl(wasm_i32x4_extend_high_i16x8(h), 13), keep);
+}
 #endif
 
 #endif

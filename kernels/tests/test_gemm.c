@@ -250,7 +250,8 @@ static void check_packed_b_gelu(void)
 /* float16 panels (bh) against the same call on those panels widened to float32 (b): the
  * same bits on every path (GEMV rows over four panels at once and the panels left over,
  * broadcast groups, row blocks at K = 7000, the longest K), with bias, residual, GELU
- * and the threads' shares. The stored halves (weights times 2^10, wgk_f16.h) are random
+ * and the threads' shares, and a GEMV row whose values pass 2^24 (not scaled by 2^102
+ * first). The stored halves (weights times 2^10, wgk_f16.h) are random
  * normal ones and signed zeros, 65504 among them: the weights from 2^-24 to 63.97. */
 static uint16_t BH[CAP];
 
@@ -258,6 +259,8 @@ static void check_one_f16(int M, int N, int K, int with_bias, int gelu)
 {
     const int lda = K + 3, ldc = N + 1, panels = (N + WGK_GEMM_NR - 1) / WGK_GEMM_NR;
     fill(A, M * lda);
+    if (gelu)
+        A[0] = 3e7f; /* past 2^24: the GEMV widens without its scaled row (few_rows) */
     fill(BIAS, N);
     fill(R, M * ldc);
     for (int p = 0; p < panels; p++)
