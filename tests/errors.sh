@@ -148,6 +148,29 @@ expect "a size that is not a multiple of its step is refused before the run" 1 \
     "symbol 'h' = 40 is outside its range 32..96 in steps of 32" "$W" run "$T/conv_h32.wasm" --input "x=$T/h40.npy"
 expect "a multiple of its step runs" 0 "output 0 'y' float32 [1,3,62,3]" "$W" run "$T/conv_h32.wasm" --input "x=$T/h64.npy"
 compiles "an opset-9 Slice of a symbolic shape folds (no crash)" slice9_shape.onnx slice9.wasm --dim n=1..4
+compiles "Expand of x [1, s] to [1, s + p] compiles (the module checks s is 1 or p is 0)" \
+    expand_s_sp.onnx expand_s_sp.wasm --dim s=1..4 --dim p=0..4
+save_npy "$T/es_x1.npy" "np.ones((1, 1), np.float32)" "$T/es_x2.npy" "np.ones((1, 2), np.float32)" \
+    "$T/es_p0.npy" "np.ones(0, np.float32)" "$T/es_p3.npy" "np.ones(3, np.float32)"
+expect "Expand to [1, s + p] at s 1 broadcasts" 0 "output 0 'y' float32 [1,4]" \
+    "$W" run "$T/expand_s_sp.wasm" --input "x=$T/es_x1.npy" --input "p=$T/es_p3.npy"
+expect "Expand to [1, s + p] at p 0 copies" 0 "output 0 'y' float32 [1,2]" \
+    "$W" run "$T/expand_s_sp.wasm" --input "x=$T/es_x2.npy" --input "p=$T/es_p0.npy"
+expect "Expand to [1, s + p] at s 2, p 3 (no broadcast) is status 2" 1 "status 2 (WGK_ERR_INDEX" \
+    "$W" run "$T/expand_s_sp.wasm" --input "x=$T/es_x2.npy" --input "p=$T/es_p3.npy"
+expect "Expand of [1, s] to [1, p], p not proven at least s, is unsupported, naming the node" 1 \
+    "node 'expand_p' (Expand): input 'x' depends on symbolic dimension 's' (--dim), which this op does not support: the shape broadcasts a symbolic dimension against another size" \
+    "$W" compile "$T/expand_s_p.onnx" -o "$T/x.wasm" --dim s=1..4 --dim p=1..4
+expect "Expand of [1, s] to [1, p], p below s at the maxima, is unsupported too" 1 \
+    "node 'expand_p' (Expand): shape value 1 (symbolic, 4 at the maxima) may be neither 1 nor input dim 1 (8 at the maxima)" \
+    "$W" compile "$T/expand_s_p.onnx" -o "$T/x.wasm" --dim s=1..8 --dim p=1..4
+expect "Slice x[:, -p:] where p may be 0 (the whole axis) is refused, naming the node" 1 \
+    "node 'slice_last_p' (Slice): input 'x' depends on symbolic dimension 's' (--dim), which this op does not support: a start from the end, -k, where k may be 0" \
+    "$W" compile "$T/slice_last_p.onnx" -o "$T/x.wasm" --dim s=1..4 --dim p=0..4
+compiles "Slice x[:, -p:] for p from 1 compiles (min(p, s) elements, decided at run time)" \
+    slice_last_p.onnx slice_last_p.wasm --dim s=1..4 --dim p=1..4
+expect "Slice x[:, -p:] at s 2, p 3 takes the 2 there are" 0 "output 0 'y' float32 [1,2]" \
+    "$W" run "$T/slice_last_p.wasm" --input "x=$T/es_x2.npy" --input "p=$T/es_p3.npy"
 expect "MaxPool's Indices over a symbolic batch are refused" 1 \
     "node 'pool_idx' (MaxPool): input 'x' depends on symbolic dimension 'n' (--dim), which this op does not support yet" \
     "$W" compile "$T/maxpool_idx_sym_n.onnx" -o "$T/x.wasm" --dim n=1..2

@@ -663,9 +663,12 @@ fi
 
 # 18. Symbolic dims through ops decoder files use: the int8 ops of transformers.js' q8
 #     files (DequantizeLinear of a gathered int8 embedding, DynamicQuantizeLinear,
-#     MatMulInteger on a constant B, QuantizeLinear) and a causal mask's Trilu:
-#     tests/models/decoder_ops.py against onnxruntime-node, one module run at
-#     (batch, seq) = (1, 1), (2, 7), (4, 16).
+#     MatMulInteger on a constant B, QuantizeLinear), a causal mask's Trilu, and over a
+#     past T5's relative position bias (Neg, a Slice from the end), BART's mask fill
+#     (ScatterND), Whisper's tiled positions (Tile of symbolic repeats) and the genai
+#     float16 causal mask (Expand checked in the module): tests/models/decoder_ops.py
+#     against onnxruntime-node, one module a case run at (batch, seq) = (1, 1), (2, 7),
+#     (4, 16), or (batch, seq, past) from an empty past to decode steps.
 D=$OUT/decoder-ops
 rm -rf "$D"
 if "$PY" tests/models/decoder_ops.py "$D"; then

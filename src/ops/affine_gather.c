@@ -23,7 +23,8 @@
 
 /*
  * Expand whose shape, and Tile whose repeats, are computed at run time (module ABI 2
- * "Run-time output dims"; Tile's repeats also when they hold symbolic values). The
+ * "Run-time output dims"; a Tile of symbolic repeats runs this code too, its sizes
+ * products of symbols, tile_sym_rule). The
  * output dims they decide are run-time symbols bounded through the values'
  * bounds (ir/valrange.h): an Expand dim by the larger of the input's dim and the shape
  * value's bound (a fixed input dim other than 1 stays fixed, and the value must be 1 or
@@ -32,8 +33,7 @@
  * (WGK_ERR_SIZE_BOUND), writes the sizes into wg_dims and copies. Expand of symbolic
  * values (shape arithmetic) stays affine_gather_sym_infer's; constant parameters plan's.
  */
-/* Is n an Expand with a shape computed at run time, or a Tile whose repeats are not plain
- * constants? */
+/* Is n an Expand with a shape, or a Tile with repeats, computed at run time? */
 static bool wgc_expand_tile_is_runtime(const wgc_graph *g, const wgc_node *n);
 /* Output 0's shape for x's shape as it stands (symbolic dims hidden or not). */
 static wg_status wgc_expand_tile_runtime_shape(wgc_graph *g, const wgc_node *n, wgc_shape *y);
@@ -75,6 +75,36 @@ wg_status wgc_affine_emit_by(wgc_emitter *e, wgc_graph *g, wgc_node *n, wgc_affi
     return st ? st : wgc_affine_emit(e, g, n, &v);
 }
 
+/* Expand's shape at the maxima where x and the shape values do not broadcast: each such
+ * dim whose value is symbolic (shape arithmetic) and at least x's takes the value's size.
+ * The sizes at the maxima prove nothing there (a causal [1, 1, seq, seq] mask expanded to
+ * [batch, 1, seq, past + seq], which broadcasts where seq is 1 or past is 0):
+ * expand_sym_rule decides with the symbols. Fixed sizes that differ are invalid. */
+static wg_status expand_at_maxima(wgc_graph *g, const wgc_node *n, const wgc_shape *want,
+                                  wgc_shape *y)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *s = wgc_in(g, n, 1);
+    const int r = want->rank > x->shape.rank ? want->rank : x->shape.rank;
+    *y = (wgc_shape){.rank = r};
+    for (int d = 0; d < r; d++) {
+        const int xd = d - (r - x->shape.rank), sd = d - (r - want->rank);
+        const int64_t a = xd >= 0 ? x->shape.dims[xd] : 1, b = sd >= 0 ? want->dims[sd] : 1;
+        const wgc_dimx v = sd >= 0 ? wgc_symval_at(s, sd) : wgc_dimx_const(1);
+        if (a == b || b == 1 || a == 1)
+            y->dims[d] = a == 1 ? b : a;
+        else if (!s->symval || wgc_dimx_is_const(&v))
+            return wgc_error(g, n, WG_ERR_INVALID, "shape does not broadcast");
+        else if (b > a)
+            y->dims[d] = b;
+        else
+            return wgc_error(g, n, WG_ERR_UNSUPPORTED,
+                             "shape value %d (symbolic, %lld at the maxima) may be neither 1 nor "
+                             "input dim %d (%lld at the maxima): the compiler cannot prove that "
+                             "they broadcast", sd, (long long)b, xd, (long long)a);
+    }
+    return WG_OK;
+}
+
 /* The affine view of each op here (Slice's: slice.c). */
 static wg_status plan(wgc_graph *g, const wgc_node *n, wgc_affine_view *v)
 {
@@ -95,8 +125,8 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, wgc_affine_view *v)
             return wgc_error(g, n, WG_ERR_UNSUPPORTED, "rank %d", want.rank);
         for (int d = 0; d < want.rank; d++)
             want.dims[d] = wgc_const_int(s, d);
-        if (!wgc_broadcast(&x->shape, &want, &v->y))
-            return wgc_error(g, n, WG_ERR_INVALID, "shape does not broadcast");
+        if (!wgc_broadcast(&x->shape, &want, &v->y) && (st = expand_at_maxima(g, n, &want, &v->y)))
+            return st;
         v->r = v->y.rank;
         for (int d = 0; d < v->r; d++) {
             int xd = d - (v->r - rank);
@@ -256,6 +286,61 @@ static wg_status affine_gather_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 
 /* ---- symbolic dims (sym.h) ---- */
 
+/* Expand of symbolic shape values that do not broadcast against x's dims as symbols
+ * (expand_at_maxima): a dim where x's size is at most the value's at every size in range
+ * takes the value's, and the module checks that x's is 1 or that value
+ * (affine_gather_sym_emit, WGK_ERR_INDEX otherwise): the causal mask of onnxruntime-genai's
+ * float16 decoders, [1, 1, seq, seq] to [batch, 1, seq, past + seq], which is seq = 1 or
+ * past = 0 at every step. Where nothing proves x's size at most the value's, refused. */
+static wg_status expand_sym_rule(wgc_graph *g, wgc_node *n, const wgc_shape *s, wgc_shape *y)
+{
+    const wgc_shape *x = &wgc_in(g, n, 0)->shape;
+    const int r = s->rank > x->rank ? s->rank : x->rank;
+    for (int d = 0; d < r; d++) {
+        const int xd = d - (r - x->rank), sd = d - (r - s->rank);
+        const wgc_shape xs = {.rank = 1, .dims = {xd >= 0 ? x->dims[xd] : 1}};
+        const wgc_shape ss = {.rank = 1, .dims = {sd >= 0 ? s->dims[sd] : 1}};
+        wgc_shape xs1 = xs, ss1 = ss, o;
+        if (xd >= 0)
+            memcpy(xs1.sym[0], x->sym[xd], WGC_MAX_SYMS);
+        if (sd >= 0)
+            memcpy(ss1.sym[0], s->sym[sd], WGC_MAX_SYMS);
+        if (wgc_broadcast(&xs1, &ss1, &o)) {
+            memcpy(y->sym[d], o.sym[0], WGC_MAX_SYMS);
+            continue;
+        }
+        wgc_dimx a = wgc_dimx_of(g, &xs1, 0);
+        const wgc_dimx b = wgc_dimx_of(g, &ss1, 0);
+        a.c = -a.c;
+        if (wgc_dimx_sum_min(g, b, a) < 0 || y->dims[d] != ss.dims[0])
+            return wgc_sym_refuse(g, n, "the shape broadcasts a symbolic dimension against "
+                                        "another size");
+        memcpy(y->sym[d], ss1.sym[0], WGC_MAX_SYMS);
+    }
+    return wgc_sym_set_out(g, n, 0, y);
+}
+
+/* Tile of constant or symbolic repeats (shape arithmetic: Whisper's decoder tiles its
+ * [1, seq] positions by [batch, 1]) over x's symbolic dims: each output dim is x's
+ * times its repeat, a product of monomials; wgc_expand_tile_runtime_emit computes the
+ * sizes at run time as it does for repeats computed there, and decides no symbol. */
+static wg_status tile_sym_rule(wgc_graph *g, wgc_node *n, wgc_shape *y)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *rp = wgc_in(g, n, 1);
+    if (x->symval)
+        return wgc_sym_refuse(g, n, "its input holds symbolic values");
+    if (rp->dtype != WG_DT_INT64 || wgc_numel(&rp->shape) != x->shape.rank ||
+        y->rank != x->shape.rank)
+        return wgc_sym_refuse(g, n, NULL); /* (its infer hook refused such repeats) */
+    for (int d = 0; d < y->rank; d++) {
+        const wgc_dimx p = wgc_dimx_mul(wgc_dimx_of(g, &x->shape, d), wgc_symval_at(rp, d));
+        if (p.c < 0)
+            return wgc_sym_refuse(g, n, "a negative repeat");
+        wgc_shape_set_dim(g, y, d, p);
+    }
+    return wgc_sym_set_out(g, n, 0, y);
+}
+
 static wg_status affine_gather_sym_infer(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
@@ -267,7 +352,7 @@ static wg_status affine_gather_sym_infer(wgc_graph *g, wgc_node *n)
     switch (n->op) {
     case WGC_OP_TILE:
         if (!wgc_expand_tile_is_runtime(g, n))
-            return wgc_sym_refuse(g, n, NULL);
+            return tile_sym_rule(g, n, &y);
         /* fallthrough */
     case WGC_OP_EXPAND: {
         wgc_shape s, o;
@@ -280,7 +365,7 @@ static wg_status affine_gather_sym_infer(wgc_graph *g, wgc_node *n)
         }
         wgc_sym_shape_of_values(g, wgc_in(g, n, 1), &s);
         if (!wgc_broadcast(&x->shape, &s, &o))
-            return wgc_sym_refuse(g, n, "the shape broadcasts a symbolic dimension against a fixed one");
+            return expand_sym_rule(g, n, &s, &y);
         return wgc_sym_set_out(g, n, 0, &o);
     }
     case WGC_OP_DEPTH_TO_SPACE: case WGC_OP_SPACE_TO_DEPTH:
@@ -294,16 +379,36 @@ static wg_status affine_gather_sym_infer(wgc_graph *g, wgc_node *n)
 }
 
 /* Expand: y (dense at its actual dims) = x read with element strides, stride 0 where x
- * broadcasts. */
+ * broadcasts. Tile: the code of repeats computed at run time (tile_sym_rule). */
 static wg_status affine_gather_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
+    if (n->op == WGC_OP_TILE)
+        return wgc_expand_tile_runtime_emit(e, g, n);
     if (n->op != WGC_OP_EXPAND)
         return wgc_sym_refuse(g, n, "no run-time code for this op with symbolic shapes yet");
     const wgc_tensor *x = wgc_in(g, n, 0), *y = wgc_out(g, n, 0);
     int r = y->shape.rank;
     char base[160];
     wgc_sym_strided_begin(e, g, n, base, sizeof base);
-    wgc_sym_put_strides(e, &x->shape, &y->shape, "xs");
+    /* the dims expand_sym_rule gave the shape's size, not x's: x's must be 1 there (stride
+     * 0) or that size, checked */
+    const int lead = r - x->shape.rank; /* output dim d is x's d - lead */
+    bool checked[WG_MAX_RANK] = {false}, any = false;
+    for (int d = lead; d < r; d++) {
+        const wgc_dimx a = wgc_dimx_of(g, &x->shape, d - lead), b = wgc_dimx_of(g, &y->shape, d);
+        checked[d] = !wgc_dimx_eq(&a, &b) &&
+                     (wgc_dim_is_sym(&x->shape, d - lead) || x->shape.dims[d - lead] != 1);
+        any |= checked[d];
+    }
+    wgc_sym_put_strides(e, &x->shape, &y->shape, any ? "xs0" : "xs");
+    if (any) {
+        wgc_emit(e, "int32_t xs[%d];\nmemcpy(xs, xs0, sizeof xs);\n", r);
+        for (int d = lead; d < r; d++)
+            if (checked[d])
+                wgc_emit(e, "{\nconst int32_t xd = %s;\nif (xd != 1 && xd != yd[%d])\n"
+                            "    return WGK_ERR_INDEX;\nif (xd == 1)\n    xs[%d] = 0;\n}\n",
+                         wgc_dims_expr(e, &x->shape, d - lead, d - lead + 1), d, d);
+    }
     wgc_emit(e, "wgk_copy_strided(%s, %s, %zu, %d, yd, xs);\n}\n", wgc_ptr(e, g, n->outputs[0]), base,
              wg_dtype_size(x->dtype), r ? r : 1);
     return WG_OK;
@@ -350,8 +455,7 @@ static bool wgc_expand_tile_is_runtime(const wgc_graph *g, const wgc_node *n)
 {
     if ((n->op != WGC_OP_EXPAND && n->op != WGC_OP_TILE) || n->n_inputs < 2 || n->inputs[1] < 0)
         return false;
-    const wgc_tensor *p = &g->tensors[n->inputs[1]];
-    return !p->data || (n->op == WGC_OP_TILE && p->symval);
+    return !g->tensors[n->inputs[1]].data;
 }
 
 /* The parameter (shape or repeats): an int64 vector of a fixed length. */
@@ -458,7 +562,8 @@ static wg_status wgc_expand_tile_runtime_emit(wgc_emitter *e, wgc_graph *g, cons
         const int sym = wgc_shape_first_sym(&y->shape, d);
         if (k >= 0 && !dim_fixed(n, &x->shape, xd)) {
             wgc_emit(e, "if (len > %lldLL)\n    return WGK_ERR_SIZE_BOUND;\n", (long long)y->shape.dims[d]);
-            if (sym >= 0)
+            /* (a Tile of symbolic repeats decides no symbol: tile_sym_rule's products) */
+            if (sym >= 0 && wgc_expand_tile_is_runtime(g, n))
                 wgc_emit(e, "wg_dims[%d] = (int32_t)len;\n", sym);
         }
         wgc_emit(e, "yd[%d] = (int32_t)len; xd[%d] = (int32_t)xdim; xs[%d] = %s;\n}\n", d, d, d,

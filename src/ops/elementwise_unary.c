@@ -371,9 +371,30 @@ static bool unary_sym_bounds(wgc_graph *g, const wgc_node *n, const wgc_tensor *
     return true;
 }
 
+/* Shape arithmetic: the Neg of symbolic values is the monomial of the other sign (T5's
+ * relative position bias is sliced from -seq: `bias[:, :, -seq:, :]`). */
+static wgc_sym_folds unary_sym_foldable(const wgc_graph *g, const wgc_node *n)
+{
+    return n->op == WGC_OP_NEG ? wgc_sym_passes_values(g, n) : WGC_SYM_NO_FOLD;
+}
+
+static wg_status unary_sym_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64_t count)
+{
+    wg_status st = wgc_sym_copy_values(g, n, v, count);
+    for (int64_t i = 0; !st && i < count; i++) {
+        if (v[i].c == INT64_MIN)
+            return wgc_sym_refuse(g, n, "a value with no negation in int64");
+        v[i].c = -v[i].c;
+    }
+    return st;
+}
+
 const wgc_op_def wgc_op_elementwise_unary = {
     .infer = unary_infer,
     .fold = unary_fold,
     .emit = unary_emit,
-    .sym = {.emit = unary_sym_emit, .bounds = unary_sym_bounds},
+    .sym = {.emit = unary_sym_emit,
+            .foldable = unary_sym_foldable,
+            .values = unary_sym_values,
+            .bounds = unary_sym_bounds},
 };

@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../ir/symdim.h"
 #include "helpers/host_elements.h"
 #include "helpers/inline_loops.h"
 #include "helpers/index_loops.h"
+#include "helpers/sym_code.h"
 #include "sym.h"
 
 /* The geometry: b batch dims, m = tuple length, groups = index tuples per batch,
@@ -60,12 +62,17 @@ static wg_status plan(wgc_graph *g, const wgc_node *n, geo *o, wgc_shape *y)
     } else {
         *y = x->shape;
         const wgc_tensor *u = wgc_in(g, n, 2);
-        /* updates: indices.shape[:-1] + data.shape[m:] */
+        /* updates: indices.shape[:-1] + data.shape[m:] (their symbolic dims too, which
+         * the emit hook sees: scatter_sym_infer checked them) */
         wgc_shape want = {0};
-        for (int d = 0; d < q - 1; d++)
+        for (int d = 0; d < q - 1; d++) {
+            memcpy(want.sym[want.rank], ix->shape.sym[d], WGC_MAX_SYMS);
             want.dims[want.rank++] = ix->shape.dims[d];
-        for (int d = (int)m; d < r && want.rank < WG_MAX_RANK; d++)
+        }
+        for (int d = (int)m; d < r && want.rank < WG_MAX_RANK; d++) {
+            memcpy(want.sym[want.rank], x->shape.sym[d], WGC_MAX_SYMS);
             want.dims[want.rank++] = x->shape.dims[d];
+        }
         char b1[128], b2[128];
         if (!wgc_shape_eq(&want, &u->shape) || u->dtype != x->dtype)
             return wgc_error(g, n, WG_ERR_INVALID, "updates %s %s, expected %s %s", wg_dtype_name(u->dtype),
@@ -111,12 +118,14 @@ static wg_status nd_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         st = wgc_check_i32_numel(g, n, wgc_out(g, n, 0));
     if (st)
         return st;
-    if (!gather)
+    if (!gather && wgc_shape_is_sym(&x->shape))
+        (void)wgc_sym_emit_copy(e, g, n); /* data's actual elements */
+    else if (!gather)
         wgc_emit_copy(e, g, n->inputs[0], n->outputs[0]);
     if (o.batch * o.groups * o.slab == 0)
         return WG_OK;
-    /* Sizes as C expressions: with symbolic or run-time dims (nd_sym_infer: GatherND only)
-     * they are read from wg_dims, so the loops run over the actual tuples and slabs. */
+    /* Sizes as C expressions: with symbolic or run-time dims (nd_sym_infer) they are read
+     * from wg_dims, so the loops run over the actual tuples and slabs. */
     char batch[96], groups[96], slab[96], data_batch[96];
     const int q = ix->shape.rank, r = x->shape.rank;
     snprintf(batch, sizeof batch, "%s", wgc_dims_expr(e, &x->shape, 0, o.b));
@@ -150,12 +159,43 @@ static wg_status nd_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 
 /* ---- symbolic dims (sym.h) ---- */
 
+/* ScatterND over symbolic dims (the causal mask transformers' BART and Marian decoders fill
+ * in place, `mask[..., :len] = mask[..., :len].masked_fill(...)`, written as a ScatterND
+ * at an index grid of Ranges): y is data, symbolic dims included. The updates must be
+ * indices' leading dims then data's past the tuple, the same symbols, not only the same
+ * sizes at the maxima: the code reads one slab of updates per tuple (nd_emit, its sizes
+ * read at run time). */
+static wg_status scatter_sym_infer(wgc_graph *g, wgc_node *n)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1), *u = wgc_in(g, n, 2);
+    const int q = ix->shape.rank, r = x->shape.rank;
+    if (wgc_sym_has_symval_input(g, n))
+        return wgc_sym_refuse(g, n, "an input holding symbolic values");
+    if (q < 1 || wgc_dim_is_sym(&ix->shape, q - 1))
+        return wgc_sym_refuse(g, n, "a symbolic index-tuple length");
+    const int m = (int)ix->shape.dims[q - 1];
+    if (u->shape.rank != q - 1 + r - m)
+        return wgc_sym_refuse(g, n, NULL); /* (its infer hook refused such shapes) */
+    for (int d = 0; d < u->shape.rank; d++) {
+        const wgc_dimx want = d < q - 1 ? wgc_dimx_of(g, &ix->shape, d)
+                                        : wgc_dimx_of(g, &x->shape, m + d - (q - 1));
+        const wgc_dimx got = wgc_dimx_of(g, &u->shape, d);
+        if (!wgc_dimx_eq(&want, &got))
+            return wgc_sym_refuse(g, n, "updates whose dims are not indices' leading dims then "
+                                        "data's at every size");
+    }
+    wgc_shape y = x->shape;
+    return wgc_sym_set_out(g, n, 0, &y);
+}
+
 static wg_status nd_sym_infer(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     wgc_shape y;
     if (!wgc_sym_out0(g, n, &y))
         return WG_OK;
+    if (n->op == WGC_OP_SCATTER_ND)
+        return scatter_sym_infer(g, n);
     if (n->op != WGC_OP_GATHER_ND)
         return wgc_sym_batch_refuse(g, n);
     /* indices [..., m] of symbolic or run-time leading dims over data whose sliced-off
@@ -179,11 +219,9 @@ static wg_status nd_sym_infer(wgc_graph *g, wgc_node *n)
     return wgc_sym_set_out(g, n, 0, &y);
 }
 
-/* GatherND: its own code, which reads its sizes at run time itself. */
+/* GatherND and ScatterND: their own code, which reads its sizes at run time itself. */
 static wg_status nd_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
-    if (n->op != WGC_OP_GATHER_ND)
-        return wgc_sym_refuse(g, n, "no run-time code for this op with symbolic shapes yet");
     return nd_emit(e, g, n);
 }
 

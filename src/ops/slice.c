@@ -147,15 +147,62 @@ static wg_status slice_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 
 /* ---- symbolic dims (sym.h) ---- */
 
+/* Does entry i take the last k elements of its axis (*axis): a symbolic start -k (*k, a
+ * monomial or a sum symbol: `bias[:, :, -seq:, :]`, T5's relative position bias), step 1
+ * and a constant end at or past the axis at the maxima? slice_rule then gives the axis
+ * length k. The test reads no symbolic dim of x, which the infer hook does not see (it
+ * runs at the maxima): the infer hook and the symbolic rule decide alike. */
+static bool takes_last_k(const wgc_graph *g, const wgc_node *n, int64_t i, int *axis,
+                         wgc_dimx *k)
+{
+    wgc_graph *gm = (wgc_graph *)g; /* (wgc_in reads only) */
+    const wgc_tensor *x = wgc_in(gm, n, 0), *st = wgc_in(gm, n, 1), *en = wgc_in(gm, n, 2);
+    const wgc_tensor *ax = wgc_in(gm, n, 3), *sp = wgc_in(gm, n, 4);
+    const int64_t m = st ? wgc_numel(&st->shape) : 0;
+    if (n->opset < 10 || !st || !st->symval || !en || !en->data || en->symval || i >= m ||
+        wgc_numel(&en->shape) != m ||
+        (ax && (!ax->data || ax->symval || wgc_numel(&ax->shape) != m)) ||
+        (sp && (!sp->data || sp->symval || wgc_numel(&sp->shape) != m ||
+                wgc_const_int(sp, i) != 1)))
+        return false;
+    if (!wgc_norm_axis(ax ? wgc_const_int(ax, i) : i, x->shape.rank, axis))
+        return false;
+    const wgc_dimx s = wgc_symval_at(st, i);
+    if (wgc_dimx_is_const(&s) || s.c >= 0 || s.c == INT64_MIN ||
+        wgc_const_int(en, i) < x->shape.dims[*axis])
+        return false;
+    *k = s;
+    k->c = -s.c;
+    return true;
+}
+
+/* Are the symbolic starts of n all ones slice_rule takes (takes_last_k)? */
+static bool starts_from_end(const wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *st = wgc_in((wgc_graph *)g, n, 1);
+    int a;
+    wgc_dimx k;
+    for (int64_t i = 0; i < wgc_numel(&st->shape); i++) {
+        const wgc_dimx s = wgc_symval_at(st, i);
+        if (!wgc_dimx_is_const(&s) && !takes_last_k(g, n, i, &a, &k))
+            return false;
+    }
+    return true;
+}
+
 /* Slice: each sliced axis keeps its symbolic size when taken whole, or becomes its end
  * when that is symbolic with start 0 and step 1 and never past the axis (positions[:, :seq],
- * mask[:, :seq] of a past + seq axis). */
+ * mask[:, :seq] of a past + seq axis), or k when it takes the last k elements (a start
+ * -k, takes_last_k) and k is 1 or more and never past the axis (the last seq rows of a
+ * past + seq axis; -0 would start at 0 and take the whole axis, k only where k is the
+ * axis), a run-time size where k may pass the axis. */
 static wg_status slice_rule(wgc_graph *g, const wgc_node *n, wgc_shape *y)
 {
     const wgc_tensor *x = wgc_in(g, n, 0), *st = wgc_in(g, n, 1), *en = wgc_in(g, n, 2);
     const wgc_tensor *ax = wgc_in(g, n, 3), *sp = wgc_in(g, n, 4);
-    if (!st || !en || (sp && sp->symval) || (ax && ax->symval) || st->symval)
-        return wgc_sym_refuse(g, n, "only its ends may be symbolic");
+    if (!st || !en || (sp && sp->symval) || (ax && ax->symval) ||
+        (st->symval && !starts_from_end(g, n)))
+        return wgc_sym_refuse(g, n, "only its ends, or starts from the end, may be symbolic");
     bool sliced[WG_MAX_RANK] = {false};
     int64_t m = wgc_numel(&st->shape);
     for (int64_t i = 0; i < m; i++) {
@@ -166,8 +213,31 @@ static wg_status slice_rule(wgc_graph *g, const wgc_node *n, wgc_shape *y)
             return wgc_sym_refuse(g, n, "an axis is out of range");
         sliced[a] = true;
         int64_t s0 = wgc_const_int(st, i), step = sp ? wgc_const_int(sp, i) : 1;
-        wgc_dimx e = wgc_symval_at(en, i);
+        wgc_dimx e = wgc_symval_at(en, i), k;
         const wgc_dimx xa = wgc_dimx_of(g, &x->shape, (int)a);
+        int ka;
+        if (takes_last_k(g, n, i, &ka, &k)) {
+            if (wgc_dimx_eq(&k, &xa))
+                continue; /* the whole axis, at every size */
+            if (wgc_dimx_min(g, &k) < 1)
+                return wgc_sym_refuse(g, n, "a start from the end, -k, where k may be 0 (the "
+                                            "whole axis, not k elements)");
+            const wgc_dimx s = wgc_symval_at(st, i);
+            if (wgc_dimx_sum_min(g, xa, s) >= 0) {
+                memset(y->sym[a], 0, WGC_MAX_SYMS);
+                wgc_shape_set_dim(g, y, (int)a, k);
+                continue;
+            }
+            /* k may pass the axis: min(k, axis) elements, a run-time size of the Slice's own
+             * (the run-time section), at most the length at the maxima */
+            int sym;
+            wg_status status =
+                wgc_sym_add_runtime(g, n, n->outputs[0], (int)a, y->dims[a], &sym);
+            if (status)
+                return status;
+            wgc_shape_set_runtime(y, (int)a, sym, y->dims[a]);
+            continue;
+        }
         bool whole = s0 == 0 && step == 1 &&
                      ((wgc_dimx_is_const(&e) && e.c >= x->shape.dims[a]) || wgc_dimx_eq(&e, &xa));
         if (whole)
@@ -238,11 +308,20 @@ static wg_status slice_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wgc_sym_strided_begin(e, g, n, base, sizeof base);
     const wgc_tensor *st = wgc_in(g, n, 1), *ax = wgc_in(g, n, 3), *sp = wgc_in(g, n, 4);
     int64_t start[WG_MAX_RANK] = {0}, step[WG_MAX_RANK];
+    bool last_k[WG_MAX_RANK] = {false}; /* starts at x's dim + the (negative) symbolic start */
+    wgc_dimx from_end[WG_MAX_RANK];
     for (int d = 0; d < r; d++)
         step[d] = 1;
     for (int64_t i = 0; i < wgc_numel(&st->shape); i++) {
         int64_t a = ax ? wgc_const_int(ax, i) : i;
         a = a < 0 ? a + r : a;
+        int ka;
+        wgc_dimx k;
+        if (takes_last_k(g, n, i, &ka, &k)) {
+            last_k[a] = true;
+            from_end[a] = wgc_symval_at(st, i);
+            continue;
+        }
         int64_t s0 = wgc_const_int(st, i), dim = x->shape.dims[a];
         step[a] = sp ? wgc_const_int(sp, i) : 1;
         if (step[a] != 1 && wgc_dim_is_sym(&y->shape, (int)a))
@@ -257,7 +336,10 @@ static wg_status slice_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         wgc_emit(e, "%s%lld * %s", d ? ", " : "", (long long)step[d], wgc_dims_expr(e, &x->shape, d + 1, r));
     wgc_emit(e, "};\nconst char *px = (const char *)%s + (0", base);
     for (int d = 0; d < r; d++)
-        if (start[d])
+        if (last_k[d])
+            wgc_emit(e, " + (%s + %s) * %s", wgc_dims_expr(e, &x->shape, d, d + 1),
+                     wgc_dimx_expr(e, &from_end[d]), wgc_dims_expr(e, &x->shape, d + 1, r));
+        else if (start[d])
             wgc_emit(e, " + %lld * %s", (long long)start[d], wgc_dims_expr(e, &x->shape, d + 1, r));
     wgc_emit(e, ") * %zu;\nwgk_copy_strided(%s, px, %zu, %d, yd, xs);\n}\n", wg_dtype_size(x->dtype),
              wgc_ptr(e, g, n->outputs[0]), wg_dtype_size(x->dtype), r);
@@ -332,9 +414,11 @@ static bool runtime_input(const wgc_graph *g, const wgc_node *n, int i)
     if (i >= n->n_inputs || n->inputs[i] < 0)
         return false;
     const wgc_tensor *t = &g->tensors[n->inputs[i]];
-    /* symbolic starts or steps (x[:, seq - 1:], the symbolic rule takes only ends) are
-     * read at run time too, at their actual values */
-    return (!t->data && !t->symval) || (t->symval && (i == STARTS || i == STEPS));
+    /* symbolic starts or steps (x[:, seq - 1:]; the symbolic rule takes only ends, and
+     * starts from the end) are read at run time too, at their actual values */
+    if (t->symval && i == STARTS)
+        return !starts_from_end(g, n);
+    return (!t->data && !t->symval) || (t->symval && i == STEPS);
 }
 
 static bool wgc_slice_is_runtime(const wgc_graph *g, const wgc_node *n)

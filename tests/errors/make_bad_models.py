@@ -157,6 +157,31 @@ def main():
                            helper.make_node("Reshape", ["x", "s2"], ["y"], name="reshape_s")], "g", [x, sin],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [i64("zero2", [0, 0])])
     save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/reshape_shape_derived.onnx")
+    # Expand of x [1, s] to [1, s + p] (shape arithmetic; s is 1 or p is 0 where it
+    # broadcasts: status 2 where neither), to [1, p] (nothing proves p at least s: refused,
+    # naming the node), and a Slice x[:, -p:] (refused where p may be 0: that is the whole
+    # axis, not p elements).
+    xsym = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "s"])
+    psym = helper.make_tensor_value_info("p", TensorProto.FLOAT, ["p"])
+    ysym = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    shape_nodes = [helper.make_node("Shape", ["x"], ["xs"], name="xs"),
+                   helper.make_node("Gather", ["xs", "one"], ["sv"], name="sv", axis=0),
+                   helper.make_node("Shape", ["p"], ["pv"], name="pv"),
+                   helper.make_node("Add", ["sv", "pv"], ["tot"], name="tot")]
+    inits = [i64("one", 1), i64("one_v", [1]), i64("big", [2 ** 62]), i64("ax1", [1])]
+    g = helper.make_graph(shape_nodes + [helper.make_node("Concat", ["one_v", "tot"], ["want"], name="want", axis=0),
+                                         helper.make_node("Expand", ["x", "want"], ["y"], name="expand_sp")],
+                          "g", [xsym, psym], [ysym], inits)
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/expand_s_sp.onnx")
+    g = helper.make_graph(shape_nodes + [helper.make_node("Concat", ["one_v", "pv"], ["want"], name="want", axis=0),
+                                         helper.make_node("Expand", ["x", "want"], ["y"], name="expand_p")],
+                          "g", [xsym, psym], [ysym], inits)
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/expand_s_p.onnx")
+    g = helper.make_graph(shape_nodes + [helper.make_node("Neg", ["pv"], ["start"], name="neg"),
+                                         helper.make_node("Slice", ["x", "start", "big", "ax1"], ["y"],
+                                                          name="slice_last_p")],
+                          "g", [xsym, psym], [ysym], inits)
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/slice_last_p.onnx")
     # Unsupported attribute value: Pad's mode 'wrap' (opset 19).
     pads = numpy_helper.from_array(np.array([0, 1, 0, 1], np.int64), "pads")
     y6 = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
