@@ -33,7 +33,7 @@ static const layer layers[] = {
 #define NLAYERS ((int)(sizeof layers / sizeof layers[0]))
 static uint8_t X[4 << 20], WT[1024 * 512 * 9], ZX = 128;
 static int32_t U[16 * 1024 * 512 / 2 + 64], Y[4 << 20];
-static int16_t PW[1024 * 9 * 512 + 4096];
+static int8_t PW[1024 * 9 * 512 + 512 / 8 * 32 + 4096];
 static uint8_t SCRATCH[16 << 20];
 static int cur, kernel; /* kernel 0: Winograd, 1: im2col GEMM */
 

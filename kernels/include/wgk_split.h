@@ -27,6 +27,7 @@
 #include "wgk_conv_strassen.h"
 #include "wgk_convnd.h"
 #include "wgk_gemm.h"
+#include "wgk_qgemm.h"
 #include "wgk_qweight.h"
 #include "wgk_qdwconv.h"
 #include "wgk_qwinograd.h"
@@ -152,6 +153,28 @@ static inline int wgk_split_qbw(wgk_qbw_args *g, wgk_part p)
     g->zp = g->zp ? g->zp + (ptrdiff_t)lo * wgk_qbw_zstride(g->bits, nblk) : 0;
     g->zpf = g->zpf ? g->zpf + (ptrdiff_t)lo * nblk : 0;
     g->bias = g->bias ? g->bias + lo : 0;
+    g->c += lo;
+    return 1;
+}
+
+/* wgk_q8_gemm (MatMulInteger on a constant B): runs of 8-column panels, every row (each
+ * thread widens and broadcasts all of A into its own work); a share is the product with
+ * its columns' panels. A product of fewer multiply-adds than WGK_Q8_GEMM_SPLIT_MIN runs
+ * whole on thread 0 (a step's barrier costs more). Each column is summed as in the whole
+ * call. */
+#define WGK_Q8_GEMM_SPLIT_MIN 32768
+static inline int wgk_split_q8_gemm(wgk_q8_gemm_args *g, wgk_part p)
+{
+    if (p.n <= 1)
+        return 1;
+    if ((long long)g->M * g->N * g->K < WGK_Q8_GEMM_SPLIT_MIN)
+        return p.t == 0;
+    int lo, hi;
+    wgk_part_range(p, g->N, WGK_QGEMM_NR, &lo, &hi);
+    if (lo >= hi)
+        return 0;
+    g->N = hi - lo;
+    g->b += (ptrdiff_t)(lo / WGK_QGEMM_NR) * (ptrdiff_t)wgk_qgemm_panel_bytes((size_t)g->K);
     g->c += lo;
     return 1;
 }

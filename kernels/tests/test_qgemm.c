@@ -1,11 +1,14 @@
 /*
  * test_qgemm.c: the int8 GEMM (wgk_q8_gemm on wgk_qgemm_pack_b) against a naive int32
- * loop, exactly: uint8 and int8 operands; zero points absent, scalar, per row of A
- * (with a period shorter than M, as for stacked batches) and per column of B; the
- * extremes (255 - 0) * (-128 - 127); M 1..9 (row blocks of 4 and their tails), N 1..17
- * (panels of 8 and their tails), K 1..35 odd and even (pairs, the 16-byte widening and
- * its tail), K so long that 20 rows take two blocks of the splat area (LONGK) or that
- * the kernel takes load-splats instead (HUGEK), lda and ldc wider than the matrix. And wgk_f32_qu8_dynamic_quantize against
+ * loop that wraps as int32 does, exactly: uint8 and int8 operands; zero points absent,
+ * scalar, per row of A (with a period shorter than M, as for stacked batches) and per
+ * column of B; the extremes (255 - 0) * (-128 - 127) and (255 - 0) * (255 - 0), uint8 B
+ * with zero points 0 and 255; M 1..9 (the GEMV's 1 to 3 rows, row blocks of 4 and their
+ * tails), N 1..17 (panels of 8 and their tails), K 1..35 odd and even (pairs, the 16-byte
+ * widening and its tail), K so long that 20 rows take two blocks of the splat area (LONGK)
+ * or that the kernel takes load-splats instead (HUGEK, where the extremes' sums wrap), lda
+ * and ldc wider than the matrix; the shares of 2, 3 and 5 threads (wgk_split_q8_gemm) run
+ * one after the other give the whole call's bits. And wgk_f32_qu8_dynamic_quantize against
  * the ONNX formulas written out here: random, all-zero, all-positive, all-negative and
  * NaN-holding inputs, lengths 1..40 (SIMD body and tail). And wgk_q8_conv against the
  * int32 direct convolution: uint8/int8 x and w, padding (taps take x's zero point),
@@ -14,19 +17,21 @@
  */
 #include "wgk_qgemm.h"
 #include "wgk_quant.h"
+#include "wgk_split.h"
 #include "wgkt.h"
 
 #define MAXM 9
 #define MAXN 17
 #define MAXK 35
 /* The long cases: K = LONGK fits 4 row groups in the splat area, so 20 rows take two
- * blocks; K = HUGEK fits fewer than 4 (the load-splat path). */
+ * blocks; K = HUGEK fits no group (the load-splat path), and (255 * 255) K is past 2^31. */
 #define LONGK (WGK_QGEMM_SPLAT_MAX / 64)
-#define HUGEK (WGK_QGEMM_SPLAT_MAX / 16 + 1)
+#define HUGEK 33027
 #define LONGM 20
 static uint8_t A[LONGM * (HUGEK + 3)], B[HUGEK * MAXN], ZA[LONGM], ZB[MAXN];
-static int16_t PB[(MAXN + 7) / 8 * 8 * (HUGEK + 1)], WORK[LONGM * (HUGEK + 1) + WGK_QGEMM_SPLAT_MAX + 8];
-static int32_t C[LONGM * (MAXN + 2)];
+static int8_t PB[(MAXN + 7) / 8 * (32 + 8 * (HUGEK + 1))];
+static int16_t WORK[LONGM * (HUGEK + 1) + 2 * LONGM + WGK_QGEMM_SPLAT_MAX + 8 * (HUGEK + 1) + 8];
+static int32_t C[LONGM * (MAXN + 2)], CT[LONGM * (MAXN + 2)];
 static uint32_t seed = 99;
 
 static uint32_t rnd(void)
@@ -39,38 +44,73 @@ static uint32_t rnd(void)
 
 static int32_t ld(const uint8_t *p, int dt, size_t i) { return wgk_qgemm_load8(p, dt, i); }
 
+/* The operands: random (extreme 0); A and B - zb at their extremes of opposite signs
+ * (extreme 1: 255 - 0 or -128 - 127 against 0 - 255 or -128 - 127) or of the same sign
+ * (extreme 2: against 255 - 0 or 127 - (-128)). */
+static void fill(int M, int N, int K, int lda, int adt, int bdt, int extreme)
+{
+    const uint8_t a = adt == 2 ? 255 : 0x80, za = adt == 2 ? 0 : 0x7f;
+    const uint8_t b = extreme == 1 ? (bdt == 2 ? 0 : 0x80) : (bdt == 2 ? 255 : 0x7f);
+    const uint8_t zb = extreme == 1 ? (bdt == 2 ? 255 : 0x7f) : (bdt == 2 ? 0 : 0x80);
+    for (int i = 0; i < M * lda; i++)
+        A[i] = extreme ? a : (uint8_t)rnd();
+    for (int i = 0; i < K * N; i++)
+        B[i] = extreme ? b : (uint8_t)rnd();
+    for (int i = 0; i < LONGM; i++)
+        ZA[i] = extreme ? za : (uint8_t)rnd();
+    for (int i = 0; i < MAXN; i++)
+        ZB[i] = extreme ? zb : (uint8_t)rnd();
+}
+
+/* The shares of n threads (wgk_split_q8_gemm), one after the other, into CT: the same
+ * bits as the whole call in C. */
+static int shares_equal(const wgk_q8_gemm_args *whole, int n)
+{
+    for (int i = 0; i < whole->M * whole->ldc; i++)
+        CT[i] = C[i] == 0x5a5a5a5a ? 0x5a5a5a5a : 0x7e7e7e7e;
+    for (int t = 0; t < n; t++) {
+        wgk_q8_gemm_args share = *whole;
+        share.c = CT;
+        if (wgk_split_q8_gemm(&share, (wgk_part){t, n}))
+            wgk_q8_gemm(&share);
+    }
+    int ok = 1;
+    for (int i = 0; i < whole->M * whole->ldc; i++)
+        ok &= CT[i] == C[i];
+    return ok;
+}
+
 static void one(int M, int N, int K, int adt, int bdt, int zmode, int extreme)
 {
     const int lda = K + 3, ldc = N + 2, za_period = zmode == 2 ? (M > 2 ? M - 1 : 1) : 0;
-    for (int i = 0; i < M * lda; i++)
-        A[i] = extreme ? (adt == 2 ? 255 : 0x80) : (uint8_t)rnd();
-    for (int i = 0; i < K * N; i++)
-        B[i] = extreme ? (bdt == 2 ? 0 : 0x80) : (uint8_t)rnd();
-    for (int i = 0; i < LONGM; i++)
-        ZA[i] = extreme ? (adt == 2 ? 0 : 0x7f) : (uint8_t)rnd();
-    for (int i = 0; i < MAXN; i++)
-        ZB[i] = extreme ? (bdt == 2 ? 255 : 0x7f) : (uint8_t)rnd();
+    fill(M, N, K, lda, adt, bdt, extreme);
     const void *za = zmode ? ZA : NULL, *zb = zmode ? ZB : NULL;
     const int zb_per_col = zmode == 2;
+    WGKT_CHECK(wgk_qgemm_pack_b_bytes((size_t)K, (size_t)N) <= sizeof PB &&
+                   wgk_qgemm_work_size((size_t)M, (size_t)K) <= sizeof WORK / sizeof WORK[0],
+               "packed B and work fit");
     wgk_qgemm_pack_b(B, bdt, zb, zb_per_col, (size_t)K, (size_t)N, PB);
     for (int i = 0; i < M * ldc; i++)
         C[i] = 0x5a5a5a5a;
-    wgk_q8_gemm(&(wgk_q8_gemm_args){M, N, K, A, adt, lda, za, za_period, PB, C, ldc, WORK});
+    const wgk_q8_gemm_args args = {M, N, K, A, adt, lda, za, za_period, PB, C, ldc, WORK};
+    wgk_q8_gemm(&args);
     int ok = 1;
     for (int m = 0; m < M; m++) {
         const int32_t zam = za ? ld(ZA, adt, za_period ? (size_t)(m % za_period) : 0) : 0;
         for (int n = 0; n < N; n++) {
             const int32_t zbn = zb ? ld(ZB, bdt, zb_per_col ? (size_t)n : 0) : 0;
-            int32_t s = 0;
+            uint32_t s = 0;
             for (int k = 0; k < K; k++)
-                s += (ld(A, adt, (size_t)(m * lda + k)) - zam) * (ld(B, bdt, (size_t)(k * N + n)) - zbn);
-            ok &= C[m * ldc + n] == s;
+                s += (uint32_t)((ld(A, adt, (size_t)(m * lda + k)) - zam) * (ld(B, bdt, (size_t)(k * N + n)) - zbn));
+            ok &= C[m * ldc + n] == (int32_t)s;
         }
         for (int n = N; n < ldc; n++)
             ok &= C[m * ldc + n] == 0x5a5a5a5a; /* nothing written past N */
     }
     WGKT_CHECK(ok, "q8 gemm equals the int32 loop");
-    if (!ok) {
+    const int shares = shares_equal(&args, 2) && shares_equal(&args, 3) && shares_equal(&args, 5);
+    WGKT_CHECK(shares, "the threads' shares give the whole call's bits");
+    if (!ok || !shares) {
         wgkt_log("  M N K adt bdt zmode extreme: ");
         int v[7] = {M, N, K, adt, bdt, zmode, extreme};
         for (int i = 0; i < 7; i++) {
@@ -79,6 +119,14 @@ static void one(int M, int N, int K, int adt, int bdt, int zmode, int extreme)
         }
         wgkt_log("\n");
     }
+}
+
+/* With the extremes over HUGEK the sums pass 2^31 and wrap: the kernel must wrap alike. */
+static int wraps(int adt, int extreme)
+{
+    const int64_t a = adt == 2 ? 255 : -255, b = extreme == 1 ? -255 : 255;
+    const int64_t s = a * b * HUGEK;
+    return s > INT32_MAX || s < INT32_MIN;
 }
 
 static void gemm_tests(void)
@@ -92,12 +140,21 @@ static void gemm_tests(void)
                     for (int z = 0; z < 3; z++)
                         one(Ms[mi], Ns[ni], Ks[ki], 2 + (dt & 1), 2 + (dt >> 1), z, 0);
     for (int dt = 0; dt < 4; dt++)
-        one(9, 17, 35, 2 + (dt & 1), 2 + (dt >> 1), 1, 1);
+        for (int x = 1; x <= 2; x++)
+            for (int z = 1; z <= 2; z++) {
+                one(1, 17, 35, 2 + (dt & 1), 2 + (dt >> 1), z, x);
+                one(3, 9, 33, 2 + (dt & 1), 2 + (dt >> 1), z, x);
+                one(9, 17, 35, 2 + (dt & 1), 2 + (dt >> 1), z, x);
+                one(2, 9, HUGEK, 2 + (dt & 1), 2 + (dt >> 1), z, x);
+                WGKT_CHECK(wraps(2 + (dt & 1), x), "the extremes over HUGEK wrap");
+            }
     for (int z = 0; z < 3; z++) {
         one(LONGM, 17, LONGK, 2, 3, z, 0);
         one(9, 9, HUGEK, 3, 2, z, 0);
+        one(1, 9, HUGEK, 2, 3, z, 0);
     }
-    WGKT_CHECK(wgk_qgemm_splat_groups(LONGM, LONGK) == 4 && wgk_qgemm_splat_groups(9, HUGEK) == 0,
+    WGKT_CHECK(wgk_qgemm_splat_groups(LONGM, LONGK) == 4 && wgk_qgemm_splat_groups(9, HUGEK) == 0 &&
+               wgk_qgemm_splat_groups(1, HUGEK) == 0,
                "the long cases take two splat blocks and the load-splat path");
 }
 
@@ -153,7 +210,7 @@ static void dql_tests(void)
 
 /* wgk_q8_conv against wgk_q_widen + wgk_s32_conv3d_direct (the plain int32 path). */
 static uint8_t CX[2 * 4 * 19 * 18], CW[17 * 4 * 3 * 3 + 8], CZW[17];
-static int16_t CPW[24 * 40];
+static int8_t CPW[(17 + 7) / 8 * (32 + 8 * 40)];
 static int32_t CB[17], CY[2 * 17 * 19 * 18], CREF[2 * 17 * 19 * 18];
 static int32_t WX[2 * 4 * 19 * 18], WW[17 * 4 * 3 * 3];
 static uint8_t SCRATCH[256 * 1024];

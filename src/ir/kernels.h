@@ -19,6 +19,8 @@ typedef enum wgc_pack {
     WGC_PACK_GEMM_B, /* wgk_pack_b: column panels of a constant B */
     WGC_PACK_GEMM_B_F16, /* GEMM_B's panels as float16 (every value a finite float16 one) */
     WGC_PACK_DECONV, /* wgk_deconv2d_pack_w: MR-row panels of each group's [M/groups*KH*KW][C/groups] */
+    WGC_PACK_Q8_GEMM_B, /* wgk_qgemm_pack_strided: the int8 GEMM's panels of a uint8 / int8 B, one byte a
+                         * weight, with its zero point's corrections */
 } wgc_pack;
 
 /* kernels.def's FUSES column. */

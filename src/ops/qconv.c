@@ -15,8 +15,8 @@
  * - int8 pointwise (1x1, stride 1, no padding): kernels/conv/q8-conv1x1-pixlanes.c on w
  *   as int32 channel pairs packed at compile time; QLinearConv requantized in the kernel.
  * - int8 im2col gemm (other convs with constant weights and one group): im2col blocks on
- *   the int8 GEMM (kernels/gemm/q8-conv-im2col.c), w minus its zero points packed at
- *   compile time as int16; QLinearConv's int32 sums in the scratch, then requantized.
+ *   the int8 GEMM (kernels/gemm/q8-conv-im2col.c), w packed at compile time as its B, one
+ *   byte per weight; QLinearConv's int32 sums in the scratch, then requantized.
  * - int32 direct (the rest): x widened to int32 minus its (scalar) zero point, w minus
  *   its zero point (scalar or per output channel), so padding contributes 0 as the zero
  *   point would; the int32 direct convolution (with QLinearConv's int32 bias), then the
@@ -30,6 +30,7 @@
 #include "../../kernels/include/wgk_quant.h"
 #include "../../kernels/include/wgk_qwinograd.h"
 #include "helpers/fused_epilogue.h"
+#include "helpers/pack_weight.h"
 #include "qconv_geom.h"
 
 typedef wgc_qconv_geom qc_geom;
@@ -84,14 +85,16 @@ static wg_status emit_pointwise(wgc_emitter *e, wgc_graph *g, wgc_node *n, const
     return WG_OK;
 }
 
-/* im2col blocks on the int8 GEMM: w minus its zero points packed as int16 (the GEMM's B);
+/* im2col blocks on the int8 GEMM: W^T [K][M] with its zero points packed as the GEMM's B;
  * QLinearConv's int32 sums after the kernel's blocks in the scratch, then requantized. */
 static wg_status emit_im2col(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q)
 {
-    const wgc_tensor *x = wgc_in(g, n, q->in.a), *w = wgc_in(g, n, q->in.b), *wz = wgc_in(g, n, q->in.bz);
-    const size_t K = (size_t)(q->nw / q->M), np = wgk_qgemm_pack_b_size(K, (size_t)q->M);
+    const wgc_tensor *x = wgc_in(g, n, q->in.a), *w = wgc_in(g, n, q->in.b);
+    const size_t K = (size_t)(q->nw / q->M);
+    const wgc_pack_geom geo = {.K = K, .N = (size_t)q->M, .sk = 1, .sn = K, .zp = wgc_in(g, n, q->in.bz),
+                               .zp_per_col = q->vec.b_zp};
     const char *pw;
-    wg_status st = wgc_q_pack_weight(e, g, n, wgk_qconv_pack_w, w, wz, q->vec.b_zp, (size_t)q->M, K, np, &pw);
+    wg_status st = wgc_pack_weight(e, g, n, w, wgc_kernel_get(n->impl.kernel)->pack, &geo, &pw);
     if (st)
         return st;
     char view[WGC_CONV_VIEW3_TEXT];
@@ -100,7 +103,7 @@ static wg_status emit_im2col(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc
              wgc_scratch(e), (blocks + 15) / 16 * 16);
     wgc_emit(e,
              "    wgk_q8_conv(&(const wgk_q8_conv_args){.N = %lld, .C = %lld, .M = %lld, %s, "
-             ".x = %s, .xdt = %d, .xz = %s, .w = (const int16_t *)%s, .bias = %s, .y = %s, "
+             ".x = %s, .xdt = %d, .xz = %s, .w = (const int8_t *)%s, .bias = %s, .y = %s, "
              ".scratch = sc});\n",
              (long long)q->N, (long long)q->C, (long long)q->M,
              wgc_conv_view3_text(&q->v, view, sizeof view), wgc_ptr(e, g, n->inputs[q->in.a]), x->dtype,

@@ -7,11 +7,13 @@
  * Scratch: widened a, widened b, and the int32 product (QLinearMatMul).
  *
  * MatMulInteger with a constant 2-D b (and a constant or absent zero point of b), the
- * case of every dynamically quantized model, runs on the int8 GEMM instead
- * (kernels/gemm/q8-gemm-4x8c2.c): b - zb packed at compile time as int16, a widened at run
- * time with its zero point (run-time, from DynamicQuantizeLinear); scratch: a as int16.
- * That path also takes symbolic dims in a's leading dims (its rows, batch x sequence),
- * computed over the run's rows; the others refuse them.
+ * case of every dynamically quantized model, runs on the int8 GEMM instead (the selection
+ * step's `int8 gemm`, kernels/gemm/q8-gemm-4x8c2.c): b packed at compile time one byte per
+ * weight with its zero point's corrections (kernels/include/wgk_qgemm.h), a widened at run
+ * time with its zero point (run-time, from DynamicQuantizeLinear); scratch: a as int16 and
+ * its broadcasts. A threaded build divides its columns among the threads
+ * (wgk_split_q8_gemm). That path also takes symbolic dims in a's leading dims (its rows,
+ * batch x sequence), computed over the run's rows; the others refuse them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 #include "../../kernels/include/wgk_quant.h"
 #include "../ir/symdim.h"
 #include "helpers/fused_epilogue.h"
+#include "helpers/pack_weight.h"
 #include "helpers/qlinear.h"
 #include "helpers/sym_code.h"
 #include "sym.h"
@@ -82,11 +85,12 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, qm_geom *q)
     return WG_OK;
 }
 
-/* MatMulInteger whose b (and b's zero point, when given) is a constant matrix. */
-static bool packed_path(wgc_graph *g, const wgc_node *n, const qm_geom *q)
+bool wgc_qmatmul_packs_b(wgc_graph *g, const wgc_node *n)
 {
-    const wgc_tensor *b = wgc_in(g, n, q->in.b), *bz = wgc_in(g, n, q->in.bz);
-    return !q->in.qlinear && b->data && b->shape.rank == 2 && (!bz || bz->data);
+    if (n->op != WGC_OP_MATMUL_INTEGER || n->n_inputs < 2)
+        return false;
+    const wgc_tensor *b = wgc_in(g, n, 1), *bz = wgc_in(g, n, 3);
+    return b && b->data && b->shape.rank == 2 && (!bz || bz->data);
 }
 
 static wg_status qm_infer(wgc_graph *g, wgc_node *n)
@@ -103,9 +107,33 @@ static size_t qm_scratch(const wgc_graph *g, const wgc_node *n)
     qm_geom q;
     if (resolve((wgc_graph *)g, n, &q))
         return 0;
-    if (packed_path((wgc_graph *)g, n, &q))
+    if (n->impl.kernel == WGC_KERNEL_Q8_GEMM)
         return 2 * wgk_qgemm_work_size((size_t)(q.batch * q.M), (size_t)q.K) + 16;
     return 4 * (size_t)(q.na + q.nb + (q.in.qlinear ? q.ny : 0));
+}
+
+/* The int8 GEMM on b packed in the kernel's layout (b is one matrix, so a's batches are
+ * consecutive rows of one product); its rows a literal or, over symbolic dims, the run's. */
+static wg_status emit_int8_gemm(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qm_geom *q)
+{
+    const wgc_tensor *a = wgc_in(g, n, q->in.a), *b = wgc_in(g, n, q->in.b);
+    const wgc_pack_geom geo = {.K = (size_t)q->K, .N = (size_t)q->N, .sk = (size_t)q->N, .sn = 1,
+                               .zp = wgc_in(g, n, q->in.bz), .zp_per_col = q->vec.b_zp};
+    const char *w;
+    wg_status st = wgc_pack_weight(e, g, n, b, wgc_kernel_get(n->impl.kernel)->pack, &geo, &w);
+    if (st)
+        return st;
+    char rows[256], fields[1024];
+    snprintf(rows, sizeof rows, "%s", wgc_size_expr(e, &a->shape, 0, a->shape.rank - 1));
+    snprintf(fields, sizeof fields,
+             "%s, %lld, %lld, %s, %d, %lld, %s, %d, (const int8_t *)%s, (int32_t *)%s, %lld, (int16_t *)%s", rows,
+             (long long)q->N, (long long)q->K, wgc_ptr(e, g, n->inputs[q->in.a]), a->dtype, (long long)q->K,
+             wgc_q_ptr_or_0(e, g, n, q->in.az), q->vec.a_zp ? (int)q->M : 0, w, wgc_ptr(e, g, n->outputs[0]),
+             (long long)q->N, wgc_scratch(e));
+    /* a decode step's GEMV is split too: its weights are the work */
+    const bool split = wgc_threaded(e) && wgc_split_pays(e, (q->N + WGK_QGEMM_NR - 1) / WGK_QGEMM_NR, q->N * q->K);
+    wgc_emit_args_call(e, n->impl.kernel, split, "wgk_q8_gemm", "wgk_q8_gemm_args", fields, "");
+    return WG_OK;
 }
 
 static wg_status qm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
@@ -117,26 +145,8 @@ static wg_status qm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (st)
         return st;
     const wgc_tensor *a = wgc_in(g, n, q.in.a), *b = wgc_in(g, n, q.in.b);
-    if (packed_path(g, n, &q)) {
-        /* b is one matrix, so a's batches are consecutive rows of one product. */
-        const char *w;
-        st = wgc_q_pack_weight(e, g, n, wgk_qgemm_pack_b, b, wgc_in(g, n, q.in.bz), q.vec.b_zp,
-                               (size_t)q.K, (size_t)q.N, wgk_qgemm_pack_b_size((size_t)q.K, (size_t)q.N), &w);
-        if (st)
-            return st;
-        char rows[256];
-        if (wgc_shape_is_sym(&a->shape))
-            snprintf(rows, sizeof rows, "%s", wgc_dims_expr(e, &a->shape, 0, a->shape.rank - 1));
-        else
-            snprintf(rows, sizeof rows, "%lld", (long long)(q.batch * q.M));
-        wgc_emit(e, "wgk_q8_gemm(&(wgk_q8_gemm_args){%s, %lld, %lld, %s, %d, %lld, %s, %d, "
-                    "(const int16_t *)%s, (int32_t *)%s, %lld, (int16_t *)%s});\n",
-                 rows, (long long)q.N, (long long)q.K,
-                 wgc_ptr(e, g, n->inputs[q.in.a]), a->dtype, (long long)q.K,
-                 wgc_q_ptr_or_0(e, g, n, q.in.az), q.vec.a_zp ? (int)q.M : 0, w,
-                 wgc_ptr(e, g, n->outputs[0]), (long long)q.N, wgc_scratch(e));
-        return WG_OK;
-    }
+    if (n->impl.kernel == WGC_KERNEL_Q8_GEMM)
+        return emit_int8_gemm(e, g, n, &q);
     wgc_emit(e, "{\n");
     wgc_emit(e, "    int32_t *wa = (int32_t *)%s, *wb = wa + %lld, *acc = wb + %lld;\n", wgc_scratch(e),
              (long long)q.na, (long long)q.nb);
@@ -173,7 +183,7 @@ static wg_status qm_sym_infer(wgc_graph *g, wgc_node *n)
     wgc_shape y;
     if (!wgc_sym_out0(g, n, &y))
         return WG_OK;
-    if (!packed_path(g, n, &q) || a->shape.rank < 2)
+    if (!wgc_qmatmul_packs_b(g, n) || a->shape.rank < 2)
         return wgc_sym_refuse(g, n, "a B computed at run time, or a 1-D A");
     if (q.vec.a_zp || wgc_dim_is_sym(&a->shape, a->shape.rank - 1))
         return wgc_sym_refuse(g, n, "a per-row zero point of A, or a symbolic K");

@@ -3,6 +3,8 @@
  * (the float ones all or none, then the int8 ones in what is left). */
 #include "select.h"
 
+#include "../ops/helpers/qlinear.h"
+
 #include "tunables.h"
 
 wg_status wgc_select_kernels(wgc_graph *g, const wgc_select_target *t)
@@ -29,6 +31,9 @@ wg_status wgc_select_kernels(wgc_graph *g, const wgc_select_target *t)
             break;
         case WGC_OP_MATMUL_NBITS: /* one kernel, named for the profile */
             n->impl.kernel = WGC_KERNEL_QBW_GEMM;
+            break;
+        case WGC_OP_MATMUL_INTEGER: /* a constant B: the int8 GEMM; else int32 loops */
+            n->impl.kernel = wgc_qmatmul_packs_b(g, n) ? WGC_KERNEL_Q8_GEMM : WGC_KERNEL_NONE;
             break;
         case WGC_OP_CONV_INTEGER:
         case WGC_OP_QLINEAR_CONV:

@@ -8,6 +8,12 @@ onnxruntime-node (the others; tests/models.sh section 8):
                    constant int8 B [33, 13] (scalar zero point) and a constant uint8 B
                    [33, 13] (per-column zero points): the int32 products and y_scale are
                    outputs (exact), and Cast + Mul as quantize_dynamic writes them
+  dq_matmul_rows.onnx  x [1, 3, 201] -> DynamicQuantizeLinear -> MatMulInteger as a decode
+                   step's: 3 rows (the int8 GEMV), K odd, N = 330 (not a multiple of the 8-column
+                   panels; enough columns for a --threads build to split), an int8 B with a scalar zero point and a uint8 B with per-column
+                   zero points 0 and 255 among them; the int32 products are the outputs
+  dq_matmul_size.onnx  x [1, 1024] -> DynamicQuantizeLinear -> MatMulInteger with an int8 B
+                   [1024, 1024] (1 MiB): the module keeps B at one byte per weight
   dq_conv.onnx     x [1, 3, 17, 15] -> DynamicQuantizeLinear -> ConvInteger 3x3 pad 1 with
                    constant int8 weights [6, 3, 3, 3] (onnxruntime takes only scalar weight
                    zero points here; the kernel test covers per-channel ones), and a
@@ -66,6 +72,28 @@ def dq_matmul(out):
     save(out, "dq_matmul", nodes, [vi("x", TensorProto.FLOAT, [2, 5, 33])],
          [vi("p1", TensorProto.INT32, [2, 5, 13]), vi("p2", TensorProto.INT32, [2, 5, 13]),
           vi("xs", TensorProto.FLOAT, []), vi("y", TensorProto.FLOAT, [2, 5, 13])], inits)
+
+
+def dq_matmul_rows(out):
+    zb2 = rng.integers(0, 256, 330).astype(np.uint8)
+    zb2[:2] = [0, 255]
+    inits = [numpy_helper.from_array(rng.integers(-128, 128, (201, 330)).astype(np.int8), "b1"),
+             numpy_helper.from_array(np.int8(-100), "zb1"),
+             numpy_helper.from_array(rng.integers(0, 256, (201, 330)).astype(np.uint8), "b2"),
+             numpy_helper.from_array(zb2, "zb2")]
+    nodes = [helper.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]),
+             helper.make_node("MatMulInteger", ["xq", "b1", "xz", "zb1"], ["p1"]),
+             helper.make_node("MatMulInteger", ["xq", "b2", "xz", "zb2"], ["p2"])]
+    save(out, "dq_matmul_rows", nodes, [vi("x", TensorProto.FLOAT, [1, 3, 201])],
+         [vi("p1", TensorProto.INT32, [1, 3, 330]), vi("p2", TensorProto.INT32, [1, 3, 330])], inits)
+
+
+def dq_matmul_size(out):
+    inits = [numpy_helper.from_array(rng.integers(-128, 128, (1024, 1024)).astype(np.int8), "b")]
+    nodes = [helper.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]),
+             helper.make_node("MatMulInteger", ["xq", "b", "xz"], ["p"])]
+    save(out, "dq_matmul_size", nodes, [vi("x", TensorProto.FLOAT, [1, 1024])],
+         [vi("p", TensorProto.INT32, [1, 1024])], inits)
 
 
 def dq_conv(out):
@@ -147,6 +175,8 @@ if __name__ == "__main__":
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     dq_matmul(out)
+    dq_matmul_rows(out)
+    dq_matmul_size(out)
     dq_conv(out)
     qdq_bias(out)
     layernorm(out)

@@ -11,7 +11,8 @@
  * under it keeps them); ConvTranspose gets its store form (split among threads) exactly
  * when every output pixel gets one tap; ConvInteger and QLinearConv layers get the int8
  * kernel of their shape, and int8 Winograd filters beyond the budget left by the float
- * ones are transformed on every run, the layers with the most tiles first; every kernel
+ * ones are transformed on every run, the layers with the most tiles first; MatMulInteger
+ * gets the int8 GEMM exactly when its B and B's zero point are constants; every kernel
  * of src/ir/kernels.def appears in
  * the table of docs/performance.md with its C symbol, and every row of that table names
  * a kernel of the list.
@@ -503,6 +504,42 @@ TEST(matmul_keeps_float16_weights)
     }
 }
 
+/* MatMulInteger: the int8 GEMM exactly when B is a constant matrix and its zero point
+ * constant or absent (the packing step lays both out); else the int32 loops. */
+TEST(matmul_integer_kernels)
+{
+    static const struct {
+        const char *what;
+        int b_rank, zp; /* zp: 0 none, 1 constant, 2 a graph input */
+        bool bconst;
+        wgc_kernel want;
+    } rows[] = {
+        {"constant 2-D B", 2, 0, true, WGC_KERNEL_Q8_GEMM},
+        {"constant 2-D B, constant zero point", 2, 1, true, WGC_KERNEL_Q8_GEMM},
+        {"constant 2-D B, zero point at run time", 2, 2, true, WGC_KERNEL_NONE},
+        {"constant 3-D B", 3, 0, true, WGC_KERNEL_NONE},
+        {"B at run time", 2, 0, false, WGC_KERNEL_NONE},
+    };
+    static const uint8_t zero[2 * 8 * 16];
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        wgc_graph *g = wgc_graph_new();
+        const int64_t ad[2] = {4, 8}, bd2[2] = {8, 16}, bd3[3] = {2, 8, 16}, zd[1] = {16};
+        const int64_t *bd = rows[i].b_rank == 2 ? bd2 : bd3;
+        int in[4] = {tg_input(g, "a", WG_DT_UINT8, 2, ad), 0, tg_const(g, "az", WG_DT_UINT8, NULL, 0, zero), 0};
+        in[1] = rows[i].bconst ? tg_const(g, "b", WG_DT_UINT8, bd, rows[i].b_rank, zero)
+                               : tg_input(g, "b", WG_DT_UINT8, rows[i].b_rank, bd);
+        if (rows[i].zp)
+            in[3] = rows[i].zp == 1 ? tg_const(g, "bz", WG_DT_UINT8, zd, 1, zero) : tg_input(g, "bz", WG_DT_UINT8, 1, zd);
+        tg_output(g, tg_node(g, "MatMulInteger", in, rows[i].zp ? 4 : 3, "y"));
+        wgc_pass_options o = {.simd = true};
+        CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
+        CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
+        CHECK(g->nodes[0].impl.kernel == rows[i].want, "%s: got %s, want %s", rows[i].what,
+              label(g->nodes[0].impl.kernel), label(rows[i].want));
+        wgc_graph_free(g);
+    }
+}
+
 /* Every kernel of the list has its row in docs/performance.md's kernel table (between
  * the kernel-table markers, the label in backquotes in the first cell) and every row
  * names a kernel of the list. */
@@ -571,6 +608,7 @@ int main(void)
     RUN(qconv_winograd_budget_keeps_the_fewest_tiles);
     RUN(gemm_and_matmul_kernels);
     RUN(matmul_keeps_float16_weights);
+    RUN(matmul_integer_kernels);
     RUN(performance_doc_lists_every_kernel);
     RUN(kernel_labels_are_unique);
     return test_summary("select");

@@ -8,6 +8,7 @@
 #include "../../../kernels/include/wgk_convnd.h"
 #include "../../../kernels/include/wgk_f16.h"
 #include "../../../kernels/include/wgk_pack.h"
+#include "../../../kernels/include/wgk_qgemm.h"
 #include "../../../kernels/include/wgk_winograd.h"
 #include "../../common/dtype.h"
 #include "pack_weight.h"
@@ -27,6 +28,8 @@ static size_t packed_floats(wgc_pack layout, const wgc_pack_geom *geo)
         return wgk_conv_pack_w_size(geo->M, 4 * geo->C * 16, 1);
     case WGC_PACK_DECONV:
         return wgk_deconv2d_pack_w_size(geo->C, geo->M, geo->KH * geo->KW, geo->groups);
+    case WGC_PACK_Q8_GEMM_B: /* bytes, not floats: pack_q8 */
+        return 0;
     }
     return 0;
 }
@@ -60,6 +63,8 @@ static bool pack(wgc_pack layout, const wgc_pack_geom *geo, const float *w, floa
     case WGC_PACK_DECONV:
         wgk_deconv2d_pack_w(w, geo->C, geo->M, geo->KH * geo->KW, geo->groups, dst);
         return true;
+    case WGC_PACK_Q8_GEMM_B: /* not floats: pack_q8 */
+        return false;
     }
     return false;
 }
@@ -78,9 +83,28 @@ static wg_status place_halves(wgc_emitter *e, const float *packed, size_t count,
     return st;
 }
 
+/* Q8_GEMM_B: the int8 GEMM's panels, one byte per weight (wgk_qgemm_pack_strided). */
+static wg_status pack_q8(wgc_emitter *e, const wgc_tensor *w, const wgc_pack_geom *geo, const char **expr)
+{
+    const size_t bytes = wgk_qgemm_pack_b_bytes(geo->K, geo->N);
+    int8_t *buf = malloc(bytes ? bytes : 1);
+    if (!buf)
+        return WG_ERR_NOMEM;
+    wgk_qgemm_pack_strided(w->data, w->dtype, geo->zp ? geo->zp->data : NULL, geo->zp_per_col, geo->K, geo->N,
+                           geo->sk, geo->sn, buf);
+    const wg_status st = wgc_weight(e, buf, bytes, expr);
+    free(buf);
+    return st;
+}
+
 wg_status wgc_pack_weight(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_tensor *w,
                           wgc_pack layout, const wgc_pack_geom *geo, const char **expr)
 {
+    if (layout == WGC_PACK_Q8_GEMM_B && w->data && (!geo->zp || geo->zp->data)) {
+        if (pack_q8(e, w, geo, expr))
+            return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing weight '%s'", w->name);
+        return WG_OK;
+    }
     if (!w->data || (layout != WGC_PACK_GEMM_B && layout != WGC_PACK_GEMM_B_F16 && layout != WGC_PACK_ONNX &&
                      layout != WGC_PACK_CONV && layout != WGC_PACK_PHASES && layout != WGC_PACK_DECONV))
         return wgc_error(g, n, WG_ERR_INVALID, "packing '%s': a weight computed at run time or an unknown layout "

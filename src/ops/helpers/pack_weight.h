@@ -10,11 +10,10 @@
  * which the kernels of ONNX layout read row-major [K][N]: WGC_PACK_ONNX with a GEMM
  * geometry makes that copy.
  *
- * The int8 GEMM's packed B (int16 minus the zero point: wgk_qgemm_pack_b, wgk_qconv_pack_w,
- * for MatMulInteger / QLinearMatMul and ConvInteger / QLinearConv) is packed by
- * wgc_q_pack_weight (qlinear.h), the int8 ops' one place for it, until the int8 kernels
- * join kernels.def (their selection, issue 41). Not through either yet: the int8 pointwise
- * conv's int32 channel pairs (wgk_q8_conv1x1_pack_w, qconv.c).
+ * The int8 GEMM's B (WGC_PACK_Q8_GEMM_B: MatMulInteger's B, the int8 im2col conv's W^T) is
+ * a uint8 / int8 weight with its zero point, one byte per weight. Not through this step
+ * yet: the int8 pointwise and depthwise convs' int16 pairs minus the zero points
+ * (wgk_q8_conv1x1_pack_w, wgk_q8_dwconv_pack_w, qconv.c).
  */
 #ifndef WGC_OPS_PACK_WEIGHT_H
 #define WGC_OPS_PACK_WEIGHT_H
@@ -30,6 +29,11 @@ typedef struct wgc_pack_geom {
      * K x N, its element (k, j) at w[k * sk + j * sn] (sk = N, sn = 1 for [K][N];
      * sk = 1, sn = K for Gemm's transB [N][K]). */
     size_t K, N, sk, sn;
+    /* Q8_GEMM_B (wgk_qgemm_pack_strided): the same B (uint8 or int8, the weight's dtype)
+     * and its zero point zp of the same dtype (NULL: none), one value or, with zp_per_col,
+     * one per column. */
+    const wgc_tensor *zp;
+    bool zp_per_col;
     /* CONV (wgk_conv_pack_w panels of the [M][C/groups*KH*KW] matrix) and PHASES (the
      * phase split's 4x4 filters on 4C channels, wgk_conv_phases_weights, then
      * wgk_conv_pack_w as one group): the conv's filters [M][C/groups][KH][KW]. DECONV

@@ -1,7 +1,5 @@
 /* qlinear.c: what ConvInteger / QLinearConv and MatMulInteger / QLinearMatMul share (see
  * qlinear.h). */
-#include <stdlib.h>
-
 #include "qlinear.h"
 
 static const int q8[] = {WG_DT_UINT8, WG_DT_INT8, 0};
@@ -80,19 +78,6 @@ wg_status wgc_q_params_check(wgc_graph *g, const wgc_node *n, const wgc_q_inputs
 const char *wgc_q_ptr_or_0(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int i)
 {
     return n->n_inputs > i && n->inputs[i] >= 0 ? wgc_ptr(e, g, n->inputs[i]) : "0";
-}
-
-wg_status wgc_q_pack_weight(wgc_emitter *e, wgc_graph *g, const wgc_node *n, wgc_q_pack_fn pack,
-                            const wgc_tensor *b, const wgc_tensor *bz, bool bz_vec, size_t d0,
-                            size_t d1, size_t np, const char **expr)
-{
-    int16_t *packed = malloc(2 * (np ? np : 1));
-    if (!packed)
-        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", b->name);
-    pack(b->data, b->dtype, bz ? bz->data : NULL, bz_vec, d0, d1, packed);
-    wg_status st = wgc_weight(e, packed, 2 * np, expr);
-    free(packed);
-    return st ? wgc_error(g, n, st, "out of memory") : WG_OK;
 }
 
 void wgc_q_emit_requantize(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int ydt, int64_t ny,

@@ -44,17 +44,10 @@ wg_status wgc_q_params_check(wgc_graph *g, const wgc_node *n, const wgc_q_inputs
 /* The address of input i when n has it, else "0". */
 const char *wgc_q_ptr_or_0(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int i);
 
-/* How a constant operand becomes the int8 GEMM's packed B (wgk_qgemm_pack_b,
- * wgk_qconv_pack_w: operand, its dtype, zero point or NULL, whether that is a vector, two
- * dims, output). */
-typedef void (*wgc_q_pack_fn)(const void *b, int bdt, const void *zb, int zb_vec, size_t d0,
-                              size_t d1, int16_t *dst);
-
-/* Packs constant b minus its constant zero point bz (NULL: none) with pack over dims d0, d1
- * into np int16 of the module's weights; *expr: their address. */
-wg_status wgc_q_pack_weight(wgc_emitter *e, wgc_graph *g, const wgc_node *n, wgc_q_pack_fn pack,
-                            const wgc_tensor *b, const wgc_tensor *bz, bool bz_vec, size_t d0,
-                            size_t d1, size_t np, const char **expr);
+/* Whether MatMulInteger node n runs on the int8 GEMM (the selection step's
+ * WGC_KERNEL_Q8_GEMM): its b a constant matrix (rank 2), b's zero point absent or constant
+ * (qmatmul.c). */
+bool wgc_qmatmul_packs_b(wgc_graph *g, const wgc_node *n);
 
 /* Emits the QLinear form's requantization of the int32 product acc into output 0 (ny values
  * of dtype ydt) with the scales and y's zero point of inputs 1, 4, 6 and 7; b's scale a
