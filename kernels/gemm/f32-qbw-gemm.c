@@ -1,9 +1,11 @@
 /*
  * f32-qbw-gemm.c: the product of float32 rows with weights quantized block-wise to 4 or 8
  * bits (contract, layout and paths in wgk_qweight.h): MatMulNBits. The weights are read as
- * the model stores them and widened in registers, never stored wider; what is laid out in
- * work is the rows of A (in the order the lanes hold the weights, or quantized).
+ * the model stores them and widened in registers, never stored wider in the module; what
+ * is laid out in work is the rows of A (in the order the lanes hold the weights, or
+ * quantized), or for many rows a block of the weights dequantized (the panel path).
  */
+#include "wgk_conv_packed.h"
 #include "wgk_qweight.h"
 
 typedef struct geom {
@@ -159,29 +161,17 @@ WGK_INLINE v128_t flip_signs(v128_t v, int bits)
     return wasm_v128_xor(v, wasm_i8x16_splat(bits == 4 ? (int8_t)0x88 : (int8_t)0x80));
 }
 
-/* The j-th weight of every i32 lane of chunk v (read through flip_signs, so q -
- * 2^(bits-1)) as floats; j is a constant once inlined. */
-WGK_INLINE v128_t lane_w(v128_t v, int bits, int j)
+/* The j-th weight of every i32 lane of chunk v (read through flip_signs) as the signed
+ * integer q - 2^(bits-1); j is a constant once inlined. */
+WGK_INLINE v128_t lane_q(v128_t v, int bits, int j)
 {
     const int top = bits == 4 ? 7 : 3, w = bits == 4 ? 4 : 8;
     const v128_t at_top = j == top ? v : wasm_i32x4_shl(v, 32 - w * (j + 1));
-    return wasm_f32x4_convert_i32x4(wasm_i32x4_shr(at_top, 32 - w));
+    return wasm_i32x4_shr(at_top, 32 - w);
 }
 
-/* x[r] + the products of chunk v with rows ap[r] + off (prep_row_lanes' order), r < R: each
- * weight widened once for the R rows, and each row's sum taken in the same order whatever
- * R (a row's result does not depend on how many rows share the call). */
-WGK_INLINE void lanes_dot(v128_t *x, int R, v128_t v, const float *const *ap, ptrdiff_t off, int bits)
-{
-    v = flip_signs(v, bits);
-    #pragma clang loop unroll(full)
-    for (int j = 0; j < (bits == 4 ? 8 : 4); j++) {
-        const v128_t w = lane_w(v, bits, j);
-        #pragma clang loop unroll(full)
-        for (int r = 0; r < R; r++)
-            x[r] = MADD(x[r], wasm_v128_load(ap[r] + off + 4 * j), w);
-    }
-}
+/* lane_q as floats. */
+WGK_INLINE v128_t lane_w(v128_t v, int bits, int j) { return wasm_f32x4_convert_i32x4(lane_q(v, bits, j)); }
 
 /* The float zero point of block j of column n, integer or not. */
 static inline float zp_any(const wgk_qbw_args *g, const geom *q, int n, int j)
@@ -308,21 +298,16 @@ static qrow qrow_at(const geom *q, const unsigned char *qr)
 }
 
 /* ---- the dot products, float or quantized rows ----
- * One loop serves both: quant 0 takes a prepared float row (ap, accuracy levels 0-3; the
- * weights go from bytes to floats in three operations, shift, mask, convert), quant 1 a
- * quantized row (r, level 4; i32 sums). quant is a constant once inlined. A block's products
- * sum the weights as stored, scaled once; the zero points' share, sum_j s_j z_j sum_k a
- * over block j, comes from the row's block sums once per column (zp_corr). */
+ * The GEMV's loop serves both: quant 0 takes a prepared float row (ap, accuracy levels 0-3;
+ * the weights go from bytes to floats in three operations, shift, mask, convert), quant 1
+ * a quantized row (r, level 4; i32 sums). quant is a constant once inlined. The row path
+ * (four rows against a column) takes quantized rows only. A block's products sum the
+ * weights as stored, scaled once; the zero points' share, sum_j s_j z_j sum_k a over block
+ * j, comes from the row's block sums once per column (zp_corr). */
 
-/* x[i] + the products of chunk v with row i at off, i < R: float rows ap (each weight
- * widened once for the R rows) or quantized rows r. */
-WGK_INLINE void chunk_dot(v128_t *x, int R, v128_t v, int quant, const float *const *ap, const qrow *r, ptrdiff_t off,
-                          int bits)
+/* x[i] + the products of chunk v with quantized row r[i] at off, i < R. */
+WGK_INLINE void chunk_idot(v128_t *x, int R, v128_t v, const qrow *r, ptrdiff_t off, int bits)
 {
-    if (!quant) {
-        lanes_dot(x, R, v, ap, off, bits);
-        return;
-    }
     #pragma clang loop unroll(full)
     for (int i = 0; i < R; i++)
         x[i] = lanes_idot(x[i], v, r[i].qa + off, bits);
@@ -421,10 +406,9 @@ WGK_INLINE void gemv_row(const wgk_qbw_args *g, const geom *q, int bits, int qua
     }
 }
 
-/* Four rows (ap[i] or r[i], block sums sums[i]; rows past M repeat the last and are dropped)
- * against column n: each weight chunk loaded once for the four. */
-WGK_INLINE void rows4(const wgk_qbw_args *g, const geom *q, int bits, int quant, const float *const ap[4],
-                      const qrow r[4], const float *const sums[4], int n, float out[4])
+/* Four quantized rows (r[i]; rows past M repeat the last and are dropped) against column
+ * n: each weight chunk loaded once for the four. */
+WGK_INLINE void rows4(const wgk_qbw_args *g, const geom *q, int bits, const qrow r[4], int n, float out[4])
 {
     const int blk = g->blk, c = bits == 4 ? 32 : 16, cb = 16;
     const uint8_t *b = g->b + (ptrdiff_t)n * q->colbytes;
@@ -440,11 +424,11 @@ WGK_INLINE void rows4(const wgk_qbw_args *g, const geom *q, int bits, int quant,
                 x[i] = wasm_i32x4_splat(0);
             const int k0 = jb * blk, o = jb * q->blob;
             for (int k = 0; k < blk; k += c)
-                chunk_dot(x, 4, wasm_v128_load(b + o + k / c * cb), quant, ap, r, k0 + k, bits);
+                chunk_idot(x, 4, wasm_v128_load(b + o + k / c * cb), r, k0 + k, bits);
             const float s = scale_of(g, q, n, jb);
             #pragma clang loop unroll(full)
             for (int i = 0; i < 4; i++)
-                t[i] = block_add(t[i], x[i], quant, row_scale(quant, &r[i], jb) * s, 0, 0.0f);
+                t[i] = block_add(t[i], x[i], 1, r[i].sa[jb] * s, 0, 0.0f);
         }
     } else {
         for (int jb = 0; jb < q->nblk; jb += 2) {
@@ -455,16 +439,15 @@ WGK_INLINE void rows4(const wgk_qbw_args *g, const geom *q, int bits, int quant,
             #pragma clang loop unroll(full)
             for (int i = 0; i < 4; i++)
                 x[i] = wasm_i32x4_splat(0);
-            chunk_dot(x, 4, v, quant, ap, r, jb * 16, 4);
+            chunk_idot(x, 4, v, r, jb * 16, 4);
             #pragma clang loop unroll(full)
             for (int i = 0; i < 4; i++)
-                t[i] = block_add(t[i], x[i], quant, row_scale(quant, &r[i], jb) * s0, two,
-                                 two ? row_scale(quant, &r[i], jb + 1) * s1 : 0.0f);
+                t[i] = block_add(t[i], x[i], 1, r[i].sa[jb] * s0, two, two ? r[i].sa[jb + 1] * s1 : 0.0f);
         }
     }
     #pragma clang loop unroll(full)
     for (int i = 0; i < 4; i++)
-        out[i] = hsum(t[i]) - zp_corr(g, q, n, sums[i], quant ? 0.0f : sign_offset(bits));
+        out[i] = hsum(t[i]) - zp_corr(g, q, n, r[i].asb, 0.0f);
 }
 
 /* Columns per block of the row path: their weights stay in L2 (256 KiB) while every row
@@ -475,30 +458,213 @@ static int col_block(const geom *q)
     return nb < 4 ? 4 : nb;
 }
 
-/* The row path: mr prepared rows (float rows, quant 0, or quantized rows, quant 1, at work,
- * rb bytes apart) of C's rows m0 .., four rows against each column of a column block. */
-WGK_INLINE void rows_prepared(const wgk_qbw_args *g, const geom *q, int bits, int quant, const unsigned char *work,
-                              size_t rb, int m0, int mr)
+/* The row path: mr quantized rows (at work, rb bytes apart) of C's rows m0 .., four rows
+ * against each column of a column block. */
+WGK_INLINE void rows_prepared(const wgk_qbw_args *g, const geom *q, int bits, const unsigned char *work, size_t rb,
+                              int m0, int mr)
 {
     const int nb = col_block(q);
     for (int n0 = 0; n0 < g->N; n0 += nb) {
         const int n1 = g->N - n0 < nb ? g->N : n0 + nb;
         for (int r0 = 0; r0 < mr; r0 += 4) {
-            const float *ap[4], *sums[4];
             qrow rows[4];
             #pragma clang loop unroll(full)
-            for (int i = 0; i < 4; i++) {
-                const unsigned char *p = work + (size_t)(r0 + i < mr ? r0 + i : mr - 1) * rb;
-                rows[i] = qrow_at(q, p);
-                ap[i] = (const float *)p;
-                sums[i] = quant ? rows[i].asb : ap[i] + kq_of(q);
-            }
+            for (int i = 0; i < 4; i++)
+                rows[i] = qrow_at(q, work + (size_t)(r0 + i < mr ? r0 + i : mr - 1) * rb);
             const int nr = mr - r0 < 4 ? mr - r0 : 4;
             for (int n = n0; n < n1; n++) {
                 float out[4];
-                rows4(g, q, bits, quant, ap, rows, sums, n, out);
+                rows4(g, q, bits, rows, n, out);
                 for (int i = 0; i < nr; i++)
                     g->c[(ptrdiff_t)(m0 + r0 + i) * g->ldc + n] = out[i] + (g->bias ? g->bias[n] : 0.0f);
+            }
+        }
+    }
+}
+
+/* ---- the panel path (float, M >= WGK_QBW_ROWS_M) ----
+ * A block of kc x nc weights (k0.., n0..) dequantized, W(k, n) = (q - zp) * s in float32
+ * as onnxruntime's CPU kernel computes it (the integer difference exact), into panels of
+ * 8 columns, [k][8] (the float GEMM's layout), each weight once per call; then each group
+ * of 4 rows of A, broadcast over kc (in L1), through the float GEMM's micro-kernel over
+ * the block's panels (in L2). The weights are read as i32 lanes of 4 columns (a 4 x 4
+ * transpose of their 16-byte chunks): the j-th nibble (byte) of every lane is then one k
+ * of the 4 columns, a row of half a panel. */
+
+/* Chunk o (byte offset) of the four columns col[0..3] as i32 lanes: t[i] holds word i
+ * (bytes 4i .. 4i+3) of each column, column j in lane j; half: only 8 bytes are there
+ * (the last odd block of 16 4-bit weights). */
+WGK_INLINE void chunk_words(const uint8_t *const col[4], int o, int half, v128_t t[4])
+{
+    v128_t v[4];
+    #pragma clang loop unroll(full)
+    for (int j = 0; j < 4; j++)
+        v[j] = half ? wasm_v128_load64_zero(col[j] + o) : wasm_v128_load(col[j] + o);
+    const v128_t u0 = wasm_i32x4_shuffle(v[0], v[1], 0, 4, 1, 5), u1 = wasm_i32x4_shuffle(v[2], v[3], 0, 4, 1, 5);
+    const v128_t u2 = wasm_i32x4_shuffle(v[0], v[1], 2, 6, 3, 7), u3 = wasm_i32x4_shuffle(v[2], v[3], 2, 6, 3, 7);
+    t[0] = wasm_i32x4_shuffle(u0, u1, 0, 1, 4, 5);
+    t[1] = wasm_i32x4_shuffle(u0, u1, 2, 3, 6, 7);
+    t[2] = wasm_i32x4_shuffle(u2, u3, 0, 1, 4, 5);
+    t[3] = wasm_i32x4_shuffle(u2, u3, 2, 3, 6, 7);
+}
+
+/* The kind of zero points, a constant in the panel path's loops: none (the format's
+ * middle), packed integers, floats. */
+enum { ZP_DEFAULT, ZP_PACKED, ZP_FLOAT };
+
+/* Block jb of four columns: scales s; packed zero points less the sign offset, zi (the
+ * weights are read through flip_signs), or float ones, zf. */
+typedef struct block4 {
+    v128_t s, zi, zf;
+} block4;
+
+WGK_INLINE block4 block4_of(const wgk_qbw_args *g, const geom *q, const int cols[4], int jb, int bits, int zkind)
+{
+    const ptrdiff_t i0 = (ptrdiff_t)cols[0] * q->nblk + jb, i1 = (ptrdiff_t)cols[1] * q->nblk + jb,
+                    i2 = (ptrdiff_t)cols[2] * q->nblk + jb, i3 = (ptrdiff_t)cols[3] * q->nblk + jb;
+    block4 b = {wasm_f32x4_make(g->scales[i0], g->scales[i1], g->scales[i2], g->scales[i3]), wasm_i32x4_splat(0),
+                wasm_f32x4_splat(0.0f)};
+    if (zkind == ZP_PACKED) {
+        const int at = bits == 8 ? jb : jb >> 1, shift = bits == 8 ? 0 : (jb & 1) * 4, mask = (1 << bits) - 1;
+        const uint8_t *z = g->zp + at;
+        const v128_t zi = wasm_i32x4_make(z[(ptrdiff_t)cols[0] * q->zstride], z[(ptrdiff_t)cols[1] * q->zstride],
+                                          z[(ptrdiff_t)cols[2] * q->zstride], z[(ptrdiff_t)cols[3] * q->zstride]);
+        b.zi = wasm_i32x4_sub(wasm_v128_and(wasm_u32x4_shr(zi, shift), wasm_i32x4_splat(mask)),
+                              wasm_i32x4_splat(1 << (bits - 1)));
+    }
+    if (zkind == ZP_FLOAT)
+        b.zf = wasm_f32x4_make(g->zpf[i0], g->zpf[i1], g->zpf[i2], g->zpf[i3]);
+    return b;
+}
+
+/* Word t of 4 columns (per = 8 4-bit or 4 8-bit weights of each), dequantized into per
+ * rows of half a panel: dst[8 * j + i] = W(k + j, column i). */
+WGK_INLINE void dequant_word(v128_t t, int bits, const block4 *b, int zkind, float *dst)
+{
+    t = flip_signs(t, bits);
+    const v128_t off = wasm_f32x4_splat(sign_offset(bits));
+    #pragma clang loop unroll(full)
+    for (int j = 0; j < (bits == 4 ? 8 : 4); j++) {
+        const v128_t qs = lane_q(t, bits, j);
+        v128_t d;
+        if (zkind == ZP_FLOAT)
+            d = wasm_f32x4_sub(wasm_f32x4_add(wasm_f32x4_convert_i32x4(qs), off), b->zf);
+        else
+            d = wasm_f32x4_convert_i32x4(zkind == ZP_PACKED ? wasm_i32x4_sub(qs, b->zi) : qs);
+        wasm_v128_store(dst + 8 * j, wasm_f32x4_mul(d, b->s));
+    }
+}
+
+/* Rows k0 .. k0+kc-1 of columns n0 .. n0+nc-1 (nc <= the block's columns) into panels of 8
+ * columns ps floats apart: dst[p * ps + (k - k0) * 8 + j] = W(k, n0 + 8p + j). Whole
+ * chunks are written (rows up to kc rounded up to 32), columns past N repeat the last
+ * (their sums are dropped); the last panel's second half only when it has columns. */
+WGK_INLINE void dequant_block(const wgk_qbw_args *g, const geom *q, int bits, int zkind, int k0, int kc, int n0,
+                              int nc, float *dst, size_t ps)
+{
+    const int ck = bits == 4 ? 32 : 16, per = ck / 4;
+    for (int h0 = 0; h0 < nc; h0 += 4) {
+        int cols[4];
+        const uint8_t *col[4];
+        for (int j = 0; j < 4; j++) {
+            cols[j] = n0 + h0 + j < g->N ? n0 + h0 + j : g->N - 1;
+            col[j] = g->b + (ptrdiff_t)cols[j] * q->colbytes;
+        }
+        float *d = dst + (size_t)(h0 / 8) * ps + h0 % 8;
+        block4 b = block4_of(g, q, cols, k0 / g->blk, bits, zkind);
+        for (int c = k0; c < k0 + kc; c += ck) {
+            v128_t t[4];
+            chunk_words(col, c * bits / 8, c + ck > q->Kp, t);
+            #pragma clang loop unroll(full)
+            for (int i = 0; i < 4; i++) {
+                const int k = c + per * i;
+                if (k > k0 && (k & (g->blk - 1)) == 0)
+                    b = block4_of(g, q, cols, k / g->blk, bits, zkind);
+                dequant_word(t[i], bits, &b, zkind, d + (size_t)(k - k0) * 8);
+            }
+        }
+    }
+}
+
+/* dequant_block with the kind of zero points a constant. */
+WGK_INLINE void dequant_zkind(const wgk_qbw_args *g, const geom *q, int bits, int k0, int kc, int n0, int nc,
+                              float *dst, size_t ps)
+{
+    if (g->zp)
+        dequant_block(g, q, bits, ZP_PACKED, k0, kc, n0, nc, dst, ps);
+    else if (g->zpf)
+        dequant_block(g, q, bits, ZP_FLOAT, k0, kc, n0, nc, dst, ps);
+    else
+        dequant_block(g, q, bits, ZP_DEFAULT, k0, kc, n0, nc, dst, ps);
+}
+
+/* dequant_block with bits and the kind of zero points constants. */
+static void dequant_panels(const wgk_qbw_args *g, const geom *q, int k0, int kc, int n0, int nc, float *dst, size_t ps)
+{
+    if (g->bits == 4)
+        dequant_zkind(g, q, 4, k0, kc, n0, nc, dst, ps);
+    else
+        dequant_zkind(g, q, 8, k0, kc, n0, nc, dst, ps);
+}
+
+/* v's 4 lanes (4 k of one row), each broadcast into its own k's 16 floats. */
+WGK_INLINE void splat_lanes(v128_t v, float *dst)
+{
+    wasm_v128_store(dst, wasm_i32x4_shuffle(v, v, 0, 0, 0, 0));
+    wasm_v128_store(dst + 16, wasm_i32x4_shuffle(v, v, 1, 1, 1, 1));
+    wasm_v128_store(dst + 32, wasm_i32x4_shuffle(v, v, 2, 2, 2, 2));
+    wasm_v128_store(dst + 48, wasm_i32x4_shuffle(v, v, 3, 3, 3, 3));
+}
+
+/* Rows m .. m+3 of A (the last repeated past M), k0 .. k0+kc-1, broadcast as the
+ * micro-kernel reads them: dst[(k - k0) * 16 + 4 * r + l] = A(m + r, k), l < 4. */
+static void splat_rows(const wgk_qbw_args *g, int m, int k0, int kc, float *dst)
+{
+    const float *a[4];
+    for (int r = 0; r < 4; r++)
+        a[r] = g->a + (ptrdiff_t)(m + r < g->M ? m + r : g->M - 1) * g->lda + k0;
+    int k = 0;
+    for (; k + 4 <= kc; k += 4)
+        #pragma clang loop unroll(full)
+        for (int r = 0; r < 4; r++)
+            splat_lanes(wasm_v128_load(a[r] + k), dst + k * 16 + 4 * r);
+    for (; k < kc; k++)
+        for (int r = 0; r < 4; r++)
+            wasm_v128_store(dst + k * 16 + 4 * r, wasm_f32x4_splat(a[r][k]));
+}
+
+/* The bias on rows m .. m+mr-1, columns n0 .. n0+nc-1 of C (their sums just finished). */
+static void add_bias(const wgk_qbw_args *g, int m, int mr, int n0, int nc)
+{
+    for (int r = 0; r < mr; r++) {
+        float *c = g->c + (ptrdiff_t)(m + r) * g->ldc + n0;
+        const float *b = g->bias + n0;
+        int j = 0;
+        for (; j + 4 <= nc; j += 4)
+            wasm_v128_store(c + j, wasm_f32x4_add(wasm_v128_load(c + j), wasm_v128_load(b + j)));
+        for (; j < nc; j++)
+            c[j] += b[j];
+    }
+}
+
+/* The panel path: work holds the broadcast rows (16 kc floats) then the block of panels. */
+static void gemm_panels(const wgk_qbw_args *g, const geom *q)
+{
+    const int kcb = wgk_qbw_panel_kc(g->K, g->blk), ncb = wgk_qbw_panel_nc(kcb);
+    const size_t ps = (size_t)kcb * 8;
+    float *const splat = (float *)g->work, *const panels = splat + (size_t)16 * kcb;
+    for (int k0 = 0; k0 < g->K; k0 += kcb) {
+        const int kc = g->K - k0 < kcb ? g->K - k0 : kcb, last = k0 + kc == g->K;
+        for (int n0 = 0; n0 < g->N; n0 += ncb) {
+            const int nc = g->N - n0 < ncb ? g->N - n0 : ncb;
+            dequant_panels(g, q, k0, kc, n0, nc, panels, ps);
+            for (int m = 0; m < g->M; m += 4) {
+                const int mr = g->M - m < 4 ? g->M - m : 4;
+                splat_rows(g, m, k0, kc, splat);
+                wgk_f32_conv_ukernel_splat(mr, nc, kc, splat, panels, ps, g->c + (ptrdiff_t)m * g->ldc + n0, g->ldc,
+                                           NULL, NULL, 0, -__builtin_inff(), __builtin_inff(), k0 > 0);
+                if (last && g->bias)
+                    add_bias(g, m, mr, n0, nc);
             }
         }
     }
@@ -517,7 +683,7 @@ WGK_INLINE void gemm_q8(const wgk_qbw_args *g, const geom *q, int bits)
         for (int r = 0; r < mr; r++)
             quant_lanes(g->a + (ptrdiff_t)(m0 + r) * g->lda, g->K, bits, g->blk, q, tmp, tmpq, qbase + (size_t)r * rb);
         if (g->M >= WGK_QBW_ROWS_M) {
-            rows_prepared(g, q, bits, 1, qbase, rb, m0, mr);
+            rows_prepared(g, q, bits, qbase, rb, m0, mr);
             continue;
         }
         for (int r = 0; r < mr; r++) {
@@ -527,28 +693,14 @@ WGK_INLINE void gemm_q8(const wgk_qbw_args *g, const geom *q, int bits)
     }
 }
 
-/* Float (accuracy levels 0-3): each row prepared (prep_row_lanes) into work, its block sums
- * after it, then the GEMV (fewer than WGK_QBW_ROWS_M rows) or, WGK_QBW_QROWS rows at a
- * time, the row path. */
+/* Float (accuracy levels 0-3), fewer than WGK_QBW_ROWS_M rows: each row prepared
+ * (prep_row_lanes) into work, its block sums after it, then the GEMV. */
 WGK_INLINE void gemm_f32(const wgk_qbw_args *g, const geom *q, int bits)
 {
-    const size_t stride = (size_t)kq_of(q) + (size_t)(q->nblk + 3) / 4 * 4;
     float *work = (float *)g->work;
-    for (int m0 = 0; m0 < g->M; m0 += WGK_QBW_QROWS) {
-        const int mr = g->M - m0 < WGK_QBW_QROWS ? g->M - m0 : WGK_QBW_QROWS;
-        if (g->M < WGK_QBW_ROWS_M) {
-            for (int r = 0; r < mr; r++) {
-                prep_row_lanes(g->a + (ptrdiff_t)(m0 + r) * g->lda, g->K, q->Kp, bits, g->blk, q->nblk, work,
-                               work + kq_of(q));
-                gemv_row(g, q, bits, 0, work, NULL, work + kq_of(q), m0 + r);
-            }
-            continue;
-        }
-        for (int r = 0; r < mr; r++) {
-            float *a = work + (size_t)r * stride;
-            prep_row_lanes(g->a + (ptrdiff_t)(m0 + r) * g->lda, g->K, q->Kp, bits, g->blk, q->nblk, a, a + kq_of(q));
-        }
-        rows_prepared(g, q, bits, 0, (const unsigned char *)work, stride * sizeof(float), m0, mr);
+    for (int m = 0; m < g->M; m++) {
+        prep_row_lanes(g->a + (ptrdiff_t)m * g->lda, g->K, q->Kp, bits, g->blk, q->nblk, work, work + kq_of(q));
+        gemv_row(g, q, bits, 0, work, NULL, work + kq_of(q), m);
     }
 }
 
@@ -559,6 +711,8 @@ static void gemm(const wgk_qbw_args *g, const geom *q)
             gemm_q8(g, q, 4);
         else
             gemm_q8(g, q, 8);
+    } else if (g->M >= WGK_QBW_ROWS_M) {
+        gemm_panels(g, q);
     } else if (g->bits == 4) {
         gemm_f32(g, q, 4);
     } else {

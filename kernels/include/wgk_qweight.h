@@ -35,12 +35,20 @@
  *     per column from the row's block sums (as MLAS takes it with quant_a).
  *   - GEMV, M < WGK_QBW_ROWS_M: each row against four columns at a time (four streams of
  *     weights), every weight byte read once per row.
- *   - Rows, M >= WGK_QBW_ROWS_M: rows prepared WGK_QBW_QROWS at a time, then four rows
- *     against each column of a column block (weights in L2 for every group of rows), each
- *     chunk widened once for the four. A row's result is the same whatever M: its sums are
- *     taken in the same order as the GEMV's.
+ *   - Rows, M >= WGK_QBW_ROWS_M with quant_a: rows quantized WGK_QBW_QROWS at a time,
+ *     then four rows against each column of a column block (weights in L2 for every group
+ *     of rows), each chunk widened once for the four. A row's result is the same whatever
+ *     M: its sums are taken in the same order as the GEMV's.
+ *   - Panels, M >= WGK_QBW_ROWS_M without quant_a: the weights dequantized as onnxruntime's
+ *     CPU kernel does it, W(k, n) = (q - zp) * s in float32, into the float GEMM's panels of
+ *     8 columns ([k][8], as wgk_pack_b lays them out) in work, a block of kc x nc at a
+ *     time (wgk_qbw_panel_kc, wgk_qbw_panel_nc), each weight once per call; then every
+ *     group of 4 rows of A, broadcast, through the float GEMM's micro-kernel
+ *     (wgk_f32_conv_ukernel_splat) over the block's panels, C summing the k blocks. The
+ *     widening is 1/M of the work, not 1/4 as four rows against each column would make
+ *     it. A row's sums are taken in another order than the GEMV's (by k block, then k).
  * The scalar build (--no-simd) computes the same block sums in plain loops (the zero
- * point subtracted from each weight), row by row.
+ * point subtracted from each weight), row by row, whatever M.
  *
  * work: wgk_qbw_work_bytes(M, K, blk, quant_a) bytes, 16-byte aligned, the most any
  * M' <= M needs (a module plans it for a symbolic M's maximum).
@@ -53,10 +61,14 @@
 
 #include "wgk_base.h"
 
-/* Rows of A from which the row path runs (below: the GEMV, a row at a time), and how many
- * rows it prepares (lays out, quantizes) at a time. */
+/* Rows of A from which the row path (quant_a) or the panel path (float) runs (below: the
+ * GEMV, a row at a time), and how many rows the row path quantizes at a time. */
 #define WGK_QBW_ROWS_M 3
 #define WGK_QBW_QROWS 64
+/* The panel path's largest k block (the broadcast rows of a group, 16 floats per k, stay
+ * in L1) and the floats of a block of panels (kept in L2 while the groups of rows pass). */
+#define WGK_QBW_PANEL_KC 512
+#define WGK_QBW_PANEL_FLOATS 65536
 /* The largest block (onnxruntime's CPU kernels take 16 to 256 too). */
 #define WGK_QBW_MAX_BLOCK 256
 
@@ -80,6 +92,22 @@ static inline int wgk_qbw_nblk(int K, int blk) { return (K + blk - 1) / blk; }
 static inline int wgk_qbw_blob(int bits, int blk) { return blk * bits / 8; }
 static inline int wgk_qbw_zstride(int bits, int nblk) { return (nblk * bits + 7) / 8; }
 
+/* The panel path's k per block: K in the fewest blocks of at most WGK_QBW_PANEL_KC, each
+ * a whole number of chunks (32) and quantization blocks (blk divides WGK_QBW_PANEL_KC). */
+static inline int wgk_qbw_panel_kc(int K, int blk)
+{
+    const int unit = blk > 32 ? blk : 32, blocks = (K + WGK_QBW_PANEL_KC - 1) / WGK_QBW_PANEL_KC;
+    const int kc = (K + blocks - 1) / blocks;
+    return (kc + unit - 1) / unit * unit;
+}
+
+/* Columns per block of panels of kc rows (a multiple of 8). */
+static inline int wgk_qbw_panel_nc(int kc)
+{
+    const int nc = WGK_QBW_PANEL_FLOATS / kc / 8 * 8;
+    return nc < 8 ? 8 : nc;
+}
+
 /* Bytes of work the product of M rows needs (the most any M' <= M needs). */
 static inline size_t wgk_qbw_work_bytes(int M, int K, int blk, int quant_a)
 {
@@ -92,10 +120,14 @@ static inline size_t wgk_qbw_work_bytes(int M, int K, int blk, int quant_a)
         const size_t Kq = (Kp + 31) / 32 * 32;
         return rows * ((2 * Kq + 15) / 16 * 16 + 2 * ((4 * nblk + 15) / 16 * 16)) + 4 * ((Kp + 3) / 4 * 4) + 2 * Kp;
     }
-    /* rows of floats in the GEMV's order (Kp rounded up to 32) and their block sums: one
-     * for the GEMV, WGK_QBW_QROWS or M for the row path */
-    const size_t rows = (size_t)(M < WGK_QBW_ROWS_M ? 1 : M < WGK_QBW_QROWS ? M : WGK_QBW_QROWS);
-    return 4 * rows * ((Kp + 31) / 32 * 32 + (nblk + 3) / 4 * 4);
+    /* the GEMV's row of floats in its order (Kp rounded up to 32) and its block sums; the
+     * panel path's broadcast rows (16 floats per k) and block of panels */
+    const size_t row_bytes = 4 * ((Kp + 31) / 32 * 32 + (nblk + 3) / 4 * 4);
+    if (M < WGK_QBW_ROWS_M)
+        return row_bytes;
+    const size_t kc = (size_t)wgk_qbw_panel_kc(K, blk);
+    const size_t panel_bytes = 4 * kc * (16 + (size_t)wgk_qbw_panel_nc((int)kc));
+    return row_bytes > panel_bytes ? row_bytes : panel_bytes;
 }
 
 /* The product (above). */

@@ -4,8 +4,9 @@
  * 256, zero points absent, packed (4-bit: two per byte, an odd count of blocks) and float;
  * a bias; K below, at and past a block, not a multiple of it; odd N (column groups of 4
  * and panels of 8 and their tails); M = 1 (the GEMV) and more (the prefill paths), with
- * more rows than one row block of each; the extremes (every weight 0 or 2^bits - 1, zero
- * points at both ends). Accuracy level 4 (quant_a) against the same loop over A quantized
+ * more rows than one row block of each; the panel path (float, M >= WGK_QBW_ROWS_M) from
+ * its first M, with K over several of its k blocks and N over several blocks of panels;
+ * the extremes (every weight 0 or 2^bits - 1, zero points at both ends). Accuracy level 4 (quant_a) against the same loop over A quantized
  * as MLAS does it, written out here; its block sums are integers, so they are exact.
  * Threads: the shares of 2 and 3 threads (wgk_split_qbw), run one after the other, give
  * the whole call's bits. And wgk_f32_qbw_gather (GatherBlockQuantized's rows) against its
@@ -267,6 +268,22 @@ static void bnb4_one(int M, int N, int K, int blk, int qt, int extreme)
     WGKT_CHECK(ok, "bnb4 gemm equals the dequantized loop");
 }
 
+/* The panel path about its first M (the GEMV below it), K = 1100 over three of its k blocks
+ * (the last short, not a multiple of 32) and not a multiple of the block (4-bit blocks of
+ * 16: an odd count, the last chunk half there). */
+static void panel_cases(void)
+{
+    static const int blks[] = {16, 32, 64, 128, 256};
+    for (int bits = 4; bits <= 8; bits += 4)
+        for (unsigned bi = 0; bi < sizeof blks / sizeof *blks; bi++)
+            for (int zmode = 0; zmode < 3; zmode++)
+                for (int dm = -1; dm <= 2; dm++)
+                    one(WGK_QBW_ROWS_M + dm, 13 - dm - zmode, 1100, bits, blks[bi], zmode, 0, (dm + zmode) & 1, 0);
+    WGKT_CHECK(wgk_qbw_panel_kc(1100, 16) % 32 == 0 && 1100 > 2 * wgk_qbw_panel_kc(1100, 16) &&
+                   1100 > 2 * wgk_qbw_panel_kc(1100, 256),
+               "K = 1100 takes three k blocks");
+}
+
 static void run(void)
 {
     for (int qt = 0; qt < 2; qt++)
@@ -323,7 +340,10 @@ static void run(void)
     one(5, 5, BIGK - 24, 8, 128, 2, 0, 0, 0);
     one(5, WIDEN, 2048, 4, 64, 1, 0, 1, 0);
     one(6, WIDEN, 2048, 4, 16, 1, 1, 0, 0);
+    one(7, WIDEN, 2048, 8, 32, 2, 0, 1, 0);
     WGKT_CHECK(MAXM > WGK_QBW_QROWS && WIDEN * 1024 > 262144, "the big cases take two row and column blocks");
+    WGKT_CHECK(wgk_qbw_panel_nc(wgk_qbw_panel_kc(2048, 32)) < WIDEN, "the wide cases take two blocks of panels");
+    panel_cases();
 }
 
 WGKT_MAIN("qweight", run)
