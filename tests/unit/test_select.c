@@ -94,6 +94,18 @@ static const char *label(wgc_kernel k)
     return k ? wgc_kernel_label(k) : "(none)";
 }
 
+/* Infers and selects the kernels of g (SIMD or scalar builds) and checks that node n got
+ * kernel want (`what` names the case); node n's impl, for the checks that follow. */
+static const wgc_impl *select_expect(wgc_graph *g, bool simd, int n, const char *what, wgc_kernel want)
+{
+    wgc_pass_options o = {.simd = simd};
+    CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", what, g->err);
+    CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", what, g->err);
+    const wgc_impl *im = &g->nodes[n].impl;
+    CHECK(im->kernel == want, "%s: got %s, want %s", what, label(im->kernel), label(want));
+    return im;
+}
+
 /* The policy, one layer per row: name, rank, C, M, input size, k, stride, pad, dilation,
  * groups, constant weight, SIMD, the kernel, the GEMM it calls. */
 static const layer layers[] = {
@@ -153,11 +165,7 @@ TEST(conv_layers_get_their_kernels)
         const layer *l = &layers[i];
         wgc_graph *g = wgc_graph_new();
         const int n = add_conv(g, l, 0);
-        wgc_pass_options o = {.simd = l->simd};
-        CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", l->what, g->err);
-        CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", l->what, g->err);
-        const wgc_impl *im = &g->nodes[n].impl;
-        CHECK(im->kernel == l->want, "%s: got %s, want %s", l->what, label(im->kernel), label(l->want));
+        const wgc_impl *im = select_expect(g, l->simd, n, l->what, l->want);
         CHECK(im->gemm == l->want_gemm, "%s: calls %s, want %s", l->what, label(im->gemm), label(l->want_gemm));
         const wgc_kernel_info *k = wgc_kernel_get(im->kernel);
         if (k) {
@@ -197,11 +205,7 @@ TEST(first_run_direct_where_the_transform_costs_more)
         const layer *l = &rows[i].l;
         wgc_graph *g = wgc_graph_new();
         const int n = add_conv(g, l, 0);
-        wgc_pass_options o = {.simd = true};
-        CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", l->what, g->err);
-        CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", l->what, g->err);
-        const wgc_impl *im = &g->nodes[n].impl;
-        CHECK(im->kernel == l->want, "%s: got %s", l->what, label(im->kernel));
+        const wgc_impl *im = select_expect(g, true, n, l->what, l->want);
         CHECK(im->first_run == rows[i].first, "%s: first run %s, want %s", l->what, label(im->first_run),
               label(rows[i].first));
         wgc_graph_free(g);
@@ -273,12 +277,7 @@ TEST(conv_transpose_kernels)
         ints_attr(g, 0, "strides", r, rows[i].stride);
         ints_attr(g, 0, "pads", 2 * r, rows[i].pad);
         ints_attr(g, 0, "dilations", r, rows[i].dilation);
-        wgc_pass_options o = {.simd = true};
-        CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
-        CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
-        const wgc_impl *im = &g->nodes[0].impl;
-        CHECK(im->kernel == rows[i].want, "%s: got %s, want %s", rows[i].what, label(im->kernel),
-              label(rows[i].want));
+        const wgc_impl *im = select_expect(g, true, 0, rows[i].what, rows[i].want);
         CHECK((im->scratch > 0) == (r == 2), "%s: scratch %zu", rows[i].what, im->scratch);
         CHECK(wgc_node_splits(&g->nodes[0]) == (rows[i].want == WGC_KERNEL_DECONV2D_STORE),
               "%s: splits among threads", rows[i].what);
@@ -377,12 +376,7 @@ TEST(qconv_layers_get_their_kernels)
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         wgc_graph *g = wgc_graph_new();
         const int n = add_qconv(g, &rows[i], 0);
-        wgc_pass_options o = {.simd = true};
-        CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
-        CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
-        const wgc_impl *im = &g->nodes[n].impl;
-        CHECK(im->kernel == rows[i].want, "%s: got %s, want %s", rows[i].what, label(im->kernel),
-              label(rows[i].want));
+        const wgc_impl *im = select_expect(g, true, n, rows[i].what, rows[i].want);
         CHECK(im->scratch > 0, "%s: no scratch", rows[i].what);
         const bool wino = rows[i].want == WGC_KERNEL_Q8_CONV_WINOGRAD_F2X3 ||
                           rows[i].want == WGC_KERNEL_Q8_CONV_WINOGRAD_F2X3S2;
@@ -456,11 +450,7 @@ TEST(gemm_and_matmul_kernels)
         tg_output(g, tg_node(g, rows[i].op, in, 2, "y"));
         if (rows[i].trans_a)
             wgc_attr_add(g, 0, "transA", WGC_ATTR_INT)->i = 1;
-        wgc_pass_options o = {.simd = rows[i].simd};
-        CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
-        CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
-        CHECK(g->nodes[0].impl.kernel == rows[i].want, "%s: got %s, want %s", rows[i].what,
-              label(g->nodes[0].impl.kernel), label(rows[i].want));
+        select_expect(g, rows[i].simd, 0, rows[i].what, rows[i].want);
         wgc_graph_free(g);
     }
 }
@@ -495,11 +485,7 @@ TEST(matmul_keeps_float16_weights)
         for (int64_t k = 0; k < rows[i].K * 16; k++)
             b[k] = rows[i].value;
         tg_output(g, tg_node(g, "MatMul", in, 2, "y"));
-        wgc_pass_options o = {.simd = true};
-        CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
-        CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
-        CHECK(g->nodes[0].impl.kernel == rows[i].want, "%s: got %s, want %s", rows[i].what,
-              label(g->nodes[0].impl.kernel), label(rows[i].want));
+        select_expect(g, true, 0, rows[i].what, rows[i].want);
         wgc_graph_free(g);
     }
 }
@@ -531,11 +517,7 @@ TEST(matmul_integer_kernels)
         if (rows[i].zp)
             in[3] = rows[i].zp == 1 ? tg_const(g, "bz", WG_DT_UINT8, zd, 1, zero) : tg_input(g, "bz", WG_DT_UINT8, 1, zd);
         tg_output(g, tg_node(g, "MatMulInteger", in, rows[i].zp ? 4 : 3, "y"));
-        wgc_pass_options o = {.simd = true};
-        CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
-        CHECK(wgc_pass_select_kernels(g, &o) == WG_OK, "%s: %s", rows[i].what, g->err);
-        CHECK(g->nodes[0].impl.kernel == rows[i].want, "%s: got %s, want %s", rows[i].what,
-              label(g->nodes[0].impl.kernel), label(rows[i].want));
+        select_expect(g, true, 0, rows[i].what, rows[i].want);
         wgc_graph_free(g);
     }
 }
