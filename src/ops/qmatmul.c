@@ -132,7 +132,8 @@ static wg_status emit_int8_gemm(wgc_emitter *e, wgc_graph *g, wgc_node *n, const
              (long long)q->N, wgc_scratch(e));
     /* a decode step's GEMV is split too: its weights are the work */
     const bool split = wgc_threaded(e) && wgc_split_pays(e, (q->N + WGK_QGEMM_NR - 1) / WGK_QGEMM_NR, q->N * q->K);
-    wgc_emit_args_call(e, n->impl.kernel, split, "wgk_q8_gemm", "wgk_q8_gemm_args", fields, "");
+    wgc_emit_args_call(e, n->impl.kernel, split, wgc_kernel_get(n->impl.kernel)->symbol, "wgk_q8_gemm_args", fields,
+                       "");
     return WG_OK;
 }
 
