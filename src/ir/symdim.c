@@ -122,6 +122,12 @@ bool wgc_dimx_eq(const wgc_dimx *a, const wgc_dimx *b)
     return a->c == b->c && !memcmp(a->p, b->p, WGC_MAX_SYMS);
 }
 
+bool wgc_same_dim(const wgc_graph *g, const wgc_shape *a, int da, const wgc_shape *b, int db)
+{
+    const wgc_dimx x = wgc_dimx_of(g, a, da), y = wgc_dimx_of(g, b, db);
+    return wgc_dimx_eq(&x, &y);
+}
+
 const char *wgc_dimx_str(const wgc_graph *g, const wgc_dimx *x, char *buf, size_t len)
 {
     size_t n = 0;

@@ -36,6 +36,8 @@ bool wgc_dimx_div(wgc_dimx a, wgc_dimx b, wgc_dimx *q);
 /* a + b when both have the same powers (or one is 0); false otherwise. */
 bool wgc_dimx_add(wgc_dimx a, wgc_dimx b, wgc_dimx *sum);
 bool wgc_dimx_eq(const wgc_dimx *a, const wgc_dimx *b);
+/* Dimension da of a and dimension db of b are the same size for every value of the symbols. */
+bool wgc_same_dim(const wgc_graph *g, const wgc_shape *a, int da, const wgc_shape *b, int db);
 
 /* Sums of different symbols (past + seq, seq + 1): a linear form plus + sum c[i] * sym[i]
  * over symbols the module knows before any step runs (the host's, the derived ones; no

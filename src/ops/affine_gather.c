@@ -235,9 +235,7 @@ wg_status wgc_affine_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_a
 
 static wg_status affine_gather_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, n->op == WGC_OP_SIZE ? 1 : n->op == WGC_OP_EXPAND || n->op == WGC_OP_TILE ? 2 : 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_gen_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 1, n->op == WGC_OP_SIZE ? 1 : n->op == WGC_OP_EXPAND || n->op == WGC_OP_TILE ? 2 : 1, wgc_gen_dtypes);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);

@@ -10,6 +10,7 @@
 
 #include "../ir/symdim.h"
 #include "helpers/inline_loops.h"
+#include "helpers/read_axes.h"
 #include "helpers/sym_code.h"
 #include "sym.h"
 
@@ -20,15 +21,10 @@ static const int floats[] = {WG_DT_FLOAT, WG_DT_DOUBLE, WG_DT_FLOAT16, 0};
 static wg_status view_at(wgc_graph *g, const wgc_node *n, int axis_override, int64_t *outer, int64_t *len,
                          int64_t *inner)
 {
-    const wgc_tensor *x = wgc_in(g, n, 0);
-    int rank = x->shape.rank;
     int64_t axis;
     bool block = false; /* normalise over [axis, rank) */
     switch (n->op) {
-    case WGC_OP_LOG_SOFTMAX: case WGC_OP_HARDMAX:
-        block = n->opset < 13;
-        axis = wgc_attr_int(n, "axis", block ? 1 : -1);
-        break;
+    case WGC_OP_LOG_SOFTMAX: case WGC_OP_HARDMAX: axis = wgc_softmax_axis(n, &block); break;
     case WGC_OP_LAYER_NORM: block = true; axis = wgc_attr_int(n, "axis", -1); break;
     case WGC_OP_INSTANCE_NORM: block = true; axis = 2; break;
     case WGC_OP_CUM_SUM: {
@@ -40,20 +36,7 @@ static wg_status view_at(wgc_graph *g, const wgc_node *n, int axis_override, int
     }
     default: return wgc_no_case(g, n, "the axis view");
     }
-    if (axis < -rank || axis >= rank || rank == 0)
-        return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d", (long long)axis, rank);
-    if (axis < 0)
-        axis += rank;
-    *outer = *len = *inner = 1;
-    for (int d = 0; d < rank; d++) {
-        if (d < axis)
-            *outer *= x->shape.dims[d];
-        else if (block || d == axis)
-            *len *= x->shape.dims[d];
-        else
-            *inner *= x->shape.dims[d];
-    }
-    return WG_OK;
+    return wgc_axis_view(g, n, &wgc_in(g, n, 0)->shape, axis, block, false, outer, len, inner);
 }
 
 static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *len, int64_t *inner)
@@ -363,7 +346,7 @@ static bool along_axis_sym_takes(const wgc_graph *g, const wgc_node *n, wgc_op_t
     case WGC_OP_LOG_SOFTMAX: case WGC_OP_HARDMAX: {
         if (t != WGC_PER_SAMPLE)
             return false;
-        const int64_t axis = wgc_attr_int(n, "axis", n->opset < 13 ? 1 : -1);
+        const int64_t axis = wgc_attr_int(n, "axis", wgc_softmax_axis_default(n));
         return axis != 0 && axis != -rank;
     }
     default:

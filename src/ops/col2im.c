@@ -24,9 +24,7 @@ typedef struct c2i_geom {
 static wg_status resolve(wgc_graph *g, const wgc_node *n, c2i_geom *q)
 {
     static const int ints[] = {WG_DT_INT64, 0};
-    wg_status st = wgc_check_arity(g, n, 3, 3, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, floats);
+    wg_status st = wgc_check_data_input(g, n, 3, 3, floats);
     for (int i = 1; i < 3 && !st; i++)
         st = wgc_check_input(g, n, i, ints);
     if (st)

@@ -257,6 +257,19 @@ static const char *f32_kernel(const wgc_node *n, const wgc_ew_row *r)
     return kernel;
 }
 
+/* The kernel's trailing float arguments: the row's float attributes (a choice picked the
+ * kernel; flags have none). */
+static void kernel_args(wgc_emitter *e, const wgc_node *n, const wgc_ew_row *r, char *args, size_t size)
+{
+    args[0] = 0;
+    for (int k = 0; k < WGC_EW_MAX_ATTRS && r->attrs[k].name; k++) {
+        if (r->attrs[k].kind != WGC_EW_FLOAT)
+            continue;
+        size_t len = strlen(args);
+        snprintf(args + len, size - len, ", %s", wgc_float(e, wgc_attr_float(n, r->attrs[k].name, r->attrs[k].f)));
+    }
+}
+
 /* The float32 kernel where the row has one, else the expression as an inline loop. */
 static wg_status unary_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
@@ -271,14 +284,8 @@ static wg_status unary_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     size_t count = (size_t)wgc_numel(&y->shape);
     if (count == 0)
         return WG_OK;
-    char args[160] = "";
-    for (int k = 0; k < WGC_EW_MAX_ATTRS && r->attrs[k].name; k++) {
-        if (r->attrs[k].kind != WGC_EW_FLOAT)
-            continue; /* a choice picked the kernel; flags have no kernels */
-        size_t len = strlen(args);
-        snprintf(args + len, sizeof args - len, ", %s",
-                 wgc_float(e, wgc_attr_float(n, r->attrs[k].name, r->attrs[k].f)));
-    }
+    char args[160];
+    kernel_args(e, n, r, args, sizeof args);
     const char *py = wgc_ptr(e, g, n->outputs[0]), *px = wgc_ptr(e, g, n->inputs[0]);
     if (n->act == WGC_ACT_NONE && wgc_split_pays(e, (int64_t)(count + 15) / 16, (int64_t)count)) {
         /* Threads: runs of whole 16-element blocks, so each thread's SIMD loop covers
@@ -296,52 +303,27 @@ static wg_status unary_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 
 /* ---- symbolic shapes (sym.h) ---------------------------------------------------------- */
 
-/* float32 Erf, Tanh, Sqrt, Relu, Neg, Abs, Reciprocal, Exp, Sigmoid, Gelu over the actual
- * element count: one scalar loop. */
-static wg_status emit_unary(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
-{
-    const wgc_tensor *x = wgc_in(g, n, 0), *y = wgc_out(g, n, 0);
-    const char *f;
-    switch (n->op) {
-    case WGC_OP_ERF: f = "wgk_erff(v)"; break;
-    case WGC_OP_TANH: f = "wgk_tanhf(v)"; break;
-    case WGC_OP_SQRT: f = "wgk_sqrtf(v)"; break;
-    case WGC_OP_RELU: f = "v > 0 ? v : 0"; break;
-    case WGC_OP_NEG: f = "-v"; break;
-    case WGC_OP_ABS: f = "v < 0 ? -v : v"; break;
-    case WGC_OP_RECIPROCAL: f = "1.0f / v"; break;
-    case WGC_OP_EXP: f = "wgk_expf(v)"; break;
-    case WGC_OP_SIGMOID: f = "1.0f / (1.0f + wgk_expf(-v))"; break;
-    case WGC_OP_GELU:
-        f = strcmp(wgc_attr_str(n, "approximate", "none"), "tanh")
-                ? "0.5f * v * (1.0f + wgk_erff(v * 0.70710678118654752f))"
-                : "0.5f * v * (1.0f + wgk_tanhf(0.79788456080286536f * (v + 0.044715f * v * v * v)))";
-        break;
-    default: return wgc_sym_refuse(g, n, "no run-time code for this op with symbolic shapes yet");
-    }
-    if (x->dtype != WG_DT_FLOAT || n->act != WGC_ACT_NONE)
-        return wgc_sym_refuse(g, n, "a dtype other than float32");
-    wgc_emit(e, "{\nconst float *px = (const float *)%s;\nfloat *py = (float *)%s;\n"
-                "for (int32_t i = 0, n = %s; i < n; i++) { float v = px[i]; py[i] = %s; }\n}\n",
-             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]), wgc_sym_numel(e, y), f);
-    return WG_OK;
-}
-
-/* The code over symbolic shapes: the loop above for float32 without a fused activation,
- * IsNaN and Not through the broadcast loop (helpers/sym_code.h), else the op's own code
- * at the maxima (trait WGC_AT_MAXIMA, sym.h) where that runs. */
+/* The code over symbolic shapes: without a fused activation, the fixed shapes' code over
+ * the actual element count (the row's float32 kernel, else its expression in a loop); IsNaN
+ * and Not, which broadcast, through the broadcast loop (helpers/sym_code.h); else the op's
+ * own code at the maxima (trait WGC_AT_MAXIMA, sym.h) where that runs. */
 static wg_status unary_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     switch (n->op) {
-    case WGC_OP_ERF: case WGC_OP_TANH: case WGC_OP_SQRT: case WGC_OP_RELU: case WGC_OP_NEG:
-    case WGC_OP_ABS: case WGC_OP_RECIPROCAL: case WGC_OP_EXP: case WGC_OP_SIGMOID: case WGC_OP_GELU:
-        if (n->act == WGC_ACT_NONE && wgc_in(g, n, 0)->dtype == WG_DT_FLOAT)
-            return emit_unary(e, g, n);
-        break; /* the op's own code at the maxima (below) */
     case WGC_OP_IS_NAN: return wgc_sym_broadcast_loop(e, g, n, "p0[o0] != p0[o0]");
     case WGC_OP_NOT: return wgc_sym_broadcast_loop(e, g, n, "!p0[o0]");
-    default:
-        break;
+    default: break;
+    }
+    const wgc_ew_row *r = &rows[n->op];
+    if (n->act == WGC_ACT_NONE && wgc_shape_eq(&wgc_in(g, n, 0)->shape, &wgc_out(g, n, 0)->shape)) {
+        const char *count = wgc_sym_numel(e, wgc_out(g, n, 0)), *kernel = f32_kernel(n, r);
+        if (!kernel || wgc_out(g, n, 0)->dtype != WG_DT_FLOAT)
+            return wgc_ew_emit_flat(e, g, n, rows, count);
+        char args[160];
+        kernel_args(e, n, r, args, sizeof args);
+        wgc_emit(e, "%s(%s, %s, (size_t)(%s)%s);\n", kernel, wgc_ptr(e, g, n->outputs[0]),
+                 wgc_ptr(e, g, n->inputs[0]), count, args);
+        return WG_OK;
     }
     if (wgc_sym_runs_at_maxima(g, n))
         return unary_emit(e, g, n);

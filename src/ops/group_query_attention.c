@@ -192,7 +192,7 @@ static wg_status check_cache(wgc_graph *g, const wgc_node *n, gqa_plan *p)
 static wg_status check_extras(wgc_graph *g, const wgc_node *n, gqa_plan *p)
 {
     wg_status st;
-    if ((st = wgc_refuse_inputs_from(g, n, IN_COUNT, input_names, (int)(sizeof input_names / sizeof input_names[0]),
+    if ((st = wgc_refuse_inputs_from(g, n, IN_COUNT, input_names, WGC_COUNT(input_names),
                                      "")))
         return st;
     const wgc_tensor *c = wgc_in(g, n, IN_COS), *s = wgc_in(g, n, IN_SIN);
@@ -357,12 +357,6 @@ static wg_status gqa_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 
 /* ---- symbolic shapes (sym.h) ---------------------------------------------------------- */
 
-static bool same_dim(const wgc_graph *g, const wgc_tensor *a, int da, const wgc_tensor *b, int db)
-{
-    const wgc_dimx x = wgc_dimx_of(g, &a->shape, da), y = wgc_dimx_of(g, &b->shape, db);
-    return wgc_dimx_eq(&x, &y);
-}
-
 /* A symbolic dim of one value (the genai builder's head size kv_cache_dim, --dim given
  * 16..16): the fixed size it always is. */
 static bool fixed_symbol(const wgc_graph *g, const wgc_tensor *t, int d)
@@ -385,7 +379,7 @@ static wg_status check_sym_input(wgc_graph *g, const wgc_node *n, int i, const s
         const int r = role[d];
         /* attention_bias may broadcast over the batch: a fixed 1 there */
         const bool broadcast = i == IN_BIAS && d == 0 && t->shape.dims[d] == 1 && !wgc_dim_is_sym(&t->shape, d);
-        if ((r == 0 || r == 1) && !broadcast && !same_dim(g, t, d, q, r)) {
+        if ((r == 0 || r == 1) && !broadcast && !wgc_same_dim(g, &t->shape, d, &q->shape, r)) {
             char msg[160];
             snprintf(msg, sizeof msg, "%s '%s' dim %d is not the query's %s", input_names[i], t->name, d,
                      r ? "sequence length" : "batch");
@@ -411,7 +405,7 @@ static wg_status gqa_sym_infer(wgc_graph *g, wgc_node *n)
         if ((st = check_sym_input(g, n, i, roles[i])))
             return st;
     const wgc_tensor *q = wgc_in(g, n, IN_Q), *pk = wgc_in(g, n, IN_PAST_K);
-    if (pk && !same_dim(g, pk, 2, wgc_in(g, n, IN_PAST_V), 2))
+    if (pk && !wgc_same_dim(g, &pk->shape, 2, &wgc_in(g, n, IN_PAST_V)->shape, 2))
         return wgc_sym_refuse(g, n, "past_key and past_value of different lengths");
     wgc_dimx total, past = pk ? wgc_dimx_of(g, &pk->shape, 2) : wgc_dimx_const(0);
     int64_t at_max;

@@ -115,7 +115,7 @@ static wg_status check_qkv(wgc_graph *g, const wgc_node *n, mha_plan *p)
 static wg_status check_rest(wgc_graph *g, const wgc_node *n, mha_plan *p)
 {
     wg_status st;
-    if ((st = wgc_refuse_inputs_from(g, n, IN_PAST_LEN, input_names, (int)(sizeof input_names / sizeof input_names[0]),
+    if ((st = wgc_refuse_inputs_from(g, n, IN_PAST_LEN, input_names, WGC_COUNT(input_names),
                                      ": buffer sharing, beam search")))
         return st;
     if ((st = wgc_check_past_kv(g, n, IN_PAST_K, f32, &(wgc_kv_dims){p->B, p->H, p->D, p->Dv}, &p->P)))
@@ -255,12 +255,6 @@ static wg_status mha_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 
 /* ---- symbolic shapes (sym.h) ---------------------------------------------------------- */
 
-static bool same_dim(const wgc_graph *g, const wgc_tensor *a, int da, const wgc_tensor *b, int db)
-{
-    const wgc_dimx x = wgc_dimx_of(g, &a->shape, da), y = wgc_dimx_of(g, &b->shape, db);
-    return wgc_dimx_eq(&x, &y);
-}
-
 /* B, S, L and P may be symbolic; a mask's or bias's last dim (T, checked at run time when it
  * is not provably P + L) too. Heads and head sizes may not. */
 static wg_status mha_sym_infer(wgc_graph *g, wgc_node *n)
@@ -281,9 +275,12 @@ static wg_status mha_sym_infer(wgc_graph *g, wgc_node *n)
         for (int d = 0; d < t->shape.rank; d++) {
             const char c = r[d];
             const bool sym = wgc_dim_is_sym(&t->shape, d);
-            bool ok = c == 't' || (c == 'b' && same_dim(g, t, d, q, 0)) || (c == 's' && same_dim(g, t, d, q, 1)) ||
-                      (c == 'l' && same_dim(g, t, d, k, 1)) || (c == 'p' && pk && same_dim(g, t, d, pk, 2)) ||
-                      (c == '1' && (same_dim(g, t, d, q, 0) || !sym)) || (c == '-' && !sym);
+            const wgc_shape *ts = &t->shape;
+            bool ok = c == 't' || (c == 'b' && wgc_same_dim(g, ts, d, &q->shape, 0)) ||
+                      (c == 's' && wgc_same_dim(g, ts, d, &q->shape, 1)) ||
+                      (c == 'l' && wgc_same_dim(g, ts, d, &k->shape, 1)) ||
+                      (c == 'p' && pk && wgc_same_dim(g, ts, d, &pk->shape, 2)) ||
+                      (c == '1' && (wgc_same_dim(g, ts, d, &q->shape, 0) || !sym)) || (c == '-' && !sym);
             if (!ok) {
                 char msg[160];
                 snprintf(msg, sizeof msg, "%s '%s' dim %d, symbolic or not the query's, key's or past's",

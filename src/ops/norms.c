@@ -77,9 +77,7 @@ static wg_status view(wgc_graph *g, const wgc_node *n, split_view *v)
 static wg_status norms_infer(wgc_graph *g, wgc_node *n)
 {
     bool gn = n->op == WGC_OP_GROUP_NORM;
-    wg_status st = wgc_check_arity(g, n, gn ? 3 : 1, gn ? 3 : 1, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, floats);
+    wg_status st = wgc_check_data_input(g, n, gn ? 3 : 1, gn ? 3 : 1, floats);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);

@@ -100,6 +100,7 @@ wg_status wgc_check_arity(wgc_graph *g, const wgc_node *n, int min_in, int max_i
 wg_status wgc_check_attr_names(wgc_graph *g, const wgc_node *n, const char *const *names);
 /* Inputs first.. that wasmgraph does not take: the first one present is WG_ERR_UNSUPPORTED,
  * "input I (NAME WHY) is not supported" (names[i] its name, n_names of them). */
+#define WGC_COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
 wg_status wgc_refuse_inputs_from(wgc_graph *g, const wgc_node *n, int first, const char *const *names, int n_names,
                                  const char *why);
 /* "ROLE 'name' is [dims]: it must be WANT" for input i (ROLE its name in the op's

@@ -41,9 +41,7 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, q_geom *q)
                               WG_DT_INT4, WG_DT_UINT4, WG_DT_INT2, WG_DT_UINT2, WG_DT_FLOAT8E4M3FN,
                               WG_DT_FLOAT8E4M3FNUZ, WG_DT_FLOAT8E5M2, WG_DT_FLOAT8E5M2FNUZ,
                               WG_DT_FLOAT4E2M1, 0};
-    wg_status st = wgc_check_arity(g, n, 2, 3, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, quant ? f32 : qin);
+    wg_status st = wgc_check_data_input(g, n, 2, 3, quant ? f32 : qin);
     if (!st)
         st = wgc_check_input(g, n, 1, f32);
     if (st)

@@ -288,9 +288,7 @@ static wg_status reduce_infer(wgc_graph *g, wgc_node *n)
     const reduce_row *row = row_of(n);
     if (!row)
         return wgc_no_case(g, n, "the shape inference");
-    wg_status st = wgc_check_arity(g, n, 1, 2, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, row->dtypes);
+    wg_status st = wgc_check_data_input(g, n, 1, 2, row->dtypes);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);

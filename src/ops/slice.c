@@ -120,9 +120,7 @@ static wg_status slice_plan(wgc_graph *g, const wgc_node *n, wgc_affine_view *v)
 
 static wg_status slice_infer(wgc_graph *g, wgc_node *n)
 {
-    wg_status st = wgc_check_arity(g, n, 1, 5, 1, 1);
-    if (!st)
-        st = wgc_check_input(g, n, 0, wgc_gen_dtypes);
+    wg_status st = wgc_check_data_input(g, n, 1, 5, wgc_gen_dtypes);
     if (st)
         return st;
     if (wgc_slice_is_runtime(g, n))

@@ -8,37 +8,19 @@
 #include "../ir/symdim.h"
 #include "helpers/fused_epilogue.h"
 #include "helpers/emit_and_fold.h"
+#include "helpers/read_axes.h"
 #include "helpers/sym_code.h"
 #include "sym.h"
 
 static const int f32_only[] = {WG_DT_FLOAT, 0};
 
-/* The [outer][n][inner] view of the input. */
+/* The [outer][n][inner] view of the input. Opset < 13 allows axis == rank (everything in
+ * the outer part). */
 static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *len, int64_t *inner)
 {
-    const wgc_tensor *x = wgc_in(g, n, 0);
-    const int rank = x->shape.rank;
-    const bool legacy = n->opset < 13;
-    int64_t axis = wgc_attr_int(n, "axis", legacy ? 1 : -1);
-    /* Opset < 13 allows axis == rank (everything in the outer part). */
-    if (axis < -rank || axis > rank || (!legacy && axis == rank) || (rank == 0 && !legacy))
-        return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d",
-                         (long long)axis, rank);
-    if (axis < 0)
-        axis += rank;
-    *outer = 1;
-    *len = 1;
-    *inner = 1;
-    for (int i = 0; i < rank; i++) {
-        int64_t d = x->shape.dims[i];
-        if (i < axis)
-            *outer *= d;
-        else if (legacy || i == axis)
-            *len *= d;
-        else
-            *inner *= d;
-    }
-    return WG_OK;
+    bool legacy;
+    const int64_t axis = wgc_softmax_axis(n, &legacy);
+    return wgc_axis_view(g, n, &wgc_in(g, n, 0)->shape, axis, legacy, legacy, outer, len, inner);
 }
 
 static wg_status softmax_infer(wgc_graph *g, wgc_node *n)
@@ -102,7 +84,7 @@ static wg_status softmax_sym_infer(wgc_graph *g, wgc_node *n)
     if (wgc_sym_has_symval_input(g, n))
         return wgc_sym_refuse(g, n, NULL);
     int axis;
-    if ((st = wgc_read_axis(g, n, n->opset < 13 ? 1 : -1, x->shape.rank, &axis)))
+    if ((st = wgc_read_axis(g, n, wgc_softmax_axis_default(n), x->shape.rank, &axis)))
         return st;
     if (axis != x->shape.rank - 1 && n->opset >= 13)
         return wgc_sym_refuse(g, n, "only the last axis");

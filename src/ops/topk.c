@@ -19,20 +19,12 @@
 /* k, or -1 in *k with *runtime set when it is computed at run time. */
 static wg_status get_k(wgc_graph *g, const wgc_node *n, int64_t *k, bool *runtime)
 {
-    *runtime = false;
     if (n->opset < 10) {
+        *runtime = false;
         *k = wgc_attr_int(n, "k", -1);
         return WG_OK;
     }
-    const wgc_tensor *t = wgc_in(g, n, 1);
-    if (t && !t->data) {
-        if (wgc_numel(&t->shape) != 1)
-            return wgc_error(g, n, WG_ERR_INVALID, "k must hold one value");
-        *runtime = true;
-        *k = -1;
-        return WG_OK;
-    }
-    return wgc_loop_const_scalar(g, n, 1, "k", k);
+    return wgc_loop_scalar_input(g, n, 1, "k", -1, k, runtime);
 }
 
 /* outer/len/inner around the axis. */

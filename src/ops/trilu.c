@@ -18,12 +18,7 @@
 /* k when it is known at compile time (0 when omitted); *runtime says it is not. */
 static wg_status get_k(wgc_graph *g, const wgc_node *n, int64_t *k, bool *runtime)
 {
-    const wgc_tensor *t = wgc_in(g, n, 1);
-    *k = 0;
-    *runtime = t && !t->data;
-    if (!t || *runtime)
-        return t && wgc_numel(&t->shape) != 1 ? wgc_error(g, n, WG_ERR_INVALID, "k must hold one value") : WG_OK;
-    return wgc_loop_const_scalar(g, n, 1, "k", k);
+    return wgc_loop_scalar_input(g, n, 1, "k", 0, k, runtime);
 }
 
 static wg_status trilu_infer(wgc_graph *g, wgc_node *n)

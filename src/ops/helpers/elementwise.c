@@ -181,7 +181,9 @@ static bool variadic_expr(char *ex, size_t cap, const wgc_ew_row *r, const wgc_e
     return true;
 }
 
-wg_status wgc_ew_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_ew_row *table)
+/* The row's C expression for n, over operands a, b, c, d of type T (the first input's). */
+static wg_status row_expression(wgc_graph *g, const wgc_node *n, const wgc_ew_row *table, const wgc_ew_row **row,
+                                char *ex, size_t size)
 {
     const wgc_ew_row *r;
     wg_status st = row_of(g, n, table, &r);
@@ -197,22 +199,32 @@ wg_status wgc_ew_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_ew_ro
                          "dtype %s is only supported when the inputs are constant",
                          wg_dtype_name(y->dtype));
     wgc_ew_params p = read_params(n, r);
-    char ex[1024];
     bool ok;
     if (special) {
-        ok = expand(ex, sizeof ex, special, r, &p, NULL);
+        ok = expand(ex, size, special, r, &p, NULL);
     } else if (r->step) {
-        ok = variadic_expr(ex, sizeof ex, r, &p, n->n_inputs);
+        ok = variadic_expr(ex, size, r, &p, n->n_inputs);
     } else {
         int k = wgc_dtype_kind(x->dtype) == WGC_KIND_FLOAT ? 0
                 : wgc_dtype_kind(x->dtype) == WGC_KIND_SIGNED ? 1 : 2;
         while (k > 0 && !r->expr[k])
             k--;
-        ok = expand(ex, sizeof ex, r->expr[k], r, &p, NULL);
+        ok = expand(ex, size, r->expr[k], r, &p, NULL);
     }
     if (!ok)
         return wgc_error(g, n, WG_ERR_LIMIT, "expression of %s does not expand (internal error)",
                          n->op_type);
+    *row = r;
+    return WG_OK;
+}
+
+wg_status wgc_ew_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_ew_row *table)
+{
+    const wgc_ew_row *r;
+    char ex[1024];
+    wg_status st = row_expression(g, n, table, &r, ex, sizeof ex);
+    if (st)
+        return st;
     /* A helper macro ("name(p, q) body") lives only around this node's loop. */
     char name[64] = "";
     if (r->helper && n->n_inputs > 1) {
@@ -223,6 +235,22 @@ wg_status wgc_ew_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_ew_ro
     if (name[0])
         wgc_emit(e, "#undef %s\n", name);
     return st;
+}
+
+wg_status wgc_ew_emit_flat(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_ew_row *table, const char *count)
+{
+    const wgc_ew_row *r;
+    char ex[1024];
+    wg_status st = row_expression(g, n, table, &r, ex, sizeof ex);
+    if (st)
+        return st;
+    const char *cx = wgc_ctype(wgc_in(g, n, 0)->dtype), *cy = wgc_ctype(wgc_out(g, n, 0)->dtype);
+    if (!cx || !cy)
+        return wgc_error(g, n, WG_ERR_UNSUPPORTED, "dtype %s at run time", wg_dtype_name(wgc_in(g, n, 0)->dtype));
+    wgc_emit(e, "{\ntypedef %s TY;\ntypedef %s T;\nconst T *pa = (const T *)%s;\nTY *py = (TY *)%s;\n", cy, cx,
+             wgc_ptr(e, g, n->inputs[0]), wgc_ptr(e, g, n->outputs[0]));
+    wgc_emit(e, "for (int32_t o = 0, n_ = %s; o < n_; o++) {\nT a = pa[o];\npy[o] = (TY)(%s);\n}\n}\n", count, ex);
+    return WG_OK;
 }
 
 int wgc_ew_compare(wgc_kind k, wgc_scalar a, wgc_scalar b)

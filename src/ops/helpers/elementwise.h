@@ -104,6 +104,9 @@ typedef struct wgc_ew_row {
 wg_status wgc_ew_infer(wgc_graph *g, wgc_node *n, const wgc_ew_row *table);
 wg_status wgc_ew_fold(wgc_graph *g, wgc_node *n, const wgc_ew_row *table);
 wg_status wgc_ew_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_ew_row *table);
+/* emit for a one-input row over a flat run of `count` elements, a C expression (the actual
+ * element count of a symbolic shape, sym.h). */
+wg_status wgc_ew_emit_flat(wgc_emitter *e, wgc_graph *g, wgc_node *n, const wgc_ew_row *table, const char *count);
 
 /* The infer and fold hooks <family>_infer and <family>_fold of a family over its table. */
 #define WGC_EW_FAMILY_HOOKS(family, table)                                                 \

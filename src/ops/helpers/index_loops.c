@@ -67,6 +67,19 @@ wg_status wgc_loop_const_scalar(wgc_graph *g, const wgc_node *n, int i, const ch
     return WG_OK;
 }
 
+wg_status wgc_loop_scalar_input(wgc_graph *g, const wgc_node *n, int i, const char *what, int64_t dflt, int64_t *v,
+                                bool *runtime)
+{
+    const wgc_tensor *t = wgc_in(g, n, i);
+    *v = dflt;
+    *runtime = t && !t->data;
+    if (!t)
+        return WG_OK;
+    if (*runtime)
+        return wgc_numel(&t->shape) != 1 ? wgc_error(g, n, WG_ERR_INVALID, "%s must hold one value", what) : WG_OK;
+    return wgc_loop_const_scalar(g, n, i, what, v);
+}
+
 void wgc_loop_for(wgc_emitter *e, const char *var, int r, const int64_t *dims)
 {
     for (int d = 0; d < r; d++)

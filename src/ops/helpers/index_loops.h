@@ -22,6 +22,10 @@ wg_status wgc_loop_need_const(wgc_graph *g, const wgc_node *n, int i, const char
 /* The one value of constant input i (`what`, e.g. "k") into *v, or an error naming it. */
 wg_status wgc_loop_const_scalar(wgc_graph *g, const wgc_node *n, int i, const char *what,
                                 int64_t *v);
+/* An optional one-value input i (`what`): *v its constant value, or dflt when it is absent
+ * or computed at run time (then *runtime; it must still hold one value). */
+wg_status wgc_loop_scalar_input(wgc_graph *g, const wgc_node *n, int i, const char *what, int64_t dflt, int64_t *v,
+                                bool *runtime);
 /* Emits r nested "for (int32_t VARd = 0; VARd < dims[d]; VARd++)" headers (no braces). */
 void wgc_loop_for(wgc_emitter *e, const char *var, int r, const int64_t *dims);
 /* Writes "base + VAR0 * st[0] + ..." (zero strides skipped) into buf and returns it. */

@@ -45,3 +45,34 @@ wg_status wgc_read_axes(wgc_graph *g, const wgc_node *n, int input, int rank, in
     *count = (int)cnt;
     return WG_OK;
 }
+
+int64_t wgc_softmax_axis_default(const wgc_node *n)
+{
+    return n->opset < 13 ? 1 : -1;
+}
+
+int64_t wgc_softmax_axis(const wgc_node *n, bool *block)
+{
+    *block = n->opset < 13;
+    return wgc_attr_int(n, "axis", wgc_softmax_axis_default(n));
+}
+
+wg_status wgc_axis_view(wgc_graph *g, const wgc_node *n, const wgc_shape *s, int64_t axis, bool block,
+                        bool end_ok, int64_t *outer, int64_t *len, int64_t *inner)
+{
+    const int rank = s->rank;
+    if (axis < -rank || axis > rank - (end_ok ? 0 : 1))
+        return wgc_error(g, n, WG_ERR_INVALID, "axis %lld is out of range for rank %d", (long long)axis, rank);
+    if (axis < 0)
+        axis += rank;
+    *outer = *len = *inner = 1;
+    for (int d = 0; d < rank; d++) {
+        if (d < axis)
+            *outer *= s->dims[d];
+        else if (block || d == axis)
+            *len *= s->dims[d];
+        else
+            *inner *= s->dims[d];
+    }
+    return WG_OK;
+}
