@@ -134,8 +134,7 @@ static wg_status dft_infer(wgc_graph *g, wgc_node *n)
     wg_status st = resolve(g, n, &q);
     if (st)
         return st;
-    const wgc_tensor *x = wgc_in(g, n, 0);
-    wgc_shape s = x->shape;
+    wgc_shape s = wgc_in(g, n, 0)->shape;
     if (n->op == WGC_OP_STFT) {
         s = (wgc_shape){.rank = 4, .dims = {q.outer, q.frames, q.n_out, 2}};
     } else {
@@ -148,7 +147,7 @@ static wg_status dft_infer(wgc_graph *g, wgc_node *n)
         s.dims[axis] = q.n_out;
         s.dims[s.rank - 1] = 2;
     }
-    wgc_set_output(g, n, 0, x->dtype, &s);
+    wgc_set_output(g, n, 0, wgc_in(g, n, 0)->dtype, &s);
     return WG_OK;
 }
 

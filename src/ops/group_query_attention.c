@@ -191,9 +191,8 @@ static wg_status check_cache(wgc_graph *g, const wgc_node *n, gqa_plan *p)
 /* cos_cache, sin_cache, position_ids, attention_bias, head_sink and the refused inputs. */
 static wg_status check_extras(wgc_graph *g, const wgc_node *n, gqa_plan *p)
 {
-    wg_status st;
-    if ((st = wgc_refuse_inputs_from(g, n, IN_COUNT, input_names, WGC_COUNT(input_names),
-                                     "")))
+    wg_status st = wgc_refuse_inputs_from(g, n, IN_COUNT, input_names, WGC_COUNT(input_names), "");
+    if (st)
         return st;
     const wgc_tensor *c = wgc_in(g, n, IN_COS), *s = wgc_in(g, n, IN_SIN);
     if (!c != !s)
@@ -219,16 +218,10 @@ static wg_status check_extras(wgc_graph *g, const wgc_node *n, gqa_plan *p)
             return bad_shape(g, n, IN_POS, want);
         }
     }
-    const wgc_tensor *bias = wgc_in(g, n, IN_BIAS);
-    if (bias) {
-        if ((st = wgc_check_input(g, n, IN_BIAS, f32)))
-            return st;
-        const int64_t *d = bias->shape.dims;
-        /* a last dim of another symbol than the total's is checked at run time (gqa_emit) */
-        if (bias->shape.rank != 4 || (d[0] != 1 && d[0] != p->B) || (d[1] != 1 && d[1] != p->Hq) || d[2] != p->S ||
-            (d[3] != p->total && !g->n_syms))
-            return bad_shape(g, n, IN_BIAS, "[batch or 1, num_heads or 1, sequence, total_sequence_length]");
-    }
+    /* a last dim of another symbol than the total's is checked at run time (gqa_emit) */
+    if ((st = wgc_check_attention_bias(g, n, IN_BIAS, p->B, p->Hq, p->S, p->total,
+                                       "[batch or 1, num_heads or 1, sequence, total_sequence_length]")))
+        return st;
     const wgc_tensor *sink = wgc_in(g, n, IN_SINK);
     if (sink) {
         if ((st = wgc_check_input(g, n, IN_SINK, f32)))

@@ -139,29 +139,15 @@ static wg_status check_rest(wgc_graph *g, const wgc_node *n, mha_plan *p)
             return bad_shape(g, n, IN_MASK, "[batch] (lengths), [batch, total] or [batch, sequence, total] (the "
                              "(3 batch + 2) form is not supported)");
     }
-    const wgc_tensor *bias = wgc_in(g, n, IN_BIAS);
-    if (bias) {
-        if ((st = wgc_check_input(g, n, IN_BIAS, f32)))
-            return st;
-        const int64_t *d = bias->shape.dims;
-        if (bias->shape.rank != 4 || (d[0] != 1 && d[0] != p->B) || (d[1] != 1 && d[1] != p->H) || d[2] != p->S ||
-            (d[3] != T && !g->n_syms))
-            return bad_shape(g, n, IN_BIAS, "[batch or 1, num_heads or 1, sequence, total]");
-    }
-    return WG_OK;
+    return wgc_check_attention_bias(g, n, IN_BIAS, p->B, p->H, p->S, T, "[batch or 1, num_heads or 1, sequence, total]");
 }
 
 static wg_status plan(wgc_graph *g, const wgc_node *n, mha_plan *p)
 {
     memset(p, 0, sizeof *p);
-    wg_status st = wgc_check_arity(g, n, 1, 10, 1, 4);
-    if (!st)
-        st = read_attrs(g, n, p);
-    if (!st)
-        st = check_qkv(g, n, p);
-    if (!st)
-        st = check_rest(g, n, p);
-    if (st)
+    wg_status st;
+    if ((st = wgc_check_arity(g, n, 1, 10, 1, 4)) || (st = read_attrs(g, n, p)) || (st = check_qkv(g, n, p)) ||
+        (st = check_rest(g, n, p)))
         return st;
     if (wgc_out(g, n, 3))
         return wgc_error(g, n, WG_ERR_UNSUPPORTED, "output 3 (qk) is not supported");

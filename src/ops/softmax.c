@@ -25,13 +25,13 @@ static wg_status view(wgc_graph *g, const wgc_node *n, int64_t *outer, int64_t *
 
 static wg_status softmax_infer(wgc_graph *g, wgc_node *n)
 {
+    int64_t o, l, i;
     wg_status st = wgc_check_data_input(g, n, 1, 1, f32_only);
+    if (!st)
+        st = view(g, n, &o, &l, &i);
     if (st)
         return st;
     const wgc_tensor *x = wgc_in(g, n, 0);
-    int64_t o, l, i;
-    if ((st = view(g, n, &o, &l, &i)))
-        return st;
     if (wgc_numel(&x->shape) >= ((int64_t)1 << 31))
         return wgc_error(g, n, WG_ERR_LIMIT, "input '%s' has 2^31 or more elements", x->name);
     wgc_set_output(g, n, 0, WG_DT_FLOAT, &x->shape);

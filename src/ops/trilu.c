@@ -23,11 +23,11 @@ static wg_status get_k(wgc_graph *g, const wgc_node *n, int64_t *k, bool *runtim
 
 static wg_status trilu_infer(wgc_graph *g, wgc_node *n)
 {
+    int64_t k;
+    bool runtime;
     wg_status st = wgc_check_arity(g, n, 1, 2, 1, 1);
     if (!st)
         st = wgc_check_data_and_index(g, n, wgc_gen_dtypes);
-    int64_t k;
-    bool runtime;
     if (!st)
         st = get_k(g, n, &k, &runtime);
     if (st)

@@ -35,3 +35,20 @@ void wgc_set_present_kv(wgc_graph *g, const wgc_node *n, int first, int dtype, c
     if (wgc_out(g, n, first + 1))
         wgc_set_output(g, n, first + 1, dtype, &v);
 }
+
+wg_status wgc_check_attention_bias(wgc_graph *g, const wgc_node *n, int i, int64_t B, int64_t H, int64_t S,
+                                   int64_t total, const char *want)
+{
+    static const int f32[] = {WG_DT_FLOAT, 0};
+    const wgc_tensor *bias = wgc_in(g, n, i);
+    if (!bias)
+        return WG_OK;
+    wg_status st = wgc_check_input(g, n, i, f32);
+    if (st)
+        return st;
+    const int64_t *d = bias->shape.dims;
+    if (bias->shape.rank != 4 || (d[0] != 1 && d[0] != B) || (d[1] != 1 && d[1] != H) || d[2] != S ||
+        (d[3] != total && !g->n_syms))
+        return wgc_bad_input_shape(g, n, i, "attention_bias", want);
+    return WG_OK;
+}

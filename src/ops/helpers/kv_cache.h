@@ -1,6 +1,7 @@
 /* kv_cache.h: the past and present key/value tensors of the attention operators (ONNX's
  * Attention, onnxruntime's MultiHeadAttention and GroupQueryAttention): one check of the
- * past pair and one shape rule for the present pair, so that the three ops cannot differ. */
+ * past pair, one shape rule for the present pair and one check of the additive attention
+ * bias, so that the ops cannot differ. */
 #ifndef WGC_KV_CACHE_H
 #define WGC_KV_CACHE_H
 
@@ -21,5 +22,10 @@ wg_status wgc_check_past_kv(wgc_graph *g, const wgc_node *n, int ik, const int *
  * dtype, [B, H, total, D] and [B, H, total, Dv]. */
 void wgc_set_present_kv(wgc_graph *g, const wgc_node *n, int first, int dtype, const wgc_kv_dims *kv,
                         int64_t total);
+
+/* The optional float32 attention_bias at input i: [batch or 1, heads or 1, S, total]. A total
+ * other than `total` passes where the graph has symbols (the op checks it at run time). */
+wg_status wgc_check_attention_bias(wgc_graph *g, const wgc_node *n, int i, int64_t B, int64_t H, int64_t S,
+                                   int64_t total, const char *want);
 
 #endif
