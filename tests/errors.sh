@@ -225,6 +225,17 @@ expect "MatMulIntegerToFloat with an a_scale of two values" 1 \
     "$W" compile "$T/mitf_a_scale_2.onnx" -o "$T/x.wasm"
 expect "FastGelu's bias of two dims" 1 "node 'fg' (FastGelu, domain com.microsoft): bias 'b' 2x4 must have one dim" \
     "$W" compile "$T/fast_gelu_bias_2d.onnx" -o "$T/x.wasm"
+# DynamicQuantizeLSTM (tests/errors/make_contrib_models.py qlstm_models).
+QL="node 'qlstm' (DynamicQuantizeLSTM, domain com.microsoft)"
+expect "DynamicQuantizeLSTM's W in LSTM's layout, not transposed" 1 \
+    "$QL: W 'W' is 1x8x4: it must be [num_directions, input_size, 8] (4 hidden_size)" \
+    "$W" compile "$T/qlstm_w_shape.onnx" -o "$T/x.wasm"
+expect "DynamicQuantizeLSTM without R_scale" 1 "$QL: input 10 (R_scale) is required" \
+    "$W" compile "$T/qlstm_no_r_scale.onnx" -o "$T/x.wasm"
+expect "DynamicQuantizeLSTM's zero point of another type than its weight" 1 \
+    "$QL: zero point 'wz' is uint8, its weight 'W' int8" "$W" compile "$T/qlstm_zp_dtype.onnx" -o "$T/x.wasm"
+expect "DynamicQuantizeLSTM with an attribute LSTM's quantized form drops" 1 "$QL: unknown attribute 'layout'" \
+    "$W" compile "$T/qlstm_unknown_attr.onnx" -o "$T/x.wasm"
 # MatMulNBits, GatherBlockQuantized, MatMulBnb4 (tests/errors/make_contrib_models.py
 # nbits_models): tensors of the wrong size, attributes they disagree with, values outside the
 # schema's range or ours.

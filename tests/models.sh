@@ -616,18 +616,20 @@ done
 #     layer at the tolerance contrib_ops.py gives.
 # ort_cases PREFIX DIR: each case of DIR (model.onnx, compile.args, tolerance "RTOL ATOL",
 # set_*/input_*.pb: the layout tests/models/contrib_ops.py and its siblings write) compiled
-# once and run on every set against onnxruntime-node.
+# once and run on every set against onnxruntime-node, on reference.onnx where the case has
+# one (the same function in other operators).
 ort_cases() {
-    local prefix=$1 c s name rtol atol cargs oargs f
+    local prefix=$1 c s name rtol atol cargs oargs f ref
     for c in "$2"/*/; do
-        c=${c%/} name=$prefix-$(basename "$c")
+        c=${c%/} name=$prefix-$(basename "$c") ref=$c/model.onnx
+        [ -f "$c/reference.onnx" ] && ref=$c/reference.onnx
         read -r -a cargs < "$c/compile.args"
         read -r rtol atol < "$c/tolerance"
         compile "$c/model.onnx" "$c/m.wasm" -q "${cargs[@]}" || continue
         for s in "$c"/set_*/; do
             s=${s%/} oargs=()
             for f in "$s"/input_*.pb; do oargs+=(--input "$f"); done
-            node tools/ort_run.js "$c/model.onnx" "$s/want" "${oargs[@]}" --quiet ||
+            node tools/ort_run.js "$ref" "$s/want" "${oargs[@]}" --quiet ||
                 { bad "$name ${s##*/set_} onnxruntime reference"; continue; }
             run_and_compare "$name ${s##*/set_}" "$c/m.wasm" "$s" "$s/want" "$rtol" "$atol"
         done

@@ -250,6 +250,47 @@ wgc_attr *wgc_attr_add(wgc_graph *g, int node, const char *name, int type)
     return a;
 }
 
+wgc_attr *wgc_attr_copy(wgc_graph *g, int n, const wgc_attr *src)
+{
+    const wgc_attr a = *src; /* src moves when it is n's own and n's attributes grow */
+    wgc_attr *d = wgc_attr_add(g, n, a.name, a.type);
+    if (!d)
+        return NULL;
+    d->f = a.f;
+    d->i = a.i;
+    d->n = a.n;
+    d->s_len = a.s_len;
+    if (a.s && !(d->s = malloc(a.s_len + 1)))
+        return NULL;
+    if (a.s)
+        memcpy(d->s, a.s, a.s_len + 1);
+    if (a.floats && !(d->floats = malloc(sizeof(float) * (a.n ? a.n : 1))))
+        return NULL;
+    if (a.floats && a.n)
+        memcpy(d->floats, a.floats, sizeof(float) * a.n);
+    if (a.ints && !(d->ints = malloc(sizeof(int64_t) * (a.n ? a.n : 1))))
+        return NULL;
+    if (a.ints && a.n)
+        memcpy(d->ints, a.ints, sizeof(int64_t) * a.n);
+    if (a.t) {
+        size_t bytes = (size_t)wgc_numel(&a.t->shape) * wg_dtype_size(a.t->dtype);
+        if (!(d->t = calloc(1, sizeof *d->t)) || !(d->t->data = malloc(bytes ? bytes : 1)))
+            return NULL;
+        d->t->dtype = a.t->dtype;
+        d->t->shape = a.t->shape;
+        if (bytes)
+            memcpy(d->t->data, a.t->data, bytes);
+    }
+    if (a.strings) {
+        if (!(d->strings = calloc(a.n ? a.n : 1, sizeof *d->strings)))
+            return NULL;
+        for (size_t k = 0; k < a.n; k++)
+            if (!(d->strings[k] = dup_str(a.strings[k])))
+                return NULL;
+    }
+    return d;
+}
+
 const wgc_attr *wgc_attr_find(const wgc_node *n, const char *name)
 {
     for (int i = 0; i < n->n_attrs; i++)

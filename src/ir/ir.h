@@ -321,6 +321,9 @@ int wgc_node_add(wgc_graph *g, const char *name, const char *op_type, const char
                  const int *inputs, int n_inputs, const int *outputs, int n_outputs);
 /* Adds an attribute to node n; returns it (zeroed apart from name and type) or NULL. */
 wgc_attr *wgc_attr_add(wgc_graph *g, int n, const char *name, int type);
+/* Adds to node n a deep copy of attribute src (of any node, n's own too) but its graph body,
+ * which the caller copies; returns it, or NULL when out of memory. */
+wgc_attr *wgc_attr_copy(wgc_graph *g, int n, const wgc_attr *src);
 
 const wgc_attr *wgc_attr_find(const wgc_node *n, const char *name);
 int64_t wgc_attr_int(const wgc_node *n, const char *name, int64_t dflt);

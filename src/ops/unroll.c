@@ -67,42 +67,10 @@ static int copy_region(wgc_graph *g, copy_ctx *c, int r)
 /* A deep copy of attribute a into node n (a nested body's values mapped, its region new). */
 static bool copy_attr(wgc_graph *g, copy_ctx *c, int n, const wgc_attr *src)
 {
-    wgc_attr a = *src;
-    wgc_attr *d = wgc_attr_add(g, n, a.name, a.type);
+    const wgc_attr a = *src;
+    wgc_attr *d = wgc_attr_copy(g, n, &a);
     if (!d)
         return false;
-    d->f = a.f;
-    d->i = a.i;
-    d->n = a.n;
-    d->s_len = a.s_len;
-    if (a.s && !(d->s = malloc(a.s_len + 1)))
-        return false;
-    if (a.s)
-        memcpy(d->s, a.s, a.s_len + 1);
-    if (a.floats && !(d->floats = malloc(sizeof(float) * (a.n ? a.n : 1))))
-        return false;
-    if (a.floats && a.n)
-        memcpy(d->floats, a.floats, sizeof(float) * a.n);
-    if (a.ints && !(d->ints = malloc(sizeof(int64_t) * (a.n ? a.n : 1))))
-        return false;
-    if (a.ints && a.n)
-        memcpy(d->ints, a.ints, sizeof(int64_t) * a.n);
-    if (a.t) {
-        size_t bytes = (size_t)wgc_numel(&a.t->shape) * wg_dtype_size(a.t->dtype);
-        if (!(d->t = calloc(1, sizeof *d->t)) || !(d->t->data = malloc(bytes ? bytes : 1)))
-            return false;
-        d->t->dtype = a.t->dtype;
-        d->t->shape = a.t->shape;
-        if (bytes)
-            memcpy(d->t->data, a.t->data, bytes);
-    }
-    if (a.strings) {
-        if (!(d->strings = calloc(a.n ? a.n : 1, sizeof *d->strings)))
-            return false;
-        for (size_t k = 0; k < a.n; k++)
-            if (!(d->strings[k] = strdup(a.strings[k])))
-                return false;
-    }
     if (a.body) {
         if (!(d->body = calloc(1, sizeof *d->body)))
             return false;

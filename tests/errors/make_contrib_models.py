@@ -61,9 +61,34 @@ def main():
     save(out, "fast_gelu_bias_2d", [helper.make_node("FastGelu", ["x", "b"], ["y"], name="fg", domain=MS)],
          inits=[b2])
 
+    qlstm_models(out)
     nbits_models(out)
     gqa_models(out)
     mha_models(out)
+
+
+def qlstm(out, name, w=(1, 4, 8), zp_dtype=np.int8, scale=True, attrs=None):
+    """A DynamicQuantizeLSTM of x [2, 4] unsqueezed to [seq 2, batch 1, input 4] (hidden 2, one
+    direction) with W of shape w, R [1, 2, 8], zero points of zp_dtype; scale=False leaves
+    R_scale out."""
+    a = {"hidden_size": 2}
+    a.update(attrs or {})
+    inits = [numpy_helper.from_array(np.ones(w, np.int8), "W"), numpy_helper.from_array(np.ones((1, 2, 8), np.int8), "R"),
+             numpy_helper.from_array(np.ones(1, np.float32), "ws"), numpy_helper.from_array(np.zeros(1, zp_dtype), "wz"),
+             numpy_helper.from_array(np.ones(1, np.float32), "rs"), numpy_helper.from_array(np.zeros(1, np.int8), "rz")]
+    ins = ["x3", "W", "R", "", "", "", "", "", "ws", "wz", "rs" if scale else "", "rz"]
+    save(out, name, [helper.make_node("Unsqueeze", ["x", "axes"], ["x3"]),
+                     helper.make_node("DynamicQuantizeLSTM", ins, ["y"], name="qlstm", domain=MS, **a)],
+         inits=inits + [numpy_helper.from_array(np.array([1], np.int64), "axes")])
+
+
+def qlstm_models(out):
+    """DynamicQuantizeLSTM: W not [directions, input, 4 hidden], R_scale missing, a zero point
+    of another type than its weight, an attribute LSTM does not have."""
+    qlstm(out, "qlstm_w_shape", w=(1, 8, 4))
+    qlstm(out, "qlstm_no_r_scale", scale=False)
+    qlstm(out, "qlstm_zp_dtype", zp_dtype=np.uint8)
+    qlstm(out, "qlstm_unknown_attr", attrs={"layout": 1})
 
 
 def nbits(out, name, attrs=None, b=(3, 1, 8), s=(3, 1), zp=None, gidx=None, raw_b=None):

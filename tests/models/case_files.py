@@ -4,7 +4,8 @@ tolerance ("RTOL ATOL") and set_<label>/input_<i>.pb, one folder per input set, 
 one module against onnxruntime-node.
 
 A case maker takes a numpy Generator and returns (graph, [(label, {input: array})],
-compile args, tolerance)."""
+compile args, tolerance), or those and a reference graph, written as reference.onnx, that
+onnxruntime runs instead of the model (the same function in other operators)."""
 import os
 
 import onnx
@@ -14,12 +15,13 @@ from onnx import helper, numpy_helper
 def write_cases(out, makers, rng, opsets, ir_version):
     """Writes every case of makers into out; opsets: [(domain, version)]."""
     for make in makers:
-        graph, sets, args, tol = make(rng)
+        graph, sets, args, tol, *reference = make(rng)
         d = os.path.join(out, graph.name)
         os.makedirs(d, exist_ok=True)
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid(dom, v) for dom, v in opsets])
-        model.ir_version = ir_version  # onnxruntime-node reads IR versions up to 10
-        onnx.save(model, os.path.join(d, "model.onnx"))
+        for g, file in [(graph, "model.onnx")] + [(r, "reference.onnx") for r in reference]:
+            model = helper.make_model(g, opset_imports=[helper.make_opsetid(dom, v) for dom, v in opsets])
+            model.ir_version = ir_version  # onnxruntime-node reads IR versions up to 10
+            onnx.save(model, os.path.join(d, file))
         with open(os.path.join(d, "compile.args"), "w") as f:
             f.write(args + "\n")
         with open(os.path.join(d, "tolerance"), "w") as f:

@@ -162,9 +162,67 @@ def case_integer_matmuls(rng):
     return g, sets, DIMS, FP32
 
 
+def lstm_graph(name, nodes, inits, seq, batch, dirs, hidden, inputs):
+    outs = [vi("y", [seq, dirs, batch, hidden]), vi("y_h", [dirs, batch, hidden]), vi("y_c", [dirs, batch, hidden])]
+    return helper.make_graph(nodes, name, inputs, outs, inits)
+
+
+def quantized_lstm(rng, name, per_row, dtype):
+    """A bidirectional LSTM as onnxruntime's dynamic quantization writes it (W and R transposed
+    to [D, K, 4H], int8 or uint8, scales and zero points per direction or per gate row), and
+    the LSTM over its dequantized weights."""
+    dirs, hidden, inp = 2, 16, 12
+    qlo, qhi = (-128, 127) if dtype == np.int8 else (0, 255)
+    lstm_attrs = dict(hidden_size=hidden, direction="bidirectional")
+    inits_q, inits_f = [], []
+    for w, k in (("W", inp), ("R", hidden)):
+        wf = rng.standard_normal((dirs, 4 * hidden, k)).astype(np.float32) * 0.3
+        axes = (2,) if per_row else (1, 2)
+        lo, hi = np.minimum(wf.min(axis=axes), 0), np.maximum(wf.max(axis=axes), 0)
+        scale = ((hi - lo) / (qhi - qlo)).astype(np.float32)
+        zp = np.clip(np.round(qlo - lo / scale), qlo, qhi).astype(dtype)
+        bshape = scale.shape + (1,) * (3 - scale.ndim)
+        q = np.clip(np.round(wf / scale.reshape(bshape)) + zp.reshape(bshape).astype(np.float32), qlo, qhi)
+        q = q.astype(dtype)
+        deq = (q.astype(np.float32) - zp.reshape(bshape).astype(np.float32)) * scale.reshape(bshape)
+        inits_q += [numpy_helper.from_array(np.ascontiguousarray(q.transpose(0, 2, 1)), w),
+                    numpy_helper.from_array(scale, w + "_scale"), numpy_helper.from_array(zp, w + "_zero_point")]
+        inits_f.append(numpy_helper.from_array(deq.astype(np.float32), w))
+    b = const(rng, "B", [dirs, 8 * hidden], scale=0.1)
+    seq, batch = (5, 2) if per_row else (9, 3)  # LSTM takes fixed shapes only
+    inputs = [vi("x", [seq, batch, inp]), vi("h0", [dirs, batch, hidden])]
+    qnode = helper.make_node("DynamicQuantizeLSTM", ["x", "W", "R", "B", "", "h0", "", "", "W_scale",
+                                                     "W_zero_point", "R_scale", "R_zero_point"],
+                             ["y", "y_h", "y_c"], domain=MS, **lstm_attrs)
+    fnode = helper.make_node("LSTM", ["x", "W", "R", "B", "", "h0"], ["y", "y_h", "y_c"], **lstm_attrs)
+    model = lstm_graph(name, [qnode], inits_q + [b], seq, batch, dirs, hidden, inputs)
+    reference = lstm_graph(name, [fnode], inits_f + [b], seq, batch, dirs, hidden, inputs)
+    sets = [(f"{seq}x{batch}", {"x": (rng.standard_normal((seq, batch, inp)) * 2).astype(np.float32),
+                                "h0": (rng.standard_normal((dirs, batch, hidden)) * 0.5).astype(np.float32)})]
+    return model, sets, "", reference
+
+
+def case_dynamic_quantize_lstm(rng):
+    """DynamicQuantizeLSTM (int8 weights, a scale and zero point per gate row) against
+    onnxruntime's LSTM over the dequantized weights: the function we compute, in float32
+    (contrib_qlstm.c), at float32's tolerances."""
+    model, sets, args, reference = quantized_lstm(rng, "dynamic_quantize_lstm", True, np.int8)
+    return model, sets, args, FP32, reference
+
+
+def case_dynamic_quantize_lstm_ort(rng):
+    """DynamicQuantizeLSTM (uint8 weights, one scale and zero point per direction) against
+    onnxruntime's own kernel, which also rounds X and every step's hidden state to 8 bits
+    before its integer products (we keep them float32): outputs in (-1, 1) apart by that
+    rounding, about 1e-2 here, so atol 5e-2; a wrong gate order or layout is off by 0.3 or
+    more."""
+    model, sets, args, _ = quantized_lstm(rng, "dynamic_quantize_lstm_ort", False, np.uint8)
+    return model, sets, args, "0 5e-2"
+
+
 CASES = (case_simplified_layernorm, case_skip_layernorm, case_skip_layernorm_symbolic, case_decoder_block,
          case_decoder_block_fp16, case_gelus,
-         case_integer_matmuls)
+         case_integer_matmuls, case_dynamic_quantize_lstm, case_dynamic_quantize_lstm_ort)
 
 
 def main():

@@ -122,6 +122,26 @@ void wgc_expand_attr_str(wgc_expansion *x, int k, const char *name, const char *
     a->s_len = len;
 }
 
+void wgc_expand_attr_ints(wgc_expansion *x, int k, const char *name, const int64_t *v, int n)
+{
+    wgc_attr *a = attr(x, k, name, WGC_ATTR_INTS);
+    if (!a)
+        return;
+    if (!(a->ints = malloc(sizeof *a->ints * (size_t)(n > 0 ? n : 1)))) {
+        nomem(x);
+        return;
+    }
+    memcpy(a->ints, v, sizeof *a->ints * (size_t)n);
+    a->n = (size_t)n;
+}
+
+void wgc_expand_attrs_of_node(wgc_expansion *x, int k)
+{
+    for (int i = 0; !x->st && k >= 0 && i < x->g->nodes[x->node].n_attrs; i++)
+        if (!wgc_attr_copy(x->g, k, &x->g->nodes[x->node].attrs[i]))
+            nomem(x);
+}
+
 wg_status wgc_expand_finish(wgc_expansion *x)
 {
     if (x->st)

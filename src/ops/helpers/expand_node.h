@@ -53,6 +53,10 @@ int wgc_expand_const_i64(wgc_expansion *x, const char *suffix, const int64_t *v,
 void wgc_expand_attr_float(wgc_expansion *x, int k, const char *name, float v);
 void wgc_expand_attr_int(wgc_expansion *x, int k, const char *name, int64_t v);
 void wgc_expand_attr_str(wgc_expansion *x, int k, const char *name, const char *v);
+void wgc_expand_attr_ints(wgc_expansion *x, int k, const char *name, const int64_t *v, int n);
+/* Every attribute of the expanded node, copied to new node k (an op that is another with
+ * other inputs: DynamicQuantizeLSTM's LSTM). */
+void wgc_expand_attrs_of_node(wgc_expansion *x, int k);
 /* Moves the new nodes right after the expanded node, which dies having handed them its
  * inputs and outputs; the status of the first failure, or WG_OK. */
 wg_status wgc_expand_finish(wgc_expansion *x);
