@@ -129,6 +129,11 @@ typedef struct wg_tensor_info {
     const char *value;
     wg_value_kind value_kind, value_holds;
     int value_part;
+    /* An input the module lets a host give empty: size 0 along a symbolic dimension whose
+     * symbol other inputs (or wg_session_set_dim) give another value; only bodies of the
+     * graph (If branches, loop bodies) read it, and one that does when it is empty stops
+     * the run with status 18, WGK_ERR_EMPTY_INPUT (docs/abi.md "Empty inputs"). */
+    bool may_be_empty;
 } wg_tensor_info;
 
 /* ABI 2: a symbolic dimension and its range (`wasmgraph compile --dim NAME=MIN..MAX`, or

@@ -63,9 +63,62 @@ bool wgc_outputs_report_dims(const wgc_graph *g)
     return false;
 }
 
+/* The region whose code runs region r's nodes: r when its marker is live; else (a folded
+ * If's branch, an unrolled or removed body) the region that holds its construct, and so
+ * on out (0: the main graph). */
+static int live_region(const wgc_graph *g, int r)
+{
+    for (int hops = 0; r > 0 && hops <= g->n_regions; hops++) {
+        int m = -1;
+        for (int i = 0; i < g->n_nodes && m < 0; i++)
+            if (g->nodes[i].region == r && (g->nodes[i].op == WGC_OP_BODY_BEGIN || g->nodes[i].op == WGC_OP_BODY_ELSE))
+                m = i;
+        if (m >= 0 && !g->nodes[m].dead)
+            return r;
+        const int end = m >= 0 ? wgc_body_end(g, m) : -1;
+        if (end < 0)
+            return 0;
+        r = g->nodes[end].region;
+    }
+    return 0;
+}
+
+bool wgc_input_may_be_empty(const wgc_graph *g, int k)
+{
+    const int t = g->inputs[k];
+    if (!wgc_shape_is_sym(&g->tensors[t].shape))
+        return false;
+    for (int r = 0; r < g->n_input_reads; r++)
+        if (g->input_reads[2 * r] == t && live_region(g, g->input_reads[2 * r + 1]) == 0)
+            return false;
+    return true;
+}
+
+bool wgc_inputs_may_be_empty(const wgc_graph *g)
+{
+    for (int k = 0; k < g->n_inputs; k++)
+        if (wgc_input_may_be_empty(g, k))
+            return true;
+    return false;
+}
+
+void wgc_emit_empty_checks(wgc_emitter *e, const wgc_graph *g, int marker)
+{
+    const int region = g->nodes[marker].region;
+    for (int k = 0; k < g->n_inputs; k++) {
+        const int t = g->inputs[k];
+        bool reads = false;
+        for (int r = 0; r < g->n_input_reads && !reads; r++)
+            reads = g->input_reads[2 * r] == t && live_region(g, g->input_reads[2 * r + 1]) == region;
+        if (reads && wgc_input_may_be_empty(g, k))
+            wgc_emit(e, "if (wg_input_empty[%d]) /* %s, given empty, is read here */\n"
+                        "    return WGK_ERR_EMPTY_INPUT;\n", k, g->tensors[t].name);
+    }
+}
+
 char *wgc_sym_exports_c(const wgc_graph *g)
 {
-    size_t cap = 2048 + (size_t)g->n_syms * (384 + WGC_SUM_TERMS * 48), len = 0;
+    size_t cap = 2560 + (size_t)g->n_syms * (384 + WGC_SUM_TERMS * 48), len = 0;
     char *s = malloc(cap);
     if (!s)
         return NULL;
@@ -111,7 +164,11 @@ char *wgc_sym_exports_c(const wgc_graph *g)
             len += (size_t)snprintf(s + len, cap - len, "    if (wg_dims[%d] %% %lld) /* a multiple of %lld */\n"
                                     "        return 1;\n", k, (long long)y->step, (long long)y->step);
     }
-    snprintf(s + len, cap - len, "    return 0;\n}\n\n");
+    len += (size_t)snprintf(s + len, cap - len, "    return 0;\n}\n\n");
+    if (wgc_inputs_may_be_empty(g)) /* 1 for an input the host gives empty (docs/abi.md "Empty inputs") */
+        snprintf(s + len, cap - len, "static int32_t wg_input_empty[%d];\n\n"
+                 "__attribute__((export_name(\"wg_input_empty_ptr\"))) int wg_input_empty_ptr(void) "
+                 "{ return (int)(uintptr_t)wg_input_empty; }\n\n", g->n_inputs);
     return s;
 }
 
