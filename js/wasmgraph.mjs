@@ -62,6 +62,7 @@ export const STATUSES = Object.freeze({
   16: ['WGK_ERR_OPTIONAL_EMPTY', 'an optional value is empty (OptionalGetElement)'],
   17: ['WGK_ERR_ATTN_LENGTHS', "an attention's sequence lengths (seqlens_k, total_sequence_length, position ids) do not fit its KV cache or rotary tables (GroupQueryAttention)"],
   18: ['WGK_ERR_EMPTY_INPUT', 'an input given empty (size 0 along a symbol other inputs give) is read by the branch or body the run took'],
+  19: ['WGK_ERR_DIM_MISMATCH', "two symbolic dimensions an elementwise op takes as equal differ at run time (a model's own symbol against a size computed from others)"],
   20: ['WGK_ERR_THREAD_ABORT', 'another thread of the run trapped or was stopped (wg_threads_abort)'],
   21: ['WGK_ERR_THREADS', 'a thread number or thread count out of range for the module (wg_thread_init, wg_run_begin, wg_run_thread)'],
 });

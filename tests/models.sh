@@ -685,7 +685,10 @@ fi
 #     encoder-decoder's cross-attention (an If on use_cache_branch) whose first step gets
 #     the encoder past empty, as transformers.js runs it (docs/abi.md "Empty inputs"):
 #     against onnxruntime-node, then the cache branch with that past empty stops with
-#     status 18 in the C host and the JS loader, naming it.
+#     status 18 in the C host and the JS loader, naming it. And the genai builder's float16
+#     mask (total_sequence_length added to past + seq, checked at run time: status 19 when
+#     they differ) and its past's head size kv_cache_dim of one value concatenated with
+#     keys of that fixed size.
 D=$OUT/decoder-ops
 rm -rf "$D"
 if "$PY" tests/models/decoder_ops.py "$D"; then
@@ -700,6 +703,17 @@ if "$PY" tests/models/decoder_ops.py "$D"; then
     else
         cat "$OUT/merged-bad.log"; bad "merged_cross: the empty past's error"
     fi
+    M=$D/genai_mask
+    msg="status 19 (WGK_ERR_DIM_MISMATCH: two symbolic dimensions an elementwise op takes as equal differ at run time"
+    if "$W" run "$M/m.wasm" --input "$M/bad/input_0.pb" --input "$M/bad/input_1.pb" --input "$M/bad/input_2.pb" \
+        --input "$M/bad/input_3.pb" --output-dir "$M/bad/got" > "$OUT/genai-bad.log" 2>&1; then
+        bad "genai_mask: a total_sequence_length other than past + seq ran"
+    elif grep -qF "$msg" "$OUT/genai-bad.log"; then
+        ok "genai_mask: a total_sequence_length other than past + seq stops with status 19"
+    else
+        cat "$OUT/genai-bad.log"; bad "genai_mask: the mismatch's error"
+    fi
+    M=$D/merged_cross
     if node tests/models/merged_decoder.mjs "$M/m.wasm" > "$OUT/merged-js.log" 2>&1; then
         ok "merged_cross: JS loader (empty encoder past, status 18)"
     else

@@ -283,7 +283,8 @@ static wg_status mha_sym_infer(wgc_graph *g, wgc_node *n)
             const bool sym = wgc_dim_is_sym(&t->shape, d);
             bool ok = c == 't' || (c == 'b' && same_dim(g, t, d, q, 0)) || (c == 's' && same_dim(g, t, d, q, 1)) ||
                       (c == 'l' && same_dim(g, t, d, k, 1)) || (c == 'p' && pk && same_dim(g, t, d, pk, 2)) ||
-                      (c == '1' && (same_dim(g, t, d, q, 0) || !sym)) || (c == '-' && !sym);
+                      (c == '1' && (same_dim(g, t, d, q, 0) || !sym)) ||
+                      (c == '-' && (!sym || wgc_dim_one_value(g, &t->shape, d))); /* kv_cache_dim */
             if (!ok) {
                 char msg[160];
                 snprintf(msg, sizeof msg, "%s '%s' dim %d, symbolic or not the query's, key's or past's",

@@ -256,6 +256,37 @@ def case_causal_expand(rng):
     return g, sets, PAST_DIMS, "0 0"
 
 
+def genai_feeds(rng, b, s, p, extra=0):
+    return {"ids": rng.integers(0, V, (b, s)).astype(np.int64),
+            "past": rng.standard_normal((b, 2, p, 4)).astype(np.float32),
+            "attention_mask": np.ones((b, p + s + extra), np.int64),
+            "new_k": rng.standard_normal((b, 2, s, 4)).astype(np.float32)}
+
+
+def case_genai_mask(rng):
+    """onnxruntime-genai's float16 decoders around their attention: the causal mask over
+    [batch, 1, seq, seq + past] (as case_causal_expand) added to the attention_mask of the
+    model's own total_sequence_length, [batch, 1, 1, total]: the Add takes total and
+    past + seq as equal and the module checks it (WGK_ERR_DIM_MISMATCH, the bad set of
+    models.sh); and the past, whose head size is the symbol kv of one value (--dim kv=4..4,
+    the builder's kv_cache_dim), concatenated with the new keys of a fixed head size 4."""
+    g, sets, _, _ = case_causal_expand(rng)
+    nodes = list(g.node) + [
+        helper.make_node("Unsqueeze", ["attention_mask", "ax12"], ["m4"]),
+        helper.make_node("Cast", ["m4"], ["mf"], to=TensorProto.FLOAT),
+        helper.make_node("Add", ["y", "mf"], ["bias"]),                       # [batch, 1, seq, past + seq]
+        helper.make_node("Concat", ["past", "new_k"], ["present"], axis=2),
+    ]
+    inits = list(g.initializer) + [t("ax12", np.array([1, 2], np.int64))]
+    g = helper.make_graph(nodes, "genai_mask",
+                          [vi("ids", ["batch", "seq"], TensorProto.INT64), vi("past", ["batch", 2, "past", "kv"]),
+                           vi("attention_mask", ["batch", "total"], TensorProto.INT64),
+                           vi("new_k", ["batch", 2, "seq", 4])],
+                          [vi("bias", ["batch", 1, "seq", "total"]), vi("present", ["batch", 2, "total", 4])], inits)
+    sets = [(f"{bb}x{s}p{p}", genai_feeds(rng, bb, s, p)) for bb, s, p in [(1, 5, 0), (2, 1, 6), (3, 1, 0), (1, 1, 8)]]
+    return g, sets, PAST_DIMS + " --dim total=1..16 --dim kv=4..4", "0 0"
+
+
 def merged_feeds(rng, b, s, e, past, cache):
     return {"use_cache_branch": np.array([cache]), "enc": rng.standard_normal((b, e, 8)).astype(np.float32),
             "x": rng.standard_normal((b, s, 8)).astype(np.float32),
@@ -291,16 +322,19 @@ def case_merged_cross(rng):
 
 
 CASES = (case_q8_layer, case_trilu, case_relative_bias, case_mask_fill, case_tile_positions, case_causal_expand,
-         case_merged_cross)
+         case_genai_mask, case_merged_cross)
 
 
 def main():
     write_cases(sys.argv[1], CASES, np.random.default_rng(1234), [("", 14)], 8)
-    # the cache branch with the past empty: the module stops with WGK_ERR_EMPTY_INPUT (models.sh)
-    bad = os.path.join(sys.argv[1], "merged_cross", "bad")
-    os.makedirs(bad, exist_ok=True)
-    for i, (name, arr) in enumerate(merged_feeds(np.random.default_rng(5), 1, 1, 5, 0, True).items()):
-        onnx.save_tensor(numpy_helper.from_array(arr, name), os.path.join(bad, f"input_{i}.pb"))
+    # the cache branch with the past empty: the module stops with WGK_ERR_EMPTY_INPUT; a
+    # total_sequence_length one more than past + seq: WGK_ERR_DIM_MISMATCH (models.sh)
+    rng = np.random.default_rng(5)
+    for case, feeds in (("merged_cross", merged_feeds(rng, 1, 1, 5, 0, True)), ("genai_mask", genai_feeds(rng, 1, 1, 3, 1))):
+        bad = os.path.join(sys.argv[1], case, "bad")
+        os.makedirs(bad, exist_ok=True)
+        for i, (name, arr) in enumerate(feeds.items()):
+            onnx.save_tensor(numpy_helper.from_array(arr, name), os.path.join(bad, f"input_{i}.pb"))
 
 
 if __name__ == "__main__":
