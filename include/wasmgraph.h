@@ -129,6 +129,11 @@ typedef struct wg_tensor_info {
     const char *value;
     wg_value_kind value_kind, value_holds;
     int value_part;
+    /* An input the module lets a host give empty: size 0 along a symbolic dimension whose
+     * symbol other inputs (or wg_session_set_dim) give another value; only bodies of the
+     * graph (If branches, loop bodies) read it, and one that does when it is empty stops
+     * the run with status 18, WGK_ERR_EMPTY_INPUT (docs/abi.md "Empty inputs"). */
+    bool may_be_empty;
 } wg_tensor_info;
 
 /* ABI 2: a symbolic dimension and its range (`wasmgraph compile --dim NAME=MIN..MAX`, or
@@ -261,14 +266,19 @@ wg_status wg_session_run(wg_session *s);
  * wg_session_run checks, before the module runs, that each symbol is in its range and
  * that every given shape agrees (WG_ERR_INVALID naming the input and the symbol
  * otherwise); the module checks the ranges again itself (WGK_ERR_DIMS). On ABI 1
- * modules these calls accept only the fixed shapes.
+ * modules these calls accept only the fixed shapes. An input whose wg_tensor_info has
+ * may_be_empty may be given 0 along a symbol that other inputs give another value (a merged
+ * decoder's encoder pasts on its first step): wg_session_run tells the module it is empty,
+ * and a run whose branch reads it fails with status 18, WGK_ERR_EMPTY_INPUT, naming it
+ * (docs/abi.md "Empty inputs").
  */
 /* The runtime the session's model was loaded on (for wg_last_error). */
 wg_runtime *wg_session_runtime(const wg_session *s);
 /* Sets symbol `name` to value; WG_ERR_INVALID for an unknown name or a value out of range. */
 wg_status wg_session_set_dim(wg_session *s, const char *name, int64_t value);
 /* Gives input i's actual shape (rank dims): fixed dims must match, symbolic ones be in
- * range; the symbols are taken from it at the next run. WG_ERR_INVALID otherwise. */
+ * range (or 0, for an input that may be empty); the symbols are taken from it at the next
+ * run. WG_ERR_INVALID otherwise. */
 wg_status wg_session_set_input_shape(wg_session *s, size_t i, const int64_t *dims, int rank);
 /* Output i's actual shape at the current sizes (after wg_session_run: the run's, with the
  * data-dependent dims the module reported), into dims (WG_MAX_RANK entries) and *rank;

@@ -57,13 +57,15 @@ export function checkFeeds(feeds, inputs, label) {
  * The feeds of run() on a module with symbolic dims (ABI 2): { name: { data, dims } } (an
  * onnxruntime-style tensor has both) or a bare typed array for an input without symbolic
  * dims. Each symbol's value comes from the dims; a value out of range or inputs that
- * disagree is an 'arg' error before anything runs. Returns { arrays (in input order),
- * values (one per symbol) }.
+ * disagree is an 'arg' error before anything runs; an input that may be empty may be given
+ * size 0 along a symbol others give (docs/abi.md "Empty inputs"). Returns { arrays (in
+ * input order), values (one per symbol), empty (per input: given empty) }.
  */
 export function symbolicFeeds(feeds, inputs, symbols, label) {
   checkFeedNames(feeds, inputs, label);
   const values = symbols.map(() => null), from = symbols.map(() => null);
-  const arrays = inputs.map((t) => {
+  const zeros = []; // [input, symbol]: an input that may be empty given 0 along a symbol (decided below)
+  const arrays = inputs.map((t, i) => {
     let v = feeds[t.name], dims = null;
     if (v && typeof v === 'object' && !ArrayBuffer.isView(v) && 'data' in v) ({ data: v, dims = null } = v);
     const Ctor = DTYPES[t.dtype][0];
@@ -81,11 +83,14 @@ export function symbolicFeeds(feeds, inputs, symbols, label) {
         return;
       }
       const s = symbols.findIndex((y) => y.name === name), y = symbols[s];
-      if (!symbolTakes(y, d)) {
+      const maybeEmpty = t.mayBeEmpty && d === 0;
+      if (!symbolTakes(y, d) && !maybeEmpty) {
         throw fail('arg', `${label}: input '${t.name}' dimension ${k}: symbol '${name}' = ${d} is outside its range ${rangeText(y)}`);
       }
+      if (maybeEmpty) return void zeros.push([i, s]);
       if (values[s] !== null && values[s] !== d) {
-        throw fail('arg', `${label}: input '${t.name}' has ${name} = ${d} (dimension ${k}), but input '${from[s]}' gives ${values[s]}`);
+        const hint = d === 0 || values[s] === 0 ? ` (input '${d === 0 ? t.name : from[s]}' may not be empty: the model reads it outside If branches and loop bodies)` : '';
+        throw fail('arg', `${label}: input '${t.name}' has ${name} = ${d} (dimension ${k}), but input '${from[s]}' gives ${values[s]}${hint}`);
       }
       values[s] = d;
       from[s] = t.name;
@@ -94,6 +99,10 @@ export function symbolicFeeds(feeds, inputs, symbols, label) {
     if (v.length !== n) throw fail('arg', `${label}: input '${t.name}': got ${describe(v)} for dims [${dims}], which hold ${n} elements`);
     return v;
   });
+  /* an input that may be empty, given 0 along a plain symbol nothing else gives: its value */
+  for (const [i, s] of zeros) {
+    if (values[s] === null && !symbols[s].sum) [values[s], from[s]] = [0, inputs[i].name];
+  }
   /* a dim_param `past + seq` (a symbol with a sum): the input's value must be its terms' */
   const at = (s) => (values[s] === null ? symbols[s].max : values[s]);
   symbols.forEach((y, s) => {
@@ -110,6 +119,8 @@ export function symbolicFeeds(feeds, inputs, symbols, label) {
       throw fail('arg', `${label}: ${from[s]}'s dim ${d} (${values[s]}) is not ${y.name} (${text}) (WGK_ERR_DIMS)`);
     }
   });
-  return { arrays, values: values.map((v, s) => (v === null ? symbols[s].max : v)) };
+  /* ... else that input is empty (docs/abi.md "Empty inputs"), which the module is told */
+  const empty = inputs.map((t, i) => zeros.some(([j, s]) => j === i && values[s] > 0));
+  return { arrays, values: values.map((v, s) => (v === null ? symbols[s].max : v)), empty };
 }
 

@@ -44,6 +44,11 @@ export interface TensorInfo {
   /** ABI 2: an output with a data-dependent dim (NonZero, Unique, ...); run() returns it
    * as { data, dims } at the size the run reported */
   bounded?: boolean;
+  /** An input the module lets run(feeds) give empty: size 0 along a symbolic dim whose
+   * symbol another input gives (an encoder-decoder's encoder pasts on the first step);
+   * only bodies of the graph read it, and one that does stops the run with status 18,
+   * WGK_ERR_EMPTY_INPUT (docs/abi.md "Empty inputs") */
+  mayBeEmpty?: boolean;
 }
 
 /** ABI 2: a symbolic dimension and its range (compile --dim NAME=MIN..MAX, or

@@ -61,14 +61,18 @@ export const STATUSES = Object.freeze({
   15: ['WGK_ERR_SEQ_INDEX', 'a sequence position is out of range (SequenceAt)'],
   16: ['WGK_ERR_OPTIONAL_EMPTY', 'an optional value is empty (OptionalGetElement)'],
   17: ['WGK_ERR_ATTN_LENGTHS', "an attention's sequence lengths (seqlens_k, total_sequence_length, position ids) do not fit its KV cache or rotary tables (GroupQueryAttention)"],
+  18: ['WGK_ERR_EMPTY_INPUT', 'an input given empty (size 0 along a symbol other inputs give) is read by the branch or body the run took'],
+  19: ['WGK_ERR_DIM_MISMATCH', "two symbolic dimensions an elementwise op takes as equal differ at run time (a model's own symbol against a size computed from others)"],
   20: ['WGK_ERR_THREAD_ABORT', 'another thread of the run trapped or was stopped (wg_threads_abort)'],
   21: ['WGK_ERR_THREADS', 'a thread number or thread count out of range for the module (wg_thread_init, wg_run_begin, wg_run_thread)'],
 });
 
-/* "2 (WGK_ERR_INDEX: an index input ...)": a status as messages give it. */
-function statusText(st) {
+/* "2 (WGK_ERR_INDEX: an index input ...)": a status as messages give it; for
+ * WGK_ERR_EMPTY_INPUT, with the names of the inputs the run was given empty. */
+function statusText(st, empty = []) {
   const known = STATUSES[st];
-  return `${st} (${known ? `${known[0]}: ${known[1]}` : "unknown status: not in this host's list"})`;
+  const names = st === 18 && empty.length ? `; given empty: '${empty.join("', '")}'` : '';
+  return `${st} (${known ? `${known[0]}: ${known[1]}` : "unknown status: not in this host's list"}${names})`;
 }
 
 const isNode = typeof process !== 'undefined' && !!(process.versions && process.versions.node);
@@ -208,6 +212,13 @@ function checkTensors(list, what, name, symbols = [], abi = 1) {
       info.dims = sym.map((k, d) => (k >= 0 ? symbols[k].name : k === BOUNDED ? { max: shape[d] } : shape[d]));
     }
     if (sym.includes(BOUNDED)) info.bounded = true;
+    /* "may_be_empty": true, an input the host may give empty (docs/abi.md "Empty inputs") */
+    if (t.may_be_empty !== undefined) {
+      if (typeof t.may_be_empty !== 'boolean' || what !== 'input' || !sym.some((k) => k >= 0)) {
+        throw fail('format', `${name}: metadata: ${what} '${t.name}' has "may_be_empty", which only a boolean of an input with a symbolic dimension may have`);
+      }
+      if (t.may_be_empty) info.mayBeEmpty = true;
+    }
     // part of a sequence or optional value (ABI 2): { name, kind, holds, part } as the metadata says
     if (t.value !== undefined) info.value = checkValue(name, what, t);
     return info;
@@ -616,6 +627,7 @@ export function inspect(module, name = 'module') {
   for (const [f, n] of Object.entries(REQUIRED_FUNCS)) checkFunc(view, f, n, name);
   if (symbols.length) checkFunc(view, 'wg_dims_ptr', 0, name);
   if (outputs.some((t) => t.bounded)) checkFunc(view, 'wg_output_dims_ptr', 1, name);
+  if (inputs.some((t) => t.mayBeEmpty)) checkFunc(view, 'wg_input_empty_ptr', 0, name);
   if (threaded) for (const [f, n] of Object.entries(THREAD_FUNCS)) checkFunc(view, f, n, name);
   for (const [f, [n, member]] of Object.entries(OPTIONAL_FUNCS)) {
     if (meta[member] !== undefined || view.exports.has(f)) checkFunc(view, f, n, name);
@@ -791,6 +803,8 @@ export class Session {
   #symbols = []; // ABI 2: the metadata's symbols
   #dimValues = []; // their values for the next run (set by run(feeds) or setDims)
   #dimsPtr = 0;
+  #emptyPtr = 0; // inputs that may be empty: where wg_input_empty is (docs/abi.md "Empty inputs")
+  #empty = []; // per input: given empty to the next run (set by run(feeds))
   #outDims = null; // ABI 2: each output's dims as the last run reported them (data-dependent sizes)
 
   #threads; // null, or a threaded session's other threads (threads.mjs startThreads)
@@ -821,6 +835,14 @@ export class Session {
         throw fail('abi', `${name}: wg_dims_ptr() = ${p} is not an aligned array of ${this.#symbols.length} i32 inside memory`);
       }
       this.#dimsPtr = p;
+    }
+    this.#empty = model.inputs.map(() => false);
+    if (model.inputs.some((t) => t.mayBeEmpty)) {
+      const p = this.#call('wg_input_empty_ptr') >>> 0;
+      if (p === 0 || p % 4 || p + 4 * model.inputs.length > this.memory.buffer.byteLength) {
+        throw fail('abi', `${name}: wg_input_empty_ptr() = ${p} is not an aligned array of ${model.inputs.length} i32 inside memory`);
+      }
+      this.#emptyPtr = p;
     }
     if (model.outputs.some((t) => t.bounded)) this.#outDims = model.outputs.map((t) => t.shape.slice());
     /* The step counts the metadata gives, as the exports return them (docs/abi.md). */
@@ -916,8 +938,9 @@ export class Session {
 
   #write(feeds) {
     if (this.#symbols.length) {
-      const { arrays, values } = symbolicFeeds(feeds, this.inputs, this.#symbols, this.model.name);
+      const { arrays, values, empty } = symbolicFeeds(feeds, this.inputs, this.#symbols, this.model.name);
       this.#dimValues = values;
+      this.#empty = empty;
       arrays.forEach((v, i) => new (DTYPES[this.inputs[i].dtype][0])(this.memory.buffer, this.inputPtrs[i], v.length).set(v));
       return;
     }
@@ -983,6 +1006,7 @@ export class Session {
       next[s] = v;
     }
     this.#dimValues = next;
+    this.#empty = this.#empty.map(() => false); /* the zero-copy path gives no input empty */
   }
 
   /** The actual dims of output `which` at the current sizes (after run(): that run's). */
@@ -1021,15 +1045,25 @@ export class Session {
     if (this.#loading) {
       throw fail('state', `${this.model.name}: the weights are still being read: await session.ready first, or use runAsync()`);
     }
-    if (this.#dimsPtr) new Int32Array(this.memory.buffer, this.#dimsPtr, this.#symbols.length).set(this.#dimValues);
+    this.#putSizes();
     if (this.#threads) {
       const st = this.#threads.run((f, ...a) => this.#call(f, ...a), 0, this.model.metadata.step_weights.length);
-      if (st !== 0) throw fail('status', `${this.model.name}: wg_run_thread returned status ${statusText(st)}`);
+      if (st !== 0) throw fail('status', `${this.model.name}: wg_run_thread returned status ${this.#statusText(st)}`);
     } else {
       const st = this.#call('wg_run');
-      if (st !== 0) throw fail('status', `${this.model.name}: wg_run returned status ${statusText(st)}`);
+      if (st !== 0) throw fail('status', `${this.model.name}: wg_run returned status ${this.#statusText(st)}`);
     }
     this.#readOutDims(); /* ABI 2: data-dependent output dims, on any thread count */
+  }
+
+  /* ABI 2: the symbols' values into wg_dims, and which inputs are empty into wg_input_empty. */
+  #putSizes() {
+    if (this.#dimsPtr) new Int32Array(this.memory.buffer, this.#dimsPtr, this.#symbols.length).set(this.#dimValues);
+    if (this.#emptyPtr) new Int32Array(this.memory.buffer, this.#emptyPtr, this.#empty.length).set(this.#empty.map(Number));
+  }
+
+  #statusText(st) {
+    return statusText(st, this.inputs.filter((t, i) => this.#empty[i]).map((t) => t.name));
   }
 
   /**
@@ -1071,8 +1105,9 @@ export class Session {
         }
       }
       this.#checkUsable();
+      if (k === 0) this.#putSizes();
       const st = this.#call('wg_run_step', k);
-      if (st !== 0) throw fail('status', `${name}: wg_run_step(${k}) returned status ${statusText(st)}`);
+      if (st !== 0) throw fail('status', `${name}: wg_run_step(${k}) returned status ${this.#statusText(st)}`);
     }
     await this.ready;
   }

@@ -683,11 +683,44 @@ fi
 #     (ScatterND), Whisper's tiled positions (Tile of symbolic repeats) and the genai
 #     float16 causal mask (Expand checked in the module): tests/models/decoder_ops.py
 #     against onnxruntime-node, one module a case run at (batch, seq) = (1, 1), (2, 7),
-#     (4, 16), or (batch, seq, past) from an empty past to decode steps.
+#     (4, 16), or (batch, seq, past) from an empty past to decode steps. And a merged
+#     encoder-decoder's cross-attention (an If on use_cache_branch) whose first step gets
+#     the encoder past empty, as transformers.js runs it (docs/abi.md "Empty inputs"):
+#     against onnxruntime-node, then the cache branch with that past empty stops with
+#     status 18 in the C host and the JS loader, naming it. And the genai builder's float16
+#     mask (total_sequence_length added to past + seq, checked at run time: status 19 when
+#     they differ) and its past's head size kv_cache_dim of one value concatenated with
+#     keys of that fixed size.
 D=$OUT/decoder-ops
 rm -rf "$D"
 if "$PY" tests/models/decoder_ops.py "$D"; then
     ort_cases decoder "$D"
+    M=$D/merged_cross
+    msg="status 18 (WGK_ERR_EMPTY_INPUT: an input given empty (size 0 along a symbol other inputs give) is read by the branch or body the run took; given empty: 'past_k')"
+    if "$W" run "$M/m.wasm" --input "$M/bad/input_0.pb" --input "$M/bad/input_1.pb" --input "$M/bad/input_2.pb" \
+        --input "$M/bad/input_3.pb" --output-dir "$M/bad/got" > "$OUT/merged-bad.log" 2>&1; then
+        bad "merged_cross: the cache branch ran on an empty past"
+    elif grep -qF "$msg" "$OUT/merged-bad.log"; then
+        ok "merged_cross: the cache branch on an empty past stops with status 18"
+    else
+        cat "$OUT/merged-bad.log"; bad "merged_cross: the empty past's error"
+    fi
+    M=$D/genai_mask
+    msg="status 19 (WGK_ERR_DIM_MISMATCH: two symbolic dimensions an elementwise op takes as equal differ at run time"
+    if "$W" run "$M/m.wasm" --input "$M/bad/input_0.pb" --input "$M/bad/input_1.pb" --input "$M/bad/input_2.pb" \
+        --input "$M/bad/input_3.pb" --output-dir "$M/bad/got" > "$OUT/genai-bad.log" 2>&1; then
+        bad "genai_mask: a total_sequence_length other than past + seq ran"
+    elif grep -qF "$msg" "$OUT/genai-bad.log"; then
+        ok "genai_mask: a total_sequence_length other than past + seq stops with status 19"
+    else
+        cat "$OUT/genai-bad.log"; bad "genai_mask: the mismatch's error"
+    fi
+    M=$D/merged_cross
+    if node tests/models/merged_decoder.mjs "$M/m.wasm" > "$OUT/merged-js.log" 2>&1; then
+        ok "merged_cross: JS loader (empty encoder past, status 18)"
+    else
+        cat "$OUT/merged-js.log"; bad "merged_cross: JS loader"
+    fi
 else
     bad "generate decoder-op models"
 fi

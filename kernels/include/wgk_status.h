@@ -35,6 +35,10 @@
     X(WGK_ERR_ATTN_LENGTHS, 17, "an attention's sequence lengths (seqlens_k, total_sequence_length, "   \
                                 "position ids) do not fit its KV cache or rotary tables "            \
                                 "(GroupQueryAttention)")                                              \
+    X(WGK_ERR_EMPTY_INPUT, 18, "an input given empty (size 0 along a symbol other inputs give) is "   \
+                               "read by the branch or body the run took")                              \
+    X(WGK_ERR_DIM_MISMATCH, 19, "two symbolic dimensions an elementwise op takes as equal differ at run "  \
+                                "time (a model's own symbol against a size computed from others)")        \
     X(WGK_ERR_THREAD_ABORT, 20, "another thread of the run trapped or was stopped "            \
                                 "(wg_threads_abort)")                                          \
     X(WGK_ERR_THREADS, 21, "a thread number or thread count out of range for the module "     \

@@ -38,6 +38,8 @@ static void print_tensors(const wg_model_info *m, const char *what, const wg_ten
         else if (t[i].value)
             printf("  (%s '%s': element %d)", t[i].value_kind == WG_VALUE_SEQUENCE ? "sequence" : "optional",
                    t[i].value, t[i].value_part);
+        if (t[i].may_be_empty) /* docs/abi.md "Empty inputs" */
+            printf("  (may be empty)");
         printf("\n");
     }
 }

@@ -216,6 +216,8 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
             if ((st = g->n_syms && wgc_sym_node(g, n) ? wgc_sym_emit(e, g, n)
                                                       : wgc_op_hooks(n->op)->emit(e, g, n)))
                 goto fail;
+            if (n->op == WGC_OP_BODY_BEGIN || n->op == WGC_OP_BODY_ELSE)
+                wgc_emit_empty_checks(e, g, i); /* inputs given empty that this body reads */
             code += e->len - node_start;
         }
         i = last;

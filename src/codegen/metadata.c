@@ -69,7 +69,7 @@ static void add_string(sbuf *b, const char *s)
     add(b, "\"", 1);
 }
 
-static void add_tensors(sbuf *b, const wgc_graph *g, const int *ts, int n)
+static void add_tensors(sbuf *b, const wgc_graph *g, const int *ts, int n, bool inputs)
 {
     add(b, "[", 1);
     for (int k = 0; k < n; k++) {
@@ -106,6 +106,8 @@ static void add_tensors(sbuf *b, const wgc_graph *g, const int *ts, int n)
             else
                 addf(b, "%d}", x->value_part);
         }
+        if (inputs && wgc_input_may_be_empty(g, k)) /* docs/abi.md "Empty inputs" */
+            add(b, ",\"may_be_empty\":true", strlen(",\"may_be_empty\":true"));
         add(b, "}", 1);
     }
     add(b, "]", 1);
@@ -195,9 +197,9 @@ char *wgc_metadata_json(const wgc_graph *g, const wgc_codegen_options *opt, cons
     add(&b, ",\"producer\":", strlen(",\"producer\":"));
     add_string(&b, g->producer);
     addf(&b, ",\"opset\":%d,\"inputs\":", g->opset);
-    add_tensors(&b, g, g->inputs, g->n_inputs);
+    add_tensors(&b, g, g->inputs, g->n_inputs, true);
     add(&b, ",\"outputs\":", strlen(",\"outputs\":"));
-    add_tensors(&b, g, g->outputs, g->n_outputs);
+    add_tensors(&b, g, g->outputs, g->n_outputs, false);
     addf(&b, ",\"options\":{\"simd\":%s,\"relaxed_simd\":%s,\"opt_level\":%d}", opt->simd ? "true" : "false",
          opt->relaxed_simd ? "true" : "false", opt->opt_level);
     addf(&b, ",\"arena_bytes\":%llu,\"weight_bytes\":%llu,\"memory_bytes\":%u,\"weights_base\":%u",

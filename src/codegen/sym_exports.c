@@ -63,9 +63,94 @@ bool wgc_outputs_report_dims(const wgc_graph *g)
     return false;
 }
 
+/* live[r]: the region whose code runs region r's nodes (r = 0..n_regions): r when its
+ * marker is live; else (a folded If's branch, an unrolled or removed body) the region that
+ * holds its construct, and so on out (0: the main graph). Malloc'ed; NULL when out of
+ * memory. */
+static int *live_regions(const wgc_graph *g)
+{
+    const size_t n = (size_t)g->n_regions + 1;
+    int *marker = malloc(sizeof(int) * n), *live = malloc(sizeof(int) * n);
+    if (!marker || !live) {
+        free(marker);
+        free(live);
+        return NULL;
+    }
+    for (size_t r = 0; r < n; r++)
+        marker[r] = -1;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const wgc_node *x = &g->nodes[i];
+        if ((x->op == WGC_OP_BODY_BEGIN || x->op == WGC_OP_BODY_ELSE) && x->region >= 0 && (size_t)x->region < n &&
+            marker[x->region] < 0)
+            marker[x->region] = i;
+    }
+    for (size_t r0 = 0; r0 < n; r0++) {
+        int r = (int)r0;
+        for (size_t hops = 0; r > 0 && hops < n; hops++) {
+            const int m = marker[r], end = m >= 0 && !g->nodes[m].dead ? -2 : m >= 0 ? wgc_body_end(g, m) : -1;
+            if (end == -2)
+                break;
+            r = end >= 0 ? g->nodes[end].region : 0;
+        }
+        live[r0] = r;
+    }
+    free(marker);
+    return live;
+}
+
+/* Whether input k may be empty, with live from live_regions (NULL: out of memory, no). */
+static bool may_be_empty(const wgc_graph *g, const int *live, int k)
+{
+    const int t = g->inputs[k];
+    if (!live || !wgc_shape_is_sym(&g->tensors[t].shape))
+        return false;
+    for (int r = 0; r < g->n_input_reads; r++)
+        if (g->input_reads[2 * r] == t && live[g->input_reads[2 * r + 1]] == 0)
+            return false;
+    return true;
+}
+
+bool wgc_input_may_be_empty(const wgc_graph *g, int k)
+{
+    int *live = live_regions(g);
+    const bool yes = may_be_empty(g, live, k);
+    free(live);
+    return yes;
+}
+
+bool wgc_inputs_may_be_empty(const wgc_graph *g)
+{
+    int *live = live_regions(g);
+    bool any = false;
+    for (int k = 0; k < g->n_inputs && !any; k++)
+        any = may_be_empty(g, live, k);
+    free(live);
+    return any;
+}
+
+void wgc_emit_empty_checks(wgc_emitter *e, const wgc_graph *g, int marker)
+{
+    const int region = g->nodes[marker].region;
+    int *live = live_regions(g);
+    if (!live) {
+        e->failed = true;
+        return;
+    }
+    for (int k = 0; k < g->n_inputs; k++) {
+        const int t = g->inputs[k];
+        bool reads = false;
+        for (int r = 0; r < g->n_input_reads && !reads; r++)
+            reads = g->input_reads[2 * r] == t && live[g->input_reads[2 * r + 1]] == region;
+        if (reads && may_be_empty(g, live, k))
+            wgc_emit(e, "if (wg_input_empty[%d]) /* %s, given empty, is read here */\n"
+                        "    return WGK_ERR_EMPTY_INPUT;\n", k, g->tensors[t].name);
+    }
+    free(live);
+}
+
 char *wgc_sym_exports_c(const wgc_graph *g)
 {
-    size_t cap = 2048 + (size_t)g->n_syms * (384 + WGC_SUM_TERMS * 48), len = 0;
+    size_t cap = 2560 + (size_t)g->n_syms * (384 + WGC_SUM_TERMS * 48), len = 0;
     char *s = malloc(cap);
     if (!s)
         return NULL;
@@ -111,7 +196,11 @@ char *wgc_sym_exports_c(const wgc_graph *g)
             len += (size_t)snprintf(s + len, cap - len, "    if (wg_dims[%d] %% %lld) /* a multiple of %lld */\n"
                                     "        return 1;\n", k, (long long)y->step, (long long)y->step);
     }
-    snprintf(s + len, cap - len, "    return 0;\n}\n\n");
+    len += (size_t)snprintf(s + len, cap - len, "    return 0;\n}\n\n");
+    if (wgc_inputs_may_be_empty(g)) /* 1 for an input the host gives empty (docs/abi.md "Empty inputs") */
+        snprintf(s + len, cap - len, "static int32_t wg_input_empty[%d];\n\n"
+                 "__attribute__((export_name(\"wg_input_empty_ptr\"))) int wg_input_empty_ptr(void) "
+                 "{ return (int)(uintptr_t)wg_input_empty; }\n\n", g->n_inputs);
     return s;
 }
 

@@ -65,6 +65,10 @@ struct wg_session {
     int64_t *sym_val, *sym_cur;
     bool *in_given;
     int64_t (*in_dims)[WG_MAX_RANK];
+    /* Inputs that may be given empty (docs/abi.md "Empty inputs"): where the module's
+     * wg_input_empty array is (0: none) and which inputs the next run gives empty. */
+    uint32_t empty_off;
+    bool *in_empty;
     /* Data-dependent output dims (ABI 2 {"max": N}): wg_output_dims_ptr, and each output's
      * actual dims as the last run reported them (checked against the metadata). */
     wasmtime_func_t out_dims_fn;
@@ -99,6 +103,9 @@ wg_status wgh_session_write_dims(wg_session *s);
 /* After a run of a module with data-dependent output dims: reads every output's actual dims
  * (wg_output_dims_ptr) and checks them against the metadata (WG_ERR_ABI past a bound). */
 wg_status wgh_session_read_out_dims(wg_session *s);
+/* The error of a run that returned a nonzero status from fname (session.c): its number,
+ * name and meaning, and for WGK_ERR_EMPTY_INPUT the inputs the run was given empty. */
+wg_status wgh_status_error(wg_session *s, const char *fname, int32_t status);
 /* Calls an export with 0 or 1 i32 argument, giving its i32 result (session.c). */
 wg_status wgh_call_i32(wg_session *s, const wasmtime_func_t *f, const char *fname, bool has_arg, int32_t arg,
                        int32_t *result);

@@ -311,6 +311,15 @@ static wg_status parse_tensors(const wg_json *j, const char *what, const wgh_met
         wg_status st = parse_value(e, what, &t[i], i ? &t[i - 1] : NULL, err, errlen);
         if (st)
             return st;
+        /* "may_be_empty": true, an input the host may give empty (docs/abi.md "Empty inputs") */
+        const wg_json *me = wg_json_get(e, "may_be_empty");
+        bool sym = false;
+        for (int d = 0; d < t[i].rank; d++)
+            sym |= t[i].sym[d] >= 0;
+        if (me && (!wg_json_bool(me, &t[i].may_be_empty) || strcmp(what, "input") || !sym))
+            return wg_fail(err, errlen, WG_ERR_FORMAT,
+                           "metadata: %s '%s' has \"may_be_empty\", which only a boolean of an input with a "
+                           "symbolic dimension may have", what, name);
     }
     return WG_OK;
 }
@@ -509,6 +518,8 @@ wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err,
     for (size_t i = 0; i < out->n_outputs; i++)
         for (int d = 0; d < out->outputs[i].rank; d++)
             out->has_bounded |= out->outputs[i].sym[d] == WG_DIM_BOUNDED;
+    for (size_t i = 0; i < out->n_inputs; i++)
+        out->has_empty |= out->inputs[i].may_be_empty;
     if (!out->n_outputs) {
         st = wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: the model has no outputs");
         goto fail;
@@ -636,7 +647,8 @@ wg_status wgh_inspect(const uint8_t *bytes, size_t len, uint64_t memory_limit,
         (st = check_func_export(&w, "wg_output_ptr", 1, err, errlen)) ||
         (st = check_func_export(&w, "wg_run", 0, err, errlen)) ||
         (out->meta.n_symbols && (st = check_func_export(&w, "wg_dims_ptr", 0, err, errlen))) ||
-        (out->meta.has_bounded && (st = check_func_export(&w, "wg_output_dims_ptr", 1, err, errlen))))
+        (out->meta.has_bounded && (st = check_func_export(&w, "wg_output_dims_ptr", 1, err, errlen))) ||
+        (out->meta.has_empty && (st = check_func_export(&w, "wg_input_empty_ptr", 0, err, errlen))))
         goto fail;
     if (threaded && ((st = check_func_export(&w, "wg_thread_init", 1, err, errlen)) ||
                      (st = check_func_export(&w, "wg_run_begin", 1, err, errlen)) ||

@@ -46,6 +46,7 @@ typedef struct wgh_meta {
         int64_t plus;
     } *sums;
     bool has_bounded;           /* ABI 2: an output has a data-dependent {"max": N} dim */
+    bool has_empty;             /* an input has "may_be_empty": true (wg_input_empty_ptr) */
     int64_t threads;            /* "threads": the most threads (a threaded module); 0 when absent */
 } wgh_meta;
 

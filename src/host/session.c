@@ -226,6 +226,13 @@ wg_status wg_session_new(wg_model *m, wg_session **out)
             goto fail;
         s->dims_off = (uint32_t)p;
     }
+    if (m->info.meta.has_empty) { /* docs/abi.md "Empty inputs" */
+        int32_t p;
+        if ((st = get_func(s, "wg_input_empty_ptr", &f)) ||
+            (st = wgh_call_i32(s, &f, "wg_input_empty_ptr", false, 0, &p)))
+            goto fail;
+        s->empty_off = (uint32_t)p;
+    }
     if (m->info.meta.has_bounded && (st = get_func(s, "wg_output_dims_ptr", &s->out_dims_fn)))
         goto fail;
     if ((st = wgh_session_dims_init(s)))
@@ -303,13 +310,21 @@ static wg_status run_func(wg_session *s, const wasmtime_func_t *f, const char *f
     wg_status st = wgh_call_i32(s, f, fname, has_arg, arg, &status);
     if (st)
         return st;
-    if (status) {
-        const char *name = wgk_status_name(status);
-        return wgh_error(s->m->rt, WG_ERR_TRAP, "%s: %s returned status %d (%s: %s)", s->m->name,
-                         fname, status, name ? name : "unknown status",
-                         name ? wgk_status_meaning(status) : "not in this host's list");
-    }
-    return WG_OK;
+    return status ? wgh_status_error(s, fname, status) : WG_OK;
+}
+
+wg_status wgh_status_error(wg_session *s, const char *fname, int32_t status)
+{
+    const char *name = wgk_status_name(status);
+    char empty[512] = "";
+    size_t len = 0;
+    for (size_t i = 0; status == WGK_ERR_EMPTY_INPUT && s->in_empty && i < s->m->info.meta.n_inputs; i++)
+        if (s->in_empty[i] && len < sizeof empty)
+            len += (size_t)snprintf(empty + len, sizeof empty - len, "%s'%s'", len ? ", " : "; given empty: ",
+                                    s->m->info.meta.inputs[i].name);
+    return wgh_error(s->m->rt, WG_ERR_TRAP, "%s: %s returned status %d (%s: %s%s)", s->m->name, fname, status,
+                     name ? name : "unknown status", name ? wgk_status_meaning(status) : "not in this host's list",
+                     empty);
 }
 
 wg_status wg_session_run(wg_session *s)

@@ -31,8 +31,13 @@ wg_status wgh_session_dims_init(wg_session *s)
     s->sym_cur = malloc(sizeof *s->sym_cur * m->n_symbols);
     s->in_given = calloc(m->n_inputs + 1, sizeof *s->in_given);
     s->in_dims = calloc(m->n_inputs + 1, sizeof *s->in_dims);
-    if (!s->sym_val || !s->sym_cur || !s->in_given || !s->in_dims)
+    s->in_empty = calloc(m->n_inputs + 1, sizeof *s->in_empty);
+    if (!s->sym_val || !s->sym_cur || !s->in_given || !s->in_dims || !s->in_empty)
         return wgh_error(s->m->rt, WG_ERR_NOMEM, "%s: out of memory creating a session", s->m->name);
+    if (m->has_empty && (s->empty_off % 4 || (uint64_t)s->empty_off + 4 * m->n_inputs > mem || s->empty_off == 0))
+        return wgh_error(s->m->rt, WG_ERR_ABI,
+                         "%s: wg_input_empty_ptr() = %u is not an aligned array of %zu i32 inside memory",
+                         s->m->name, s->empty_off, m->n_inputs);
     for (size_t k = 0; k < m->n_symbols; k++) {
         s->sym_val[k] = -1;
         s->sym_cur[k] = m->symbols[k].max;
@@ -46,6 +51,7 @@ void wgh_session_dims_free(wg_session *s)
     free(s->sym_cur);
     free(s->in_given);
     free(s->in_dims);
+    free(s->in_empty);
     free(s->out_dims);
 }
 
@@ -104,7 +110,7 @@ wg_status wg_session_set_input_shape(wg_session *s, size_t i, const int64_t *dim
         if (t->sym[d] >= 0) {
             const wg_symbol_info *y = &m->symbols[t->sym[d]];
             char r[96];
-            if (!in_range(y, dims[d]))
+            if (!in_range(y, dims[d]) && !(t->may_be_empty && dims[d] == 0)) /* 0: maybe empty, see below */
                 return wgh_error(s->m->rt, WG_ERR_INVALID, "%s: input '%s' dimension %d: symbol '%s' = "
                                  "%lld is outside its range %s", s->m->name, t->name, d, y->name,
                                  (long long)dims[d], range_text(y, r, sizeof r));
@@ -134,19 +140,34 @@ wg_status wgh_session_write_dims(wg_session *s)
             continue;
         for (int d = 0; d < t->rank; d++) {
             int k = t->sym[d];
-            if (k < 0)
+            if (k < 0 || (t->may_be_empty && s->in_dims[i][d] == 0)) /* maybe empty: decided below */
                 continue;
-            if (val[k] >= 0 && val[k] != s->in_dims[i][d])
+            if (val[k] >= 0 && val[k] != s->in_dims[i][d]) {
+                const bool zero = !s->in_dims[i][d] || !val[k];
                 return wgh_error(s->m->rt, WG_ERR_INVALID,
-                                 "%s: input '%s' has %s = %lld (dimension %d), but %s%s%s gives %lld",
+                                 "%s: input '%s' has %s = %lld (dimension %d), but %s%s%s gives %lld%s%s%s",
                                  s->m->name, t->name, m->symbols[k].name, (long long)s->in_dims[i][d], d,
                                  strcmp(from[k], "wg_session_set_dim") ? "input '" : "", from[k],
                                  strcmp(from[k], "wg_session_set_dim") ? "'" : "",
-                                 (long long)val[k]);
+                                 (long long)val[k], zero ? " (input '" : "",
+                                 zero ? (val[k] ? t->name : from[k]) : "",
+                                 zero ? "' may not be empty: the model reads it outside If branches and loop "
+                                        "bodies)" : "");
+            }
             val[k] = s->in_dims[i][d];
             from[k] = t->name;
         }
     }
+    /* An input that may be empty, given 0 along a symbol: the symbol's value when nothing
+     * else gives one (a plain symbol: before the sums are made from their terms) */
+    for (size_t i = 0; i < m->n_inputs; i++)
+        for (int d = 0; s->in_given[i] && m->inputs[i].may_be_empty && d < m->inputs[i].rank; d++) {
+            const int k = m->inputs[i].sym[d];
+            if (k >= 0 && s->in_dims[i][d] == 0 && val[k] < 0 && !(m->sums && m->sums[k].n)) {
+                val[k] = 0;
+                from[k] = m->inputs[i].name;
+            }
+        }
     int32_t out[WG_ABI_MAX_SYMBOLS];
     for (size_t k = 0; k < m->n_symbols; k++) /* a sum given by nothing: from its terms */
         if (val[k] < 0 && m->sums && m->sums[k].n) {
@@ -193,6 +214,15 @@ wg_status wgh_session_write_dims(wg_session *s)
                              s->m->name, from[k], d, (long long)val[k], m->symbols[k].name, terms);
         }
     }
+    /* ... else that input is empty: size 0 along a symbol of another value (docs/abi.md
+     * "Empty inputs"), which the module is told; a body that reads it stops the run */
+    for (size_t i = 0; i < m->n_inputs; i++) {
+        s->in_empty[i] = false;
+        for (int d = 0; s->in_given[i] && m->inputs[i].may_be_empty && d < m->inputs[i].rank; d++) {
+            const int k = m->inputs[i].sym[d];
+            s->in_empty[i] |= k >= 0 && s->in_dims[i][d] == 0 && val[k] > 0;
+        }
+    }
     for (size_t k = 0; k < m->n_symbols; k++) {
         if (val[k] < 0)
             val[k] = m->symbols[k].max; /* given by nothing: its maximum */
@@ -202,6 +232,10 @@ wg_status wgh_session_write_dims(wg_session *s)
         s->sym_cur[k] = val[k];
     }
     memcpy(s->mem_base + s->dims_off, out, 4 * m->n_symbols);
+    for (size_t i = 0; m->has_empty && i < m->n_inputs; i++) {
+        const int32_t flag = s->in_empty[i];
+        memcpy(s->mem_base + s->empty_off + 4 * i, &flag, 4);
+    }
     return WG_OK;
 }
 

@@ -340,13 +340,7 @@ wg_status wgh_threads_run(wg_session *s, int k0, int k1, const char *fname)
     for (int k = 0; k < s->n_workers && (!first || first == WGK_ERR_THREAD_ABORT); k++)
         if (s->workers[k].status && s->workers[k].status != WGK_ERR_THREAD_ABORT)
             first = s->workers[k].status;
-    if (first) {
-        const char *name = wgk_status_name(first);
-        return wgh_error(rt, WG_ERR_TRAP, "%s: %s returned status %d (%s: %s)", m->name, fname, first,
-                         name ? name : "unknown status",
-                         name ? wgk_status_meaning(first) : "not in this host's list");
-    }
-    return WG_OK;
+    return first ? wgh_status_error(s, fname, first) : WG_OK;
 }
 
 int wg_session_threads(const wg_session *s)

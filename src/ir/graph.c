@@ -68,6 +68,7 @@ void wgc_graph_free(wgc_graph *g)
     free(g->nodes);
     free(g->inputs);
     free(g->outputs);
+    free(g->input_reads);
     free(g->name);
     free(g->producer);
     if (g->map)

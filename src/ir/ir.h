@@ -294,6 +294,12 @@ typedef struct wgc_graph {
     int64_t ir_version;
     int opset;         /* default-domain opset */
     int n_regions;     /* bodies read (region ids 1..n_regions) */
+    /* Which regions of the model as read read each graph input (onnx_bodies.c, before any
+     * pass): pairs (tensor, region), region 0 the main graph (its nodes, its outputs), else
+     * the body whose nodes or outputs name the input. A graph input read only inside bodies
+     * may be given empty (docs/abi.md "Empty inputs"; codegen/sym_exports.c). */
+    int *input_reads;
+    int n_input_reads;
     void *map;         /* the mapped model file, kept while constants point into it */
     size_t map_len;
     wgc_symbol syms[WGC_MAX_SYMS]; /* symbolic dimensions: --dim ones first, in metadata order */

@@ -202,6 +202,81 @@ bool wgc_sym_any_runtime(const wgc_graph *g)
     return wgc_sym_n_host(g) < g->n_syms;
 }
 
+/* The host symbol x is, when x is exactly one (c 1, power 1, not a sum, no step), else -1. */
+static int plain_host_sym(const wgc_graph *g, const wgc_dimx *x)
+{
+    int k = -1, n_host = wgc_sym_n_host(g);
+    for (int s = 0; s < g->n_syms; s++)
+        if (x->p[s]) {
+            if (k >= 0 || x->p[s] != 1)
+                return -1;
+            k = s;
+        }
+    if (k < 0 || k >= n_host || x->c != 1 || g->syms[k].n_terms || g->syms[k].step > 1)
+        return -1;
+    return k;
+}
+
+/* Does form x hold symbol k, through a sum's terms or a window's input? Or a size decided
+ * from data? (Then it is no form to check against k.) */
+static bool holds_sym(const wgc_graph *g, const wgc_dimx *x, int k)
+{
+    for (int s = 0; s < g->n_syms; s++) {
+        if (!x->p[s])
+            continue;
+        const wgc_symbol *y = &g->syms[s];
+        if (s == k || (y->runtime && !y->derived) || (y->derived && y->from == k) || y->unit == k)
+            return true;
+        for (int t = 0; t < y->n_terms; t++)
+            if (y->term[t] == k)
+                return true;
+    }
+    return false;
+}
+
+bool wgc_dim_one_value(const wgc_graph *g, const wgc_shape *s, int d)
+{
+    const wgc_dimx x = wgc_dimx_of(g, s, d);
+    return wgc_dimx_min(g, &x) == wgc_dimx_max(g, &x);
+}
+
+bool wgc_dims_checked_equal(const wgc_graph *g, const wgc_dimx *a, const wgc_dimx *b)
+{
+    if (wgc_dimx_is_const(a) || wgc_dimx_is_const(b) || wgc_dimx_eq(a, b))
+        return false;
+    const int ka = plain_host_sym(g, a), kb = plain_host_sym(g, b);
+    return (ka >= 0 && !holds_sym(g, b, ka)) || (kb >= 0 && !holds_sym(g, a, kb));
+}
+
+bool wgc_broadcast_checked(const wgc_graph *g, const wgc_shape *a, const wgc_shape *b, wgc_shape *out)
+{
+    const int r = a->rank > b->rank ? a->rank : b->rank;
+    wgc_shape o = {.rank = r}, da = {.rank = 1}, db = {.rank = 1}, t;
+    for (int i = 0; i < r; i++) {
+        const int ia = i - (r - a->rank), ib = i - (r - b->rank);
+        da.dims[0] = ia >= 0 ? a->dims[ia] : 1;
+        db.dims[0] = ib >= 0 ? b->dims[ib] : 1;
+        memset(da.sym[0], 0, WGC_MAX_SYMS);
+        memset(db.sym[0], 0, WGC_MAX_SYMS);
+        if (ia >= 0)
+            memcpy(da.sym[0], a->sym[ia], WGC_MAX_SYMS);
+        if (ib >= 0)
+            memcpy(db.sym[0], b->sym[ib], WGC_MAX_SYMS);
+        if (!wgc_broadcast(&da, &db, &t)) {
+            if (!wgc_dim_is_sym(&da, 0) || !wgc_dim_is_sym(&db, 0))
+                return false;
+            const wgc_dimx xa = wgc_dimx_of(g, &da, 0), xb = wgc_dimx_of(g, &db, 0);
+            if (!wgc_dims_checked_equal(g, &xa, &xb))
+                return false;
+            t = db.dims[0] > da.dims[0] ? db : da;
+        }
+        o.dims[i] = t.dims[0];
+        memcpy(o.sym[i], t.sym[0], WGC_MAX_SYMS);
+    }
+    *out = o;
+    return true;
+}
+
 bool wgc_dim_is_runtime(const wgc_graph *g, const wgc_shape *s, int d)
 {
     for (int k = 0; k < g->n_syms; k++)

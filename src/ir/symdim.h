@@ -88,6 +88,19 @@ wg_status wgc_tensor_set_symval(wgc_graph *g, int t, int dtype, const wgc_shape 
 /* The index of the symbol called name, or -1. */
 int wgc_sym_find(const wgc_graph *g, const char *name);
 
+/* Is dim d of s one size at every size in range: fixed, or of symbols of one value each (the
+ * genai builder's head size kv_cache_dim, --dim 16..16)? Ops take it as that fixed size. */
+bool wgc_dim_one_value(const wgc_graph *g, const wgc_shape *s, int d);
+/* Two symbolic dims of different forms that an elementwise op's operands give along one
+ * axis, which the compiler takes as equal and the module checks at run time (WGK_ERR_DIM_MISMATCH,
+ * ops/sym_emit.c): one is a plain symbol X of the host's (a model's own total_sequence_length)
+ * and the other a form of other symbols, none of them X, a sum of them or a size decided from
+ * data (past + seq). X against a form holding X (s against past + s) stays unproven. */
+bool wgc_dims_checked_equal(const wgc_graph *g, const wgc_dimx *a, const wgc_dimx *b);
+/* wgc_broadcast, and dims that are wgc_dims_checked_equal broadcast too: the output takes
+ * the one of the larger maximum (the buffers are planned for it). */
+bool wgc_broadcast_checked(const wgc_graph *g, const wgc_shape *a, const wgc_shape *b, wgc_shape *out);
+
 /* Data-dependent sizes (module ABI 2 "Run-time output dims"): a run-time symbol is a
  * symbol like the host's, 0..bound, whose value the node that decides it (NonZero's
  * count, TopK's k, ...) writes into wg_dims before its outputs are read; downstream nodes

@@ -14,7 +14,8 @@
  *   SequenceMap: BodyBegin(inputs...) -> (body inputs...) ... SequenceMap(inputs..., body
  *         outputs...)
  * Every failure is a malformed model: a missing body, or a body whose inputs or outputs
- * do not match its node.
+ * do not match its node. It also records which regions read each graph input (ir.h
+ * input_reads), while the nodes are as the model writes them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -171,8 +172,60 @@ static wg_status link_sequence_map(const wgc_onnx_ctx *c, wgc_graph *g, int i, c
     return append_inputs(n, b->outputs, b->n_outputs) ? WG_OK : WG_ERR_NOMEM;
 }
 
+/* Records that region reads graph input t (once per pair). */
+static bool add_read(wgc_graph *g, int t, int region)
+{
+    if (t < 0)
+        return true;
+    for (int k = 0; k < g->n_input_reads; k++)
+        if (g->input_reads[2 * k] == t && g->input_reads[2 * k + 1] == region)
+            return true;
+    int *v = realloc(g->input_reads, sizeof(int) * 2 * (size_t)(g->n_input_reads + 1));
+    if (!v)
+        return false;
+    g->input_reads = v;
+    v[2 * g->n_input_reads] = t;
+    v[2 * g->n_input_reads++ + 1] = region;
+    return true;
+}
+
+/* g->input_reads, from the model as written: before linking, a node's inputs are its ONNX
+ * inputs (read in its own region) and a body's outputs are read by the body. A Cast or
+ * Identity of an input (float16 files cast theirs in the main graph) reads no size: its
+ * output stands for the input, whose reads are then that output's. */
+static bool record_input_reads(wgc_graph *g)
+{
+    int *of = malloc(sizeof(int) * (size_t)(g->n_tensors ? g->n_tensors : 1)); /* the input t stands for */
+    if (!of)
+        return false;
+    for (int t = 0; t < g->n_tensors; t++)
+        of[t] = g->tensors[t].is_input ? t : -1;
+    bool ok = true;
+    for (int i = 0; i < g->n_nodes && ok; i++) {
+        const wgc_node *n = &g->nodes[i];
+        if ((n->op == WGC_OP_CAST || n->op == WGC_OP_IDENTITY) && n->n_inputs == 1 && n->inputs[0] >= 0 &&
+            of[n->inputs[0]] >= 0 && n->n_outputs == 1 && n->outputs[0] >= 0) {
+            of[n->outputs[0]] = of[n->inputs[0]];
+            continue;
+        }
+        for (int k = 0; k < n->n_inputs && ok; k++)
+            ok = n->inputs[k] < 0 || add_read(g, of[n->inputs[k]], n->region);
+        for (int a = 0; a < n->n_attrs && ok; a++) {
+            const wgc_body *b = n->attrs[a].type == WGC_ATTR_GRAPH ? n->attrs[a].body : NULL;
+            for (int k = 0; b && k < b->n_outputs && ok; k++)
+                ok = b->outputs[k] < 0 || add_read(g, of[b->outputs[k]], b->region);
+        }
+    }
+    for (int k = 0; k < g->n_outputs && ok; k++)
+        ok = g->outputs[k] < 0 || add_read(g, of[g->outputs[k]], 0);
+    free(of);
+    return ok;
+}
+
 wg_status wgc_onnx_link_bodies(const wgc_onnx_ctx *c, wgc_graph *g)
 {
+    if (!record_input_reads(g))
+        return wgc_onnx_fail(c, WG_ERR_NOMEM, "out of memory linking bodies");
     int *first = malloc(sizeof(int) * ((size_t)g->n_regions + 1));
     if (!first)
         return wgc_onnx_fail(c, WG_ERR_NOMEM, "out of memory linking bodies");

@@ -172,6 +172,14 @@ static int concat_total_sym(wgc_graph *g, const wgc_node *n, int axis)
     return -1;
 }
 
+/* Is dim d of a the same size as of b at every size in range, in different forms: a symbol
+ * of one value (the genai builder's head size kv_cache_dim, --dim 16..16) and that size? */
+static bool one_size(const wgc_graph *g, const wgc_shape *a, int d, const wgc_shape *b)
+{
+    const wgc_dimx x = wgc_dimx_of(g, a, d), y = wgc_dimx_of(g, b, d);
+    return wgc_dim_one_value(g, a, d) && wgc_dim_one_value(g, b, d) && wgc_dimx_min(g, &x) == wgc_dimx_min(g, &y);
+}
+
 static wg_status concat_sym_infer(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
@@ -194,14 +202,20 @@ static wg_status concat_sym_infer(wgc_graph *g, wgc_node *n)
             return wgc_sym_refuse(g, n, "symbolic values in other than a 1-D Concat of a fixed length");
         for (int d = 0; d < y.rank; d++)
             if (d != axis && (p->shape.dims[d] != x->shape.dims[d] ||
-                              memcmp(p->shape.sym[d], x->shape.sym[d], WGC_MAX_SYMS)))
+                              memcmp(p->shape.sym[d], x->shape.sym[d], WGC_MAX_SYMS)) &&
+                !one_size(g, &p->shape, d, &x->shape))
                 return wgc_sym_refuse(g, n, "its inputs differ in a symbolic dimension");
         summed = summed && wgc_dimx_add_sym(g, n, sum, wgc_dimx_of(g, &p->shape, axis), &sum);
     }
     if (!summed && g->n_syms == WGC_MAX_SYMS)
         return WG_ERR_LIMIT; /* wgc_dimx_add_sym's message */
-    for (int d = 0; d < y.rank; d++)
-        memcpy(y.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+    for (int d = 0; d < y.rank; d++) {
+        bool fixed = false; /* a symbol of one value against that size: the size */
+        for (int k = 0; k < n->n_inputs; k++)
+            fixed |= wgc_in(g, n, k) && d != axis && !wgc_dim_is_sym(&wgc_in(g, n, k)->shape, d);
+        if (!fixed)
+            memcpy(y.sym[d], x->shape.sym[d], WGC_MAX_SYMS);
+    }
     if (summed) {
         wgc_shape_set_dim(g, &y, axis, sum);
     } else {

@@ -354,8 +354,7 @@ static wg_status gqa_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
  * 16..16): the fixed size it always is. */
 static bool fixed_symbol(const wgc_graph *g, const wgc_tensor *t, int d)
 {
-    const wgc_dimx x = wgc_dimx_of(g, &t->shape, d);
-    return wgc_dimx_min(g, &x) == wgc_dimx_max(g, &x);
+    return wgc_dim_one_value(g, &t->shape, d);
 }
 
 /* Which dims of input i may be symbolic, and which must be the query's batch (dim 0) or

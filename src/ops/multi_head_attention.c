@@ -266,7 +266,8 @@ static wg_status mha_sym_infer(wgc_graph *g, wgc_node *n)
                       (c == 's' && wgc_same_dim(g, ts, d, &q->shape, 1)) ||
                       (c == 'l' && wgc_same_dim(g, ts, d, &k->shape, 1)) ||
                       (c == 'p' && pk && wgc_same_dim(g, ts, d, &pk->shape, 2)) ||
-                      (c == '1' && (wgc_same_dim(g, ts, d, &q->shape, 0) || !sym)) || (c == '-' && !sym);
+                      (c == '1' && (wgc_same_dim(g, ts, d, &q->shape, 0) || !sym)) ||
+                      (c == '-' && (!sym || wgc_dim_one_value(g, ts, d))); /* kv_cache_dim */
             if (!ok) {
                 char msg[160];
                 snprintf(msg, sizeof msg, "%s '%s' dim %d, symbolic or not the query's, key's or past's",

@@ -9,7 +9,31 @@
  * symbolic batch (sym_batch.c). A node none of them takes is refused, naming it, never
  * run wrong.
  */
+#include <stdio.h>
+#include <string.h>
+
 #include "sym.h"
+
+/* Operand dims an elementwise node takes as equal to its output's, given in another form
+ * (a model's own total_sequence_length against past + seq: ir/symdim.h
+ * wgc_broadcast_checked): the module checks them before the node runs. */
+static void emit_equal_checks(wgc_emitter *e, wgc_graph *g, const wgc_node *n)
+{
+    const wgc_tensor *y = wgc_out(g, n, 0);
+    for (int k = 0; y && k < n->n_inputs; k++) {
+        const wgc_tensor *x = wgc_in(g, n, k);
+        for (int d = 0; x && d < x->shape.rank; d++) {
+            const int dy = d + y->shape.rank - x->shape.rank;
+            if (dy < 0 || !wgc_dim_is_sym(&x->shape, d) || !wgc_dim_is_sym(&y->shape, dy) ||
+                !memcmp(x->shape.sym[d], y->shape.sym[dy], WGC_MAX_SYMS))
+                continue;
+            char a[256];
+            snprintf(a, sizeof a, "%s", wgc_dims_expr(e, &x->shape, d, d + 1));
+            wgc_emit(e, "if (%s != %s) /* '%s' dim %d against the output's: equal by the model */\n"
+                        "    return WGK_ERR_DIM_MISMATCH;\n", a, wgc_dims_expr(e, &y->shape, dy, dy + 1), x->name, d);
+        }
+    }
+}
 
 wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
@@ -28,6 +52,8 @@ wg_status wgc_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
             return wgc_error(g, n, WG_ERR_LIMIT, "tensor '%s' has 2^31 or more elements at the maxima",
                              g->tensors[t].name);
     }
+    if (wgc_op_takes(g, n, WGC_BROADCASTS))
+        emit_equal_checks(e, g, n);
     if (wgc_sym_batch_op(g, n))
         return wgc_sym_batch_emit(e, g, n);
     if (wgc_sym_window_op(g, n)) /* their own code, on sizes read from wg_dims (wgc_size_expr) */

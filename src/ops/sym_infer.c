@@ -204,7 +204,7 @@ static wg_status trait_rule(wgc_graph *g, wgc_node *n)
          * node runs (helpers/sym_code.c wgc_sym_operand) */
         wgc_shape b = wgc_in(g, n, 0)->shape;
         for (int i = 1; i < n->n_inputs; i++)
-            if (!wgc_broadcast(&b, &wgc_in(g, n, i)->shape, &b))
+            if (!wgc_broadcast_checked(g, &b, &wgc_in(g, n, i)->shape, &b)) /* checked: sym_emit.c */
                 return wgc_sym_refuse(g, n, "its operands broadcast a symbolic dimension against a "
                                             "fixed one or another symbol");
         return wgc_sym_set_out(g, n, 0, &b);

@@ -452,6 +452,34 @@ static wg_status broadcast_unproven(wgc_graph *g, const wgc_node *n, wg_status s
 }
 
 /* Runs node i's infer hook with its inputs' symbolic dims hidden (their sizes at the maxima). */
+/* An elementwise node whose operands give one axis in two forms it takes as equal (a
+ * model's own total_sequence_length against past + seq: symdim.h wgc_broadcast_checked,
+ * checked at run time by ops/sym_emit.c): each such operand dim at the larger maximum, the
+ * output's, into dims (the others as they are). False when there is none. */
+static bool checked_maxima(wgc_graph *g, const wgc_node *n, int64_t (*dims)[WG_MAX_RANK])
+{
+    if (!wgc_op_takes(g, n, WGC_BROADCASTS) || n->n_inputs < 2 || n->inputs[0] < 0)
+        return false;
+    wgc_shape y = g->tensors[n->inputs[0]].shape;
+    for (int k = 1; k < n->n_inputs; k++)
+        if (n->inputs[k] >= 0 && !wgc_broadcast_checked(g, &y, &g->tensors[n->inputs[k]].shape, &y))
+            return false;
+    bool any = false;
+    for (int k = 0; k < n->n_inputs; k++) {
+        const wgc_shape *x = n->inputs[k] >= 0 ? &g->tensors[n->inputs[k]].shape : NULL;
+        for (int d = 0; x && d < x->rank; d++) {
+            const int dy = d + y.rank - x->rank;
+            dims[k][d] = x->dims[d];
+            if (wgc_dim_is_sym(x, d) && memcmp(x->sym[d], y.sym[dy], WGC_MAX_SYMS) && wgc_dim_is_sym(&y, dy)) {
+                dims[k][d] = y.dims[dy];
+                any = true;
+            }
+        }
+    }
+    return any;
+}
+
+/* Runs node i's infer hook with its inputs' symbolic dims hidden (their sizes at the maxima). */
 static wg_status infer_at_maxima(wgc_graph *g, int i, const wgc_op_def *op)
 {
     wgc_node *n = &g->nodes[i];
@@ -459,25 +487,35 @@ static wg_status infer_at_maxima(wgc_graph *g, int i, const wgc_op_def *op)
     const int k_max = n->n_inputs;
     dim_syms *saved = malloc(sizeof *saved * (size_t)(k_max ? k_max : 1));
     int *ins = malloc(sizeof *ins * (size_t)(k_max ? k_max : 1));
-    if (!saved || !ins) {
+    int64_t (*dims)[WG_MAX_RANK] = malloc(sizeof *dims * 2 * (size_t)(k_max ? k_max : 1)); /* the hook's, saved */
+    if (!saved || !ins || !dims) {
         free(saved);
         free(ins);
+        free(dims);
         return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
     }
+    const bool checked = checked_maxima(g, n, dims);
     for (int k = 0; k < k_max; k++)
         if ((ins[k] = n->inputs[k]) >= 0) {
-            memcpy(saved[k], g->tensors[ins[k]].shape.sym, sizeof saved[k]);
-            memset(g->tensors[ins[k]].shape.sym, 0, sizeof saved[k]);
+            wgc_tensor *x = &g->tensors[ins[k]];
+            memcpy(saved[k], x->shape.sym, sizeof saved[k]);
+            memset(x->shape.sym, 0, sizeof saved[k]);
+            memcpy(dims[k_max + k], x->shape.dims, sizeof dims[0]);
+            if (checked)
+                memcpy(x->shape.dims, dims[k], sizeof(int64_t) * (size_t)x->shape.rank);
         }
     wg_status st = op->infer(g, n);
     /* the hook may have replaced the node's inputs (an If's, if_values.c) or added nodes
      * (ops/unroll.c, moving the array): restore the tensors saved, the last first (an
      * input read twice keeps its own) */
     for (int k = k_max - 1; k >= 0; k--)
-        if (ins[k] >= 0)
+        if (ins[k] >= 0) {
             memcpy(g->tensors[ins[k]].shape.sym, saved[k], sizeof saved[k]);
+            memcpy(g->tensors[ins[k]].shape.dims, dims[k_max + k], sizeof dims[0]);
+        }
     free(saved);
     free(ins);
+    free(dims);
     if (st == WG_ERR_INVALID && wgc_op_takes(g, n, WGC_BROADCASTS))
         return broadcast_unproven(g, n, st);
     return st;

@@ -61,14 +61,15 @@ def func(name, params, result, body):
 
 def wat(memory='(memory (export "memory") 1)', imports="", abi=1, in_ptr=1024, out_ptr=2048,
         run_status=0, run_sig=(0, "i32"), run_name="wg_run", steps=2, step_sig=(1, "i32"),
-        profile_steps=None, extra=""):
-    """A module with the ABI's exports; each argument breaks or changes one of them."""
+        profile_steps=None, extra="", run_body=None):
+    """A module with the ABI's exports; each argument breaks or changes one of them (in_ptr
+    and run_body may also be the functions' bodies, in WebAssembly text)."""
     src = "(module\n" + imports + "  " + memory + "\n"
     src += func("wg_abi_version", 0, "i32", f"i32.const {abi}")
-    src += func("wg_input_ptr", 1, "i32", f"i32.const {in_ptr}")
+    src += func("wg_input_ptr", 1, "i32", in_ptr if isinstance(in_ptr, str) else f"i32.const {in_ptr}")
     src += func("wg_output_ptr", 1, "i32", f"i32.const {out_ptr}")
     result = run_sig[1]
-    src += func(run_name, run_sig[0], result, f"{result}.const {run_status}")
+    src += func(run_name, run_sig[0], result, run_body or f"{result}.const {run_status}")
     if steps is not None:
         src += func("wg_run_steps", 0, "i32", f"i32.const {steps}")
         src += func("wg_run_step", step_sig[0], step_sig[1], f"{step_sig[1]}.const 0")
@@ -227,6 +228,27 @@ def wat_fixtures():
         custom(v2(symbols=[{"name": "n", "min": 2, "max": 4, "step": 3}])))
     # a symbol from 0 (a decoder's empty past): inputs and outputs of zero elements
     put("v2_zero_ok.wasm", wat(abi=2, extra=dims_ptr()) + custom(v2(symbols=[{"name": "n", "min": 0, "max": 4}])))
+
+    # Empty inputs (docs/abi.md "Empty inputs"): n in 0..4, x and e of [n, 4] at 1024 and
+    # 1088, e may be empty; wg_input_empty_ptr() = 4352. wg_run returns 18
+    # (WGK_ERR_EMPTY_INPUT) when e is given empty and x[0] != 0 (the branch that reads e),
+    # else 0
+    empty_ptr = lambda at=4352: func("wg_input_empty_ptr", 0, "i32", f"i32.const {at}")
+    at_i = "(i32.add (i32.const 1024) (i32.mul (local.get 0) (i32.const 64)))"
+    reads_e = ("(if (result i32) (i32.and (i32.load (i32.const 4356)) (f32.ne (f32.load (i32.const 1024)) "
+               "(f32.const 0))) (then (i32.const 18)) (else (i32.const 0)))")
+    e_in = {**sx("e"), "may_be_empty": True}
+    ve = lambda inputs=None, outputs=None: v2(symbols=[{"name": "n", "min": 0, "max": 4}],
+                                              inputs=inputs or [sx(), e_in], outputs=outputs or [sx("y")])
+    both = dims_ptr() + empty_ptr()
+    put("v2_empty_ok.wasm", wat(abi=2, in_ptr=at_i, run_body=reads_e, extra=both) + custom(ve()))
+    put("v2_empty_noexport.wasm", wat(abi=2, in_ptr=at_i, extra=dims_ptr()) + custom(ve()))
+    put("v2_empty_fixed.wasm", wat(abi=2, in_ptr=at_i, extra=both) +
+        custom(ve(inputs=[sx(), {**tensor("e", [1, 4]), "may_be_empty": True}])))
+    put("v2_empty_not_bool.wasm", wat(abi=2, in_ptr=at_i, extra=both) + custom(ve(inputs=[sx(), {**e_in, "may_be_empty": 1}])))
+    put("v2_empty_output.wasm", wat(abi=2, in_ptr=at_i, extra=both) + custom(ve(outputs=[{**sx("y"), "may_be_empty": True}])))
+    put("v2_empty_ptr_past_end.wasm", wat(abi=2, in_ptr=at_i, extra=dims_ptr() + empty_ptr(65532)) + custom(ve()))
+    put("v2_status_empty.wasm", wat(abi=2, in_ptr=at_i, run_status=18, extra=both) + custom(ve()))
 
     # Version 2: data-dependent output dims (docs/abi.md "Run-time output dims"): y is
     # [1, {"max": 4}]; wg_output_dims_ptr writes [1, count] at 8192 and returns it

@@ -78,3 +78,30 @@ test('sizes out of range, fixed dims that differ and missing dims are refused be
   assert.throws(() => s.setDims({ m: 1 }), argError(/no symbolic dimension 'm'/));
   assert.equal(dimsAt(s), 1); // the refused runs wrote nothing
 });
+
+// Empty inputs (docs/abi.md "Empty inputs"): v2_empty_ok.wasm's x and e are [n, 4], n in
+// 0..4, e may be given empty (wg_input_empty_ptr() = 4352); its wg_run returns 18 when e is
+// flagged empty and x[0] != 0 (the branch that reads e).
+test('an input that may be empty is given empty along a symbol another input gives', async (t) => {
+  const s = await load(fixture(t, 'v2_empty_ok.wasm'));
+  assert.equal(s.inputs[1].mayBeEmpty, true);
+  assert.equal(s.inputs[0].mayBeEmpty, undefined);
+  const flags = () => Array.from(new Int32Array(s.memory.buffer, 4352, 2));
+  const x = (first, n = 2) => ({ data: new Float32Array(4 * n).fill(first, 0, 1), dims: [n, 4] });
+  const none = { data: new Float32Array(0), dims: [0, 4] };
+  s.run({ x: x(0), e: none });
+  assert.equal(dimsAt(s), 2);
+  assert.deepEqual(flags(), [0, 1]);
+  assert.deepEqual(s.outputShape('y'), [2, 4]);
+  assert.throws(() => s.run({ x: x(1), e: none }), (e) => e instanceof WasmgraphError && e.code === 'status' &&
+    e.message.includes("status 18 (WGK_ERR_EMPTY_INPUT: ") && e.message.includes("; given empty: 'e')"));
+  assert.throws(() => s.run({ x: x(0), e: x(0, 3) }), argError(/input 'e' has n = 3 \(dimension 0\), but input 'x' gives 2/));
+  assert.throws(() => s.run({ x: none, e: x(0) }),
+    argError(/input 'e' has n = 2 \(dimension 0\), but input 'x' gives 0 \(input 'x' may not be empty: the model reads it outside If branches and loop bodies\)/));
+  s.run({ x: none, e: none });
+  assert.equal(dimsAt(s), 0);
+  assert.deepEqual(flags(), [0, 0]);
+  s.run({ x: x(1), e: x(0) });
+  assert.deepEqual(flags(), [0, 0]);
+  s.dispose();
+});

@@ -3,7 +3,8 @@ section 18): the int8 graph transformers.js' q8 files are made of (onnxruntime's
 quantization) and a causal mask's Trilu, with symbolic batch and sequence dims, and the
 shape arithmetic of encoder-decoders and onnxruntime-genai's float16 decoders over a past
 (T5's relative position bias, BART's in-place mask fill, Whisper's tiled positions, the
-genai causal mask), as small seeded graphs. Needs only onnx and numpy; models.sh gets
+genai causal mask) and a merged encoder-decoder's cross-attention from an empty
+encoder past, as small seeded graphs. Needs only onnx and numpy; models.sh gets
 the reference outputs from onnxruntime-node (tools/ort_run.js). Same layout as
 contrib_ops.py:
 
@@ -11,9 +12,11 @@ contrib_ops.py:
 
 The case folders: case_files.py.
 """
+import os
 import sys
 
 import numpy as np
+import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from case_files import write_cases
@@ -253,11 +256,85 @@ def case_causal_expand(rng):
     return g, sets, PAST_DIMS, "0 0"
 
 
-CASES = (case_q8_layer, case_trilu, case_relative_bias, case_mask_fill, case_tile_positions, case_causal_expand)
+def genai_feeds(rng, b, s, p, extra=0):
+    return {"ids": rng.integers(0, V, (b, s)).astype(np.int64),
+            "past": rng.standard_normal((b, 2, p, 4)).astype(np.float32),
+            "attention_mask": np.ones((b, p + s + extra), np.int64),
+            "new_k": rng.standard_normal((b, 2, s, 4)).astype(np.float32)}
+
+
+def case_genai_mask(rng):
+    """onnxruntime-genai's float16 decoders around their attention: the causal mask over
+    [batch, 1, seq, seq + past] (as case_causal_expand) added to the attention_mask of the
+    model's own total_sequence_length, [batch, 1, 1, total]: the Add takes total and
+    past + seq as equal and the module checks it (WGK_ERR_DIM_MISMATCH, the bad set of
+    models.sh); and the past, whose head size is the symbol kv of one value (--dim kv=4..4,
+    the builder's kv_cache_dim), concatenated with the new keys of a fixed head size 4."""
+    g, sets, _, _ = case_causal_expand(rng)
+    nodes = list(g.node) + [
+        helper.make_node("Unsqueeze", ["attention_mask", "ax12"], ["m4"]),
+        helper.make_node("Cast", ["m4"], ["mf"], to=TensorProto.FLOAT),
+        helper.make_node("Add", ["y", "mf"], ["bias"]),                       # [batch, 1, seq, past + seq]
+        helper.make_node("Concat", ["past", "new_k"], ["present"], axis=2),
+    ]
+    inits = list(g.initializer) + [t("ax12", np.array([1, 2], np.int64))]
+    g = helper.make_graph(nodes, "genai_mask",
+                          [vi("ids", ["batch", "seq"], TensorProto.INT64), vi("past", ["batch", 2, "past", "kv"]),
+                           vi("attention_mask", ["batch", "total"], TensorProto.INT64),
+                           vi("new_k", ["batch", 2, "seq", 4])],
+                          [vi("bias", ["batch", 1, "seq", "total"]), vi("present", ["batch", 2, "total", 4])], inits)
+    sets = [(f"{bb}x{s}p{p}", genai_feeds(rng, bb, s, p)) for bb, s, p in [(1, 5, 0), (2, 1, 6), (3, 1, 0), (1, 1, 8)]]
+    return g, sets, PAST_DIMS + " --dim total=1..16 --dim kv=4..4", "0 0"
+
+
+def merged_feeds(rng, b, s, e, past, cache):
+    return {"use_cache_branch": np.array([cache]), "enc": rng.standard_normal((b, e, 8)).astype(np.float32),
+            "x": rng.standard_normal((b, s, 8)).astype(np.float32),
+            "past_k": rng.standard_normal((b, past, 8)).astype(np.float32)}
+
+
+def case_merged_cross(rng):
+    """A merged encoder-decoder's cross-attention as optimum-onnx writes it: an If on
+    use_cache_branch whose else branch (the first step) projects the encoder's states into
+    keys [batch, enc, 8] and returns them as the present, and whose then branch (a decode
+    step) reads them from the past instead. transformers.js runs the first step with the
+    past empty ([batch, 0, 8], while enc gives the symbol its length): past_k may be empty
+    (docs/abi.md "Empty inputs"); the bad set takes the cache branch with it empty."""
+    def attend(keys, prefix):
+        return [helper.make_node("Transpose", [keys], [prefix + "kt"], perm=[0, 2, 1]),
+                helper.make_node("MatMul", ["x", prefix + "kt"], [prefix + "sc"]),
+                helper.make_node("Softmax", [prefix + "sc"], [prefix + "p"], axis=-1),
+                helper.make_node("MatMul", [prefix + "p", keys], [prefix + "y"])]
+    out = [vi("y", ["batch", "seq", 8]), vi("present_k", ["batch", "enc", 8])]
+    no_cache = helper.make_graph([helper.make_node("MatMul", ["enc", "wk"], ["k"])] + attend("k", "n_") +
+                                 [helper.make_node("Identity", ["k"], ["n_present"])],
+                                 "no_cache", [], [vi("n_y", None), vi("n_present", None)])
+    cache = helper.make_graph(attend("past_k", "c_") + [helper.make_node("Identity", ["past_k"], ["c_present"])],
+                              "cache", [], [vi("c_y", None), vi("c_present", None)])
+    nodes = [helper.make_node("If", ["use_cache_branch"], ["y", "present_k"], then_branch=cache, else_branch=no_cache)]
+    g = helper.make_graph(nodes, "merged_cross",
+                          [vi("use_cache_branch", [1], TensorProto.BOOL), vi("enc", ["batch", "enc", 8]),
+                           vi("x", ["batch", "seq", 8]), vi("past_k", ["batch", "enc", 8])], out,
+                          [t("wk", rng.standard_normal((8, 8)).astype(np.float32))])
+    sets = [("first_1x3e5", merged_feeds(rng, 1, 3, 5, 0, False)), ("first_2x1e6", merged_feeds(rng, 2, 1, 6, 0, False)),
+            ("decode_1x1e5", merged_feeds(rng, 1, 1, 5, 5, True)), ("decode_2x1e1", merged_feeds(rng, 2, 1, 1, 1, True))]
+    return g, sets, "--dim batch=1..2 --dim seq=1..4 --dim enc=1..6", "1e-5 1e-6"
+
+
+CASES = (case_q8_layer, case_trilu, case_relative_bias, case_mask_fill, case_tile_positions, case_causal_expand,
+         case_genai_mask, case_merged_cross)
 
 
 def main():
     write_cases(sys.argv[1], CASES, np.random.default_rng(1234), [("", 14)], 8)
+    # the cache branch with the past empty: the module stops with WGK_ERR_EMPTY_INPUT; a
+    # total_sequence_length one more than past + seq: WGK_ERR_DIM_MISMATCH (models.sh)
+    rng = np.random.default_rng(5)
+    for case, feeds in (("merged_cross", merged_feeds(rng, 1, 1, 5, 0, True)), ("genai_mask", genai_feeds(rng, 1, 1, 3, 1))):
+        bad = os.path.join(sys.argv[1], case, "bad")
+        os.makedirs(bad, exist_ok=True)
+        for i, (name, arr) in enumerate(feeds.items()):
+            onnx.save_tensor(numpy_helper.from_array(arr, name), os.path.join(bad, f"input_{i}.pb"))
 
 
 if __name__ == "__main__":

@@ -211,6 +211,55 @@ done:
     wg_runtime_free(rt);
 }
 
+/* Empty inputs (docs/abi.md "Empty inputs"): v2_empty_ok.wasm's x and e are [n, 4], n in
+ * 0..4, e may be given empty; wg_run returns 18 when e is flagged empty and x[0] != 0. */
+TEST(empty_inputs)
+{
+    const char *env = getenv("WG_ABI_FIXTURES");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/v2_empty_ok.wasm", env && *env ? env : "build/abi-fixtures");
+    wg_runtime *rt = NULL;
+    wg_model *m = NULL;
+    wg_session *s = NULL;
+    if (wg_runtime_new(NULL, &rt) || wg_model_load(rt, path, &m) || wg_session_new(m, &s)) {
+        CHECK(0, "%s: %s", path, rt ? wg_last_error(rt) : "no runtime");
+        goto done;
+    }
+    const wg_model_info *info = wg_model_get_info(m);
+    CHECK(!info->inputs[0].may_be_empty && info->inputs[1].may_be_empty, "may_be_empty not read");
+    /* x at 1024, wg_dims at 4096, wg_input_empty at 4352 */
+    float *x = wg_session_input(s, 0);
+    const int32_t *dims = (const int32_t *)((const uint8_t *)x + 3072);
+    const int32_t *empty = (const int32_t *)((const uint8_t *)x + 3328);
+    int64_t two[2] = {2, 4}, zero[2] = {0, 4}, three[2] = {3, 4};
+    x[0] = 0;
+    CHECK(!wg_session_set_input_shape(s, 0, two, 2) && !wg_session_set_input_shape(s, 1, zero, 2) &&
+              !wg_session_run(s) && dims[0] == 2 && empty[0] == 0 && empty[1] == 1,
+          "e given empty at n = 2 not taken: %s", wg_last_error(rt));
+    x[0] = 1; /* the module's branch that reads e */
+    CHECK(wg_session_run(s) == WG_ERR_TRAP &&
+              strstr(wg_last_error(rt), "status 18 (WGK_ERR_EMPTY_INPUT: ") &&
+              strstr(wg_last_error(rt), "; given empty: 'e')"),
+          "a read of the empty e not reported: %s", wg_last_error(rt));
+    CHECK(!wg_session_set_input_shape(s, 1, three, 2) && wg_session_run(s) == WG_ERR_INVALID &&
+              strstr(wg_last_error(rt), "input 'e' has n = 3 (dimension 0), but input 'x' gives 2"),
+          "e of neither 0 nor n accepted: %s", wg_last_error(rt));
+    CHECK(!wg_session_set_input_shape(s, 0, zero, 2) && !wg_session_set_input_shape(s, 1, two, 2) &&
+              wg_session_run(s) == WG_ERR_INVALID &&
+              strstr(wg_last_error(rt), "input 'e' has n = 2 (dimension 0), but input 'x' gives 0 (input 'x' "
+                                        "may not be empty: the model reads it outside If branches and loop bodies)"),
+          "x given empty accepted: %s", wg_last_error(rt));
+    CHECK(!wg_session_set_input_shape(s, 1, zero, 2) && !wg_session_run(s) && dims[0] == 0 && empty[1] == 0,
+          "both at n = 0 is no empty input: %s", wg_last_error(rt));
+    CHECK(!wg_session_set_input_shape(s, 0, two, 2) && !wg_session_set_input_shape(s, 1, two, 2) &&
+              !wg_session_run(s) && dims[0] == 2 && empty[1] == 0,
+          "e given again not cleared: %s", wg_last_error(rt));
+done:
+    wg_session_free(s);
+    wg_model_free(m);
+    wg_runtime_free(rt);
+}
+
 /* Data-dependent output dims (docs/abi.md "Run-time output dims"): v2_outdims_ok.wasm's y
  * is [1, {"max": 4}] and wg_output_dims_ptr reports [1, 3]; v2_outdims_over.wasm reports 5. */
 TEST(output_dims)
@@ -255,6 +304,7 @@ int main(void)
     RUN(fixtures);
     RUN(limits);
     RUN(symbolic_dims);
+    RUN(empty_inputs);
     RUN(output_dims);
     return test_summary("abi");
 }

@@ -8,7 +8,8 @@
  * inference, the Concat of a past [1, p, 4] with new rows [1, s, 4], the Add of their Shape
  * values and a graph input's dim_param "p + s" are one host symbol, p + s is computed by the
  * module's wg_check_dims and checked there; a Slice of the p + s axis to s is s long; an Add of tensors whose dims the compiler cannot
- * prove equal is unsupported, naming the node, two different fixed sizes invalid.
+ * prove equal is unsupported, naming the node, two different fixed sizes invalid; a model's own
+ * symbol against a sum of others is taken as equal and checked at run time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +216,34 @@ TEST(unprovable_broadcast_is_unsupported)
     wgc_graph_free(g);
 }
 
+/* The genai builder's mask: its own total t against p + s, taken as equal (the larger
+ * maximum: the output's) and checked at run time; s against p + s stays unproven, as does
+ * t against a form holding t. */
+TEST(checked_equal_dims)
+{
+    wgc_graph *g = wgc_graph_new();
+    g->syms[0] = (wgc_symbol){.name = "p", .min = 0, .max = 64, .unit = -1};
+    g->syms[1] = (wgc_symbol){.name = "s", .min = 1, .max = 32, .unit = -1};
+    g->syms[2] = (wgc_symbol){.name = "t", .min = 1, .max = 80, .unit = -1};
+    g->n_syms = 3;
+    wgc_dimx ps, t = sym_x(2, 1), s = sym_x(1, 1), t2 = sym_x(2, 2);
+    CHECK(wgc_dimx_add_sym(g, NULL, sym_x(0, 1), s, &ps), "p + s: %s", g->err);
+    CHECK(wgc_dims_checked_equal(g, &t, &ps) && wgc_dims_checked_equal(g, &ps, &t), "t against p + s");
+    CHECK(!wgc_dims_checked_equal(g, &s, &ps), "s against p + s is no run-time fact");
+    CHECK(!wgc_dims_checked_equal(g, &t, &t2) && !wgc_dims_checked_equal(g, &t, &t), "t against 2t, or itself");
+    wgc_shape a = {.rank = 2}, b = {.rank = 2}, y;
+    wgc_shape_set_dim(g, &a, 0, s);
+    wgc_shape_set_dim(g, &a, 1, ps);
+    wgc_shape_set_dim(g, &b, 0, wgc_dimx_const(1));
+    wgc_shape_set_dim(g, &b, 1, t);
+    CHECK(!wgc_broadcast(&a, &b, &y) && wgc_broadcast_checked(g, &a, &b, &y) && y.dims[1] == 96 &&
+              y.sym[1][0] == 0 && y.dims[0] == 32 && y.sym[0][1] == 1,
+          "[s, p + s] against [1, t]: [s, p + s], the larger maximum (%lld)", (long long)y.dims[1]);
+    wgc_shape_set_dim(g, &b, 1, s);
+    CHECK(!wgc_broadcast_checked(g, &a, &b, &y), "[s, p + s] against [1, s]");
+    wgc_graph_free(g);
+}
+
 int main(void)
 {
     RUN(expressions_parse);
@@ -223,5 +252,6 @@ int main(void)
     RUN(a_derived_sum_is_computed);
     RUN(slice_to_a_shorter_sum);
     RUN(unprovable_broadcast_is_unsupported);
+    RUN(checked_equal_dims);
     return test_summary("symsum");
 }
