@@ -48,6 +48,15 @@ def bert_base():
     return _bert(768, 12, 12, 3072), _ids(128), ["input_ids"], ["last_hidden_state"]
 
 
+def distilbert():
+    """distilbert-base-uncased: 768 hidden, 6 layers, 12 heads, FFN 3072; seq 64 (the
+    transformer that hovered at parity with onnxruntime-web, issue 41)."""
+    import transformers
+    cfg = transformers.DistilBertConfig(vocab_size=30522, dim=768, n_layers=6, n_heads=12, hidden_dim=3072,
+                                        max_position_embeddings=512)
+    return transformers.DistilBertModel(cfg), _ids(64), ["input_ids"], ["last_hidden_state"]
+
+
 def whisper_tiny_encoder():
     """openai/whisper-tiny's encoder config: d_model 384, 4 layers, 6 heads, FFN 1536,
     80 mel bins x 3000 frames (30 s) -> 1500 positions."""
@@ -301,6 +310,7 @@ def fp16(src):
 TORCH = {
     "minilm-l6": minilm_l6,
     "bert-base": bert_base,
+    "distilbert": distilbert,
     "whisper-tiny-encoder": whisper_tiny_encoder,
     "vit-b16": vit_b16,
     "gpt2": gpt2,
@@ -313,6 +323,7 @@ TORCH = {
 DERIVED = {
     "minilm-l6-int8": ("minilm-l6", dynamic_int8("minilm-l6", conv=False)),
     "bert-base-int8": ("bert-base", dynamic_int8("bert-base", conv=False)),
+    "distilbert-int8": ("distilbert", dynamic_int8("distilbert", conv=False)),
     "resnet18-int8": ("resnet18", dynamic_int8("resnet18", conv=True)),
     "resnet18-qdq": ("resnet18", static_qdq("resnet18", per_channel=False)),
     "mobilenetv2-int8": ("mobilenetv2", dynamic_int8("mobilenetv2", conv=True)),
