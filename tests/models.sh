@@ -893,5 +893,25 @@ else
     bad "generate attention-op models"
 fi
 
+# 21. Files made the way Hugging Face repos are (tools/make_hf_models.py --set test --cases,
+#     which `scripts/setup.sh --hf` runs): a reduced set through tools/hf_check.py, every
+#     step against onnxruntime's and each fp16 or quantized file's distance from its float32
+#     file against onnxruntime's own; skipped without the set. The whole set:
+#     `$PY tools/hf_check.py` (docs/testing.md).
+HF=${WASMGRAPH_CACHE:-$HOME/.cache/wasmgraph}/hf-models
+if [ ! -f "$HF/llama/fp32/case/manifest.json" ]; then
+    echo "skip hf: no Hugging Face test set in $HF (scripts/setup.sh --hf)"
+else
+    "$PY" tools/hf_check.py --root "$HF" --wasmgraph "$W" --only llama,gpt2,whisper,t5 \
+        --variants fp32,fp16,q8,q4,genai-fp32,genai-int4,genai-fp16 > "$OUT/hf_check.log" 2>&1
+    grep -q '^| all |' "$OUT/hf_check.log" || { tail -5 "$OUT/hf_check.log"; bad "hf_check did not finish"; }
+    while IFS= read -r line; do
+        case "$line" in
+        */*/*": match: "* | */*/*": greedy: "*) ok "hf ${line%%: *}" ;;
+        */*/*": "*) bad "hf $line" ;;
+        esac
+    done < "$OUT/hf_check.log"
+fi
+
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

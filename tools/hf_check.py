@@ -5,9 +5,12 @@ manifest gives (a symbol that is an expression of others is derived by the compi
 gets none), runs every step of the case (a prefill with an empty past, then decode steps)
 and compares each output with onnxruntime's.
 
-    python tools/hf_check.py [--root DIR] [--only FAMILY,...] [--wasmgraph BIN] [--generate N]
+    python tools/hf_check.py [--root DIR] [--only FAMILY,...] [--variants V,...] [--wasmgraph BIN]
+                             [--generate N]
 
-Prints one line per file and a table of counts per family and variant. With --generate N,
+Prints one line per file and a table of counts per family and variant, and exits 1 when a
+file does not compile, differs, is farther from the float32 file than onnxruntime's run or
+(with --generate) generates other ids. With --generate N,
 every decoder file that compiles also generates N tokens greedily from the case's prompt,
 compiled again with its past ranges widened to hold them, by `wasmgraph generate` and by
 onnxruntime-node (tools/ort_generate.js); the ids must be the same (column "greedy"). A file matches when
@@ -20,7 +23,9 @@ RMS distance of the first output (the logits; an encoder's hidden states) from t
 file's, ours and onnxruntime's on the same file; ours may be at most 5% farther plus 1e-5
 (the two round in different orders, so a strict "no farther" would fail half the time for the
 same arithmetic). The float32 file of optimum-onnx's variants is `fp32`, of the genai
-builder's `genai-fp32`. Needs numpy and onnx (the project venv).
+builder's `genai-fp32`. The last column: how far the module outgrows the file's weights as
+stored (the most of the variant's files; a 4- or 8-bit file's weights stay that size, so a
+few hundred KiB of code). Needs numpy and onnx (the project venv).
 """
 import argparse
 import json
@@ -37,7 +42,7 @@ from onnx import numpy_helper
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOL_F32 = (1e-3, 1e-4)
 TOL_OTHER = (5e-2, 5e-2)
-COLUMNS = ("files", "compile", "match", "measured", "near fp32", "greedy")
+COLUMNS = ("files", "compile", "match", "measured", "near fp32", "greedy", "over")
 PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 
 
@@ -94,6 +99,16 @@ def same_ids(a_case, a_run, b_case, b_run):
         if x.shape != y.shape or not np.array_equal(x, y):
             return False
     return True
+
+
+def weight_bytes(path):
+    """The bytes of a file's initializers as stored (its external data included)."""
+    model = onnx.load(path, load_external_data=False)
+    total = 0
+    for t in model.graph.initializer:
+        ext = {e.key: e.value for e in t.external_data}
+        total += int(ext["length"]) if "length" in ext else len(t.raw_data) or numpy_helper.to_array(t).nbytes
+    return total
 
 
 def rms(x):
@@ -158,8 +173,9 @@ def check_folder(wg, folder, work, generate=0):
         wasm = os.path.join(work, "m.wasm")
         ok, err = compile_file(wg, os.path.join(folder, fname), man.get("dims", {}).get(fname, {}), wasm)
         if not ok:
-            results.append((fname, "compile", err))
+            results.append((fname, "compile", err, None))
             continue
+        over = (os.path.getsize(wasm) - weight_bytes(os.path.join(folder, fname))) / 1024
         worst, match, why, runs_got = 0.0, True, "", []
         for run in man["runs"]:
             if run["file"] != fname:
@@ -182,7 +198,7 @@ def check_folder(wg, folder, work, generate=0):
             same, gdetail = greedy_same(wg, os.path.join(folder, fname), man["dims"][fname], prompt, generate, work)
             verdict = "greedy" if same else "greedy differs"
             detail += f"; {gdetail}"
-        results.append((fname, verdict, detail))
+        results.append((fname, verdict, f"{detail}; module {over:+.0f} KiB against the file's weights", over))
     return results
 
 
@@ -191,21 +207,26 @@ def main():
     cache = os.environ.get("WASMGRAPH_CACHE", os.path.expanduser("~/.cache/wasmgraph"))
     ap.add_argument("--root", default=os.path.join(cache, "hf-models"))
     ap.add_argument("--only", default="")
+    ap.add_argument("--variants", default="")
     ap.add_argument("--wasmgraph", default=os.path.join(HERE, "..", "build", "bin", "wasmgraph"))
     ap.add_argument("--generate", type=int, default=0, metavar="N")
     args = ap.parse_args()
     only = set(filter(None, args.only.split(",")))
-    counts = {}
+    variants = set(filter(None, args.variants.split(",")))
+    counts, failed = {}, 0
     with tempfile.TemporaryDirectory() as work:
         for fam in sorted(os.listdir(args.root)):
             if only and fam not in only:
                 continue
             for var in sorted(os.listdir(os.path.join(args.root, fam))):
+                if variants and var not in variants:
+                    continue
                 folder = os.path.join(args.root, fam, var)
                 if not os.path.exists(os.path.join(folder, "case", "manifest.json")):
                     continue
-                for fname, verdict, detail in check_folder(args.wasmgraph, folder, work, args.generate):
+                for fname, verdict, detail, over in check_folder(args.wasmgraph, folder, work, args.generate):
                     print(f"{fam}/{var}/{fname}: {verdict}: {detail}", flush=True)
+                    failed += verdict not in ("match", "greedy")
                     measured = "RMS from fp32" in detail
                     c = counts.setdefault((fam, var), dict.fromkeys(COLUMNS, 0))
                     c["files"] += 1
@@ -214,13 +235,16 @@ def main():
                     c["measured"] += measured
                     c["near fp32"] += measured and verdict != "farther from fp32"
                     c["greedy"] += verdict == "greedy"
-    print("\n| family | variant | files | compile | match | near fp32 | greedy |\n|---|---|---:|---:|---:|---:|---:|")
+                    c["over"] = max(c["over"], over or 0)
+    print("\n| family | variant | files | compile | match | near fp32 | greedy | module - weights, KiB (most) |\n"
+          "|---|---|---:|---:|---:|---:|---:|---:|")
     total = {k: sum(c[k] for c in counts.values()) for k in COLUMNS}
+    total["over"] = max((c["over"] for c in counts.values()), default=0)
     for (fam, var), c in sorted(counts.items()) + [(("all", ""), total)]:
         near = f"{c['near fp32']} of {c['measured']}" if c["measured"] else "-"
         print(f"| {fam} | {var} | {c['files']} | {c['compile']} | {c['match']} | {near} | "
-              f"{c['greedy'] if args.generate else '-'} |")
-    return 0
+              f"{c['greedy'] if args.generate else '-'} | {c['over']:.0f} |")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
