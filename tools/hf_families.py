@@ -85,6 +85,18 @@ FAMILIES = {f.name: f for f in [
                 rms_norm_eps=1e-5, rope_theta=100000.0, tie_word_embeddings=True, pad_token_id=2,
                 bos_token_id=1, eos_token_id=2),
            "LlamaForCausalLM", DECODER, sets=("full",), genai=True),
+    # GPT-2 small's sizes (124M; the generation benchmark's GPT-2 row), random weights
+    Family("gpt2-124m", "GPT2Config",
+           dict(vocab_size=50257, n_embd=768, n_layer=12, n_head=12, n_positions=1024, bos_token_id=50256,
+                eos_token_id=50256),
+           "GPT2LMHeadModel", DECODER, sets=("full",)),
+    # Qwen2.5-0.5B's sizes (494M; the generation benchmark's ~500M row), random weights
+    Family("qwen2.5-0.5b", "Qwen2Config",
+           dict(vocab_size=151936, hidden_size=896, intermediate_size=4864, num_hidden_layers=24,
+                num_attention_heads=14, num_key_value_heads=2, max_position_embeddings=32768,
+                rms_norm_eps=1e-6, rope_theta=1000000.0, tie_word_embeddings=True, bos_token_id=151643,
+                eos_token_id=151643),
+           "Qwen2ForCausalLM", DECODER, sets=("full",)),
     # Whisper, small: 2+2 layers of 64, vocab 1000, and the real input, 3000 mel frames (1500
     # encoder positions: the feature extractor always pads to 30 s, and optimum exports that)
     Family("whisper", "WhisperConfig",

@@ -10,7 +10,7 @@ genai variants run tools/hf_genai.py in the models venv (WG_MODELS_PYTHON, defau
 $WASMGRAPH_CACHE/venv-models/bin/python) and are skipped without it.
 
 Each family (hf_families.FAMILIES; --set test: the small configs, full: those and
-SmolLM2-135M, Whisper-tiny and all-MiniLM-L6 sizes) goes to DIR/<family>/ (default
+SmolLM2-135M, GPT-2 small, Qwen2.5-0.5B, Whisper-tiny and all-MiniLM-L6 sizes) goes to DIR/<family>/ (default
 DIR $WASMGRAPH_CACHE/hf-models), a Hub repository's root (config.json,
 generation_config.json, tokenizer files) with one folder per variant:
   fp32/       optimum's export for the family's task, as transformers.js' convert.py
