@@ -131,16 +131,19 @@ wg_status wgc_check_present_inputs(wgc_graph *g, const wgc_node *n, int min_in, 
 /* The whole infer hook of an op of one input of dtypes and one output of its dtype and shape. */
 wg_status wgc_infer_same_as_input(wgc_graph *g, const wgc_node *n, const int *dtypes);
 /* The infer hook NAME of an op whose RESOLVE(g, n, &q) (GEOM q) reads and checks n: output 0
- * takes input 0's dtype and the shape SHAPE (an expression of q, g and n, e.g. q.y). */
-#define WGC_INFER_BY_RESOLVE(NAME, GEOM, RESOLVE, SHAPE)                                   \
+ * takes the dtype DTYPE and the shape SHAPE (expressions of q, g and n, e.g. q.y), or with
+ * WGC_INFER_BY_RESOLVE input 0's dtype. */
+#define WGC_INFER_BY_RESOLVE_AS(NAME, GEOM, RESOLVE, DTYPE, SHAPE)                         \
     static wg_status NAME(wgc_graph *g, wgc_node *n)                                       \
     {                                                                                      \
         GEOM q;                                                                            \
         wg_status st = RESOLVE(g, n, &q);                                                  \
         if (!st)                                                                           \
-            wgc_set_output(g, n, 0, wgc_in(g, n, 0)->dtype, &(SHAPE));                     \
+            wgc_set_output(g, n, 0, (DTYPE), &(SHAPE));                                    \
         return st;                                                                         \
     }
+#define WGC_INFER_BY_RESOLVE(NAME, GEOM, RESOLVE, SHAPE)                                   \
+    WGC_INFER_BY_RESOLVE_AS(NAME, GEOM, RESOLVE, wgc_in(g, n, 0)->dtype, SHAPE)
 /* The error every switch over ops or modes ends in: no case for n's op (or for the mode
  * `what`) in `where`, a bug in the op file, never another op's code. */
 wg_status wgc_no_case(wgc_graph *g, const wgc_node *n, const char *where);

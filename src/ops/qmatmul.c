@@ -93,14 +93,7 @@ bool wgc_qmatmul_packs_b(wgc_graph *g, const wgc_node *n)
     return b && b->data && b->shape.rank == 2 && (!bz || bz->data);
 }
 
-static wg_status qm_infer(wgc_graph *g, wgc_node *n)
-{
-    qm_geom q;
-    wg_status st = resolve(g, n, &q);
-    if (!st)
-        wgc_set_output(g, n, 0, q.ydt, &q.y);
-    return st;
-}
+WGC_INFER_BY_RESOLVE_AS(qm_infer, qm_geom, resolve, q.ydt, q.y)
 
 static size_t qm_scratch(const wgc_graph *g, const wgc_node *n)
 {
