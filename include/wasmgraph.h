@@ -336,6 +336,12 @@ typedef struct wg_generate_options {
     uint64_t seed;
     const int64_t *stop_ids;
     size_t n_stop_ids;
+    /* An encoder-decoder (Whisper; NULL: a decoder-only model): a session of its encoder,
+     * whose inputs the caller has written (input_features), run once before the loop. s is
+     * then its merged decoder (optimum-onnx's decoder_model_merged: input_ids,
+     * encoder_hidden_states, use_cache_branch, past_key_values.N.{decoder,encoder}.*), the
+     * prompt its first tokens (decoder_start_token_id, then the forced ids). */
+    wg_session *encoder;
 } wg_generate_options;
 typedef bool (*wg_token_callback)(int64_t token, void *user);
 wg_status wg_session_generate(wg_session *s, const int64_t *prompt, size_t n_prompt, const wg_generate_options *o,
