@@ -234,8 +234,12 @@ static int open_encoder(wg_runtime *rt, gen_args *a, const wg_model *dec, wg_mod
     if (!a->forced)
         return wg_cli_fail("%s keeps no forced ids (compile it from its model folder): give the decoder's first "
                            "tokens with --forced-ids (Whisper: 50258,50259,50359,50363)", a->model);
-    if (wg_model_load(rt, a->encoder, em) || wg_session_new(*em, es))
+    if (wg_model_load(rt, a->encoder, em) || wg_session_new(*em, es)) {
+        if (a->encoder == a->encoder_path) /* named by the decoder's metadata */
+            return wg_cli_fail("%s names its encoder %s: %s (or give one with --encoder)", a->model, a->encoder,
+                               wg_last_error(rt));
         return wg_cli_fail("--encoder: %s", wg_last_error(rt));
+    }
     if (wg_model_num_inputs(*em) != 1)
         return wg_cli_fail("%s: the encoder has %zu inputs; generate feeds one (input_features)", a->encoder,
                            wg_model_num_inputs(*em));
