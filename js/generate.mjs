@@ -104,7 +104,10 @@ function firstSeq2seqRun(session, d, tokens, states) {
   const feeds = {};
   session.inputs.forEach((t, i) => {
     const [Ctor] = DTYPES[t.dtype];
-    if (i === d.ids) feeds[t.name] = { data: Ctor.from(tokens, (v) => (Ctor === BigInt64Array ? BigInt(v) : v)), dims: [1, tokens.length] };
+    const row = (values) => ({ data: Ctor.from(values, (v) => (Ctor === BigInt64Array ? BigInt(v) : v)), dims: [1, values.length] });
+    if (i === d.ids) feeds[t.name] = row(tokens);
+    else if (i === d.mask) feeds[t.name] = row(tokens.map(() => 1));
+    else if (i === d.pos) feeds[t.name] = row(tokens.map((_, k) => k));
     else if (i === d.states) feeds[t.name] = states;
     else if (i === d.branch) feeds[t.name] = new Ctor(1);
     else feeds[t.name] = { data: new Ctor(0), dims: t.shape.map((x, k) => (k === 0 ? 1 : typeof t.dims[k] === 'string' ? 0 : x)) };
