@@ -314,7 +314,9 @@ wg_status wg_session_run_step(wg_session *s, size_t k);
  * and position_ids [batch, seq], and past_key_values.* [batch, heads, past, head_dim] with a
  * symbolic past; outputs logits [batch, seq, vocab] (float32 or float16) and present.*
  * for every past input. The first run takes the prompt with an empty past, each later run
- * the token just chosen with the previous presents as its pasts; batch 1.
+ * the token just chosen with the previous presents as its pasts; batch 1. With
+ * wg_generate_options.encoder, s is an encoder-decoder's merged decoder (Whisper: the
+ * encoder runs once, its output feeds encoder_hidden_states; docs/generate.md "Whisper").
  *
  *     wg_generate_options o = {.max_new_tokens = 32};          // greedy
  *     wg_session_generate(s, prompt, n, &o, print_token, NULL);
