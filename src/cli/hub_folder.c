@@ -184,7 +184,8 @@ int wg_hub_read(const char *dir, const char *variant, int64_t max_length, const 
         forced_list(cfg, gen, forced, sizeof forced);
         snprintf(more, sizeof more, ",\"forced_ids\":%s,\"encoder\":\"%.*s-encoder.wasm\"", forced, (int)stem, base);
         set_dim(&h->dims[h->n_dims++], "encoder_sequence_length", 1, int_of(cfg, NULL, "max_source_positions", 1500));
-        set_dim(&h->dims[h->n_dims++], "decoder_sequence_length", 1, h->max_length);
+        set_dim(&h->dims[h->n_dims++], "decoder_sequence_length", 1,
+                h->max_length < WG_HUB_WHISPER_PROMPT ? h->max_length : WG_HUB_WHISPER_PROMPT);
         set_dim(&h->dims[h->n_dims++], "past_decoder_sequence_length", 0, h->max_length - 1);
         set_dim(&h->encoder_dims[h->n_encoder_dims++], "batch_size", 1, 1);
     } else {

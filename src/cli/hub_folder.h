@@ -16,6 +16,10 @@
 /* The longest sequence a module is compiled for unless --max-length says otherwise (or the
  * model has fewer positions): the KV cache is sized for it. */
 #define WG_HUB_DEFAULT_LENGTH 1024
+/* Whisper's longest first run (the forced ids, and a prompt of earlier text) unless a --dim
+ * says otherwise: each row of it costs the arena a row of logits (51865 floats for the
+ * real vocabulary), and the forced ids are 4. */
+#define WG_HUB_WHISPER_PROMPT 32
 
 /* A symbol's default range; a --dim of the same name wins. */
 typedef struct wg_hub_dim {
