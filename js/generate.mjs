@@ -183,6 +183,9 @@ export async function generate(session, promptIds, options = {}) {
   const o = { ...DEFAULTS, stopIds: Array.isArray(gen.eos_token_id) ? gen.eos_token_id : [], ...options };
   const name = session.model.name;
   if (promptIds == null && o.encoder && Array.isArray(gen.forced_ids)) promptIds = gen.forced_ids;
+  if (promptIds == null && !o.encoder && typeof gen.encoder === 'string') {
+    throw fail('arg', `${name}: generate: an encoder-decoder's decoder: give options.encoder (a session of ${gen.encoder}) and options.inputFeatures`);
+  }
   if (!Array.isArray(promptIds) && !ArrayBuffer.isView(promptIds)) throw fail('arg', `${name}: generate: promptIds must be an array of token ids`);
   const prompt = Array.from(promptIds, Number);
   if (!prompt.length || prompt.some((x) => !Number.isInteger(x) || x < 0)) throw fail('arg', `${name}: generate: needs a prompt of at least one non-negative integer id`);

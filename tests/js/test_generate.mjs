@@ -178,6 +178,7 @@ test('an encoder-decoder: a missing encoder or features, a decoder not merged an
   const arg = (re) => (e) => e instanceof WasmgraphError && e.code === 'arg' && re.test(e.message);
   await assert.rejects(generate(dec, [1]), arg(/input 'encoder_hidden_states' is an encoder-decoder's \(a merged decoder\): give its encoder/));
   await assert.rejects(generate(dec, null, { encoder: enc }), arg(/an encoder needs options\.inputFeatures/));
+  await assert.rejects(generate(dec, null), arg(/give options\.encoder \(a session of model-encoder\.wasm\) and options\.inputFeatures/));
   await assert.rejects(generate(dec, null, { encoder: enc, inputFeatures: { data: new Float32Array(8 * 31), dims: [1, 8, 31] } }),
     arg(/input 'input_features' dimension 2 is 31, the model fixes it at 32/));
   await assert.rejects(generate(dec, null, { encoder: dec, inputFeatures: w.features }), arg(/the encoder has 7 inputs/));
