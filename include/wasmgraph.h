@@ -314,7 +314,9 @@ wg_status wg_session_run_step(wg_session *s, size_t k);
  * and position_ids [batch, seq], and past_key_values.* [batch, heads, past, head_dim] with a
  * symbolic past; outputs logits [batch, seq, vocab] (float32 or float16) and present.*
  * for every past input. The first run takes the prompt with an empty past, each later run
- * the token just chosen with the previous presents as its pasts; batch 1.
+ * the token just chosen with the previous presents as its pasts; batch 1. With
+ * wg_generate_options.encoder, s is an encoder-decoder's merged decoder (Whisper: the
+ * encoder runs once, its output feeds encoder_hidden_states; docs/generate.md "Whisper").
  *
  *     wg_generate_options o = {.max_new_tokens = 32};          // greedy
  *     wg_session_generate(s, prompt, n, &o, print_token, NULL);
@@ -336,6 +338,12 @@ typedef struct wg_generate_options {
     uint64_t seed;
     const int64_t *stop_ids;
     size_t n_stop_ids;
+    /* An encoder-decoder (Whisper; NULL: a decoder-only model): a session of its encoder,
+     * whose inputs the caller has written (input_features), run once before the loop. s is
+     * then its merged decoder (optimum-onnx's decoder_model_merged: input_ids,
+     * encoder_hidden_states, use_cache_branch, past_key_values.N.{decoder,encoder}.*), the
+     * prompt its first tokens (decoder_start_token_id, then the forced ids). */
+    wg_session *encoder;
 } wg_generate_options;
 typedef bool (*wg_token_callback)(int64_t token, void *user);
 wg_status wg_session_generate(wg_session *s, const int64_t *prompt, size_t n_prompt, const wg_generate_options *o,

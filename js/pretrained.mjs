@@ -1,7 +1,9 @@
 // pretrained.mjs: text in, text out. fromPretrained(folder) loads a decoder module compiled
 // from a Hugging Face-style model folder (`wasmgraph compile DIR -o DIR/model.wasm`,
 // docs/generate.md) with the folder's tokenizer (tokenizer.json and tokenizer_config.json,
-// read by @huggingface/tokenizers); its generate() takes and gives text, streaming it.
+// read by @huggingface/tokenizers); its generate() takes and gives text, streaming it. A
+// Whisper folder's module names its encoder (compile DIR writes both): generate() then
+// takes the log-mel features as options.inputFeatures and starts from the forced ids.
 import { WasmgraphError, checkOptions, isString } from './errors.mjs';
 import { load } from './wasmgraph.mjs';
 import { generate } from './generate.mjs';
@@ -39,11 +41,15 @@ function parseJSON(folder, name, text) {
   }
 }
 
-/** A decoder session and its tokenizer: generate() from text to text (fromPretrained). */
+/**
+ * A decoder session and its tokenizer: generate() from text to text (fromPretrained); for
+ * an encoder-decoder (Whisper), also its encoder's session (encoder; null otherwise).
+ */
 export class TextGenerator {
-  constructor(session, tokenizer) {
+  constructor(session, tokenizer, encoder = null) {
     this.session = session;
     this.tokenizer = tokenizer;
+    this.encoder = encoder;
   }
 
   /** The token ids of text (with the tokenizer's special tokens, e.g. a BOS). */
@@ -55,11 +61,14 @@ export class TextGenerator {
   /**
    * generate(prompt, options): prompt is text (encoded) or token ids; options are
    * generate()'s, and onText(piece, ids): called with each new piece of decoded text as the
-   * ids come (return false to stop). Resolves to { ids, text } of the new tokens.
+   * ids come (return false to stop). Resolves to { ids, text } of the new tokens. Whisper:
+   * options.inputFeatures ({ data, dims }: [1, 80, 3000] log-mel features) and prompt null
+   * (the forced ids the module keeps) or the decoder's first ids.
    */
   async generate(prompt, options = {}) {
     const { onText, ...rest } = options;
-    const ids = typeof prompt === 'string' ? this.encode(prompt) : Array.from(prompt);
+    if (this.encoder) rest.encoder = this.encoder;
+    const ids = typeof prompt === 'string' ? this.encode(prompt) : prompt == null ? null : Array.from(prompt);
     const got = [];
     let shown = '';
     const user = rest.onToken;
@@ -82,14 +91,18 @@ export class TextGenerator {
     return { ids: out, text: this.decode(out) };
   }
 
-  dispose() { this.session.dispose(); }
+  dispose() {
+    this.session.dispose();
+    this.encoder?.dispose();
+  }
 }
 
 /**
  * fromPretrained(folder, options): a TextGenerator for a model folder (a path in Node, a
  * URL in browsers) holding tokenizer.json (tokenizer_config.json optional) and the module
  * compiled from it: options.model, the module's file in the folder (default 'model.wasm');
- * options.loadOptions go to load(). The tokenizer comes from @huggingface/tokenizers, an
+ * options.loadOptions go to load(). A module compiled from a Whisper folder names its
+ * encoder's module (metadata "generation"), loaded from the folder too. The tokenizer comes from @huggingface/tokenizers, an
  * optional peer dependency (the loader itself needs nothing), imported only here.
  */
 export async function fromPretrained(folder, options = {}) {
@@ -112,5 +125,14 @@ export async function fromPretrained(folder, options = {}) {
   }
   const model = o.model || 'model.wasm';
   const source = isRemote(folder) ? urlIn(folder, model) : (await import('node:path')).join(folder, model);
-  return new TextGenerator(await load(source, o.loadOptions || {}), tokenizer);
+  const session = await load(source, o.loadOptions || {});
+  const encoderName = (session.metadata.generation || {}).encoder;
+  if (typeof encoderName !== 'string') return new TextGenerator(session, tokenizer);
+  const encoderSource = isRemote(folder) ? urlIn(folder, encoderName) : (await import('node:path')).join(folder, encoderName);
+  try {
+    return new TextGenerator(session, tokenizer, await load(encoderSource, o.loadOptions || {}));
+  } catch (e) {
+    session.dispose();
+    throw e;
+  }
 }

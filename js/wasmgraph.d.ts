@@ -253,18 +253,26 @@ export interface GenerateOptions {
   onToken?: (id: number) => boolean | void;
   /** checked before each run: an abort rejects with code 'aborted' */
   signal?: AbortSignal;
+  /** an encoder-decoder (Whisper): a session of its encoder, run once on inputFeatures */
+  encoder?: Session;
+  /** the encoder's input: log-mel features, [1, 80, 3000] for Whisper */
+  inputFeatures?: { data: ArrayBufferView; dims: number[] } | ArrayBufferView;
 }
 
 /**
  * Runs a decoder session's KV-cache loop (input_ids, attention_mask, position_ids,
  * past_key_values.* -> logits, present.*): the prompt from an empty past, then a token a
- * run. Resolves to the new ids.
+ * run. Resolves to the new ids. With options.encoder, session is an encoder-decoder's merged
+ * decoder and promptIds its first tokens (null: the forced ids a module compiled from a
+ * model folder keeps).
  */
-export declare function generate(session: Session, promptIds: number[] | ArrayLike<number>, options?: GenerateOptions): Promise<number[]>;
+export declare function generate(session: Session, promptIds: number[] | ArrayLike<number> | null, options?: GenerateOptions): Promise<number[]>;
 
 /** A decoder session and its tokenizer (fromPretrained): text in, text out. */
 export declare class TextGenerator {
   readonly session: Session;
+  /** an encoder-decoder's (Whisper) encoder session; null for a decoder-only model */
+  readonly encoder: Session | null;
   /** the @huggingface/tokenizers Tokenizer */
   readonly tokenizer: unknown;
   /** The token ids of text (with the tokenizer's special tokens). */
@@ -272,7 +280,7 @@ export declare class TextGenerator {
   /** The text of ids, special tokens left out. */
   decode(ids: ArrayLike<number>): string;
   /** generate() from text or ids; onText gets each new piece of text as it comes. */
-  generate(prompt: string | ArrayLike<number>, options?: GenerateOptions & {
+  generate(prompt: string | ArrayLike<number> | null, options?: GenerateOptions & {
     onText?: (piece: string, ids: number[]) => boolean | void;
   }): Promise<{ ids: number[]; text: string }>;
   dispose(): void;

@@ -840,6 +840,77 @@ else
     bad "generate the tiny language model"
 fi
 
+# 19c. Generation with an encoder (Whisper; src/host/generate.c, docs/generate.md "Whisper"):
+#      a one-layer encoder and merged decoder with optimum-onnx's Whisper inputs and outputs
+#      (tests/models/tiny_whisper.py), compiled from their model folder: `wasmgraph generate`
+#      from the folder's forced ids gives onnxruntime-node's greedy ids (tools/ort_generate.js
+#      --encoder, the same loop) and stops at its eos; a missing encoder, features of the
+#      wrong shape, a decoder that is not a merged one, a merged decoder without its encoder
+#      and bad options are refused, each by name. With the Hugging Face test set
+#      (scripts/setup.sh --hf), the same on its small whisper in fp32, q8, q4, int8 and bnb4.
+WD=$OUT/whisper
+rm -rf "$WD"
+w_refused() { # w_refused WHAT EXIT FRAGMENT ARGS...
+    local what=$1 code=$2 frag=$3 out rc; shift 3
+    out=$("$W" generate "$@" 2>&1); rc=$?
+    if [ "$rc" = "$code" ] && grep -qF -- "$frag" <<< "$out"; then ok "generate --encoder refuses $what"
+    else bad "generate --encoder refuses $what: exit $rc, '$out' (want $code, '$frag')"; fi
+}
+if "$PY" tests/models/tiny_whisper.py "$WD" && compile "$WD" "$WD/model.wasm" -q &&
+    compile "$WD/onnx/decoder_model_merged.onnx" "$WD/plain.wasm" -q --dim batch_size=1..1 \
+        --dim encoder_sequence_length=1..16 --dim decoder_sequence_length=1..4 --dim past_decoder_sequence_length=0..40; then
+    ours=$("$W" generate "$WD/model.wasm" --input-features "$WD/features.npy" --max-new-tokens 40 2> "$WD/ours.log")
+    ref=$(node tools/ort_generate.js "$WD/onnx/decoder_model_merged.onnx" --encoder "$WD/onnx/encoder_model.onnx" \
+        --input-features "$WD/features.npy" --forced-ids 1,5,6 --max-new-tokens 29 --stop-ids 2 2> "$WD/ref.log")
+    if [ "$(wc -w <<< "$ours")" -ge 10 ] && [ "$ours" = "$ref" ]; then ok "generate --encoder: greedy ids are onnxruntime's ($ours)"
+    else cat "$WD/ours.log" "$WD/ref.log"; bad "generate --encoder: greedy ids '$ours', onnxruntime's '$ref'"; fi
+    plain=$("$W" generate "$WD/plain.wasm" --encoder "$WD/model-encoder.wasm" --input-features "$WD/features.npy" \
+        --forced-ids 1,5,6 --max-new-tokens 10 2>/dev/null)
+    if [ "$plain" = "$(cut -d' ' -f1-10 <<< "$ours")" ]; then ok "generate --encoder --forced-ids on a decoder compiled by itself"
+    else bad "generate --encoder on plain.wasm: '$plain'"; fi
+    "$PY" -c "import numpy as np; np.save('$WD/short.npy', np.zeros((1, 8, 31), np.float32))"
+    mkdir -p "$WD/alone" && cp "$WD/model.wasm" "$WD/alone/"
+    w_refused "a missing encoder" 1 "$WD/alone/model.wasm names its encoder $WD/alone/model-encoder.wasm: " \
+        "$WD/alone/model.wasm" --input-features "$WD/features.npy"
+    w_refused "a decoder without its encoder" 1 "plain.wasm is an encoder-decoder's decoder: give its encoder (--encoder ENCODER.wasm)" \
+        "$WD/plain.wasm" --input-features "$WD/features.npy" --forced-ids 1
+    w_refused "a decoder without forced ids" 1 "plain.wasm keeps no forced ids" \
+        "$WD/plain.wasm" --encoder "$WD/model-encoder.wasm" --input-features "$WD/features.npy"
+    w_refused "no input features" 1 "give the encoder's input (--input-features" "$WD/model.wasm"  --forced-ids 1
+    w_refused "features of the wrong shape" 1 "input 'input_features' dimension 2 is 31, the model fixes it at 32 (from $WD/short.npy)" \
+        "$WD/model.wasm" --input-features "$WD/short.npy"
+    w_refused "a merged decoder fed as a decoder-only model" 1 \
+        "generate: input 'encoder_hidden_states' is an encoder-decoder's (a merged decoder): give its encoder" \
+        "$WD/model.wasm" --prompt-ids 1
+    w_refused "the decoder as its own encoder" 1 "the encoder has 7 inputs; generate feeds one (input_features)" \
+        "$WD/model.wasm" --encoder "$WD/model.wasm" --input-features "$WD/features.npy"
+    w_refused "--prompt-ids with an encoder" 2 "starts from --forced-ids, not --prompt-ids" \
+        "$WD/model.wasm" --input-features "$WD/features.npy" --prompt-ids 1
+    if [ -f "$G/lm.wasm" ]; then
+        w_refused "a decoder that is not a merged one" 1 "input 'encoder_hidden_states' missing: --encoder, --input-features and --forced-ids need an encoder-decoder's merged decoder" \
+            "$G/lm.wasm" --encoder "$WD/model-encoder.wasm" --input-features "$WD/features.npy" --forced-ids 1
+    fi
+    # the Hugging Face test set's small whisper (scripts/setup.sh --hf), compiled from its folder
+    HFW=$WASMGRAPH_CACHE/hf-models/whisper
+    if [ -f "$HFW/config.json" ] && [ -f "$HFW/fp32/case/run0/in/input_features.npy" ]; then
+        for v in fp32 q8 q4 int8 bnb4; do
+            sfx=_$v; [ $v = fp32 ] && sfx=; [ $v = q8 ] && sfx=_quantized
+            if compile "$HFW" "$WD/hf-$v.wasm" -q --variant $v --max-length 40; then
+                ours=$("$W" generate "$WD/hf-$v.wasm" --input-features "$HFW/fp32/case/run0/in/input_features.npy" \
+                    --max-new-tokens 32 2> "$WD/hf-$v.log")
+                ref=$(node tools/ort_generate.js "$HFW/$v/decoder_model_merged$sfx.onnx" --encoder "$HFW/$v/encoder_model$sfx.onnx" \
+                    --input-features "$HFW/fp32/case/run0/in/input_features.npy" --forced-ids 3 --max-new-tokens 32 --stop-ids 2 2>> "$WD/hf-$v.log")
+                if [ -n "$ours" ] && [ "$ours" = "$ref" ]; then ok "generate --encoder: Hugging Face whisper $v gives onnxruntime's ids"
+                else cat "$WD/hf-$v.log"; bad "generate --encoder: whisper $v: '$ours', onnxruntime's '$ref'"; fi
+            fi
+        done
+    else
+        echo "skip the Hugging Face whisper files: no $HFW with its reference case (scripts/setup.sh --hf)"
+    fi
+else
+    bad "build and compile the tiny whisper model"
+fi
+
 # 20. onnxruntime's attention operators (com.microsoft GroupQueryAttention, MultiHeadAttention,
 #     RotaryEmbedding) in small graphs of the forms onnxruntime-genai's builder writes
 #     (tests/models/attention_ops.py), against onnxruntime-node: with a KV cache (steps/),

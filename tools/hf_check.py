@@ -10,8 +10,9 @@ and compares each output with onnxruntime's.
 
 Prints one line per file and a table of counts per family and variant, and exits 1 when a
 file does not compile, differs, is farther from the float32 file than onnxruntime's run or
-(with --generate) generates other ids. With --generate N,
-every decoder file that compiles also generates N tokens greedily from the case's prompt,
+(with --generate) generates other ids. With --generate N, every decoder file that compiles
+(and Whisper's merged decoder, with its encoder over the case's features, from the case's
+first decoder ids) also generates N tokens greedily from the case's prompt,
 compiled again with its past ranges widened to hold them, by `wasmgraph generate` and by
 onnxruntime-node (tools/ort_generate.js); the ids must be the same (column "greedy"). A file matches when
 every output of every step is within the tolerance of its kind: float32 files at
@@ -142,21 +143,29 @@ def near_fp32(folder, runs_got):
     return ours, theirs, ours <= 1.05 * theirs + 1e-5
 
 
-def greedy_same(wg, path, dims, prompt, n, work):
-    """Whether `wasmgraph generate` gives onnxruntime's greedy ids, and a detail."""
+def greedy_same(wg, path, dims, prompt, n, work, encoder=None):
+    """Whether `wasmgraph generate` gives onnxruntime's greedy ids, and a detail. encoder: an
+    encoder-decoder's (Whisper's) encoder file, its --dim ranges and its input features; the
+    prompt is then the decoder's forced ids."""
     grows = ("past", "total")  # the cache and the mask: prompt + n at most
     wide = {k: ((lo, len(prompt) + n) if any(g in k for g in grows) else (lo, max(hi, len(prompt))))
-            for k, (lo, hi) in dims.items()}
-    wasm = os.path.join(work, "gen.wasm")
+            for k, (lo, hi) in dims.items() if not (encoder and k.startswith("encoder"))}
+    wide.update({k: r for k, r in dims.items() if encoder and k.startswith("encoder")})
+    wasm, ours_args, ref_args = os.path.join(work, "gen.wasm"), [], []
     ok, err = compile_file(wg, path, wide, wasm)
+    if ok and encoder:
+        ok, err = compile_file(wg, encoder[0], encoder[1], os.path.join(work, "gen-encoder.wasm"))
+        ours_args = ["--encoder", os.path.join(work, "gen-encoder.wasm"), "--input-features", encoder[2]]
+        ref_args = ["--encoder", encoder[0], "--input-features", encoder[2]]
     if not ok:
         return False, f"generate compile: {err}"
     ids = ",".join(str(int(t)) for t in prompt)
-    ours = subprocess.run([wg, "generate", wasm, "--prompt-ids", ids, "--max-new-tokens", str(n)],
+    prompt_opt = "--forced-ids" if encoder else "--prompt-ids"
+    ours = subprocess.run([wg, "generate", wasm, prompt_opt, ids, "--max-new-tokens", str(n)] + ours_args,
                           capture_output=True, text=True)
     fixed = [a for k, (lo, hi) in dims.items() if lo == hi and PLAIN.match(k) for a in ("--dim", f"{k}={lo}")]
-    ref = subprocess.run(["node", os.path.join(HERE, "ort_generate.js"), path, "--prompt-ids", ids,
-                          "--max-new-tokens", str(n)] + fixed, capture_output=True, text=True)
+    ref = subprocess.run(["node", os.path.join(HERE, "ort_generate.js"), path, prompt_opt, ids,
+                          "--max-new-tokens", str(n)] + fixed + ref_args, capture_output=True, text=True)
     if ours.returncode or ref.returncode:
         failed = ours if ours.returncode else ref
         return False, (failed.stderr.strip().splitlines() or ["?"])[-1]
@@ -193,9 +202,17 @@ def check_folder(wg, folder, work, generate=0):
         if near:
             detail += f"; RMS from fp32: ours {near[0]:.3g}, onnxruntime {near[1]:.3g}"
             verdict = "match" if near[2] else "farther from fp32"
-        if generate and man["kind"] == "decoder" and verdict == "match":
-            prompt = np.load(os.path.join(folder, "case", man["runs"][0]["inputs"]["input_ids"]))[0]
-            same, gdetail = greedy_same(wg, os.path.join(folder, fname), man["dims"][fname], prompt, generate, work)
+        runs = man["runs"]
+        whisper = (man["kind"] == "encoder-decoder" and fname == man["files"].get("decoder") and
+                   list(runs[0]["inputs"]) == ["input_features"])
+        if generate and (man["kind"] == "decoder" or whisper) and verdict == "match":
+            first = runs[1 if whisper else 0]
+            prompt = np.load(os.path.join(folder, "case", first["inputs"]["input_ids"]))[0]
+            enc = man["files"].get("encoder")
+            encoder = (os.path.join(folder, enc), man["dims"].get(enc, {}),
+                       os.path.join(folder, "case", runs[0]["inputs"]["input_features"])) if whisper else None
+            same, gdetail = greedy_same(wg, os.path.join(folder, fname), man["dims"][fname], prompt, generate, work,
+                                        encoder)
             verdict = "greedy" if same else "greedy differs"
             detail += f"; {gdetail}"
         results.append((fname, verdict, f"{detail}; module {over:+.0f} KiB against the file's weights", over))

@@ -7,6 +7,14 @@
 //
 //   node tools/ort_generate.js MODEL.onnx --prompt-ids 1,2,3 [--max-new-tokens 20]
 //        [--stop-ids ID,...] [--dim NAME=N]...
+//   node tools/ort_generate.js DECODER.onnx --encoder ENCODER.onnx --input-features FILE
+//        --forced-ids 50258,50259,50359,50363 [--max-new-tokens 20] [--stop-ids ID,...]
+//
+// The second form is an encoder-decoder's (Whisper, as transformers.js runs it): the
+// encoder once on FILE (.npy or .pb), then the merged decoder from the forced ids with
+// use_cache_branch false and every past empty, then one token a run with
+// use_cache_branch true, the decoder's presents fed back and the first run's encoder
+// presents as the encoder pasts from then on.
 //
 // A past's symbolic dims: batch 1, one whose name has "past" 0, others from --dim (the
 // genai builder's kv_cache_dim, the head size).
@@ -19,31 +27,35 @@ function usage(msg) {
 }
 
 function parseArgs(argv) {
-  const a = { model: null, prompt: null, max: 20, stops: [], dims: {} };
+  const a = { model: null, prompt: null, max: 20, stops: [], dims: {}, encoder: null, features: null };
   const ids = (s) => s.split(',').map((x) => { if (!/^\d+$/.test(x)) usage(`bad id '${x}'`); return Number(x); });
   for (let i = 0; i < argv.length; i++) {
     const s = argv[i];
     const next = () => { if (i + 1 >= argv.length) usage(`${s} needs a value`); return argv[++i]; };
-    if (s === '--prompt-ids') a.prompt = ids(next());
+    if (s === '--prompt-ids' || s === '--forced-ids') a.prompt = ids(next());
+    else if (s === '--encoder') a.encoder = next();
+    else if (s === '--input-features') a.features = next();
     else if (s === '--stop-ids') a.stops = ids(next());
     else if (s === '--max-new-tokens') a.max = Number(next());
     else if (s === '--dim') { const [n, v] = next().split('='); a.dims[n] = Number(v); }
     else if (s.startsWith('-')) usage(`unknown option ${s}`);
     else a.model = s;
   }
-  if (!a.model || !a.prompt || !a.prompt.length) usage('a model and --prompt-ids are needed');
+  if (!a.model || !a.prompt || !a.prompt.length) usage('a model and --prompt-ids (--forced-ids) are needed');
+  if (!a.encoder !== !a.features) usage('--encoder and --input-features go together');
   return a;
 }
 
 const INTS = { int64: (v) => BigInt64Array.from(v.map(BigInt)), int32: (v) => Int32Array.from(v) };
 const EMPTY = { float32: Float32Array, float16: Uint16Array };
 
-// An empty past: the metadata's dims, batch 1, its symbolic length 0.
-function emptyPast(ort, meta, given) {
+// An empty past: the metadata's dims, batch 1, its symbolic length 0 (an encoder-decoder's:
+// every symbolic dim, the encoder's length too).
+function emptyPast(ort, meta, given, seq2seq) {
   const dim = (d, k) => {
     if (k === 0) return 1;
     if (typeof d === 'number' && d >= 0) return d;
-    if (String(d).includes('past')) return 0;
+    if (seq2seq || String(d).includes('past')) return 0;
     if (given[d] === undefined) throw new Error(`'${meta.name}' has dim '${d}': give it with --dim ${d}=N`);
     return given[d];
   };
@@ -66,7 +78,8 @@ function toFloat(h) { // IEEE half to number
 
 // The greedy loop on an onnxruntime session (onnxruntime-node's or onnxruntime-web's
 // `ort`): resolves to { ids, ms } (each run's milliseconds, the prompt's first).
-async function ortGenerate(ort, session, { prompt, max, stops = [], dims = {} }) {
+// states: an encoder-decoder's encoder output (an ort.Tensor), fed as encoder_hidden_states.
+async function ortGenerate(ort, session, { prompt, max, stops = [], dims = {}, states = null }) {
   const metas = Object.fromEntries(session.inputNames.map((n, k) => [n, session.inputMetadata[k]]));
   const row = (meta, values) => new ort.Tensor(meta.type, INTS[meta.type](values), [1, values.length]);
   const feeds = {};
@@ -78,7 +91,9 @@ async function ortGenerate(ort, session, { prompt, max, stops = [], dims = {} })
       if (name === 'input_ids') feeds[name] = row(m, tokens);
       else if (name === 'attention_mask') feeds[name] = row(m, new Array(past + tokens.length).fill(1));
       else if (name === 'position_ids') feeds[name] = row(m, tokens.map((_, i) => past + i));
-      else if (name.startsWith('past_key_values')) { if (k === 0) feeds[name] = emptyPast(ort, m, dims); }
+      else if (name === 'encoder_hidden_states' && states) feeds[name] = states;
+      else if (name === 'use_cache_branch' && states) feeds[name] = new ort.Tensor('bool', [k > 0], [1]);
+      else if (name.startsWith('past_key_values')) { if (k === 0) feeds[name] = emptyPast(ort, m, dims, !!states); }
       else throw new Error(`input '${name}' is none a decoder loop feeds`);
     }
     const t0 = performance.now();
@@ -89,8 +104,11 @@ async function ortGenerate(ort, session, { prompt, max, stops = [], dims = {} })
     const data = logits.type === 'float16' ? Array.from(logits.data.subarray(at, at + vocab), toFloat) : logits.data.subarray(at, at + vocab);
     const token = argmax(data, 0, vocab);
     ids.push(token);
-    for (const name of session.inputNames)
-      if (name.startsWith('past_key_values')) feeds[name] = res['present' + name.slice('past_key_values'.length)];
+    for (const name of session.inputNames) {
+      /* an encoder-decoder's encoder pasts: the first run's presents, kept (later runs pass none on) */
+      if (!name.startsWith('past_key_values') || (states && name.includes('.encoder.') && k > 0)) continue;
+      feeds[name] = res['present' + name.slice('past_key_values'.length)];
+    }
     past += tokens.length;
     tokens = [token];
     if (stops.includes(token)) break;
@@ -102,7 +120,15 @@ async function main() {
   const a = parseArgs(process.argv.slice(2));
   const ort = require('onnxruntime-node');
   const session = await ort.InferenceSession.create(a.model, { intraOpNumThreads: 1 });
-  const { ids } = await ortGenerate(ort, session, { prompt: a.prompt, max: a.max, stops: a.stops, dims: a.dims });
+  let states = null;
+  if (a.encoder) {
+    const { readTensorFile } = require('./tensor_pb');
+    const enc = await ort.InferenceSession.create(a.encoder, { intraOpNumThreads: 1 });
+    const f = readTensorFile(a.features);
+    const out = await enc.run({ [enc.inputNames[0]]: new ort.Tensor(f.dtype, f.data, f.dims) });
+    states = out.last_hidden_state || out[enc.outputNames[0]];
+  }
+  const { ids } = await ortGenerate(ort, session, { prompt: a.prompt, max: a.max, stops: a.stops, dims: a.dims, states });
   console.log(ids.join(' '));
 }
 

@@ -157,4 +157,29 @@ function serializeTensor({ name, dims, dtype, data }) {
   return Buffer.concat(parts);
 }
 
-module.exports = { parseTensor, serializeTensor, DTYPES, CODE_OF };
+// A .npy file (version 1-3, little-endian, C order) as {name, dims, dtype, data}.
+const NPY = { '<f4': 'float32', '<f2': 'float16', '<f8': 'float64', '<i8': 'int64', '<i4': 'int32', '|u1': 'uint8', '|b1': 'bool', '|i1': 'int8' };
+function parseNpy(buf, where = 'npy') {
+  if (buf.length < 10 || buf.toString('latin1', 0, 6) !== '\x93NUMPY') throw new Error(`${where}: not a .npy file`);
+  const major = buf[6], hlen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8), at = major === 1 ? 10 : 12;
+  const header = buf.toString('latin1', at, at + hlen);
+  const descr = /'descr':\s*'([^']+)'/.exec(header), shape = /'shape':\s*\(([^)]*)\)/.exec(header);
+  if (!descr || !shape || /'fortran_order':\s*True/.test(header)) throw new Error(`${where}: unsupported .npy header ${header.trim()}`);
+  const dtype = NPY[descr[1]];
+  if (!dtype) throw new Error(`${where}: .npy dtype ${descr[1]} is not supported`);
+  const dims = shape[1].split(',').filter((x) => x.trim()).map(Number);
+  const dt = DTYPES[CODE_OF[dtype]], count = dims.reduce((a, b) => a * b, 1);
+  const raw = buf.subarray(at + hlen);
+  if (raw.length !== count * dt.size) throw new Error(`${where}: ${raw.length} bytes of data, [${dims}] of ${dtype} need ${count * dt.size}`);
+  const data = new dt.Arr(count);
+  new Uint8Array(data.buffer).set(raw);
+  return { name: '', dims, dtype, data };
+}
+
+// A tensor file, .npy or .pb (a TensorProto), as {name, dims, dtype, data}.
+function readTensorFile(file) {
+  const buf = require('fs').readFileSync(file);
+  return /\.npy$/i.test(file) ? parseNpy(buf, file) : parseTensor(buf, file);
+}
+
+module.exports = { parseTensor, serializeTensor, parseNpy, readTensorFile, DTYPES, CODE_OF };

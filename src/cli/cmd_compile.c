@@ -24,7 +24,9 @@ static const char usage[] =
     "       wasmgraph compile DIR -o MODEL.wasm [--variant fp32|fp16|q8|q4|q4f16|...] [--max-length N]\n"
     "                         (a model folder: config.json, onnx/model*.onnx; its decoder with\n"
     "                         batch 1 and sequence and cache ranges from the config, up to\n"
-    "                         N tokens, default min(max_position_embeddings, 1024); options above)\n"
+    "                         N tokens, default min(max_position_embeddings, 1024); options above;\n"
+    "                         a Whisper folder: its merged decoder into MODEL.wasm and its encoder\n"
+    "                         into MODEL-encoder.wasm, which the decoder names, for `generate`)\n"
     "                         [--profile]  (one exported step per node, for `wasmgraph profile`)\n"
     "                         [--threads [--max-threads N]]  (a module that splits its work among\n"
     "                         up to N threads, default " WGC_THREADS_DEFAULT_STR ", on a shared memory; docs/abi.md \"Threads\")\n"
@@ -146,18 +148,10 @@ static bool parse_dim_range(const char *text, wgc_symbol *d)
     return true;
 }
 
-/* compile DIR (a model folder, hub_folder.h): the decoder file of the variant, its
- * sequence and cache ranges from the config (each unless a --dim gives it: batch 1, a
- * prompt of up to L tokens, a cache of up to L - 1) and the generation defaults. */
-static int hub_options(wgc_options *opt, const char *variant, int64_t max_length, wg_hub *h)
+/* Adds the ranges of dflt (n of them) that no --dim of opt gives. */
+static void default_dims(wgc_options *opt, const wg_hub_dim *dflt, int n)
 {
-    if (wg_hub_read(opt->model_path, variant, max_length, h))
-        return 1;
-    opt->model_path = h->onnx;
-    opt->generation_json = h->generation_json;
-    const struct { const char *name; int64_t min, max; } dflt[] = {
-        {"batch_size", 1, 1}, {"sequence_length", 1, h->max_length}, {"past_sequence_length", 0, h->max_length - 1}};
-    for (size_t d = 0; d < sizeof dflt / sizeof dflt[0]; d++) {
+    for (int d = 0; d < n; d++) {
         bool given = false;
         for (int k = 0; k < opt->n_dims; k++)
             given |= !strcmp(opt->dims[k].name, dflt[d].name);
@@ -166,14 +160,63 @@ static int hub_options(wgc_options *opt, const char *variant, int64_t max_length
         if (!given && opt->n_dims < WG_ABI_MAX_SYMBOLS && parse_dim_range(spec, &opt->dims[opt->n_dims]))
             opt->n_dims++;
     }
+}
+
+/* Compiles one module and prints its summary and notes; 0, or 1 after a message. */
+static int compile_one(wgc_options *opt)
+{
+    char err[1200];
+    wgc_summary s;
+    wg_status st = wgc_compile(opt, &s, err, sizeof err);
+    if (st) {
+        /* The status name lets scripts tell "unsupported" from real failures. */
+        fprintf(stderr, "wasmgraph: error (%s): %s\n", wg_status_str(st), err);
+        return 1;
+    }
+    if (!opt->quiet)
+        printf("compiled %s -> %s: %d nodes (%d folded or fused), weights %.2f MiB, arena %.2f MiB, "
+               "memory %.2f MiB, module %.2f MiB, %.2f s\n",
+               opt->model_path, opt->output_path, s.nodes, s.folded, (double)s.weight_bytes / 1048576.0,
+               (double)s.arena_bytes / 1048576.0, (double)s.memory_bytes / 1048576.0,
+               (double)s.module_bytes / 1048576.0, s.seconds);
+    for (const char *p = s.notes; *p;) { /* each note, even with -q: it changes what runs */
+        const char *end = strchr(p, '\n');
+        int len = end ? (int)(end - p) : (int)strlen(p);
+        fprintf(stderr, "wasmgraph: note: %.*s\n", len, p);
+        p += len + (end != NULL);
+    }
     return 0;
+}
+
+/* compile DIR (a model folder, hub_folder.h): the decoder file of the variant, its
+ * sequence and cache ranges from the config (each unless a --dim gives it: batch 1, a
+ * prompt of up to L tokens, a cache of up to L - 1) and the generation defaults; a
+ * Whisper folder's encoder first, with its own ranges (batch 1) and the other options. */
+static int compile_hub(wgc_options *opt, const char *variant, int64_t max_length)
+{
+    static wg_hub h; /* its strings outlive the options that point into them */
+    if (wg_hub_read(opt->model_path, variant, max_length, opt->output_path, &h))
+        return 1;
+    if (h.encoder_onnx[0]) {
+        wgc_options enc = *opt;
+        enc.model_path = h.encoder_onnx;
+        enc.output_path = h.encoder_wasm;
+        enc.n_dims = enc.n_shapes = enc.n_consts = 0; /* --dim, --shape, --const are the decoder's */
+        enc.emit_c_dir = NULL;
+        enc.preprocess_json = NULL;
+        default_dims(&enc, h.encoder_dims, h.n_encoder_dims);
+        if (compile_one(&enc))
+            return 1;
+    }
+    opt->model_path = h.onnx;
+    opt->generation_json = h.generation_json;
+    default_dims(opt, h.dims, h.n_dims);
+    return compile_one(opt);
 }
 
 /* The command; *prep_json: the --preprocess metadata text it allocated (caller frees). */
 static int compile_cmd(int argc, char **argv, char **prep_json)
 {
-    static wg_hub hub; /* its strings outlive the options that point into them */
-    int rc_hub;
     wgc_options opt = {.opt_level = 2, .simd = true};
     bool threads = false;
     int max_threads = 0;
@@ -290,8 +333,6 @@ static int compile_cmd(int argc, char **argv, char **prep_json)
         fprintf(stderr, "wasmgraph: error: --variant and --max-length are for a model folder (compile DIR)\n");
         return 2;
     }
-    if (wg_hub_is_folder(opt.model_path) && (rc_hub = hub_options(&opt, variant, max_length, &hub)))
-        return rc_hub;
     if (max_threads && !threads) {
         fprintf(stderr, "wasmgraph: error: --max-threads needs --threads\n");
         return 2;
@@ -309,27 +350,7 @@ static int compile_cmd(int argc, char **argv, char **prep_json)
         fprintf(stderr, "wasmgraph: error: --relaxed-simd needs SIMD; drop --no-simd\n");
         return 2;
     }
-    char err[1200];
-    wgc_summary s;
-    wg_status st = wgc_compile(&opt, &s, err, sizeof err);
-    if (st) {
-        /* The status name lets scripts tell "unsupported" from real failures. */
-        fprintf(stderr, "wasmgraph: error (%s): %s\n", wg_status_str(st), err);
-        return 1;
-    }
-    if (!opt.quiet)
-        printf("compiled %s -> %s: %d nodes (%d folded or fused), weights %.2f MiB, arena %.2f MiB, "
-               "memory %.2f MiB, module %.2f MiB, %.2f s\n",
-               opt.model_path, opt.output_path, s.nodes, s.folded, (double)s.weight_bytes / 1048576.0,
-               (double)s.arena_bytes / 1048576.0, (double)s.memory_bytes / 1048576.0,
-               (double)s.module_bytes / 1048576.0, s.seconds);
-    for (const char *p = s.notes; *p;) { /* each note, even with -q: it changes what runs */
-        const char *end = strchr(p, '\n');
-        int len = end ? (int)(end - p) : (int)strlen(p);
-        fprintf(stderr, "wasmgraph: note: %.*s\n", len, p);
-        p += len + (end != NULL);
-    }
-    return 0;
+    return wg_hub_is_folder(opt.model_path) ? compile_hub(&opt, variant, max_length) : compile_one(&opt);
 }
 
 int wg_cmd_compile(int argc, char **argv)

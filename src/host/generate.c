@@ -6,6 +6,16 @@
  * past_key_values.<rest> [batch, heads, past, head_dim]; outputs logits [batch, seq or
  * 1, vocab] and present.<rest> for each past input. The first run takes the prompt with an
  * empty past; each later run one token, with the previous run's presents as its pasts.
+ *
+ * An encoder-decoder (Whisper: wg_generate_options.encoder) runs its encoder once and its
+ * merged decoder (optimum-onnx's decoder_model_merged: an If on use_cache_branch) as the
+ * loop: inputs encoder_hidden_states [batch, encoder_sequence_length, h] (the encoder's
+ * output, every run) and use_cache_branch bool [1] (false on the first run, true after),
+ * and for the cross-attention past_key_values.N.encoder.* [batch, heads,
+ * encoder_sequence_length, head_dim]: empty on the first run (docs/abi.md "Empty inputs":
+ * that run's branch computes them from encoder_hidden_states), the first run's
+ * present.N.encoder.* on the second, and left as they are after it (the later runs'
+ * branch passes no such presents on).
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,13 +27,19 @@
 
 #define PAST_PREFIX "past_key_values"
 #define PRESENT_PREFIX "present"
+#define STATES "encoder_hidden_states"
+#define BRANCH "use_cache_branch"
 
 /* Where each of the decoder's values is: input and output indices (-1: absent). */
 typedef struct decoder {
     int ids, mask, pos, logits;
+    int states, branch;  /* an encoder-decoder's encoder_hidden_states and use_cache_branch */
     size_t n_cache;
     int *past, *present; /* n_cache pairs */
-    int *cache_axis;     /* the axis of each past input that grows */
+    int *cache_axis;     /* the axis of each past input that grows (or, cross, the encoder's) */
+    bool *cross;         /* a past of the encoder's keys and values (past_key_values.N.encoder.*) */
+    int64_t states_dims[WG_MAX_RANK]; /* the encoder's output, fed as encoder_hidden_states */
+    int states_rank;
 } decoder;
 
 static void decoder_free(decoder *d)
@@ -31,6 +47,7 @@ static void decoder_free(decoder *d)
     free(d->past);
     free(d->present);
     free(d->cache_axis);
+    free(d->cross);
 }
 
 static int find_output(const wg_model *m, const char *name)
@@ -52,15 +69,18 @@ static int cache_axis_of(const wg_tensor_info *t)
     return -1;
 }
 
-/* Binds the model's inputs and outputs by name, refusing what the loop cannot feed. */
-static wg_status bind_decoder(wg_runtime *rt, const wg_model *m, decoder *d)
+/* Binds the model's inputs and outputs by name, refusing what the loop cannot feed; with
+ * an encoder (seq2seq), the inputs of a merged decoder too, and refuses a decoder without
+ * them. */
+static wg_status bind_decoder(wg_runtime *rt, const wg_model *m, bool seq2seq, decoder *d)
 {
     const size_t n_in = wg_model_num_inputs(m);
-    *d = (decoder){.ids = -1, .mask = -1, .pos = -1, .logits = find_output(m, "logits")};
+    *d = (decoder){.ids = -1, .mask = -1, .pos = -1, .logits = find_output(m, "logits"), .states = -1, .branch = -1};
     d->past = calloc(n_in + 1, sizeof *d->past);
     d->present = calloc(n_in + 1, sizeof *d->present);
     d->cache_axis = calloc(n_in + 1, sizeof *d->cache_axis);
-    if (!d->past || !d->present || !d->cache_axis)
+    d->cross = calloc(n_in + 1, sizeof *d->cross);
+    if (!d->past || !d->present || !d->cache_axis || !d->cross)
         return wgh_error(rt, WG_ERR_NOMEM, "generate: out of memory");
     if (d->logits < 0)
         return wgh_error(rt, WG_ERR_INVALID, "generate: the model has no output 'logits'");
@@ -76,6 +96,10 @@ static wg_status bind_decoder(wg_runtime *rt, const wg_model *m, decoder *d)
             d->mask = (int)i;
         } else if (!strcmp(t->name, "position_ids") && index2) {
             d->pos = (int)i;
+        } else if (seq2seq && !strcmp(t->name, STATES) && t->rank == 3) {
+            d->states = (int)i;
+        } else if (seq2seq && !strcmp(t->name, BRANCH) && t->dtype == WG_DT_BOOL && t->rank == 1 && t->dims[0] == 1) {
+            d->branch = (int)i;
         } else if (!strncmp(t->name, PAST_PREFIX, strlen(PAST_PREFIX))) {
             char out[512];
             snprintf(out, sizeof out, "%s%s", PRESENT_PREFIX, t->name + strlen(PAST_PREFIX));
@@ -89,15 +113,63 @@ static wg_status bind_decoder(wg_runtime *rt, const wg_model *m, decoder *d)
                                  "past_sequence_length=0..N)", t->name);
             d->past[d->n_cache] = (int)i;
             d->present[d->n_cache] = o;
+            d->cross[d->n_cache] = seq2seq && strstr(t->name, ".encoder.");
             d->cache_axis[d->n_cache++] = axis;
+        } else if (!seq2seq && (!strcmp(t->name, STATES) || !strcmp(t->name, BRANCH))) {
+            return wgh_error(rt, WG_ERR_INVALID,
+                             "generate: input '%s' is an encoder-decoder's (a merged decoder): give its encoder "
+                             "(--encoder ENCODER.wasm --input-features FILE)", t->name);
         } else {
             return wgh_error(rt, WG_ERR_INVALID,
-                             "generate: input '%s' is none a decoder loop feeds (input_ids, attention_mask, "
-                             "position_ids, " PAST_PREFIX ".*)", t->name);
+                             "generate: input '%s' is none a %s loop feeds (input_ids, attention_mask, "
+                             "position_ids, " PAST_PREFIX ".*%s)", t->name, seq2seq ? "merged decoder" : "decoder",
+                             seq2seq ? ", " STATES ", " BRANCH : "");
         }
     }
     if (d->ids < 0)
         return wgh_error(rt, WG_ERR_INVALID, "generate: the model has no input 'input_ids' of int64 or int32 [batch, seq]");
+    if (seq2seq && (d->states < 0 || d->branch < 0))
+        return wgh_error(rt, WG_ERR_INVALID,
+                         "generate: the decoder has no input '%s': an encoder's decoder must be the merged one "
+                         "(decoder_model_merged*.onnx: " STATES " [batch, encoder_sequence_length, h], "
+                         BRANCH " bool [1], " PAST_PREFIX ".*)", d->states < 0 ? STATES : BRANCH);
+    return WG_OK;
+}
+
+/* Runs the encoder on the inputs its caller wrote and checks that its one output (or
+ * last_hidden_state) fits the decoder's encoder_hidden_states; notes its shape in d. */
+static wg_status run_encoder(wg_session *s, wg_session *enc, decoder *d)
+{
+    wg_runtime *rt = s->m->rt;
+    const wg_model *em = enc->m;
+    int o = find_output(em, "last_hidden_state");
+    if (o < 0 && wg_model_num_outputs(em) == 1)
+        o = 0;
+    if (o < 0)
+        return wgh_error(rt, WG_ERR_INVALID, "generate: the encoder %s has no output 'last_hidden_state'", em->name);
+    const wg_tensor_info *out = wg_model_output(em, (size_t)o), *in = wg_model_input(s->m, (size_t)d->states);
+    if (out->dtype != in->dtype || out->rank != in->rank)
+        return wgh_error(rt, WG_ERR_INVALID,
+                         "generate: the encoder's output '%s' (%s, rank %d) is not the decoder's input '" STATES
+                         "' (%s, rank %d)", out->name, wg_dtype_name(out->dtype), out->rank, wg_dtype_name(in->dtype),
+                         in->rank);
+    wg_status st = wg_session_run(enc);
+    if (st) {
+        char why[sizeof rt->err];
+        snprintf(why, sizeof why, "%s", wg_last_error(enc->m->rt));
+        return wgh_error(rt, st, "generate: the encoder: %s", why);
+    }
+    size_t bytes;
+    st = wg_session_output_shape(enc, (size_t)o, d->states_dims, &d->states_rank, &bytes);
+    if (!st)
+        st = wg_session_set_input_shape(s, (size_t)d->states, d->states_dims, d->states_rank);
+    if (st) {
+        char why[sizeof rt->err];
+        snprintf(why, sizeof why, "%s", rt->err);
+        return wgh_error(rt, st, "generate: the encoder's output '%s' as the decoder's '" STATES "': %s", out->name,
+                         why);
+    }
+    memcpy(wg_session_input(s, (size_t)d->states), wg_session_output(enc, (size_t)o), bytes);
     return WG_OK;
 }
 
@@ -123,9 +195,10 @@ static wg_status put_row(wg_session *s, int i, const int64_t *values, int64_t fi
     return WG_OK;
 }
 
-/* Feeds one run: tokens (n of them) at positions past .. past + n - 1; the caches hold past
- * positions (the first run: empty ones). */
-static wg_status feed(wg_session *s, const decoder *d, const int64_t *tokens, size_t n, int64_t past, bool first)
+/* Feeds run `step` (0: the first): tokens (n of them) at positions past .. past + n - 1;
+ * the caches hold past positions (the first run: empty ones). An encoder-decoder's cross
+ * pasts are empty on the first run, the first run's presents on the second, and stay. */
+static wg_status feed(wg_session *s, const decoder *d, const int64_t *tokens, size_t n, int64_t past, int step)
 {
     wg_status st = put_row(s, d->ids, tokens, 0, n);
     if (!st && d->mask >= 0) {
@@ -137,14 +210,18 @@ static wg_status feed(wg_session *s, const decoder *d, const int64_t *tokens, si
     }
     if (!st && d->pos >= 0)
         st = put_row(s, d->pos, NULL, past, n);
+    if (!st && d->branch >= 0)
+        *(uint8_t *)wg_session_input(s, (size_t)d->branch) = step > 0;
+    if (!st && d->states >= 0) /* written once by run_encoder; its shape every run */
+        st = wg_session_set_input_shape(s, (size_t)d->states, d->states_dims, d->states_rank);
     for (size_t c = 0; !st && c < d->n_cache; c++) {
         const size_t i = (size_t)d->past[c], o = (size_t)d->present[c];
-        if (first) {
+        if (step == 0 || (d->cross[c] && step > 1)) {
             const wg_tensor_info *t = wg_model_input(s->m, i);
             int64_t dims[WG_MAX_RANK];
             memcpy(dims, t->dims, sizeof dims);
             dims[0] = 1;
-            dims[d->cache_axis[c]] = 0;
+            dims[d->cache_axis[c]] = step == 0 ? 0 : d->states_dims[1];
             st = wg_session_set_input_shape(s, i, dims, t->rank);
             continue;
         }
@@ -253,7 +330,9 @@ wg_status wg_session_generate(wg_session *s, const int64_t *prompt, size_t n_pro
                          "generate: needs a prompt of at least one token, max_new_tokens >= 0, temperature >= 0, "
                          "top_k >= 0 and top_p in [0, 1]");
     decoder d;
-    wg_status st = bind_decoder(rt, s->m, &d);
+    wg_status st = bind_decoder(rt, s->m, o->encoder != NULL, &d);
+    if (!st && o->encoder)
+        st = run_encoder(s, o->encoder, &d);
     const size_t vocab = st ? 0 : (size_t)wg_model_output(s->m, (size_t)d.logits)->dims[2];
     float *row = st ? NULL : malloc(vocab * sizeof *row);
     scored *work = st ? NULL : malloc(vocab * sizeof *work);
@@ -263,7 +342,7 @@ wg_status wg_session_generate(wg_session *s, const int64_t *prompt, size_t n_pro
     int64_t past = 0, token = 0;
     for (int k = 0; !st && k < o->max_new_tokens; k++) {
         const bool first = k == 0;
-        st = first ? feed(s, &d, prompt, n_prompt, 0, true) : feed(s, &d, &token, 1, past, false);
+        st = first ? feed(s, &d, prompt, n_prompt, 0, 0) : feed(s, &d, &token, 1, past, k);
         if (!st)
             st = wg_session_run(s);
         if (st) {
