@@ -29,6 +29,7 @@ static size_t packed_floats(wgc_pack layout, const wgc_pack_geom *geo)
     case WGC_PACK_DECONV:
         return wgk_deconv2d_pack_w_size(geo->C, geo->M, geo->KH * geo->KW, geo->groups);
     case WGC_PACK_Q8_GEMM_B: /* bytes, not floats: pack_q8 */
+    case WGC_PACK_GEMM_B_Q8: /* bytes, not floats: pack_dq */
         return 0;
     }
     return 0;
@@ -64,6 +65,7 @@ static bool pack(wgc_pack layout, const wgc_pack_geom *geo, const float *w, floa
         wgk_deconv2d_pack_w(w, geo->C, geo->M, geo->KH * geo->KW, geo->groups, dst);
         return true;
     case WGC_PACK_Q8_GEMM_B: /* not floats: pack_q8 */
+    case WGC_PACK_GEMM_B_Q8: /* not floats: pack_dq */
         return false;
     }
     return false;
@@ -97,9 +99,37 @@ static wg_status pack_q8(wgc_emitter *e, const wgc_tensor *w, const wgc_pack_geo
     return st;
 }
 
+/* GEMM_B_Q8: the bytes a folded DequantizeLinear made w from (wgc_tensor.from_dq; its
+ * scale and zero point one for all or one per column of B: the selection checked), one
+ * byte per weight with the columns' scales and zero points (wgk_pack_b_q8). */
+static wg_status pack_dq(wgc_emitter *e, const wgc_graph *g, const wgc_tensor *w, const wgc_pack_geom *geo,
+                         const char **expr)
+{
+    const wgc_tensor *x = &g->tensors[w->dq_x], *s = &g->tensors[w->dq_scale];
+    const wgc_tensor *z = w->dq_zero >= 0 ? &g->tensors[w->dq_zero] : NULL;
+    const size_t bytes = wgk_pack_b_q8_size(geo->K, geo->N);
+    uint8_t *buf = malloc(bytes ? bytes : 1);
+    if (!buf)
+        return WG_ERR_NOMEM;
+    wgk_pack_b_q8(x->data, x->dtype == WG_DT_INT8, geo->sk, geo->sn, s->data, z ? z->data : NULL,
+                  w->dq_axis >= 0, geo->K, geo->N, buf);
+    const wg_status st = wgc_weight(e, buf, bytes, expr);
+    free(buf);
+    return st;
+}
+
 wg_status wgc_pack_weight(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_tensor *w,
                           wgc_pack layout, const wgc_pack_geom *geo, const char **expr)
 {
+    if (layout == WGC_PACK_GEMM_B_Q8) {
+        if (!w->from_dq || !g->tensors[w->dq_x].data || !g->tensors[w->dq_scale].data ||
+            (w->dq_zero >= 0 && !g->tensors[w->dq_zero].data))
+            return wgc_error(g, n, WG_ERR_INVALID, "packing '%s' as bytes: not a folded DequantizeLinear "
+                             "(compiler bug)", w->name);
+        if (pack_dq(e, g, w, geo, expr))
+            return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing weight '%s'", w->name);
+        return WG_OK;
+    }
     if (layout == WGC_PACK_Q8_GEMM_B && w->data && (!geo->zp || geo->zp->data)) {
         if (pack_q8(e, w, geo, expr))
             return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing weight '%s'", w->name);

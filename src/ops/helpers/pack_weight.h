@@ -10,6 +10,10 @@
  * which the kernels of ONNX layout read row-major [K][N]: WGC_PACK_ONNX with a GEMM
  * geometry makes that copy.
  *
+ * A float GEMM's B that folding made from a DequantizeLinear of uint8 / int8 constants
+ * (WGC_PACK_GEMM_B_Q8, wgc_tensor.from_dq) is packed from those bytes, its scale and zero
+ * point, one byte per weight; the floats are not placed.
+ *
  * The int8 GEMM's B (WGC_PACK_Q8_GEMM_B: MatMulInteger's B, the int8 im2col conv's W^T) is
  * a uint8 / int8 weight with its zero point, one byte per weight. Not through this step
  * yet: the int8 pointwise and depthwise convs' int16 pairs minus the zero points
@@ -25,9 +29,10 @@
 
 /* What the layouts need of the weight's shape; each reads its own fields. */
 typedef struct wgc_pack_geom {
-    /* GEMM_B (wgk_pack_b column panels) and ONNX (row-major [K][N]): the GEMM's B is
-     * K x N, its element (k, j) at w[k * sk + j * sn] (sk = N, sn = 1 for [K][N];
-     * sk = 1, sn = K for Gemm's transB [N][K]). */
+    /* GEMM_B (wgk_pack_b column panels, and as float16 or bytes: GEMM_B_F16, GEMM_B_Q8)
+     * and ONNX (row-major [K][N]): the GEMM's B is K x N, its element (k, j) at
+     * w[k * sk + j * sn] (sk = N, sn = 1 for [K][N]; sk = 1, sn = K for Gemm's transB
+     * [N][K]). */
     size_t K, N, sk, sn;
     /* Q8_GEMM_B (wgk_qgemm_pack_strided): the same B (uint8 or int8, the weight's dtype)
      * and its zero point zp of the same dtype (NULL: none), one value or, with zp_per_col,
