@@ -40,10 +40,11 @@ static const void *panel_at(const wgk_gemm_args *g, int p)
     return g->bh ? (const void *)(g->bh + at) : (const void *)(g->b + at);
 }
 
-/* The head of the one-byte panel whose bytes start at q: the 8 columns' scales, then their
- * zero points (wgk_pack.h). */
-#define Q8_SCALES(q) ((const float *)((const int8_t *)(q) - WGK_GEMM_Q8_HEAD))
-#define Q8_ZEROS(q) ((const int16_t *)((const int8_t *)(q) - WGK_GEMM_Q8_HEAD + 8 * sizeof(float)))
+/* The 8 columns' scales and zero points of the one-byte panel whose bytes start at q, in
+ * its head (wgk_pack.h). */
+#define Q8_HEAD(q) ((const wgk_q8_panel_head *)((const int8_t *)(q) - WGK_GEMM_Q8_HEAD))
+#define Q8_SCALES(q) (Q8_HEAD(q)->scale)
+#define Q8_ZEROS(q) (Q8_HEAD(q)->zero)
 
 #ifdef __wasm_simd128__
 /* The 8 weights of one k of a one-byte panel, (q - zp) * scale in float32: the difference

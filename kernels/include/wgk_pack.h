@@ -76,10 +76,15 @@ static inline void wgk_pack_b(const float *b, size_t sk, size_t sn, size_t K, si
  * DequantizeLinear of uint8 / int8 values q with a scale and zero point per column (one
  * for all, or one per column), B(k, n) = (q(k, n) - zp(n)) * scale(n), as ceil(N / NR)
  * panels of wgk_pack_b_q8_panel(K) bytes. Panel p holds columns p*NR .. p*NR+NR-1:
- *   float scale[NR]; int16_t zero[NR]; int8_t q[K][NR] (then zeros to a 16-byte multiple)
+ *   its head (wgk_q8_panel_head: the columns' scales and zero points), then int8_t q[K][NR]
+ *   and zeros to a 16-byte multiple
  * q stored as q - 128 for uint8 (zero as zp - 128), as is for int8 (zero as zp), so that
  * q - zp is the stored q minus zero; columns past N have scale, zero and q 0. */
-#define WGK_GEMM_Q8_HEAD ((size_t)WGK_GEMM_NR * 6)
+typedef struct wgk_q8_panel_head {
+    float scale[WGK_GEMM_NR];
+    int16_t zero[WGK_GEMM_NR];
+} wgk_q8_panel_head;
+#define WGK_GEMM_Q8_HEAD sizeof(wgk_q8_panel_head) /* 48 bytes */
 
 static inline size_t wgk_pack_b_q8_panel(size_t K)
 {
@@ -101,15 +106,12 @@ static inline void wgk_pack_b_q8(const uint8_t *q, int is_signed, size_t sk, siz
     const int bias = is_signed ? 0 : 128;
     for (size_t p = 0; p < panels; p++) {
         uint8_t *d = dst + p * size;
-        struct {
-            float s[WGK_GEMM_NR];
-            int16_t z[WGK_GEMM_NR];
-        } head;
+        wgk_q8_panel_head head;
         for (size_t j = 0; j < WGK_GEMM_NR; j++) {
             const size_t n = p * WGK_GEMM_NR + j;
             const int zv = !zp ? 0 : is_signed ? (int8_t)zp[n * ps] : zp[n * ps];
-            head.s[j] = n < N ? scale[n * ps] : 0.0f;
-            head.z[j] = (int16_t)(n < N ? zv - bias : 0);
+            head.scale[j] = n < N ? scale[n * ps] : 0.0f;
+            head.zero[j] = (int16_t)(n < N ? zv - bias : 0);
         }
         for (size_t i = 0; i < size; i++) /* no string.h in the freestanding kernels */
             d[i] = i < WGK_GEMM_Q8_HEAD ? ((const uint8_t *)&head)[i] : 0;
