@@ -321,8 +321,10 @@ fi
 #    file's weights + 512 KiB), and their --threads builds (the GEMV's columns split) give
 #    the single-threaded bits. A q8 file's tied lm_head (MatMul by a DequantizeLinear of a
 #    transposed uint8 table) and a MatMul by a per-column int8 DequantizeLinear against the
-#    reference evaluator: the module keeps both at one byte per weight (the same size rule;
-#    float32 weights would exceed it by 330 KiB), threads give the single-threaded bits.
+#    reference evaluator: the module keeps both at one byte per weight, and a Gather of the
+#    same table reads the lm_head's panels (the file's weights + 128 KiB at most: float32
+#    weights, or the table held twice, would exceed it), threads give the single-threaded
+#    bits.
 I8=$OUT/int8-blocks
 if "$PY" tests/models/int8_blocks.py "$I8" > /dev/null; then
     mkdir -p "$I8/in/dq_matmul" "$I8/in/dq_matmul_rows" "$I8/in/dq_matmul_size" "$I8/in/dq_conv" \
@@ -336,6 +338,7 @@ if "$PY" tests/models/int8_blocks.py "$I8" > /dev/null; then
     "$PY" tools/make_input.py x 1x5x9x13 float32 7 "$I8/in/dq_conv1x1/input_0.pb" --low -1 --high 2 > /dev/null
     "$PY" tools/make_input.py x 2x6x9x13 float32 8 "$I8/in/qdq_conv/input_0.pb" --low -1 --high 1.5 > /dev/null
     "$PY" tools/make_input.py x 1x3x64 float32 11 "$I8/in/lm_head_q8/input_0.pb" --low -2 --high 2 > /dev/null
+    "$PY" tools/make_input.py ids 1x5 int64 12 "$I8/in/lm_head_q8/input_1.pb" --low -4000 --high 4000 > /dev/null
     for b in dq_matmul dq_matmul_rows dq_matmul_size dq_conv qdq_bias layernorm dq_conv1x1 qdq_conv lm_head_q8; do
         rtol=1e-4 atol=1e-5
         case $b in
@@ -355,8 +358,8 @@ if "$PY" tests/models/int8_blocks.py "$I8" > /dev/null; then
                 # float sums (numpy's order), so the float tolerance; not onnxruntime, whose
                 # full graph optimization runs a MatMul by a DequantizeLinear weight on
                 # quantized activations (0.12 off here; 1.32, ORT_ENABLE_ALL; exact below)
-                "$PY" tools/onnx_ref_run.py "$I8/$b.onnx" "$I8/want-$b" --input "x=$I8/in/$b/input_0.pb" ||
-                    { bad "$b ONNX reference"; continue; } ;;
+                "$PY" tools/onnx_ref_run.py "$I8/$b.onnx" "$I8/want-$b" --input "x=$I8/in/$b/input_0.pb" \
+                    --input "ids=$I8/in/$b/input_1.pb" || { bad "$b ONNX reference"; continue; } ;;
             *)
                 node tools/ort_run.js "$I8/$b.onnx" "$I8/want-$b" --input "x=$I8/in/$b/input_0.pb" --quiet ||
                     { bad "$b onnxruntime reference"; continue; } ;;
@@ -366,8 +369,9 @@ if "$PY" tests/models/int8_blocks.py "$I8" > /dev/null; then
             run_and_compare "int8-blocks $b${v:+ $v}" "$I8/$b$v.wasm" "$I8/in/$b" "$I8/want-$b" $rtol $atol
         done
     done
-    for b in dq_matmul_size lm_head_q8; do
-        if "$PY" tests/models/weight_bytes.py "$I8/$b.onnx" "$I8/$b.wasm" 524288; then
+    for m in dq_matmul_size:524288 lm_head_q8:131072; do
+        b=${m%:*}
+        if "$PY" tests/models/weight_bytes.py "$I8/$b.onnx" "$I8/$b.wasm" "${m#*:}"; then
             ok "int8-blocks module size ($b)"
         else
             bad "int8-blocks module size ($b)"

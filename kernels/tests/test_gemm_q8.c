@@ -8,7 +8,11 @@
  * longest K; uint8 and int8, one scale and zero point or one per column; extreme values:
  * weights and zero points at both ends of their range, scales from 1e-30 to 1e25, rows of
  * A with values up to 1e6 (every sum finite); with bias, residual and GELU; the threads' shares.
+ * And the rows of a table that the panels hold as columns (a tied embedding's Gather,
+ * wgk_gather_q8_panels): its bytes, int32 and int64 indices, negative ones, and one out
+ * of range (WGK_ERR_INDEX, its row zeros).
  */
+#include "wgk_data.h"
 #include "wgk_gemm.h"
 #include "wgk_split.h"
 #include "wgk_vmath.h"
@@ -114,6 +118,29 @@ static void one(int M, int N, int K, int is_signed, int per_col, int with_bias, 
     }
 }
 
+/* The table [N][K] that PANELS hold as B's columns (Q is B [K][N]): rows by index. */
+static void gather_rows(int N, int K, int is_signed)
+{
+    static uint8_t rows[4 * 8192];
+    const int64_t idx64[4] = {0, N - 1, -1, -N};
+    const int32_t idx32[4] = {N / 2, -(N / 3) - 1, 0, N}; /* the last out of range */
+    int ok = wgk_gather_q8_panels(rows, (const int8_t *)PANELS, is_signed, idx64, 8, 4, (size_t)K, (size_t)N) == 0;
+    for (int j = 0; j < 4; j++) {
+        const int64_t v = idx64[j] < 0 ? idx64[j] + N : idx64[j];
+        for (int k = 0; k < K; k++)
+            ok &= rows[j * K + k] == Q[k * N + v];
+    }
+    WGKT_CHECK(ok, "gather q8 panels: the table's rows, int64 indices");
+    ok = wgk_gather_q8_panels(rows, (const int8_t *)PANELS, is_signed, idx32, 4, 4, (size_t)K, (size_t)N) ==
+         WGK_ERR_INDEX;
+    for (int j = 0; j < 4; j++) {
+        const int64_t v = idx32[j] < 0 ? idx32[j] + N : idx32[j];
+        for (int k = 0; k < K; k++)
+            ok &= rows[j * K + k] == (v < N ? Q[k * N + v] : 0);
+    }
+    WGKT_CHECK(ok, "gather q8 panels: int32 indices, one out of range");
+}
+
 static void run(void)
 {
     /* M, N, K: GEMV rows (1-3) over 4 panels and the rest, broadcast groups, row blocks
@@ -122,8 +149,10 @@ static void run(void)
                                     {37, 20, 700}, {9, 9, 3072}, {5, 17, 7000}, {2, 17, WGK_GEMM_NARROW_MAX_K},
                                     {1, 250, 576}};
     for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
-        for (int v = 0; v < 4; v++)
+        for (int v = 0; v < 4; v++) {
             one(shapes[i][0], shapes[i][1], shapes[i][2], v & 1, v >> 1, (int)(i + v) % 2, (i + v) % 5 == 3);
+            gather_rows(shapes[i][1], shapes[i][2], v & 1);
+        }
 }
 
 WGKT_MAIN("gemm_q8", run)

@@ -23,7 +23,9 @@ onnxruntime-node (the others; tests/models.sh section 8):
   lm_head_q8.onnx  x [1, 3, 64] -> MatMul by DequantizeLinear(Transpose(a uint8 table
                    [4000, 64]), one scale and zero point), a q8 file's tied lm_head, and by
                    DequantizeLinear of an int8 B [64, 500] with a scale and zero point per
-                   column: the module keeps both at one byte per weight (gemm packed-B q8)
+                   column: the module keeps both at one byte per weight (gemm packed-B q8);
+                   ids [1, 5] int64 -> Gather of the same table (its rows, and those
+                   dequantized), which reads the lm_head's panels: the table held once
   qdq_bias.onnx    DequantizeLinear of an int32 bias with scale of shape [1] and zero
                    point of shape [], as quantize_static writes for QDQ biases, added to x
   layernorm.onnx   LayerNormalization of x [3, 7, 37] over the last axis (with bias, mean
@@ -113,9 +115,12 @@ def lm_head_q8(out):
              helper.make_node("DequantizeLinear", ["tt", "s1", "z1"], ["w1"]),
              helper.make_node("MatMul", ["x", "w1"], ["y1"]),
              helper.make_node("DequantizeLinear", ["b2", "s2", "z2"], ["w2"], axis=1),
-             helper.make_node("MatMul", ["x", "w2"], ["y2"])]
-    save(out, "lm_head_q8", nodes, [vi("x", TensorProto.FLOAT, [1, 3, 64])],
-         [vi("y1", TensorProto.FLOAT, [1, 3, 4000]), vi("y2", TensorProto.FLOAT, [1, 3, 500])], inits)
+             helper.make_node("MatMul", ["x", "w2"], ["y2"]),
+             helper.make_node("Gather", ["table", "ids"], ["rows"]),
+             helper.make_node("DequantizeLinear", ["rows", "s1", "z1"], ["emb"])]
+    save(out, "lm_head_q8", nodes, [vi("x", TensorProto.FLOAT, [1, 3, 64]), vi("ids", TensorProto.INT64, [1, 5])],
+         [vi("y1", TensorProto.FLOAT, [1, 3, 4000]), vi("y2", TensorProto.FLOAT, [1, 3, 500]),
+          vi("rows", TensorProto.UINT8, [1, 5, 64]), vi("emb", TensorProto.FLOAT, [1, 5, 64])], inits)
 
 
 def dq_conv(out):

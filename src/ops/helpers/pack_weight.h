@@ -12,7 +12,8 @@
  *
  * A float GEMM's B that folding made from a DequantizeLinear of uint8 / int8 constants
  * (WGC_PACK_GEMM_B_Q8, wgc_tensor.from_dq) is packed from those bytes, its scale and zero
- * point, one byte per weight; the floats are not placed.
+ * point, one byte per weight, once per tensor (a Gather of the table reads them too); the
+ * floats are not placed.
  *
  * The int8 GEMM's B (WGC_PACK_Q8_GEMM_B: MatMulInteger's B, the int8 im2col conv's W^T) is
  * a uint8 / int8 weight with its zero point, one byte per weight. Not through this step
@@ -52,5 +53,12 @@ typedef struct wgc_pack_geom {
  * computed at run time or a layout that is not packed at compile time (compiler bugs). */
 wg_status wgc_pack_weight(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_tensor *w,
                           wgc_pack layout, const wgc_pack_geom *geo, const char **expr);
+
+/* A q8 file's tied embedding: the MatMul B (a tensor index, -1: none) whose GEMM_B_Q8 panels
+ * (a live MatMul's, its B [H][V] folded from a DequantizeLinear of the transpose of table)
+ * hold constant uint8 / int8 table [V][H]'s rows as their columns, so that a Gather of
+ * the table reads them there (wgk_gather_q8_panels) and the module holds the bytes once.
+ * wgc_pack_weight places them once per B, with B's geometry (K = H, N = V, sk = V, sn = 1). */
+int wgc_q8_panels_of_table(const wgc_graph *g, int table);
 
 #endif
