@@ -1,5 +1,23 @@
-/* gather.c: wgk_gather (see wgk_data.h). */
+/* gather.c: wgk_gather and wgk_gather_q8_panels (see wgk_data.h). */
 #include "wgk_data.h"
+#include "wgk_pack.h"
+
+/* Index j of idx (int32 or int64 elements), counted from the end when negative: -1 when it
+ * is out of [0, dim). */
+static int64_t index_at(const void *idx, int idx_size, size_t j, size_t dim)
+{
+    int64_t v;
+    if (idx_size == 8) {
+        memcpy(&v, (const char *)idx + j * 8, 8);
+    } else {
+        int32_t v32;
+        memcpy(&v32, (const char *)idx + j * 4, 4);
+        v = v32;
+    }
+    if (v < 0)
+        v += (int64_t)dim;
+    return v < 0 || v >= (int64_t)dim ? -1 : v;
+}
 
 int wgk_gather(void *WGK_RESTRICT y, const void *WGK_RESTRICT x, const void *idx, int idx_size,
                size_t n_idx, size_t outer, size_t axis_dim, size_t inner_bytes)
@@ -10,23 +28,35 @@ int wgk_gather(void *WGK_RESTRICT y, const void *WGK_RESTRICT x, const void *idx
     for (size_t o = 0; o < outer; o++) {
         const char *base = xp + o * axis_dim * inner_bytes;
         for (size_t j = 0; j < n_idx; j++, yp += inner_bytes) {
-            int64_t v;
-            if (idx_size == 8) {
-                memcpy(&v, (const char *)idx + j * 8, 8);
-            } else {
-                int32_t v32;
-                memcpy(&v32, (const char *)idx + j * 4, 4);
-                v = v32;
-            }
-            if (v < 0)
-                v += (int64_t)axis_dim;
-            if (v < 0 || v >= (int64_t)axis_dim) {
+            const int64_t v = index_at(idx, idx_size, j, axis_dim);
+            if (v < 0) {
                 memset(yp, 0, inner_bytes);
                 status = WGK_ERR_INDEX;
                 continue;
             }
             memcpy(yp, base + (size_t)v * inner_bytes, inner_bytes);
         }
+    }
+    return status;
+}
+
+int wgk_gather_q8_panels(uint8_t *WGK_RESTRICT y, const int8_t *WGK_RESTRICT panels, int is_signed, const void *idx,
+                         int idx_size, size_t n_idx, size_t K, size_t N)
+{
+    const size_t size = wgk_pack_b_q8_panel(K);
+    const uint8_t flip = is_signed ? 0 : 0x80; /* uint8 is stored as q - 128 */
+    int status = 0;
+    for (size_t j = 0; j < n_idx; j++, y += K) {
+        const int64_t v = index_at(idx, idx_size, j, N);
+        if (v < 0) {
+            memset(y, 0, K);
+            status = WGK_ERR_INDEX;
+            continue;
+        }
+        const uint8_t *c = (const uint8_t *)panels + (size_t)v / WGK_GEMM_NR * size + WGK_GEMM_Q8_HEAD +
+                           (size_t)v % WGK_GEMM_NR;
+        for (size_t k = 0; k < K; k++)
+            y[k] = c[k * WGK_GEMM_NR] ^ flip;
     }
     return status;
 }

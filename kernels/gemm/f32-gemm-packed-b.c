@@ -11,7 +11,11 @@
  *
  * float16 panels (bh): a GEMV widens them in registers (row1_h, row1_x4_h: the same sums
  * in the same order as on float32 panels); four rows or more widen each panel once per
- * row block (panel_f32) and run the float32 paths on it.
+ * row block (panel_f32) and run the float32 paths on it. One-byte panels (bq, a
+ * DequantizeLinear's uint8 / int8 weights with the columns' scales and zero points in
+ * each panel's head, wgk_pack.h) likewise: each weight (q - zp) * scale in float32, the
+ * value the folded DequantizeLinear had, in registers (row1_q, row1_x4_q) or once per
+ * row block into the panel buffer.
  */
 #include "gemm_epilogue.h"
 #include "wgk_conv_packed.h"
@@ -26,24 +30,60 @@ static float *panel_buffer(const wgk_gemm_args *g)
     return splat + WGK_GEMM_SPLAT_FLOATS - (size_t)g->K * WGK_GEMM_NR;
 }
 
-/* Panel p of B as float32: in place, or (float16 panels) widened into panel_buffer. */
-static const float *panel_f32(const wgk_gemm_args *g, int p)
+/* Panel p's weights: float32 or float16 ones, or the bytes of a one-byte panel (past its
+ * head of scales and zero points). */
+static const void *panel_at(const wgk_gemm_args *g, int p)
 {
     const ptrdiff_t at = (ptrdiff_t)p * g->K * WGK_GEMM_NR;
-    if (!g->bh)
-        return g->b + at;
-    float *buf = panel_buffer(g);
-    const uint16_t *h = g->bh + at;
+    if (g->bq)
+        return g->bq + (ptrdiff_t)p * (ptrdiff_t)wgk_pack_b_q8_panel((size_t)g->K) + WGK_GEMM_Q8_HEAD;
+    return g->bh ? (const void *)(g->bh + at) : (const void *)(g->b + at);
+}
+
+/* The 8 columns' scales and zero points of the one-byte panel whose bytes start at q, in
+ * its head (wgk_pack.h). */
+#define Q8_HEAD(q) ((const wgk_q8_panel_head *)((const int8_t *)(q) - WGK_GEMM_Q8_HEAD))
+#define Q8_SCALES(q) (Q8_HEAD(q)->scale)
+#define Q8_ZEROS(q) (Q8_HEAD(q)->zero)
+
 #ifdef __wasm_simd128__
+/* The 8 weights of one k of a one-byte panel, (q - zp) * scale in float32: the difference
+ * in int16 (exact), then converted (exact) and multiplied by the column's scale, as
+ * DequantizeLinear rounds it. z: the zero points, s0, s1: the scales. */
+static inline void q8x8_dequant(const int8_t *q, v128_t z, v128_t s0, v128_t s1, v128_t *lo, v128_t *hi)
+{
+    const v128_t d = wasm_i16x8_sub(wasm_i16x8_load8x8(q), z);
+    *lo = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(d)), s0);
+    *hi = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(d)), s1);
+}
+#endif
+
+/* Panel p of B as float32: in place, or (float16 and one-byte panels) widened into
+ * panel_buffer. */
+static const float *panel_f32(const wgk_gemm_args *g, int p)
+{
+    const void *at = panel_at(g, p);
+    if (!g->bh && !g->bq)
+        return at;
+    float *buf = panel_buffer(g);
+    const uint16_t *h = at;
+    const int8_t *q = at;
+#ifdef __wasm_simd128__
+    const v128_t z = g->bq ? wasm_v128_load(Q8_ZEROS(q)) : wasm_i16x8_splat(0);
+    const v128_t s0 = g->bq ? wasm_v128_load(Q8_SCALES(q)) : z, s1 = g->bq ? wasm_v128_load(Q8_SCALES(q) + 4) : z;
     for (int k = 0; k < g->K; k++) {
         v128_t lo, hi;
-        wgk_f16x8_widen_weights(wasm_v128_load(h + 8 * k), &lo, &hi);
+        if (g->bq)
+            q8x8_dequant(q + 8 * k, z, s0, s1, &lo, &hi);
+        else
+            wgk_f16x8_widen_weights(wasm_v128_load(h + 8 * k), &lo, &hi);
         wasm_v128_store(buf + 8 * k, lo);
         wasm_v128_store(buf + 8 * k + 4, hi);
     }
 #else
     for (int i = 0; i < g->K * WGK_GEMM_NR; i++)
-        buf[i] = wgk_f16_weight(h[i]);
+        buf[i] = g->bq ? (float)(q[i] - Q8_ZEROS(q)[i % WGK_GEMM_NR]) * Q8_SCALES(q)[i % WGK_GEMM_NR]
+                       : wgk_f16_weight(h[i]);
 #endif
     return buf;
 }
@@ -93,34 +133,42 @@ static void store_row(const wgk_gemm_args *g, int m, int n, v128_t x, v128_t y, 
         c[j] = wgk_gemm_epilogue1(g, m, n + j, t[j]);
 }
 
-/* The 8 weights of one k of a panel at p as two f32x4: float32 panels (loaded), float16
- * ones (widened in registers, wgk_f16.h). */
-#define WEIGHTS_F32(p, w0, w1) ((w0) = wasm_v128_load(p), (w1) = wasm_v128_load((p) + 4))
-#define WEIGHTS_F16(p, w0, w1) wgk_f16x8_widen_weights(wasm_v128_load(p), &(w0), &(w1))
+/* The 8 weights of one k of panel i (0-3 in a GEMV row function) at p as two f32x4: float32
+ * panels (loaded), float16 ones (widened in registers, wgk_f16.h), one-byte ones
+ * (dequantized with the panel's parameters, which PARAMS_Q8 loaded into registers). */
+#define WEIGHTS_F32(p, w0, w1, i) ((w0) = wasm_v128_load(p), (w1) = wasm_v128_load((p) + 4))
+#define WEIGHTS_F16(p, w0, w1, i) wgk_f16x8_widen_weights(wasm_v128_load(p), &(w0), &(w1))
 /* float16 ones without the widening's multiply by 2^102 (wgk_f16.h): the weights times
  * 2^-102, normal floats or zeros, for a row of A scaled by 2^102 (few_rows). */
-#define WEIGHTS_F16_SCALED(p, w0, w1) wgk_f16x8_widen_weights_scaled(wasm_v128_load(p), &(w0), &(w1))
+#define WEIGHTS_F16_SCALED(p, w0, w1, i) wgk_f16x8_widen_weights_scaled(wasm_v128_load(p), &(w0), &(w1))
+#define WEIGHTS_Q8(p, w0, w1, i) q8x8_dequant(p, qz##i, qs##i##a, qs##i##b, &(w0), &(w1))
+/* What a panel's weights need besides themselves, for panel i whose weights start at p:
+ * nothing, or the one-byte panels' zero points and scales. */
+#define PARAMS_NONE(i, p)
+#define PARAMS_Q8(i, p)                                                                         \
+    const v128_t qz##i = wasm_v128_load(Q8_ZEROS(p)), qs##i##a = wasm_v128_load(Q8_SCALES(p)), \
+                 qs##i##b = wasm_v128_load(Q8_SCALES(p) + 4)
 
 /* One k of the GEMV (s: A's value broadcast, o: the k's offset in the panels) for one panel
  * at b or four at b0..b3, accumulating into x0, y0 (.. x3, y3). */
 #define GEMV_STEP1(WEIGHTS, s, o)                                                               \
     do {                                                                                        \
-        WEIGHTS(b + (o), w0, w1);                                                               \
+        WEIGHTS(b + (o), w0, w1, 0);                                                            \
         x0 = MADD(x0, s, w0);                                                                   \
         y0 = MADD(y0, s, w1);                                                                   \
     } while (0)
 #define GEMV_STEP4(WEIGHTS, s, o)                                                               \
     do {                                                                                        \
-        WEIGHTS(b0 + (o), w0, w1);                                                              \
+        WEIGHTS(b0 + (o), w0, w1, 0);                                                           \
         x0 = MADD(x0, s, w0);                                                                   \
         y0 = MADD(y0, s, w1);                                                                   \
-        WEIGHTS(b1 + (o), w0, w1);                                                              \
+        WEIGHTS(b1 + (o), w0, w1, 1);                                                           \
         x1 = MADD(x1, s, w0);                                                                   \
         y1 = MADD(y1, s, w1);                                                                   \
-        WEIGHTS(b2 + (o), w0, w1);                                                              \
+        WEIGHTS(b2 + (o), w0, w1, 2);                                                           \
         x2 = MADD(x2, s, w0);                                                                   \
         y2 = MADD(y2, s, w1);                                                                   \
-        WEIGHTS(b3 + (o), w0, w1);                                                              \
+        WEIGHTS(b3 + (o), w0, w1, 3);                                                           \
         x3 = MADD(x3, s, w0);                                                                   \
         y3 = MADD(y3, s, w1);                                                                   \
     } while (0)
@@ -135,11 +183,13 @@ static void store_row(const wgk_gemm_args *g, int m, int n, v128_t x, v128_t y, 
  * the row's few floats stay in L1). Four panels far apart in memory are four sequential
  * streams: the hardware prefetchers keep more lines in flight for four than for one, so
  * four streams read faster (docs/performance.md). */
-#define GEMV_ROWS(NAME1, NAME4, T, WEIGHTS)                                                                      \
-    static void NAME1(const wgk_gemm_args *g, const float *a, int m, int n, const T *b, v128_t alpha, v128_t lo, \
-                      v128_t hi)                                                                                 \
+#define GEMV_ROWS(NAME1, NAME4, T, WEIGHTS, PARAMS)                                                              \
+    static void NAME1(const wgk_gemm_args *g, const float *a, int m, int n, const void *bv, v128_t alpha,        \
+                      v128_t lo, v128_t hi)                                                                      \
     {                                                                                                            \
         const int K = g->K;                                                                                      \
+        const T *b = bv;                                                                                         \
+        PARAMS(0, b);                                                                                            \
         v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, w0, w1;                                                     \
         int k = 0;                                                                                               \
         for (; k + 4 <= K; k += 4, b += 32) {                                                                    \
@@ -154,11 +204,15 @@ static void store_row(const wgk_gemm_args *g, int m, int n, v128_t x, v128_t y, 
         store_row(g, m, n, x0, y0, alpha, lo, hi);                                                               \
     }                                                                                                            \
                                                                                                                  \
-    static void NAME4(const wgk_gemm_args *g, const float *a, int m, const int *n, const T *const *bp,           \
+    static void NAME4(const wgk_gemm_args *g, const float *a, int m, const int *n, const void *const *bp,        \
                       v128_t alpha, v128_t lo, v128_t hi)                                                        \
     {                                                                                                            \
         const int K = g->K;                                                                                      \
         const T *b0 = bp[0], *b1 = bp[1], *b2 = bp[2], *b3 = bp[3];                                              \
+        PARAMS(0, b0);                                                                                           \
+        PARAMS(1, b1);                                                                                           \
+        PARAMS(2, b2);                                                                                           \
+        PARAMS(3, b3);                                                                                           \
         v128_t x0 = wasm_f32x4_splat(0.0f), y0 = x0, x1 = x0, y1 = x0, x2 = x0, y2 = x0, x3 = x0,                \
                y3 = x0, w0, w1;                                                                                  \
         int k = 0;                                                                                               \
@@ -177,9 +231,10 @@ static void store_row(const wgk_gemm_args *g, int m, int n, v128_t x, v128_t y, 
         store_row(g, m, n[3], x3, y3, alpha, lo, hi);                                                            \
     }
 
-GEMV_ROWS(row1, row1_x4, float, WEIGHTS_F32)
-GEMV_ROWS(row1_h, row1_x4_h, uint16_t, WEIGHTS_F16)
-GEMV_ROWS(row1_hs, row1_x4_hs, uint16_t, WEIGHTS_F16_SCALED)
+GEMV_ROWS(row1, row1_x4, float, WEIGHTS_F32, PARAMS_NONE)
+GEMV_ROWS(row1_h, row1_x4_h, uint16_t, WEIGHTS_F16, PARAMS_NONE)
+GEMV_ROWS(row1_hs, row1_x4_hs, uint16_t, WEIGHTS_F16_SCALED, PARAMS_NONE)
+GEMV_ROWS(row1_q, row1_x4_q, int8_t, WEIGHTS_Q8, PARAMS_Q8)
 
 /* Row m of A times 2^102 into dst, when that stays finite and exact (every finite |a| below
  * 2^24): then each product with a weight times 2^-102 (WEIGHTS_F16_SCALED) is the product
@@ -197,41 +252,31 @@ static int scale_row(const wgk_gemm_args *g, int m, float *dst)
 
 /* Rows of A fewer than 4 (a GEMV, or two or three): the panels in four interleaved
  * streams (row1_x4: quarter q of the panels is read alongside the others), the last
- * few alone; float16 panels likewise (row1_x4_h, row1_h). */
+ * few alone; float16 panels likewise (row1_x4_h, row1_h, or on a scaled row row1_x4_hs,
+ * row1_hs), and one-byte ones (row1_x4_q, row1_q). */
 static void few_rows(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t hi)
 {
-    const int K = g->K, panels = (g->N + WGK_GEMM_NR - 1) / WGK_GEMM_NR, q = panels / 4;
-    const ptrdiff_t size = (ptrdiff_t)K * WGK_GEMM_NR;
+    typedef void (*row1_fn)(const wgk_gemm_args *, const float *, int, int, const void *, v128_t, v128_t, v128_t);
+    typedef void (*row4_fn)(const wgk_gemm_args *, const float *, int, const int *, const void *const *, v128_t,
+                            v128_t, v128_t);
+    const int panels = (g->N + WGK_GEMM_NR - 1) / WGK_GEMM_NR, q = panels / 4;
     float *const scaled = g->bh ? (g->splat ? g->splat : wgk_gemm_splat_buffer()) : NULL;
     for (int m = 0; m < g->M; m++) {
-        const float *a = g->a + (ptrdiff_t)m * g->a_m;
         const int pre = scaled && scale_row(g, m, scaled);
+        const float *a = pre ? scaled : g->a + (ptrdiff_t)m * g->a_m;
+        const row1_fn one = pre ? row1_hs : g->bh ? row1_h : g->bq ? row1_q : row1;
+        const row4_fn four = pre ? row1_x4_hs : g->bh ? row1_x4_h : g->bq ? row1_x4_q : row1_x4;
         for (int i = 0; i < q; i++) {
             int n[4];
-            const float *bp[4];
-            const uint16_t *hp[4];
+            const void *bp[4];
             for (int s = 0; s < 4; s++) {
                 n[s] = (s * q + i) * WGK_GEMM_NR;
-                if (g->bh)
-                    hp[s] = g->bh + (s * q + i) * size;
-                else
-                    bp[s] = g->b + (s * q + i) * size;
+                bp[s] = panel_at(g, s * q + i);
             }
-            if (pre)
-                row1_x4_hs(g, scaled, m, n, hp, alpha, lo, hi);
-            else if (g->bh)
-                row1_x4_h(g, a, m, n, hp, alpha, lo, hi);
-            else
-                row1_x4(g, a, m, n, bp, alpha, lo, hi);
+            four(g, a, m, n, bp, alpha, lo, hi);
         }
-        for (int p = 4 * q; p < panels; p++) {
-            if (pre)
-                row1_hs(g, scaled, m, p * WGK_GEMM_NR, g->bh + p * size, alpha, lo, hi);
-            else if (g->bh)
-                row1_h(g, a, m, p * WGK_GEMM_NR, g->bh + p * size, alpha, lo, hi);
-            else
-                row1(g, a, m, p * WGK_GEMM_NR, g->b + p * size, alpha, lo, hi);
-        }
+        for (int p = 4 * q; p < panels; p++)
+            one(g, a, m, p * WGK_GEMM_NR, panel_at(g, p), alpha, lo, hi);
         act_rows(g, m, m + 1);
     }
 }
@@ -320,8 +365,8 @@ static void epilogue_tile(const wgk_gemm_args *g, int m, int mr, int n, int nc, 
 static int splat_groups(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t hi)
 {
     const int M = g->M, N = g->N, K = g->K, kk = K > 0 ? K : 1;
-    /* float16 panels are widened into the buffer's end (panel_buffer) */
-    const int room = SPLAT_FLOATS - (g->bh ? WGK_GEMM_NR * K : 0);
+    /* float16 and one-byte panels are widened into the buffer's end (panel_buffer) */
+    const int room = SPLAT_FLOATS - (g->bh || g->bq ? WGK_GEMM_NR * K : 0);
     const int fit = room / (16 * kk), block = WGK_GEMM_SPLAT_BLOCK_FLOATS / (16 * kk);
     if (fit < 2)
         return 0;

@@ -40,6 +40,13 @@ void wgk_pad(void *WGK_RESTRICT y, const void *WGK_RESTRICT x, size_t esize, int
 int wgk_gather(void *WGK_RESTRICT y, const void *WGK_RESTRICT x, const void *idx, int idx_size,
                size_t n_idx, size_t outer, size_t axis_dim, size_t inner_bytes);
 
+/* The rows idx[j] (j < n_idx) of a uint8 / int8 table [N][K] that wgk_pack_b_q8 packed as
+ * the columns of B [K][N] (a q8 file's tied embedding, which its lm_head reads so), into y
+ * [n_idx][K]: the table's bytes. Indices as for wgk_gather; returns 0, or WGK_ERR_INDEX
+ * (after zero-filling the row) when one is out of range. */
+int wgk_gather_q8_panels(uint8_t *WGK_RESTRICT y, const int8_t *WGK_RESTRICT panels, int is_signed, const void *idx,
+                         int idx_size, size_t n_idx, size_t K, size_t N);
+
 /* Converts n elements between any two numeric dtypes above. Float to integer truncates
  * toward zero and saturates (NaN gives 0); to bool is x != 0. */
 void wgk_cast(void *WGK_RESTRICT y, int y_dtype, const void *WGK_RESTRICT x, int x_dtype,

@@ -49,11 +49,16 @@ typedef struct wgk_gemm_args {
      * times WGK_F16_WEIGHT_SCALE (wgk_f16.h: the weights float16 values within
      * +-WGK_F16_WEIGHT_MAX), b unused. */
     const uint16_t *bh;
+    /* wgk_f32_gemm_pb only: B's packed panels stored one byte per weight with their columns'
+     * scales and zero points (wgk_pack.h, wgk_pack_b_q8: a DequantizeLinear of uint8 / int8
+     * weights), each weight dequantized as (q - zp) * scale in float32, b unused. */
+    const int8_t *bq;
 } wgk_gemm_args;
 
-/* The longest reduction of a float16 B: its panels are widened, K x 8 floats, into the end
- * of the broadcast buffer when A has 4 rows or more (half of the buffer at most). */
-#define WGK_GEMM_F16_MAX_K 8192
+/* The longest reduction of a narrow B (float16 panels, bh; one-byte panels, bq): its panels
+ * are widened, K x 8 floats, into the end of the broadcast buffer when A has 4 rows or more
+ * (half of the buffer at most). */
+#define WGK_GEMM_NARROW_MAX_K 8192
 
 enum { WGK_GEMM_ACT_NONE = 0, WGK_GEMM_ACT_GELU = 1, WGK_GEMM_ACT_GELU_TANH = 2 };
 
@@ -84,10 +89,12 @@ void wgk_f32_gemm_4x4__scalar(const wgk_gemm_args *g);
  * unused) and a row-major A: A(m,k) = a[m*a_m + k] (a_k must be 1, a_panel unused).
  * Each panel is read once, in order, per block of rows: the fast path for fully
  * connected layers (M = 1: the weights stream from memory once). SIMD128 in -msimd128
- * builds, scalar otherwise. With bh (float16 panels, K <= WGK_GEMM_F16_MAX_K), fewer than 4
+ * builds, scalar otherwise. With bh (float16 panels, K <= WGK_GEMM_NARROW_MAX_K), fewer than 4
  * rows widen the weights in registers as they are read (half the bytes from memory);
- * more rows widen each panel once per row block into the broadcast buffer. The sums are
- * the same as on the panels widened beforehand, bit for bit. */
+ * more rows widen each panel once per row block into the broadcast buffer. With bq
+ * (one-byte panels, K <= WGK_GEMM_NARROW_MAX_K) likewise, each weight (q - zp) * scale in
+ * float32 as DequantizeLinear computes it. The sums are the same as on the panels widened
+ * beforehand, bit for bit. */
 void wgk_f32_gemm_pb(const wgk_gemm_args *g);
 
 /* B computed at run time (row-major, ldb), A row-major as for wgk_f32_gemm_pb: B is packed

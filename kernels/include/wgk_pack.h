@@ -11,6 +11,7 @@
 #define WGK_PACK_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define WGK_GEMM_MR 4
 
@@ -69,6 +70,56 @@ static inline void wgk_pack_b(const float *b, size_t sk, size_t sn, size_t K, si
                 size_t n = p * WGK_GEMM_NR + j;
                 dst[(p * K + k) * WGK_GEMM_NR + j] = n < N ? b[k * sk + n * sn] : 0.0f;
             }
+}
+
+/* The one-byte panels of wgk_f32_gemm_pb (wgk_gemm_args.bq): a constant B that is a
+ * DequantizeLinear of uint8 / int8 values q with a scale and zero point per column (one
+ * for all, or one per column), B(k, n) = (q(k, n) - zp(n)) * scale(n), as ceil(N / NR)
+ * panels of wgk_pack_b_q8_panel(K) bytes. Panel p holds columns p*NR .. p*NR+NR-1:
+ *   its head (wgk_q8_panel_head: the columns' scales and zero points), then int8_t q[K][NR]
+ *   and zeros to a 16-byte multiple
+ * q stored as q - 128 for uint8 (zero as zp - 128), as is for int8 (zero as zp), so that
+ * q - zp is the stored q minus zero; columns past N have scale, zero and q 0. */
+typedef struct wgk_q8_panel_head {
+    float scale[WGK_GEMM_NR];
+    int16_t zero[WGK_GEMM_NR];
+} wgk_q8_panel_head;
+#define WGK_GEMM_Q8_HEAD sizeof(wgk_q8_panel_head) /* 48 bytes */
+
+static inline size_t wgk_pack_b_q8_panel(size_t K)
+{
+    return WGK_GEMM_Q8_HEAD + (K * WGK_GEMM_NR + 15) / 16 * 16;
+}
+
+static inline size_t wgk_pack_b_q8_size(size_t K, size_t N)
+{
+    return (N + WGK_GEMM_NR - 1) / WGK_GEMM_NR * wgk_pack_b_q8_panel(K);
+}
+
+/* q(k, n) = q[k*sk + n*sn] (bytes, int8 when is_signed, else uint8) as for wgk_pack_b;
+ * column n's scale scale[n * ps] and zero point zp[n * ps] (ps = 0: one for all; zp NULL:
+ * 0). dst: wgk_pack_b_q8_size(K, N) bytes. */
+static inline void wgk_pack_b_q8(const uint8_t *q, int is_signed, size_t sk, size_t sn, const float *scale,
+                                 const uint8_t *zp, size_t ps, size_t K, size_t N, uint8_t *dst)
+{
+    const size_t panels = (N + WGK_GEMM_NR - 1) / WGK_GEMM_NR, size = wgk_pack_b_q8_panel(K);
+    const int bias = is_signed ? 0 : 128;
+    for (size_t p = 0; p < panels; p++) {
+        uint8_t *d = dst + p * size;
+        wgk_q8_panel_head head;
+        for (size_t j = 0; j < WGK_GEMM_NR; j++) {
+            const size_t n = p * WGK_GEMM_NR + j;
+            const int zv = !zp ? 0 : is_signed ? (int8_t)zp[n * ps] : zp[n * ps];
+            head.scale[j] = n < N ? scale[n * ps] : 0.0f;
+            head.zero[j] = (int16_t)(n < N ? zv - bias : 0);
+        }
+        for (size_t i = 0; i < size; i++) /* no string.h in the freestanding kernels */
+            d[i] = i < WGK_GEMM_Q8_HEAD ? ((const uint8_t *)&head)[i] : 0;
+        for (size_t k = 0; k < K; k++)
+            for (size_t j = 0; j < WGK_GEMM_NR && p * WGK_GEMM_NR + j < N; j++)
+                d[WGK_GEMM_Q8_HEAD + k * WGK_GEMM_NR + j] =
+                    (uint8_t)(q[k * sk + (p * WGK_GEMM_NR + j) * sn] - bias);
+    }
 }
 
 #endif

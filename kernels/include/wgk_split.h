@@ -113,6 +113,8 @@ static inline int wgk_split_gemm_share(wgk_gemm_args *g, wgk_part p, int packed_
         g->N = hi - lo;
         if (g->bh) /* float16 panels (wgk_f32_gemm_pb) */
             g->bh += (ptrdiff_t)(lo / WGK_GEMM_NR) * g->K * WGK_GEMM_NR;
+        else if (g->bq) /* one-byte panels with their heads (wgk_f32_gemm_pb) */
+            g->bq += (ptrdiff_t)(lo / WGK_GEMM_NR) * (ptrdiff_t)wgk_pack_b_q8_panel((size_t)g->K);
         else
             g->b += packed_b ? (ptrdiff_t)(lo / WGK_GEMM_NR) * g->K * WGK_GEMM_NR : (ptrdiff_t)lo;
         g->c += lo;
@@ -122,7 +124,7 @@ static inline int wgk_split_gemm_share(wgk_gemm_args *g, wgk_part p, int packed_
     return 1;
 }
 
-/* wgk_f32_gemm_pb: B in wgk_pack_b panels (float32, or float16 in bh). */
+/* wgk_f32_gemm_pb: B in wgk_pack_b panels (float32, float16 in bh, one byte in bq). */
 static inline int wgk_split_gemm_packed_b(wgk_gemm_args *g, wgk_part p)
 {
     return wgk_split_gemm_share(g, p, 1);

@@ -295,7 +295,7 @@ static void check_one_f16(int M, int N, int K, int with_bias, int gelu)
 static void check_packed_b_f16(void)
 {
     static const int shapes[][3] = {{1, 1, 1}, {1, 40, 33}, {1, 100, 257}, {2, 17, 7}, {3, 72, 64}, {4, 9, 5},
-                                    {37, 20, 700}, {9, 9, 3072}, {5, 17, 7000}, {5, 17, WGK_GEMM_F16_MAX_K}};
+                                    {37, 20, 700}, {9, 9, 3072}, {5, 17, 7000}, {5, 17, WGK_GEMM_NARROW_MAX_K}};
     for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
         check_one_f16(shapes[i][0], shapes[i][1], shapes[i][2], (int)i % 2, i % 3 == 2);
 }

@@ -33,10 +33,12 @@ wg_status wgc_emitter_init(wgc_emitter *e, wgc_graph *g, const wgc_plan *plan, c
     if (!e->weight_off)
         return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
     e->weight_half = calloc((size_t)g->n_tensors + 1, sizeof(bool));
-    if (!e->weight_half)
+    e->packed_off = malloc(sizeof(int64_t) * (size_t)(g->n_tensors + 1));
+    e->packed_layout = calloc((size_t)g->n_tensors + 1, sizeof(int));
+    if (!e->weight_half || !e->packed_off || !e->packed_layout)
         return wgc_error(g, NULL, WG_ERR_NOMEM, "out of memory");
     for (int i = 0; i < g->n_tensors; i++)
-        e->weight_off[i] = -1;
+        e->weight_off[i] = e->packed_off[i] = -1;
     return WG_OK;
 }
 
@@ -46,6 +48,8 @@ void wgc_emitter_free(wgc_emitter *e)
     free(e->weights);
     free(e->weight_off);
     free(e->weight_half);
+    free(e->packed_off);
+    free(e->packed_layout);
     free(e->halves);
     free(e->step_weights);
     memset(e, 0, sizeof *e);
@@ -361,6 +365,26 @@ wg_status wgc_weight_bytes(wgc_emitter *e, const void *data, size_t bytes, const
     snprintf(s, 96, "W(%lld)", (long long)off);
     *expr = s;
     return WG_OK;
+}
+
+bool wgc_weight_recall(wgc_emitter *e, int t, int layout, const char **expr)
+{
+    if (e->packed_off[t] < 0 || e->packed_layout[t] != layout)
+        return false;
+    char *s = ring_next(e);
+    snprintf(s, 96, "W(%lld)", (long long)e->packed_off[t]);
+    *expr = s;
+    return true;
+}
+
+wg_status wgc_weight_keep(wgc_emitter *e, int t, int layout, const void *data, size_t bytes, const char **expr)
+{
+    const int64_t off = weight_add(e, data, bytes);
+    if (off < 0)
+        return WG_ERR_NOMEM;
+    e->packed_off[t] = off;
+    e->packed_layout[t] = layout;
+    return wgc_weight_recall(e, t, layout, expr) ? WG_OK : WG_ERR_INVALID;
 }
 
 wg_status wgc_prepared(wgc_emitter *e, size_t bytes, const char **expr)

@@ -21,6 +21,8 @@ struct wgc_emitter {
     uint8_t *weights;     /* the weights segment, in final packed layout */
     size_t wlen, wcap;
     int64_t *weight_off;  /* per tensor: offset in weights, -1 until placed */
+    int64_t *packed_off;  /* per tensor: offset of its bytes in a layout (wgc_weight_keep), -1: none */
+    int *packed_layout;   /* per tensor: that layout */
     size_t plen;          /* bytes reserved in the prepared-weights region (wgc_prepared) */
     bool *weight_half;    /* per tensor: placed as float16, weight_off is then its P offset */
     wgc_half_blob *halves; /* float16 weights to widen, in the order steps place them */

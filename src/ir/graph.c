@@ -187,6 +187,7 @@ void wgc_tensor_set_const(wgc_graph *g, int t, int dtype, const wgc_shape *shape
     x->owns_data = true;
     free(x->symval); /* plain values now (wgc_tensor_set_symval sets its own after) */
     x->symval = NULL;
+    x->from_dq = false; /* quant.c's fold sets its own after */
     x->dtype = dtype;
     x->shape = *shape;
     x->has_shape = true;

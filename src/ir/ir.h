@@ -155,6 +155,12 @@ typedef struct wgc_tensor {
      * intervals (owned: 1 for every element, or one per element), or NULL. */
     struct wgc_vrange *vrange;
     int64_t n_vrange;
+    /* A constant that folding computed as a DequantizeLinear of constant uint8 / int8 x
+     * (src/ops/quant.c): from_dq, and x's, the scale's and the zero point's tensors
+     * (dq_zero -1: none) and the axis of x its scale runs along (-1: one scale), so that a
+     * kernel may read the bytes instead of the floats (GEMM_PACKED_B_Q8). */
+    bool from_dq;
+    int dq_x, dq_scale, dq_zero, dq_axis;
 } wgc_tensor;
 
 typedef enum wgc_value_kind { WGC_KIND_TENSOR = 0, WGC_KIND_SEQUENCE, WGC_KIND_OPTIONAL } wgc_value_kind;

@@ -18,6 +18,8 @@ typedef enum wgc_pack {
     WGC_PACK_PHASES, /* wgk_conv_phases_weights (4x4 filters on 4C channels), then wgk_conv_pack_w */
     WGC_PACK_GEMM_B, /* wgk_pack_b: column panels of a constant B */
     WGC_PACK_GEMM_B_F16, /* GEMM_B's panels as float16 (every value a finite float16 one) */
+    WGC_PACK_GEMM_B_Q8,  /* wgk_pack_b_q8: GEMM_B's panels one byte a weight, a folded DequantizeLinear's
+                          * uint8 / int8 values with their scales and zero points */
     WGC_PACK_DECONV, /* wgk_deconv2d_pack_w: MR-row panels of each group's [M/groups*KH*KW][C/groups] */
     WGC_PACK_Q8_GEMM_B, /* wgk_qgemm_pack_strided: the int8 GEMM's panels of a uint8 / int8 B, one byte a
                          * weight, with its zero point's corrections */
@@ -54,11 +56,11 @@ bool wgc_node_scratch_per_thread(const wgc_node *n);
 /* Elementwise code outside kernels.def (binary ops, pooling by planes) splits across
  * threads from this many output elements: below, a barrier costs more than it saves. */
 #define WGC_SPLIT_MIN_ELEMENTS 65536
-/* Whether k is the packed-B GEMM (wgk_f32_gemm_pb) on float32 or float16 panels: the
- * kernel of a fused bias or GELU. */
+/* Whether k is the packed-B GEMM (wgk_f32_gemm_pb) on float32, float16 or one-byte panels:
+ * the kernel of a fused bias or GELU. */
 static inline bool wgc_kernel_is_packed_b(wgc_kernel k)
 {
-    return k == WGC_KERNEL_GEMM_PACKED_B || k == WGC_KERNEL_GEMM_PACKED_B_F16;
+    return k == WGC_KERNEL_GEMM_PACKED_B || k == WGC_KERNEL_GEMM_PACKED_B_F16 || k == WGC_KERNEL_GEMM_PACKED_B_Q8;
 }
 /* k's label, "" for WGC_KERNEL_NONE. */
 const char *wgc_kernel_label(wgc_kernel k);

@@ -48,6 +48,13 @@ wg_status wgc_weight(wgc_emitter *e, const void *data, size_t bytes, const char 
 /* wgc_weight for bytes that are not float32 values (float16 panels a kernel reads as
  * they are): placed as given, never stored as float16 for widening (emitter.c). */
 wg_status wgc_weight_bytes(wgc_emitter *e, const void *data, size_t bytes, const char **expr);
+/* Bytes that a layout made of constant tensor t (the packing step's, pack_weight.c) which
+ * more than one node reads, placed once as wgc_weight_bytes places them: wgc_weight_keep
+ * places them for (t, layout) and sets *expr to their address; wgc_weight_recall sets it to
+ * the address of those placed for (t, layout) and returns true, or returns false when there
+ * are none (one layout per tensor: keeping another replaces it). */
+wg_status wgc_weight_keep(wgc_emitter *e, int t, int layout, const void *data, size_t bytes, const char **expr);
+bool wgc_weight_recall(wgc_emitter *e, int t, int layout, const char **expr);
 /* Reserves bytes (64-byte aligned) in the prepared-weights region and sets *expr to its
  * address expression ("P(offset)"). The region is zero when the module is instantiated
  * and costs no bytes in the file; the op's code fills it, typically behind a

@@ -7,6 +7,7 @@
 #include "../ir/valrange.h"
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
+#include "helpers/pack_weight.h"
 #include "helpers/sym_code.h"
 #include "sym.h"
 
@@ -72,6 +73,33 @@ static wg_status gather_fold(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
+/* A q8 file's tied embedding, whose lm_head keeps the table as one-byte panels
+ * (wgc_q8_panels_of_table): the rows read from those (wgk_gather_q8_panels), so that the
+ * module holds the bytes once. *done false when n is not such a Gather; pi and count: the
+ * indices' address and count expressions. */
+static wg_status gather_panels(wgc_emitter *e, wgc_graph *g, wgc_node *n, const char *pi, const char *count,
+                               bool *done)
+{
+    const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
+    *done = false;
+    if (wgc_attr_int(n, "axis", 0) != 0 || !x->data)
+        return WG_OK;
+    const int b = wgc_q8_panels_of_table(g, n->inputs[0]);
+    if (b < 0)
+        return WG_OK;
+    const size_t V = (size_t)x->shape.dims[0], H = (size_t)x->shape.dims[1];
+    const wgc_pack_geom geo = {.K = H, .N = V, .sk = V, .sn = 1};
+    const char *w;
+    const wg_status st = wgc_pack_weight(e, g, n, &g->tensors[b], WGC_PACK_GEMM_B_Q8, &geo, &w);
+    if (st)
+        return st;
+    wgc_emit(e, "{\nint status = wgk_gather_q8_panels(%s, (const int8_t *)%s, %d, %s, %zu, (size_t)%s, %zu, %zu);\n"
+                "if (status) return status;\n}\n",
+             wgc_ptr(e, g, n->outputs[0]), w, x->dtype == WG_DT_INT8, pi, wg_dtype_size(ix->dtype), count, H, V);
+    *done = true;
+    return WG_OK;
+}
+
 static wg_status gather_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0), *ix = wgc_in(g, n, 1);
@@ -82,8 +110,14 @@ static wg_status gather_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     wgc_norm_axis(wgc_attr_int(n, "axis", 0), x->shape.rank, &axis);
     int64_t outer, inner;
     gather_geometry(&x->shape, axis, &outer, &inner);
-    const char *px = wgc_ptr(e, g, n->inputs[0]), *pi = wgc_ptr(e, g, n->inputs[1]),
-               *py = wgc_ptr(e, g, n->outputs[0]);
+    char pi[96], count[32];
+    bool done;
+    snprintf(pi, sizeof pi, "%s", wgc_ptr(e, g, n->inputs[1]));
+    snprintf(count, sizeof count, "%lld", (long long)wgc_numel(&ix->shape));
+    wg_status st = gather_panels(e, g, n, pi, count, &done);
+    if (st || done)
+        return st;
+    const char *px = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
     wgc_emit(e, "if (wgk_gather(%s, %s, %s, %zu, %lld, %lld, %lld, %zu)) return WGK_ERR_INDEX;\n",
              py, px, pi, wg_dtype_size(ix->dtype), (long long)wgc_numel(&ix->shape),
              (long long)outer, (long long)x->shape.dims[axis],
@@ -143,8 +177,14 @@ static wg_status gather_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return st;
     /* symbolic indices (x[:, seq - 1]) are written at their actual values first */
     wgc_emit(e, "{\n");
-    char pi[96];
+    char pi[96], count[160];
+    bool done;
     snprintf(pi, sizeof pi, "%s", wgc_sym_operand(e, g, n, 1));
+    snprintf(count, sizeof count, "%s", wgc_sym_numel(e, ix));
+    if ((st = gather_panels(e, g, n, pi, count, &done)) || done) {
+        wgc_emit(e, "}\n");
+        return st;
+    }
     wgc_emit(e, "int status = wgk_gather(%s, %s, %s, %zu, (size_t)%s, (size_t)%s, %s, (size_t)%s * %zu);\n"
                 "if (status) return status;\n}\n",
              wgc_ptr(e, g, n->outputs[0]), wgc_ptr(e, g, n->inputs[0]), pi,

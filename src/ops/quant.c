@@ -168,6 +168,15 @@ static wg_status q_fold(wgc_graph *g, wgc_node *n)
         }
     }
     wgc_tensor_set_const(g, n->outputs[0], q.ydt, &y->shape, out);
+    if (n->op == WGC_OP_DEQUANTIZE_LINEAR && (q.xdt == WG_DT_UINT8 || q.xdt == WG_DT_INT8)) {
+        /* where it came from, for a kernel that keeps the bytes (wgc_tensor.from_dq) */
+        wgc_tensor *t = &g->tensors[n->outputs[0]];
+        t->from_dq = true;
+        t->dq_x = n->inputs[0];
+        t->dq_scale = n->inputs[1];
+        t->dq_zero = n->n_inputs > 2 ? n->inputs[2] : -1;
+        t->dq_axis = q.ax.per_axis ? q.axis : -1;
+    }
     return WG_OK;
 }
 

@@ -8,7 +8,10 @@
  * (4x8 SIMD128 or 4x4 scalar). In a float16 model (lower_fp16 widened its weights), a
  * MatMul's packed B whose values are all float16 ones (within wgk_f16.h's range) stays float16 in the module
  * and in memory, and the kernel widens it as it reads it (GEMM_PACKED_B_F16): a decode
- * step's GEMVs read half the bytes.
+ * step's GEMVs read half the bytes. A MatMul's B that folding made from a DequantizeLinear
+ * of uint8 / int8 constants (a q8 file's tied lm_head: its embedding table, transposed)
+ * stays one byte per weight, dequantized in registers (GEMM_PACKED_B_Q8): a quarter of the
+ * bytes, the same products.
  */
 #include "select_ops.h"
 
@@ -38,17 +41,31 @@ void wgc_select_gemm(wgc_graph *g, wgc_node *n, const wgc_select_target *t)
  * float16 one within the stored halves' range (wgk_f16.h), K within the kernel's bound. */
 static bool b_stays_half(const wgc_graph *g, const wgc_tensor *b)
 {
-    return g->fp16_weights && b->dtype == WG_DT_FLOAT && b->shape.dims[0] <= WGK_GEMM_F16_MAX_K &&
+    return g->fp16_weights && b->dtype == WG_DT_FLOAT && b->shape.dims[0] <= WGK_GEMM_NARROW_MAX_K &&
            wg_f32_all_f16_within(b->data, (size_t)wgc_numel(&b->shape), WGK_F16_WEIGHT_MAX);
+}
+
+/* A packed B that may stay one byte per weight (wgk_gemm_args.bq): a 2-D B that folding
+ * made from a DequantizeLinear of uint8 / int8 constants whose scale and zero point are
+ * one for all or one per column (axis 1), K within the kernel's bound. */
+static bool b_stays_bytes(const wgc_graph *g, const wgc_tensor *b)
+{
+    if (!b->from_dq || b->shape.rank != 2 || b->shape.dims[0] > WGK_GEMM_NARROW_MAX_K || b->dq_axis == 0)
+        return false;
+    const wgc_tensor *x = &g->tensors[b->dq_x], *s = &g->tensors[b->dq_scale];
+    const wgc_tensor *z = b->dq_zero >= 0 ? &g->tensors[b->dq_zero] : NULL;
+    return x->data && s->data && s->dtype == WG_DT_FLOAT && (!z || z->data) &&
+           (x->dtype == WG_DT_UINT8 || x->dtype == WG_DT_INT8) && wgc_shape_eq(&x->shape, &b->shape);
 }
 
 void wgc_select_matmul(wgc_graph *g, wgc_node *n, const wgc_select_target *t)
 {
     const wgc_tensor *b = wgc_in(g, n, 1);
     const bool packed = b && b->data && b->shape.rank <= 2;
-    n->impl = (wgc_impl){.kernel = !packed ? plain_gemm(t)
-                                   : b_stays_half(g, b) ? WGC_KERNEL_GEMM_PACKED_B_F16
-                                                        : WGC_KERNEL_GEMM_PACKED_B,
+    n->impl = (wgc_impl){.kernel = !packed                ? plain_gemm(t)
+                                   : b_stays_half(g, b)   ? WGC_KERNEL_GEMM_PACKED_B_F16
+                                   : b_stays_bytes(g, b)  ? WGC_KERNEL_GEMM_PACKED_B_Q8
+                                                          : WGC_KERNEL_GEMM_PACKED_B,
                          .prep = packed ? WGC_PREP_COMPILE : WGC_PREP_NONE};
     const wgc_tensor *a = wgc_in(g, n, 0);
     /* symbolic shapes run on ops/sym_emit.c's GEMM calls, which take the plain kernels */

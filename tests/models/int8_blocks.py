@@ -1,5 +1,6 @@
 """Writes small models of the int8 and transformer building blocks, seeded random weights,
-for the model tests to compare with the ONNX reference evaluator (the integer blocks) or
+for the model tests to compare with the ONNX reference evaluator (the integer blocks and
+lm_head_q8) or
 onnxruntime-node (the others; tests/models.sh section 8):
 
     python tests/models/int8_blocks.py OUTDIR
@@ -19,6 +20,12 @@ onnxruntime-node (the others; tests/models.sh section 8):
                    zero points here; the kernel test covers per-channel ones), and a
                    stride-2 5x5 one with uint8 weights (scalar zero point): im2col on the
                    int8 GEMM, int32 outputs (exact)
+  lm_head_q8.onnx  x [1, 3, 64] -> MatMul by DequantizeLinear(Transpose(a uint8 table
+                   [4000, 64]), one scale and zero point), a q8 file's tied lm_head, and by
+                   DequantizeLinear of an int8 B [64, 500] with a scale and zero point per
+                   column: the module keeps both at one byte per weight (gemm packed-B q8);
+                   ids [1, 5] int64 -> Gather of the same table (its rows, and those
+                   dequantized), which reads the lm_head's panels: the table held once
   qdq_bias.onnx    DequantizeLinear of an int32 bias with scale of shape [1] and zero
                    point of shape [], as quantize_static writes for QDQ biases, added to x
   layernorm.onnx   LayerNormalization of x [3, 7, 37] over the last axis (with bias, mean
@@ -94,6 +101,26 @@ def dq_matmul_size(out):
              helper.make_node("MatMulInteger", ["xq", "b", "xz"], ["p"])]
     save(out, "dq_matmul_size", nodes, [vi("x", TensorProto.FLOAT, [1, 1024])],
          [vi("p", TensorProto.INT32, [1, 1024])], inits)
+
+
+def lm_head_q8(out):
+    zc = rng.integers(-128, 128, 500).astype(np.int8)
+    zc[:2] = [-128, 127]
+    inits = [numpy_helper.from_array(rng.integers(0, 256, (4000, 64)).astype(np.uint8), "table"),
+             numpy_helper.from_array(np.float32(0.0123), "s1"), numpy_helper.from_array(np.uint8(131), "z1"),
+             numpy_helper.from_array(rng.integers(-128, 128, (64, 500)).astype(np.int8), "b2"),
+             numpy_helper.from_array((rng.random(500) * 0.02 + 0.001).astype(np.float32), "s2"),
+             numpy_helper.from_array(zc, "z2")]
+    nodes = [helper.make_node("Transpose", ["table"], ["tt"], perm=[1, 0]),
+             helper.make_node("DequantizeLinear", ["tt", "s1", "z1"], ["w1"]),
+             helper.make_node("MatMul", ["x", "w1"], ["y1"]),
+             helper.make_node("DequantizeLinear", ["b2", "s2", "z2"], ["w2"], axis=1),
+             helper.make_node("MatMul", ["x", "w2"], ["y2"]),
+             helper.make_node("Gather", ["table", "ids"], ["rows"]),
+             helper.make_node("DequantizeLinear", ["rows", "s1", "z1"], ["emb"])]
+    save(out, "lm_head_q8", nodes, [vi("x", TensorProto.FLOAT, [1, 3, 64]), vi("ids", TensorProto.INT64, [1, 5])],
+         [vi("y1", TensorProto.FLOAT, [1, 3, 4000]), vi("y2", TensorProto.FLOAT, [1, 3, 500]),
+          vi("rows", TensorProto.UINT8, [1, 5, 64]), vi("emb", TensorProto.FLOAT, [1, 5, 64])], inits)
 
 
 def dq_conv(out):
@@ -177,6 +204,7 @@ if __name__ == "__main__":
     dq_matmul(out)
     dq_matmul_rows(out)
     dq_matmul_size(out)
+    lm_head_q8(out)
     dq_conv(out)
     qdq_bias(out)
     layernorm(out)

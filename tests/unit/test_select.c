@@ -468,8 +468,8 @@ TEST(matmul_keeps_float16_weights)
         wgc_kernel want;
     } rows[] = {
         {"float16 model, float16 values", true, 0.5f, 8, WGC_KERNEL_GEMM_PACKED_B_F16},
-        {"float16 model, K at the bound", true, -3.0f, WGK_GEMM_F16_MAX_K, WGC_KERNEL_GEMM_PACKED_B_F16},
-        {"float16 model, K past the bound", true, 0.5f, WGK_GEMM_F16_MAX_K + 1, WGC_KERNEL_GEMM_PACKED_B},
+        {"float16 model, K at the bound", true, -3.0f, WGK_GEMM_NARROW_MAX_K, WGC_KERNEL_GEMM_PACKED_B_F16},
+        {"float16 model, K past the bound", true, 0.5f, WGK_GEMM_NARROW_MAX_K + 1, WGC_KERNEL_GEMM_PACKED_B},
         {"float16 model, a value float16 cannot hold", true, 0.1f, 8, WGC_KERNEL_GEMM_PACKED_B},
         {"float16 model, an infinity", true, INFINITY, 8, WGC_KERNEL_GEMM_PACKED_B},
         {"float16 model, the largest value the stored halves hold", true, 63.96875f, 8, WGC_KERNEL_GEMM_PACKED_B_F16},
@@ -486,6 +486,64 @@ TEST(matmul_keeps_float16_weights)
             b[k] = rows[i].value;
         tg_output(g, tg_node(g, "MatMul", in, 2, "y"));
         select_expect(g, true, 0, rows[i].what, rows[i].want);
+        wgc_graph_free(g);
+    }
+}
+
+/* A MatMul's B that folding made from a DequantizeLinear of uint8 / int8 constants stays
+ * one byte per weight (a q8 file's tied lm_head: the embedding table, transposed, then
+ * dequantized) when its scale and zero point are one for all or one per column and K is
+ * within the kernel's bound; otherwise the float32 panels. */
+TEST(matmul_keeps_dequantized_bytes)
+{
+    static const struct {
+        const char *what;
+        int dtype, zp; /* zp: 0 none, 1 given */
+        int axis;      /* -1: one scale; else the axis of B the scales run along */
+        bool transpose;
+        int64_t K;
+        wgc_kernel want;
+    } rows[] = {
+        {"uint8, one scale and zero point, through a Transpose (a q8 lm_head)", WG_DT_UINT8, 1, -1, true, 8,
+         WGC_KERNEL_GEMM_PACKED_B_Q8},
+        {"int8 without a zero point", WG_DT_INT8, 0, -1, false, 8, WGC_KERNEL_GEMM_PACKED_B_Q8},
+        {"uint8, a scale and zero point per column", WG_DT_UINT8, 1, 1, false, 8, WGC_KERNEL_GEMM_PACKED_B_Q8},
+        {"uint8, a scale per row of B: float32 panels", WG_DT_UINT8, 1, 0, false, 8, WGC_KERNEL_GEMM_PACKED_B},
+        {"int32 values: float32 panels", WG_DT_INT32, 0, -1, false, 8, WGC_KERNEL_GEMM_PACKED_B},
+        {"K at the bound", WG_DT_UINT8, 1, -1, false, WGK_GEMM_NARROW_MAX_K, WGC_KERNEL_GEMM_PACKED_B_Q8},
+        {"K past the bound: float32 panels", WG_DT_UINT8, 1, -1, false, WGK_GEMM_NARROW_MAX_K + 1,
+         WGC_KERNEL_GEMM_PACKED_B},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        wgc_graph *g = wgc_graph_new();
+        g->opset = 13;
+        const int64_t K = rows[i].K, N = 16, ad[2] = {1, K}, bd[2] = {K, N}, td[2] = {N, K};
+        const int64_t pd[1] = {rows[i].axis == 0 ? K : N};
+        int32_t *vals = calloc((size_t)(K * N), sizeof(int32_t));
+        static const float scales[16] = {0.5f, 0.25f, 0.5f, 0.25f, 0.5f, 0.25f, 0.5f, 0.25f,
+                                         0.5f, 0.25f, 0.5f, 0.25f, 0.5f, 0.25f, 0.5f, 0.25f};
+        static const uint8_t zeros[16] = {3, 4, 5};
+        int q = tg_const(g, "q", rows[i].dtype, rows[i].transpose ? td : bd, 2, vals);
+        free(vals);
+        if (rows[i].transpose)
+            q = tg_node(g, "Transpose", &q, 1, "qt");
+        const int per = rows[i].axis >= 0, np = rows[i].axis == 0 ? (int)K : (int)N;
+        float *s = calloc((size_t)np, sizeof(float));
+        for (int j = 0; j < np; j++)
+            s[j] = scales[j % 16];
+        int dq[3] = {q, tg_const(g, "s", WG_DT_FLOAT, pd, per, s), 0};
+        free(s);
+        uint8_t *z = calloc((size_t)np, 1);
+        for (int j = 0; j < np && rows[i].zp; j++)
+            z[j] = zeros[j % 16];
+        if (rows[i].zp)
+            dq[2] = tg_const(g, "z", rows[i].dtype, pd, per, z);
+        free(z);
+        int in[2] = {tg_input(g, "a", WG_DT_FLOAT, 2, ad), tg_node(g, "DequantizeLinear", dq, 2 + rows[i].zp, "b")};
+        if (per)
+            wgc_attr_add(g, g->n_nodes - 1, "axis", WGC_ATTR_INT)->i = rows[i].axis;
+        tg_output(g, tg_node(g, "MatMul", in, 2, "y"));
+        select_expect(g, true, g->n_nodes - 1, rows[i].what, rows[i].want);
         wgc_graph_free(g);
     }
 }
@@ -590,6 +648,7 @@ int main(void)
     RUN(qconv_winograd_budget_keeps_the_fewest_tiles);
     RUN(gemm_and_matmul_kernels);
     RUN(matmul_keeps_float16_weights);
+    RUN(matmul_keeps_dequantized_bytes);
     RUN(matmul_integer_kernels);
     RUN(performance_doc_lists_every_kernel);
     RUN(kernel_labels_are_unique);

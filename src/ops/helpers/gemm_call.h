@@ -31,6 +31,7 @@ typedef struct wgc_gemm_call {
     wgc_kernel kernel; /* the node's impl.kernel (src/select/select_gemm.c): GEMM_PACKED_B
                         * (b is wgk_pack_b panels of a constant B, A row-major),
                         * GEMM_PACKED_B_F16 (those panels as float16),
+                        * GEMM_PACKED_B_Q8 (one byte a weight, wgk_pack_b_q8),
                         * GEMM_PACK_RUN (b row-major, packed by the kernel into scratch),
                         * GEMM_4X8 or GEMM_4X4 */
     const char *scratch; /* GEMM_PACK_RUN: the packed B's floats (the node's scratch) */
@@ -56,10 +57,15 @@ static inline void wgc_emit_gemm_fields(wgc_emitter *e, wgc_kernel k, const char
 }
 
 /* The wgk_gemm_args field of B's address expression b for kernel k into buf: ".b = b", or
- * for float16 panels (GEMM_PACKED_B_F16) ".b = 0, .bh = b", read as they are. */
+ * for float16 panels (GEMM_PACKED_B_F16) ".b = 0, .bh = b", for one-byte panels
+ * (GEMM_PACKED_B_Q8) ".b = 0, .bq = b", read as they are. */
 static inline const char *wgc_gemm_b_field(wgc_kernel k, const char *b, char *buf, size_t len)
 {
-    snprintf(buf, len, k == WGC_KERNEL_GEMM_PACKED_B_F16 ? ".b = 0, .bh = (const uint16_t *)%s" : ".b = %s", b);
+    snprintf(buf, len,
+             k == WGC_KERNEL_GEMM_PACKED_B_F16  ? ".b = 0, .bh = (const uint16_t *)%s"
+             : k == WGC_KERNEL_GEMM_PACKED_B_Q8 ? ".b = 0, .bq = (const int8_t *)%s"
+                                                : ".b = %s",
+             b);
     return buf;
 }
 

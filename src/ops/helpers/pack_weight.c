@@ -29,6 +29,7 @@ static size_t packed_floats(wgc_pack layout, const wgc_pack_geom *geo)
     case WGC_PACK_DECONV:
         return wgk_deconv2d_pack_w_size(geo->C, geo->M, geo->KH * geo->KW, geo->groups);
     case WGC_PACK_Q8_GEMM_B: /* bytes, not floats: pack_q8 */
+    case WGC_PACK_GEMM_B_Q8: /* bytes, not floats: pack_dq */
         return 0;
     }
     return 0;
@@ -64,6 +65,7 @@ static bool pack(wgc_pack layout, const wgc_pack_geom *geo, const float *w, floa
         wgk_deconv2d_pack_w(w, geo->C, geo->M, geo->KH * geo->KW, geo->groups, dst);
         return true;
     case WGC_PACK_Q8_GEMM_B: /* not floats: pack_q8 */
+    case WGC_PACK_GEMM_B_Q8: /* not floats: pack_dq */
         return false;
     }
     return false;
@@ -97,9 +99,66 @@ static wg_status pack_q8(wgc_emitter *e, const wgc_tensor *w, const wgc_pack_geo
     return st;
 }
 
+/* GEMM_B_Q8: the bytes a folded DequantizeLinear made w from (wgc_tensor.from_dq; its
+ * scale and zero point one for all or one per column of B: the selection checked), one
+ * byte per weight with the columns' scales and zero points (wgk_pack_b_q8), placed once
+ * for w (the Gather of a tied embedding reads them too: wgc_q8_panels_of_table). */
+static wg_status pack_dq(wgc_emitter *e, const wgc_graph *g, const wgc_tensor *w, const wgc_pack_geom *geo,
+                         const char **expr)
+{
+    const int t = (int)(w - g->tensors);
+    if (wgc_weight_recall(e, t, WGC_PACK_GEMM_B_Q8, expr))
+        return WG_OK;
+    const wgc_tensor *x = &g->tensors[w->dq_x], *s = &g->tensors[w->dq_scale];
+    const wgc_tensor *z = w->dq_zero >= 0 ? &g->tensors[w->dq_zero] : NULL;
+    const size_t bytes = wgk_pack_b_q8_size(geo->K, geo->N);
+    uint8_t *buf = malloc(bytes ? bytes : 1);
+    if (!buf)
+        return WG_ERR_NOMEM;
+    wgk_pack_b_q8(x->data, x->dtype == WG_DT_INT8, geo->sk, geo->sn, s->data, z ? z->data : NULL,
+                  w->dq_axis >= 0, geo->K, geo->N, buf);
+    const wg_status st = wgc_weight_keep(e, t, WGC_PACK_GEMM_B_Q8, buf, bytes, expr);
+    free(buf);
+    return st;
+}
+
+int wgc_q8_panels_of_table(const wgc_graph *g, int table)
+{
+    const wgc_tensor *tab = &g->tensors[table];
+    if (!tab->data || tab->shape.rank != 2 || (tab->dtype != WG_DT_UINT8 && tab->dtype != WG_DT_INT8))
+        return -1;
+    const int64_t V = tab->shape.dims[0], H = tab->shape.dims[1];
+    for (int i = 0; i < g->n_nodes; i++) {
+        const wgc_node *n = &g->nodes[i];
+        if (n->dead || n->op != WGC_OP_MATMUL || n->impl.kernel != WGC_KERNEL_GEMM_PACKED_B_Q8)
+            continue;
+        const wgc_tensor *b = &g->tensors[n->inputs[1]], *x = &g->tensors[b->dq_x];
+        if (!b->from_dq || x->dtype != tab->dtype || x->shape.rank != 2 || x->shape.dims[0] != H ||
+            x->shape.dims[1] != V)
+            continue;
+        const uint8_t *xb = x->data, *tb = tab->data;
+        bool same = true;
+        for (int64_t v = 0; v < V && same; v++)
+            for (int64_t h = 0; h < H && same; h++)
+                same = xb[h * V + v] == tb[v * H + h];
+        if (same)
+            return n->inputs[1];
+    }
+    return -1;
+}
+
 wg_status wgc_pack_weight(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_tensor *w,
                           wgc_pack layout, const wgc_pack_geom *geo, const char **expr)
 {
+    if (layout == WGC_PACK_GEMM_B_Q8) {
+        if (!w->from_dq || !g->tensors[w->dq_x].data || !g->tensors[w->dq_scale].data ||
+            (w->dq_zero >= 0 && !g->tensors[w->dq_zero].data))
+            return wgc_error(g, n, WG_ERR_INVALID, "packing '%s' as bytes: not a folded DequantizeLinear "
+                             "(compiler bug)", w->name);
+        if (pack_dq(e, g, w, geo, expr))
+            return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing weight '%s'", w->name);
+        return WG_OK;
+    }
     if (layout == WGC_PACK_Q8_GEMM_B && w->data && (!geo->zp || geo->zp->data)) {
         if (pack_q8(e, w, geo, expr))
             return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing weight '%s'", w->name);

@@ -10,6 +10,11 @@
  * which the kernels of ONNX layout read row-major [K][N]: WGC_PACK_ONNX with a GEMM
  * geometry makes that copy.
  *
+ * A float GEMM's B that folding made from a DequantizeLinear of uint8 / int8 constants
+ * (WGC_PACK_GEMM_B_Q8, wgc_tensor.from_dq) is packed from those bytes, its scale and zero
+ * point, one byte per weight, once per tensor (a Gather of the table reads them too); the
+ * floats are not placed.
+ *
  * The int8 GEMM's B (WGC_PACK_Q8_GEMM_B: MatMulInteger's B, the int8 im2col conv's W^T) is
  * a uint8 / int8 weight with its zero point, one byte per weight. Not through this step
  * yet: the int8 pointwise and depthwise convs' int16 pairs minus the zero points
@@ -25,9 +30,10 @@
 
 /* What the layouts need of the weight's shape; each reads its own fields. */
 typedef struct wgc_pack_geom {
-    /* GEMM_B (wgk_pack_b column panels) and ONNX (row-major [K][N]): the GEMM's B is
-     * K x N, its element (k, j) at w[k * sk + j * sn] (sk = N, sn = 1 for [K][N];
-     * sk = 1, sn = K for Gemm's transB [N][K]). */
+    /* GEMM_B (wgk_pack_b column panels, and as float16 or bytes: GEMM_B_F16, GEMM_B_Q8)
+     * and ONNX (row-major [K][N]): the GEMM's B is K x N, its element (k, j) at
+     * w[k * sk + j * sn] (sk = N, sn = 1 for [K][N]; sk = 1, sn = K for Gemm's transB
+     * [N][K]). */
     size_t K, N, sk, sn;
     /* Q8_GEMM_B (wgk_qgemm_pack_strided): the same B (uint8 or int8, the weight's dtype)
      * and its zero point zp of the same dtype (NULL: none), one value or, with zp_per_col,
@@ -47,5 +53,12 @@ typedef struct wgc_pack_geom {
  * computed at run time or a layout that is not packed at compile time (compiler bugs). */
 wg_status wgc_pack_weight(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const wgc_tensor *w,
                           wgc_pack layout, const wgc_pack_geom *geo, const char **expr);
+
+/* A q8 file's tied embedding: the MatMul B (a tensor index, -1: none) whose GEMM_B_Q8 panels
+ * (a live MatMul's, its B [H][V] folded from a DequantizeLinear of the transpose of table)
+ * hold constant uint8 / int8 table [V][H]'s rows as their columns, so that a Gather of
+ * the table reads them there (wgk_gather_q8_panels) and the module holds the bytes once.
+ * wgc_pack_weight places them once per B, with B's geometry (K = H, N = V, sk = V, sn = 1). */
+int wgc_q8_panels_of_table(const wgc_graph *g, int table);
 
 #endif
