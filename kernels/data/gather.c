@@ -1,4 +1,4 @@
-/* gather.c: wgk_gather and wgk_gather_q8_panels (see wgk_data.h). */
+/* gather.c: wgk_gather, wgk_gather_q8_panels and wgk_gather_f32_panels (see wgk_data.h). */
 #include "wgk_data.h"
 #include "wgk_pack.h"
 
@@ -57,6 +57,24 @@ int wgk_gather_q8_panels(uint8_t *WGK_RESTRICT y, const int8_t *WGK_RESTRICT pan
                            (size_t)v % WGK_GEMM_NR;
         for (size_t k = 0; k < K; k++)
             y[k] = c[k * WGK_GEMM_NR] ^ flip;
+    }
+    return status;
+}
+
+int wgk_gather_f32_panels(float *WGK_RESTRICT y, const float *WGK_RESTRICT panels, const void *idx, int idx_size,
+                          size_t n_idx, size_t K, size_t N)
+{
+    int status = 0;
+    for (size_t j = 0; j < n_idx; j++, y += K) {
+        const int64_t v = index_at(idx, idx_size, j, N);
+        if (v < 0) {
+            memset(y, 0, K * sizeof *y);
+            status = WGK_ERR_INDEX;
+            continue;
+        }
+        const float *c = panels + (size_t)v / WGK_GEMM_NR * K * WGK_GEMM_NR + (size_t)v % WGK_GEMM_NR;
+        for (size_t k = 0; k < K; k++)
+            y[k] = c[k * WGK_GEMM_NR];
     }
     return status;
 }

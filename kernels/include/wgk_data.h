@@ -46,6 +46,10 @@ int wgk_gather(void *WGK_RESTRICT y, const void *WGK_RESTRICT x, const void *idx
  * (after zero-filling the row) when one is out of range. */
 int wgk_gather_q8_panels(uint8_t *WGK_RESTRICT y, const int8_t *WGK_RESTRICT panels, int is_signed, const void *idx,
                          int idx_size, size_t n_idx, size_t K, size_t N);
+/* The same for a float32 table [N][K] that wgk_pack_b packed as the columns of B [K][N] (the
+ * tied embedding of a float32 lm_head): a row is a panel column, one float every NR. */
+int wgk_gather_f32_panels(float *WGK_RESTRICT y, const float *WGK_RESTRICT panels, const void *idx, int idx_size,
+                          size_t n_idx, size_t K, size_t N);
 
 /* Converts n elements between any two numeric dtypes above. Float to integer truncates
  * toward zero and saturates (NaN gives 0); to bool is x != 0. */

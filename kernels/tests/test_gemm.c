@@ -6,8 +6,11 @@
  * with a fused GELU; that 2 and 3 threads' shares (wgk_split.h), run one after another,
  * give the whole call's bits. Also the 2-D transpose. rtol 1e-4, atol 1e-5 (atol scaled by
  * sqrt(K) for long sums of [-1,1) products). The packed-B kernel on float16 panels: the
- * bits of the same call on the panels widened beforehand.
+ * bits of the same call on the panels widened beforehand. And the rows of a float32 table
+ * that the panels hold as columns (a tied embedding's Gather, wgk_gather_f32_panels): int64
+ * and int32 indices, negative ones, one out of range (WGK_ERR_INDEX, its row zeros).
  */
+#include "wgk_data.h"
 #include "wgk_f16.h"
 #include "wgk_gemm.h"
 #include "wgk_split.h"
@@ -317,6 +320,32 @@ static void check_transpose(void)
         }
 }
 
+/* The table [N][K] is B [K][N] transposed: its rows are B's columns, read from B's panels. */
+static void check_gather_panels(void)
+{
+    static const int shapes[][2] = {{1, 1}, {9, 5}, {8, 16}, {203, 37}};
+    static float rows[4 * 64];
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int N = shapes[s][0], K = shapes[s][1];
+        fill(B, K * N);
+        wgk_pack_b(B, (size_t)N, 1, (size_t)K, (size_t)N, BP);
+        const int64_t idx64[4] = {0, N - 1, -1, -N};
+        const int32_t idx32[4] = {N / 2, -(N / 3) - 1, 0, N}; /* the last out of range */
+        int ok = wgk_gather_f32_panels(rows, BP, idx64, 8, 4, (size_t)K, (size_t)N) == 0;
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < K; k++)
+                ok &= rows[j * K + k] == B[k * N + (idx64[j] < 0 ? idx64[j] + N : idx64[j])];
+        WGKT_CHECK(ok, "gather f32 panels: the table's rows, int64 indices");
+        ok = wgk_gather_f32_panels(rows, BP, idx32, 4, 4, (size_t)K, (size_t)N) == WGK_ERR_INDEX;
+        for (int j = 0; j < 4; j++) {
+            const int64_t v = idx32[j] < 0 ? idx32[j] + N : idx32[j];
+            for (int k = 0; k < K; k++)
+                ok &= rows[j * K + k] == (v < N ? B[k * N + v] : 0.0f);
+        }
+        WGKT_CHECK(ok, "gather f32 panels: int32 indices, one out of range");
+    }
+}
+
 static void run(void)
 {
     check_kernel(wgk_f32_gemm_4x4__scalar, "gemm 4x4 scalar");
@@ -328,6 +357,7 @@ static void run(void)
     check_packed_b_gelu();
     check_packed_b_f16();
     check_transpose();
+    check_gather_panels();
 }
 
 WGKT_MAIN("gemm", run)

@@ -84,18 +84,26 @@ static wg_status gather_panels(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
     *done = false;
     if (wgc_attr_int(n, "axis", 0) != 0 || !x->data)
         return WG_OK;
-    const int b = wgc_q8_panels_of_table(g, n->inputs[0]);
+    const int bq = wgc_q8_panels_of_table(g, n->inputs[0]);
+    const int b = bq >= 0 ? bq : wgc_f32_panels_of_table(g, n->inputs[0]);
     if (b < 0)
         return WG_OK;
     const size_t V = (size_t)x->shape.dims[0], H = (size_t)x->shape.dims[1];
     const wgc_pack_geom geo = {.K = H, .N = V, .sk = V, .sn = 1};
     const char *w;
-    const wg_status st = wgc_pack_weight(e, g, n, &g->tensors[b], WGC_PACK_GEMM_B_Q8, &geo, &w);
+    const wg_status st =
+        wgc_pack_weight(e, g, n, &g->tensors[b], bq >= 0 ? WGC_PACK_GEMM_B_Q8 : WGC_PACK_GEMM_B, &geo, &w);
     if (st)
         return st;
-    wgc_emit(e, "{\nint status = wgk_gather_q8_panels(%s, (const int8_t *)%s, %d, %s, %zu, (size_t)%s, %zu, %zu);\n"
-                "if (status) return status;\n}\n",
-             wgc_ptr(e, g, n->outputs[0]), w, x->dtype == WG_DT_INT8, pi, wg_dtype_size(ix->dtype), count, H, V);
+    if (bq >= 0)
+        wgc_emit(e, "{\nint status = wgk_gather_q8_panels(%s, (const int8_t *)%s, %d, %s, %zu, (size_t)%s, %zu, %zu);\n"
+                    "if (status) return status;\n}\n",
+                 wgc_ptr(e, g, n->outputs[0]), w, x->dtype == WG_DT_INT8, pi, wg_dtype_size(ix->dtype), count, H,
+                 V);
+    else
+        wgc_emit(e, "{\nint status = wgk_gather_f32_panels(%s, (const float *)%s, %s, %zu, (size_t)%s, %zu, %zu);\n"
+                    "if (status) return status;\n}\n",
+                 wgc_ptr(e, g, n->outputs[0]), w, pi, wg_dtype_size(ix->dtype), count, H, V);
     *done = true;
     return WG_OK;
 }

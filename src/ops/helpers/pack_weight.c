@@ -122,6 +122,46 @@ static wg_status pack_dq(wgc_emitter *e, const wgc_graph *g, const wgc_tensor *w
     return st;
 }
 
+/* Whether constant float32 b [H][V] is the transpose of table [V][H], bit for bit. */
+static bool f32_transposed(const wgc_tensor *table, const wgc_tensor *b)
+{
+    if (!table->data || !b->data || table->dtype != WG_DT_FLOAT || b->dtype != WG_DT_FLOAT ||
+        table->shape.rank != 2 || b->shape.rank != 2 || table->shape.dims[0] != b->shape.dims[1] ||
+        table->shape.dims[1] != b->shape.dims[0])
+        return false;
+    const int64_t V = table->shape.dims[0], H = table->shape.dims[1];
+    const uint32_t *tb = table->data, *bb = b->data;
+    for (int64_t v = 0; v < V; v++)
+        for (int64_t h = 0; h < H; h++)
+            if (bb[h * V + v] != tb[v * H + h])
+                return false;
+    return true;
+}
+
+int wgc_f32_panels_of_table(const wgc_graph *g, int table)
+{
+    for (int i = 0; i < g->n_nodes; i++) {
+        const wgc_node *n = &g->nodes[i];
+        if (!n->dead && n->op == WGC_OP_MATMUL && n->impl.kernel == WGC_KERNEL_GEMM_PACKED_B &&
+            f32_transposed(&g->tensors[table], &g->tensors[n->inputs[1]]))
+            return n->inputs[1];
+    }
+    return -1;
+}
+
+/* Whether a live Gather (axis 0) of a constant table reads its rows from B's float32 panels
+ * (wgc_f32_panels_of_table), so that they are placed once for both. */
+static bool panels_shared_with_gather(const wgc_graph *g, const wgc_tensor *b)
+{
+    for (int i = 0; i < g->n_nodes; i++) {
+        const wgc_node *n = &g->nodes[i];
+        if (!n->dead && n->op == WGC_OP_GATHER && wgc_attr_int(n, "axis", 0) == 0 &&
+            f32_transposed(&g->tensors[n->inputs[0]], b))
+            return true;
+    }
+    return false;
+}
+
 int wgc_q8_panels_of_table(const wgc_graph *g, int table)
 {
     const wgc_tensor *tab = &g->tensors[table];
@@ -168,12 +208,17 @@ wg_status wgc_pack_weight(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const
                      layout != WGC_PACK_CONV && layout != WGC_PACK_PHASES && layout != WGC_PACK_DECONV))
         return wgc_error(g, n, WG_ERR_INVALID, "packing '%s': a weight computed at run time or an unknown layout "
                          "(compiler bug)", w->name);
+    const int t = (int)(w - g->tensors);
+    if (layout == WGC_PACK_GEMM_B && wgc_weight_recall(e, t, layout, expr))
+        return WG_OK;
     const size_t count = packed_floats(layout, geo);
     float *buf = malloc(sizeof(float) * (count ? count : 1));
     wg_status st = WG_ERR_NOMEM;
     if (buf && pack(layout, geo, (const float *)w->data, buf))
         st = layout == WGC_PACK_GEMM_B_F16 ? place_halves(e, buf, count, expr)
-                                           : wgc_weight(e, buf, sizeof(float) * count, expr);
+             : layout == WGC_PACK_GEMM_B && panels_shared_with_gather(g, w)
+                 ? wgc_weight_keep(e, t, layout, buf, sizeof(float) * count, expr)
+                 : wgc_weight(e, buf, sizeof(float) * count, expr);
     free(buf);
     if (st)
         return wgc_error(g, n, st, "out of memory packing weight '%s'", w->name);

@@ -60,5 +60,8 @@ wg_status wgc_pack_weight(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const
  * the table reads them there (wgk_gather_q8_panels) and the module holds the bytes once.
  * wgc_pack_weight places them once per B, with B's geometry (K = H, N = V, sk = V, sn = 1). */
 int wgc_q8_panels_of_table(const wgc_graph *g, int table);
+/* The same for a float32 table [V][H] and a live MatMul's float32 GEMM_B panels of a B that
+ * is the table's transpose bit for bit (a float32 tied lm_head: wgk_gather_f32_panels). */
+int wgc_f32_panels_of_table(const wgc_graph *g, int table);
 
 #endif
