@@ -46,6 +46,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wgk_qdeq.h"
+
 #define WGK_QGEMM_NR 8
 #define WGK_QGEMM_MR 4
 
@@ -165,6 +167,7 @@ typedef struct wgk_q8_conv_args {
     const int8_t *w; /* wgk_qconv_pack_w layout */
     const int32_t *bias;
     int32_t *y;
+    wgk_q8_deq deq; /* ConvInteger's float tail (wgk_qdeq.h): deq.y instead of y */
     void *scratch;
 } wgk_q8_conv_args;
 
@@ -204,6 +207,7 @@ typedef struct wgk_q8_conv1x1_args {
     const void *zy;
     const float *sx, *sw, *sy;
     int sw_per_m;
+    wgk_q8_deq deq; /* ConvInteger's float tail (wgk_qdeq.h): deq.y instead of y */
     void *scratch;
 } wgk_q8_conv1x1_args;
 

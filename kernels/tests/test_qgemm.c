@@ -13,12 +13,16 @@
  * NaN-holding inputs, lengths 1..40 (SIMD body and tail). And wgk_q8_conv against the
  * int32 direct convolution: uint8/int8 x and w, padding (taps take x's zero point),
  * strides, dilation, 1x1, per-channel and scalar weight zero points, int32 bias, more
- * pixels than one im2col block.
+ * pixels than one im2col block; for the 1x1 cases also the pointwise kernel
+ * (wgk_q8_conv1x1). Both with ConvInteger's float tail (qdeq_ref.h, every variant), and
+ * the DynamicQuantizeLinear that reads the range the kernel kept.
  */
 #include "wgk_qgemm.h"
 #include "wgk_quant.h"
 #include "wgk_split.h"
 #include "wgkt.h"
+
+#include "qdeq_ref.h"
 
 #define MAXM 9
 #define MAXN 17
@@ -213,7 +217,8 @@ static uint8_t CX[2 * 4 * 19 * 18], CW[17 * 4 * 3 * 3 + 8], CZW[17];
 static int8_t CPW[(17 + 7) / 8 * (32 + 8 * 40)];
 static int32_t CB[17], CY[2 * 17 * 19 * 18], CREF[2 * 17 * 19 * 18];
 static int32_t WX[2 * 4 * 19 * 18], WW[17 * 4 * 3 * 3];
-static uint8_t SCRATCH[256 * 1024];
+static uint8_t SCRATCH[256 * 1024], DQ_Q[16384], DQ_QREF[16384];
+static int32_t PW1[17 * 4];
 
 static void conv_one(int N, int C, int M, int H, int Wd, int kh, int kw, int st, int dil, int pad,
                      int xdt, int wdt, int with_bias, int wz_per_m)
@@ -233,7 +238,7 @@ static void conv_one(int N, int C, int M, int H, int Wd, int kh, int kw, int st,
     WGKT_CHECK(wgk_qconv_scratch_size((size_t)K, (size_t)M) <= sizeof SCRATCH, "scratch fits");
     wgk_q8_conv(&(wgk_q8_conv_args){N, C, M, {1, H, Wd}, {1, oh, ow}, {1, kh, kw}, {1, st, st},
                                      {1, dil, dil}, {0, pad, pad}, CX, xdt, &xz, CPW,
-                                     with_bias ? CB : NULL, CY, SCRATCH});
+                                     with_bias ? CB : NULL, CY, {0}, SCRATCH});
     wgk_q_widen(CX, xdt, WX, (size_t)(N * C * H * Wd), &xz, (wgk_qaxis){0, 1, 1});
     wgk_q_widen(CW, wdt, WW, (size_t)(M * K), CZW, (wgk_qaxis){wz_per_m, M, K});
     wgk_s32_conv3d_direct(&(wgk_s32_conv_args){N, C, M, 1, {1, H, Wd}, {1, oh, ow}, {1, kh, kw},
@@ -243,6 +248,46 @@ static void conv_one(int N, int C, int M, int H, int Wd, int kh, int kw, int st,
     for (int i = 0; i < N * M * oh * ow; i++)
         ok &= CY[i] == CREF[i];
     WGKT_CHECK(ok, "q8 conv (im2col + int8 GEMM) equals the int32 direct convolution");
+    const size_t ny = (size_t)(N * M * oh * ow);
+    int okd = 1;
+    for (int v = 0; v < DQ_VARIANTS; v++) { /* ConvInteger's float tail */
+        float range[2], ref_range[2];
+        wgk_q8_conv_args a = {N, C, M, {1, H, Wd}, {1, oh, ow}, {1, kh, kw}, {1, st, st}, {1, dil, dil},
+                              {0, pad, pad}, CX, xdt, &xz, CPW, with_bias ? CB : NULL, NULL, {0}, SCRATCH};
+        a.deq = dq_setup(v, M, ny, DQ_Y, range);
+        wgk_q8_conv(&a);
+        dq_reference(&a.deq, CREF, N, M, (size_t)(oh * ow), DQ_REF, ref_range);
+        okd &= dq_same(DQ_Y, DQ_REF, ny) && dq_same(range, ref_range, 2);
+        if (kh == 1 && kw == 1 && st == 1 && pad == 0) { /* the pointwise kernel, int32 and float */
+            wgk_q8_conv1x1_pack_w(CW, wdt, CZW, wz_per_m, (size_t)M, (size_t)C, PW1);
+            WGKT_CHECK(wgk_q8_conv1x1_scratch_size((size_t)C, (size_t)(H * Wd)) <= sizeof SCRATCH, "scratch fits");
+            wgk_q8_conv1x1_args p = {.N = N, .C = C, .M = M, .HW = H * Wd, .x = CX, .xdt = xdt, .xz = &xz,
+                                     .w = PW1, .bias = with_bias ? CB : NULL, .y = CY, .scratch = SCRATCH};
+            wgk_q8_conv1x1(&p);
+            for (size_t i = 0; i < ny; i++)
+                okd &= CY[i] == CREF[i];
+            p.y = NULL;
+            p.deq = dq_setup(v, M, ny, DQ_Y2, range);
+            wgk_q8_conv1x1(&p);
+            okd &= dq_same(DQ_Y2, DQ_REF, ny) && dq_same(range, ref_range, 2);
+        }
+    }
+    WGKT_CHECK(okd, "q8 conv's (and pointwise's) int32 sums, float tail and range equal the direct ones");
+    /* DynamicQuantizeLinear with the range the kernel kept reads the same scale and bytes */
+    if (ny <= sizeof DQ_Q) {
+        float range[2], sc, wsc;
+        uint8_t zp, wzp;
+        wgk_q8_conv_args a = {N, C, M, {1, H, Wd}, {1, oh, ow}, {1, kh, kw}, {1, st, st}, {1, dil, dil},
+                              {0, pad, pad}, CX, xdt, &xz, CPW, with_bias ? CB : NULL, NULL, {0}, SCRATCH};
+        a.deq = dq_setup(0, M, ny, DQ_Y, range);
+        wgk_q8_conv(&a);
+        wgk_f32_qu8_dynamic_quantize_ranged(DQ_Y, ny, range, 1, DQ_Q, &sc, &zp);
+        ref_dql(DQ_Y, ny, DQ_QREF, &wsc, &wzp);
+        int okq = sc == wsc && zp == wzp;
+        for (size_t i = 0; i < ny; i++)
+            okq &= DQ_Q[i] == DQ_QREF[i];
+        WGKT_CHECK(okq, "dynamic quantize from the kept range equals the ONNX formulas");
+    }
 }
 
 static void conv_tests(void)
@@ -253,6 +298,7 @@ static void conv_tests(void)
         conv_one(1, 4, 17, 9, 7, 3, 3, 2, 1, 1, xdt, wdt, 0, 0);
         conv_one(1, 2, 9, 11, 10, 3, 2, 1, 2, 2, xdt, wdt, 1, 0);
         conv_one(2, 4, 8, 5, 6, 1, 1, 1, 1, 0, xdt, wdt, 0, 1);
+        conv_one(1, 3, 17, 19, 18, 1, 1, 1, 1, 0, xdt, wdt, 1, 0); /* odd C, M past a 4-block */
     }
 }
 
