@@ -290,8 +290,65 @@ static void conv_one(int N, int C, int M, int H, int Wd, int kh, int kw, int st,
     }
 }
 
+/* wgk_q8_conv_fewc against wgk_q_widen + wgk_s32_conv3d_direct: int32 sums and every
+ * float tail variant; extreme: every x - xz = 255 and w - wz = -255 (1) or +255 (2). */
+static uint8_t FX[2 * 3 * 37 * 35], FW[8 * 147];
+static int32_t FPW[8 * 74], FY[2 * 8 * 37 * 35], FREF[2 * 8 * 37 * 35], FWX[2 * 3 * 37 * 35], FWW[8 * 147];
+static uint8_t FSCRATCH[600 * 1024];
+
+static void fewc_one(int N, int C, int M, int H, int Wd, int k, int st, int dil, int pad, int xdt, int wdt,
+                     int extreme)
+{
+    const int oh = (H + 2 * pad - dil * (k - 1) - 1) / st + 1, ow = (Wd + 2 * pad - dil * (k - 1) - 1) / st + 1;
+    const int K = C * k * k;
+    const size_t nx = (size_t)(N * C * H * Wd), ny = (size_t)(N * M * oh * ow);
+    WGKT_CHECK(nx <= sizeof FX && (size_t)(M * K) <= sizeof FW && ny <= sizeof FY / 4 && K <= WGK_Q8_FEWC_MAX_K &&
+                   wgk_q8_conv_fewc_scratch_size((size_t)K) <= sizeof FSCRATCH && ny <= DQ_MAX,
+               "the few-channel case fits the test's buffers");
+    const int xu = xdt == 2, wu = wdt == 2;
+    uint8_t xz = extreme ? (xu ? 0 : 0x80) : (uint8_t)rnd(), wz[8];
+    for (int m = 0; m < 8; m++) {
+        wz[m] = extreme == 1 ? (wu ? 255 : 0x7f) : extreme == 2 ? (wu ? 0 : 0x80) : (uint8_t)rnd();
+        CB[m] = (int32_t)(rnd() % 200001) - 100000;
+    }
+    for (size_t i = 0; i < nx; i++)
+        FX[i] = extreme ? (xu ? 255 : 0x7f) : (uint8_t)rnd();
+    for (int i = 0; i < M * K; i++)
+        FW[i] = extreme == 1 ? (wu ? 0 : 0x80) : extreme == 2 ? (wu ? 255 : 0x7f) : (uint8_t)rnd();
+    wgk_q8_conv1x1_pack_w(FW, wdt, wz, 1, (size_t)M, (size_t)K, FPW);
+    wgk_q_widen(FX, xdt, FWX, nx, &xz, (wgk_qaxis){0, 1, 1});
+    wgk_q_widen(FW, wdt, FWW, (size_t)(M * K), wz, (wgk_qaxis){1, M, K});
+    wgk_s32_conv3d_direct(&(wgk_s32_conv_args){N, C, M, 1, {1, H, Wd}, {1, oh, ow}, {1, k, k}, {1, st, st},
+                                               {1, dil, dil}, {0, pad, pad}, FWX, FWW, CB, FREF});
+    wgk_q8_conv_fewc_args a = {.N = N, .C = C, .H = H, .W = Wd, .M = M, .OH = oh, .OW = ow, .KH = k, .KW = k,
+                               .SH = st, .SW = st, .DH = dil, .DW = dil, .PT = pad, .PL = pad, .x = FX,
+                               .xdt = xdt, .xz = &xz, .w = FPW, .bias = CB, .y = FY, .scratch = FSCRATCH};
+    wgk_q8_conv_fewc(&a);
+    int ok = 1;
+    for (size_t i = 0; i < ny; i++)
+        ok &= FY[i] == FREF[i];
+    WGKT_CHECK(ok, "q8 few-channel conv equals the int32 direct convolution");
+    for (int v = 0; v < DQ_VARIANTS; v++) {
+        float range[2], ref_range[2];
+        a.y = NULL;
+        a.deq = dq_setup(v, M, ny, DQ_Y, range);
+        wgk_q8_conv_fewc(&a);
+        dq_reference(&a.deq, FREF, N, M, (size_t)(oh * ow), DQ_REF, ref_range);
+        ok &= dq_same(DQ_Y, DQ_REF, ny) && dq_same(range, ref_range, 2);
+    }
+    WGKT_CHECK(ok, "q8 few-channel conv's float tail and range equal the nodes'");
+}
+
 static void conv_tests(void)
 {
+    for (int dt = 0; dt < 4; dt++) {
+        const int xdt = 2 + (dt & 1), wdt = 2 + (dt >> 1);
+        fewc_one(1, 3, 8, 37, 35, 3, 2, 1, 1, xdt, wdt, 0); /* a first layer: several blocks, row tails */
+        fewc_one(2, 3, 5, 19, 18, 3, 1, 1, 1, xdt, wdt, 0);
+        fewc_one(1, 3, 4, 37, 35, 7, 2, 1, 3, xdt, wdt, dt % 3); /* 7x7 stride 2: K = 147 */
+        fewc_one(1, 2, 6, 23, 29, 5, 1, 2, 4, xdt, wdt, 2 - dt % 3);
+        fewc_one(1, 3, 8, 11, 40, 3, 3, 1, 0, xdt, wdt, 1); /* stride 3: one pixel at a time */
+    }
     for (int dt = 0; dt < 4; dt++) {
         const int xdt = 2 + (dt & 1), wdt = 2 + (dt >> 1);
         conv_one(2, 3, 5, 19, 18, 3, 3, 1, 1, 1, xdt, wdt, 1, 1); /* 342 pixels: 3 blocks */

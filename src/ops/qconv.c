@@ -14,6 +14,9 @@
  *   among threads by groups.
  * - int8 pointwise (1x1, stride 1, no padding): kernels/conv/q8-conv1x1-pixlanes.c on w
  *   as int32 channel pairs packed at compile time; QLinearConv requantized in the kernel.
+ * - int8 few-channel (other 2-D convs with constant weights, one group and C KH KW <= 256:
+ *   first layers): taps gathered per block of pixels, the pointwise kernel's product on w
+ *   as int32 tap pairs packed at compile time; QLinearConv requantized in the kernel.
  * - int8 im2col gemm (other convs with constant weights and one group): im2col blocks on
  *   the int8 GEMM (kernels/gemm/q8-conv-im2col.c), w packed at compile time as its B, one
  *   byte per weight; QLinearConv's int32 sums in the scratch, then requantized.
@@ -142,6 +145,38 @@ static wg_status emit_pointwise(wgc_emitter *e, wgc_graph *g, wgc_node *n, const
              (long long)q->N, (long long)q->C, (long long)q->M, (long long)q->osz, wgc_ptr(e, g, n->inputs[q->in.a]),
              x->dtype, wgc_q_ptr_or_0(e, g, n, q->in.az), pw, wgc_q_ptr_or_0(e, g, n, 8), wgc_scratch(e));
     wgc_emit(e, "%s});\n", out);
+    return WG_OK;
+}
+
+/* The few-channel kernel: W [M][K] as the pointwise kernel's int32 tap pairs
+ * (wgk_q8_conv1x1_pack_w with C := K = C KH KW). */
+static wg_status emit_fewc(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q)
+{
+    const wgc_tensor *x = wgc_in(g, n, q->in.a), *w = wgc_in(g, n, q->in.b), *wz = wgc_in(g, n, q->in.bz);
+    const size_t K = (size_t)(q->nw / q->M), bytes = 4 * (size_t)q->M * ((K + 1) / 2);
+    int32_t *packed = malloc(bytes ? bytes : 1);
+    const char *pw;
+    if (!packed)
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", w->name);
+    wgk_q8_conv1x1_pack_w(w->data, w->dtype, wz ? wz->data : NULL, q->vec.b_zp, (size_t)q->M, K, packed);
+    wg_status st = wgc_weight(e, packed, bytes, &pw);
+    free(packed);
+    if (st)
+        return wgc_error(g, n, st, "out of memory");
+    char out[1024];
+    if (!out_fields(e, g, n, q, false, out, sizeof out))
+        return WG_ERR_NOMEM;
+    const wgc_conv_view3 *v = &q->v;
+    wgc_emit(e,
+             "wgk_q8_conv_fewc(&(const wgk_q8_conv_fewc_args){.N = %lld, .C = %lld, .H = %lld, .W = %lld, "
+             ".M = %lld, .OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, "
+             ".DW = %lld, .PT = %lld, .PL = %lld, .x = %s, .xdt = %d, .xz = %s, .w = (const int32_t *)%s, "
+             ".bias = %s, .scratch = %s, %s});\n",
+             (long long)q->N, (long long)q->C, (long long)v->in[1], (long long)v->in[2], (long long)q->M,
+             (long long)v->out[1], (long long)v->out[2], (long long)v->k[1], (long long)v->k[2], (long long)v->s[1],
+             (long long)v->s[2], (long long)v->d[1], (long long)v->d[2], (long long)v->p[1], (long long)v->p[2],
+             wgc_ptr(e, g, n->inputs[q->in.a]), x->dtype, wgc_q_ptr_or_0(e, g, n, q->in.az), pw,
+             wgc_q_ptr_or_0(e, g, n, 8), wgc_scratch(e), out);
     return WG_OK;
 }
 
@@ -319,6 +354,8 @@ static wg_status qc_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return emit_depthwise(e, g, n, &q);
     case WGC_KERNEL_Q8_CONV_1X1:
         return emit_pointwise(e, g, n, &q);
+    case WGC_KERNEL_Q8_CONV_FEWC:
+        return emit_fewc(e, g, n, &q);
     case WGC_KERNEL_Q8_CONV_IM2COL:
         return emit_im2col(e, g, n, &q);
     case WGC_KERNEL_S32_CONV_DIRECT:
