@@ -204,6 +204,33 @@ static void dql_tests(void)
                 ok &= y[i] == want[i];
             WGKT_CHECK(ok, "dynamic quantize equals the ONNX formulas, bit for bit");
         }
+    /* Values at, just above and just below half-integers of the scale (the multiply's
+     * exactness check sends their groups to the division), plain and ranged. */
+    static float hx[256];
+    static uint8_t hy[256], hwant[256];
+    hx[0] = -3.0f, hx[1] = 5.0f;
+    const float hs = 8.0f / 255.0f;
+    for (int i = 2; i < 256; i++) {
+        float v = ((float)((i * 7) % 250) - 95.5f) * hs;
+        uint32_t b;
+        __builtin_memcpy(&b, &v, 4);
+        b += i % 3 == 1 ? 1u : i % 3 == 2 ? (uint32_t)-1 : 0u;
+        __builtin_memcpy(&v, &b, 4);
+        hx[i] = i % 4 == 0 ? v : (float)(i % 200) * 0.0371f - 2.9f;
+    }
+    for (int ranged = 0; ranged < 2; ranged++) {
+        float hsc, wsc, rg[4] = {-3.0f, 1.0f, -1.0f, 5.0f};
+        uint8_t hzp, wzp;
+        if (ranged)
+            wgk_f32_qu8_dynamic_quantize_ranged(hx, 256, rg, 2, hy, &hsc, &hzp);
+        else
+            wgk_f32_qu8_dynamic_quantize(hx, 256, hy, &hsc, &hzp);
+        ref_dql(hx, 256, hwant, &wsc, &wzp);
+        int ok = hsc == wsc && hzp == wzp;
+        for (int i = 0; i < 256; i++)
+            ok &= hy[i] == hwant[i];
+        WGKT_CHECK(ok, "dynamic quantize at half-integers of the scale equals the ONNX formulas");
+    }
     /* A value exactly half way rounds to even: x = 2.5 scale units. */
     float h[2] = {-255.0f / 255.0f * 0.0f, 255.0f};
     float sc;
