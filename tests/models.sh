@@ -312,7 +312,8 @@ fi
 
 # 8. int8 and transformer building blocks (tests/models/int8_blocks.py):
 #    DynamicQuantizeLinear + MatMulInteger (its GEMM, and its GEMV on a decode step's rows)
-#    and + ConvInteger on the int8 GEMM, and a QDQ
+#    and + ConvInteger on the int8 GEMM, quantize_dynamic's ConvInteger -> Cast -> Mul ->
+#    Add -> Relu / Clip -> Add chains fused into each int8 conv kernel (dq_chain), and a QDQ
 #    1x1 + 3x3 pair (both QLinearConvs), exact (rtol 0, atol 0) against the ONNX specification's reference
 #    evaluator (tools/onnx_ref_run.py says why not onnxruntime: its AVX2 uint8 x int8
 #    kernels saturate); a QDQ bias DequantizeLinear with scale [1] / zero point [], and
@@ -328,7 +329,8 @@ fi
 I8=$OUT/int8-blocks
 if "$PY" tests/models/int8_blocks.py "$I8" > /dev/null; then
     mkdir -p "$I8/in/dq_matmul" "$I8/in/dq_matmul_rows" "$I8/in/dq_matmul_size" "$I8/in/dq_conv" \
-        "$I8/in/qdq_bias" "$I8/in/layernorm" "$I8/in/dq_conv1x1" "$I8/in/qdq_conv" "$I8/in/lm_head_q8"
+        "$I8/in/qdq_bias" "$I8/in/layernorm" "$I8/in/dq_conv1x1" "$I8/in/qdq_conv" "$I8/in/lm_head_q8" \
+        "$I8/in/dq_chain"
     "$PY" tools/make_input.py x 2x5x33 float32 3 "$I8/in/dq_matmul/input_0.pb" --low -4 --high 3 > /dev/null
     "$PY" tools/make_input.py x 1x3x201 float32 9 "$I8/in/dq_matmul_rows/input_0.pb" --low -2 --high 5 > /dev/null
     "$PY" tools/make_input.py x 1x1024 float32 10 "$I8/in/dq_matmul_size/input_0.pb" --low -3 --high 3 > /dev/null
@@ -339,7 +341,8 @@ if "$PY" tests/models/int8_blocks.py "$I8" > /dev/null; then
     "$PY" tools/make_input.py x 2x6x9x13 float32 8 "$I8/in/qdq_conv/input_0.pb" --low -1 --high 1.5 > /dev/null
     "$PY" tools/make_input.py x 1x3x64 float32 11 "$I8/in/lm_head_q8/input_0.pb" --low -2 --high 2 > /dev/null
     "$PY" tools/make_input.py ids 1x5 int64 12 "$I8/in/lm_head_q8/input_1.pb" --low -4000 --high 4000 > /dev/null
-    for b in dq_matmul dq_matmul_rows dq_matmul_size dq_conv qdq_bias layernorm dq_conv1x1 qdq_conv lm_head_q8; do
+    "$PY" tools/make_input.py x 1x8x13x11 float32 13 "$I8/in/dq_chain/input_0.pb" --low -1 --high 2 > /dev/null
+    for b in dq_matmul dq_matmul_rows dq_matmul_size dq_conv qdq_bias layernorm dq_conv1x1 qdq_conv lm_head_q8 dq_chain; do
         rtol=1e-4 atol=1e-5
         case $b in
             dq_* | qdq_conv)
@@ -381,6 +384,7 @@ if "$PY" tests/models/int8_blocks.py "$I8" > /dev/null; then
     threads_check int8-blocks-dq_matmul_rows "$I8/dq_matmul_rows.onnx" "$I8/in/dq_matmul_rows"
     threads_check int8-blocks-dq_matmul_size "$I8/dq_matmul_size.onnx" "$I8/in/dq_matmul_size"
     threads_check int8-blocks-lm_head_q8 "$I8/lm_head_q8.onnx" "$I8/in/lm_head_q8"
+    threads_check int8-blocks-dq_chain "$I8/dq_chain.onnx" "$I8/in/dq_chain"
 else
     bad "int8_blocks.py"
 fi

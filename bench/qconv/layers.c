@@ -94,7 +94,7 @@ __attribute__((export_name("run"))) int run(int n)
         else
             wgk_q8_conv(&(wgk_q8_conv_args){1, l->C, l->M, {1, l->H * l->s, l->W * l->s}, {1, l->H, l->W}, {1, 3, 3},
                                              {1, l->s, l->s}, {1, l->d, l->d}, {0, l->d, l->d}, X, 2, &ZX, PW, 0, Y,
-                                             SCRATCH});
+                                             {0}, SCRATCH});
     }
     return Y[0];
 }

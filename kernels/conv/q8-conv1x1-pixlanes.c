@@ -16,6 +16,7 @@
  */
 #include <stdbool.h>
 
+#include "q8-pixlanes.h"
 #include "q8-requant.h"
 #include "wgk_base.h"
 #include "wgk_qgemm.h"
@@ -50,36 +51,29 @@ static void interleave(const wgk_q8_conv1x1_args *a, const uint8_t *x, int32_t z
     }
 }
 
-/* Rows m0 .. m0 + rows - 1 of one image: sums over the channel pairs plus bias, stored
- * as int32 in y, or requantized into yq when the args ask for it. */
-static void rows4(const wgk_q8_conv1x1_args *a, const int16_t *xi, size_t hwp, int m0, int rows, int32_t *y,
-                  uint8_t *yq, int32_t *splat)
+void wgk_q8_pixlanes_rows4(const wgk_q8_pixlanes *j, const int16_t *xi, size_t xs, int n, int m0, int rows,
+                           size_t p0, size_t np, int32_t *splat)
 {
-    const size_t hw = (size_t)a->HW, cp = (size_t)(a->C + 1) / 2;
-    const bool u8 = a->ydt == 2;
-    const double zy = yq ? (double)wgk_qgemm_load8(a->zy, a->ydt, 0) : 0.0;
-    const double lo = u8 ? 0.0 : -128.0, hi = u8 ? 255.0 : 127.0;
-    double mult[4] = {0, 0, 0, 0};
-    for (int r = 0; yq && r < rows; r++)
-        mult[r] = wgk_q8_requant_mult(a->sx, a->sw, a->sw_per_m, m0 + r, a->sy);
-    const int32_t *w = a->w + (size_t)m0 * cp;
+    const size_t cp = j->cp;
+    wgk_q8_sink k[4];
+    for (int r = 0; r < rows; r++)
+        k[r] = wgk_q8_sink_of(j->y, j->yq, j->ydt, j->zy, j->sx, j->sw, j->sw_per_m, j->sy, j->deq, m0 + r,
+                              ((size_t)n * (size_t)j->M + (size_t)(m0 + r)) * j->plane + p0);
+    const int32_t *w = j->w + (size_t)m0 * cp;
     int32_t bias[4] = {0, 0, 0, 0};
     for (int r = 0; r < rows; r++)
-        bias[r] = a->bias ? a->bias[m0 + r] : 0;
+        bias[r] = j->bias ? j->bias[m0 + r] : 0;
 #ifdef __wasm_simd128__
-    for (size_t k = 0; k < cp; k++)
+    for (size_t kk = 0; kk < cp; kk++)
         for (int r = 0; r < 4; r++)
-            wasm_v128_store(splat + (k * 4 + (size_t)r) * 4, wasm_i32x4_splat(r < rows ? w[(size_t)r * cp + k] : 0));
-    const v128_t vm[4] = {wasm_f64x2_splat(mult[0]), wasm_f64x2_splat(mult[1]), wasm_f64x2_splat(mult[2]),
-                          wasm_f64x2_splat(mult[3])};
-    const v128_t vz = wasm_f64x2_splat(zy), vlo = wasm_f64x2_splat(lo), vhi = wasm_f64x2_splat(hi);
-    for (size_t p = 0; p < hwp; p += 8) {
+            wasm_v128_store(splat + (kk * 4 + (size_t)r) * 4, wasm_i32x4_splat(r < rows ? w[(size_t)r * cp + kk] : 0));
+    for (size_t p = 0; p < np; p += 8) {
         v128_t acc[4][2];
         for (int r = 0; r < 4; r++)
             acc[r][0] = acc[r][1] = wasm_i32x4_splat(bias[r]);
         const int16_t *xp = xi + 2 * p;
         const int32_t *sp = splat;
-        for (size_t k = 0; k < cp; k++, xp += 2 * hwp, sp += 16) {
+        for (size_t kk = 0; kk < cp; kk++, xp += 2 * xs, sp += 16) {
             const v128_t x0 = wasm_v128_load(xp), x1 = wasm_v128_load(xp + 8);
             for (int r = 0; r < 4; r++) {
                 const v128_t ws = wasm_v128_load(sp + 4 * r);
@@ -87,29 +81,15 @@ static void rows4(const wgk_q8_conv1x1_args *a, const int16_t *xi, size_t hwp, i
                 acc[r][1] = wasm_i32x4_add(acc[r][1], wasm_i32x4_dot_i16x8(x1, ws));
             }
         }
-        for (int r = 0; yq && r < rows; r++) {
-            uint8_t *yr = yq + (size_t)(m0 + r) * hw + p;
-            const v128_t b = wgk_q8_requant8(acc[r][0], acc[r][1], vm[r], vz, vlo, vhi, u8);
-            if (p + 8 <= hw) {
-                wasm_v128_store64_lane(yr, b, 0);
-            } else {
-                uint8_t t[16];
-                wasm_v128_store(t, b);
-                for (size_t q = 0; p + q < hw; q++)
-                    yr[q] = t[q];
-            }
-        }
-        for (int r = 0; !yq && r < rows; r++) {
-            int32_t *yr = y + (size_t)(m0 + r) * hw + p;
-            if (p + 8 <= hw) {
-                wasm_v128_store(yr, acc[r][0]);
-                wasm_v128_store(yr + 4, acc[r][1]);
+        for (int r = 0; r < rows; r++) {
+            if (p + 8 <= np) {
+                wgk_q8_sink_store8(&k[r], p, acc[r][0], acc[r][1]);
             } else {
                 int32_t t[8];
                 wasm_v128_store(t, acc[r][0]);
                 wasm_v128_store(t + 4, acc[r][1]);
-                for (size_t q = 0; p + q < hw; q++)
-                    yr[q] = t[q];
+                for (size_t q = 0; p + q < np; q++)
+                    wgk_q8_sink_put(&k[r], p + q, t[q]);
             }
         }
     }
@@ -117,24 +97,20 @@ static void rows4(const wgk_q8_conv1x1_args *a, const int16_t *xi, size_t hwp, i
     (void)splat;
     for (int r = 0; r < rows; r++) {
         const int32_t *wr = w + (size_t)r * cp;
-        int32_t *yr = yq ? NULL : y + (size_t)(m0 + r) * hw;
-        for (size_t p = 0; p < hw; p++) {
+        for (size_t p = 0; p < np; p++) {
             uint32_t s = (uint32_t)bias[r];
-            for (size_t k = 0; k < cp; k++) {
-                const int16_t *xv = xi + (k * hwp + p) * 2;
-                const int32_t wv = wr[k];
+            for (size_t kk = 0; kk < cp; kk++) {
+                const int16_t *xv = xi + (kk * xs + p) * 2;
+                const int32_t wv = wr[kk];
                 const int32_t w0 = (int16_t)(wv & 0xffff), w1 = (int16_t)((uint32_t)wv >> 16);
                 s += (uint32_t)(xv[0] * w0 + xv[1] * w1);
             }
-            if (yq) {
-                const int32_t v = (int32_t)wgk_q8_requant1((int32_t)s, mult[r], zy, lo, hi);
-                yq[(size_t)(m0 + r) * hw + p] = u8 ? (uint8_t)v : (uint8_t)(int8_t)v;
-            } else {
-                yr[p] = (int32_t)s;
-            }
+            wgk_q8_sink_put(&k[r], p, (int32_t)s);
         }
     }
 #endif
+    for (int r = 0; r < rows; r++)
+        wgk_q8_sink_done(&k[r]);
 }
 
 void wgk_q8_conv1x1(const wgk_q8_conv1x1_args *a)
@@ -143,11 +119,12 @@ void wgk_q8_conv1x1(const wgk_q8_conv1x1_args *a)
     int16_t *xi = a->scratch;
     int32_t *splat = (int32_t *)(xi + cp * hwp * 2);
     const int32_t z = a->xz ? wgk_qgemm_load8(a->xz, a->xdt, 0) : 0;
+    const wgk_q8_pixlanes j = {.M = a->M, .plane = (size_t)a->HW, .cp = cp, .w = a->w, .bias = a->bias,
+                               .y = a->y, .yq = a->yq, .deq = &a->deq, .ydt = a->ydt, .zy = a->zy, .sx = a->sx,
+                               .sw = a->sw, .sy = a->sy, .sw_per_m = a->sw_per_m};
     for (int n = 0; n < a->N; n++) {
         interleave(a, (const uint8_t *)a->x + (size_t)n * a->C * a->HW, z, xi, hwp);
-        int32_t *y = a->yq ? NULL : a->y + (size_t)n * a->M * a->HW;
-        uint8_t *yq = a->yq ? (uint8_t *)a->yq + (size_t)n * a->M * a->HW : NULL;
         for (int m0 = 0; m0 < a->M; m0 += 4)
-            rows4(a, xi, hwp, m0, a->M - m0 < 4 ? a->M - m0 : 4, y, yq, splat);
+            wgk_q8_pixlanes_rows4(&j, xi, hwp, n, m0, a->M - m0 < 4 ? a->M - m0 : 4, 0, (size_t)a->HW, splat);
     }
 }

@@ -165,11 +165,11 @@ typedef wgk_q8_sink sink;
 static void sink_of(const wgk_q8_winograd_args *a, int n, int m, sink *k)
 {
     const size_t plane = (size_t)a->OH * a->OW, at = ((size_t)n * a->M + (size_t)m) * plane;
-    *k = wgk_q8_sink_of(a->y, a->yq, a->ydt, a->zy, a->sx, a->sw, a->sw_per_m, a->sy, m, at);
+    *k = wgk_q8_sink_of(a->y, a->yq, a->ydt, a->zy, a->sx, a->sw, a->sw_per_m, a->sy, &a->deq, m, at);
 }
 
 /* Output (oh, ow) of a channel: v stored, or requantized; nothing outside the output. */
-static void put(const wgk_q8_winograd_args *a, const sink *k, int oh, int ow, int32_t v)
+static void put(const wgk_q8_winograd_args *a, sink *k, int oh, int ow, int32_t v)
 {
     if (oh >= a->OH || ow >= a->OW)
         return;
@@ -494,21 +494,13 @@ static bool row_of_4_inside(const wgk_q8_winograd_args *a, const int32_t *org)
 
 /* The finished outputs of n <= 4 tiles of one channel (o[2u + v]: output (u, v) of tile
  * k in lane k) into the channel's plane. */
-static void store4(const wgk_q8_winograd_args *a, const sink *k, const int32_t *org, int n, const v128_t o[4])
+static void store4(const wgk_q8_winograd_args *a, sink *k, const int32_t *org, int n, const v128_t o[4])
 {
     if (n == 4 && row_of_4_inside(a, org)) {
         for (int u = 0; u < 2; u++) {
             const v128_t lo = wasm_i32x4_shuffle(o[2 * u], o[2 * u + 1], 0, 4, 1, 5);
             const v128_t hi = wasm_i32x4_shuffle(o[2 * u], o[2 * u + 1], 2, 6, 3, 7);
-            const size_t at = (size_t)(org[0] + u * a->DH) * a->OW + (size_t)org[1];
-            if (k->yq) {
-                const v128_t b = wgk_q8_requant8(lo, hi, wasm_f64x2_splat(k->mult), wasm_f64x2_splat(k->zy),
-                                                 wasm_f64x2_splat(k->lo), wasm_f64x2_splat(k->hi), k->u8);
-                wasm_v128_store64_lane(k->yq + at, b, 0);
-            } else {
-                wasm_v128_store(k->y + at, lo);
-                wasm_v128_store(k->y + at + 4, hi);
-            }
+            wgk_q8_sink_store8(k, (size_t)(org[0] + u * a->DH) * a->OW + (size_t)org[1], lo, hi);
         }
         return;
     }
@@ -577,6 +569,8 @@ static void output_transform(const wgk_q8_winograd_args *a, const variant *vr, i
             if (last)
                 store4(a, &k, org + 2 * t, nt - t < 4 ? nt - t : 4, o);
         }
+        if (last)
+            wgk_q8_sink_done(&k);
     }
 }
 
@@ -709,6 +703,8 @@ static void output_transform(const wgk_q8_winograd_args *a, const variant *vr, i
                     put(a, &k, org[2 * t] + (i >> 1) * a->DH, org[2 * t + 1] + (i & 1) * a->DW, (int32_t)y);
             }
         }
+        if (last)
+            wgk_q8_sink_done(&k);
     }
 }
 #endif

@@ -47,35 +47,34 @@ typedef wgk_q8_sink dw_sink;
 static dw_sink sink_of(const wgk_q8_dwconv_args *a, int n, int m)
 {
     const size_t at = ((size_t)n * a->M + (size_t)m) * (size_t)a->OH * a->OW;
-    return wgk_q8_sink_of(a->y, a->yq, a->ydt, a->zy, a->sx, a->sw, a->sw_per_m, a->sy, m, at);
+    return wgk_q8_sink_of(a->y, a->yq, a->ydt, a->zy, a->sx, a->sw, a->sw_per_m, a->sy, &a->deq, m, at);
 }
 
-static void put(const dw_sink *k, size_t i, int32_t v) { wgk_q8_sink_put(k, i, v); }
+static void put(dw_sink *k, size_t i, int32_t v) { wgk_q8_sink_put(k, i, v); }
 
 #ifdef __wasm_simd128__
 /* 8 outputs of a row from (o0: the first 4, o1: the next 4), n of them in the output. */
-static void store8(const dw_sink *k, size_t at, int n, v128_t o0, v128_t o1)
+static void store8(dw_sink *k, size_t at, int n, v128_t o0, v128_t o1)
 {
-    if (n == 8 && k->yq) {
-        wasm_v128_store64_lane(k->yq + at, wgk_q8_requant8(o0, o1, wasm_f64x2_splat(k->mult), wasm_f64x2_splat(k->zy),
-                                                           wasm_f64x2_splat(k->lo), wasm_f64x2_splat(k->hi), k->u8), 0);
-    } else if (n == 8) {
-        wasm_v128_store(k->y + at, o0);
-        wasm_v128_store(k->y + at + 4, o1);
-    } else {
-        int32_t v[8];
-        wasm_v128_store(v, o0);
-        wasm_v128_store(v + 4, o1);
-        for (int j = 0; j < n; j++)
-            put(k, at + (size_t)j, v[j]);
+    if (n == 8) {
+        wgk_q8_sink_store8(k, at, o0, o1);
+        return;
     }
+    int32_t v[8];
+    wasm_v128_store(v, o0);
+    wasm_v128_store(v + 4, o1);
+    for (int j = 0; j < n; j++)
+        put(k, at + (size_t)j, v[j]);
 }
 
 /* Output channel m from the padded plane xp (cols int16 a row): per output row, 8
- * outputs at a time, two taps per dot product (wgk_qdwconv.h). */
-static void channel(const wgk_q8_dwconv_args *a, const int16_t *xp, int cols, int m, const dw_sink *k)
+ * outputs at a time, two taps per dot product (wgk_qdwconv.h); KH, PAIRS, SW and DH as
+ * arguments that channel() passes as constants for 3x3 filters, so that the tap loops
+ * unroll and the weights stay in registers. */
+WGK_INLINE void channel_k(const wgk_q8_dwconv_args *a, const int16_t *xp, int cols, int m, dw_sink *k, const int KH,
+                          const int PAIRS, const int SW, const int DH)
 {
-    const int pairs = wgk_q8_dwconv_pairs(a->KW), taps = a->KH * pairs;
+    const int taps = KH * PAIRS;
     v128_t wv[WGK_Q8_DW_MAX_TAPS];
     for (int i = 0; i < taps; i++)
         wv[i] = wasm_i32x4_splat(a->w[(size_t)m * (size_t)taps + (size_t)i]);
@@ -85,17 +84,17 @@ static void channel(const wgk_q8_dwconv_args *a, const int16_t *xp, int cols, in
         const size_t at = (size_t)oh * a->OW;
         for (int ow = 0; ow < a->OW; ow += 8) {
             /* stride 1: p0 the even outputs, p1 the odd ones; stride 2: the first 4, the next 4 */
-            const int16_t *p0 = r0 + (a->SW == 1 ? ow : 2 * ow), *p1 = p0 + (a->SW == 1 ? 1 : 8);
+            const int16_t *p0 = r0 + (SW == 1 ? ow : 2 * ow), *p1 = p0 + (SW == 1 ? 1 : 8);
             v128_t s0 = bias, s1 = bias;
-            for (int kh = 0; kh < a->KH; kh++) {
-                const size_t dr = (size_t)(kh * a->DH) * cols;
-                for (int j = 0; j < pairs; j++) {
-                    const v128_t w = wv[kh * pairs + j];
+            for (int kh = 0; kh < KH; kh++) {
+                const size_t dr = (size_t)(kh * DH) * cols;
+                for (int j = 0; j < PAIRS; j++) {
+                    const v128_t w = wv[kh * PAIRS + j];
                     s0 = wasm_i32x4_add(s0, wasm_i32x4_dot_i16x8(wasm_v128_load(p0 + dr + 2 * j), w));
                     s1 = wasm_i32x4_add(s1, wasm_i32x4_dot_i16x8(wasm_v128_load(p1 + dr + 2 * j), w));
                 }
             }
-            if (a->SW == 1) { /* even and odd outputs back in order */
+            if (SW == 1) { /* even and odd outputs back in order */
                 const v128_t e = s0;
                 s0 = wasm_i32x4_shuffle(e, s1, 0, 4, 1, 5);
                 s1 = wasm_i32x4_shuffle(e, s1, 2, 6, 3, 7);
@@ -104,8 +103,19 @@ static void channel(const wgk_q8_dwconv_args *a, const int16_t *xp, int cols, in
         }
     }
 }
+
+static void channel(const wgk_q8_dwconv_args *a, const int16_t *xp, int cols, int m, dw_sink *k)
+{
+    const int pairs = wgk_q8_dwconv_pairs(a->KW);
+    if (a->KH == 3 && pairs == 2 && a->DH == 1 && a->SW == 1)
+        channel_k(a, xp, cols, m, k, 3, 2, 1, 1);
+    else if (a->KH == 3 && pairs == 2 && a->DH == 1)
+        channel_k(a, xp, cols, m, k, 3, 2, 2, 1);
+    else
+        channel_k(a, xp, cols, m, k, a->KH, pairs, a->SW, a->DH);
+}
 #else
-static void channel(const wgk_q8_dwconv_args *a, const int16_t *xp, int cols, int m, const dw_sink *k)
+static void channel(const wgk_q8_dwconv_args *a, const int16_t *xp, int cols, int m, dw_sink *k)
 {
     const int pairs = wgk_q8_dwconv_pairs(a->KW);
     const int32_t *wm = a->w + (size_t)m * (size_t)(a->KH * pairs);
@@ -139,7 +149,8 @@ void wgk_q8_dwconv2d(const wgk_q8_dwconv_args *a)
             if (m == m_lo || m % per == 0)
                 pad_channel(a, (const uint8_t *)a->x + ((size_t)n * a->C + (size_t)(m / per)) * a->H * a->W, z, rows,
                             cols, xp);
-            const dw_sink k = sink_of(a, n, m);
+            dw_sink k = sink_of(a, n, m);
             channel(a, xp, cols, m, &k);
+            wgk_q8_sink_done(&k);
         }
 }

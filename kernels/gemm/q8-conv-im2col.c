@@ -1,5 +1,7 @@
 /* q8-conv-im2col.c: wgk_q8_conv (wgk_qgemm.h): im2col blocks of output pixels times the
- * packed weights on wgk_q8_gemm, the product transposed into NCHW. */
+ * packed weights on wgk_q8_gemm, the product transposed into NCHW (int32, or the float
+ * tail of wgk_qdeq.h). */
+#include "../conv/q8-requant.h"
 #include "wgk_base.h"
 #include "wgk_qgemm.h"
 
@@ -15,7 +17,6 @@ void wgk_q8_conv(const wgk_q8_conv_args *a)
     const int k2n = a->k[2], s2 = a->s[2], d2 = a->d[2], p2 = a->p[2], in2 = a->in[2];
     for (int n = 0; n < a->N; n++) {
         const uint8_t *x = (const uint8_t *)a->x + (size_t)n * a->C * isz;
-        int32_t *y = a->y + (size_t)n * a->M * osz;
         for (size_t p0 = 0; p0 < osz; p0 += P) {
             const size_t np = osz - p0 < P ? osz - p0 : P;
             for (size_t q = 0; q < np; q++) {
@@ -63,9 +64,27 @@ void wgk_q8_conv(const wgk_q8_conv_args *a)
                                                     a->w, prod, a->M, work});
             for (int m = 0; m < a->M; m++) {
                 const uint32_t b = a->bias ? (uint32_t)a->bias[m] : 0u;
-                int32_t *ym = y + (size_t)m * osz + p0;
-                for (size_t q = 0; q < np; q++)
-                    ym[q] = (int32_t)((uint32_t)prod[q * a->M + m] + b);
+                if (!a->deq.y) {
+                    int32_t *ym = a->y + (size_t)(n * a->M + m) * osz + p0;
+                    for (size_t q = 0; q < np; q++)
+                        ym[q] = (int32_t)((uint32_t)prod[q * a->M + m] + b);
+                    continue;
+                }
+                /* the float tail, 8 sums at a time through a row buffer */
+                wgk_q8_sink k = wgk_q8_sink_of(NULL, NULL, 0, NULL, NULL, NULL, 0, NULL, &a->deq, m,
+                                               (size_t)(n * a->M + m) * osz + p0);
+                size_t q = 0;
+#ifdef __wasm_simd128__
+                for (; q + 8 <= np; q += 8) {
+                    int32_t t[8];
+                    for (int j = 0; j < 8; j++)
+                        t[j] = (int32_t)((uint32_t)prod[(q + (size_t)j) * a->M + m] + b);
+                    wgk_q8_sink_store8(&k, q, wasm_v128_load(t), wasm_v128_load(t + 4));
+                }
+#endif
+                for (; q < np; q++)
+                    wgk_q8_sink_put(&k, q, (int32_t)((uint32_t)prod[q * a->M + m] + b));
+                wgk_q8_sink_done(&k);
             }
         }
     }

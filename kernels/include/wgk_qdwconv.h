@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "wgk_base.h"
+#include "wgk_qdeq.h"
 
 typedef struct wgk_q8_dwconv_args {
     int N, C, H, W, M, OH, OW, KH, KW;
@@ -41,6 +42,7 @@ typedef struct wgk_q8_dwconv_args {
     const void *zy;
     const float *sx, *sw, *sy;
     int sw_per_m;
+    wgk_q8_deq deq; /* ConvInteger's float tail (wgk_qdeq.h): deq.y instead of y */
     void *scratch; /* wgk_q8_dwconv_scratch_size bytes */
     wgk_share share; /* output channels (whole groups) */
 } wgk_q8_dwconv_args;

@@ -46,6 +46,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wgk_qdeq.h"
+
 #define WGK_QGEMM_NR 8
 #define WGK_QGEMM_MR 4
 
@@ -165,6 +167,7 @@ typedef struct wgk_q8_conv_args {
     const int8_t *w; /* wgk_qconv_pack_w layout */
     const int32_t *bias;
     int32_t *y;
+    wgk_q8_deq deq; /* ConvInteger's float tail (wgk_qdeq.h): deq.y instead of y */
     void *scratch;
 } wgk_q8_conv_args;
 
@@ -204,6 +207,7 @@ typedef struct wgk_q8_conv1x1_args {
     const void *zy;
     const float *sx, *sw, *sy;
     int sw_per_m;
+    wgk_q8_deq deq; /* ConvInteger's float tail (wgk_qdeq.h): deq.y instead of y */
     void *scratch;
 } wgk_q8_conv1x1_args;
 
@@ -215,6 +219,40 @@ static inline size_t wgk_q8_conv1x1_scratch_size(size_t C, size_t HW)
 {
     const size_t cp = (C + 1) / 2;
     return 4 * cp * wgk_q8_conv1x1_hwp(HW) + 64 * cp + 16;
+}
+
+/* A 2-D convolution with a short reduction (K = C KH KW, at most WGK_Q8_FEWC_MAX_K: the
+ * 3-channel first layers) as the pointwise kernel computes (q8-conv1x1-pixlanes.c): per
+ * block of WGK_Q8_FEWC_PIXELS output pixels, the K taps of each pixel gathered as K
+ * "channels" (x minus its zero point, 0 in the padding), then the same 4-channel x
+ * 8-pixel dot products and stores (int32 y, QLinearConv's requantized yq, or the float
+ * tail deq). w is wgk_q8_conv1x1_pack_w's of W [M][K] (the ONNX layout with C := K).
+ * Scratch: wgk_q8_conv_fewc_scratch_size bytes. */
+#define WGK_Q8_FEWC_MAX_K 256
+#define WGK_Q8_FEWC_PIXELS 512
+typedef struct wgk_q8_conv_fewc_args {
+    int N, C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW, PT, PL;
+    const void *x;
+    int xdt;
+    const void *xz; /* NULL: 0 */
+    const int32_t *w;
+    const int32_t *bias; /* NULL: none */
+    int32_t *y;          /* the int32 sums, when yq and deq.y are NULL */
+    void *yq;            /* QLinearConv: as wgk_q8_conv1x1_args */
+    int ydt;
+    const void *zy;
+    const float *sx, *sw, *sy;
+    int sw_per_m;
+    wgk_q8_deq deq;
+    void *scratch;
+} wgk_q8_conv_fewc_args;
+
+void wgk_q8_conv_fewc(const wgk_q8_conv_fewc_args *a);
+
+static inline size_t wgk_q8_conv_fewc_scratch_size(size_t K)
+{
+    const size_t P = WGK_Q8_FEWC_PIXELS, kp = (K + 1) / 2;
+    return 4 * kp * P + 2 * (2 * kp) * P + 64 * kp + 16;
 }
 
 /* W [M][C] (ONNX layout), dtype wdt; zw: NULL, scalar or M values. dst: M * ceil(C/2). */

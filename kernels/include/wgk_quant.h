@@ -59,6 +59,11 @@ void wgk_s32_conv3d_direct(const wgk_s32_conv_args *a); /* kernels/conv/s32-conv
  * -msimd128 builds, bit-identical to the scalar path. */
 void wgk_f32_qu8_dynamic_quantize(const float *x, size_t n, uint8_t *y, float *scale,
                                   uint8_t *zero_point);
+/* The same with min(x, 0) and max(x, 0) taken from nranges [min, max] pairs (each
+ * starting from 0) that the kernels writing x kept (wgk_qdeq.h), so only the quantizing
+ * pass reads x. */
+void wgk_f32_qu8_dynamic_quantize_ranged(const float *x, size_t n, const float *ranges, int nranges, uint8_t *y,
+                                         float *scale, uint8_t *zero_point);
 
 /* y (ydt 2 or 3) = sat(rint((double)acc * (float)(sa * sb[j] / sy)) + zy), j per ax_b. */
 void wgk_requantize(const int32_t *acc, void *y, int ydt, size_t n, const float *sa,

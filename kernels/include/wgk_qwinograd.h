@@ -51,6 +51,7 @@
 #include <stdint.h>
 
 #include "wgk_base.h"
+#include "wgk_qdeq.h"
 
 /* Channel pairs per block of the reduction: 896 channels, under the 917 at which 4y of
  * full-range operands could leave int32 (see the top). */
@@ -78,6 +79,7 @@ typedef struct wgk_q8_winograd_args {
     const void *zy;
     const float *sx, *sw, *sy;
     int sw_per_m;
+    wgk_q8_deq deq; /* ConvInteger's float tail (wgk_qdeq.h): deq.y instead of y */
     void *scratch; /* the kernel's scratch size in bytes, 16-byte aligned */
     wgk_share share; /* output channels (in whole 4s but at M) and tiles of every image */
 } wgk_q8_winograd_args;

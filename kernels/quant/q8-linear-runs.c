@@ -47,18 +47,24 @@ void wgk_q8_quantize_run(const float *x, void *y, int ydt, size_t n, float s, in
     const float z = (float)zp, lo = u8 ? 0.0f : -128.0f, hi = u8 ? 255.0f : 127.0f;
     size_t i = 0;
 #ifdef __wasm_simd128__
-    const v128_t vs = wasm_f32x4_splat(s), vz = wasm_f32x4_splat(z);
-    const v128_t vlo = wasm_f32x4_splat(lo), vhi = wasm_f32x4_splat(hi);
+    /* rint by the float adder: for |q| <= 2^21, q + 1.5 * 2^23 lies in [2^23, 2^24), where
+     * floats are the integers, so the sum is q rounded half to even, and its bits minus
+     * those of 1.5 * 2^23 are rint(q) as an int32. q beyond +-2^21 saturates either way
+     * (|zp| <= 255), so it is clamped there first; the saturating narrows then clamp to
+     * the dtype's range. */
+    const v128_t vs = wasm_f32x4_splat(s), vmag = wasm_f32x4_splat(12582912.0f);
+    const v128_t vlo = wasm_f32x4_splat(-2097152.0f), vhi = wasm_f32x4_splat(2097152.0f);
+    const v128_t vbias = wasm_i32x4_splat(0x4B400000 - zp);
     for (; i + 16 <= n; i += 16) {
         v128_t q[4];
         for (int j = 0; j < 4; j++) {
-            v128_t v = wasm_f32x4_nearest(wasm_f32x4_div(wasm_v128_load(x + i + 4 * j), vs));
+            v128_t v = wasm_f32x4_div(wasm_v128_load(x + i + 4 * j), vs);
             v = wasm_v128_and(v, wasm_f32x4_eq(v, v)); /* NaN lanes -> +0 */
-            v = wasm_f32x4_add(v, vz);
             v = wasm_f32x4_pmin(wasm_f32x4_pmax(v, vlo), vhi);
-            q[j] = wasm_i32x4_trunc_sat_f32x4(v);
+            q[j] = wasm_i32x4_sub(wasm_f32x4_add(v, vmag), vbias);
         }
-        store_q8x16((uint8_t *)y + i, q, u8);
+        const v128_t h0 = wasm_i16x8_narrow_i32x4(q[0], q[1]), h1 = wasm_i16x8_narrow_i32x4(q[2], q[3]);
+        wasm_v128_store((uint8_t *)y + i, u8 ? wasm_u8x16_narrow_i16x8(h0, h1) : wasm_i8x16_narrow_i16x8(h0, h1));
     }
 #endif
     for (; i < n; i++) {

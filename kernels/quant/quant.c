@@ -6,6 +6,7 @@
  */
 #include <stdbool.h>
 
+#include "wgk_qdeq.h"
 #include "wgk_quant.h"
 
 static size_t param(wgk_qaxis ax, size_t i)
@@ -128,5 +129,24 @@ void wgk_requantize(const int32_t *acc, void *y, int ydt, size_t n, const float 
         const float mult = sa[0] * sb[param(ax_b, i)] / sy[0];
         const double v = __builtin_rint((double)acc[i] * (double)mult) + (double)z;
         store_sat(y, ydt, i, v);
+    }
+}
+
+void wgk_q8_dequantize_sums(const int32_t *acc, int N, int M, size_t plane, const wgk_q8_deq *d)
+{
+    float mn = 0.0f, mx = 0.0f;
+    for (int n = 0; n < N; n++)
+        for (int m = 0; m < M; m++) {
+            const size_t at = ((size_t)n * (size_t)M + (size_t)m) * plane;
+            for (size_t i = 0; i < plane; i++) {
+                const float v = wgk_q8_deq1(d, m, at + i, acc[at + i]); /* read before y's write */
+                d->y[at + i] = v;
+                mn = v < mn ? v : mn;
+                mx = v > mx ? v : mx;
+            }
+        }
+    if (d->range) {
+        d->range[0] = mn < d->range[0] ? mn : d->range[0];
+        d->range[1] = mx > d->range[1] ? mx : d->range[1];
     }
 }

@@ -7,14 +7,17 @@
  * 3x1, 2x2 and 4x5, strides 1 and 2 across and 1 to 3 down, row dilations 1 to 3, pads 0
  * to 3 and uneven ones, one and two output channels per group, rows of outputs that are
  * and are not multiples of the kernel's 8, two images, QLinearConv's bias and
- * requantization into uint8 / int8 (against wgk_requantize of the direct sums), and the
- * thread split's shares (wgk_split_q8_dwconv2d, 2 and 3 threads) against the whole call.
+ * requantization into uint8 / int8 (against wgk_requantize of the direct sums),
+ * ConvInteger's float tail (qdeq_ref.h, every variant), and the thread split's shares
+ * (wgk_split_q8_dwconv2d, 2 and 3 threads, each with its own range) against the whole call.
  */
 #include "wgk_qdwconv.h"
 #include "wgk_qgemm.h"
 #include "wgk_quant.h"
 #include "wgk_split.h"
 #include "wgkt.h"
+
+#include "qdeq_ref.h"
 
 typedef struct dcase {
     int N, C, per, H, W, KH, KW, SH, SW, DH, PT, PL, PB, PR;
@@ -126,7 +129,28 @@ static void one(dcase c)
             okp &= Y2[i] == Y[i] && YQ2[i] == YQ[i];
     }
     WGKT_CHECK(okp, "the thread split's shares equal the whole call, bit for bit");
-    if (!ok || !okq || !okp) {
+    int okd = 1;
+    for (int v = 0; v < DQ_VARIANTS; v++) {
+        float range[2], ref_range[2], r3[6];
+        wgk_q8_dwconv_args d = args_of(&c, OH, OW, 0, 0);
+        d.deq = dq_setup(v, M, ny, DQ_Y, range);
+        wgk_q8_dwconv2d(&d);
+        dq_reference(&d.deq, YREF, c.N, M, (size_t)OH * OW, DQ_REF, ref_range);
+        okd &= dq_same(DQ_Y, DQ_REF, ny) && dq_same(range, ref_range, 2);
+        for (int k = 0; k < 3; k++) { /* three threads, a range each, merged as the module does */
+            wgk_q8_dwconv_args p = args_of(&c, OH, OW, 0, 0);
+            p.deq = dq_setup(v, M, ny, DQ_Y2, r3 + 2 * k);
+            if (wgk_split_q8_dwconv2d(&p, (wgk_part){k, 3}))
+                wgk_q8_dwconv2d(&p);
+        }
+        for (int k = 1; k < 3; k++) {
+            r3[0] = r3[2 * k] < r3[0] ? r3[2 * k] : r3[0];
+            r3[1] = r3[2 * k + 1] > r3[1] ? r3[2 * k + 1] : r3[1];
+        }
+        okd &= dq_same(DQ_Y2, DQ_REF, ny) && dq_same(r3, ref_range, 2);
+    }
+    WGKT_CHECK(okd, "q8 depthwise's float tail and range equal the nodes' (whole and on 3 threads)");
+    if (!ok || !okq || !okp || !okd) {
         const int v[] = {c.N, c.C, c.per, c.H, c.W, c.KH, c.KW, c.SH, c.SW, c.DH, c.PT, c.PL, c.PB, c.PR,
                          c.xdt, c.wdt, c.xz_mode, c.wz_mode, c.extreme, c.bias};
         wgkt_log("  N C per H W KH KW SH SW DH PT PL PB PR xdt wdt xz wz extreme bias: ");

@@ -13,12 +13,16 @@
  * NaN-holding inputs, lengths 1..40 (SIMD body and tail). And wgk_q8_conv against the
  * int32 direct convolution: uint8/int8 x and w, padding (taps take x's zero point),
  * strides, dilation, 1x1, per-channel and scalar weight zero points, int32 bias, more
- * pixels than one im2col block.
+ * pixels than one im2col block; for the 1x1 cases also the pointwise kernel
+ * (wgk_q8_conv1x1). Both with ConvInteger's float tail (qdeq_ref.h, every variant), and
+ * the DynamicQuantizeLinear that reads the range the kernel kept.
  */
 #include "wgk_qgemm.h"
 #include "wgk_quant.h"
 #include "wgk_split.h"
 #include "wgkt.h"
+
+#include "qdeq_ref.h"
 
 #define MAXM 9
 #define MAXN 17
@@ -200,6 +204,33 @@ static void dql_tests(void)
                 ok &= y[i] == want[i];
             WGKT_CHECK(ok, "dynamic quantize equals the ONNX formulas, bit for bit");
         }
+    /* Values at, just above and just below half-integers of the scale (the multiply's
+     * exactness check sends their groups to the division), plain and ranged. */
+    static float hx[256];
+    static uint8_t hy[256], hwant[256];
+    hx[0] = -3.0f, hx[1] = 5.0f;
+    const float hs = 8.0f / 255.0f;
+    for (int i = 2; i < 256; i++) {
+        float v = ((float)((i * 7) % 250) - 95.5f) * hs;
+        uint32_t b;
+        __builtin_memcpy(&b, &v, 4);
+        b += i % 3 == 1 ? 1u : i % 3 == 2 ? (uint32_t)-1 : 0u;
+        __builtin_memcpy(&v, &b, 4);
+        hx[i] = i % 4 == 0 ? v : (float)(i % 200) * 0.0371f - 2.9f;
+    }
+    for (int ranged = 0; ranged < 2; ranged++) {
+        float hsc, wsc, rg[4] = {-3.0f, 1.0f, -1.0f, 5.0f};
+        uint8_t hzp, wzp;
+        if (ranged)
+            wgk_f32_qu8_dynamic_quantize_ranged(hx, 256, rg, 2, hy, &hsc, &hzp);
+        else
+            wgk_f32_qu8_dynamic_quantize(hx, 256, hy, &hsc, &hzp);
+        ref_dql(hx, 256, hwant, &wsc, &wzp);
+        int ok = hsc == wsc && hzp == wzp;
+        for (int i = 0; i < 256; i++)
+            ok &= hy[i] == hwant[i];
+        WGKT_CHECK(ok, "dynamic quantize at half-integers of the scale equals the ONNX formulas");
+    }
     /* A value exactly half way rounds to even: x = 2.5 scale units. */
     float h[2] = {-255.0f / 255.0f * 0.0f, 255.0f};
     float sc;
@@ -213,7 +244,8 @@ static uint8_t CX[2 * 4 * 19 * 18], CW[17 * 4 * 3 * 3 + 8], CZW[17];
 static int8_t CPW[(17 + 7) / 8 * (32 + 8 * 40)];
 static int32_t CB[17], CY[2 * 17 * 19 * 18], CREF[2 * 17 * 19 * 18];
 static int32_t WX[2 * 4 * 19 * 18], WW[17 * 4 * 3 * 3];
-static uint8_t SCRATCH[256 * 1024];
+static uint8_t SCRATCH[256 * 1024], DQ_Q[16384], DQ_QREF[16384];
+static int32_t PW1[17 * 4];
 
 static void conv_one(int N, int C, int M, int H, int Wd, int kh, int kw, int st, int dil, int pad,
                      int xdt, int wdt, int with_bias, int wz_per_m)
@@ -233,7 +265,7 @@ static void conv_one(int N, int C, int M, int H, int Wd, int kh, int kw, int st,
     WGKT_CHECK(wgk_qconv_scratch_size((size_t)K, (size_t)M) <= sizeof SCRATCH, "scratch fits");
     wgk_q8_conv(&(wgk_q8_conv_args){N, C, M, {1, H, Wd}, {1, oh, ow}, {1, kh, kw}, {1, st, st},
                                      {1, dil, dil}, {0, pad, pad}, CX, xdt, &xz, CPW,
-                                     with_bias ? CB : NULL, CY, SCRATCH});
+                                     with_bias ? CB : NULL, CY, {0}, SCRATCH});
     wgk_q_widen(CX, xdt, WX, (size_t)(N * C * H * Wd), &xz, (wgk_qaxis){0, 1, 1});
     wgk_q_widen(CW, wdt, WW, (size_t)(M * K), CZW, (wgk_qaxis){wz_per_m, M, K});
     wgk_s32_conv3d_direct(&(wgk_s32_conv_args){N, C, M, 1, {1, H, Wd}, {1, oh, ow}, {1, kh, kw},
@@ -243,16 +275,114 @@ static void conv_one(int N, int C, int M, int H, int Wd, int kh, int kw, int st,
     for (int i = 0; i < N * M * oh * ow; i++)
         ok &= CY[i] == CREF[i];
     WGKT_CHECK(ok, "q8 conv (im2col + int8 GEMM) equals the int32 direct convolution");
+    const size_t ny = (size_t)(N * M * oh * ow);
+    int okd = 1;
+    for (int v = 0; v < DQ_VARIANTS; v++) { /* ConvInteger's float tail */
+        float range[2], ref_range[2];
+        wgk_q8_conv_args a = {N, C, M, {1, H, Wd}, {1, oh, ow}, {1, kh, kw}, {1, st, st}, {1, dil, dil},
+                              {0, pad, pad}, CX, xdt, &xz, CPW, with_bias ? CB : NULL, NULL, {0}, SCRATCH};
+        a.deq = dq_setup(v, M, ny, DQ_Y, range);
+        wgk_q8_conv(&a);
+        dq_reference(&a.deq, CREF, N, M, (size_t)(oh * ow), DQ_REF, ref_range);
+        okd &= dq_same(DQ_Y, DQ_REF, ny) && dq_same(range, ref_range, 2);
+        if (kh == 1 && kw == 1 && st == 1 && pad == 0) { /* the pointwise kernel, int32 and float */
+            wgk_q8_conv1x1_pack_w(CW, wdt, CZW, wz_per_m, (size_t)M, (size_t)C, PW1);
+            WGKT_CHECK(wgk_q8_conv1x1_scratch_size((size_t)C, (size_t)(H * Wd)) <= sizeof SCRATCH, "scratch fits");
+            wgk_q8_conv1x1_args p = {.N = N, .C = C, .M = M, .HW = H * Wd, .x = CX, .xdt = xdt, .xz = &xz,
+                                     .w = PW1, .bias = with_bias ? CB : NULL, .y = CY, .scratch = SCRATCH};
+            wgk_q8_conv1x1(&p);
+            for (size_t i = 0; i < ny; i++)
+                okd &= CY[i] == CREF[i];
+            p.y = NULL;
+            p.deq = dq_setup(v, M, ny, DQ_Y2, range);
+            wgk_q8_conv1x1(&p);
+            okd &= dq_same(DQ_Y2, DQ_REF, ny) && dq_same(range, ref_range, 2);
+        }
+    }
+    WGKT_CHECK(okd, "q8 conv's (and pointwise's) int32 sums, float tail and range equal the direct ones");
+    /* DynamicQuantizeLinear with the range the kernel kept reads the same scale and bytes */
+    if (ny <= sizeof DQ_Q) {
+        float range[2], sc, wsc;
+        uint8_t zp, wzp;
+        wgk_q8_conv_args a = {N, C, M, {1, H, Wd}, {1, oh, ow}, {1, kh, kw}, {1, st, st}, {1, dil, dil},
+                              {0, pad, pad}, CX, xdt, &xz, CPW, with_bias ? CB : NULL, NULL, {0}, SCRATCH};
+        a.deq = dq_setup(0, M, ny, DQ_Y, range);
+        wgk_q8_conv(&a);
+        wgk_f32_qu8_dynamic_quantize_ranged(DQ_Y, ny, range, 1, DQ_Q, &sc, &zp);
+        ref_dql(DQ_Y, ny, DQ_QREF, &wsc, &wzp);
+        int okq = sc == wsc && zp == wzp;
+        for (size_t i = 0; i < ny; i++)
+            okq &= DQ_Q[i] == DQ_QREF[i];
+        WGKT_CHECK(okq, "dynamic quantize from the kept range equals the ONNX formulas");
+    }
+}
+
+/* wgk_q8_conv_fewc against wgk_q_widen + wgk_s32_conv3d_direct: int32 sums and every
+ * float tail variant; extreme: every x - xz = 255 and w - wz = -255 (1) or +255 (2). */
+static uint8_t FX[2 * 3 * 37 * 35], FW[8 * 147];
+static int32_t FPW[8 * 74], FY[2 * 8 * 37 * 35], FREF[2 * 8 * 37 * 35], FWX[2 * 3 * 37 * 35], FWW[8 * 147];
+static uint8_t FSCRATCH[600 * 1024];
+
+static void fewc_one(int N, int C, int M, int H, int Wd, int k, int st, int dil, int pad, int xdt, int wdt,
+                     int extreme)
+{
+    const int oh = (H + 2 * pad - dil * (k - 1) - 1) / st + 1, ow = (Wd + 2 * pad - dil * (k - 1) - 1) / st + 1;
+    const int K = C * k * k;
+    const size_t nx = (size_t)(N * C * H * Wd), ny = (size_t)(N * M * oh * ow);
+    WGKT_CHECK(nx <= sizeof FX && (size_t)(M * K) <= sizeof FW && ny <= sizeof FY / 4 && K <= WGK_Q8_FEWC_MAX_K &&
+                   wgk_q8_conv_fewc_scratch_size((size_t)K) <= sizeof FSCRATCH && ny <= DQ_MAX,
+               "the few-channel case fits the test's buffers");
+    const int xu = xdt == 2, wu = wdt == 2;
+    uint8_t xz = extreme ? (xu ? 0 : 0x80) : (uint8_t)rnd(), wz[8];
+    for (int m = 0; m < 8; m++) {
+        wz[m] = extreme == 1 ? (wu ? 255 : 0x7f) : extreme == 2 ? (wu ? 0 : 0x80) : (uint8_t)rnd();
+        CB[m] = (int32_t)(rnd() % 200001) - 100000;
+    }
+    for (size_t i = 0; i < nx; i++)
+        FX[i] = extreme ? (xu ? 255 : 0x7f) : (uint8_t)rnd();
+    for (int i = 0; i < M * K; i++)
+        FW[i] = extreme == 1 ? (wu ? 0 : 0x80) : extreme == 2 ? (wu ? 255 : 0x7f) : (uint8_t)rnd();
+    wgk_q8_conv1x1_pack_w(FW, wdt, wz, 1, (size_t)M, (size_t)K, FPW);
+    wgk_q_widen(FX, xdt, FWX, nx, &xz, (wgk_qaxis){0, 1, 1});
+    wgk_q_widen(FW, wdt, FWW, (size_t)(M * K), wz, (wgk_qaxis){1, M, K});
+    wgk_s32_conv3d_direct(&(wgk_s32_conv_args){N, C, M, 1, {1, H, Wd}, {1, oh, ow}, {1, k, k}, {1, st, st},
+                                               {1, dil, dil}, {0, pad, pad}, FWX, FWW, CB, FREF});
+    wgk_q8_conv_fewc_args a = {.N = N, .C = C, .H = H, .W = Wd, .M = M, .OH = oh, .OW = ow, .KH = k, .KW = k,
+                               .SH = st, .SW = st, .DH = dil, .DW = dil, .PT = pad, .PL = pad, .x = FX,
+                               .xdt = xdt, .xz = &xz, .w = FPW, .bias = CB, .y = FY, .scratch = FSCRATCH};
+    wgk_q8_conv_fewc(&a);
+    int ok = 1;
+    for (size_t i = 0; i < ny; i++)
+        ok &= FY[i] == FREF[i];
+    WGKT_CHECK(ok, "q8 few-channel conv equals the int32 direct convolution");
+    for (int v = 0; v < DQ_VARIANTS; v++) {
+        float range[2], ref_range[2];
+        a.y = NULL;
+        a.deq = dq_setup(v, M, ny, DQ_Y, range);
+        wgk_q8_conv_fewc(&a);
+        dq_reference(&a.deq, FREF, N, M, (size_t)(oh * ow), DQ_REF, ref_range);
+        ok &= dq_same(DQ_Y, DQ_REF, ny) && dq_same(range, ref_range, 2);
+    }
+    WGKT_CHECK(ok, "q8 few-channel conv's float tail and range equal the nodes'");
 }
 
 static void conv_tests(void)
 {
     for (int dt = 0; dt < 4; dt++) {
         const int xdt = 2 + (dt & 1), wdt = 2 + (dt >> 1);
+        fewc_one(1, 3, 8, 37, 35, 3, 2, 1, 1, xdt, wdt, 0); /* a first layer: several blocks, row tails */
+        fewc_one(2, 3, 5, 19, 18, 3, 1, 1, 1, xdt, wdt, 0);
+        fewc_one(1, 3, 4, 37, 35, 7, 2, 1, 3, xdt, wdt, dt % 3); /* 7x7 stride 2: K = 147 */
+        fewc_one(1, 2, 6, 23, 29, 5, 1, 2, 4, xdt, wdt, 2 - dt % 3);
+        fewc_one(1, 3, 8, 11, 40, 3, 3, 1, 0, xdt, wdt, 1); /* stride 3: one pixel at a time */
+    }
+    for (int dt = 0; dt < 4; dt++) {
+        const int xdt = 2 + (dt & 1), wdt = 2 + (dt >> 1);
         conv_one(2, 3, 5, 19, 18, 3, 3, 1, 1, 1, xdt, wdt, 1, 1); /* 342 pixels: 3 blocks */
         conv_one(1, 4, 17, 9, 7, 3, 3, 2, 1, 1, xdt, wdt, 0, 0);
         conv_one(1, 2, 9, 11, 10, 3, 2, 1, 2, 2, xdt, wdt, 1, 0);
         conv_one(2, 4, 8, 5, 6, 1, 1, 1, 1, 0, xdt, wdt, 0, 1);
+        conv_one(1, 3, 17, 19, 18, 1, 1, 1, 1, 0, xdt, wdt, 1, 0); /* odd C, M past a 4-block */
     }
 }
 

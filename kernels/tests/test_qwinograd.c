@@ -13,7 +13,8 @@
  * thread split's shares (wgk_split_q8_winograd_f2x3, 2 and 3 threads, by tiles and by
  * channels) one after another against the whole call. The stride-2 kernel
  * (wgk_q8_conv2d_winograd_f2x3s2) likewise: dtypes, zero points, the extremes with 1000
- * channels, pads, odd sizes, several blocks, two images, requantization, the split.
+ * channels, pads, odd sizes, several blocks, two images, requantization, the split. Both
+ * with ConvInteger's float tail (qdeq_ref.h, every variant) too.
  */
 #include "wgk_qgemm.h"
 #include "wgk_quant.h"
@@ -34,6 +35,9 @@ typedef struct qcase {
 #define XMAX (1 << 20)
 #define WMAX (1 << 18)
 #define YMAX (1 << 18)
+#define DQ_MAX YMAX
+#include "qdeq_ref.h"
+
 static uint8_t X[XMAX], WT[WMAX], XZ[1], WZ[64], YQ[YMAX], YQ2[YMAX], YQREF[YMAX];
 static int32_t U[1 << 18], BIAS[64], Y[YMAX], Y2[YMAX], YREF[YMAX];
 static uint8_t SCRATCH[4 << 20];
@@ -211,7 +215,29 @@ static void one(qcase c)
         okp &= same_i32(Y2, Y, ny) && same_u8(YQ2, YQ, ny);
     }
     WGKT_CHECK(okp, "the thread split's shares equal the whole call, bit for bit");
-    if (!ok || !okq || !okp)
+    int okd = 1;
+    for (int v = 0; v < DQ_VARIANTS; v++) { /* ConvInteger's float tail, whole and on 3 threads */
+        float range[2], ref_range[2], r3[6];
+        wgk_q8_winograd_args d = args_of(&c, OH, OW, 0, 0);
+        d.deq = dq_setup(v, c.M, ny, DQ_Y, range);
+        conv(&c, &d);
+        dq_reference(&d.deq, YREF, c.N, c.M, (size_t)OH * OW, DQ_REF, ref_range);
+        okd &= dq_same(DQ_Y, DQ_REF, ny) && dq_same(range, ref_range, 2);
+        for (int t = 0; t < 3; t++) {
+            wgk_q8_winograd_args p = args_of(&c, OH, OW, 0, 0);
+            p.deq = dq_setup(v, c.M, ny, DQ_Y2, r3 + 2 * t);
+            const wgk_part part = {t, 3};
+            if (S == 2 ? wgk_split_q8_winograd_f2x3s2(&p, part) : wgk_split_q8_winograd_f2x3(&p, part))
+                conv(&c, &p);
+        }
+        for (int t = 1; t < 3; t++) {
+            r3[0] = r3[2 * t] < r3[0] ? r3[2 * t] : r3[0];
+            r3[1] = r3[2 * t + 1] > r3[1] ? r3[2 * t + 1] : r3[1];
+        }
+        okd &= dq_same(DQ_Y2, DQ_REF, ny) && dq_same(r3, ref_range, 2);
+    }
+    WGKT_CHECK(okd, "q8 winograd's float tail and range equal the nodes' (whole and on 3 threads)");
+    if (!ok || !okq || !okp || !okd)
         log_case(&c);
 }
 

@@ -29,6 +29,7 @@ static const struct {
     {"match-gelu", wgc_pass_match_gelu},
     {"fuse-matmul-epilogue", wgc_pass_fuse_matmul_epilogue},
     {"fuse-epilogue", wgc_pass_fuse_epilogue},
+    {"fuse-qconv-epilogue", wgc_pass_fuse_qconv_epilogue},
     {"fuse-bn-output", wgc_pass_fuse_bn_output},
     {"flush-denormals", wgc_pass_flush_denormals},
     {"remove-dead", wgc_pass_remove_dead},
@@ -55,7 +56,8 @@ wg_status wgc_compile_graph(const wgc_options *opt, wgc_graph **out, char *err, 
         wgc_graph_free(g);
         return st;
     }
-    wgc_pass_options popt = {.n_shapes = opt->n_shapes, .simd = opt->simd || opt->relaxed_simd};
+    wgc_pass_options popt = {.n_shapes = opt->n_shapes, .simd = opt->simd || opt->relaxed_simd,
+                             .threads = opt->threads};
     memcpy(popt.shapes, opt->shapes, sizeof popt.shapes);
     memcpy(popt.dims, opt->dims, sizeof popt.dims);
     popt.n_dims = opt->n_dims;

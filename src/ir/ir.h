@@ -280,6 +280,12 @@ typedef struct wgc_node {
     /* A constant per-column bias [N] added before the residual and the activation
      * (fuse_matmul_epilogue.c: MatMul on the packed-B kernel), -1: none. */
     int bias;
+    /* ConvInteger with its float tail fused (fuse_qconv_epilogue.c): inputs 4, 5 and 6
+     * are the scale, the constant float bias and a residual (-1: none), act / act_min /
+     * act_max the clamp before the residual; output 0 is float32, and output 1, when
+     * present, the [min, max] pairs (one per thread) that the DynamicQuantizeLinear of
+     * output 0 reads as its input 1. */
+    bool qdeq;
     wgc_impl impl;    /* set by the selection step, after every rewriting pass */
     int region;       /* the body the node belongs to (wgc_body.region), 0 for the main graph */
 } wgc_node;

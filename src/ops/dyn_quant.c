@@ -3,7 +3,9 @@
  * the range of x widened to include 0, as ONNX defines them (arithmetic in float32,
  * rounding half to even), then y = saturate(round(x / scale) + zero_point), by
  * wgk_f32_qu8_dynamic_quantize (kernels/quant/f32-qu8-dynamic-quantize.c, SIMD128).
- * Symbolic dims (ops.def's WGC_SAME_SHAPE): over the run's elements.
+ * Symbolic dims (ops.def's WGC_SAME_SHAPE): over the run's elements. An input 1 (only
+ * fuse_qconv_epilogue.c adds one) holds x's [min, max] per thread, kept by the kernels
+ * that wrote x, so x is read once.
  */
 #include <stdio.h>
 
@@ -38,8 +40,14 @@ static wg_status dq_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     else
         snprintf(cnt, sizeof cnt, "%lld", (long long)wgc_numel(&x->shape));
     wgc_emit(e, "{\nfloat sc;\nuint8_t zp;\n");
-    wgc_emit(e, "wgk_f32_qu8_dynamic_quantize((const float *)%s, %s, (uint8_t *)%s, &sc, &zp);\n",
-             wgc_ptr(e, g, n->inputs[0]), cnt, wgc_ptr(e, g, n->outputs[0]));
+    if (n->n_inputs > 1) /* x's range from the kernels that wrote it (fuse_qconv_epilogue.c) */
+        wgc_emit(e, "wgk_f32_qu8_dynamic_quantize_ranged((const float *)%s, %s, (const float *)%s, %s, (uint8_t *)%s, "
+                    "&sc, &zp);\n",
+                 wgc_ptr(e, g, n->inputs[0]), cnt, wgc_ptr(e, g, n->inputs[1]), wgc_threaded(e) ? "wg_n" : "1",
+                 wgc_ptr(e, g, n->outputs[0]));
+    else
+        wgc_emit(e, "wgk_f32_qu8_dynamic_quantize((const float *)%s, %s, (uint8_t *)%s, &sc, &zp);\n",
+                 wgc_ptr(e, g, n->inputs[0]), cnt, wgc_ptr(e, g, n->outputs[0]));
     if (has_sc)
         wgc_emit(e, "*(float *)%s = sc;\n", wgc_ptr(e, g, n->outputs[1]));
     if (has_zp)

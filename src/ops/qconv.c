@@ -14,6 +14,9 @@
  *   among threads by groups.
  * - int8 pointwise (1x1, stride 1, no padding): kernels/conv/q8-conv1x1-pixlanes.c on w
  *   as int32 channel pairs packed at compile time; QLinearConv requantized in the kernel.
+ * - int8 few-channel (other 2-D convs with constant weights, one group and C KH KW <= 256:
+ *   first layers): taps gathered per block of pixels, the pointwise kernel's product on w
+ *   as int32 tap pairs packed at compile time; QLinearConv requantized in the kernel.
  * - int8 im2col gemm (other convs with constant weights and one group): im2col blocks on
  *   the int8 GEMM (kernels/gemm/q8-conv-im2col.c), w packed at compile time as its B, one
  *   byte per weight; QLinearConv's int32 sums in the scratch, then requantized.
@@ -24,6 +27,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../kernels/include/wgk_qdwconv.h"
 #include "../../kernels/include/wgk_qgemm.h"
@@ -56,6 +60,67 @@ static size_t qc_scratch(const wgc_graph *g, const wgc_node *n)
     return n->impl.scratch;
 }
 
+/* A ConvInteger's float tail (node->qdeq, fuse_qconv_epilogue.c) as the kernels' `.deq`
+ * field into buf (wgk_qdeq.h), its bias as M floats among the weights; first emits the
+ * zeroing of the [min, max] pairs the kernels merge into: this thread's (split), every
+ * running thread's (a threaded build on thread 0), or the one pair. */
+static wg_status deq_field(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q, bool split, char *buf,
+                           size_t cap)
+{
+    const wgc_tensor *s = wgc_in(g, n, 4), *b = wgc_in(g, n, 5);
+    const char *pb = "0";
+    if (b) {
+        float *v = malloc(sizeof(float) * (size_t)q->M);
+        if (!v)
+            return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
+        const bool one = wgc_numel(&b->shape) == 1;
+        for (int64_t m = 0; m < q->M; m++)
+            v[m] = ((const float *)b->data)[one ? 0 : m];
+        wg_status st = wgc_weight(e, v, sizeof(float) * (size_t)q->M, &pb);
+        free(v);
+        if (st)
+            return wgc_error(g, n, st, "out of memory");
+    }
+    char range[160] = "0";
+    if (n->n_outputs > 1 && n->outputs[1] >= 0) {
+        const char *r = wgc_ptr(e, g, n->outputs[1]);
+        if (split)
+            wgc_emit(e, "((float *)%s)[2 * wg_t] = ((float *)%s)[2 * wg_t + 1] = 0.0f;\n", r, r);
+        else
+            wgc_emit(e, "for (int t = 0; t < %s; t++)\n    ((float *)%s)[2 * t] = ((float *)%s)[2 * t + 1] = 0.0f;\n",
+                     wgc_threaded(e) ? "wg_n" : "1", r, r);
+        snprintf(range, sizeof range, split ? "(float *)%s + 2 * wg_t" : "(float *)%s", r);
+    }
+    float lo, hi;
+    wgc_act_range(n, &lo, &hi);
+    char flo[64], fhi[64];
+    snprintf(flo, sizeof flo, "%s", wgc_float(e, lo));
+    snprintf(fhi, sizeof fhi, "%s", wgc_float(e, hi));
+    snprintf(buf, cap,
+             ".deq = {.y = (float *)%s, .scale = (const float *)%s, .scale_per_m = %d, .bias = (const float *)%s, "
+             ".clamp = %d, .lo = %s, .hi = %s, .res = (const float *)%s, .range = %s}",
+             wgc_ptr(e, g, n->outputs[0]), wgc_ptr(e, g, n->inputs[4]), wgc_numel(&s->shape) > 1, pb,
+             n->act != WGC_ACT_NONE, flo, fhi, wgc_q_ptr_or_0(e, g, n, 6), range);
+    return WG_OK;
+}
+
+/* The output fields of an int8 kernel's args into buf: QLinearConv's quantized output with
+ * its scales and zero points (requantized in the kernel), ConvInteger's int32 y, or its
+ * float tail (deq_field, which may emit code first); NULL after an error. */
+static const char *out_fields(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q, bool split, char *buf,
+                              size_t cap)
+{
+    if (n->qdeq)
+        return deq_field(e, g, n, q, split, buf, cap) ? NULL : buf;
+    if (q->in.qlinear)
+        snprintf(buf, cap, ".yq = %s, .ydt = %d, .zy = %s, .sx = %s, .sw = %s, .sy = %s, .sw_per_m = %d",
+                 wgc_ptr(e, g, n->outputs[0]), q->ydt, wgc_ptr(e, g, n->inputs[7]), wgc_ptr(e, g, n->inputs[1]),
+                 wgc_ptr(e, g, n->inputs[4]), wgc_ptr(e, g, n->inputs[6]), q->vec.b_scale);
+    else
+        snprintf(buf, cap, ".y = %s", wgc_ptr(e, g, n->outputs[0]));
+    return buf;
+}
+
 /* The pointwise kernel: w as int32 channel pairs (wgk_q8_conv1x1_pack_w); QLinearConv
  * requantized in the kernel, no int32 sums in memory. */
 static wg_status emit_pointwise(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q)
@@ -71,17 +136,47 @@ static wg_status emit_pointwise(wgc_emitter *e, wgc_graph *g, wgc_node *n, const
     free(packed);
     if (st)
         return wgc_error(g, n, st, "out of memory");
+    char out[1024];
+    if (!out_fields(e, g, n, q, false, out, sizeof out))
+        return WG_ERR_NOMEM;
     wgc_emit(e,
              "wgk_q8_conv1x1(&(const wgk_q8_conv1x1_args){.N = %lld, .C = %lld, .M = %lld, .HW = %lld, .x = %s, "
              ".xdt = %d, .xz = %s, .w = (const int32_t *)%s, .bias = %s, .scratch = %s, ",
              (long long)q->N, (long long)q->C, (long long)q->M, (long long)q->osz, wgc_ptr(e, g, n->inputs[q->in.a]),
              x->dtype, wgc_q_ptr_or_0(e, g, n, q->in.az), pw, wgc_q_ptr_or_0(e, g, n, 8), wgc_scratch(e));
-    if (q->in.qlinear)
-        wgc_emit(e, ".yq = %s, .ydt = %d, .zy = %s, .sx = %s, .sw = %s, .sy = %s, .sw_per_m = %d});\n",
-                 wgc_ptr(e, g, n->outputs[0]), q->ydt, wgc_ptr(e, g, n->inputs[7]), wgc_ptr(e, g, n->inputs[1]),
-                 wgc_ptr(e, g, n->inputs[4]), wgc_ptr(e, g, n->inputs[6]), q->vec.b_scale);
-    else
-        wgc_emit(e, ".y = %s});\n", wgc_ptr(e, g, n->outputs[0]));
+    wgc_emit(e, "%s});\n", out);
+    return WG_OK;
+}
+
+/* The few-channel kernel: W [M][K] as the pointwise kernel's int32 tap pairs
+ * (wgk_q8_conv1x1_pack_w with C := K = C KH KW). */
+static wg_status emit_fewc(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q)
+{
+    const wgc_tensor *x = wgc_in(g, n, q->in.a), *w = wgc_in(g, n, q->in.b), *wz = wgc_in(g, n, q->in.bz);
+    const size_t K = (size_t)(q->nw / q->M), bytes = 4 * (size_t)q->M * ((K + 1) / 2);
+    int32_t *packed = malloc(bytes ? bytes : 1);
+    const char *pw;
+    if (!packed)
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", w->name);
+    wgk_q8_conv1x1_pack_w(w->data, w->dtype, wz ? wz->data : NULL, q->vec.b_zp, (size_t)q->M, K, packed);
+    wg_status st = wgc_weight(e, packed, bytes, &pw);
+    free(packed);
+    if (st)
+        return wgc_error(g, n, st, "out of memory");
+    char out[1024];
+    if (!out_fields(e, g, n, q, false, out, sizeof out))
+        return WG_ERR_NOMEM;
+    const wgc_conv_view3 *v = &q->v;
+    wgc_emit(e,
+             "wgk_q8_conv_fewc(&(const wgk_q8_conv_fewc_args){.N = %lld, .C = %lld, .H = %lld, .W = %lld, "
+             ".M = %lld, .OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, "
+             ".DW = %lld, .PT = %lld, .PL = %lld, .x = %s, .xdt = %d, .xz = %s, .w = (const int32_t *)%s, "
+             ".bias = %s, .scratch = %s, %s});\n",
+             (long long)q->N, (long long)q->C, (long long)v->in[1], (long long)v->in[2], (long long)q->M,
+             (long long)v->out[1], (long long)v->out[2], (long long)v->k[1], (long long)v->k[2], (long long)v->s[1],
+             (long long)v->s[2], (long long)v->d[1], (long long)v->d[2], (long long)v->p[1], (long long)v->p[2],
+             wgc_ptr(e, g, n->inputs[q->in.a]), x->dtype, wgc_q_ptr_or_0(e, g, n, q->in.az), pw,
+             wgc_q_ptr_or_0(e, g, n, 8), wgc_scratch(e), out);
     return WG_OK;
 }
 
@@ -97,37 +192,27 @@ static wg_status emit_im2col(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc
     wg_status st = wgc_pack_weight(e, g, n, w, wgc_kernel_get(n->impl.kernel)->pack, &geo, &pw);
     if (st)
         return st;
-    char view[WGC_CONV_VIEW3_TEXT];
+    char view[WGC_CONV_VIEW3_TEXT], out[1024];
+    if (n->qdeq && !out_fields(e, g, n, q, false, out, sizeof out))
+        return WG_ERR_NOMEM;
+    if (!n->qdeq) /* QLinearConv's sums in the scratch, then requantized */
+        snprintf(out, sizeof out, ".y = %s", q->in.qlinear ? "acc" : wgc_ptr(e, g, n->outputs[0]));
     const size_t blocks = wgk_qconv_scratch_size(K, (size_t)q->M);
     wgc_emit(e, "{\n    uint8_t *sc = (uint8_t *)%s;\n    int32_t *acc = (int32_t *)(sc + %zu);\n",
              wgc_scratch(e), (blocks + 15) / 16 * 16);
     wgc_emit(e,
              "    wgk_q8_conv(&(const wgk_q8_conv_args){.N = %lld, .C = %lld, .M = %lld, %s, "
-             ".x = %s, .xdt = %d, .xz = %s, .w = (const int8_t *)%s, .bias = %s, .y = %s, "
+             ".x = %s, .xdt = %d, .xz = %s, .w = (const int8_t *)%s, .bias = %s, %s, "
              ".scratch = sc});\n",
              (long long)q->N, (long long)q->C, (long long)q->M,
              wgc_conv_view3_text(&q->v, view, sizeof view), wgc_ptr(e, g, n->inputs[q->in.a]), x->dtype,
-             wgc_q_ptr_or_0(e, g, n, q->in.az), pw, wgc_q_ptr_or_0(e, g, n, 8),
-             q->in.qlinear ? "acc" : wgc_ptr(e, g, n->outputs[0]));
+             wgc_q_ptr_or_0(e, g, n, q->in.az), pw, wgc_q_ptr_or_0(e, g, n, 8), out);
     if (q->in.qlinear)
         wgc_q_emit_requantize(e, g, n, q->ydt, q->ny, q->vec.b_scale, q->M, q->osz);
     else
         wgc_emit(e, "    (void)acc;\n");
     wgc_emit(e, "}\n");
     return WG_OK;
-}
-
-/* The output fields of an int8 kernel's args into buf: QLinearConv's quantized output with
- * its scales and zero points (requantized in the kernel), or ConvInteger's int32 y. */
-static const char *out_fields(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q, char *buf, size_t cap)
-{
-    if (q->in.qlinear)
-        snprintf(buf, cap, ".yq = %s, .ydt = %d, .zy = %s, .sx = %s, .sw = %s, .sy = %s, .sw_per_m = %d",
-                 wgc_ptr(e, g, n->outputs[0]), q->ydt, wgc_ptr(e, g, n->inputs[7]), wgc_ptr(e, g, n->inputs[1]),
-                 wgc_ptr(e, g, n->inputs[4]), wgc_ptr(e, g, n->inputs[6]), q->vec.b_scale);
-    else
-        snprintf(buf, cap, ".y = %s", wgc_ptr(e, g, n->outputs[0]));
-    return buf;
 }
 
 /* The int8 Winograd on the int8 weights as the model stores them (9 bytes per channel pair
@@ -170,6 +255,8 @@ static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
     wgc_emit(e, "    }\n");
     const wgc_conv_view3 *v = &q->v;
     char f[2048], out[1024];
+    if (!out_fields(e, g, n, q, split, out, sizeof out))
+        return WG_ERR_NOMEM;
     snprintf(f, sizeof f,
              ".N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, .OH = %lld, .OW = %lld, .DH = %lld, "
              ".DW = %lld, .PT = %lld, .PL = %lld, .x = %s, .xdt = %d, .xz = %s, .u = (const int32_t *)%s, "
@@ -177,7 +264,7 @@ static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
              (long long)q->N, (long long)q->C, (long long)v->in[1], (long long)v->in[2], (long long)q->M,
              (long long)v->out[1], (long long)v->out[2], (long long)v->d[1], (long long)v->d[2],
              (long long)v->p[1], (long long)v->p[2], wgc_ptr(e, g, n->inputs[q->in.a]), x->dtype,
-             wgc_q_ptr_or_0(e, g, n, q->in.az), u, wgc_q_ptr_or_0(e, g, n, 8), scratch, out_fields(e, g, n, q, out, sizeof out));
+             wgc_q_ptr_or_0(e, g, n, q->in.az), u, wgc_q_ptr_or_0(e, g, n, 8), scratch, out);
     wgc_emit_args_call(e, n->impl.kernel, split, k->symbol, "wgk_q8_winograd_args", f, "");
     wgc_emit(e, "}\n");
     return WG_OK;
@@ -203,6 +290,8 @@ static wg_status emit_depthwise(wgc_emitter *e, wgc_graph *g, wgc_node *n, const
         return wgc_error(g, n, st, "out of memory");
     const bool split = wgc_threaded(e) && wgc_node_splits(n);
     char f[2048], out[1024];
+    if (!out_fields(e, g, n, q, split, out, sizeof out))
+        return WG_ERR_NOMEM;
     snprintf(f, sizeof f,
              ".N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, .OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, "
              ".SH = %lld, .SW = %lld, .DH = %lld, .PT = %lld, .PL = %lld, .x = %s, .xdt = %d, .xz = %s, "
@@ -211,7 +300,7 @@ static wg_status emit_depthwise(wgc_emitter *e, wgc_graph *g, wgc_node *n, const
              (long long)v->out[1], (long long)v->out[2], (long long)v->k[1], (long long)v->k[2], (long long)v->s[1],
              (long long)v->s[2], (long long)v->d[1], (long long)v->p[1], (long long)v->p[2],
              wgc_ptr(e, g, n->inputs[q->in.a]), x->dtype, wgc_q_ptr_or_0(e, g, n, q->in.az), pw,
-             wgc_q_ptr_or_0(e, g, n, 8), wgc_scratch(e), out_fields(e, g, n, q, out, sizeof out));
+             wgc_q_ptr_or_0(e, g, n, 8), wgc_scratch(e), out);
     wgc_emit_args_call(e, n->impl.kernel, split, "wgk_q8_dwconv2d", "wgk_q8_dwconv_args", f, "");
     return WG_OK;
 }
@@ -228,7 +317,9 @@ static wg_status emit_direct(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc
     wgc_emit(e, "    wgk_q_widen(%s, %d, ww, %lld, %s, (wgk_qaxis){%d, %lld, %lld});\n",
              wgc_ptr(e, g, n->inputs[q->in.b]), w->dtype, (long long)q->nw, wgc_q_ptr_or_0(e, g, n, q->in.bz),
              q->vec.b_zp, (long long)q->M, (long long)(q->nw / q->M));
-    char view[WGC_CONV_VIEW3_TEXT];
+    char view[WGC_CONV_VIEW3_TEXT], out[1024];
+    if (n->qdeq && !out_fields(e, g, n, q, false, out, sizeof out))
+        return WG_ERR_NOMEM;
     wgc_emit(e,
              "    wgk_s32_conv3d_direct(&(const wgk_s32_conv_args){.N = %lld, .C = %lld, .M = %lld, "
              ".groups = %lld, %s, .x = wx, .w = ww, .bias = %s, .y = %s});\n",
@@ -239,6 +330,10 @@ static wg_status emit_direct(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc
         wgc_q_emit_requantize(e, g, n, q->ydt, q->ny, q->vec.b_scale, q->M, q->osz);
     else
         wgc_emit(e, "    (void)acc;\n");
+    if (n->qdeq) /* the int32 sums in y, turned into its float tail in place */
+        wgc_emit(e, "    wgk_q8_dequantize_sums((const int32_t *)%s, %lld, %lld, %lld, &(const wgk_q8_deq){%s);\n",
+                 wgc_ptr(e, g, n->outputs[0]), (long long)q->N, (long long)q->M, (long long)q->osz,
+                 out + strlen(".deq = {"));
     wgc_emit(e, "}\n");
     return WG_OK;
 }
@@ -259,6 +354,8 @@ static wg_status qc_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         return emit_depthwise(e, g, n, &q);
     case WGC_KERNEL_Q8_CONV_1X1:
         return emit_pointwise(e, g, n, &q);
+    case WGC_KERNEL_Q8_CONV_FEWC:
+        return emit_fewc(e, g, n, &q);
     case WGC_KERNEL_Q8_CONV_IM2COL:
         return emit_im2col(e, g, n, &q);
     case WGC_KERNEL_S32_CONV_DIRECT:

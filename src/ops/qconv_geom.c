@@ -38,6 +38,8 @@ wg_status wgc_qconv_resolve(wgc_graph *g, const wgc_node *n, wgc_qconv_geom *q)
     const wgc_q_per per[2] = {{0, NULL}, {q->M, "output channel"}};
     if ((st = wgc_q_params_check(g, n, &q->in, names, per, &q->vec, &q->ydt)))
         return st;
+    if (n->qdeq)
+        q->ydt = WG_DT_FLOAT; /* the float tail's output (fuse_qconv_epilogue.c) */
     if (q->in.qlinear) {
         static const int i32[] = {WG_DT_INT32, 0};
         const wgc_tensor *b = wgc_in(g, n, 8);

@@ -12,7 +12,7 @@
 
 #include "passes.h"
 
-static bool clip_bounds(wgc_graph *g, const wgc_node *c, float *lo, float *hi)
+bool wgc_clip_bounds(wgc_graph *g, const wgc_node *c, float *lo, float *hi)
 {
     *lo = -INFINITY;
     *hi = INFINITY;
@@ -116,7 +116,7 @@ wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_pass_options *opt)
             wgc_take_output(g, cv, next);
         } else if (next->op == WGC_OP_CLIP) {
             float lo, hi;
-            if (!clip_bounds(g, next, &lo, &hi))
+            if (!wgc_clip_bounds(g, next, &lo, &hi))
                 continue;
             cv->act = WGC_ACT_CLIP;
             cv->act_min = lo;

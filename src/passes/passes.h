@@ -37,6 +37,7 @@ typedef struct wgc_pass_options {
      * inputs' values (those NAME an input; infer.c bind_value_ranges) */
     wgc_symbol dims[WGC_MAX_SYMS];
     int n_dims;
+    int threads; /* the most threads a threaded module runs on, 0: single-threaded */
 } wgc_pass_options;
 
 typedef wg_status (*wgc_pass_fn)(wgc_graph *g, const wgc_pass_options *opt);
@@ -65,6 +66,12 @@ wg_status wgc_pass_match_gelu(wgc_graph *g, const wgc_pass_options *opt);
 wg_status wgc_pass_fuse_matmul_epilogue(wgc_graph *g, const wgc_pass_options *opt);
 /* Relu/Clip (and a residual Add before them) move into the producing Conv's epilogue. */
 wg_status wgc_pass_fuse_epilogue(wgc_graph *g, const wgc_pass_options *opt);
+/* ConvInteger -> Cast -> Mul (scale) [-> Add bias] [-> Relu | Clip] [-> Add residual]
+ * becomes one ConvInteger writing float32 (node->qdeq), and a DynamicQuantizeLinear of
+ * that output reads the range its kernel kept (fuse_qconv_epilogue.c). */
+wg_status wgc_pass_fuse_qconv_epilogue(wgc_graph *g, const wgc_pass_options *opt);
+/* The bounds of Clip node c when they are constants (-inf / inf where absent). */
+bool wgc_clip_bounds(wgc_graph *g, const wgc_node *c, float *lo, float *hi);
 /* A BatchNormalization (+ Relu) that is the only reader of a Conv's output moves into
  * the Conv's epilogue (fuse_bn_output.c). */
 wg_status wgc_pass_fuse_bn_output(wgc_graph *g, const wgc_pass_options *opt);

@@ -13,6 +13,7 @@
  *     2-D 3x3 stride 2, undilated, at least
  *     WGC_Q8_WINOGRAD_S2_MIN_C input channels, where
  *     its tiles pay                                   int8 winograd s2 F(2x2,3x3)
+ *     2-D, C x KH x KW <= WGK_Q8_FEWC_MAX_K           int8 few-channel
  *     the others                                      int8 im2col gemm
  *   the rest (other groups, weights computed at run
  *   time, 3-D)                                       int32 direct
@@ -65,6 +66,12 @@ static bool depthwise_fits(const wgc_qconv_geom *q)
            v->k[1] * wgk_q8_dwconv_pairs((int)v->k[2]) <= WGK_Q8_DW_MAX_TAPS;
 }
 
+/* 2-D with a reduction short enough for the few-channel kernel's blocks. */
+static bool fewc_fits(const wgc_qconv_geom *q)
+{
+    return q->rank == 2 && q->nw / q->M <= WGK_Q8_FEWC_MAX_K;
+}
+
 static size_t align16(size_t b)
 {
     return (b + 15) / 16 * 16;
@@ -87,6 +94,8 @@ static size_t scratch_of(const wgc_qconv_geom *q, wgc_kernel k)
                                           (int)v->s[2], (int)v->d[1]) + 16;
     case WGC_KERNEL_Q8_CONV_1X1:
         return align16(wgk_q8_conv1x1_scratch_size((size_t)q->C, hw)) + 16;
+    case WGC_KERNEL_Q8_CONV_FEWC:
+        return wgk_q8_conv_fewc_scratch_size(K) + 16;
     case WGC_KERNEL_Q8_CONV_IM2COL:
         return align16(wgk_qconv_scratch_size(K, (size_t)q->M)) + acc + 16;
     default: /* int32 direct: x and w widened, the int32 sums of QLinearConv */
@@ -111,7 +120,7 @@ wg_status wgc_select_qconv(wgc_graph *g, wgc_node *n, const wgc_select_target *t
     else if (wgc_qconv_pointwise(&q))
         im->kernel = WGC_KERNEL_Q8_CONV_1X1;
     else if (!(im->kernel = winograd_kernel(&q)))
-        im->kernel = WGC_KERNEL_Q8_CONV_IM2COL;
+        im->kernel = fewc_fits(&q) ? WGC_KERNEL_Q8_CONV_FEWC : WGC_KERNEL_Q8_CONV_IM2COL;
     im->prep = im->kernel == WGC_KERNEL_S32_CONV_DIRECT ? WGC_PREP_NONE
                : is_q8_winograd(im->kernel)            ? WGC_PREP_ONCE
                                                        : WGC_PREP_COMPILE;

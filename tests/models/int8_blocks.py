@@ -39,6 +39,15 @@ onnxruntime-node (the others; tests/models.sh section 8):
                    tensor, no bias) -> Q -> DQ, as quantize_static writes a QDQ model: both
                    become QLinearConvs (match_qdq.c), the 1x1 on the int8 pointwise kernel,
                    the 3x3 on the exact int8 Winograd
+  dq_chain.onnx    x [1, 8, 13, 11] -> quantize_dynamic's chains, each DynamicQuantizeLinear
+                   -> ConvInteger -> Cast -> Mul (x_scale * w_scale) [-> Add bias] [-> Relu |
+                   Clip] [-> Add residual], on every int8 kernel: 3x3 (Winograd) + Relu,
+                   depthwise 3x3 + Clip(0, 6), 1x1 with per-channel scales + the residual x,
+                   3x3 stride 2 (im2col), a 2-group 3x3 (int32 direct), a 3x3 stride 2 of 16
+                   channels (stride-2 Winograd) without a bias: each becomes one ConvInteger
+                   writing float32 and keeping the range its next DynamicQuantizeLinear
+                   reads (fuse_qconv_epilogue.c); the quantized tensors, their scales and
+                   zero points are outputs too (exact)
 Inputs are graph inputs x; same output for the same script (numpy PCG64, seed 0).
 """
 import os
@@ -198,6 +207,56 @@ def qdq_conv(out):
          [vi("y", TensorProto.FLOAT, [2, 5, 9, 13])], inits, opset=13)
 
 
+def dq_chain(out):
+    inits, nodes = [], []
+    f = np.float32
+
+    def layer(i, x, w, zw, ws, b, act=None, res=None, **attrs):
+        """DynamicQuantizeLinear of x, then ConvInteger and its float tail; returns y's name."""
+        inits.extend([numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(zw, f"zw{i}"),
+                      numpy_helper.from_array(ws, f"ws{i}")])
+        nodes.extend([helper.make_node("DynamicQuantizeLinear", [x], [f"q{i}", f"s{i}", f"z{i}"]),
+                      helper.make_node("Mul", [f"s{i}", f"ws{i}"], [f"sc{i}"]),
+                      helper.make_node("ConvInteger", [f"q{i}", f"w{i}", f"z{i}", f"zw{i}"], [f"c{i}"], **attrs),
+                      helper.make_node("Cast", [f"c{i}"], [f"cf{i}"], to=TensorProto.FLOAT),
+                      helper.make_node("Mul", [f"cf{i}", f"sc{i}"], [f"m{i}"])])
+        y = f"m{i}"
+        if b is not None:
+            inits.append(numpy_helper.from_array(b, f"b{i}"))
+            nodes.append(helper.make_node("Add", [y, f"b{i}"], [f"a{i}"]))
+            y = f"a{i}"
+        if act == "relu":
+            nodes.append(helper.make_node("Relu", [y], [f"r{i}"]))
+            y = f"r{i}"
+        elif act == "clip":
+            inits.extend([numpy_helper.from_array(f(0), f"lo{i}"), numpy_helper.from_array(f(6), f"hi{i}")])
+            nodes.append(helper.make_node("Clip", [y, f"lo{i}", f"hi{i}"], [f"r{i}"]))
+            y = f"r{i}"
+        if res is not None:
+            nodes.append(helper.make_node("Add", [res, y], [f"p{i}"]))
+            y = f"p{i}"
+        return y
+
+    def w8(*shape):
+        return rng.integers(-128, 128, shape).astype(np.int8)
+
+    def bias(m):
+        return rng.normal(0, 0.5, (1, m, 1, 1)).astype(f)
+
+    y1 = layer(1, "x", w8(16, 8, 3, 3), np.int8(0), f(0.02), bias(16), "relu", pads=[1, 1, 1, 1])
+    y2 = layer(2, y1, w8(16, 1, 3, 3), np.int8(0), f(0.03), bias(16), "clip", pads=[1, 1, 1, 1], group=16)
+    y3 = layer(3, y2, w8(8, 16, 1, 1), np.int8(0), rng.uniform(0.01, 0.05, (8, 1, 1)).astype(f), bias(8),
+               res="x")
+    y4 = layer(4, y3, w8(16, 8, 3, 3), np.int8(0), f(0.02), bias(16), "relu", strides=[2, 2], pads=[1, 1, 1, 1])
+    y5 = layer(5, y4, w8(16, 8, 3, 3), np.int8(0), f(0.01), bias(16), pads=[1, 1, 1, 1], group=2)
+    y6 = layer(6, y5, w8(8, 16, 3, 3), np.int8(0), f(0.04), None, strides=[2, 2], pads=[1, 1, 1, 1])
+    outs = [vi(y6, TensorProto.FLOAT, [1, 8, 4, 3])]
+    for i, shape in ((2, [1, 16, 13, 11]), (4, [1, 8, 13, 11]), (6, [1, 16, 7, 6])):
+        outs += [vi(f"q{i}", TensorProto.UINT8, shape), vi(f"s{i}", TensorProto.FLOAT, []),
+                 vi(f"z{i}", TensorProto.UINT8, [])]
+    save(out, "dq_chain", nodes, [vi("x", TensorProto.FLOAT, [1, 8, 13, 11])], outs, inits)
+
+
 if __name__ == "__main__":
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -210,3 +269,4 @@ if __name__ == "__main__":
     layernorm(out)
     dq_conv1x1(out)
     qdq_conv(out)
+    dq_chain(out)

@@ -10,7 +10,7 @@ wg_status wgc_q_inputs_check(wgc_graph *g, const wgc_node *n, bool qlinear, int 
     *in = (wgc_q_inputs){
         .qlinear = qlinear, .a = 0, .b = qlinear ? 3 : 1, .az = 2, .bz = qlinear ? 5 : 3};
     wg_status st = qlinear ? wgc_check_arity(g, n, 8, max_qlinear, 1, 1)
-                           : wgc_check_arity(g, n, 2, 4, 1, 1);
+                           : wgc_check_arity(g, n, 2, n->qdeq ? 7 : 4, 1, n->qdeq ? 2 : 1);
     if (!st)
         st = wgc_check_input(g, n, in->a, q8);
     if (!st)

@@ -28,7 +28,8 @@ typedef struct wgc_q_per {
 } wgc_q_per;
 
 /* n's input layout into *in (qlinear: the QLinear form, of at most max_qlinear inputs; the
- * integer form takes 2 to 4), its arity and the operands' dtypes checked. */
+ * integer form takes 2 to 4, and a ConvInteger with its float tail fused, node->qdeq, 7
+ * and 2 outputs), its arity and the operands' dtypes checked. */
 wg_status wgc_q_inputs_check(wgc_graph *g, const wgc_node *n, bool qlinear, int max_qlinear,
                              wgc_q_inputs *in);
 
