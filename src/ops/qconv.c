@@ -44,14 +44,7 @@ static wg_status resolve(wgc_graph *g, const wgc_node *n, qc_geom *q)
     return wgc_qconv_resolve(g, n, q);
 }
 
-static wg_status qc_infer(wgc_graph *g, wgc_node *n)
-{
-    qc_geom q;
-    wg_status st = resolve(g, n, &q);
-    if (!st)
-        wgc_set_output(g, n, 0, q.ydt, &q.y);
-    return st;
-}
+WGC_INFER_BY_RESOLVE_AS(qc_infer, qc_geom, resolve, q.ydt, q.y)
 
 /* The bytes the selection step gave the node (wgc_impl.scratch). */
 static size_t qc_scratch(const wgc_graph *g, const wgc_node *n)
