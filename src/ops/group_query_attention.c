@@ -330,14 +330,7 @@ static wg_status gqa_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         if (wgc_in(g, n, IN_POS))
             wgc_emit(e, "    .pos_ids = (const int64_t *)%s,\n", wgc_ptr(e, g, n->inputs[IN_POS]));
     }
-    if (bias) { /* [B or 1, Hq or 1, S, total]: strides 0 where it broadcasts */
-        const bool all_b = bias->shape.dims[0] == 1 && !wgc_dim_is_sym(&bias->shape, 0);
-        char sb[96], sh[96];
-        snprintf(sb, sizeof sb, "%s", all_b ? "0" : wgc_size_expr(e, &bias->shape, 1, 4));
-        snprintf(sh, sizeof sh, "%s", bias->shape.dims[1] == 1 ? "0" : wgc_size_expr(e, &bias->shape, 2, 4));
-        wgc_emit(e, "    .bias = (const float *)%s, .bias_b = %s, .bias_h = %s, .bias_len = %s,\n",
-                 wgc_ptr(e, g, n->inputs[IN_BIAS]), sb, sh, wgc_size_expr(e, &bias->shape, 3, 4));
-    }
+    wgc_emit_attention_bias(e, g, n, IN_BIAS); /* [B or 1, Hq or 1, S, total] */
     if (wgc_in(g, n, IN_SINK))
         wgc_emit(e, "    .sink = (const float *)%s,\n", wgc_ptr(e, g, n->inputs[IN_SINK]));
     const float scale = p.scale == 0.0f ? 1.0f / sqrtf((float)p.D) : p.scale;

@@ -224,14 +224,7 @@ static wg_status mha_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     if (m)
         wgc_emit(e, "    .mask_kind = %d, .mask = (const int32_t *)%s,\n", p.mask_kind,
                  wgc_ptr(e, g, n->inputs[IN_MASK]));
-    if (bias) { /* [B or 1, H or 1, S, T]: strides 0 where it broadcasts */
-        const bool all_b = bias->shape.dims[0] == 1 && !wgc_dim_is_sym(&bias->shape, 0);
-        char sb[96], sh[96];
-        snprintf(sb, sizeof sb, "%s", all_b ? "0" : wgc_size_expr(e, &bias->shape, 1, 4));
-        snprintf(sh, sizeof sh, "%s", bias->shape.dims[1] == 1 ? "0" : wgc_size_expr(e, &bias->shape, 2, 4));
-        wgc_emit(e, "    .bias = (const float *)%s, .bias_b = %s, .bias_h = %s, .bias_len = %s,\n",
-                 wgc_ptr(e, g, n->inputs[IN_BIAS]), sb, sh, wgc_size_expr(e, &bias->shape, 3, 4));
-    }
+    wgc_emit_attention_bias(e, g, n, IN_BIAS); /* [B or 1, H or 1, S, total] */
     const float scale = p.scale == 0.0f ? 1.0f / sqrtf((float)p.D) : p.scale;
     wgc_emit(e, "    .filter = %s, .causal = %d, ", wgc_float(e, p.filter), p.causal ? 1 : 0);
     wgc_emit(e, ".scale = %s, .y = (float *)%s, .work = (float *)%s}))\n    return WGK_ERR_INDEX;\n}\n",

@@ -1,6 +1,10 @@
 /* kv_cache.c: the past and present key/value of the attention operators (kv_cache.h). */
 #include "kv_cache.h"
 
+#include <stdio.h>
+
+#include "../../ir/symdim.h"
+
 wg_status wgc_check_past_kv(wgc_graph *g, const wgc_node *n, int ik, const int *dtypes, const wgc_kv_dims *kv,
                             int64_t *past)
 {
@@ -51,4 +55,17 @@ wg_status wgc_check_attention_bias(wgc_graph *g, const wgc_node *n, int i, int64
         (d[3] != total && !g->n_syms))
         return wgc_bad_input_shape(g, n, i, "attention_bias", want);
     return WG_OK;
+}
+
+void wgc_emit_attention_bias(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int i)
+{
+    const wgc_tensor *bias = wgc_in(g, n, i);
+    if (!bias)
+        return;
+    const bool all_b = bias->shape.dims[0] == 1 && !wgc_dim_is_sym(&bias->shape, 0);
+    char sb[96], sh[96];
+    snprintf(sb, sizeof sb, "%s", all_b ? "0" : wgc_size_expr(e, &bias->shape, 1, 4));
+    snprintf(sh, sizeof sh, "%s", bias->shape.dims[1] == 1 ? "0" : wgc_size_expr(e, &bias->shape, 2, 4));
+    wgc_emit(e, "    .bias = (const float *)%s, .bias_b = %s, .bias_h = %s, .bias_len = %s,\n",
+             wgc_ptr(e, g, n->inputs[i]), sb, sh, wgc_size_expr(e, &bias->shape, 3, 4));
 }

@@ -27,5 +27,8 @@ void wgc_set_present_kv(wgc_graph *g, const wgc_node *n, int first, int dtype, c
  * other than `total` passes where the graph has symbols (the op checks it at run time). */
 wg_status wgc_check_attention_bias(wgc_graph *g, const wgc_node *n, int i, int64_t B, int64_t H, int64_t S,
                                    int64_t total, const char *want);
+/* The kernel arguments' bias fields for that input, where present (.bias, .bias_b and .bias_h:
+ * the strides of batch and heads, 0 where it broadcasts; .bias_len: its total, the last dim). */
+void wgc_emit_attention_bias(wgc_emitter *e, wgc_graph *g, const wgc_node *n, int i);
 
 #endif
