@@ -159,6 +159,25 @@ TEST(limits)
           "an ABI limit changed: update docs/abi.md and js/wasmgraph.mjs with it");
 }
 
+/* The path of ABI fixture NAME: in WG_ABI_FIXTURES, else build/abi-fixtures. */
+static void fixture_path(char *path, size_t size, const char *name)
+{
+    const char *env = getenv("WG_ABI_FIXTURES");
+    snprintf(path, size, "%s/%s", env && *env ? env : "build/abi-fixtures", name);
+}
+
+/* A runtime, model and session of fixture NAME; false (a failed check) when one fails. */
+static bool open_fixture(const char *name, wg_runtime **rt, wg_model **m, wg_session **s)
+{
+    char path[1024];
+    fixture_path(path, sizeof path, name);
+    *rt = NULL, *m = NULL, *s = NULL;
+    if (!wg_runtime_new(NULL, rt) && !wg_model_load(*rt, path, m) && !wg_session_new(*m, s))
+        return true;
+    CHECK(0, "%s: %s", path, *rt ? wg_last_error(*rt) : "no runtime");
+    return false;
+}
+
 /* Symbolic dims (ABI 2) in the C host, on the fixture v2_ok.wasm (symbol n in 1..4, x and
  * y of [n, 4] float32 at 1024 and 2048, wg_dims_ptr() = 4096, wg_run computes nothing):
  * the session writes the sizes into wg_dims before the run and refuses sizes out of
@@ -166,16 +185,11 @@ TEST(limits)
  * (tests/js/test_dims.mjs). */
 TEST(symbolic_dims)
 {
-    const char *env = getenv("WG_ABI_FIXTURES");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/v2_ok.wasm", env && *env ? env : "build/abi-fixtures");
-    wg_runtime *rt = NULL;
-    wg_model *m = NULL;
-    wg_session *s = NULL;
-    if (wg_runtime_new(NULL, &rt) || wg_model_load(rt, path, &m) || wg_session_new(m, &s)) {
-        CHECK(0, "%s: %s", path, rt ? wg_last_error(rt) : "no runtime");
+    wg_runtime *rt;
+    wg_model *m;
+    wg_session *s;
+    if (!open_fixture("v2_ok.wasm", &rt, &m, &s))
         goto done;
-    }
     const wg_model_info *info = wg_model_get_info(m);
     CHECK(info->abi == 2 && info->num_symbols == 1 && !strcmp(info->symbols[0].name, "n") &&
               info->symbols[0].min == 1 && info->symbols[0].max == 4,
@@ -215,16 +229,11 @@ done:
  * 0..4, e may be given empty; wg_run returns 18 when e is flagged empty and x[0] != 0. */
 TEST(empty_inputs)
 {
-    const char *env = getenv("WG_ABI_FIXTURES");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/v2_empty_ok.wasm", env && *env ? env : "build/abi-fixtures");
-    wg_runtime *rt = NULL;
-    wg_model *m = NULL;
-    wg_session *s = NULL;
-    if (wg_runtime_new(NULL, &rt) || wg_model_load(rt, path, &m) || wg_session_new(m, &s)) {
-        CHECK(0, "%s: %s", path, rt ? wg_last_error(rt) : "no runtime");
+    wg_runtime *rt;
+    wg_model *m;
+    wg_session *s;
+    if (!open_fixture("v2_empty_ok.wasm", &rt, &m, &s))
         goto done;
-    }
     const wg_model_info *info = wg_model_get_info(m);
     CHECK(!info->inputs[0].may_be_empty && info->inputs[1].may_be_empty, "may_be_empty not read");
     /* x at 1024, wg_dims at 4096, wg_input_empty at 4352 */
@@ -264,10 +273,9 @@ done:
  * is [1, {"max": 4}] and wg_output_dims_ptr reports [1, 3]; v2_outdims_over.wasm reports 5. */
 TEST(output_dims)
 {
-    const char *env = getenv("WG_ABI_FIXTURES");
     char ok[1024], over[1024];
-    snprintf(ok, sizeof ok, "%s/v2_outdims_ok.wasm", env && *env ? env : "build/abi-fixtures");
-    snprintf(over, sizeof over, "%s/v2_outdims_over.wasm", env && *env ? env : "build/abi-fixtures");
+    fixture_path(ok, sizeof ok, "v2_outdims_ok.wasm");
+    fixture_path(over, sizeof over, "v2_outdims_over.wasm");
     wg_runtime *rt = NULL;
     wg_model *m = NULL, *m2 = NULL;
     wg_session *s = NULL, *s2 = NULL;
