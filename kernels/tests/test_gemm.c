@@ -329,18 +329,15 @@ static void check_gather_panels(void)
         const int N = shapes[s][0], K = shapes[s][1];
         fill(B, K * N);
         wgk_pack_b(B, (size_t)N, 1, (size_t)K, (size_t)N, BP);
-        const int64_t idx64[4] = {0, N - 1, -1, -N};
-        const int32_t idx32[4] = {N / 2, -(N / 3) - 1, 0, N}; /* the last out of range */
-        int ok = wgk_gather_f32_panels(rows, BP, idx64, 8, 4, (size_t)K, (size_t)N) == 0;
-        for (int j = 0; j < 4; j++)
-            for (int k = 0; k < K; k++)
-                ok &= rows[j * K + k] == B[k * N + (idx64[j] < 0 ? idx64[j] + N : idx64[j])];
+        const wgkt_gather_idx ix = wgkt_gather_indices(N);
+        int ok = wgk_gather_f32_panels(rows, BP, ix.i64, 8, 4, (size_t)K, (size_t)N) == 0;
+        for (int j = 0; j < 4 * K; j++)
+            ok &= rows[j] == B[j % K * N + wgkt_gather_row(ix.i64[j / K], N)];
         WGKT_CHECK(ok, "gather f32 panels: the table's rows, int64 indices");
-        ok = wgk_gather_f32_panels(rows, BP, idx32, 4, 4, (size_t)K, (size_t)N) == WGK_ERR_INDEX;
-        for (int j = 0; j < 4; j++) {
-            const int64_t v = idx32[j] < 0 ? idx32[j] + N : idx32[j];
-            for (int k = 0; k < K; k++)
-                ok &= rows[j * K + k] == (v < N ? B[k * N + v] : 0.0f);
+        ok = wgk_gather_f32_panels(rows, BP, ix.i32, 4, 4, (size_t)K, (size_t)N) == WGK_ERR_INDEX;
+        for (int j = 0; j < 4 * K; j++) {
+            const int64_t v = wgkt_gather_row(ix.i32[j / K], N);
+            ok &= rows[j] == (v < N ? B[j % K * N + v] : 0.0f);
         }
         WGKT_CHECK(ok, "gather f32 panels: int32 indices, one out of range");
     }

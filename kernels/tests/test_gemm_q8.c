@@ -122,21 +122,16 @@ static void one(int M, int N, int K, int is_signed, int per_col, int with_bias, 
 static void gather_rows(int N, int K, int is_signed)
 {
     static uint8_t rows[4 * 8192];
-    const int64_t idx64[4] = {0, N - 1, -1, -N};
-    const int32_t idx32[4] = {N / 2, -(N / 3) - 1, 0, N}; /* the last out of range */
-    int ok = wgk_gather_q8_panels(rows, (const int8_t *)PANELS, is_signed, idx64, 8, 4, (size_t)K, (size_t)N) == 0;
-    for (int j = 0; j < 4; j++) {
-        const int64_t v = idx64[j] < 0 ? idx64[j] + N : idx64[j];
-        for (int k = 0; k < K; k++)
-            ok &= rows[j * K + k] == Q[k * N + v];
-    }
+    const wgkt_gather_idx ix = wgkt_gather_indices(N);
+    int ok = wgk_gather_q8_panels(rows, (const int8_t *)PANELS, is_signed, ix.i64, 8, 4, (size_t)K, (size_t)N) == 0;
+    for (int j = 0; j < 4 * K; j++)
+        ok &= rows[j] == Q[j % K * N + wgkt_gather_row(ix.i64[j / K], N)];
     WGKT_CHECK(ok, "gather q8 panels: the table's rows, int64 indices");
-    ok = wgk_gather_q8_panels(rows, (const int8_t *)PANELS, is_signed, idx32, 4, 4, (size_t)K, (size_t)N) ==
+    ok = wgk_gather_q8_panels(rows, (const int8_t *)PANELS, is_signed, ix.i32, 4, 4, (size_t)K, (size_t)N) ==
          WGK_ERR_INDEX;
-    for (int j = 0; j < 4; j++) {
-        const int64_t v = idx32[j] < 0 ? idx32[j] + N : idx32[j];
-        for (int k = 0; k < K; k++)
-            ok &= rows[j * K + k] == (v < N ? Q[k * N + v] : 0);
+    for (int j = 0; j < 4 * K; j++) {
+        const int64_t v = wgkt_gather_row(ix.i32[j / K], N);
+        ok &= rows[j] == (v < N ? Q[j % K * N + v] : 0);
     }
     WGKT_CHECK(ok, "gather q8 panels: int32 indices, one out of range");
 }

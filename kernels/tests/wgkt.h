@@ -213,4 +213,22 @@ WGKT_FN float wgkt_rand(uint32_t *state)
         return wgkt_nchecks;                                                               \
     }
 
+/* Indices of a gather test of a table of n rows (wgk_gather_*_panels): int64 ones all in range
+ * (the first, the last, both counted from the end) and int32 ones whose last is out of range
+ * (n). wgkt_gather_row: the row index j reads, n when it is out of range (a zero row). */
+typedef struct wgkt_gather_idx {
+    int64_t i64[4];
+    int32_t i32[4];
+} wgkt_gather_idx;
+
+static inline wgkt_gather_idx wgkt_gather_indices(int n)
+{
+    return (wgkt_gather_idx){{0, n - 1, -1, -n}, {n / 2, -(n / 3) - 1, 0, n}};
+}
+
+static inline int64_t wgkt_gather_row(int64_t v, int n)
+{
+    return v < 0 ? v + n : v;
+}
+
 #endif
