@@ -114,21 +114,31 @@ static const char *out_fields(wgc_emitter *e, wgc_graph *g, wgc_node *n, const q
     return buf;
 }
 
+/* W [M][K] minus its zero points as the pointwise kernel's int32 tap pairs
+ * (wgk_q8_conv1x1_pack_w), placed in the weights: *pw its address. */
+static wg_status place_tap_pairs(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const qc_geom *q, size_t K,
+                                 const char **pw)
+{
+    const wgc_tensor *w = wgc_in(g, n, q->in.b), *wz = wgc_in(g, n, q->in.bz);
+    const size_t bytes = 4 * (size_t)q->M * ((K + 1) / 2);
+    int32_t *packed = malloc(bytes ? bytes : 1);
+    if (!packed)
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", w->name);
+    wgk_q8_conv1x1_pack_w(w->data, w->dtype, wz ? wz->data : NULL, q->vec.b_zp, (size_t)q->M, K, packed);
+    wg_status st = wgc_weight(e, packed, bytes, pw);
+    free(packed);
+    return st ? wgc_error(g, n, st, "out of memory") : WG_OK;
+}
+
 /* The pointwise kernel: w as int32 channel pairs (wgk_q8_conv1x1_pack_w); QLinearConv
  * requantized in the kernel, no int32 sums in memory. */
 static wg_status emit_pointwise(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q)
 {
-    const wgc_tensor *x = wgc_in(g, n, q->in.a), *w = wgc_in(g, n, q->in.b), *wz = wgc_in(g, n, q->in.bz);
-    const size_t bytes = 4 * (size_t)q->M * (((size_t)q->C + 1) / 2);
-    int32_t *packed = malloc(bytes ? bytes : 1);
+    const wgc_tensor *x = wgc_in(g, n, q->in.a);
     const char *pw;
-    if (!packed)
-        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", w->name);
-    wgk_q8_conv1x1_pack_w(w->data, w->dtype, wz ? wz->data : NULL, q->vec.b_zp, (size_t)q->M, (size_t)q->C, packed);
-    wg_status st = wgc_weight(e, packed, bytes, &pw);
-    free(packed);
+    wg_status st = place_tap_pairs(e, g, n, q, (size_t)q->C, &pw);
     if (st)
-        return wgc_error(g, n, st, "out of memory");
+        return st;
     char out[1024];
     if (!out_fields(e, g, n, q, false, out, sizeof out))
         return WG_ERR_NOMEM;
@@ -145,17 +155,11 @@ static wg_status emit_pointwise(wgc_emitter *e, wgc_graph *g, wgc_node *n, const
  * (wgk_q8_conv1x1_pack_w with C := K = C KH KW). */
 static wg_status emit_fewc(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q)
 {
-    const wgc_tensor *x = wgc_in(g, n, q->in.a), *w = wgc_in(g, n, q->in.b), *wz = wgc_in(g, n, q->in.bz);
-    const size_t K = (size_t)(q->nw / q->M), bytes = 4 * (size_t)q->M * ((K + 1) / 2);
-    int32_t *packed = malloc(bytes ? bytes : 1);
+    const wgc_tensor *x = wgc_in(g, n, q->in.a);
     const char *pw;
-    if (!packed)
-        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory packing '%s'", w->name);
-    wgk_q8_conv1x1_pack_w(w->data, w->dtype, wz ? wz->data : NULL, q->vec.b_zp, (size_t)q->M, K, packed);
-    wg_status st = wgc_weight(e, packed, bytes, &pw);
-    free(packed);
+    wg_status st = place_tap_pairs(e, g, n, q, (size_t)(q->nw / q->M), &pw);
     if (st)
-        return wgc_error(g, n, st, "out of memory");
+        return st;
     char out[1024];
     if (!out_fields(e, g, n, q, false, out, sizeof out))
         return WG_ERR_NOMEM;
