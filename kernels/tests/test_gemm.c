@@ -127,12 +127,7 @@ static void check_one(wgk_gemm_fn fn, const char *name, int M, int N, int K, int
             if (!wgkt_close(C[m * ldc + n], WANT[m * ldc + n], 1e-4f, atol)) {
                 bad++;
                 WGKT_CHECK_CLOSE(C[m * ldc + n], WANT[m * ldc + n], 1e-4f, atol, name);
-                wgkt_log("  at M=");
-                wgkt_log_int(M);
-                wgkt_log(" N=");
-                wgkt_log_int(N);
-                wgkt_log(" K=");
-                wgkt_log_int(K);
+                wgkt_log_mnk(M, N, K);
                 wgkt_log(" layout=");
                 wgkt_log_int(layout);
                 wgkt_log(" bias=");

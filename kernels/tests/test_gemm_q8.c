@@ -87,12 +87,7 @@ static void one(int M, int N, int K, int is_signed, int per_col, int with_bias, 
     wgk_f32_gemm_pb(&g);
     WGKT_CHECK(wgkt_same_bits(C, WANT, M * ldc), "gemm packed B q8: the naive loop's bits");
     if (!wgkt_same_bits(C, WANT, M * ldc)) {
-        wgkt_log("  at M=");
-        wgkt_log_int(M);
-        wgkt_log(" N=");
-        wgkt_log_int(N);
-        wgkt_log(" K=");
-        wgkt_log_int(K);
+        wgkt_log_mnk(M, N, K);
         wgkt_log(is_signed ? " int8" : " uint8");
         wgkt_log(per_col ? " per column\n" : " per tensor\n");
     }

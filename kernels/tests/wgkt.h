@@ -213,6 +213,17 @@ WGKT_FN float wgkt_rand(uint32_t *state)
         return wgkt_nchecks;                                                               \
     }
 
+/* "  at M=.. N=.. K=.." of a failing GEMM case (the caller ends the line). */
+static inline void wgkt_log_mnk(int M, int N, int K)
+{
+    wgkt_log("  at M=");
+    wgkt_log_int(M);
+    wgkt_log(" N=");
+    wgkt_log_int(N);
+    wgkt_log(" K=");
+    wgkt_log_int(K);
+}
+
 /* Indices of a gather test of a table of n rows (wgk_gather_*_panels): int64 ones all in range
  * (the first, the last, both counted from the end) and int32 ones whose last is out of range
  * (n). wgkt_gather_row: the row index j reads, n when it is out of range (a zero row). */
