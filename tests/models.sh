@@ -716,26 +716,24 @@ D=$OUT/decoder-ops
 rm -rf "$D"
 if "$PY" tests/models/decoder_ops.py "$D"; then
     ort_cases decoder "$D"
-    M=$D/merged_cross
-    msg="status 18 (WGK_ERR_EMPTY_INPUT: an input given empty (size 0 along a symbol other inputs give) is read by the branch or body the run took; given empty: 'past_k')"
-    if "$W" run "$M/m.wasm" --input "$M/bad/input_0.pb" --input "$M/bad/input_1.pb" --input "$M/bad/input_2.pb" \
-        --input "$M/bad/input_3.pb" --output-dir "$M/bad/got" > "$OUT/merged-bad.log" 2>&1; then
-        bad "merged_cross: the cache branch ran on an empty past"
-    elif grep -qF "$msg" "$OUT/merged-bad.log"; then
-        ok "merged_cross: the cache branch on an empty past stops with status 18"
-    else
-        cat "$OUT/merged-bad.log"; bad "merged_cross: the empty past's error"
-    fi
-    M=$D/genai_mask
-    msg="status 19 (WGK_ERR_DIM_MISMATCH: two symbolic dimensions an elementwise op takes as equal differ at run time"
-    if "$W" run "$M/m.wasm" --input "$M/bad/input_0.pb" --input "$M/bad/input_1.pb" --input "$M/bad/input_2.pb" \
-        --input "$M/bad/input_3.pb" --output-dir "$M/bad/got" > "$OUT/genai-bad.log" 2>&1; then
-        bad "genai_mask: a total_sequence_length other than past + seq ran"
-    elif grep -qF "$msg" "$OUT/genai-bad.log"; then
-        ok "genai_mask: a total_sequence_length other than past + seq stops with status 19"
-    else
-        cat "$OUT/genai-bad.log"; bad "genai_mask: the mismatch's error"
-    fi
+    # refused_run CASE WHAT_RAN STOP_TEXT MESSAGE: CASE's module on its bad/ inputs must stop with MESSAGE.
+    refused_run() {
+        local m=$D/$1 log=$OUT/$1-bad.log
+        if "$W" run "$m/m.wasm" --input "$m/bad/input_0.pb" --input "$m/bad/input_1.pb" \
+            --input "$m/bad/input_2.pb" --input "$m/bad/input_3.pb" --output-dir "$m/bad/got" > "$log" 2>&1; then
+            bad "$1: $2"
+        elif grep -qF "$4" "$log"; then
+            ok "$1: $3"
+        else
+            cat "$log"; bad "$1: the refusal's message"
+        fi
+    }
+    refused_run merged_cross "the cache branch ran on an empty past" \
+        "the cache branch on an empty past stops with status 18" \
+        "status 18 (WGK_ERR_EMPTY_INPUT: an input given empty (size 0 along a symbol other inputs give) is read by the branch or body the run took; given empty: 'past_k')"
+    refused_run genai_mask "a total_sequence_length other than past + seq ran" \
+        "a total_sequence_length other than past + seq stops with status 19" \
+        "status 19 (WGK_ERR_DIM_MISMATCH: two symbolic dimensions an elementwise op takes as equal differ at run time"
     M=$D/merged_cross
     if node tests/models/merged_decoder.mjs "$M/m.wasm" > "$OUT/merged-js.log" 2>&1; then
         ok "merged_cross: JS loader (empty encoder past, status 18)"
