@@ -32,9 +32,11 @@ count() { # sums "X: N passed, M failed" lines of a log
 run_suite() {
     local name=$1; shift
     local log=$logdir/$name.log
+    local start=$SECONDS
     echo "== $name"
     "$@" > "$log" 2>&1
     local rc=$?
+    echo "($name took $((SECONDS - start)) s)"
     grep -E '(passed, [0-9]+ failed|^FAIL|MISMATCH|error)' "$log" | tail -40
     read -r p f < <(count "$log")
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then

@@ -125,35 +125,80 @@ WGK_INLINE void store_cols(const wgk_qbw_args *g, int m, int n0, int nc, const f
         c[j] = v[j] + (g->bias ? g->bias[n0 + j] : 0.0f);
 }
 
+/* The float GEMV widens the weights straight from 16-byte chunks into i32 lanes: an i32
+ * lane of a 4-bit chunk (32 k) holds k = 8i .. 8i+7 in its nibbles, of an 8-bit chunk (16
+ * k) k = 4i .. 4i+3 in its bytes. Weight j of every lane but the top one is the lane
+ * masked to its bits, q * 2^(bits j), converted (two operations, where a shift pair and
+ * a conversion took three); the row's element that multiplies it is stored times 2^-(bits
+ * j), so their product is q times the element exactly (powers of two; an element below
+ * 2^-100 in magnitude would lose bits as a subnormal). The top weight is shifted down
+ * with its sign, the lane's top bit flipped first (flip_top), so it reads q - 2^(bits-1):
+ * the block sums of those elements, times -2^(bits-1), go to the zero points' share
+ * (zp_corr's top).
+ *
+ * The masks are read from memory (lane_masks): as constants they let clang prove the
+ * masked lanes non-negative and emit f32x4.convert_i32x4_u, which V8 and Cranelift expand
+ * into a long sequence on x86. */
+#define LANE_MASK_BITS(w, j) ((int32_t)(((1u << (w)) - 1u) << ((w) * (j))))
+static const int32_t lane_mask_table[2][7][4] __attribute__((aligned(16))) = {
+#define M4(j) {LANE_MASK_BITS(4, j), LANE_MASK_BITS(4, j), LANE_MASK_BITS(4, j), LANE_MASK_BITS(4, j)}
+#define M8(j) {LANE_MASK_BITS(8, j), LANE_MASK_BITS(8, j), LANE_MASK_BITS(8, j), LANE_MASK_BITS(8, j)}
+    {M4(0), M4(1), M4(2), M4(3), M4(4), M4(5), M4(6)},
+    {M8(0), M8(1), M8(2), {0}, {0}, {0}, {0}},
+#undef M4
+#undef M8
+};
+#undef LANE_MASK_BITS
+
+typedef struct lane_masks {
+    v128_t m[7];
+} lane_masks;
+
+/* The masks of the weights below the top one, read so that clang cannot see their values. */
+static lane_masks lane_masks_of(int bits)
+{
+    lane_masks l;
+    const volatile v128_t *t = (const volatile v128_t *)(const void *)lane_mask_table[bits == 4 ? 0 : 1];
+    for (int j = 0; j < 7; j++)
+        l.m[j] = t[j];
+    return l;
+}
+
 /* Row a of A as the float GEMV reads it, into dst (Kp floats rounded up to 32, zeros past
- * K), with its block sums asum[nblk] (over k < K). The GEMV widens weights straight into
- * i32 lanes by shifts and masks: an i32 lane of a 4-bit chunk (16 bytes, 32 k) holds k =
- * 8i .. 8i+7 in its nibbles, of an 8-bit chunk (16 k) k = 4i .. 4i+3 in its bytes, so
- * the j-th nibble (byte) of every lane is k = 8i + j (4i + j): dst[4j + i] within each chunk. */
-static void prep_row_lanes(const float *a, int K, int Kp, int bits, int blk, int nblk, float *dst, float *asum)
+ * K): element k = 8i + j of a 4-bit chunk (4i + j of an 8-bit one) at dst[4j + i] within
+ * the chunk, times 2^-(bits j) but for the top j. Its block sums asum[nblk] (over k < K),
+ * and top[nblk]: -2^(bits-1) times each block's sum over the top weights' elements. */
+static void prep_row_lanes(const float *a, int K, int Kp, int bits, int blk, int nblk, float *dst, float *asum,
+                           float *top)
 {
     const int c = bits == 4 ? 32 : 16, per = c / 4;
     for (int k0 = 0; k0 < Kp; k0 += c)
-        for (int j = 0; j < per; j++)
+        for (int j = 0; j < per; j++) {
+            const float scale = j == per - 1 ? 1.0f : 1.0f / (float)(1 << (bits * j));
             #pragma clang loop unroll(full)
             for (int i = 0; i < 4; i++) {
                 const int k = k0 + per * i + j;
-                dst[k0 + 4 * j + i] = k < K ? a[k] : 0.0f;
+                dst[k0 + 4 * j + i] = k < K ? a[k] * scale : 0.0f;
             }
+        }
     for (int b = 0; b < nblk; b++) {
-        float t = 0.0f;
-        for (int k = b * blk; k < (b + 1) * blk && k < K; k++)
+        float t = 0.0f, tt = 0.0f;
+        for (int k = b * blk; k < (b + 1) * blk && k < K; k++) {
             t += a[k];
+            if (k % per == per - 1)
+                tt += a[k];
+        }
         asum[b] = t;
+        top[b] = -(float)(1 << (bits - 1)) * tt;
     }
 }
 
-/* The float path reads each chunk with the top bit of every weight flipped (flip_signs),
+/* The panel path reads each chunk with the top bit of every weight flipped (flip_signs),
  * so that a weight q is the signed integer q - 2^(bits-1) there: shifts give it with its
  * sign (arithmetic shift), and f32x4.convert_i32x4_s makes it a float in one instruction.
  * Weights masked to unsigned values would let clang prove them non-negative and emit
  * convert_i32x4_u instead, which V8 expands into a long sequence on x86 (the float GEMV
- * ran at half its speed there). The offset goes to the zero points (zp_corr's off). */
+ * ran at half its speed there). The offset goes to the zero points (block4_of). */
 static inline float sign_offset(int bits) { return (float)(1 << (bits - 1)); }
 
 WGK_INLINE v128_t flip_signs(v128_t v, int bits)
@@ -170,8 +215,15 @@ WGK_INLINE v128_t lane_q(v128_t v, int bits, int j)
     return wasm_i32x4_shr(at_top, 32 - w);
 }
 
-/* lane_q as floats. */
-WGK_INLINE v128_t lane_w(v128_t v, int bits, int j) { return wasm_f32x4_convert_i32x4(lane_q(v, bits, j)); }
+/* The GEMV's weight j of every lane of chunk v as floats: q * 2^(bits j) below the top
+ * one, q - 2^(bits-1) at the top (v read through flip_top). */
+WGK_INLINE v128_t lane_w(v128_t v, int bits, int j, const lane_masks *lm)
+{
+    const int top = bits == 4 ? 7 : 3, w = bits == 4 ? 4 : 8;
+    return wasm_f32x4_convert_i32x4(j == top ? wasm_i32x4_shr(v, 32 - w) : wasm_v128_and(v, lm->m[j]));
+}
+
+WGK_INLINE v128_t flip_top(v128_t v) { return wasm_v128_xor(v, wasm_i32x4_splat(INT32_MIN)); }
 
 /* The float zero point of block j of column n, integer or not. */
 static inline float zp_any(const wgk_qbw_args *g, const geom *q, int n, int j)
@@ -179,26 +231,29 @@ static inline float zp_any(const wgk_qbw_args *g, const geom *q, int n, int j)
     return g->zpf ? zp_float(g, q, n, j) : (float)zp_int(g, q, n, j);
 }
 
-/* The zero points' share of column n's sum for a row of block sums asum: sum_j s_j (z_j -
- * off) asum_j, 8 blocks at a time (the packed 4-bit zero points of 8 blocks are 4 bytes);
- * off is what the weights were read as less (the float path's sign_offset, else 0). */
-static float zp_corr(const wgk_qbw_args *g, const geom *q, int n, const float *asum, float off)
+/* The zero points' share of column n's sum for a row of block sums asum: sum_j s_j (z_j
+ * asum_j + top_j), 8 blocks at a time (the packed 4-bit zero points of 8 blocks are 4
+ * bytes); top (or NULL, for 0) is what the weights were read as less (the float GEMV's:
+ * prep_row_lanes). The terms without top are summed as s_j z_j asum_j in that order. */
+static float zp_corr(const wgk_qbw_args *g, const geom *q, int n, const float *asum, const float *top)
 {
     const float *s = g->scales + (ptrdiff_t)n * q->nblk;
-    v128_t acc = wasm_f32x4_splat(0.0f);
+    v128_t acc = wasm_f32x4_splat(0.0f), acct = acc;
     int j = 0;
     if (!g->zp && !g->zpf) {
-        for (; j + 4 <= q->nblk; j += 4)
+        for (; j + 4 <= q->nblk; j += 4) {
             acc = MADD(acc, wasm_v128_load(s + j), wasm_v128_load(asum + j));
-        const float z = (float)(1 << (g->bits - 1)) - off; /* the default zero point */
-        if (z == 0.0f)
-            return 0.0f;
-        float t = hsum(acc);
-        for (; j < q->nblk; j++)
+            if (top)
+                acct = MADD(acct, wasm_v128_load(s + j), wasm_v128_load(top + j));
+        }
+        float t = hsum(acc), tt = top ? hsum(acct) : 0.0f;
+        for (; j < q->nblk; j++) {
             t += s[j] * asum[j];
-        return t * z;
+            if (top)
+                tt += s[j] * top[j];
+        }
+        return t * (float)(1 << (g->bits - 1)) + tt;
     }
-    const v128_t offs = wasm_f32x4_splat(off);
     for (; j + 8 <= q->nblk; j += 8) {
         v128_t z0, z1;
         if (g->zpf) {
@@ -215,14 +270,16 @@ static float zp_corr(const wgk_qbw_args *g, const geom *q, int n, const float *a
             z0 = wasm_f32x4_convert_i32x4(wasm_i32x4_shuffle(lo, hi, 0, 4, 1, 5));
             z1 = wasm_f32x4_convert_i32x4(wasm_i32x4_shuffle(lo, hi, 2, 6, 3, 7));
         }
-        z0 = wasm_f32x4_sub(z0, offs);
-        z1 = wasm_f32x4_sub(z1, offs);
         acc = MADD(acc, wasm_f32x4_mul(wasm_v128_load(s + j), z0), wasm_v128_load(asum + j));
         acc = MADD(acc, wasm_f32x4_mul(wasm_v128_load(s + j + 4), z1), wasm_v128_load(asum + j + 4));
+        if (top) {
+            acc = MADD(acc, wasm_v128_load(s + j), wasm_v128_load(top + j));
+            acc = MADD(acc, wasm_v128_load(s + j + 4), wasm_v128_load(top + j + 4));
+        }
     }
     float t = hsum(acc);
     for (; j < q->nblk; j++)
-        t += s[j] * (zp_any(g, q, n, j) - off) * asum[j];
+        t += s[j] * zp_any(g, q, n, j) * asum[j] + (top ? s[j] * top[j] : 0.0f);
     return t;
 }
 
@@ -318,7 +375,7 @@ WGK_INLINE void chunk_idot(v128_t *x, int R, v128_t v, const qrow *r, ptrdiff_t 
  * vectors live: V8's register allocator spills the column-by-column order, which reloads
  * them); each column sums its lanes in the same order either way. */
 WGK_INLINE void chunk_dot_cols(v128_t x[4], const v128_t v[4], int quant, const float *ap, const qrow *r, ptrdiff_t off,
-                               int bits)
+                               int bits, const lane_masks *lm)
 {
     if (quant) {
         #pragma clang loop unroll(full)
@@ -329,13 +386,13 @@ WGK_INLINE void chunk_dot_cols(v128_t x[4], const v128_t v[4], int quant, const 
     v128_t f[4];
     #pragma clang loop unroll(full)
     for (int j = 0; j < 4; j++)
-        f[j] = flip_signs(v[j], bits);
+        f[j] = flip_top(v[j]);
     #pragma clang loop unroll(full)
     for (int l = 0; l < (bits == 4 ? 8 : 4); l++) {
         const v128_t a = wasm_v128_load(ap + off + 4 * l);
         #pragma clang loop unroll(full)
         for (int j = 0; j < 4; j++)
-            x[j] = MADD(x[j], a, lane_w(f[j], bits, l));
+            x[j] = MADD(x[j], a, lane_w(f[j], bits, l, lm));
     }
 }
 
@@ -352,7 +409,7 @@ WGK_INLINE float row_scale(int quant, const qrow *r, int jb) { return quant ? r-
 /* One row (ap or r, block sums sums) against 4 columns at a time, into row m of C. Blocks of
  * 16 (4-bit) take a chunk of two blocks, their scales in the lanes that hold each. */
 WGK_INLINE void gemv_row(const wgk_qbw_args *g, const geom *q, int bits, int quant, const float *ap, const qrow *r,
-                         const float *sums, int m)
+                         const float *sums, const float *top, const lane_masks *lm, int m)
 {
     const int blk = g->blk, c = bits == 4 ? 32 : 16, cb = 16; /* k and bytes per chunk */
     for (int n0 = 0; n0 < g->N; n0 += 4) {
@@ -375,7 +432,7 @@ WGK_INLINE void gemv_row(const wgk_qbw_args *g, const geom *q, int bits, int qua
                     #pragma clang loop unroll(full)
                     for (int j = 0; j < 4; j++)
                         v[j] = wasm_v128_load(b[j] + o + k / c * cb);
-                    chunk_dot_cols(x, v, quant, ap, r, k0 + k, bits);
+                    chunk_dot_cols(x, v, quant, ap, r, k0 + k, bits, lm);
                 }
                 #pragma clang loop unroll(full)
                 for (int j = 0; j < 4; j++)
@@ -391,7 +448,7 @@ WGK_INLINE void gemv_row(const wgk_qbw_args *g, const geom *q, int bits, int qua
                     v[j] = two ? wasm_v128_load(p) : wasm_v128_load64_zero(p);
                     x[j] = wasm_i32x4_splat(0);
                 }
-                chunk_dot_cols(x, v, quant, ap, r, jb * 16, 4);
+                chunk_dot_cols(x, v, quant, ap, r, jb * 16, 4, lm);
                 #pragma clang loop unroll(full)
                 for (int j = 0; j < 4; j++)
                     t[j] = block_add(t[j], x[j], quant, row_scale(quant, r, jb) * scale_of(g, q, cols[j], jb), two,
@@ -401,7 +458,7 @@ WGK_INLINE void gemv_row(const wgk_qbw_args *g, const geom *q, int bits, int qua
         float v[4];
         #pragma clang loop unroll(full)
         for (int j = 0; j < 4; j++)
-            v[j] = hsum(t[j]) - zp_corr(g, q, cols[j], sums, quant ? 0.0f : sign_offset(bits));
+            v[j] = hsum(t[j]) - zp_corr(g, q, cols[j], sums, top);
         store_cols(g, m, n0, nc, v);
     }
 }
@@ -447,7 +504,7 @@ WGK_INLINE void rows4(const wgk_qbw_args *g, const geom *q, int bits, const qrow
     }
     #pragma clang loop unroll(full)
     for (int i = 0; i < 4; i++)
-        out[i] = hsum(t[i]) - zp_corr(g, q, n, r[i].asb, 0.0f);
+        out[i] = hsum(t[i]) - zp_corr(g, q, n, r[i].asb, NULL);
 }
 
 /* Columns per block of the row path: their weights stay in L2 (256 KiB) while every row
@@ -688,19 +745,20 @@ WGK_INLINE void gemm_q8(const wgk_qbw_args *g, const geom *q, int bits)
         }
         for (int r = 0; r < mr; r++) {
             const qrow row = qrow_at(q, qbase + (size_t)r * rb);
-            gemv_row(g, q, bits, 1, NULL, &row, row.asb, m0 + r);
+            gemv_row(g, q, bits, 1, NULL, &row, row.asb, NULL, NULL, m0 + r);
         }
     }
 }
 
 /* Float (accuracy levels 0-3), fewer than WGK_QBW_ROWS_M rows: each row prepared
- * (prep_row_lanes) into work, its block sums after it, then the GEMV. */
+ * (prep_row_lanes) into work, its block sums and top sums after it, then the GEMV. */
 WGK_INLINE void gemm_f32(const wgk_qbw_args *g, const geom *q, int bits)
 {
-    float *work = (float *)g->work;
+    float *work = (float *)g->work, *asum = work + kq_of(q), *top = asum + (q->nblk + 3) / 4 * 4;
+    const lane_masks lm = lane_masks_of(bits);
     for (int m = 0; m < g->M; m++) {
-        prep_row_lanes(g->a + (ptrdiff_t)m * g->lda, g->K, q->Kp, bits, g->blk, q->nblk, work, work + kq_of(q));
-        gemv_row(g, q, bits, 0, work, NULL, work + kq_of(q), m);
+        prep_row_lanes(g->a + (ptrdiff_t)m * g->lda, g->K, q->Kp, bits, g->blk, q->nblk, work, asum, top);
+        gemv_row(g, q, bits, 0, work, NULL, asum, top, &lm, m);
     }
 }
 

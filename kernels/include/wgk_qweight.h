@@ -27,8 +27,9 @@
  *
  * How (one entry point; the path is chosen by M at run time, M often being a symbol):
  *   - The weights are widened in registers straight from 16-byte chunks: as i32 lanes
- *     (float path: lane i of a 4-bit chunk holds k = 8i .. 8i+7 in its nibbles, so
- *     (v >> 4j) & 15 converted is the j-th weight of every lane) or as i16 lanes (quant_a:
+ *     (float path: lane i of a 4-bit chunk holds k = 8i .. 8i+7 in its nibbles; the j-th
+ *     weight of every lane is the lane masked to its nibble, q 2^4j, converted, against
+ *     the row's element times 2^-4j, the top one shifted down) or as i16 lanes (quant_a:
  *     i32x4.dot_i16x8_s). Each row of A is first laid out in that order (work), so nothing
  *     shuffles the weights. A block's products of the weights as stored are summed, then
  *     scaled; the zero points' share, sum_j s_j z_j sum_k a_k over the block, is taken once
@@ -120,9 +121,10 @@ static inline size_t wgk_qbw_work_bytes(int M, int K, int blk, int quant_a)
         const size_t Kq = (Kp + 31) / 32 * 32;
         return rows * ((2 * Kq + 15) / 16 * 16 + 2 * ((4 * nblk + 15) / 16 * 16)) + 4 * ((Kp + 3) / 4 * 4) + 2 * Kp;
     }
-    /* the GEMV's row of floats in its order (Kp rounded up to 32) and its block sums; the
-     * panel path's broadcast rows (16 floats per k) and block of panels */
-    const size_t row_bytes = 4 * ((Kp + 31) / 32 * 32 + (nblk + 3) / 4 * 4);
+    /* the GEMV's row of floats in its order (Kp rounded up to 32), its block sums and its
+     * top weights' sums; the panel path's broadcast rows (16 floats per k) and block of
+     * panels */
+    const size_t row_bytes = 4 * ((Kp + 31) / 32 * 32 + 2 * ((nblk + 3) / 4 * 4));
     if (M < WGK_QBW_ROWS_M)
         return row_bytes;
     const size_t kc = (size_t)wgk_qbw_panel_kc(K, blk);
