@@ -145,14 +145,15 @@ clean:
 # (Markdown) and bench/results/*.json (gitignored).
 # The transformer / int8 / fp16 models need the models venv: `setup.sh --models` (once, ~6 GB).
 # Then the generation rows (bench/generate): decoders of SmolLM2-135M's, GPT-2 small's and
-# Qwen2.5-0.5B's sizes as transformers.js publishes them, built by the hf venv
+# Qwen2.5-0.5B's sizes and Whisper-tiny (encoder and merged decoder) as transformers.js
+# publishes them, built by the hf venv
 # (`setup.sh --hf`, ~6 GB) once (~10 GB of models).
 WG_CACHE ?= $(or $(WASMGRAPH_CACHE),$(HOME)/.cache/wasmgraph)
 bench: setup
 	scripts/setup.sh --models --hf --no-apt --no-wasmtime --no-node --no-python
 	$(MAKE) all
 	BUILD=$(BUILD) bench/run $(BENCH_ARGS)
-	$(WG_CACHE)/venv-hf/bin/python tools/make_hf_models.py --set full --only smollm2-135m,gpt2-124m,qwen2.5-0.5b \
+	$(WG_CACHE)/venv-hf/bin/python tools/make_hf_models.py --set full --only smollm2-135m,gpt2-124m,qwen2.5-0.5b,whisper-tiny \
 	    --variants fp32,fp16,q8,q4,q4f16
 	BUILD=$(BUILD) bench/generate $(GENERATE_ARGS)
 
