@@ -65,6 +65,7 @@ export const STATUSES = Object.freeze({
   19: ['WGK_ERR_DIM_MISMATCH', "two symbolic dimensions an elementwise op takes as equal differ at run time (a model's own symbol against a size computed from others)"],
   20: ['WGK_ERR_THREAD_ABORT', 'another thread of the run trapped or was stopped (wg_threads_abort)'],
   21: ['WGK_ERR_THREADS', 'a thread number or thread count out of range for the module (wg_thread_init, wg_run_begin, wg_run_thread)'],
+  22: ['WGK_ERR_CACHE', "a resident KV cache's mode or lengths do not fit its region: a mode other than 0, 1 or 2, past + new rows beyond its capacity, or a resident past longer than the rows the region holds"],
 });
 
 /* "2 (WGK_ERR_INDEX: an index input ...)": a status as messages give it; for
