@@ -36,7 +36,7 @@ OBJ          := $(SRC:%.c=$(BUILD)/obj/%.o)
 LIB_OBJ      := $(filter-out $(BUILD)/obj/src/cli/main.o,$(OBJ))
 BIN          := $(BUILD)/bin/wasmgraph
 
-TOOLS        := $(BUILD)/tests/compare_tensors $(BUILD)/bin/fashion_demo
+TOOLS        := $(BUILD)/tests/compare_tensors $(BUILD)/tests/kv_resident $(BUILD)/bin/fashion_demo
 UNIT_SRC     := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN     := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
@@ -73,6 +73,10 @@ $(BIN): $(OBJ) $(WASMTIME_LIB)
 	$(CC) $(SANFLAGS) $(OBJ) $(LDLIBS) -o $@
 
 $(BUILD)/tests/compare_tensors: tests/tools/compare_tensors.c $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(LIB_OBJ) $(LDLIBS) -o $@
+
+$(BUILD)/tests/kv_resident: tests/tools/kv_resident.c $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJ) $(LDLIBS) -o $@
 

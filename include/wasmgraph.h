@@ -136,6 +136,15 @@ typedef struct wg_tensor_info {
     bool may_be_empty;
 } wg_tensor_info;
 
+/* A KV-cache pair of a decoder (docs/abi.md "Resident KV caches"): input `past`'s only
+ * reader is a Concat along `axis` whose output is output `present`; the module keeps a
+ * region holding the present at up to `capacity` rows along the axis. */
+typedef struct wg_cache_pair_info {
+    size_t past, present; /* input and output indices */
+    int axis;
+    int64_t capacity;
+} wg_cache_pair_info;
+
 /* ABI 2: a symbolic dimension and its range (`wasmgraph compile --dim NAME=MIN..MAX`, or
  * NAME=MIN..MAX:STEP: then only the multiples of step in range; 1 otherwise). */
 typedef struct wg_symbol_info {
@@ -217,6 +226,8 @@ typedef struct wg_model_info {
     const char *metadata_json; /* the section's JSON text, NUL-terminated */
     size_t num_symbols;        /* ABI 2: the metadata's "symbols"; 0 for ABI 1 */
     const wg_symbol_info *symbols;
+    size_t num_cache_pairs;    /* the metadata's "cache_pairs"; 0 when absent */
+    const wg_cache_pair_info *cache_pairs;
 } wg_model_info;
 
 /* Reads and checks the module file at path. On success *out is the caller's, freed with
@@ -287,6 +298,31 @@ wg_status wg_session_output_shape(const wg_session *s, size_t i, int64_t *dims, 
                                   size_t *bytes);
 
 /*
+ * Resident KV caches (docs/abi.md "Resident KV caches"). A decoder whose pasts are read only
+ * by the Concats that make its presents has cache pairs (wg_model_info.cache_pairs); the
+ * module then keeps each present in a region of its memory, and a session may run with
+ * its cache there:
+ *
+ *     wg_session_set_cache_mode(s, WG_CACHE_RESIDENT);
+ *     ... each run: the pasts' shapes (or wg_session_set_dim) give the past length P, but
+ *     nothing is written to the past inputs nor read from the presents: the module reads
+ *     rows 0..P-1 from its regions and writes the new rows after them ...
+ *
+ * WG_CACHE_COPY (the default) runs as a module without pairs does; WG_CACHE_LOAD takes the
+ * pasts from their inputs and also keeps the presents in the regions, so that the next
+ * run may be resident. A resident run of a past P longer than the rows the regions hold
+ * (P + new rows of the last resident or load run), or P + new rows beyond a region's
+ * capacity, is refused (WG_ERR_INVALID) before anything runs.
+ */
+typedef enum wg_cache_mode { WG_CACHE_COPY = 0, WG_CACHE_RESIDENT = 1, WG_CACHE_LOAD = 2 } wg_cache_mode;
+/* Sets the mode of every cache pair for the following runs; WG_ERR_INVALID for a module
+ * without cache pairs (WG_CACHE_COPY is always accepted) or another mode. */
+wg_status wg_session_set_cache_mode(wg_session *s, wg_cache_mode mode);
+/* The rows the session's regions hold (of pair 0; all pairs hold the same in a decoder),
+ * 0 before any resident or load run or without pairs. */
+int64_t wg_session_cache_rows(const wg_session *s);
+
+/*
  * Per-node profiling. A module compiled with `wasmgraph compile --profile` runs its graph
  * as numbered steps, one per node that survived compilation, in order; wg_session_run runs
  * them all, and wg_session_run_step runs one, so a caller can time each (`wasmgraph
@@ -344,6 +380,11 @@ typedef struct wg_generate_options {
      * encoder_hidden_states, use_cache_branch, past_key_values.N.{decoder,encoder}.*), the
      * prompt its first tokens (decoder_start_token_id, then the forced ids). */
     wg_session *encoder;
+    /* false (default): when the module keeps its KV cache (cache pairs, docs/abi.md
+     * "Resident KV caches"), the loop runs with it resident (WG_CACHE_RESIDENT): the pasts
+     * are given by their length alone and no present is copied. true: the presents are
+     * copied into the pasts after each run, as for a module without pairs. */
+    bool copy_cache;
 } wg_generate_options;
 typedef bool (*wg_token_callback)(int64_t token, void *user);
 wg_status wg_session_generate(wg_session *s, const int64_t *prompt, size_t n_prompt, const wg_generate_options *o,

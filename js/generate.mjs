@@ -6,6 +6,9 @@
 // the C host: the encoder once on the input features, then the merged decoder with
 // encoder_hidden_states, use_cache_branch false on the first run (every past empty) and
 // true after, the first run's encoder presents as the encoder pasts from then on.
+// A module that keeps its KV cache (cache pairs, docs/abi.md "Resident KV caches") runs
+// with it resident unless options.copyCache: the pasts are given by their length alone,
+// nothing is written into them and no present is read.
 import { WasmgraphError } from './errors.mjs';
 import { DTYPES } from './feeds.mjs';
 
@@ -161,7 +164,15 @@ function lastLogits(session, d) {
   return session.outputs[d.logits].dtype === 'float16' ? Float32Array.from(row, halfToFloat) : row;
 }
 
-const DEFAULTS = { maxNewTokens: 20, temperature: 0, topK: 0, topP: 0, seed: 0, stopIds: [], onToken: null, signal: null, encoder: null, inputFeatures: null };
+// Can the loop run with the cache resident: is every cache it feeds (none an encoder's) one
+// of the module's cache pairs, with the present it feeds back?
+function cacheResident(session, d) {
+  const pairs = session.cachePairs || [];
+  return typeof session.setCacheMode === 'function' && d.cache.length > 0 &&
+    d.cache.every((c) => !c.cross && pairs.some((p) => p.past === c.past && p.present === c.present));
+}
+
+const DEFAULTS = { copyCache: false, maxNewTokens: 20, temperature: 0, topK: 0, topP: 0, seed: 0, stopIds: [], onToken: null, signal: null, encoder: null, inputFeatures: null };
 
 /**
  * generate(session, promptIds, options): runs the decoder loop and resolves to the new
@@ -169,7 +180,8 @@ const DEFAULTS = { maxNewTokens: 20, temperature: 0, topK: 0, topP: 0, seed: 0, 
  * largest logit), topK, topP, seed (sampling), stopIds (generation ends after one of
  * them; default: the eos ids of a module compiled from a model folder), onToken(id)
  * (called as each id is chosen; return false to stop), signal (an
- * AbortSignal: checked before each run, an abort rejects with code 'aborted').
+ * AbortSignal: checked before each run, an abort rejects with code 'aborted'), copyCache
+ * (true: copy the presents into the pasts even when the module keeps its cache).
  * An encoder-decoder (Whisper): session is its merged decoder, options.encoder a session of
  * its encoder and options.inputFeatures the encoder's input ({ data, dims }, [1, 80, 3000]
  * log-mel features for Whisper); promptIds are the decoder's first tokens (the decoder
@@ -198,6 +210,18 @@ export async function generate(session, promptIds, options = {}) {
   }
   const d = bindDecoder(session, !!o.encoder);
   const states = o.encoder ? runEncoder(session, d, o.encoder, o.inputFeatures) : null;
+  const resident = !o.copyCache && cacheResident(session, d);
+  const mode0 = resident ? session.cacheMode : null;
+  if (resident) session.setCacheMode('resident'); /* the first run (past 0) starts the regions */
+  try {
+    return await decodeLoop(session, d, o, prompt, states, resident);
+  } finally {
+    if (resident) session.setCacheMode(mode0);
+  }
+}
+
+async function decodeLoop(session, d, o, prompt, states, resident) {
+  const name = session.model.name;
   const state = { s: BigInt.asUintN(64, BigInt(o.seed || 0)) || 0x9e3779b97f4a7c15n };
   const out = [];
   let past = 0, tokens = prompt;
@@ -205,7 +229,7 @@ export async function generate(session, promptIds, options = {}) {
     if (o.signal && o.signal.aborted) throw fail('aborted', `${name}: generate: aborted after ${out.length} tokens`);
     /* the previous run's presents at their sizes, before setDims moves them (an
      * encoder-decoder's encoder pasts: the first run's presents, then left as they are) */
-    const fed = k === 0 ? [] : d.cache.filter((c) => !c.cross || k === 1);
+    const fed = k === 0 || resident ? [] : d.cache.filter((c) => !c.cross || k === 1);
     const presents = fed.map((c) => {
       const shape = session.outputShape(c.present);
       return session.output(c.present).subarray(0, shape.reduce((a, x) => a * x, 1));

@@ -75,10 +75,22 @@ export interface PreprocessOptions {
   layout?: 'auto' | 'nchw' | 'nhwc';
 }
 
+/** A KV-cache pair (docs/abi.md "Resident KV caches"): input and output indices. */
+export interface CachePair {
+  past: number;
+  present: number;
+  axis: number;
+  capacity: number;
+}
+
+export type CacheMode = 'copy' | 'resident' | 'load';
+
 export interface Metadata {
   abi: number;
   /** ABI 2: the symbolic dimensions ([] for ABI 1) */
   symbols: SymbolInfo[];
+  /** the KV caches the module keeps ([] when none) */
+  cachePairs: CachePair[];
   name: string;
   producer?: string;
   opset?: number;
@@ -160,6 +172,13 @@ export declare class Session {
   run(feeds: Feeds): Outputs;
   /** ABI 2: the symbols' values for the next run (zero-copy path), e.g. { batch: 2, seq: 9 }. */
   setDims(values: Record<string, number>): void;
+  /** The KV caches the module keeps: 'copy' (default), 'resident' (the pasts are the rows the
+   * module holds: give their length through the dims, write nothing into them) or 'load'. */
+  setCacheMode(mode: CacheMode): void;
+  readonly cacheMode: CacheMode;
+  /** rows the module's cache regions hold, 0 before a resident or load run */
+  readonly cacheRows: number;
+  readonly cachePairs: CachePair[];
   /** The actual dims of an output at the current sizes (after run(): that run's). */
   outputShape(which?: number | string): number[];
   /** Runs on what the input views hold (zero-copy). */
@@ -257,6 +276,8 @@ export interface GenerateOptions {
   encoder?: Session;
   /** the encoder's input: log-mel features, [1, 80, 3000] for Whisper */
   inputFeatures?: { data: ArrayBufferView; dims: number[] } | ArrayBufferView;
+  /** true: copy the presents into the pasts even when the module keeps its cache (resident by default) */
+  copyCache?: boolean;
 }
 
 /**

@@ -21,6 +21,7 @@
 
 import { WasmgraphError, fail, checkOptions, isBool, isString, isPositiveInt, describe, typeName } from './errors.mjs';
 import { DTYPES, symbolTakes, rangeText, checkFeeds, symbolicFeeds } from './feeds.mjs';
+import { CacheState, checkCachePairs } from './cache.mjs';
 
 export { WasmgraphError };
 export { checkFeeds, symbolicFeeds };
@@ -65,6 +66,7 @@ export const STATUSES = Object.freeze({
   19: ['WGK_ERR_DIM_MISMATCH', "two symbolic dimensions an elementwise op takes as equal differ at run time (a model's own symbol against a size computed from others)"],
   20: ['WGK_ERR_THREAD_ABORT', 'another thread of the run trapped or was stopped (wg_threads_abort)'],
   21: ['WGK_ERR_THREADS', 'a thread number or thread count out of range for the module (wg_thread_init, wg_run_begin, wg_run_thread)'],
+  22: ['WGK_ERR_CACHE', "a resident KV cache's mode or lengths do not fit its region: a mode other than 0, 1 or 2, past + new rows beyond its capacity, or a resident past longer than the rows the region holds"],
 });
 
 /* "2 (WGK_ERR_INDEX: an index input ...)": a status as messages give it; for
@@ -628,11 +630,13 @@ export function inspect(module, name = 'module') {
   if (symbols.length) checkFunc(view, 'wg_dims_ptr', 0, name);
   if (outputs.some((t) => t.bounded)) checkFunc(view, 'wg_output_dims_ptr', 1, name);
   if (inputs.some((t) => t.mayBeEmpty)) checkFunc(view, 'wg_input_empty_ptr', 0, name);
+  const cachePairs = checkCachePairs(meta, inputs, outputs, symbols, name); /* docs/abi.md "Resident KV caches" */
+  if (cachePairs.length) checkFunc(view, 'wg_cache_mode_ptr', 0, name);
   if (threaded) for (const [f, n] of Object.entries(THREAD_FUNCS)) checkFunc(view, f, n, name);
   for (const [f, [n, member]] of Object.entries(OPTIONAL_FUNCS)) {
     if (meta[member] !== undefined || view.exports.has(f)) checkFunc(view, f, n, name);
   }
-  return { ...meta, symbols, inputs, outputs };
+  return { ...meta, symbols, inputs, outputs, cachePairs };
 }
 
 /** A compiled, checked module: create any number of independent sessions from it. */
@@ -806,6 +810,7 @@ export class Session {
   #emptyPtr = 0; // inputs that may be empty: where wg_input_empty is (docs/abi.md "Empty inputs")
   #empty = []; // per input: given empty to the next run (set by run(feeds))
   #outDims = null; // ABI 2: each output's dims as the last run reported them (data-dependent sizes)
+  #cache = null; // the KV caches the module keeps (cache.mjs, docs/abi.md "Resident KV caches")
 
   #threads; // null, or a threaded session's other threads (threads.mjs startThreads)
 
@@ -845,6 +850,7 @@ export class Session {
       this.#emptyPtr = p;
     }
     if (model.outputs.some((t) => t.bounded)) this.#outDims = model.outputs.map((t) => t.shape.slice());
+    this.#cache = new CacheState(model, this.memory, (f) => this.#call(f));
     /* The step counts the metadata gives, as the exports return them (docs/abi.md). */
     for (const [f, member, what] of [['wg_run_steps', 'step_weights', "the metadata's step_weights has"], ['wg_profile_steps', 'profile', 'the metadata lists']]) {
       const list = model.metadata[member];
@@ -1045,6 +1051,7 @@ export class Session {
     if (this.#loading) {
       throw fail('state', `${this.model.name}: the weights are still being read: await session.ready first, or use runAsync()`);
     }
+    this.#cache.write(this.model, this.memory, this.#dimValues); /* the KV caches' modes, lengths checked */
     this.#putSizes();
     if (this.#threads) {
       const st = this.#threads.run((f, ...a) => this.#call(f, ...a), 0, this.model.metadata.step_weights.length);
@@ -1054,7 +1061,27 @@ export class Session {
       if (st !== 0) throw fail('status', `${this.model.name}: wg_run returned status ${this.#statusText(st)}`);
     }
     this.#readOutDims(); /* ABI 2: data-dependent output dims, on any thread count */
+    this.#cache.ran(this.model, this.#dimValues, this.#outDims);
   }
+
+  /**
+   * The KV caches the module keeps (docs/abi.md "Resident KV caches"): mode 'copy' (the
+   * default: the pasts come from their inputs), 'resident' (the pasts are the rows the
+   * module's regions hold: give their length through the dims alone and write nothing into
+   * them; the module writes the new rows after them) or 'load' (as 'copy', and the presents
+   * are kept for a resident run after it). 'arg' for a module without cache pairs.
+   */
+  setCacheMode(mode) {
+    this.#checkLive();
+    this.#cache.setMode(mode, this.model.name);
+  }
+
+  /** The mode of the next runs: 'copy', 'resident' or 'load'. */
+  get cacheMode() { return this.#cache.mode; }
+  /** The rows the module's cache regions hold (pair 0's), 0 before a resident or load run. */
+  get cacheRows() { return this.#cache.rows.length ? this.#cache.rows[0] : 0; }
+  /** The metadata's cache pairs: [{ past, present, axis, capacity }] (input and output indices). */
+  get cachePairs() { return this.model.metadata.cachePairs; }
 
   /* ABI 2: the symbols' values into wg_dims, and which inputs are empty into wg_input_empty. */
   #putSizes() {
@@ -1084,6 +1111,7 @@ export class Session {
       this.#streaming = false;
     }
     this.#readOutDims();
+    this.#cache.ran(this.model, this.#dimValues, this.#outDims);
     return feeds === undefined ? undefined : this.#copyOutputs();
   }
 
@@ -1105,7 +1133,10 @@ export class Session {
         }
       }
       this.#checkUsable();
-      if (k === 0) this.#putSizes();
+      if (k === 0) {
+        this.#cache.write(this.model, this.memory, this.#dimValues);
+        this.#putSizes();
+      }
       const st = this.#call('wg_run_step', k);
       if (st !== 0) throw fail('status', `${name}: wg_run_step(${k}) returned status ${this.#statusText(st)}`);
     }

@@ -1030,6 +1030,34 @@ else
     done < "$OUT/hf_check.log"
 fi
 
+section 21b
+# 21b. Resident KV caches (docs/abi.md "Resident KV caches"): the test set's llama fp32 and
+#     q8 and gpt2 fp32 decoders, run step by step copying their presents and with the cache
+#     resident, must give the same logits and presents at every step in both hosts
+#     (tests/tools/kv_resident.c, tests/models/kv_resident.mjs), generate the same ids both
+#     ways, and refuse a past beyond the compiled range; skipped without the set.
+if [ -f "$HF/llama/fp32/model.onnx" ]; then
+    D=$OUT/kv-resident
+    mkdir -p "$D"
+    for f in llama/fp32/model.onnx llama/q8/model_quantized.onnx gpt2/fp32/model.onnx; do
+        name=$(echo "${f%/*}" | tr / -)
+        if ! "$W" compile "$HF/$f" -o "$D/$name.wasm" --quiet --dim batch_size=1..1 \
+            --dim sequence_length=1..16 --dim past_sequence_length=0..31 > "$D/$name.log" 2>&1; then
+            bad "kv-resident $name: compile"; continue
+        fi
+        "$BUILD/tests/kv_resident" "$D/$name.wasm" 27 1,5,9,22,7 >> "$D/$name.log" 2>&1 &&
+            ok "kv-resident $name: C, 27 steps" || bad "kv-resident $name: C ($D/$name.log)"
+        node tests/models/kv_resident.mjs "$D/$name.wasm" 27 1,5,9,22,7 >> "$D/$name.log" 2>&1 &&
+            ok "kv-resident $name: JS, 27 steps" || bad "kv-resident $name: JS ($D/$name.log)"
+        a=$("$W" generate "$D/$name.wasm" --prompt-ids 1,5,9,22,7 --max-new-tokens 26 2>/dev/null)
+        b=$("$W" generate "$D/$name.wasm" --prompt-ids 1,5,9,22,7 --max-new-tokens 26 --copy-cache 2>/dev/null)
+        [ -n "$a" ] && [ "$a" = "$b" ] && ok "kv-resident $name: generate" || bad "kv-resident $name: generate ids '$a' vs '$b'"
+        "$W" generate "$D/$name.wasm" --prompt-ids 1,5,9,22,7 --max-new-tokens 40 > /dev/null 2> "$D/$name.err"
+        grep -q "token 29 (past 32): .*symbol 'past_sequence_length' = 32 is outside its range 0..31" "$D/$name.err" &&
+            ok "kv-resident $name: past beyond the range" || bad "kv-resident $name: $(cat "$D/$name.err")"
+    done
+fi
+
 section end
 echo "models: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -42,7 +42,10 @@
     X(WGK_ERR_THREAD_ABORT, 20, "another thread of the run trapped or was stopped "            \
                                 "(wg_threads_abort)")                                          \
     X(WGK_ERR_THREADS, 21, "a thread number or thread count out of range for the module "     \
-                           "(wg_thread_init, wg_run_begin, wg_run_thread)")
+                           "(wg_thread_init, wg_run_begin, wg_run_thread)")          \
+    X(WGK_ERR_CACHE, 22, "a resident KV cache's mode or lengths do not fit its region: a mode "   \
+                         "other than 0, 1 or 2, past + new rows beyond its capacity, or a "         \
+                         "resident past longer than the rows the region holds")
 
 enum {
     WGK_OK = 0,

@@ -13,7 +13,8 @@
 static const char usage[] =
     "wasmgraph generate MODEL.wasm --prompt-ids ID,ID,... [--max-new-tokens 20]\n"
     "                       [--greedy | --temperature T [--top-k K] [--top-p P] [--seed S]]\n"
-    "                       [--stop-ids ID,...] [--warmup] [--time-limit-ms N] [--memory-limit-mb N] [--threads N]\n"
+    "                       [--stop-ids ID,...] [--warmup] [--copy-cache] [--time-limit-ms N] [--memory-limit-mb N]\n"
+    "                       [--threads N]\n"
     "wasmgraph generate DECODER.wasm [--encoder ENCODER.wasm] --input-features FILE(.npy|.pb)\n"
     "                       [--forced-ids ID,...] [the options above but --prompt-ids]\n"
     "  MODEL.wasm: a decoder compiled with --dim ranges for its sequence and past lengths\n"
@@ -26,7 +27,9 @@ static const char usage[] =
     "  and keeps the folder's forced ids.\n"
     "  Prints the new ids as they come, one line; the prompt's run and the per-token time\n"
     "  of the decode steps go to stderr. --warmup first generates 2 tokens from the same prompt,\n"
-    "  untimed, so that the timing leaves out a session's first-run costs (bench/generate).";
+    "  untimed, so that the timing leaves out a session's first-run costs (bench/generate).\n"
+    "  A module that keeps its KV cache (docs/abi.md \"Resident KV caches\") runs with it resident;\n"
+    "  --copy-cache copies each run's presents into the next run's pasts instead.";
 
 /* A comma-separated list of non-negative integers into a new array. */
 static int64_t *parse_ids(const char *s, size_t *n)
@@ -193,6 +196,8 @@ static int parse_args(int argc, char **argv, gen_args *a)
             a->greedy = true;
         } else if (!strcmp(s, "--warmup")) {
             a->warmup = true;
+        } else if (!strcmp(s, "--copy-cache")) {
+            a->g.copy_cache = true;
         } else if (wg_cli_other_arg(usage, argc, argv, &i, &a->model, &a->opts, NULL)) {
             return 2;
         }

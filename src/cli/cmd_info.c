@@ -111,6 +111,10 @@ int wg_cmd_info(int argc, char **argv)
     }
     print_tensors(m, "inputs", m->inputs, m->num_inputs);
     print_tensors(m, "outputs", m->outputs, m->num_outputs);
+    if (m->num_cache_pairs) /* docs/abi.md "Resident KV caches" */
+        printf("%-10s %zu pairs kept in the module ('%s' -> '%s', ...), %lld rows each\n", "KV cache:",
+               m->num_cache_pairs, m->inputs[m->cache_pairs[0].past].name, m->outputs[m->cache_pairs[0].present].name,
+               (long long)m->cache_pairs[0].capacity);
     print_bytes("arena:", m->arena_bytes);
     print_bytes("weights:", m->weight_bytes);
     print_bytes("memory:", m->memory_bytes >= 0 ? m->memory_bytes : (int64_t)m->memory_min_bytes);

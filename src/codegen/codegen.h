@@ -30,9 +30,10 @@ typedef struct wgc_layout {
     uint32_t weights_base;  /* weights segment start (fixed, WGC_WEIGHTS_BASE) */
     uint32_t prepared_base; /* prepared-weights region, after the weights (not in the file) */
     uint32_t arena_base;    /* arena start, after the prepared weights */
+    uint32_t cache_base;    /* the KV-cache regions (ir/cache_pairs.h), after the arena */
     uint32_t global_base;   /* where wasm-ld places the kernels' static data */
     uint32_t memory_bytes;  /* initial = maximum memory */
-    uint64_t weight_bytes, prepared_bytes, arena_bytes;
+    uint64_t weight_bytes, prepared_bytes, arena_bytes, cache_bytes;
 } wgc_layout;
 
 /* Weights start at this address in linear memory, and their bytes start at a multiple of

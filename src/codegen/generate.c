@@ -14,6 +14,9 @@
  *                                   weights widened on the first run of the step that
  *                                   reads them, emitter.c)
  *   [arena_base, +arena_bytes)      inputs, outputs, intermediates, scratch
+ *   [cache_base, +cache_bytes)      the KV-cache regions (ir/cache_pairs.h): no bytes in the
+ *                                   file; a pair's Concat keeps its present there when the
+ *                                   host asks (docs/abi.md "Resident KV caches")
  *   [global_base, ...)              the kernels' and ops' static data (WGC_STATIC_DATA_BUDGET
  *                                   + wgc_static_data), then the stack (wasm-ld)
  *   threaded builds, then:          the other threads' stacks, then one packed-B GEMM
@@ -48,6 +51,7 @@
 #include "../ops/sym.h"
 #include "codegen.h"
 #include "sym_exports.h"
+#include "../ir/cache_pairs.h"
 #include "../ir/symdim.h"
 
 typedef struct text {
@@ -246,13 +250,16 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
         goto fail;
     }
 
+    wgc_static_data(e, sizeof(int32_t) * 2 * (size_t)wgc_cache_pairs(g, NULL, 0)); /* sym_exports.c's arrays */
     layout->weights_base = WGC_WEIGHTS_BASE;
     layout->weight_bytes = e->wlen;
     layout->prepared_bytes = e->plen;
     layout->arena_bytes = (uint64_t)plan->arena_bytes;
     uint64_t prepared_base = align_up(WGC_WEIGHTS_BASE + e->wlen, 64);
     uint64_t arena_base = align_up(prepared_base + e->plen, 64);
-    uint64_t global_base = align_up(arena_base + (uint64_t)plan->arena_bytes, 64);
+    uint64_t cache_base = align_up(arena_base + (uint64_t)plan->arena_bytes, 64);
+    layout->cache_bytes = (uint64_t)wgc_cache_bytes(g);
+    uint64_t global_base = align_up(cache_base + layout->cache_bytes, 64);
     /* A threaded module's GEMM broadcast buffers lie past the stacks (threads.c): the
      * kernels' own (f32-gemm-splat-buffer.c) is not linked, and its room is not kept. */
     const uint64_t static_budget =
@@ -270,13 +277,15 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     if (memory > (uint64_t)4 << 30 || memory > 0xffff0000u) {
         st = wgc_error(g, NULL, WG_ERR_INVALID,
                        "the model needs %llu bytes of memory (weights %llu + prepared weights %llu + "
-                       "arena %llu); wasm32 allows 4 GiB",
+                       "arena %llu + KV-cache regions %llu); wasm32 allows 4 GiB",
                        (unsigned long long)memory, (unsigned long long)e->wlen,
-                       (unsigned long long)e->plen, (unsigned long long)plan->arena_bytes);
+                       (unsigned long long)e->plen, (unsigned long long)plan->arena_bytes,
+                       (unsigned long long)layout->cache_bytes);
         goto fail;
     }
     layout->prepared_base = (uint32_t)prepared_base;
     layout->arena_base = (uint32_t)arena_base;
+    layout->cache_base = (uint32_t)cache_base;
     layout->global_base = (uint32_t)global_base;
     layout->memory_bytes = (uint32_t)memory;
 
@@ -284,7 +293,8 @@ wg_status wgc_generate_c(wgc_graph *g, const wgc_plan *plan, const wgc_codegen_o
     put(&t, "#include \"wgk.h\"\n\n");
     put(&t, "#define W(o) ((void *)(uintptr_t)(%uu + (o)))\n", layout->weights_base);
     put(&t, "#define P(o) ((void *)(uintptr_t)(%uu + (o)))\n", layout->prepared_base);
-    put(&t, "#define A(o) ((void *)(uintptr_t)(%uu + (o)))\n\n", layout->arena_base);
+    put(&t, "#define A(o) ((void *)(uintptr_t)(%uu + (o)))\n", layout->arena_base);
+    put(&t, "#define C(o) ((void *)(uintptr_t)(%uu + (o)))\n\n", layout->cache_base);
     put(&t, "__attribute__((export_name(\"wg_abi_version\"))) int wg_abi_version(void) { return %d; }\n\n",
         opt->threads ? 2 : wgc_module_abi(g));
     if (g->n_syms) {

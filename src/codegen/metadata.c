@@ -12,6 +12,7 @@
 #include "codegen.h"
 #include "../ir/kernels.h"
 #include "sym_exports.h"
+#include "../ir/cache_pairs.h"
 #include "../ir/symdim.h"
 
 typedef struct sbuf {
@@ -157,6 +158,26 @@ static void add_profile(sbuf *b, const wgc_graph *g)
     add(b, "]", 1);
 }
 
+/* "cache_pairs" (docs/abi.md "Resident KV caches"): the past and present of each pair, its
+ * concat axis and the rows of one outer slice its region holds. */
+static void add_cache_pairs(sbuf *b, const wgc_graph *g)
+{
+    const int n = wgc_cache_pairs(g, NULL, 0);
+    wgc_cache_pair *p = n ? malloc(sizeof *p * (size_t)n) : NULL;
+    if (!n || !p) {
+        b->failed |= n > 0;
+        free(p);
+        return;
+    }
+    wgc_cache_pairs(g, p, n);
+    add(b, ",\"cache_pairs\":[", strlen(",\"cache_pairs\":["));
+    for (int k = 0; k < n; k++)
+        addf(b, "%s{\"past\":%d,\"present\":%d,\"axis\":%d,\"capacity\":%lld}", k ? "," : "", p[k].input,
+             p[k].output, p[k].axis, (long long)p[k].capacity);
+    add(b, "]", 1);
+    free(p);
+}
+
 /* "step_weights": per step of wg_run_step, the bytes of the weights segment (at
  * "weights_base") that it and the steps before it read. */
 static void add_step_weights(sbuf *b, const wgc_emitter *e)
@@ -206,6 +227,7 @@ char *wgc_metadata_json(const wgc_graph *g, const wgc_codegen_options *opt, cons
          (unsigned long long)layout->arena_bytes, (unsigned long long)layout->weight_bytes,
          layout->memory_bytes, layout->weights_base);
     add_step_weights(&b, e);
+    add_cache_pairs(&b, g);
     if (opt->threads) /* docs/abi.md "Threads": the most threads wg_run_begin takes */
         addf(&b, ",\"threads\":%d", opt->threads);
     if (opt->profile)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ir/cache_pairs.h"
 #include "../ir/symdim.h"
 
 int wgc_sym_plain(const wgc_graph *g, const wgc_shape *s, int d)
@@ -150,7 +151,7 @@ void wgc_emit_empty_checks(wgc_emitter *e, const wgc_graph *g, int marker)
 
 char *wgc_sym_exports_c(const wgc_graph *g)
 {
-    size_t cap = 2560 + (size_t)g->n_syms * (384 + WGC_SUM_TERMS * 48), len = 0;
+    size_t cap = 3072 + (size_t)g->n_syms * (384 + WGC_SUM_TERMS * 48), len = 0;
     char *s = malloc(cap);
     if (!s)
         return NULL;
@@ -198,9 +199,15 @@ char *wgc_sym_exports_c(const wgc_graph *g)
     }
     len += (size_t)snprintf(s + len, cap - len, "    return 0;\n}\n\n");
     if (wgc_inputs_may_be_empty(g)) /* 1 for an input the host gives empty (docs/abi.md "Empty inputs") */
-        snprintf(s + len, cap - len, "static int32_t wg_input_empty[%d];\n\n"
-                 "__attribute__((export_name(\"wg_input_empty_ptr\"))) int wg_input_empty_ptr(void) "
-                 "{ return (int)(uintptr_t)wg_input_empty; }\n\n", g->n_inputs);
+        len += (size_t)snprintf(s + len, cap - len, "static int32_t wg_input_empty[%d];\n\n"
+                                "__attribute__((export_name(\"wg_input_empty_ptr\"))) int wg_input_empty_ptr(void) "
+                                "{ return (int)(uintptr_t)wg_input_empty; }\n\n", g->n_inputs);
+    const int pairs = wgc_cache_pairs(g, NULL, 0);
+    if (pairs) /* the host's mode per KV-cache pair, and the rows each region holds (docs/abi.md
+                * "Resident KV caches", ops/helpers/cache_concat.c) */
+        snprintf(s + len, cap - len, "static int32_t wg_cache_mode[%d], wg_cache_rows[%d];\n\n"
+                 "__attribute__((export_name(\"wg_cache_mode_ptr\"))) int wg_cache_mode_ptr(void) "
+                 "{ return (int)(uintptr_t)wg_cache_mode; }\n\n", pairs, pairs);
     return s;
 }
 

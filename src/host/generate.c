@@ -16,6 +16,10 @@
  * that run's branch computes them from encoder_hidden_states), the first run's
  * present.N.encoder.* on the second, and left as they are after it (the later runs'
  * branch passes no such presents on).
+ *
+ * A module that keeps its cache (cache pairs, docs/abi.md "Resident KV caches") runs the
+ * loop with it resident unless wg_generate_options.copy_cache: each run gives the pasts'
+ * length alone, writes nothing into them and reads no present.
  */
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +42,7 @@ typedef struct decoder {
     int *past, *present; /* n_cache pairs */
     int *cache_axis;     /* the axis of each past input that grows (or, cross, the encoder's) */
     bool *cross;         /* a past of the encoder's keys and values (past_key_values.N.encoder.*) */
+    bool resident;       /* the module keeps every pair's cache: the pasts are given by length alone */
     int64_t states_dims[WG_MAX_RANK]; /* the encoder's output, fed as encoder_hidden_states */
     int states_rank;
 } decoder;
@@ -225,17 +230,34 @@ static wg_status feed(wg_session *s, const decoder *d, const int64_t *tokens, si
             st = wg_session_set_input_shape(s, i, dims, t->rank);
             continue;
         }
-        /* the previous run's present is this run's past (both pinned in memory, apart) */
+        /* the previous run's present is this run's past (both pinned in memory, apart);
+         * resident, the module has its rows: the past's shape alone */
         int64_t dims[WG_MAX_RANK];
         int rank;
         size_t bytes;
         st = wg_session_output_shape(s, o, dims, &rank, &bytes);
         if (!st)
             st = wg_session_set_input_shape(s, i, dims, rank);
-        if (!st)
+        if (!st && !d->resident)
             memcpy(wg_session_input(s, i), wg_session_output(s, o), bytes);
     }
     return st;
+}
+
+/* Can the loop run with the cache resident: is every cache the loop feeds (none of them an
+ * encoder's) one of the module's cache pairs, with the present it feeds back? */
+static bool cache_resident(const wg_model *m, const decoder *d)
+{
+    const wg_model_info *info = wg_model_get_info(m);
+    bool all = d->n_cache > 0;
+    for (size_t c = 0; all && c < d->n_cache; c++) {
+        bool pair = false;
+        for (size_t k = 0; k < info->num_cache_pairs && !pair; k++)
+            pair = info->cache_pairs[k].past == (size_t)d->past[c] &&
+                   info->cache_pairs[k].present == (size_t)d->present[c];
+        all = pair && !d->cross[c];
+    }
+    return all;
 }
 
 /* xorshift64*: the same draws for the same seed on every machine. */
@@ -338,6 +360,11 @@ wg_status wg_session_generate(wg_session *s, const int64_t *prompt, size_t n_pro
     scored *work = st ? NULL : malloc(vocab * sizeof *work);
     if (!st && (!row || !work))
         st = wgh_error(rt, WG_ERR_NOMEM, "generate: out of memory");
+    const wg_cache_mode mode0 = s->cache_mode;
+    if (!st && !o->copy_cache && cache_resident(s->m, &d)) {
+        d.resident = true; /* the first run (past 0) starts the regions */
+        st = wg_session_set_cache_mode(s, WG_CACHE_RESIDENT);
+    }
     uint64_t rng = o->seed ? o->seed : UINT64_C(0x9e3779b97f4a7c15);
     int64_t past = 0, token = 0;
     for (int k = 0; !st && k < o->max_new_tokens; k++) {
@@ -359,6 +386,7 @@ wg_status wg_session_generate(wg_session *s, const int64_t *prompt, size_t n_pro
         if ((on_token && !on_token(token, user)) || is_stop(o, token))
             break;
     }
+    s->cache_mode = mode0;
     free(row);
     free(work);
     decoder_free(&d);

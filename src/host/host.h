@@ -69,6 +69,11 @@ struct wg_session {
      * wg_input_empty array is (0: none) and which inputs the next run gives empty. */
     uint32_t empty_off;
     bool *in_empty;
+    /* Resident KV caches (cache_pairs.c): where the module's wg_cache_mode array is, the
+     * mode of the next runs and the rows each pair's region holds (host's count). */
+    uint32_t cache_off;
+    wg_cache_mode cache_mode;
+    int64_t *cache_rows;
     /* Data-dependent output dims (ABI 2 {"max": N}): wg_output_dims_ptr, and each output's
      * actual dims as the last run reported them (checked against the metadata). */
     wasmtime_func_t out_dims_fn;
@@ -103,6 +108,13 @@ wg_status wgh_session_write_dims(wg_session *s);
 /* After a run of a module with data-dependent output dims: reads every output's actual dims
  * (wg_output_dims_ptr) and checks them against the metadata (WG_ERR_ABI past a bound). */
 wg_status wgh_session_read_out_dims(wg_session *s);
+/* cache_pairs.c: finds wg_cache_mode_ptr (a module with "cache_pairs"), checks it; before
+ * each run, checks the lengths against the regions and writes the modes; after a run,
+ * counts the rows the regions hold. */
+wg_status wgh_session_cache_init(wg_session *s);
+void wgh_session_cache_free(wg_session *s);
+wg_status wgh_session_write_cache(wg_session *s);
+void wgh_session_cache_ran(wg_session *s);
 /* The error of a run that returned a nonzero status from fname (session.c): its number,
  * name and meaning, and for WGK_ERR_EMPTY_INPUT the inputs the run was given empty. */
 wg_status wgh_status_error(wg_session *s, const char *fname, int32_t status);

@@ -95,6 +95,7 @@ void wgh_meta_free(wgh_meta *m)
         free((char *)m->symbols[i].name);
     free(m->symbols);
     free(m->sums);
+    free(m->cache_pairs);
     memset(m, 0, sizeof *m);
 }
 
@@ -524,7 +525,8 @@ wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err,
         st = wg_fail(err, errlen, WG_ERR_FORMAT, "metadata: the model has no outputs");
         goto fail;
     }
-    if ((st = parse_step_weights(j, out, err, errlen)) || (st = parse_profile(j, out, err, errlen)))
+    if ((st = parse_step_weights(j, out, err, errlen)) || (st = parse_profile(j, out, err, errlen)) ||
+        (st = wgh_parse_cache_pairs(j, out, err, errlen)))
         goto fail;
     wg_json_free(j);
     return WG_OK;
@@ -565,6 +567,8 @@ static void fill_public(wgh_module_info *info)
         .metadata_json = m->json,
         .num_symbols = m->n_symbols,
         .symbols = m->symbols,
+        .num_cache_pairs = m->n_cache_pairs,
+        .cache_pairs = m->cache_pairs,
     };
 }
 
@@ -648,7 +652,8 @@ wg_status wgh_inspect(const uint8_t *bytes, size_t len, uint64_t memory_limit,
         (st = check_func_export(&w, "wg_run", 0, err, errlen)) ||
         (out->meta.n_symbols && (st = check_func_export(&w, "wg_dims_ptr", 0, err, errlen))) ||
         (out->meta.has_bounded && (st = check_func_export(&w, "wg_output_dims_ptr", 1, err, errlen))) ||
-        (out->meta.has_empty && (st = check_func_export(&w, "wg_input_empty_ptr", 0, err, errlen))))
+        (out->meta.has_empty && (st = check_func_export(&w, "wg_input_empty_ptr", 0, err, errlen))) ||
+        (out->meta.n_cache_pairs && (st = check_func_export(&w, "wg_cache_mode_ptr", 0, err, errlen))))
         goto fail;
     if (threaded && ((st = check_func_export(&w, "wg_thread_init", 1, err, errlen)) ||
                      (st = check_func_export(&w, "wg_run_begin", 1, err, errlen)) ||

@@ -48,6 +48,8 @@ typedef struct wgh_meta {
     bool has_bounded;           /* ABI 2: an output has a data-dependent {"max": N} dim */
     bool has_empty;             /* an input has "may_be_empty": true (wg_input_empty_ptr) */
     int64_t threads;            /* "threads": the most threads (a threaded module); 0 when absent */
+    wg_cache_pair_info *cache_pairs; /* "cache_pairs" (cache_pairs.c), n_cache_pairs of them */
+    size_t n_cache_pairs;
 } wgh_meta;
 
 typedef struct wgh_module_info {
@@ -63,6 +65,10 @@ typedef struct wgh_module_info {
  * for a wrong abi version, WG_ERR_FORMAT for text that is not the expected JSON. */
 wg_status wgh_meta_parse(const char *text, size_t len, wgh_meta *out, char *err, size_t errlen);
 void wgh_meta_free(wgh_meta *m);
+/* The metadata's "cache_pairs" (docs/abi.md "Resident KV caches") into m, after its inputs
+ * and outputs: WG_ERR_FORMAT for an entry out of the rules (cache_pairs.c). */
+struct wg_json;
+wg_status wgh_parse_cache_pairs(const struct wg_json *j, wgh_meta *m, char *err, size_t errlen);
 
 /* Checks module bytes as described above; memory_limit (0: none) refuses modules whose
  * initial memory is larger (WG_ERR_LIMIT). Messages do not name the file: callers prefix it.

@@ -233,9 +233,16 @@ wg_status wg_session_new(wg_model *m, wg_session **out)
             goto fail;
         s->empty_off = (uint32_t)p;
     }
+    if (m->info.meta.n_cache_pairs) { /* docs/abi.md "Resident KV caches" */
+        int32_t p;
+        if ((st = get_func(s, "wg_cache_mode_ptr", &f)) ||
+            (st = wgh_call_i32(s, &f, "wg_cache_mode_ptr", false, 0, &p)))
+            goto fail;
+        s->cache_off = (uint32_t)p;
+    }
     if (m->info.meta.has_bounded && (st = get_func(s, "wg_output_dims_ptr", &s->out_dims_fn)))
         goto fail;
-    if ((st = wgh_session_dims_init(s)))
+    if ((st = wgh_session_dims_init(s)) || (st = wgh_session_cache_init(s)))
         goto fail;
     if (m->info.meta.has_step_weights) {
         int32_t n_steps;
@@ -285,6 +292,7 @@ void wg_session_free(wg_session *s)
     free(s->in_off);
     free(s->out_off);
     wgh_session_dims_free(s);
+    wgh_session_cache_free(s);
     free(s);
 }
 
@@ -330,13 +338,19 @@ wg_status wgh_status_error(wg_session *s, const char *fname, int32_t status)
 wg_status wg_session_run(wg_session *s)
 {
     wg_status st = wgh_session_write_dims(s); /* ABI 2: the sizes, checked before anything runs */
+    if (!st)
+        st = wgh_session_write_cache(s); /* the KV caches' modes, their lengths checked */
     if (st)
         return st;
     if (s->n_threads > 1)
         st = wgh_threads_run(s, 0, (int)s->m->info.meta.n_run_steps, "wg_run_thread");
     else
         st = run_func(s, &s->run, "wg_run", false, 0);
-    return st ? st : wgh_session_read_out_dims(s); /* ABI 2: data-dependent output dims */
+    if (!st)
+        st = wgh_session_read_out_dims(s); /* ABI 2: data-dependent output dims */
+    if (!st)
+        wgh_session_cache_ran(s);
+    return st;
 }
 
 wg_status wg_session_run_step(wg_session *s, size_t k)

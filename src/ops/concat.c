@@ -7,6 +7,7 @@
 
 #include "../ir/symdim.h"
 #include "../ir/valrange.h"
+#include "helpers/cache_concat.h"
 #include "helpers/host_elements.h"
 #include "helpers/emit_and_fold.h"
 #include "helpers/sym_code.h"
@@ -259,6 +260,10 @@ static wg_status concat_sym_values(wgc_graph *g, wgc_node *n, wgc_dimx *v, int64
 static wg_status concat_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *y = wgc_out(g, n, 0);
+    wgc_cache_pair pair; /* a past and its present: the module may keep the cache (ir/cache_pairs.h) */
+    const int cached = wgc_cache_pair_of(g, (int)(n - g->nodes), &pair);
+    if (cached >= 0)
+        return wgc_emit_cache_concat(e, g, n, &pair, cached);
     int axis;
     wg_status st = wgc_read_axis(g, n, 0, y->shape.rank, &axis);
     if (st)

@@ -250,6 +250,27 @@ def wat_fixtures():
     put("v2_empty_ptr_past_end.wasm", wat(abi=2, in_ptr=at_i, extra=dims_ptr() + empty_ptr(65532)) + custom(ve()))
     put("v2_status_empty.wasm", wat(abi=2, in_ptr=at_i, run_status=18, extra=both) + custom(ve()))
 
+    # Resident KV caches (docs/abi.md "Resident KV caches"): past [p, 4] at 1024 (p in 0..3),
+    # present [t, 4] at 2048, t = p + 1 (a sum); one pair along axis 0 of capacity 4;
+    # wg_cache_mode_ptr() = 4400. wg_run computes nothing.
+    cache_ptr = lambda at=4400: func("wg_cache_mode_ptr", 0, "i32", f"i32.const {at}")
+    csyms = [{"name": "p", "min": 0, "max": 3},
+             {"name": "t", "min": 1, "max": 4, "sum": {"terms": [[1, "p"]], "plus": 1}}]
+    pair = {"past": 0, "present": 0, "axis": 0, "capacity": 4}
+    vc = lambda pairs=None, **over: v2(symbols=csyms, inputs=[sx("past", "p", 48)], outputs=[sx("present", "t", 64)],
+                                       cache_pairs=[pair] if pairs is None else pairs, **over)
+    cboth = dims_ptr() + cache_ptr()
+    put("v2_cache_ok.wasm", wat(abi=2, extra=cboth) + custom(vc()))
+    put("v2_cache_noexport.wasm", wat(abi=2, extra=dims_ptr()) + custom(vc()))
+    put("v2_cache_capacity.wasm", wat(abi=2, extra=cboth) + custom(vc([{**pair, "capacity": 5}])))
+    put("v2_cache_fixed_axis.wasm", wat(abi=2, extra=cboth) + custom(vc([{**pair, "axis": 1, "capacity": 4}])))
+    put("v2_cache_index.wasm", wat(abi=2, extra=cboth) + custom(vc([{**pair, "present": 1}])))
+    put("v2_cache_twice.wasm", wat(abi=2, extra=cboth) + custom(vc([pair, pair])))
+    put("v2_cache_not_int.wasm", wat(abi=2, extra=cboth) + custom(vc([{**pair, "axis": "0"}])))
+    put("v2_cache_not_array.wasm", wat(abi=2, extra=cboth) + custom(vc(pair)))
+    put("v2_cache_ptr_past_end.wasm", wat(abi=2, extra=dims_ptr() + cache_ptr(65534)) + custom(vc()))
+    put("v2_status_cache.wasm", wat(abi=2, run_status=22, extra=cboth) + custom(vc()))
+
     # Version 2: data-dependent output dims (docs/abi.md "Run-time output dims"): y is
     # [1, {"max": 4}]; wg_output_dims_ptr writes [1, count] at 8192 and returns it
     out_dims = lambda count=3: func("wg_output_dims_ptr", 1, "i32",

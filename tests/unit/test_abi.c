@@ -269,6 +269,49 @@ done:
     wg_runtime_free(rt);
 }
 
+/* Resident KV caches (docs/abi.md "Resident KV caches"): v2_cache_ok.wasm's past [p, 4]
+ * (p in 0..3) and present [t, 4] (t = p + 1) are one pair of capacity 4; wg_cache_mode at
+ * 4400. The host writes the mode before each run and refuses a resident past longer than
+ * the rows the region holds, as the JS loader does (tests/js/test_cache.mjs). */
+TEST(cache_pairs)
+{
+    wg_runtime *rt;
+    wg_model *m;
+    wg_session *s;
+    if (!open_fixture("v2_cache_ok.wasm", &rt, &m, &s))
+        goto done;
+    const wg_model_info *info = wg_model_get_info(m);
+    CHECK(info->num_cache_pairs == 1 && info->cache_pairs[0].past == 0 && info->cache_pairs[0].present == 0 &&
+              info->cache_pairs[0].axis == 0 && info->cache_pairs[0].capacity == 4,
+          "cache_pairs not read");
+    const int32_t *mode = (const int32_t *)((const uint8_t *)wg_session_input(s, 0) + 3376); /* 1024 + 3376 */
+    CHECK(!wg_session_set_dim(s, "p", 2) && !wg_session_run(s) && *mode == 0 && wg_session_cache_rows(s) == 0,
+          "a copying run: %s", wg_last_error(rt));
+    CHECK(wg_session_set_cache_mode(s, (wg_cache_mode)3) == WG_ERR_INVALID &&
+              strstr(wg_last_error(rt), "cache mode 3 is none of copy (0), resident (1), load (2)"),
+          "mode 3 accepted: %s", wg_last_error(rt));
+    CHECK(!wg_session_set_cache_mode(s, WG_CACHE_RESIDENT) && wg_session_run(s) == WG_ERR_INVALID &&
+              strstr(wg_last_error(rt), "KV cache 'past': a resident past of 2 rows, but the module's region holds 0"),
+          "a resident past the region does not hold accepted: %s", wg_last_error(rt));
+    CHECK(!wg_session_set_dim(s, "p", 0) && !wg_session_run(s) && *mode == 1 && wg_session_cache_rows(s) == 1,
+          "a resident run from past 0: %s", wg_last_error(rt));
+    CHECK(!wg_session_set_dim(s, "p", 1) && !wg_session_run(s) && wg_session_cache_rows(s) == 2,
+          "a resident run of past 1: %s", wg_last_error(rt));
+    CHECK(!wg_session_set_dim(s, "p", 3) && wg_session_run(s) == WG_ERR_INVALID &&
+              strstr(wg_last_error(rt), "a resident past of 3 rows, but the module's region holds 2"),
+          "a resident past of 3 accepted: %s", wg_last_error(rt));
+    CHECK(wg_session_set_dim(s, "p", 4) == WG_ERR_INVALID &&
+              strstr(wg_last_error(rt), "symbol 'p' = 4 is outside its range 0..3"),
+          "a past beyond the range accepted: %s", wg_last_error(rt));
+    CHECK(!wg_session_set_cache_mode(s, WG_CACHE_LOAD) && !wg_session_run(s) && *mode == 2 &&
+              wg_session_cache_rows(s) == 4,
+          "a load run: %s", wg_last_error(rt));
+done:
+    wg_session_free(s);
+    wg_model_free(m);
+    wg_runtime_free(rt);
+}
+
 /* Data-dependent output dims (docs/abi.md "Run-time output dims"): v2_outdims_ok.wasm's y
  * is [1, {"max": 4}] and wg_output_dims_ptr reports [1, 3]; v2_outdims_over.wasm reports 5. */
 TEST(output_dims)
@@ -313,6 +356,7 @@ int main(void)
     RUN(limits);
     RUN(symbolic_dims);
     RUN(empty_inputs);
+    RUN(cache_pairs);
     RUN(output_dims);
     return test_summary("abi");
 }
