@@ -12,7 +12,8 @@
 #            dispose memory, npm pack + install + tsc
 #   browser  the package and the demo page in headless Chromium (tests/browser)
 # unit and js both run the module ABI fixtures (tests/abi/) and must agree on each.
-# Every suite prints "SUITE: N passed, M failed"; the last line is the total.
+# Every suite prints "SUITE: N passed, M failed"; after all have run, each one's summary,
+# and the last line is the total.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build}
@@ -29,14 +30,21 @@ count() { # sums "X: N passed, M failed" lines of a log
     echo "$p $f"
 }
 
+# run_suite NAME COMMAND...: runs one suite, its output in $logdir/NAME.log and its exit
+# status in $logdir/NAME.rc; report_suite NAME then prints its summary and adds its counts.
 run_suite() {
     local name=$1; shift
-    local log=$logdir/$name.log
-    local start=$SECONDS
+    local log=$logdir/$name.log start=$SECONDS
     echo "== $name"
     "$@" > "$log" 2>&1
-    local rc=$?
+    echo $? > "$logdir/$name.rc"
     echo "($name took $((SECONDS - start)) s)"
+}
+
+report_suite() {
+    local name=$1 log=$logdir/$1.log rc p f
+    rc=$(cat "$logdir/$name.rc" 2>/dev/null || echo 1)
+    echo "-- $name"
     grep -E '(passed, [0-9]+ failed|^FAIL|MISMATCH|error)' "$log" | tail -40
     read -r p f < <(count "$log")
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
@@ -81,8 +89,8 @@ node_tests() { # SUITE FILES...: node --test prints "# pass N" / "# fail M": tur
 js_tests() { abi_fixtures || return 1; node_tests js tests/js/test_*.mjs; }
 browser_tests() { node_tests browser tests/browser/test_*.mjs; }
 
-for s in "${suites[@]}"; do
-    case $s in
+run_named() {
+    case $1 in
     unit) run_suite unit unit_tests ;;
     kernels) run_suite kernels tests/kernels/build.sh "$BUILD/kernel-tests" ;;
     models) run_suite models tests/models.sh ;;
@@ -92,8 +100,25 @@ for s in "${suites[@]}"; do
     conformance) run_suite conformance tests/conformance/run.sh ;;
     js) run_suite js js_tests ;;
     browser) run_suite browser browser_tests ;;
-    *) echo "unknown suite $s"; exit 2 ;;
+    *) echo "unknown suite $1"; exit 2 ;;
     esac
+}
+
+# The models suite, the longest, runs beside the others when the machine has two cores or
+# more (WG_TEST_LANES=1: one after the other): its steps mostly compile on one core.
+lanes=${WG_TEST_LANES:-$(nproc 2>/dev/null || echo 1)}
+models_pid=
+if [ "$lanes" -ge 2 ] && [ ${#suites[@]} -gt 1 ] && [[ " ${suites[*]} " == *" models "* ]]; then
+    run_named models &
+    models_pid=$!
+fi
+for s in "${suites[@]}"; do
+    [ "$s" = models ] && [ -n "$models_pid" ] && continue
+    run_named "$s"
+done
+[ -n "$models_pid" ] && wait "$models_pid"
+for s in "${suites[@]}"; do
+    report_suite "$s"
 done
 echo
 echo "$total_pass passed, $total_fail failed"
