@@ -357,6 +357,10 @@ static void epilogue_tile(const wgk_gemm_args *g, int m, int mr, int n, int nc, 
     }
 }
 
+/* The bytes of B above which it is taken to stream from memory (beyond L3) at each row
+ * block rather than stay in cache. */
+#define GEMM_B_CACHED_BYTES (32u << 20)
+
 /* Four or more rows: each 4-row group of A broadcast once (splat_rows), then per panel of
  * B (in L1) every group through the conv micro-kernel, 4 loads per k where rows4 spends
  * 4 lane shuffles on the vector ALU ports the multiplies need (faster on PP-OCRv4 rec's
@@ -370,7 +374,11 @@ static int splat_groups(const wgk_gemm_args *g, v128_t alpha, v128_t lo, v128_t 
     const int fit = room / (16 * kk), block = WGK_GEMM_SPLAT_BLOCK_FLOATS / (16 * kk);
     if (fit < 2)
         return 0;
-    const int per = block >= 2 ? block : 2; /* 4-row groups per row block */
+    /* 4-row groups per row block: what L2 holds, or, where B is larger than the last
+     * level cache holds (a tied lm_head: 113 MB), every group the buffer holds, so that
+     * B streams from memory fewer times (each row block reads all of it). */
+    const int streams = (size_t)K * (size_t)N * 4 > GEMM_B_CACHED_BYTES;
+    const int per = streams ? fit : block >= 2 ? block : 2;
     const int plain = g->alpha == 1.0f && !g->bias && !g->res && g->min == -__builtin_inff() &&
                       g->max == __builtin_inff();
     float *const a_splat = g->splat ? g->splat : wgk_gemm_splat_buffer();
