@@ -326,8 +326,10 @@ fi
 #    same table reads the lm_head's panels (the file's weights + 128 KiB at most: float32
 #    weights, or the table held twice, would exceed it), threads give the single-threaded
 #    bits. A merged decoder's If whose two branches read the same float32 weight, int8
-#    MatMulInteger B and tied uint8 and float32 tables (merged_tied): both branches against
-#    the reference evaluator, and each initializer held once (the file's weights + 128 KiB).
+#    MatMulInteger B and tied uint8 (its lm_head Transpose -> DequantizeLinear in one branch,
+#    DequantizeLinear -> Transpose in the other) and float32 tables (merged_tied): both
+#    branches against the reference evaluator, and each initializer held once, at its size
+#    (the file's weights + 128 KiB).
 I8=$OUT/int8-blocks
 if "$PY" tests/models/int8_blocks.py "$I8" > /dev/null; then
     mkdir -p "$I8/in/dq_matmul" "$I8/in/dq_matmul_rows" "$I8/in/dq_matmul_size" "$I8/in/dq_conv" \

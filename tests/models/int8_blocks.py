@@ -26,6 +26,13 @@ onnxruntime-node (the others; tests/models.sh section 8):
                    column: the module keeps both at one byte per weight (gemm packed-B q8);
                    ids [1, 5] int64 -> Gather of the same table (its rows, and those
                    dequantized), which reads the lm_head's panels: the table held once
+  merged_tied.onnx cond [1] bool, x [1, 3, 64], ids [1, 5] -> an If (a merged decoder's on
+                   use_cache_branch) whose two branches read the same initializers: a
+                   float32 B [64, 1024], an int8 MatMulInteger B [64, 2048], a uint8 table
+                   [2000, 64] (Gather + DequantizeLinear, and a q8 lm_head: Transpose then
+                   DequantizeLinear in one branch, DequantizeLinear then Transpose in the
+                   other) and a float32 table [1000, 64] (Gather, and Transpose -> MatMul);
+                   the else branch negates its outputs: each initializer held once
   qdq_bias.onnx    DequantizeLinear of an int32 bias with scale of shape [1] and zero
                    point of shape [], as quantize_static writes for QDQ biases, added to x
   layernorm.onnx   LayerNormalization of x [3, 7, 37] over the last axis (with bias, mean
@@ -260,8 +267,9 @@ def dq_chain(out):
 def merged_tied(out):
     """Both branches of an If (as a merged decoder's on use_cache_branch) read the same
     initializers: a float32 weight, an int8 MatMulInteger B, a tied uint8 table (Gather +
-    DequantizeLinear, and Transpose -> DequantizeLinear -> MatMul, a q8 lm_head) and a tied
-    float32 table (Gather, and Transpose -> MatMul); the else branch negates its outputs."""
+    DequantizeLinear, and a q8 lm_head: Transpose -> DequantizeLinear -> MatMul in the then
+    branch, DequantizeLinear -> Transpose -> MatMul in the else branch) and a tied float32
+    table (Gather, and Transpose -> MatMul); the else branch negates its outputs."""
     inits = [numpy_helper.from_array(rng.integers(0, 256, (2000, 64)).astype(np.uint8), "table"),
              numpy_helper.from_array(np.float32(0.0117), "s1"), numpy_helper.from_array(np.uint8(125), "z1"),
              numpy_helper.from_array((rng.random((1000, 64)) - 0.5).astype(np.float32), "ftable"),
@@ -275,8 +283,10 @@ def merged_tied(out):
         p = tag + "_"
         nodes = [helper.make_node("Gather", ["table", "ids"], [p + "rows"]),
                  helper.make_node("DequantizeLinear", [p + "rows", "s1", "z1"], [p + "emb"]),
-                 helper.make_node("Transpose", ["table"], [p + "tt"], perm=[1, 0]),
-                 helper.make_node("DequantizeLinear", [p + "tt", "s1", "z1"], [p + "w1"]),
+                 *([helper.make_node("Transpose", ["table"], [p + "tt"], perm=[1, 0]),
+                    helper.make_node("DequantizeLinear", [p + "tt", "s1", "z1"], [p + "w1"])] if sign > 0 else
+                   [helper.make_node("DequantizeLinear", ["table", "s1", "z1"], [p + "dq"]),
+                    helper.make_node("Transpose", [p + "dq"], [p + "w1"], perm=[1, 0])]),
                  helper.make_node("MatMul", ["x", p + "w1"], [p + "logits"]),
                  helper.make_node("Gather", ["ftable", "ids"], [p + "femb"]),
                  helper.make_node("Transpose", ["ftable"], [p + "ft"], perm=[1, 0]),
