@@ -339,7 +339,11 @@ section 8
 #    reference evaluator: the module keeps both at one byte per weight, and a Gather of the
 #    same table reads the lm_head's panels (the file's weights + 128 KiB at most: float32
 #    weights, or the table held twice, would exceed it), threads give the single-threaded
-#    bits.
+#    bits. A merged decoder's If whose two branches read the same float32 weight, int8
+#    MatMulInteger B and tied uint8 (its lm_head Transpose -> DequantizeLinear in one branch,
+#    DequantizeLinear -> Transpose in the other) and float32 tables (merged_tied): both
+#    branches against the reference evaluator, and each initializer held once, at its size
+#    (the file's weights + 128 KiB).
 I8=$OUT/int8-blocks
 if "$PY" tests/models/int8_blocks.py "$I8" > /dev/null; then
     mkdir -p "$I8/in/dq_matmul" "$I8/in/dq_matmul_rows" "$I8/in/dq_matmul_size" "$I8/in/dq_conv" \
@@ -399,6 +403,31 @@ if "$PY" tests/models/int8_blocks.py "$I8" > /dev/null; then
     threads_check int8-blocks-dq_matmul_size "$I8/dq_matmul_size.onnx" "$I8/in/dq_matmul_size"
     threads_check int8-blocks-lm_head_q8 "$I8/lm_head_q8.onnx" "$I8/in/lm_head_q8"
     threads_check int8-blocks-dq_chain "$I8/dq_chain.onnx" "$I8/in/dq_chain"
+    # merged_tied: an If's two branches read the same initializers (a merged decoder's, as
+    # Whisper's): each is held once (the file's weights + 128 KiB at most: a weight packed
+    # once per branch, or a table transposed in each, would exceed it), both branches
+    # against the reference evaluator
+    for c in then else; do
+        mkdir -p "$I8/in/merged_tied_$c"
+        "$PY" -c "import numpy as np, onnx; from onnx import numpy_helper as h
+onnx.save_tensor(h.from_array(np.array(['$c' == 'then']), 'cond'), '$I8/in/merged_tied_$c/input_0.pb')"
+        "$PY" tools/make_input.py x 1x3x64 float32 14 "$I8/in/merged_tied_$c/input_1.pb" --low -2 --high 2 > /dev/null
+        "$PY" tools/make_input.py ids 1x5 int64 15 "$I8/in/merged_tied_$c/input_2.pb" --low -1000 --high 1000 > /dev/null
+        "$PY" tools/onnx_ref_run.py "$I8/merged_tied.onnx" "$I8/want-merged_tied_$c" \
+            --input "cond=$I8/in/merged_tied_$c/input_0.pb" --input "x=$I8/in/merged_tied_$c/input_1.pb" \
+            --input "ids=$I8/in/merged_tied_$c/input_2.pb" || bad "merged_tied ONNX reference ($c)"
+    done
+    if compile "$I8/merged_tied.onnx" "$I8/merged_tied.wasm" -q; then
+        for c in then else; do
+            run_and_compare "int8-blocks merged_tied ($c branch)" "$I8/merged_tied.wasm" "$I8/in/merged_tied_$c" \
+                "$I8/want-merged_tied_$c" 1e-4 1e-5
+        done
+        if "$PY" tests/models/weight_bytes.py "$I8/merged_tied.onnx" "$I8/merged_tied.wasm" 131072; then
+            ok "int8-blocks module size (merged_tied: each initializer once for both branches)"
+        else
+            bad "int8-blocks module size (merged_tied: each initializer once for both branches)"
+        fi
+    fi
 else
     bad "int8_blocks.py"
 fi

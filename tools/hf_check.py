@@ -103,12 +103,18 @@ def same_ids(a_case, a_run, b_case, b_run):
 
 
 def weight_bytes(path):
-    """The bytes of a file's initializers as stored (its external data included)."""
+    """The bytes of a file's initializers as stored (its external data included), those of
+    its subgraphs too (a merged decoder's If branches keep some of their own)."""
     model = onnx.load(path, load_external_data=False)
-    total = 0
-    for t in model.graph.initializer:
-        ext = {e.key: e.value for e in t.external_data}
-        total += int(ext["length"]) if "length" in ext else len(t.raw_data) or numpy_helper.to_array(t).nbytes
+    total, graphs = 0, [model.graph]
+    while graphs:
+        g = graphs.pop()
+        for t in g.initializer:
+            ext = {e.key: e.value for e in t.external_data}
+            total += int(ext["length"]) if "length" in ext else len(t.raw_data) or numpy_helper.to_array(t).nbytes
+        for n in g.node:
+            for a in n.attribute:
+                graphs += [a.g] if a.HasField("g") else list(a.graphs)
     return total
 
 

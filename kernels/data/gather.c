@@ -40,10 +40,10 @@ int wgk_gather(void *WGK_RESTRICT y, const void *WGK_RESTRICT x, const void *idx
     return status;
 }
 
-int wgk_gather_q8_panels(uint8_t *WGK_RESTRICT y, const int8_t *WGK_RESTRICT panels, int is_signed, const void *idx,
-                         int idx_size, size_t n_idx, size_t K, size_t N)
+int wgk_gather_q8_panels(uint8_t *WGK_RESTRICT y, const int8_t *WGK_RESTRICT panels, int is_signed, int shared,
+                         const void *idx, int idx_size, size_t n_idx, size_t K, size_t N)
 {
-    const size_t size = wgk_pack_b_q8_panel(K);
+    const size_t size = wgk_pack_b_q8_stride(K, shared);
     const uint8_t flip = is_signed ? 0 : 0x80; /* uint8 is stored as q - 128 */
     int status = 0;
     for (size_t j = 0; j < n_idx; j++, y += K) {

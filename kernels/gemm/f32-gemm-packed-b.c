@@ -36,13 +36,14 @@ static const void *panel_at(const wgk_gemm_args *g, int p)
 {
     const ptrdiff_t at = (ptrdiff_t)p * g->K * WGK_GEMM_NR;
     if (g->bq)
-        return g->bq + (ptrdiff_t)p * (ptrdiff_t)wgk_pack_b_q8_panel((size_t)g->K) + WGK_GEMM_Q8_HEAD;
+        return g->bq + (ptrdiff_t)p * (ptrdiff_t)wgk_pack_b_q8_stride((size_t)g->K, g->bq_head != 0) +
+               (g->bq_head ? 0 : (ptrdiff_t)WGK_GEMM_Q8_HEAD);
     return g->bh ? (const void *)(g->bh + at) : (const void *)(g->b + at);
 }
 
-/* The 8 columns' scales and zero points of the one-byte panel whose bytes start at q, in
- * its head (wgk_pack.h). */
-#define Q8_HEAD(q) ((const wgk_q8_panel_head *)((const int8_t *)(q) - WGK_GEMM_Q8_HEAD))
+/* The 8 columns' scales and zero points of the one-byte panel whose bytes start at q: the
+ * head all panels share (g->bq_head), or the panel's own just before its bytes (wgk_pack.h). */
+#define Q8_HEAD(q) (g->bq_head ? g->bq_head : (const wgk_q8_panel_head *)((const int8_t *)(q) - WGK_GEMM_Q8_HEAD))
 #define Q8_SCALES(q) (Q8_HEAD(q)->scale)
 #define Q8_ZEROS(q) (Q8_HEAD(q)->zero)
 

@@ -40,12 +40,13 @@ void wgk_pad(void *WGK_RESTRICT y, const void *WGK_RESTRICT x, size_t esize, int
 int wgk_gather(void *WGK_RESTRICT y, const void *WGK_RESTRICT x, const void *idx, int idx_size,
                size_t n_idx, size_t outer, size_t axis_dim, size_t inner_bytes);
 
-/* The rows idx[j] (j < n_idx) of a uint8 / int8 table [N][K] that wgk_pack_b_q8 packed as
- * the columns of B [K][N] (a q8 file's tied embedding, which its lm_head reads so), into y
- * [n_idx][K]: the table's bytes. Indices as for wgk_gather; returns 0, or WGK_ERR_INDEX
- * (after zero-filling the row) when one is out of range. */
-int wgk_gather_q8_panels(uint8_t *WGK_RESTRICT y, const int8_t *WGK_RESTRICT panels, int is_signed, const void *idx,
-                         int idx_size, size_t n_idx, size_t K, size_t N);
+/* The rows idx[j] (j < n_idx) of a uint8 / int8 table [N][K] that wgk_pack_b_q8 packed at
+ * panels as the columns of B [K][N] (a q8 file's tied embedding, which its lm_head reads
+ * so; shared: its panels share one head, wgk_pack.h), into y [n_idx][K]: the table's bytes.
+ * Indices as for wgk_gather; returns 0, or WGK_ERR_INDEX (after zero-filling the row) when
+ * one is out of range. */
+int wgk_gather_q8_panels(uint8_t *WGK_RESTRICT y, const int8_t *WGK_RESTRICT panels, int is_signed, int shared,
+                         const void *idx, int idx_size, size_t n_idx, size_t K, size_t N);
 /* The same for a float32 table [N][K] that wgk_pack_b packed as the columns of B [K][N] (the
  * tied embedding of a float32 lm_head): a row is a panel column, one float every NR. */
 int wgk_gather_f32_panels(float *WGK_RESTRICT y, const float *WGK_RESTRICT panels, const void *idx, int idx_size,

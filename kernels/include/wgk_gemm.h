@@ -53,6 +53,10 @@ typedef struct wgk_gemm_args {
      * scales and zero points (wgk_pack.h, wgk_pack_b_q8: a DequantizeLinear of uint8 / int8
      * weights), each weight dequantized as (q - zp) * scale in float32, b unused. */
     const int8_t *bq;
+    /* With bq: the head of scales and zero points every panel shares (one scale and zero
+     * point for all columns: wgk_pack_b_q8 with ps = 0 laid it before the panels, and bq is
+     * past it), or NULL: each panel has its own. */
+    const wgk_q8_panel_head *bq_head;
 } wgk_gemm_args;
 
 /* The longest reduction of a narrow B (float16 panels, bh; one-byte panels, bq): its panels

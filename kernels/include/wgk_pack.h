@@ -75,50 +75,64 @@ static inline void wgk_pack_b(const float *b, size_t sk, size_t sn, size_t K, si
 /* The one-byte panels of wgk_f32_gemm_pb (wgk_gemm_args.bq): a constant B that is a
  * DequantizeLinear of uint8 / int8 values q with a scale and zero point per column (one
  * for all, or one per column), B(k, n) = (q(k, n) - zp(n)) * scale(n), as ceil(N / NR)
- * panels of wgk_pack_b_q8_panel(K) bytes. Panel p holds columns p*NR .. p*NR+NR-1:
- *   its head (wgk_q8_panel_head: the columns' scales and zero points), then int8_t q[K][NR]
- *   and zeros to a 16-byte multiple
+ * panels. Panel p holds columns p*NR .. p*NR+NR-1 as int8_t q[K][NR] and zeros to a
+ * 16-byte multiple (wgk_pack_b_q8_body), their scales and zero points in a head
+ * (wgk_q8_panel_head): before each panel when each column has its own, or once before all
+ * the panels when one scale and zero point serve every column (shared; the panels then have
+ * none: a table's 48 bytes per 8 columns saved). Either way panel p's bytes are at
+ * WGK_GEMM_Q8_HEAD + p * wgk_pack_b_q8_stride(K, shared) from the start.
  * q stored as q - 128 for uint8 (zero as zp - 128), as is for int8 (zero as zp), so that
- * q - zp is the stored q minus zero; columns past N have scale, zero and q 0. */
+ * q - zp is the stored q minus zero; columns past N have q 0 (and in a head of their own scale
+ * and zero 0). */
 typedef struct wgk_q8_panel_head {
     float scale[WGK_GEMM_NR];
     int16_t zero[WGK_GEMM_NR];
 } wgk_q8_panel_head;
 #define WGK_GEMM_Q8_HEAD sizeof(wgk_q8_panel_head) /* 48 bytes */
 
-static inline size_t wgk_pack_b_q8_panel(size_t K)
+static inline size_t wgk_pack_b_q8_body(size_t K)
 {
-    return WGK_GEMM_Q8_HEAD + (K * WGK_GEMM_NR + 15) / 16 * 16;
+    return (K * WGK_GEMM_NR + 15) / 16 * 16;
 }
 
-static inline size_t wgk_pack_b_q8_size(size_t K, size_t N)
+/* From one panel's bytes to the next's. */
+static inline size_t wgk_pack_b_q8_stride(size_t K, int shared)
 {
-    return (N + WGK_GEMM_NR - 1) / WGK_GEMM_NR * wgk_pack_b_q8_panel(K);
+    return (shared ? 0 : WGK_GEMM_Q8_HEAD) + wgk_pack_b_q8_body(K);
+}
+
+static inline size_t wgk_pack_b_q8_size(size_t K, size_t N, int shared)
+{
+    return (shared ? WGK_GEMM_Q8_HEAD : 0) + (N + WGK_GEMM_NR - 1) / WGK_GEMM_NR * wgk_pack_b_q8_stride(K, shared);
 }
 
 /* q(k, n) = q[k*sk + n*sn] (bytes, int8 when is_signed, else uint8) as for wgk_pack_b;
- * column n's scale scale[n * ps] and zero point zp[n * ps] (ps = 0: one for all; zp NULL:
- * 0). dst: wgk_pack_b_q8_size(K, N) bytes. */
+ * column n's scale scale[n * ps] and zero point zp[n * ps] (ps = 0: one for all, the head
+ * shared; zp NULL: 0). dst: wgk_pack_b_q8_size(K, N, ps == 0) bytes. */
 static inline void wgk_pack_b_q8(const uint8_t *q, int is_signed, size_t sk, size_t sn, const float *scale,
                                  const uint8_t *zp, size_t ps, size_t K, size_t N, uint8_t *dst)
 {
-    const size_t panels = (N + WGK_GEMM_NR - 1) / WGK_GEMM_NR, size = wgk_pack_b_q8_panel(K);
+    const int shared = ps == 0;
+    const size_t panels = (N + WGK_GEMM_NR - 1) / WGK_GEMM_NR, stride = wgk_pack_b_q8_stride(K, shared);
     const int bias = is_signed ? 0 : 128;
+    for (size_t i = 0; i < wgk_pack_b_q8_size(K, N, shared); i++) /* no string.h in the freestanding kernels */
+        dst[i] = 0;
     for (size_t p = 0; p < panels; p++) {
-        uint8_t *d = dst + p * size;
-        wgk_q8_panel_head head;
-        for (size_t j = 0; j < WGK_GEMM_NR; j++) {
-            const size_t n = p * WGK_GEMM_NR + j;
-            const int zv = !zp ? 0 : is_signed ? (int8_t)zp[n * ps] : zp[n * ps];
-            head.scale[j] = n < N ? scale[n * ps] : 0.0f;
-            head.zero[j] = (int16_t)(n < N ? zv - bias : 0);
+        uint8_t *d = dst + WGK_GEMM_Q8_HEAD + p * stride; /* the panel's bytes, its head before them */
+        if (p == 0 || !shared) {
+            wgk_q8_panel_head head;
+            for (size_t j = 0; j < WGK_GEMM_NR; j++) {
+                const size_t n = shared ? 0 : p * WGK_GEMM_NR + j;
+                const int zv = !zp ? 0 : is_signed ? (int8_t)zp[n * ps] : zp[n * ps];
+                head.scale[j] = n < N ? scale[n * ps] : 0.0f;
+                head.zero[j] = (int16_t)(n < N ? zv - bias : 0);
+            }
+            for (size_t i = 0; i < WGK_GEMM_Q8_HEAD; i++)
+                (d - WGK_GEMM_Q8_HEAD)[i] = ((const uint8_t *)&head)[i];
         }
-        for (size_t i = 0; i < size; i++) /* no string.h in the freestanding kernels */
-            d[i] = i < WGK_GEMM_Q8_HEAD ? ((const uint8_t *)&head)[i] : 0;
         for (size_t k = 0; k < K; k++)
             for (size_t j = 0; j < WGK_GEMM_NR && p * WGK_GEMM_NR + j < N; j++)
-                d[WGK_GEMM_Q8_HEAD + k * WGK_GEMM_NR + j] =
-                    (uint8_t)(q[k * sk + (p * WGK_GEMM_NR + j) * sn] - bias);
+                d[k * WGK_GEMM_NR + j] = (uint8_t)(q[k * sk + (p * WGK_GEMM_NR + j) * sn] - bias);
     }
 }
 

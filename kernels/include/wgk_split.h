@@ -113,8 +113,8 @@ static inline int wgk_split_gemm_share(wgk_gemm_args *g, wgk_part p, int packed_
         g->N = hi - lo;
         if (g->bh) /* float16 panels (wgk_f32_gemm_pb) */
             g->bh += (ptrdiff_t)(lo / WGK_GEMM_NR) * g->K * WGK_GEMM_NR;
-        else if (g->bq) /* one-byte panels with their heads (wgk_f32_gemm_pb) */
-            g->bq += (ptrdiff_t)(lo / WGK_GEMM_NR) * (ptrdiff_t)wgk_pack_b_q8_panel((size_t)g->K);
+        else if (g->bq) /* one-byte panels, with their heads or one shared (wgk_f32_gemm_pb) */
+            g->bq += (ptrdiff_t)(lo / WGK_GEMM_NR) * (ptrdiff_t)wgk_pack_b_q8_stride((size_t)g->K, g->bq_head != 0);
         else
             g->b += packed_b ? (ptrdiff_t)(lo / WGK_GEMM_NR) * g->K * WGK_GEMM_NR : (ptrdiff_t)lo;
         g->c += lo;

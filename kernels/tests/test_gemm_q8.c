@@ -5,7 +5,8 @@
  * as the kernel does, bit for bit, and against the same call on the panels dequantized
  * beforehand (wgk_pack_b on the floats), bit for bit. Every path: GEMV rows
  * over four panels at once and the panels left over, broadcast groups and row blocks, the
- * longest K; uint8 and int8, one scale and zero point or one per column; extreme values:
+ * longest K; uint8 and int8, one scale and zero point (their head shared by the panels) or
+ * one per column (a head per panel); extreme values:
  * weights and zero points at both ends of their range, scales from 1e-30 to 1e25, rows of
  * A with values up to 1e6 (every sum finite); with bias, residual and GELU; the threads' shares.
  * And the rows of a table that the panels hold as columns (a tied embedding's Gather,
@@ -78,8 +79,10 @@ static void one(int M, int N, int K, int is_signed, int per_col, int with_bias, 
     for (int m = 0; m < M && gelu; m++)
         wgk_f32_gelu(WANT + m * ldc, WANT + m * ldc, (size_t)N);
     wgk_pack_b_q8(Q, is_signed, (size_t)N, 1, SCALE, ZP, (size_t)per_col, (size_t)K, (size_t)N, PANELS);
+    /* one scale and zero point: one head before the panels, which bq starts past */
+    const wgk_q8_panel_head *head = per_col ? NULL : (const wgk_q8_panel_head *)PANELS;
     wgk_gemm_args g = {.M = M, .N = N, .K = K, .a = A, .a_panel = WGK_GEMM_MR * lda, .a_k = 1, .a_m = lda,
-                       .bq = (const int8_t *)PANELS, .c = C, .ldc = ldc, .bias = with_bias ? BIAS : 0,
+                       .bq = (const int8_t *)PANELS + (per_col ? 0 : WGK_GEMM_Q8_HEAD), .bq_head = head, .c = C, .ldc = ldc, .bias = with_bias ? BIAS : 0,
                        .bias_n = 1, .res = with_bias ? R : 0, .ldr = ldc, .alpha = 1.0f, .beta = 1.0f,
                        .min = -INFINITY, .max = INFINITY, .act = gelu ? WGK_GEMM_ACT_GELU : 0};
     for (int i = 0; i < M * ldc; i++)
@@ -113,16 +116,17 @@ static void one(int M, int N, int K, int is_signed, int per_col, int with_bias, 
     }
 }
 
-/* The table [N][K] that PANELS hold as B's columns (Q is B [K][N]): rows by index. */
-static void gather_rows(int N, int K, int is_signed)
+/* The table [N][K] that PANELS hold as B's columns (Q is B [K][N]; shared: one head for all
+ * panels): rows by index. */
+static void gather_rows(int N, int K, int is_signed, int shared)
 {
     static uint8_t rows[4 * 8192];
     const wgkt_gather_idx ix = wgkt_gather_indices(N);
-    int ok = wgk_gather_q8_panels(rows, (const int8_t *)PANELS, is_signed, ix.i64, 8, 4, (size_t)K, (size_t)N) == 0;
+    int ok = wgk_gather_q8_panels(rows, (const int8_t *)PANELS, is_signed, shared, ix.i64, 8, 4, (size_t)K, (size_t)N) == 0;
     for (int j = 0; j < 4 * K; j++)
         ok &= rows[j] == Q[j % K * N + wgkt_gather_row(ix.i64[j / K], N)];
     WGKT_CHECK(ok, "gather q8 panels: the table's rows, int64 indices");
-    ok = wgk_gather_q8_panels(rows, (const int8_t *)PANELS, is_signed, ix.i32, 4, 4, (size_t)K, (size_t)N) ==
+    ok = wgk_gather_q8_panels(rows, (const int8_t *)PANELS, is_signed, shared, ix.i32, 4, 4, (size_t)K, (size_t)N) ==
          WGK_ERR_INDEX;
     for (int j = 0; j < 4 * K; j++) {
         const int64_t v = wgkt_gather_row(ix.i32[j / K], N);
@@ -141,7 +145,7 @@ static void run(void)
     for (unsigned i = 0; i < sizeof shapes / sizeof *shapes; i++)
         for (int v = 0; v < 4; v++) {
             one(shapes[i][0], shapes[i][1], shapes[i][2], v & 1, v >> 1, (int)(i + v) % 2, (i + v) % 5 == 3);
-            gather_rows(shapes[i][1], shapes[i][2], v & 1);
+            gather_rows(shapes[i][1], shapes[i][2], v & 1, !(v >> 1));
         }
 }
 

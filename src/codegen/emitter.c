@@ -52,6 +52,7 @@ void wgc_emitter_free(wgc_emitter *e)
     free(e->packed_layout);
     free(e->halves);
     free(e->step_weights);
+    wgc_weight_index_free(&e->placed);
     memset(e, 0, sizeof *e);
 }
 
@@ -105,8 +106,18 @@ static char *ring_next(wgc_emitter *e)
     return s;
 }
 
+/* Places bytes of data in the weights segment (64-byte aligned) and returns their offset,
+ * or -1 when out of memory. A blob equal to one placed before is not placed again: its
+ * offset is that one's (weight_index.h), so that every weight is held once whatever number
+ * of nodes, branches or folds give it. */
 static int64_t weight_add(wgc_emitter *e, const void *data, size_t bytes)
 {
+    const uint64_t h = bytes ? wgc_weight_hash(data, bytes) : 0;
+    if (bytes) {
+        const int64_t same = wgc_weight_index_find(&e->placed, e->weights, data, bytes, h);
+        if (same >= 0)
+            return same;
+    }
     size_t off = (e->wlen + 63) & ~(size_t)63;
     if (!reserve((char **)&e->weights, &e->wcap, off + bytes + 64)) {
         e->failed = true;
@@ -116,6 +127,10 @@ static int64_t weight_add(wgc_emitter *e, const void *data, size_t bytes)
     if (bytes)
         memcpy(e->weights + off, data, bytes);
     e->wlen = off + bytes;
+    if (bytes && !wgc_weight_index_add(&e->placed, h, (int64_t)off, bytes)) {
+        e->failed = true;
+        return -1;
+    }
     return (int64_t)off;
 }
 

@@ -4,6 +4,7 @@
 
 #include "../plan/plan.h"
 #include "../ops/emit.h"
+#include "weight_index.h"
 
 /* A float32 weight stored as float16 (emitter.c): n halves at W(woff), widened on the
  * first run of the step that placed it into n floats at P(poff). */
@@ -20,6 +21,7 @@ struct wgc_emitter {
     size_t len, cap;
     uint8_t *weights;     /* the weights segment, in final packed layout */
     size_t wlen, wcap;
+    wgc_weight_index placed; /* the blobs in weights by content: each placed once (weight_add) */
     int64_t *weight_off;  /* per tensor: offset in weights, -1 until placed */
     int64_t *packed_off;  /* per tensor: offset of its bytes in a layout (wgc_weight_keep), -1: none */
     int *packed_layout;   /* per tensor: that layout */

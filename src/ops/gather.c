@@ -96,10 +96,10 @@ static wg_status gather_panels(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
     if (st)
         return st;
     if (bq >= 0)
-        wgc_emit(e, "{\nint status = wgk_gather_q8_panels(%s, (const int8_t *)%s, %d, %s, %zu, (size_t)%s, %zu, %zu);\n"
-                    "if (status) return status;\n}\n",
-                 wgc_ptr(e, g, n->outputs[0]), w, x->dtype == WG_DT_INT8, pi, wg_dtype_size(ix->dtype), count, H,
-                 V);
+        wgc_emit(e, "{\nint status = wgk_gather_q8_panels(%s, (const int8_t *)%s, %d, %d, %s, %zu, (size_t)%s, %zu, "
+                    "%zu);\nif (status) return status;\n}\n",
+                 wgc_ptr(e, g, n->outputs[0]), w, x->dtype == WG_DT_INT8, wgc_q8_panels_shared(&g->tensors[b]), pi,
+                 wg_dtype_size(ix->dtype), count, H, V);
     else
         wgc_emit(e, "{\nint status = wgk_gather_f32_panels(%s, (const float *)%s, %s, %zu, (size_t)%s, %zu, %zu);\n"
                     "if (status) return status;\n}\n",

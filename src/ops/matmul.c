@@ -150,6 +150,7 @@ static wg_status mm_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
             if ((st = wgc_pack_weight(e, g, n, b, layout, &geo, &w)))
                 return st;
             snprintf(bexpr, sizeof bexpr, "%s", w);
+            call.bq_shared = layout == WGC_PACK_GEMM_B_Q8 && wgc_q8_panels_shared(b);
         }
         snprintf(yexpr, sizeof yexpr, "%s", py);
         if (pr) {
@@ -248,7 +249,8 @@ static wg_status mm_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
     snprintf(K, sizeof K, "%s", wgc_dims_expr(e, &a->shape, ra - 1, ra));
     snprintf(N, sizeof N, "%s", wgc_dims_expr(e, &b->shape, rb - 1, rb));
     const char *pa = wgc_ptr(e, g, n->inputs[0]), *py = wgc_ptr(e, g, n->outputs[0]);
-    char bexpr[96], bfield[192];
+    char bexpr[96], bfield[400];
+    bool bq_shared = false;
     if (k->pack != WGC_PACK_ONNX) {
         if (rb != 2 || !b->data || wgc_shape_is_sym(&b->shape))
             return wgc_sym_refuse(g, n, "packed B needs a constant matrix");
@@ -259,6 +261,7 @@ static wg_status mm_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
         if (st)
             return st;
         snprintf(bexpr, sizeof bexpr, "%s", w);
+        bq_shared = k->pack == WGC_PACK_GEMM_B_Q8 && wgc_q8_panels_shared(b);
     } else {
         snprintf(bexpr, sizeof bexpr, "%s", wgc_ptr(e, g, n->inputs[1]));
     }
@@ -272,7 +275,7 @@ static wg_status mm_sym_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)
                  ".a_k = 1, .a_m = %s,\n    %s, .ldb = %s, .c = %s, .ldc = %s, .bias = 0, "
                  ".bias_m = 0, .bias_n = 0, .res = 0, .ldr = %s,\n    .alpha = 1.0f, .beta = 1.0f, "
                  ".min = -__builtin_inff(), .max = __builtin_inff()",
-                 rows, N, K, pa, panel, K, wgc_gemm_b_field(n->impl.kernel, bexpr, bfield, sizeof bfield), N, py, N,
+                 rows, N, K, pa, panel, K, wgc_gemm_b_field(n->impl.kernel, bexpr, bq_shared, bfield, sizeof bfield), N, py, N,
                  N);
         wgc_emit_gemm_fields(e, n->impl.kernel, fields, "");
         return WG_OK;

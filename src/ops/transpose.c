@@ -49,33 +49,79 @@ static wg_status transpose_infer(wgc_graph *g, wgc_node *n)
     return WG_OK;
 }
 
+/* x (shape xsh, elements of es bytes) transposed by perm into a new buffer of yshape (NULL:
+ * out of memory). */
+static void *permuted(wgc_graph *g, const wgc_node *n, const void *x, const wgc_shape *xsh, size_t es, int dtype,
+                      const int64_t *perm, const wgc_shape *yshape)
+{
+    int64_t xs[WG_MAX_RANK], idx[WG_MAX_RANK] = {0};
+    void *data = wgc_elem_alloc(g, n, dtype, yshape);
+    if (!data)
+        return NULL;
+    wgc_shape_strides(xsh, xs);
+    int64_t i = 0;
+    if (wgc_numel(yshape) > 0) {
+        do {
+            int64_t off = 0;
+            for (int d = 0; d < yshape->rank; d++)
+                off += idx[d] * xs[perm[d]];
+            memcpy((char *)data + i * (int64_t)es, (const char *)x + off * (int64_t)es, es);
+            i++;
+        } while (wgc_index_next(yshape, idx));
+    }
+    return data;
+}
+
+/* A Transpose of a folded DequantizeLinear's floats is the DequantizeLinear of its bytes
+ * transposed alike: y keeps where it came from (wgc_tensor.from_dq), the bytes transposed
+ * into a tensor of their own and the scale's axis moved with them, so that a kernel may
+ * read the bytes (GEMM_PACKED_B_Q8: a q8 tied lm_head written DequantizeLinear then
+ * Transpose). xi: the input's tensor. */
+static wg_status keep_dq_origin(wgc_graph *g, wgc_node *n, int xi, const int64_t *perm)
+{
+    const wgc_tensor *x = &g->tensors[xi];
+    if (!x->from_dq || !g->tensors[x->dq_x].data)
+        return WG_OK;
+    const int b = wgc_tensor_add_derived(g, g->tensors[n->outputs[0]].name, "/dq_bytes");
+    if (b < 0)
+        return wgc_error(g, n, WG_ERR_NOMEM, "out of memory");
+    x = &g->tensors[xi]; /* the tensor array may have moved */
+    const wgc_tensor *q = &g->tensors[x->dq_x];
+    const wgc_shape yshape = g->tensors[n->outputs[0]].shape;
+    void *bytes = permuted(g, n, q->data, &q->shape, wg_dtype_size(q->dtype), q->dtype, perm, &yshape);
+    if (!bytes)
+        return WG_ERR_NOMEM;
+    const int dtype = q->dtype;
+    wgc_tensor_set_const(g, b, dtype, &yshape, bytes);
+    x = &g->tensors[xi];
+    wgc_tensor *y = &g->tensors[n->outputs[0]];
+    int axis = -1;
+    for (int d = 0; d < yshape.rank && x->dq_axis >= 0; d++)
+        if (perm[d] == x->dq_axis)
+            axis = d;
+    y->from_dq = true;
+    y->dq_x = b;
+    y->dq_scale = x->dq_scale;
+    y->dq_zero = x->dq_zero;
+    y->dq_axis = axis;
+    return WG_OK;
+}
+
 static wg_status transpose_fold(wgc_graph *g, wgc_node *n)
 {
     const wgc_tensor *x = wgc_in(g, n, 0);
     if (!x->data)
         return WG_ERR_UNSUPPORTED;
     wgc_tensor *y = wgc_out(g, n, 0);
-    int64_t perm[WG_MAX_RANK], xs[WG_MAX_RANK], idx[WG_MAX_RANK] = {0};
+    int64_t perm[WG_MAX_RANK];
     wg_status st = read_perm(g, n, perm);
     if (st)
         return st;
-    void *data = wgc_elem_alloc(g, n, y->dtype, &y->shape);
+    void *data = permuted(g, n, x->data, &x->shape, wg_dtype_size(x->dtype), y->dtype, perm, &y->shape);
     if (!data)
         return WG_ERR_NOMEM;
-    wgc_shape_strides(&x->shape, xs);
-    size_t es = wg_dtype_size(x->dtype);
-    int64_t i = 0;
-    if (wgc_numel(&y->shape) > 0) {
-        do {
-            int64_t off = 0;
-            for (int d = 0; d < y->shape.rank; d++)
-                off += idx[d] * xs[perm[d]];
-            memcpy((char *)data + i * (int64_t)es, (const char *)x->data + off * (int64_t)es, es);
-            i++;
-        } while (wgc_index_next(&y->shape, idx));
-    }
     wgc_tensor_set_const(g, n->outputs[0], y->dtype, &y->shape, data);
-    return WG_OK;
+    return keep_dq_origin(g, n, n->inputs[0], perm);
 }
 
 static wg_status transpose_emit(wgc_emitter *e, wgc_graph *g, wgc_node *n)

@@ -26,6 +26,13 @@ onnxruntime-node (the others; tests/models.sh section 8):
                    column: the module keeps both at one byte per weight (gemm packed-B q8);
                    ids [1, 5] int64 -> Gather of the same table (its rows, and those
                    dequantized), which reads the lm_head's panels: the table held once
+  merged_tied.onnx cond [1] bool, x [1, 3, 64], ids [1, 5] -> an If (a merged decoder's on
+                   use_cache_branch) whose two branches read the same initializers: a
+                   float32 B [64, 1024], an int8 MatMulInteger B [64, 2048], a uint8 table
+                   [2000, 64] (Gather + DequantizeLinear, and a q8 lm_head: Transpose then
+                   DequantizeLinear in one branch, DequantizeLinear then Transpose in the
+                   other) and a float32 table [1000, 64] (Gather, and Transpose -> MatMul);
+                   the else branch negates its outputs: each initializer held once
   qdq_bias.onnx    DequantizeLinear of an int32 bias with scale of shape [1] and zero
                    point of shape [], as quantize_static writes for QDQ biases, added to x
   layernorm.onnx   LayerNormalization of x [3, 7, 37] over the last axis (with bias, mean
@@ -257,6 +264,51 @@ def dq_chain(out):
     save(out, "dq_chain", nodes, [vi("x", TensorProto.FLOAT, [1, 8, 13, 11])], outs, inits)
 
 
+def merged_tied(out):
+    """Both branches of an If (as a merged decoder's on use_cache_branch) read the same
+    initializers: a float32 weight, an int8 MatMulInteger B, a tied uint8 table (Gather +
+    DequantizeLinear, and a q8 lm_head: Transpose -> DequantizeLinear -> MatMul in the then
+    branch, DequantizeLinear -> Transpose -> MatMul in the else branch) and a tied float32
+    table (Gather, and Transpose -> MatMul); the else branch negates its outputs."""
+    inits = [numpy_helper.from_array(rng.integers(0, 256, (2000, 64)).astype(np.uint8), "table"),
+             numpy_helper.from_array(np.float32(0.0117), "s1"), numpy_helper.from_array(np.uint8(125), "z1"),
+             numpy_helper.from_array((rng.random((1000, 64)) - 0.5).astype(np.float32), "ftable"),
+             numpy_helper.from_array((rng.random((64, 1024)) - 0.5).astype(np.float32), "w"),
+             numpy_helper.from_array(rng.integers(-128, 128, (64, 2048)).astype(np.int8), "b8"),
+             numpy_helper.from_array(np.int8(3), "zb8")]
+    outs = [("emb", [1, 5, 64]), ("logits", [1, 3, 2000]), ("femb", [1, 5, 64]), ("flogits", [1, 3, 1000]),
+            ("y", [1, 3, 1024]), ("yi", [1, 3, 2048])]
+
+    def branch(tag, sign):
+        p = tag + "_"
+        nodes = [helper.make_node("Gather", ["table", "ids"], [p + "rows"]),
+                 helper.make_node("DequantizeLinear", [p + "rows", "s1", "z1"], [p + "emb"]),
+                 *([helper.make_node("Transpose", ["table"], [p + "tt"], perm=[1, 0]),
+                    helper.make_node("DequantizeLinear", [p + "tt", "s1", "z1"], [p + "w1"])] if sign > 0 else
+                   [helper.make_node("DequantizeLinear", ["table", "s1", "z1"], [p + "dq"]),
+                    helper.make_node("Transpose", [p + "dq"], [p + "w1"], perm=[1, 0])]),
+                 helper.make_node("MatMul", ["x", p + "w1"], [p + "logits"]),
+                 helper.make_node("Gather", ["ftable", "ids"], [p + "femb"]),
+                 helper.make_node("Transpose", ["ftable"], [p + "ft"], perm=[1, 0]),
+                 helper.make_node("MatMul", ["x", p + "ft"], [p + "flogits"]),
+                 helper.make_node("MatMul", ["x", "w"], [p + "y"]),
+                 helper.make_node("DynamicQuantizeLinear", ["x"], [p + "xq", p + "xs", p + "xz"]),
+                 helper.make_node("MatMulInteger", [p + "xq", "b8", p + "xz", "zb8"], [p + "yi"])]
+        names = [p + "emb", p + "logits", p + "femb", p + "flogits", p + "y", p + "yi"]
+        if sign < 0:
+            nodes += [helper.make_node("Neg", [n], [n + "_neg"]) for n in names]
+            names = [n + "_neg" for n in names]
+        return helper.make_graph(nodes, tag, [], [vi(n, TensorProto.INT32 if o == "yi" else TensorProto.FLOAT, s)
+                                                   for n, (o, s) in zip(names, outs)])
+
+    nodes = [helper.make_node("If", ["cond"], [o for o, _ in outs], then_branch=branch("then", 1),
+                              else_branch=branch("else", -1))]
+    save(out, "merged_tied", nodes, [vi("cond", TensorProto.BOOL, [1]), vi("x", TensorProto.FLOAT, [1, 3, 64]),
+                                     vi("ids", TensorProto.INT64, [1, 5])],
+         [vi(o, TensorProto.INT32 if o == "yi" else TensorProto.FLOAT, s) for o, s in outs], inits,
+         opset=19)  # the reference evaluator raises no opset inside branches (DequantizeLinear: 19)
+
+
 if __name__ == "__main__":
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -270,3 +322,4 @@ if __name__ == "__main__":
     dq_conv1x1(out)
     qdq_conv(out)
     dq_chain(out)
+    merged_tied(out)

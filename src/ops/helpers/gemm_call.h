@@ -34,6 +34,7 @@ typedef struct wgc_gemm_call {
                         * GEMM_PACKED_B_Q8 (one byte a weight, wgk_pack_b_q8),
                         * GEMM_PACK_RUN (b row-major, packed by the kernel into scratch),
                         * GEMM_4X8 or GEMM_4X4 */
+    bool bq_shared;      /* GEMM_PACKED_B_Q8: its panels share one head (wgc_q8_panels_shared) */
     const char *scratch; /* GEMM_PACK_RUN: the packed B's floats (the node's scratch) */
     int act;             /* WGK_GEMM_ACT_* (packed-B kernels only), 0: none */
 } wgc_gemm_call;
@@ -58,25 +59,30 @@ static inline void wgc_emit_gemm_fields(wgc_emitter *e, wgc_kernel k, const char
 
 /* The wgk_gemm_args field of B's address expression b for kernel k into buf: ".b = b", or
  * for float16 panels (GEMM_PACKED_B_F16) ".b = 0, .bh = b", for one-byte panels
- * (GEMM_PACKED_B_Q8) ".b = 0, .bq = b", read as they are. */
-static inline const char *wgc_gemm_b_field(wgc_kernel k, const char *b, char *buf, size_t len)
+ * (GEMM_PACKED_B_Q8) ".b = 0, .bq = b", read as they are; with bq_shared (their panels share
+ * the head before them, wgk_pack.h) ".bq = b + the head, .bq_head = b". */
+static inline const char *wgc_gemm_b_field(wgc_kernel k, const char *b, bool bq_shared, char *buf, size_t len)
 {
-    snprintf(buf, len,
-             k == WGC_KERNEL_GEMM_PACKED_B_F16  ? ".b = 0, .bh = (const uint16_t *)%s"
-             : k == WGC_KERNEL_GEMM_PACKED_B_Q8 ? ".b = 0, .bq = (const int8_t *)%s"
-                                                : ".b = %s",
-             b);
+    if (k == WGC_KERNEL_GEMM_PACKED_B_Q8 && bq_shared)
+        snprintf(buf, len, ".b = 0, .bq = (const int8_t *)%s + %zu, .bq_head = (const wgk_q8_panel_head *)%s", b,
+                 WGK_GEMM_Q8_HEAD, b);
+    else
+        snprintf(buf, len,
+                 k == WGC_KERNEL_GEMM_PACKED_B_F16  ? ".b = 0, .bh = (const uint16_t *)%s"
+                 : k == WGC_KERNEL_GEMM_PACKED_B_Q8 ? ".b = 0, .bq = (const int8_t *)%s"
+                                                    : ".b = %s",
+                 b);
     return buf;
 }
 
 static inline void wgc_emit_gemm(wgc_emitter *e, const wgc_gemm_call *c)
 {
-    char fields[3072], act[32] = "", extra[160] = "", b[192];
+    char fields[3072], act[32] = "", extra[160] = "", b[400];
     if (c->act)
         snprintf(act, sizeof act, ", .act = %d", c->act);
     if (c->scratch)
         snprintf(extra, sizeof extra, ", (float *)%s", c->scratch);
-    wgc_gemm_b_field(c->kernel, c->b, b, sizeof b);
+    wgc_gemm_b_field(c->kernel, c->b, c->bq_shared, b, sizeof b);
     snprintf(fields, sizeof fields,
              ".M = %lld, .N = %lld, .K = %lld, .a = %s, .a_panel = %lld, .a_k = %lld, .a_m = %lld,\n"
              "        %s, .ldb = %lld, .c = %s, .ldc = %lld, .bias = %s, .bias_m = %lld, .bias_n = %lld,\n"

@@ -101,7 +101,8 @@ static wg_status pack_q8(wgc_emitter *e, const wgc_tensor *w, const wgc_pack_geo
 
 /* GEMM_B_Q8: the bytes a folded DequantizeLinear made w from (wgc_tensor.from_dq; its
  * scale and zero point one for all or one per column of B: the selection checked), one
- * byte per weight with the columns' scales and zero points (wgk_pack_b_q8), placed once
+ * byte per weight with the columns' scales and zero points (wgk_pack_b_q8: one head for all
+ * the panels where one scale and zero point serve them, wgc_q8_panels_shared), placed once
  * for w (the Gather of a tied embedding reads them too: wgc_q8_panels_of_table). */
 static wg_status pack_dq(wgc_emitter *e, const wgc_graph *g, const wgc_tensor *w, const wgc_pack_geom *geo,
                          const char **expr)
@@ -111,15 +112,20 @@ static wg_status pack_dq(wgc_emitter *e, const wgc_graph *g, const wgc_tensor *w
         return WG_OK;
     const wgc_tensor *x = &g->tensors[w->dq_x], *s = &g->tensors[w->dq_scale];
     const wgc_tensor *z = w->dq_zero >= 0 ? &g->tensors[w->dq_zero] : NULL;
-    const size_t bytes = wgk_pack_b_q8_size(geo->K, geo->N);
+    const size_t bytes = wgk_pack_b_q8_size(geo->K, geo->N, wgc_q8_panels_shared(w));
     uint8_t *buf = malloc(bytes ? bytes : 1);
     if (!buf)
         return WG_ERR_NOMEM;
     wgk_pack_b_q8(x->data, x->dtype == WG_DT_INT8, geo->sk, geo->sn, s->data, z ? z->data : NULL,
-                  w->dq_axis >= 0, geo->K, geo->N, buf);
+                  !wgc_q8_panels_shared(w), geo->K, geo->N, buf);
     const wg_status st = wgc_weight_keep(e, t, WGC_PACK_GEMM_B_Q8, buf, bytes, expr);
     free(buf);
     return st;
+}
+
+bool wgc_q8_panels_shared(const wgc_tensor *w)
+{
+    return w->dq_axis < 0; /* pack_dq's ps 0 */
 }
 
 /* Whether constant float32 b [H][V] is the transpose of table [V][H], bit for bit. */

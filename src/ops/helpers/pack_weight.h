@@ -64,4 +64,9 @@ int wgc_q8_panels_of_table(const wgc_graph *g, int table);
  * is the table's transpose bit for bit (a float32 tied lm_head: wgk_gather_f32_panels). */
 int wgc_f32_panels_of_table(const wgc_graph *g, int table);
 
+/* Whether the GEMM_B_Q8 panels of w (a folded DequantizeLinear) share one head of scales
+ * and zero points, laid before them: one scale and zero point for every column
+ * (wgk_pack_b_q8, wgk_gemm_args.bq_head); otherwise each panel has its own. */
+bool wgc_q8_panels_shared(const wgc_tensor *w);
+
 #endif
