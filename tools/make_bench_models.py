@@ -261,12 +261,13 @@ def export(make, out):
 
 # --- int8 and fp16 models from the fp32 ones -------------------------------------------
 
-def dynamic_int8(src, conv):
+def dynamic_int8(src, conv, weights="QInt8"):
+    """weights: QInt8, or QUInt8 as transformers.js' q8 files of models with a Conv have them."""
     def make(out, built):
         from onnxruntime.quantization import QuantType, quantize_dynamic
         ops = ["MatMul", "Conv"] if conv else ["MatMul"]
-        quantize_dynamic(built(src), out, weight_type=QuantType.QInt8, op_types_to_quantize=ops)
-    make.__doc__ = f"{src}, onnxruntime quantize_dynamic (QInt8 weights, " + \
+        quantize_dynamic(built(src), out, weight_type=getattr(QuantType, weights), op_types_to_quantize=ops)
+    make.__doc__ = f"{src}, onnxruntime quantize_dynamic ({weights} weights, " + \
         ("ConvInteger + MatMulInteger)" if conv else "MatMulInteger)")
     return make
 
@@ -328,6 +329,8 @@ DERIVED = {
     "resnet18-qdq": ("resnet18", static_qdq("resnet18", per_channel=False)),
     "mobilenetv2-int8": ("mobilenetv2", dynamic_int8("mobilenetv2", conv=True)),
     "isnet-int8": ("isnet", dynamic_int8("isnet", conv=True)),
+    "whisper-tiny-encoder-int8": ("whisper-tiny-encoder",
+                                  dynamic_int8("whisper-tiny-encoder", conv=True, weights="QUInt8")),
     "mobilenetv2-qdq": ("mobilenetv2", static_qdq("mobilenetv2", per_channel=False)),
     "mobilenetv2-qdq-pc": ("mobilenetv2", static_qdq("mobilenetv2", per_channel=True)),
     "minilm-l6-fp16": ("minilm-l6", fp16("minilm-l6")),
