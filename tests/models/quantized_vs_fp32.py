@@ -30,7 +30,8 @@ ort.set_default_logger_severity(3)
 PAIRS = [("minilm-l6-int8", "minilm-l6"), ("bert-base-int8", "bert-base"),
          ("resnet18-int8", "resnet18"), ("resnet18-qdq", "resnet18"), ("mobilenetv2-int8", "mobilenetv2"),
          ("mobilenetv2-qdq", "mobilenetv2"), ("mobilenetv2-qdq-pc", "mobilenetv2"),
-         ("isnet-int8", "isnet"), ("minilm-l6-fp16", "minilm-l6")]
+         ("isnet-int8", "isnet"), ("minilm-l6-fp16", "minilm-l6"), ("distilbert-int8", "distilbert"),
+         ("whisper-tiny-encoder-int8", "whisper-tiny-encoder")]
 SLACK = 1.02
 
 
