@@ -150,28 +150,23 @@ static void store_row(const wgk_gemm_args *g, int m, int n, v128_t x, v128_t y, 
     const v128_t qz##i = wasm_v128_load(Q8_ZEROS(p)), qs##i##a = wasm_v128_load(Q8_SCALES(p)), \
                  qs##i##b = wasm_v128_load(Q8_SCALES(p) + 4)
 
-/* One k of the GEMV (s: A's value broadcast, o: the k's offset in the panels) for one panel
- * at b or four at b0..b3, accumulating into x0, y0 (.. x3, y3). */
+/* One k of the GEMV (s: A's value broadcast, o: the k's offset in the panels) for panel i
+ * at p, accumulating into x, y: three statements, for GEMV_STEP1 (one panel at b) and
+ * GEMV_STEP4 (four at b0..b3, into x0, y0 .. x3, y3). */
+#define GEMV_PANEL(WEIGHTS, s, o, p, i, x, y)                                                   \
+    WEIGHTS((p) + (o), w0, w1, i);                                                              \
+    x = MADD(x, s, w0);                                                                         \
+    y = MADD(y, s, w1)
 #define GEMV_STEP1(WEIGHTS, s, o)                                                               \
     do {                                                                                        \
-        WEIGHTS(b + (o), w0, w1, 0);                                                            \
-        x0 = MADD(x0, s, w0);                                                                   \
-        y0 = MADD(y0, s, w1);                                                                   \
+        GEMV_PANEL(WEIGHTS, s, o, b, 0, x0, y0);                                                \
     } while (0)
 #define GEMV_STEP4(WEIGHTS, s, o)                                                               \
     do {                                                                                        \
-        WEIGHTS(b0 + (o), w0, w1, 0);                                                           \
-        x0 = MADD(x0, s, w0);                                                                   \
-        y0 = MADD(y0, s, w1);                                                                   \
-        WEIGHTS(b1 + (o), w0, w1, 1);                                                           \
-        x1 = MADD(x1, s, w0);                                                                   \
-        y1 = MADD(y1, s, w1);                                                                   \
-        WEIGHTS(b2 + (o), w0, w1, 2);                                                           \
-        x2 = MADD(x2, s, w0);                                                                   \
-        y2 = MADD(y2, s, w1);                                                                   \
-        WEIGHTS(b3 + (o), w0, w1, 3);                                                           \
-        x3 = MADD(x3, s, w0);                                                                   \
-        y3 = MADD(y3, s, w1);                                                                   \
+        GEMV_PANEL(WEIGHTS, s, o, b0, 0, x0, y0);                                               \
+        GEMV_PANEL(WEIGHTS, s, o, b1, 1, x1, y1);                                               \
+        GEMV_PANEL(WEIGHTS, s, o, b2, 2, x2, y2);                                               \
+        GEMV_PANEL(WEIGHTS, s, o, b3, 3, x3, y3);                                               \
     } while (0)
 
 /* The GEMV's two functions for panels of element type T read through WEIGHTS:

@@ -8,7 +8,8 @@
  * in float32, each operation rounded as its node rounds it (the same operations in the
  * same order, so the same bits), instead of an int32 tensor and four passes over it; and
  * with `range`, the running minimum and maximum of y that the DynamicQuantizeLinear of y
- * would otherwise scan for.
+ * would otherwise scan for. Beside it, WGK_Q8_OUTPUT_FIELDS: the three outputs (int32 sums,
+ * QLinearConv's requantized bytes, this tail) the int8 convolution kernels' args declare.
  */
 #ifndef WGK_QDEQ_H
 #define WGK_QDEQ_H
@@ -29,6 +30,24 @@ typedef struct wgk_q8_deq {
      * DynamicQuantizeLinear's range widened to include 0); NULL: not kept */
     float *range;
 } wgk_q8_deq;
+
+/* The output fields of the int8 convolution kernels' args that write any of the three
+ * results (wgk_q8_conv1x1_args, wgk_q8_conv_fewc_args, wgk_q8_dwconv_args,
+ * wgk_q8_winograd_args; kernels/conv/q8-requant.h turns them into a channel's sink):
+ *   y         the int32 sums [N][M][plane] (ConvInteger), when yq and deq.y are NULL;
+ *   yq        QLinearConv: the sums requantized into yq (dtype ydt: 2 uint8, 3 int8;
+ *             zero point zy) with the multiplier sx * sw[m when sw_per_m, else 0] / sy in
+ *             float32, as wgk_requantize does;
+ *   deq       ConvInteger's float tail (above): deq.y instead of y.
+ * Flat fields (not a member struct), so that the generated code names them .y, .yq ... */
+#define WGK_Q8_OUTPUT_FIELDS       \
+    int32_t *y;                    \
+    void *yq;                      \
+    int ydt;                       \
+    const void *zy;                \
+    const float *sx, *sw, *sy;     \
+    int sw_per_m;                  \
+    wgk_q8_deq deq;
 
 /* One sum of output channel m at element i of y, as the nodes compute it. */
 static inline float wgk_q8_deq1(const wgk_q8_deq *d, int m, size_t i, int32_t acc)

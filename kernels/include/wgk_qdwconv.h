@@ -36,13 +36,7 @@ typedef struct wgk_q8_dwconv_args {
     const void *xz; /* x's scalar zero point, NULL: 0 */
     const int32_t *w;    /* wgk_q8_dwconv_pack_w's */
     const int32_t *bias; /* [M] (QLinearConv), NULL: none */
-    int32_t *y;          /* the int32 sums (ConvInteger), when yq is NULL */
-    void *yq;            /* QLinearConv: as wgk_q8_winograd_args */
-    int ydt;
-    const void *zy;
-    const float *sx, *sw, *sy;
-    int sw_per_m;
-    wgk_q8_deq deq; /* ConvInteger's float tail (wgk_qdeq.h): deq.y instead of y */
+    WGK_Q8_OUTPUT_FIELDS /* y, yq or deq.y (wgk_qdeq.h) */
     void *scratch; /* wgk_q8_dwconv_scratch_size bytes */
     wgk_share share; /* output channels (whole groups) */
 } wgk_q8_dwconv_args;

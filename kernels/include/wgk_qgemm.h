@@ -199,15 +199,7 @@ typedef struct wgk_q8_conv1x1_args {
     const void *xz; /* NULL: 0 */
     const int32_t *w;
     const int32_t *bias; /* NULL: none */
-    int32_t *y;          /* the int32 sums (ConvInteger), when yq is NULL */
-    /* QLinearConv: y requantized into yq (dtype ydt 2 / 3, zero point zy) with the
-     * multiplier sx * sw[m or 0] / sy in float32, as wgk_requantize does. */
-    void *yq;
-    int ydt;
-    const void *zy;
-    const float *sx, *sw, *sy;
-    int sw_per_m;
-    wgk_q8_deq deq; /* ConvInteger's float tail (wgk_qdeq.h): deq.y instead of y */
+    WGK_Q8_OUTPUT_FIELDS /* y, yq or deq.y (wgk_qdeq.h) */
     void *scratch;
 } wgk_q8_conv1x1_args;
 
@@ -237,13 +229,7 @@ typedef struct wgk_q8_conv_fewc_args {
     const void *xz; /* NULL: 0 */
     const int32_t *w;
     const int32_t *bias; /* NULL: none */
-    int32_t *y;          /* the int32 sums, when yq and deq.y are NULL */
-    void *yq;            /* QLinearConv: as wgk_q8_conv1x1_args */
-    int ydt;
-    const void *zy;
-    const float *sx, *sw, *sy;
-    int sw_per_m;
-    wgk_q8_deq deq;
+    WGK_Q8_OUTPUT_FIELDS /* y, yq or deq.y (wgk_qdeq.h) */
     void *scratch;
 } wgk_q8_conv_fewc_args;
 

@@ -71,15 +71,7 @@ typedef struct wgk_q8_winograd_args {
     const void *xz; /* x's scalar zero point, NULL: 0 */
     const int32_t *u;    /* the prepare function's transformed filters */
     const int32_t *bias; /* [M] int32 (QLinearConv), NULL: none */
-    int32_t *y;          /* the int32 sums [N][M][OH][OW] (ConvInteger), when yq is NULL */
-    /* QLinearConv: the sums requantized into yq (dtype ydt, zero point zy) with the
-     * multiplier sx * sw[m or 0] / sy in float32, as wgk_requantize does. */
-    void *yq;
-    int ydt;
-    const void *zy;
-    const float *sx, *sw, *sy;
-    int sw_per_m;
-    wgk_q8_deq deq; /* ConvInteger's float tail (wgk_qdeq.h): deq.y instead of y */
+    WGK_Q8_OUTPUT_FIELDS /* y, yq or deq.y (wgk_qdeq.h) */
     void *scratch; /* the kernel's scratch size in bytes, 16-byte aligned */
     wgk_share share; /* output channels (in whole 4s but at M) and tiles of every image */
 } wgk_q8_winograd_args;

@@ -16,23 +16,14 @@
 #include "wgk_vmath.h"
 
 #define WGK_ERF_T 0.875f
-#define WGK_ERF_P0 1.128379107e+00f
-#define WGK_ERF_P1 -3.761254847e-01f
-#define WGK_ERF_P2 1.128244102e-01f
-#define WGK_ERF_P3 -2.679094858e-02f
-#define WGK_ERF_P4 5.031424575e-03f
-#define WGK_ERF_P5 -6.199344643e-04f
 
-#define WGK_ERFC_Q0 2.610927622e-04f
-#define WGK_ERFC_Q1 -1.129964352e+00f
-#define WGK_ERFC_Q2 -6.323548555e-01f
-#define WGK_ERFC_Q3 -1.094916984e-01f
-#define WGK_ERFC_Q4 2.601232193e-02f
-#define WGK_ERFC_Q5 -4.575458355e-03f
-#define WGK_ERFC_Q6 5.429760204e-04f
-#define WGK_ERFC_Q7 -3.619704512e-05f
-#define WGK_ERFC_Q8 6.085923019e-07f
-#define WGK_ERFC_Q9 4.660596531e-08f
+/* P and Q, lowest degree first. */
+static const float wgk__erf_p[6] = {1.128379107e+00f, -3.761254847e-01f, 1.128244102e-01f,
+                                    -2.679094858e-02f, 5.031424575e-03f, -6.199344643e-04f};
+static const float wgk__erfc_q[10] = {2.610927622e-04f, -1.129964352e+00f, -6.323548555e-01f,
+                                      -1.094916984e-01f, 2.601232193e-02f, -4.575458355e-03f,
+                                      5.429760204e-04f, -3.619704512e-05f, 6.085923019e-07f,
+                                      4.660596531e-08f};
 
 /* sqrt(2/pi) and sqrt(2/pi) * 0.044715: the tanh GELU's argument u = x (C1 + C3 x^2). */
 #define WGK_GELU_C1 0.7978845608f
@@ -40,17 +31,21 @@
 
 /* ---- scalar ---- */
 
+/* c[0] + t c[1] + ... + t^(n-1) c[n-1] by Horner's rule, from the highest degree down:
+ * one multiply and one add a step, the order the SIMD form (wgk__horner4) keeps. */
+WGK_INLINE float wgk__horner(const float *c, int n, float t)
+{
+    float p = c[n - 1];
+#pragma clang loop unroll(full) /* constant coefficients: a straight chain from -O1 on */
+    for (int i = n - 2; i >= 0; i--)
+        p = p * t + c[i];
+    return p;
+}
+
 /* x P(x^2): erf x for |x| < T. */
 WGK_INLINE float wgk__erf_small(float x)
 {
-    float t = x * x;
-    float p = WGK_ERF_P5;
-    p = p * t + WGK_ERF_P4;
-    p = p * t + WGK_ERF_P3;
-    p = p * t + WGK_ERF_P2;
-    p = p * t + WGK_ERF_P1;
-    p = p * t + WGK_ERF_P0;
-    return x * p;
+    return x * wgk__horner(wgk__erf_p, 6, x * x);
 }
 
 /* erfc a for T <= a; 0 above 4 (erfc 4 = 1.5e-8), NaN for NaN. */
@@ -58,17 +53,7 @@ WGK_INLINE float wgk__erfc_big(float a)
 {
     if (a > 4.0f)
         return 0.0f;
-    float q = WGK_ERFC_Q9;
-    q = q * a + WGK_ERFC_Q8;
-    q = q * a + WGK_ERFC_Q7;
-    q = q * a + WGK_ERFC_Q6;
-    q = q * a + WGK_ERFC_Q5;
-    q = q * a + WGK_ERFC_Q4;
-    q = q * a + WGK_ERFC_Q3;
-    q = q * a + WGK_ERFC_Q2;
-    q = q * a + WGK_ERFC_Q1;
-    q = q * a + WGK_ERFC_Q0;
-    return wgk_expf(q);
+    return wgk_expf(wgk__horner(wgk__erfc_q, 10, a));
 }
 
 #ifdef __wasm_simd128__
@@ -77,33 +62,26 @@ WGK_INLINE float wgk__erfc_big(float a)
 #define WGK__V(c) wasm_f32x4_splat(c)
 #define WGK__STEP(p, t, c) wasm_f32x4_add(wasm_f32x4_mul((p), (t)), WGK__V(c))
 
+/* wgk__horner on four lanes. */
+WGK_INLINE v128_t wgk__horner4(const float *c, int n, v128_t t)
+{
+    v128_t p = WGK__V(c[n - 1]);
+#pragma clang loop unroll(full) /* constant coefficients: a straight chain from -O1 on */
+    for (int i = n - 2; i >= 0; i--)
+        p = WGK__STEP(p, t, c[i]);
+    return p;
+}
+
 WGK_INLINE v128_t wgk__erf_small4(v128_t x)
 {
-    v128_t t = wasm_f32x4_mul(x, x);
-    v128_t p = WGK__V(WGK_ERF_P5);
-    p = WGK__STEP(p, t, WGK_ERF_P4);
-    p = WGK__STEP(p, t, WGK_ERF_P3);
-    p = WGK__STEP(p, t, WGK_ERF_P2);
-    p = WGK__STEP(p, t, WGK_ERF_P1);
-    p = WGK__STEP(p, t, WGK_ERF_P0);
-    return wasm_f32x4_mul(x, p);
+    return wasm_f32x4_mul(x, wgk__horner4(wgk__erf_p, 6, wasm_f32x4_mul(x, x)));
 }
 
 /* erfc a for lanes T <= a (other lanes: garbage the caller discards); 0 above 4. */
 WGK_INLINE v128_t wgk__erfc_big4(v128_t a)
 {
     /* pmin(a, 4) keeps a NaN lane NaN (pmin(x, y) = y < x ? y : x). */
-    v128_t c = wasm_f32x4_pmin(a, WGK__V(4.0f));
-    v128_t q = WGK__V(WGK_ERFC_Q9);
-    q = WGK__STEP(q, c, WGK_ERFC_Q8);
-    q = WGK__STEP(q, c, WGK_ERFC_Q7);
-    q = WGK__STEP(q, c, WGK_ERFC_Q6);
-    q = WGK__STEP(q, c, WGK_ERFC_Q5);
-    q = WGK__STEP(q, c, WGK_ERFC_Q4);
-    q = WGK__STEP(q, c, WGK_ERFC_Q3);
-    q = WGK__STEP(q, c, WGK_ERFC_Q2);
-    q = WGK__STEP(q, c, WGK_ERFC_Q1);
-    q = WGK__STEP(q, c, WGK_ERFC_Q0);
+    const v128_t q = wgk__horner4(wgk__erfc_q, 10, wasm_f32x4_pmin(a, WGK__V(4.0f)));
     /* q is in [-18, -1.4] here: wgk_exp4's clamps are never reached. */
     return wasm_v128_andnot(wgk_exp4(q), wasm_f32x4_gt(a, WGK__V(4.0f)));
 }

@@ -114,6 +114,29 @@ static const char *out_fields(wgc_emitter *e, wgc_graph *g, wgc_node *n, const q
     return buf;
 }
 
+/* The fields a 2-D int8 kernel's args open with into buf: images and input channels, the
+ * input plane, output channels and the output plane. */
+static const char *plane_fields(const qc_geom *q, char *buf, size_t cap)
+{
+    const wgc_conv_view3 *v = &q->v;
+    snprintf(buf, cap, ".N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, .OH = %lld, .OW = %lld",
+             (long long)q->N, (long long)q->C, (long long)v->in[1], (long long)v->in[2], (long long)q->M,
+             (long long)v->out[1], (long long)v->out[2]);
+    return buf;
+}
+
+/* The input fields of the int8 kernels on int32 weights (pointwise, few-channel, depthwise,
+ * Winograd) into buf, which the output fields (out_fields) follow: x with its dtype and zero
+ * point, the weights (field wfield at wp), QLinearConv's int32 bias and the scratch. */
+static const char *input_fields(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const qc_geom *q,
+                                const char *wfield, const char *wp, const char *scratch, char *buf, size_t cap)
+{
+    snprintf(buf, cap, ".x = %s, .xdt = %d, .xz = %s, .%s = (const int32_t *)%s, .bias = %s, .scratch = %s",
+             wgc_ptr(e, g, n->inputs[q->in.a]), wgc_in(g, n, q->in.a)->dtype, wgc_q_ptr_or_0(e, g, n, q->in.az),
+             wfield, wp, wgc_q_ptr_or_0(e, g, n, 8), scratch);
+    return buf;
+}
+
 /* W [M][K] minus its zero points as the pointwise kernel's int32 tap pairs
  * (wgk_q8_conv1x1_pack_w), placed in the weights: *pw its address. */
 static wg_status place_tap_pairs(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const qc_geom *q, size_t K,
@@ -134,19 +157,16 @@ static wg_status place_tap_pairs(wgc_emitter *e, wgc_graph *g, const wgc_node *n
  * requantized in the kernel, no int32 sums in memory. */
 static wg_status emit_pointwise(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q)
 {
-    const wgc_tensor *x = wgc_in(g, n, q->in.a);
     const char *pw;
     wg_status st = place_tap_pairs(e, g, n, q, (size_t)q->C, &pw);
     if (st)
         return st;
-    char out[1024];
+    char in[512], out[1024];
     if (!out_fields(e, g, n, q, false, out, sizeof out))
         return WG_ERR_NOMEM;
-    wgc_emit(e,
-             "wgk_q8_conv1x1(&(const wgk_q8_conv1x1_args){.N = %lld, .C = %lld, .M = %lld, .HW = %lld, .x = %s, "
-             ".xdt = %d, .xz = %s, .w = (const int32_t *)%s, .bias = %s, .scratch = %s, ",
-             (long long)q->N, (long long)q->C, (long long)q->M, (long long)q->osz, wgc_ptr(e, g, n->inputs[q->in.a]),
-             x->dtype, wgc_q_ptr_or_0(e, g, n, q->in.az), pw, wgc_q_ptr_or_0(e, g, n, 8), wgc_scratch(e));
+    wgc_emit(e, "wgk_q8_conv1x1(&(const wgk_q8_conv1x1_args){.N = %lld, .C = %lld, .M = %lld, .HW = %lld, %s, ",
+             (long long)q->N, (long long)q->C, (long long)q->M, (long long)q->osz,
+             input_fields(e, g, n, q, "w", pw, wgc_scratch(e), in, sizeof in));
     wgc_emit(e, "%s});\n", out);
     return WG_OK;
 }
@@ -155,25 +175,20 @@ static wg_status emit_pointwise(wgc_emitter *e, wgc_graph *g, wgc_node *n, const
  * (wgk_q8_conv1x1_pack_w with C := K = C KH KW). */
 static wg_status emit_fewc(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q)
 {
-    const wgc_tensor *x = wgc_in(g, n, q->in.a);
     const char *pw;
     wg_status st = place_tap_pairs(e, g, n, q, (size_t)(q->nw / q->M), &pw);
     if (st)
         return st;
-    char out[1024];
+    char plane[256], in[512], out[1024];
     if (!out_fields(e, g, n, q, false, out, sizeof out))
         return WG_ERR_NOMEM;
     const wgc_conv_view3 *v = &q->v;
     wgc_emit(e,
-             "wgk_q8_conv_fewc(&(const wgk_q8_conv_fewc_args){.N = %lld, .C = %lld, .H = %lld, .W = %lld, "
-             ".M = %lld, .OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, "
-             ".DW = %lld, .PT = %lld, .PL = %lld, .x = %s, .xdt = %d, .xz = %s, .w = (const int32_t *)%s, "
-             ".bias = %s, .scratch = %s, %s});\n",
-             (long long)q->N, (long long)q->C, (long long)v->in[1], (long long)v->in[2], (long long)q->M,
-             (long long)v->out[1], (long long)v->out[2], (long long)v->k[1], (long long)v->k[2], (long long)v->s[1],
+             "wgk_q8_conv_fewc(&(const wgk_q8_conv_fewc_args){%s, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, "
+             ".DH = %lld, .DW = %lld, .PT = %lld, .PL = %lld, %s, %s});\n",
+             plane_fields(q, plane, sizeof plane), (long long)v->k[1], (long long)v->k[2], (long long)v->s[1],
              (long long)v->s[2], (long long)v->d[1], (long long)v->d[2], (long long)v->p[1], (long long)v->p[2],
-             wgc_ptr(e, g, n->inputs[q->in.a]), x->dtype, wgc_q_ptr_or_0(e, g, n, q->in.az), pw,
-             wgc_q_ptr_or_0(e, g, n, 8), wgc_scratch(e), out);
+             input_fields(e, g, n, q, "w", pw, wgc_scratch(e), in, sizeof in), out);
     return WG_OK;
 }
 
@@ -220,7 +235,7 @@ static wg_status emit_im2col(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc
  * thread on its share. */
 static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q)
 {
-    const wgc_tensor *x = wgc_in(g, n, q->in.a), *w = wgc_in(g, n, q->in.b);
+    const wgc_tensor *w = wgc_in(g, n, q->in.b);
     const wgc_kernel_info *k = wgc_kernel_get(n->impl.kernel);
     const size_t ubytes = 4 * wgk_q8_winograd_weights_n((size_t)q->M, (size_t)q->C, k->matrices);
     const bool per_run = n->impl.prep == WGC_PREP_PER_RUN, split = wgc_threaded(e) && wgc_node_splits(n);
@@ -251,17 +266,12 @@ static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
         wgc_emit(e, shared ? "        if (wg_t == 0) prepared = 1;\n" : "        prepared = 1;\n");
     wgc_emit(e, "    }\n");
     const wgc_conv_view3 *v = &q->v;
-    char f[2048], out[1024];
+    char plane[256], in[512], out[1024], f[2048];
     if (!out_fields(e, g, n, q, split, out, sizeof out))
         return WG_ERR_NOMEM;
-    snprintf(f, sizeof f,
-             ".N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, .OH = %lld, .OW = %lld, .DH = %lld, "
-             ".DW = %lld, .PT = %lld, .PL = %lld, .x = %s, .xdt = %d, .xz = %s, .u = (const int32_t *)%s, "
-             ".bias = %s, .scratch = %s, %s",
-             (long long)q->N, (long long)q->C, (long long)v->in[1], (long long)v->in[2], (long long)q->M,
-             (long long)v->out[1], (long long)v->out[2], (long long)v->d[1], (long long)v->d[2],
-             (long long)v->p[1], (long long)v->p[2], wgc_ptr(e, g, n->inputs[q->in.a]), x->dtype,
-             wgc_q_ptr_or_0(e, g, n, q->in.az), u, wgc_q_ptr_or_0(e, g, n, 8), scratch, out);
+    snprintf(f, sizeof f, "%s, .DH = %lld, .DW = %lld, .PT = %lld, .PL = %lld, %s, %s",
+             plane_fields(q, plane, sizeof plane), (long long)v->d[1], (long long)v->d[2], (long long)v->p[1],
+             (long long)v->p[2], input_fields(e, g, n, q, "u", u, scratch, in, sizeof in), out);
     wgc_emit_args_call(e, n->impl.kernel, split, k->symbol, "wgk_q8_winograd_args", f, "");
     wgc_emit(e, "}\n");
     return WG_OK;
@@ -272,7 +282,7 @@ static wg_status emit_winograd(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
  * whole groups. */
 static wg_status emit_depthwise(wgc_emitter *e, wgc_graph *g, wgc_node *n, const qc_geom *q)
 {
-    const wgc_tensor *x = wgc_in(g, n, q->in.a), *w = wgc_in(g, n, q->in.b), *wz = wgc_in(g, n, q->in.bz);
+    const wgc_tensor *w = wgc_in(g, n, q->in.b), *wz = wgc_in(g, n, q->in.bz);
     const wgc_conv_view3 *v = &q->v;
     const size_t bytes = 4 * wgk_q8_dwconv_pack_w_size((size_t)q->M, (int)v->k[1], (int)v->k[2]);
     int32_t *packed = malloc(bytes ? bytes : 1);
@@ -286,18 +296,14 @@ static wg_status emit_depthwise(wgc_emitter *e, wgc_graph *g, wgc_node *n, const
     if (st)
         return wgc_error(g, n, st, "out of memory");
     const bool split = wgc_threaded(e) && wgc_node_splits(n);
-    char f[2048], out[1024];
+    char plane[256], in[512], out[1024], f[2048];
     if (!out_fields(e, g, n, q, split, out, sizeof out))
         return WG_ERR_NOMEM;
     snprintf(f, sizeof f,
-             ".N = %lld, .C = %lld, .H = %lld, .W = %lld, .M = %lld, .OH = %lld, .OW = %lld, .KH = %lld, .KW = %lld, "
-             ".SH = %lld, .SW = %lld, .DH = %lld, .PT = %lld, .PL = %lld, .x = %s, .xdt = %d, .xz = %s, "
-             ".w = (const int32_t *)%s, .bias = %s, .scratch = %s, %s",
-             (long long)q->N, (long long)q->C, (long long)v->in[1], (long long)v->in[2], (long long)q->M,
-             (long long)v->out[1], (long long)v->out[2], (long long)v->k[1], (long long)v->k[2], (long long)v->s[1],
+             "%s, .KH = %lld, .KW = %lld, .SH = %lld, .SW = %lld, .DH = %lld, .PT = %lld, .PL = %lld, %s, %s",
+             plane_fields(q, plane, sizeof plane), (long long)v->k[1], (long long)v->k[2], (long long)v->s[1],
              (long long)v->s[2], (long long)v->d[1], (long long)v->p[1], (long long)v->p[2],
-             wgc_ptr(e, g, n->inputs[q->in.a]), x->dtype, wgc_q_ptr_or_0(e, g, n, q->in.az), pw,
-             wgc_q_ptr_or_0(e, g, n, 8), wgc_scratch(e), out);
+             input_fields(e, g, n, q, "w", pw, wgc_scratch(e), in, sizeof in), out);
     wgc_emit_args_call(e, n->impl.kernel, split, "wgk_q8_dwconv2d", "wgk_q8_dwconv_args", f, "");
     return WG_OK;
 }
