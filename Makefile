@@ -24,7 +24,10 @@ OPT          := -O2 -g
 endif
 
 KERNEL_INC   := $(CURDIR)/kernels/include
-KERNEL_LIB   := $(abspath $(BUILD))/kernels/lib
+# The wasm32 kernels do not depend on the host's sanitizers: every build (build-san,
+# build-tsan, build-fuzz too) shares the plain build's objects and archives.
+KBUILD       := build
+KERNEL_LIB   := $(abspath $(KBUILD))/kernels/lib
 CFLAGS       := -std=c11 $(OPT) -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude -Isrc \
                 -isystem $(WASMTIME)/include $(SANFLAGS) \
                 -DWG_KERNEL_INCLUDE_DIR='"$(KERNEL_INC)"' -DWG_KERNEL_LIB_DIR='"$(KERNEL_LIB)"'
@@ -90,12 +93,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) tests/test.h tests/unit/graph_build.
 
 # $(1) variant, $(2) opt level
 define kernel_lib
-$(BUILD)/kernels/obj/$(1)-O$(2)/%.o: kernels/%.c $(KHDR_ALL)
+$(KBUILD)/kernels/obj/$(1)-O$(2)/%.o: kernels/%.c $(KHDR_ALL)
 	@mkdir -p $$(@D)
 	@echo "CC wasm32 $(1) -O$(2) $$<"
 	@$(CC) --target=wasm32 -nostdlib -ffreestanding -std=c11 -O$(2) $(KFLAGS_$(1)) -Wall -Wextra -Werror \
 	  -Ikernels/include -c $$< -o $$@
-$(KERNEL_LIB)/libwgk-$(1)-O$(2).a: $(KSRC:kernels/%.c=$(BUILD)/kernels/obj/$(1)-O$(2)/%.o)
+$(KERNEL_LIB)/libwgk-$(1)-O$(2).a: $(KSRC:kernels/%.c=$(KBUILD)/kernels/obj/$(1)-O$(2)/%.o)
 	@mkdir -p $$(@D)
 	rm -f $$@ && $(AR_WASM) rcs $$@ $$^
 endef
@@ -188,7 +191,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fn
 FUZZ_CFLAGS  := -std=c11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude -Isrc \
                 -isystem $(WASMTIME)/include $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
                 -DWG_KERNEL_INCLUDE_DIR='"$(KERNEL_INC)"' \
-                -DWG_KERNEL_LIB_DIR='"$(CURDIR)/build/kernels/lib"'
+                -DWG_KERNEL_LIB_DIR='"$(KERNEL_LIB)"'
 FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(filter-out src/cli/main.c,$(SRC)))
 FUZZ_TARGETS := fuzz_onnx fuzz_module
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
