@@ -428,6 +428,24 @@ onnx.save_tensor(h.from_array(np.array(['$c' == 'then']), 'cond'), '$I8/in/merge
             bad "int8-blocks module size (merged_tied: each initializer once for both branches)"
         fi
     fi
+    # tied_f16: a float16 file's tied table, read by a Gather and by the lm_head, held once
+    # (the Gather reads the lm_head's float16 panels). Against the reference evaluator, which
+    # computes the MatMul in float16 (we in float32 from the same weights): float16's
+    # tolerances; the gathered rows are exact.
+    mkdir -p "$I8/in/tied_f16"
+    "$PY" tools/make_input.py x 1x3x64 float32 16 "$I8/in/tied_f16/input_0.pb" --low -2 --high 2 > /dev/null
+    "$PY" tools/make_input.py ids 1x5 int64 17 "$I8/in/tied_f16/input_1.pb" --low -3000 --high 3000 > /dev/null
+    if "$PY" tools/onnx_ref_run.py "$I8/tied_f16.onnx" "$I8/want-tied_f16" --input "x=$I8/in/tied_f16/input_0.pb" \
+        --input "ids=$I8/in/tied_f16/input_1.pb" && compile "$I8/tied_f16.onnx" "$I8/tied_f16.wasm" -q; then
+        run_and_compare "int8-blocks tied_f16" "$I8/tied_f16.wasm" "$I8/in/tied_f16" "$I8/want-tied_f16" 4e-3 4e-3
+        if "$PY" tests/models/weight_bytes.py "$I8/tied_f16.onnx" "$I8/tied_f16.wasm" 131072; then
+            ok "int8-blocks module size (tied_f16: the float16 table once for its Gather and lm_head)"
+        else
+            bad "int8-blocks module size (tied_f16: the float16 table once for its Gather and lm_head)"
+        fi
+    else
+        bad "tied_f16: reference or compile"
+    fi
 else
     bad "int8_blocks.py"
 fi

@@ -1,5 +1,7 @@
-/* gather.c: wgk_gather, wgk_gather_q8_panels and wgk_gather_f32_panels (see wgk_data.h). */
+/* gather.c: wgk_gather and the gathers of a table from a GEMM's packed panels (q8, f32, f16; see
+ * wgk_data.h). */
 #include "wgk_data.h"
+#include "wgk_f16.h"
 #include "wgk_pack.h"
 
 /* Index j of idx (int32 or int64 elements), counted from the end when negative: -1 when it
@@ -61,8 +63,10 @@ int wgk_gather_q8_panels(uint8_t *WGK_RESTRICT y, const int8_t *WGK_RESTRICT pan
     return status;
 }
 
-int wgk_gather_f32_panels(float *WGK_RESTRICT y, const float *WGK_RESTRICT panels, const void *idx, int idx_size,
-                          size_t n_idx, size_t K, size_t N)
+/* Rows idx[j] of a table [N][K] held as the columns of packed panels of B [K][N], K x NR
+ * float32 values, or halves (GEMM_B_F16) widened back to the table's values. */
+static inline int gather_panel_columns(float *WGK_RESTRICT y, const void *WGK_RESTRICT panels, int halves,
+                                       const void *idx, int idx_size, size_t n_idx, size_t K, size_t N)
 {
     int status = 0;
     for (size_t j = 0; j < n_idx; j++, y += K) {
@@ -72,9 +76,22 @@ int wgk_gather_f32_panels(float *WGK_RESTRICT y, const float *WGK_RESTRICT panel
             status = WGK_ERR_INDEX;
             continue;
         }
-        const float *c = panels + (size_t)v / WGK_GEMM_NR * K * WGK_GEMM_NR + (size_t)v % WGK_GEMM_NR;
+        const size_t c = (size_t)v / WGK_GEMM_NR * K * WGK_GEMM_NR + (size_t)v % WGK_GEMM_NR;
         for (size_t k = 0; k < K; k++)
-            y[k] = c[k * WGK_GEMM_NR];
+            y[k] = halves ? wgk_f16_weight(((const uint16_t *)panels)[c + k * WGK_GEMM_NR])
+                          : ((const float *)panels)[c + k * WGK_GEMM_NR];
     }
     return status;
+}
+
+int wgk_gather_f32_panels(float *WGK_RESTRICT y, const float *WGK_RESTRICT panels, const void *idx, int idx_size,
+                          size_t n_idx, size_t K, size_t N)
+{
+    return gather_panel_columns(y, panels, 0, idx, idx_size, n_idx, K, N);
+}
+
+int wgk_gather_f16_panels(float *WGK_RESTRICT y, const uint16_t *WGK_RESTRICT panels, const void *idx, int idx_size,
+                          size_t n_idx, size_t K, size_t N)
+{
+    return gather_panel_columns(y, panels, 1, idx, idx_size, n_idx, K, N);
 }

@@ -51,6 +51,11 @@ int wgk_gather_q8_panels(uint8_t *WGK_RESTRICT y, const int8_t *WGK_RESTRICT pan
  * tied embedding of a float32 lm_head): a row is a panel column, one float every NR. */
 int wgk_gather_f32_panels(float *WGK_RESTRICT y, const float *WGK_RESTRICT panels, const void *idx, int idx_size,
                           size_t n_idx, size_t K, size_t N);
+/* The same for a float16 table whose lm_head reads it as float16 panels (GEMM_B_F16: halves
+ * of the weights times WGK_F16_WEIGHT_SCALE, wgk_f16.h): each row widened back to the
+ * table's values, exactly. */
+int wgk_gather_f16_panels(float *WGK_RESTRICT y, const uint16_t *WGK_RESTRICT panels, const void *idx, int idx_size,
+                          size_t n_idx, size_t K, size_t N);
 
 /* Converts n elements between any two numeric dtypes above. Float to integer truncates
  * toward zero and saturates (NaN gives 0); to bool is x != 0. */

@@ -75,7 +75,8 @@ static wg_status gather_fold(wgc_graph *g, wgc_node *n)
 
 /* A q8 file's tied embedding, whose lm_head keeps the table as one-byte panels
  * (wgc_q8_panels_of_table): the rows read from those (wgk_gather_q8_panels), so that the
- * module holds the bytes once. *done false when n is not such a Gather; pi and count: the
+ * module holds the bytes once; likewise a float32 or float16 file's (float32 panels, or
+ * float16 ones: wgc_f32_panels_of_table). *done false when n is not such a Gather; pi and count: the
  * indices' address and count expressions. */
 static wg_status gather_panels(wgc_emitter *e, wgc_graph *g, wgc_node *n, const char *pi, const char *count,
                                bool *done)
@@ -84,15 +85,16 @@ static wg_status gather_panels(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
     *done = false;
     if (wgc_attr_int(n, "axis", 0) != 0 || !x->data)
         return WG_OK;
+    bool halves = false;
     const int bq = wgc_q8_panels_of_table(g, n->inputs[0]);
-    const int b = bq >= 0 ? bq : wgc_f32_panels_of_table(g, n->inputs[0]);
+    const int b = bq >= 0 ? bq : wgc_f32_panels_of_table(g, n->inputs[0], &halves);
     if (b < 0)
         return WG_OK;
     const size_t V = (size_t)x->shape.dims[0], H = (size_t)x->shape.dims[1];
     const wgc_pack_geom geo = {.K = H, .N = V, .sk = V, .sn = 1};
     const char *w;
-    const wg_status st =
-        wgc_pack_weight(e, g, n, &g->tensors[b], bq >= 0 ? WGC_PACK_GEMM_B_Q8 : WGC_PACK_GEMM_B, &geo, &w);
+    const wgc_pack layout = bq >= 0 ? WGC_PACK_GEMM_B_Q8 : halves ? WGC_PACK_GEMM_B_F16 : WGC_PACK_GEMM_B;
+    const wg_status st = wgc_pack_weight(e, g, n, &g->tensors[b], layout, &geo, &w);
     if (st)
         return st;
     if (bq >= 0)
@@ -101,9 +103,10 @@ static wg_status gather_panels(wgc_emitter *e, wgc_graph *g, wgc_node *n, const 
                  wgc_ptr(e, g, n->outputs[0]), w, x->dtype == WG_DT_INT8, wgc_q8_panels_shared(&g->tensors[b]), pi,
                  wg_dtype_size(ix->dtype), count, H, V);
     else
-        wgc_emit(e, "{\nint status = wgk_gather_f32_panels(%s, (const float *)%s, %s, %zu, (size_t)%s, %zu, %zu);\n"
+        wgc_emit(e, "{\nint status = wgk_gather_%s_panels(%s, (const %s *)%s, %s, %zu, (size_t)%s, %zu, %zu);\n"
                     "if (status) return status;\n}\n",
-                 wgc_ptr(e, g, n->outputs[0]), w, pi, wg_dtype_size(ix->dtype), count, H, V);
+                 halves ? "f16" : "f32", wgc_ptr(e, g, n->outputs[0]), halves ? "uint16_t" : "float", w, pi,
+                 wg_dtype_size(ix->dtype), count, H, V);
     *done = true;
     return WG_OK;
 }

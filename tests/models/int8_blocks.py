@@ -33,6 +33,10 @@ onnxruntime-node (the others; tests/models.sh section 8):
                    DequantizeLinear in one branch, DequantizeLinear then Transpose in the
                    other) and a float32 table [1000, 64] (Gather, and Transpose -> MatMul);
                    the else branch negates its outputs: each initializer held once
+  tied_f16.onnx    x [1, 3, 64], ids [1, 5] -> a float16 file's tied table [3000, 64]: its
+                   Gather (rows cast to float32) and its lm_head (Transpose -> MatMul of x
+                   cast to float16, logits cast to float32), read once: the Gather from the
+                   lm_head's float16 panels
   qdq_bias.onnx    DequantizeLinear of an int32 bias with scale of shape [1] and zero
                    point of shape [], as quantize_static writes for QDQ biases, added to x
   layernorm.onnx   LayerNormalization of x [3, 7, 37] over the last axis (with bias, mean
@@ -309,6 +313,21 @@ def merged_tied(out):
          opset=19)  # the reference evaluator raises no opset inside branches (DequantizeLinear: 19)
 
 
+def tied_f16(out):
+    """A float16 file's tied embedding: one table read by a Gather and, transposed, by the
+    lm_head's MatMul (the module keeps it once, as the lm_head's float16 panels)."""
+    table = ((rng.random((3000, 64)) - 0.5) * 0.5).astype(np.float16)
+    nodes = [helper.make_node("Gather", ["htable", "ids"], ["rows"]),
+             helper.make_node("Cast", ["rows"], ["emb"], to=TensorProto.FLOAT),
+             helper.make_node("Cast", ["x"], ["xh"], to=TensorProto.FLOAT16),
+             helper.make_node("Transpose", ["htable"], ["ht"], perm=[1, 0]),
+             helper.make_node("MatMul", ["xh", "ht"], ["hl"]),
+             helper.make_node("Cast", ["hl"], ["logits"], to=TensorProto.FLOAT)]
+    save(out, "tied_f16", nodes, [vi("x", TensorProto.FLOAT, [1, 3, 64]), vi("ids", TensorProto.INT64, [1, 5])],
+         [vi("emb", TensorProto.FLOAT, [1, 5, 64]), vi("logits", TensorProto.FLOAT, [1, 3, 3000])],
+         [numpy_helper.from_array(table, "htable")])
+
+
 if __name__ == "__main__":
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -323,3 +342,4 @@ if __name__ == "__main__":
     qdq_conv(out)
     dq_chain(out)
     merged_tied(out)
+    tied_f16(out)

@@ -144,13 +144,16 @@ static bool f32_transposed(const wgc_tensor *table, const wgc_tensor *b)
     return true;
 }
 
-int wgc_f32_panels_of_table(const wgc_graph *g, int table)
+int wgc_f32_panels_of_table(const wgc_graph *g, int table, bool *halves)
 {
     for (int i = 0; i < g->n_nodes; i++) {
         const wgc_node *n = &g->nodes[i];
-        if (!n->dead && n->op == WGC_OP_MATMUL && n->impl.kernel == WGC_KERNEL_GEMM_PACKED_B &&
-            f32_transposed(&g->tensors[table], &g->tensors[n->inputs[1]]))
+        if (!n->dead && n->op == WGC_OP_MATMUL &&
+            (n->impl.kernel == WGC_KERNEL_GEMM_PACKED_B || n->impl.kernel == WGC_KERNEL_GEMM_PACKED_B_F16) &&
+            f32_transposed(&g->tensors[table], &g->tensors[n->inputs[1]])) {
+            *halves = n->impl.kernel == WGC_KERNEL_GEMM_PACKED_B_F16;
             return n->inputs[1];
+        }
     }
     return -1;
 }

@@ -61,8 +61,10 @@ wg_status wgc_pack_weight(wgc_emitter *e, wgc_graph *g, const wgc_node *n, const
  * wgc_pack_weight places them once per B, with B's geometry (K = H, N = V, sk = V, sn = 1). */
 int wgc_q8_panels_of_table(const wgc_graph *g, int table);
 /* The same for a float32 table [V][H] and a live MatMul's float32 GEMM_B panels of a B that
- * is the table's transpose bit for bit (a float32 tied lm_head: wgk_gather_f32_panels). */
-int wgc_f32_panels_of_table(const wgc_graph *g, int table);
+ * is the table's transpose bit for bit (a float32 tied lm_head: wgk_gather_f32_panels), or
+ * its GEMM_B_F16 panels (*halves true: a float16 file's tied lm_head, wgk_gather_f16_panels;
+ * the Gather's halves are the lm_head's bytes, placed once: wgc_weight_bytes). */
+int wgc_f32_panels_of_table(const wgc_graph *g, int table, bool *halves);
 
 /* Whether the GEMM_B_Q8 panels of w (a folded DequantizeLinear) share one head of scales
  * and zero points, laid before them: one scale and zero point for every column
