@@ -52,6 +52,12 @@ static bool pair_of_input(const wgc_graph *g, int k, wgc_cache_pair *p)
     if (o < 0 || axis < 0 || axis >= y->shape.rank || y->shape.rank != x->shape.rank || add->aliased ||
         !wgc_dim_is_sym(&x->shape, (int)axis) || !wgc_dim_is_sym(&y->shape, (int)axis))
         return false;
+    /* off the axis the past and present are written alike (the metadata's dims, which hosts
+     * check the pair against): a symbol in one and a fixed size in the other is no pair */
+    for (int d = 0; d < y->shape.rank; d++)
+        if (d != axis && (x->shape.dims[d] != y->shape.dims[d] ||
+                          memcmp(x->shape.sym[d], y->shape.sym[d], sizeof x->shape.sym[d])))
+            return false;
     int64_t elems = 1;
     for (int d = 0; d < y->shape.rank; d++)
         elems *= y->shape.dims[d];
