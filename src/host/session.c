@@ -29,6 +29,17 @@ static wg_status get_func(wg_session *s, const char *name, wasmtime_func_t *out)
     return WG_OK;
 }
 
+/* The memory offset a pointer export (`wg_dims_ptr`, `wg_input_empty_ptr`, ...) returns. */
+static wg_status export_offset(wg_session *s, const char *name, uint32_t *off)
+{
+    wasmtime_func_t f;
+    int32_t p;
+    wg_status st = get_func(s, name, &f);
+    if (!st && !(st = wgh_call_i32(s, &f, name, false, 0, &p)))
+        *off = (uint32_t)p;
+    return st;
+}
+
 /* Maps the whole pages of a data segment from the module file over its place in linear
  * memory (private, copy-on-write: writes stay in the session). Returns the bytes mapped:
  * 0 when the segment is small, not page-aligned in the file or in memory (modules
@@ -220,26 +231,14 @@ wg_status wg_session_new(wg_model *m, wg_session **out)
             goto fail;
     if ((st = get_func(s, "wg_run", &s->run)))
         goto fail;
-    if (m->info.meta.n_symbols) { /* ABI 2 */
-        int32_t p;
-        if ((st = get_func(s, "wg_dims_ptr", &f)) || (st = wgh_call_i32(s, &f, "wg_dims_ptr", false, 0, &p)))
-            goto fail;
-        s->dims_off = (uint32_t)p;
-    }
-    if (m->info.meta.has_empty) { /* docs/abi.md "Empty inputs" */
-        int32_t p;
-        if ((st = get_func(s, "wg_input_empty_ptr", &f)) ||
-            (st = wgh_call_i32(s, &f, "wg_input_empty_ptr", false, 0, &p)))
-            goto fail;
-        s->empty_off = (uint32_t)p;
-    }
-    if (m->info.meta.n_cache_pairs) { /* docs/abi.md "Resident KV caches" */
-        int32_t p;
-        if ((st = get_func(s, "wg_cache_mode_ptr", &f)) ||
-            (st = wgh_call_i32(s, &f, "wg_cache_mode_ptr", false, 0, &p)))
-            goto fail;
-        s->cache_off = (uint32_t)p;
-    }
+    if (m->info.meta.n_symbols && (st = export_offset(s, "wg_dims_ptr", &s->dims_off))) /* ABI 2 */
+        goto fail;
+    if (m->info.meta.has_empty && /* docs/abi.md "Empty inputs" */
+        (st = export_offset(s, "wg_input_empty_ptr", &s->empty_off)))
+        goto fail;
+    if (m->info.meta.n_cache_pairs && /* docs/abi.md "Resident KV caches" */
+        (st = export_offset(s, "wg_cache_mode_ptr", &s->cache_off)))
+        goto fail;
     if (m->info.meta.has_bounded && (st = get_func(s, "wg_output_dims_ptr", &s->out_dims_fn)))
         goto fail;
     if ((st = wgh_session_dims_init(s)) || (st = wgh_session_cache_init(s)))
