@@ -67,9 +67,9 @@
 #define WGC_FIRST_RUN_DIRECT_NS_PER_MAC 0.08 /* the direct conv, per multiply-add */
 
 /* ---- int8 Winograd (ConvInteger / QLinearConv, 3x3 stride 1, any dilation)
- * Input channels below which the transforms do not pay (3 -> 64 on 256x256, alone on
- * wasmtime: 10.5 ms against the im2col GEMM's 12.2, about even; a 64 -> 1 side output of
- * ISNet on 256x256: 6.4 against 94.6 ms, so any number of output channels); and the work
+ * Input channels below which the transforms do not pay (a 3 -> 64 layer measured about
+ * even with the im2col GEMM, while a 64 -> 1 side output of ISNet gained 15x, so any
+ * number of output channels; docs/performance.md has the times); and the work
  * rule: 16 products per 2x2 tile of a residue class against the direct conv's 9 per
  * output, under NUM/DEN (a dilation-8 conv on 8x8 outputs has a tile per output: 1.8x
  * the direct work; on 16x16 outputs 0.44x). */
