@@ -1078,15 +1078,16 @@ else
 fi
 
 section 21b
-# 21b. Resident KV caches (docs/abi.md "Resident KV caches"): the test set's llama fp32 and
-#     q8 and gpt2 fp32 decoders, run step by step copying their presents and with the cache
+# 21b. Resident KV caches (docs/abi.md "Resident KV caches"): the test set's llama fp32, fp16
+#     (its pasts and presents behind Casts that the float32 build forwards: remove_identity.c)
+#     and q8 and gpt2 fp32 decoders, run step by step copying their presents and with the cache
 #     resident, must give the same logits and presents at every step in both hosts
 #     (tests/tools/kv_resident.c, tests/models/kv_resident.mjs), generate the same ids both
 #     ways, and refuse a past beyond the compiled range; skipped without the set.
 if [ -f "$HF/llama/fp32/model.onnx" ]; then
     D=$OUT/kv-resident
     mkdir -p "$D"
-    for f in llama/fp32/model.onnx llama/q8/model_quantized.onnx gpt2/fp32/model.onnx; do
+    for f in llama/fp32/model.onnx llama/fp16/model_fp16.onnx llama/q8/model_quantized.onnx gpt2/fp32/model.onnx; do
         name=$(echo "${f%/*}" | tr / -)
         if ! "$W" compile "$HF/$f" -o "$D/$name.wasm" --quiet --dim batch_size=1..1 \
             --dim sequence_length=1..16 --dim past_sequence_length=0..31 > "$D/$name.log" 2>&1; then
