@@ -38,9 +38,16 @@ void wgc_select_gemm(wgc_graph *g, wgc_node *n, const wgc_select_target *t)
 }
 
 /* A packed B that may stay float16 (wgk_gemm_args.bh): a float16 model's, every value a
- * float16 one within the stored halves' range (wgk_f16.h), K within the kernel's bound. */
-static bool b_stays_half(const wgc_graph *g, const wgc_tensor *b)
+ * float16 one within the stored halves' range (wgk_f16.h), K within the kernel's bound,
+ * and A's rows symbolic (a decoder's: one row a decode step) or fewer than 4 (a GEMV).
+ * With four rows or more the kernel widens each panel once per block of rows, which
+ * costs more than it saves there (an encoder's fixed 128 rows: its K = 1536 products 25%
+ * slower than on the float32 panels the module widens once, on its first run). */
+static bool b_stays_half(const wgc_graph *g, const wgc_tensor *a, const wgc_tensor *b)
 {
+    if (!a || (!wgc_shape_is_sym(&a->shape) && b->shape.dims[0] > 0 &&
+               wgc_numel(&a->shape) / b->shape.dims[0] >= 4))
+        return false;
     return g->fp16_weights && b->dtype == WG_DT_FLOAT && b->shape.dims[0] <= WGK_GEMM_NARROW_MAX_K &&
            wg_f32_all_f16_within(b->data, (size_t)wgc_numel(&b->shape), WGK_F16_WEIGHT_MAX);
 }
@@ -60,14 +67,13 @@ static bool b_stays_bytes(const wgc_graph *g, const wgc_tensor *b)
 
 void wgc_select_matmul(wgc_graph *g, wgc_node *n, const wgc_select_target *t)
 {
-    const wgc_tensor *b = wgc_in(g, n, 1);
+    const wgc_tensor *a = wgc_in(g, n, 0), *b = wgc_in(g, n, 1);
     const bool packed = b && b->data && b->shape.rank <= 2;
-    n->impl = (wgc_impl){.kernel = !packed                ? plain_gemm(t)
-                                   : b_stays_half(g, b)   ? WGC_KERNEL_GEMM_PACKED_B_F16
-                                   : b_stays_bytes(g, b)  ? WGC_KERNEL_GEMM_PACKED_B_Q8
-                                                          : WGC_KERNEL_GEMM_PACKED_B,
+    n->impl = (wgc_impl){.kernel = !packed                  ? plain_gemm(t)
+                                   : b_stays_half(g, a, b)  ? WGC_KERNEL_GEMM_PACKED_B_F16
+                                   : b_stays_bytes(g, b)    ? WGC_KERNEL_GEMM_PACKED_B_Q8
+                                                            : WGC_KERNEL_GEMM_PACKED_B,
                          .prep = packed ? WGC_PREP_COMPILE : WGC_PREP_NONE};
-    const wgc_tensor *a = wgc_in(g, n, 0);
     /* symbolic shapes run on ops/sym_emit.c's GEMM calls, which take the plain kernels */
     if (packed || !t->simd || !a || !b || a->shape.rank < 2 || b->shape.rank < 2 ||
         wgc_shape_is_sym(&a->shape) || wgc_shape_is_sym(&b->shape))

@@ -405,13 +405,23 @@ TEST(identity_removal_keeps_outputs_and_dead_code_goes)
     (void)unused;
     int y = tg_node(g, "Identity", &r, 1, "y");
     tg_output(g, y);
+    int c = tg_node(g, "Cast", &r, 1, "c"); /* float -> float: forwarded */
+    wgc_attr_add(g, 4, "to", WGC_ATTR_INT)->i = WG_DT_FLOAT;
+    int t = tg_node(g, "Tanh", &c, 1, "t");
+    tg_output(g, t);
+    int kept = tg_node(g, "Identity", &x, 1, "kept"); /* a graph input named as an output */
+    tg_output(g, kept);
     CHECK(wgc_pass_infer(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_remove_identity(g, &o) == WG_OK, "%s", g->err);
     CHECK(wgc_pass_remove_dead(g, &o) == WG_OK, "%s", g->err);
     CHECK(g->nodes[0].dead, "the inner Identity should be removed");
     CHECK(g->nodes[1].inputs[0] == x, "Relu should read x directly");
+    CHECK(g->nodes[1].outputs[0] == y && g->tensors[y].producer == 1,
+          "Relu should write the graph output y that the Identity named");
     CHECK(g->nodes[2].dead, "the unused Sigmoid should be removed");
-    CHECK(!g->nodes[3].dead, "the Identity that names a graph output must stay");
+    CHECK(g->nodes[3].dead, "the Identity that named y should go: its input's producer writes y");
+    CHECK(g->nodes[4].dead && g->nodes[5].inputs[0] == y, "the float -> float Cast should go, Tanh reading y");
+    CHECK(!g->nodes[6].dead, "an Identity from a graph input to a graph output must stay (a copy)");
     wgc_graph_free(g);
 }
 

@@ -457,8 +457,8 @@ TEST(gemm_and_matmul_kernels)
 }
 
 /* A float16 model's MatMul keeps its packed B as float16 when every value is a finite
- * float16 one and K is within the kernel's bound; otherwise, and in a float32 model, the
- * float32 panels. */
+ * float16 one, K is within the kernel's bound and A has fewer than 4 rows or symbolic
+ * ones; otherwise, and in a float32 model, the float32 panels. */
 TEST(matmul_keeps_float16_weights)
 {
     static const struct {
@@ -489,6 +489,17 @@ TEST(matmul_keeps_float16_weights)
         select_expect(g, true, 0, rows[i].what, rows[i].want);
         wgc_graph_free(g);
     }
+    /* A of 4 fixed rows or more (an encoder's): the float32 panels, widened once */
+    wgc_graph *g = wgc_graph_new();
+    g->fp16_weights = true;
+    const int64_t ad[2] = {4, 8}, bd[2] = {8, 16};
+    int in[2] = {tg_input(g, "a", WG_DT_FLOAT, 2, ad), constant(g, "b", 2, bd)};
+    float *b = g->tensors[in[1]].data;
+    for (int k = 0; k < 8 * 16; k++)
+        b[k] = 0.5f;
+    tg_output(g, tg_node(g, "MatMul", in, 2, "y"));
+    select_expect(g, true, 0, "float16 model, A of 4 fixed rows", WGC_KERNEL_GEMM_PACKED_B);
+    wgc_graph_free(g);
 }
 
 /* A MatMul's B that folding made from a DequantizeLinear of uint8 / int8 constants stays
