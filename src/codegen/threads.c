@@ -54,7 +54,7 @@ static const char runtime[] =
     " * core another thread needs and its waits outlast the reads, so the budget falls to\n"
     " * the minimum. The measurements behind the bounds: docs/performance.md, \"Threads\".\n"
     " * Timing only: no result depends on it. */\n"
-    "#define WG_SPINS_MIN 4096\n"
+    "#define WG_SPINS_MIN 65536\n"
     "#define WG_SPINS_MAX 1048576\n"
     "\n"
     "static int wg_nthreads = 1, wg_arrived, wg_phase, wg_abort, wg_first_status;\n"
