@@ -17,8 +17,6 @@
  * copy each, and lets a KV cache's past reach its Concat and the Concat write its present
  * (cache_pairs.h) in float16 files as in float32 ones.
  */
-#include <string.h>
-
 #include "passes.h"
 
 /* Whether n, live, forwards its input 0 to its output 0. */
@@ -34,21 +32,14 @@ static bool forwards(const wgc_graph *g, const wgc_node *n)
     return x->kind == WGC_KIND_TENSOR && x->dtype != WG_DT_UNDEFINED && x->dtype == y->dtype;
 }
 
-/* Whether a and b have the same dims, symbols and all (an If's output whose size a run
- * decides differs from its Cast's there). */
-static bool same_shape(const wgc_tensor *a, const wgc_tensor *b)
-{
-    return a->has_shape && b->has_shape && !memcmp(&a->shape, &b->shape, sizeof a->shape);
-}
-
 /* Graph output y, forwarded by n (of the main graph, which dies) from x: the node that
  * writes x writes y instead, and x's other readers read y, when x is that node's output in
- * the main graph and no graph input, output or constant. */
+ * the main graph, no graph input, output or constant, and of y's shape, symbols and all. */
 static bool producer_writes_output(wgc_graph *g, wgc_node *n, int x, int y)
 {
     wgc_tensor *tx = &g->tensors[x];
     if (n->region != 0 || tx->is_input || tx->is_output || tx->data || tx->producer < 0 ||
-        !same_shape(tx, &g->tensors[y]))
+        !tx->has_shape || !g->tensors[y].has_shape || !wgc_shape_eq(&tx->shape, &g->tensors[y].shape))
         return false;
     wgc_node *p = &g->nodes[tx->producer];
     if (p->dead || p->region != 0)
